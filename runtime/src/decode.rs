@@ -1,0 +1,143 @@
+//! JSON decoding into generated types with errors that name a JSON pointer and a rule.
+//!
+//! The fast path is a plain `serde_json` parse. Only when it fails is the input parsed a second
+//! time with path tracking, so well-formed traffic pays nothing for precise errors.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{FieldError, Invalid, Rule};
+use crate::tagged::AT_PREFIX;
+
+/// Parses `json` into `T`; a failure carries the pointer and the rule it broke.
+pub fn decode_json<T: DeserializeOwned>(json: &str) -> Result<T, Invalid> {
+    match serde_json::from_str::<T>(json) {
+        Ok(v) => Ok(v),
+        Err(first) => Err(explain_str::<T>(json, first)),
+    }
+}
+
+/// Converts an already-parsed JSON value into `T`, with the same error shape as `decode_json`.
+pub fn decode_value<T: DeserializeOwned>(value: &Value) -> Result<T, Invalid> {
+    match serde_path_to_error::deserialize::<_, T>(value) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let pointer = path_to_pointer(e.path());
+            Err(Invalid::one(classify(pointer, e.into_inner())))
+        }
+    }
+}
+
+fn explain_str<T: DeserializeOwned>(json: &str, first: serde_json::Error) -> Invalid {
+    if first.is_syntax() || first.is_eof() {
+        return Invalid::one(FieldError::new("", Rule::Syntax, first.to_string()));
+    }
+    let mut de = serde_json::Deserializer::from_str(json);
+    let error = match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(_) => return Invalid::one(classify(String::new(), first)),
+        Err(e) => e,
+    };
+    let pointer = path_to_pointer(error.path());
+    Invalid::one(classify(pointer, error.into_inner()))
+}
+
+/// Renders a serde_path_to_error path as a JSON pointer.
+pub(crate) fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                out.push('/');
+                out.push_str(&index.to_string());
+            }
+            Segment::Map { key } => {
+                out.push('/');
+                out.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+/// Turns a serde error message into a rule; serde's wording for each case is stable.
+fn classify(mut pointer: String, error: serde_json::Error) -> FieldError {
+    if error.is_syntax() || error.is_eof() {
+        return FieldError::new("", Rule::Syntax, error.to_string());
+    }
+    let full = error.to_string();
+    let mut message = match full.rfind(" at line ") {
+        Some(i) if error.line() > 0 => &full[..i],
+        _ => full.as_str(),
+    };
+    // Errors raised inside fields buffered ahead of a discriminator carry their inner pointer.
+    while let Some(rest) = message.strip_prefix(AT_PREFIX) {
+        let Some((inner, tail)) = rest.split_once("`: ") else {
+            break;
+        };
+        pointer.push_str(inner);
+        message = tail;
+    }
+    let rule = if let Some(field) = backticked_after(message, "missing field ") {
+        push_segment(&mut pointer, field);
+        Rule::Required
+    } else if message.starts_with("missing discriminator ") {
+        Rule::MissingKind
+    } else if let Some(tag) = backticked_after(message, "unknown ") {
+        if message.starts_with("unknown variant ") {
+            Rule::Enum
+        } else {
+            push_segment(&mut pointer, tag);
+            Rule::UnknownKind
+        }
+    } else if let Some(field) = backticked_after(message, "duplicate field ") {
+        push_segment(&mut pointer, field);
+        Rule::Duplicate
+    } else {
+        Rule::Type
+    };
+    FieldError::new(pointer, rule, message)
+}
+
+fn backticked_after<'a>(message: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = message.strip_prefix(prefix)?.strip_prefix('`')?;
+    rest.split_once('`').map(|(name, _)| name)
+}
+
+fn push_segment(pointer: &mut String, segment: &str) {
+    pointer.push('/');
+    pointer.push_str(&segment.replace('~', "~0").replace('/', "~1"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Inner {
+        loading: bool,
+    }
+
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Outer {
+        id: String,
+        payload: Inner,
+    }
+
+    #[test]
+    fn errors_name_pointer_and_rule() {
+        let e = decode_json::<Outer>(r#"{"id": "a", "payload": {}}"#).unwrap_err();
+        assert_eq!(e.errors[0].pointer, "/payload/loading");
+        assert_eq!(e.errors[0].rule, Rule::Required);
+        let e = decode_json::<Outer>(r#"{"id": "a", "payload": {"loading": 1}}"#).unwrap_err();
+        assert_eq!(e.errors[0].pointer, "/payload/loading");
+        assert_eq!(e.errors[0].rule, Rule::Type);
+        let e = decode_json::<Outer>(r#"{"id": "a", "#).unwrap_err();
+        assert_eq!(e.errors[0].rule, Rule::Syntax);
+        assert_eq!(e.errors[0].pointer, "");
+    }
+}

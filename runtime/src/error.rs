@@ -1,0 +1,137 @@
+//! The error vocabulary shared by decoding and validation: which rule failed, and where.
+
+use std::fmt;
+
+/// The rule a value broke. `name()` is the stable machine-readable form used in fixtures,
+/// traces and docs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rule {
+    /// The input is not JSON at all.
+    Syntax,
+    /// A value has the wrong JSON type (or does not fit the Rust type, e.g. out of range).
+    Type,
+    /// A required field is absent.
+    Required,
+    /// A field appears twice in one object.
+    Duplicate,
+    /// The discriminator (or JSON-RPC method) names no kind this protocol has.
+    UnknownKind,
+    /// An object of a tagged union lacks its discriminator field.
+    MissingKind,
+    /// A string is none of the allowed literal values.
+    Enum,
+    Pattern(&'static str),
+    MinLength(u64),
+    MaxLength(u64),
+    MinItems(u64),
+    MaxItems(u64),
+    Minimum(f64),
+    Maximum(f64),
+    Format(&'static str),
+    /// A rule checked by a hand-written function (`#[validate(custom = ...)]`).
+    Custom(&'static str),
+}
+
+impl Rule {
+    /// The rule's stable name, e.g. `min_length`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Rule::Syntax => "syntax",
+            Rule::Type => "type",
+            Rule::Required => "required",
+            Rule::Duplicate => "duplicate",
+            Rule::UnknownKind => "unknown_kind",
+            Rule::MissingKind => "missing_kind",
+            Rule::Enum => "enum",
+            Rule::Pattern(_) => "pattern",
+            Rule::MinLength(_) => "min_length",
+            Rule::MaxLength(_) => "max_length",
+            Rule::MinItems(_) => "min_items",
+            Rule::MaxItems(_) => "max_items",
+            Rule::Minimum(_) => "minimum",
+            Rule::Maximum(_) => "maximum",
+            Rule::Format(_) => "format",
+            Rule::Custom(name) => name,
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rule::Pattern(p) => write!(f, "pattern {p}"),
+            Rule::MinLength(n) => write!(f, "min_length {n}"),
+            Rule::MaxLength(n) => write!(f, "max_length {n}"),
+            Rule::MinItems(n) => write!(f, "min_items {n}"),
+            Rule::MaxItems(n) => write!(f, "max_items {n}"),
+            Rule::Minimum(n) => write!(f, "minimum {n}"),
+            Rule::Maximum(n) => write!(f, "maximum {n}"),
+            Rule::Format(name) => write!(f, "format {name}"),
+            other => f.write_str(other.name()),
+        }
+    }
+}
+
+/// One failure: the JSON pointer (RFC 6901) of the offending value, the rule, and a sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldError {
+    pub pointer: String,
+    pub rule: Rule,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(pointer: impl Into<String>, rule: Rule, message: impl Into<String>) -> Self {
+        Self {
+            pointer: pointer.into(),
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{at}: {} [{}]", self.message, self.rule)
+    }
+}
+
+/// A message that could not be decoded or broke its spec's constraints. Decoding stops at the
+/// first error; validation reports every failure.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub struct Invalid {
+    pub errors: Vec<FieldError>,
+}
+
+impl Invalid {
+    pub fn one(error: FieldError) -> Self {
+        Self {
+            errors: vec![error],
+        }
+    }
+
+    /// Moves every pointer under `prefix` (a JSON pointer such as `/params`).
+    pub fn under(mut self, prefix: &str) -> Self {
+        for e in &mut self.errors {
+            e.pointer.insert_str(0, prefix);
+        }
+        self
+    }
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}

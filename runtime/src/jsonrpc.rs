@@ -1,0 +1,379 @@
+//! JSON-RPC 2.0 envelopes around generated method sets: requests, notifications and responses,
+//! decoded by reading the envelope first and the `params` only once the method is known.
+
+use std::fmt;
+
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use crate::decode::decode_json;
+use crate::error::{FieldError, Invalid, Rule};
+use crate::tagged::{Text, quoted_list};
+use crate::validate::{JsonPointer, Validate};
+
+/// The standard JSON-RPC error codes.
+pub mod codes {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+}
+
+/// A request id: JSON-RPC allows a number or a string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    Number(i64),
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// The `error` member of a failed response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+}
+
+impl RpcError {
+    /// The error a peer should answer an undecodable message with: -32700 for bad JSON,
+    /// -32601 for an unknown method, -32602 for bad params, -32600 for anything else.
+    pub fn for_invalid(invalid: &Invalid) -> Self {
+        let first = invalid.errors.first();
+        let code = match first {
+            Some(e) if e.rule == Rule::Syntax => codes::PARSE_ERROR,
+            Some(e) if e.rule == Rule::UnknownKind && e.pointer == "/method" => {
+                codes::METHOD_NOT_FOUND
+            }
+            Some(e) if e.pointer.starts_with("/params") => codes::INVALID_PARAMS,
+            _ => codes::INVALID_REQUEST,
+        };
+        RpcError {
+            code,
+            message: invalid.to_string(),
+            data: None,
+        }
+    }
+}
+
+/// A set of methods one side sends with one call kind (requests or notifications). Generated
+/// as an enum with one variant per method, holding its params.
+pub trait MethodSet: Sized + Serialize + Validate {
+    /// Every method name of the set, in spec order.
+    const METHODS: &'static [&'static str];
+
+    /// The method name of this value.
+    fn method(&self) -> &'static str;
+
+    /// Whether the envelope carries a `params` member (methods without params omit it).
+    fn has_params(&self) -> bool;
+
+    /// Decodes the params of `method`; `None` when the method is not in this set. Error
+    /// pointers are relative to the params.
+    fn decode_params(method: &str, params: Option<&RawValue>) -> Option<Result<Self, Invalid>>;
+}
+
+/// A request set whose responses have typed results.
+pub trait RequestSet: MethodSet {
+    type Result: Serialize + Validate;
+
+    /// Decodes the `result` of a response to `method`. Pointers are relative to the result.
+    fn decode_result(method: &str, result: &RawValue) -> Option<Result<Self::Result, Invalid>>;
+}
+
+/// A method set with no methods, for a direction that sends no requests (or no notifications).
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoMethods {}
+
+impl Serialize for NoMethods {
+    fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        match *self {}
+    }
+}
+
+impl Validate for NoMethods {
+    fn validate_at(&self, _: &mut JsonPointer, _: &mut Vec<FieldError>) {
+        match *self {}
+    }
+}
+
+impl MethodSet for NoMethods {
+    const METHODS: &'static [&'static str] = &[];
+    fn method(&self) -> &'static str {
+        match *self {}
+    }
+    fn has_params(&self) -> bool {
+        match *self {}
+    }
+    fn decode_params(_: &str, _: Option<&RawValue>) -> Option<Result<Self, Invalid>> {
+        None
+    }
+}
+
+/// Decodes required params of type `T`; used by generated `decode_params`.
+pub fn params<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Invalid> {
+    match params {
+        Some(raw) => decode_json(raw.get()),
+        None => Err(Invalid::one(FieldError::new(
+            "",
+            Rule::Required,
+            "missing field `params`",
+        ))),
+    }
+}
+
+/// The outcome of a response.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// The raw `result`, decoded to a typed value once the request's method is known.
+    Result(Box<RawValue>),
+    Error(RpcError),
+}
+
+/// A response; `id` is `None` only for errors about a message whose id could not be read.
+#[derive(Debug, Clone)]
+pub struct Response {
+    pub id: Option<RequestId>,
+    pub outcome: Outcome,
+}
+
+/// One JSON-RPC message sent by one side: `R` its requests, `N` its notifications.
+#[derive(Debug, Clone)]
+pub enum Message<R, N> {
+    Request { id: RequestId, request: R },
+    Notification(N),
+    Response(Response),
+}
+
+impl<R: MethodSet, N: MethodSet> Message<R, N> {
+    /// Decodes one message. Errors carry pointers into the whole message (`/params/...`).
+    pub fn from_json(json: &str) -> Result<Self, Invalid> {
+        let env: Envelope<'_> = decode_json_borrowed(json)?;
+        match env.jsonrpc.as_ref().map(Text::as_str) {
+            None => return Err(err("/jsonrpc", Rule::Required, "missing field `jsonrpc`")),
+            Some(v) if v != "2.0" => {
+                return Err(err("/jsonrpc", Rule::Enum, format!("`{v}` is not `2.0`")));
+            }
+            Some(_) => {}
+        }
+        if let Some(method) = &env.method {
+            return Self::from_call(method.as_str(), env.id, env.params);
+        }
+        let id = match env.id {
+            Some(id) => id,
+            None => return Err(err("/id", Rule::Required, "missing field `id`")),
+        };
+        let outcome = match (env.result, env.error) {
+            (Some(_), Some(_)) => {
+                return Err(err("", Rule::Type, "a response carries `result` or `error`, not both"));
+            }
+            (Some(result), None) => Outcome::Result(result.to_owned()),
+            (None, Some(error)) => Outcome::Error(error),
+            (None, None) => {
+                return Err(err(
+                    "",
+                    Rule::MissingKind,
+                    "neither `method`, `result` nor `error` present",
+                ));
+            }
+        };
+        if id.is_none() && matches!(outcome, Outcome::Result(_)) {
+            return Err(err("/id", Rule::Type, "only an error response may have a null id"));
+        }
+        Ok(Message::Response(Response { id, outcome }))
+    }
+
+    fn from_call(
+        method: &str,
+        id: Option<Option<RequestId>>,
+        params: Option<&RawValue>,
+    ) -> Result<Self, Invalid> {
+        match id {
+            Some(id) => {
+                let Some(id) = id else {
+                    return Err(err("/id", Rule::Type, "a request id must not be null"));
+                };
+                match R::decode_params(method, params) {
+                    Some(r) => Ok(Message::Request {
+                        id,
+                        request: r.map_err(|e| e.under("/params"))?,
+                    }),
+                    None if N::METHODS.contains(&method) => Err(err(
+                        "/id",
+                        Rule::Type,
+                        format!("`{method}` is a notification and must not carry an id"),
+                    )),
+                    None => Err(unknown_method::<R, N>(method)),
+                }
+            }
+            None => match N::decode_params(method, params) {
+                Some(r) => Ok(Message::Notification(r.map_err(|e| e.under("/params"))?)),
+                None if R::METHODS.contains(&method) => Err(err(
+                    "/id",
+                    Rule::Required,
+                    format!("`{method}` is a request and needs an id"),
+                )),
+                None => Err(unknown_method::<R, N>(method)),
+            },
+        }
+    }
+
+    /// Validates the params of a request or notification (pointers under `/params`).
+    pub fn validate(&self) -> Result<(), Invalid> {
+        match self {
+            Message::Request { request, .. } => request.validate().map_err(|e| e.under("/params")),
+            Message::Notification(n) => n.validate().map_err(|e| e.under("/params")),
+            Message::Response(_) => Ok(()),
+        }
+    }
+
+    /// Encodes the message as one JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("JSON-RPC messages always serialize")
+    }
+}
+
+fn unknown_method<R: MethodSet, N: MethodSet>(method: &str) -> Invalid {
+    let known: Vec<&str> = R::METHODS.iter().chain(N::METHODS).copied().collect();
+    err(
+        "/method",
+        Rule::UnknownKind,
+        format!("unknown method `{method}`, expected one of {}", quoted_list(&known)),
+    )
+}
+
+fn err(pointer: &str, rule: Rule, message: impl Into<String>) -> Invalid {
+    Invalid::one(FieldError::new(pointer, rule, message))
+}
+
+impl Response {
+    /// Decodes the result of a response to a request of method `method` sent with `R`.
+    pub fn typed_result<R: RequestSet>(&self, method: &str) -> Result<Result<R::Result, RpcError>, Invalid> {
+        match &self.outcome {
+            Outcome::Error(e) => Ok(Err(e.clone())),
+            Outcome::Result(raw) => match R::decode_result(method, raw) {
+                Some(r) => r.map(Ok).map_err(|e| e.under("/result")),
+                None => Err(err("/method", Rule::UnknownKind, format!("unknown method `{method}`"))),
+            },
+        }
+    }
+}
+
+impl<R: MethodSet, N: MethodSet> Serialize for Message<R, N> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("jsonrpc", "2.0")?;
+        match self {
+            Message::Request { id, request } => {
+                map.serialize_entry("id", id)?;
+                map.serialize_entry("method", request.method())?;
+                if request.has_params() {
+                    map.serialize_entry("params", request)?;
+                }
+            }
+            Message::Notification(n) => {
+                map.serialize_entry("method", n.method())?;
+                if n.has_params() {
+                    map.serialize_entry("params", n)?;
+                }
+            }
+            Message::Response(r) => {
+                map.serialize_entry("id", &r.id)?;
+                match &r.outcome {
+                    Outcome::Result(raw) => map.serialize_entry("result", raw)?,
+                    Outcome::Error(e) => map.serialize_entry("error", e)?,
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+/// The envelope's members, with `params` and `result` left as unparsed JSON text.
+struct Envelope<'a> {
+    jsonrpc: Option<Text<'a>>,
+    /// `None`: absent; `Some(None)`: `null`.
+    id: Option<Option<RequestId>>,
+    method: Option<Text<'a>>,
+    params: Option<&'a RawValue>,
+    result: Option<&'a RawValue>,
+    error: Option<RpcError>,
+}
+
+fn decode_json_borrowed(json: &str) -> Result<Envelope<'_>, Invalid> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let parsed = de.deserialize_map(EnvelopeVisitor).and_then(|env| de.end().map(|()| env));
+    parsed.map_err(|e| {
+        let rule = if e.is_syntax() || e.is_eof() {
+            Rule::Syntax
+        } else {
+            Rule::Type
+        };
+        let message = e.to_string();
+        let pointer = match rule {
+            Rule::Type => ENVELOPE_KEYS
+                .iter()
+                .find(|k| message.starts_with(&format!("{k}: ")))
+                .map(|k| format!("/{k}"))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        err(&pointer, rule, message)
+    })
+}
+
+const ENVELOPE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+
+struct EnvelopeVisitor;
+
+impl<'de> Visitor<'de> for EnvelopeVisitor {
+    type Value = Envelope<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC 2.0 object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'de>, A::Error> {
+        let mut env = Envelope {
+            jsonrpc: None,
+            id: None,
+            method: None,
+            params: None,
+            result: None,
+            error: None,
+        };
+        // Member errors are prefixed with the member name so the caller can point at it.
+        let at = |key: &str, e: A::Error| de::Error::custom(format_args!("{key}: {e}"));
+        while let Some(key) = map.next_key::<Text<'de>>()? {
+            let key = key.as_str();
+            match key {
+                "jsonrpc" => env.jsonrpc = Some(map.next_value().map_err(|e| at(key, e))?),
+                "id" => env.id = Some(map.next_value().map_err(|e| at(key, e))?),
+                "method" => env.method = Some(map.next_value().map_err(|e| at(key, e))?),
+                "params" => {
+                    let raw: &'de RawValue = map.next_value().map_err(|e| at(key, e))?;
+                    env.params = (raw.get() != "null").then_some(raw);
+                }
+                "result" => env.result = Some(map.next_value().map_err(|e| at(key, e))?),
+                "error" => env.error = Some(map.next_value().map_err(|e| at(key, e))?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(env)
+    }
+}

@@ -1,0 +1,19 @@
+//! Runtime support for code emitted by agentwire: the `Validate` trait, typed errors that carry
+//! a JSON pointer and the failing rule, and the decoders generated types delegate to.
+
+pub mod decode;
+pub mod error;
+pub mod formats;
+pub mod jsonrpc;
+pub mod serde_helpers;
+pub mod tagged;
+pub mod validate;
+
+pub use decode::{decode_json, decode_value};
+pub use error::{FieldError, Invalid, Rule};
+pub use validate::{JsonPointer, Validate};
+
+/// Re-exported so generated code needs no regex dependency of its own.
+pub use regex;
+/// Re-exported so generated code and its users agree on one serde_json.
+pub use serde_json;

@@ -1,0 +1,173 @@
+//! Decoding of internally tagged unions (`{"type": "message", ...}`) that dispatches on the
+//! discriminator as soon as it is read. serde's own `#[serde(tag)]` buffers every object into
+//! an intermediate tree first; here only the keys that precede the discriminator are buffered
+//! (usually none or one), and the rest streams straight into the variant's struct.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The prefix of an error raised inside a buffered field: "at `/pointer`: ". `decode` strips it
+/// back into the error's pointer.
+pub(crate) const AT_PREFIX: &str = "at `";
+
+/// A union whose variants are told apart by one string field. Generated for every TypeScript
+/// union of interfaces that share a literal field.
+pub trait TaggedUnion<'de>: Sized {
+    /// The discriminator field name, e.g. `type`.
+    const TAG: &'static str;
+    /// Every discriminator value, in spec order.
+    const KINDS: &'static [&'static str];
+
+    /// Builds the variant for `kind` from the object's other fields.
+    fn from_kind<M: MapAccess<'de>>(kind: &str, rest: M) -> Result<Self, M::Error>;
+}
+
+/// `Deserialize::deserialize` for a `TaggedUnion`.
+pub fn deserialize<'de, T: TaggedUnion<'de>, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    d.deserialize_map(TaggedVisitor::<T>(PhantomData))
+}
+
+/// The error for a discriminator value outside `T::KINDS`.
+pub fn unknown_kind<'de, T: TaggedUnion<'de>, E: de::Error>(kind: &str) -> E {
+    E::custom(format_args!(
+        "unknown `{}` value `{kind}`, expected one of {}",
+        T::TAG,
+        quoted_list(T::KINDS)
+    ))
+}
+
+pub(crate) fn quoted_list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Runs the variant's own `Deserialize` over the remaining fields.
+pub fn variant<'de, T: Deserialize<'de>, M: MapAccess<'de>>(rest: M) -> Result<T, M::Error> {
+    T::deserialize(de::value::MapAccessDeserializer::new(rest))
+}
+
+struct TaggedVisitor<T>(PhantomData<T>);
+
+impl<'de, T: TaggedUnion<'de>> Visitor<'de> for TaggedVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an object with a `{}` field", T::TAG)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        let mut buffered: Vec<(Text<'de>, Value)> = Vec::new();
+        while let Some(key) = map.next_key::<Text<'de>>()? {
+            if key.as_str() == T::TAG {
+                let kind: Text<'de> = map.next_value()?;
+                let rest = ChainedMap {
+                    buffered: buffered.into_iter(),
+                    pending: None,
+                    inner: map,
+                };
+                return T::from_kind(kind.as_str(), rest);
+            }
+            let value: Value = map.next_value()?;
+            buffered.push((key, value));
+        }
+        Err(de::Error::custom(format_args!(
+            "missing discriminator `{}`",
+            T::TAG
+        )))
+    }
+}
+
+/// A string that borrows from the input when the deserializer allows it.
+pub(crate) enum Text<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Text<'_> {
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Text::Borrowed(s) => s,
+            Text::Owned(s) => s,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl<'de> Visitor<'de> for TextVisitor {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text::Borrowed(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text::Owned(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text::Owned(v))
+            }
+        }
+        d.deserialize_str(TextVisitor)
+    }
+}
+
+/// The fields buffered before the discriminator, followed by the rest of the original map.
+struct ChainedMap<'de, A> {
+    buffered: std::vec::IntoIter<(Text<'de>, Value)>,
+    pending: Option<(Text<'de>, Value)>,
+    inner: A,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for ChainedMap<'de, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        match self.buffered.next() {
+            Some((key, value)) => {
+                let k = seed.deserialize(key.as_str().into_deserializer())?;
+                self.pending = Some((key, value));
+                Ok(Some(k))
+            }
+            None => self.inner.next_key_seed(seed),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        let Some((key, value)) = self.pending.take() else {
+            return self.inner.next_value_seed(seed);
+        };
+        // The value went through a `Value` on its way here, so the outer path tracker cannot
+        // see inside it: track the inner path ourselves and carry it in the message.
+        let mut track = serde_path_to_error::Track::new();
+        seed.deserialize(serde_path_to_error::Deserializer::new(value, &mut track))
+            .map_err(|e| {
+                let mut pointer = String::from("/");
+                pointer.push_str(&escape(key.as_str()));
+                pointer.push_str(&crate::decode::path_to_pointer(&track.path()));
+                de::Error::custom(format_args!("{AT_PREFIX}{pointer}`: {e}"))
+            })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner
+            .size_hint()
+            .map(|n| n + self.buffered.len() + usize::from(self.pending.is_some()))
+    }
+}
+
+fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}

@@ -1,0 +1,215 @@
+//! The `Validate` trait and the rule checks generated impls call, so every generated and
+//! derived validator reports the same rule names and messages.
+
+use std::collections::BTreeMap;
+
+use regex::Regex;
+
+use crate::error::{FieldError, Invalid, Rule};
+use crate::formats;
+
+/// A JSON pointer under construction while a validator walks a value. Pushing and popping a
+/// segment is a string append and a truncate, so walking costs no allocation per field.
+#[derive(Debug, Default, Clone)]
+pub struct JsonPointer(String);
+
+impl JsonPointer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Runs `f` with `segment` appended (escaped per RFC 6901), then removes it again.
+    pub fn with<R>(&mut self, segment: &str, f: impl FnOnce(&mut Self) -> R) -> R {
+        let len = self.0.len();
+        self.0.push('/');
+        push_escaped(&mut self.0, segment);
+        let out = f(self);
+        self.0.truncate(len);
+        out
+    }
+
+    /// Like `with`, for an array index.
+    pub fn with_index<R>(&mut self, index: usize, f: impl FnOnce(&mut Self) -> R) -> R {
+        use std::fmt::Write as _;
+        let len = self.0.len();
+        let _ = write!(self.0, "/{index}");
+        let out = f(self);
+        self.0.truncate(len);
+        out
+    }
+}
+
+fn push_escaped(out: &mut String, segment: &str) {
+    if !segment.contains(['~', '/']) {
+        out.push_str(segment);
+        return;
+    }
+    for c in segment.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// A value that can check the constraints its spec puts on it beyond what its type enforces.
+pub trait Validate {
+    /// Appends every failure found in `self` to `errors`, with pointers under `at`.
+    fn validate_at(&self, at: &mut JsonPointer, errors: &mut Vec<FieldError>);
+
+    /// Every failure, or `Ok(())`.
+    fn validate(&self) -> Result<(), Invalid> {
+        let mut errors = Vec::new();
+        self.validate_at(&mut JsonPointer::new(), &mut errors);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Invalid { errors })
+        }
+    }
+}
+
+macro_rules! leaf_validate {
+    ($($t:ty),*) => {$(
+        impl Validate for $t {
+            #[inline]
+            fn validate_at(&self, _: &mut JsonPointer, _: &mut Vec<FieldError>) {}
+        }
+    )*};
+}
+leaf_validate!(
+    String, str, bool, f64, f32, i64, i32, u64, u32, u8, (), serde_json::Value
+);
+
+impl<T: Validate> Validate for Option<T> {
+    #[inline]
+    fn validate_at(&self, at: &mut JsonPointer, errors: &mut Vec<FieldError>) {
+        if let Some(v) = self {
+            v.validate_at(at, errors);
+        }
+    }
+}
+
+impl<T: Validate + ?Sized> Validate for Box<T> {
+    #[inline]
+    fn validate_at(&self, at: &mut JsonPointer, errors: &mut Vec<FieldError>) {
+        (**self).validate_at(at, errors);
+    }
+}
+
+impl<T: Validate> Validate for Vec<T> {
+    fn validate_at(&self, at: &mut JsonPointer, errors: &mut Vec<FieldError>) {
+        for (i, v) in self.iter().enumerate() {
+            at.with_index(i, |at| v.validate_at(at, errors));
+        }
+    }
+}
+
+impl<T: Validate> Validate for BTreeMap<String, T> {
+    fn validate_at(&self, at: &mut JsonPointer, errors: &mut Vec<FieldError>) {
+        for (k, v) in self {
+            at.with(k, |at| v.validate_at(at, errors));
+        }
+    }
+}
+
+fn fail(at: &JsonPointer, errors: &mut Vec<FieldError>, rule: Rule, message: String) {
+    errors.push(FieldError::new(at.as_str(), rule, message));
+}
+
+/// Length in characters (Unicode scalar values), as JSON Schema counts string length.
+fn char_len(s: &str) -> u64 {
+    if s.is_ascii() {
+        s.len() as u64
+    } else {
+        s.chars().count() as u64
+    }
+}
+
+pub fn min_length(s: &str, min: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    let len = char_len(s);
+    if len < min {
+        fail(at, errors, Rule::MinLength(min), format!("length {len} is below the minimum {min}"));
+    }
+}
+
+pub fn max_length(s: &str, max: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    let len = char_len(s);
+    if len > max {
+        fail(at, errors, Rule::MaxLength(max), format!("length {len} is above the maximum {max}"));
+    }
+}
+
+pub fn min_items<T>(v: &[T], min: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    let len = v.len() as u64;
+    if len < min {
+        fail(at, errors, Rule::MinItems(min), format!("{len} items, at least {min} required"));
+    }
+}
+
+pub fn max_items<T>(v: &[T], max: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    let len = v.len() as u64;
+    if len > max {
+        fail(at, errors, Rule::MaxItems(max), format!("{len} items, at most {max} allowed"));
+    }
+}
+
+pub fn pattern(
+    s: &str,
+    re: &Regex,
+    source: &'static str,
+    at: &JsonPointer,
+    errors: &mut Vec<FieldError>,
+) {
+    if !re.is_match(s) {
+        fail(at, errors, Rule::Pattern(source), format!("{s:?} does not match {source}"));
+    }
+}
+
+pub fn minimum(v: f64, min: f64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    if v < min {
+        fail(at, errors, Rule::Minimum(min), format!("{v} is below the minimum {min}"));
+    }
+}
+
+pub fn maximum(v: f64, max: f64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    if v > max {
+        fail(at, errors, Rule::Maximum(max), format!("{v} is above the maximum {max}"));
+    }
+}
+
+pub fn format(s: &str, name: &'static str, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    if !formats::check(name, s) {
+        fail(at, errors, Rule::Format(name), format!("{s:?} is not a valid {name}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_segments_are_escaped_and_popped() {
+        let mut p = JsonPointer::new();
+        p.with("a/b", |p| {
+            p.with_index(3, |p| assert_eq!(p.as_str(), "/a~1b/3"));
+            p.with("~x", |p| assert_eq!(p.as_str(), "/a~1b/~0x"));
+        });
+        assert_eq!(p.as_str(), "");
+    }
+
+    #[test]
+    fn length_counts_characters() {
+        let mut errors = Vec::new();
+        let at = JsonPointer::new();
+        max_length("ééé", 3, &at, &mut errors);
+        assert!(errors.is_empty());
+        max_length("éééé", 3, &at, &mut errors);
+        assert_eq!(errors[0].rule, Rule::MaxLength(3));
+    }
+}
