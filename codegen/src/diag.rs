@@ -140,7 +140,11 @@ impl SpecErrors {
 
     /// `Ok(value)` when nothing was collected, the collected errors otherwise.
     pub fn finish<T>(self, value: T) -> Result<T, SpecErrors> {
-        if self.errors.is_empty() { Ok(value) } else { Err(self) }
+        if self.errors.is_empty() {
+            Ok(value)
+        } else {
+            Err(self)
+        }
     }
 }
 

@@ -2,3 +2,11 @@
 //! token streams, JSON Schemas and diagrams from it. Reads spec files; writes nothing.
 
 pub mod diag;
+pub mod emit;
+pub mod front;
+pub mod generate;
+pub mod ir;
+pub mod naming;
+
+pub use diag::{SpecError, SpecErrors};
+pub use generate::{Generated, OutputFile, generate};

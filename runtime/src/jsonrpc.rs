@@ -178,7 +178,11 @@ impl<R: MethodSet, N: MethodSet> Message<R, N> {
         };
         let outcome = match (env.result, env.error) {
             (Some(_), Some(_)) => {
-                return Err(err("", Rule::Type, "a response carries `result` or `error`, not both"));
+                return Err(err(
+                    "",
+                    Rule::Type,
+                    "a response carries `result` or `error`, not both",
+                ));
             }
             (Some(result), None) => Outcome::Result(result.to_owned()),
             (None, Some(error)) => Outcome::Error(error),
@@ -191,7 +195,11 @@ impl<R: MethodSet, N: MethodSet> Message<R, N> {
             }
         };
         if id.is_none() && matches!(outcome, Outcome::Result(_)) {
-            return Err(err("/id", Rule::Type, "only an error response may have a null id"));
+            return Err(err(
+                "/id",
+                Rule::Type,
+                "only an error response may have a null id",
+            ));
         }
         Ok(Message::Response(Response { id, outcome }))
     }
@@ -251,7 +259,10 @@ fn unknown_method<R: MethodSet, N: MethodSet>(method: &str) -> Invalid {
     err(
         "/method",
         Rule::UnknownKind,
-        format!("unknown method `{method}`, expected one of {}", quoted_list(&known)),
+        format!(
+            "unknown method `{method}`, expected one of {}",
+            quoted_list(&known)
+        ),
     )
 }
 
@@ -261,12 +272,19 @@ fn err(pointer: &str, rule: Rule, message: impl Into<String>) -> Invalid {
 
 impl Response {
     /// Decodes the result of a response to a request of method `method` sent with `R`.
-    pub fn typed_result<R: RequestSet>(&self, method: &str) -> Result<Result<R::Result, RpcError>, Invalid> {
+    pub fn typed_result<R: RequestSet>(
+        &self,
+        method: &str,
+    ) -> Result<Result<R::Result, RpcError>, Invalid> {
         match &self.outcome {
             Outcome::Error(e) => Ok(Err(e.clone())),
             Outcome::Result(raw) => match R::decode_result(method, raw) {
                 Some(r) => r.map(Ok).map_err(|e| e.under("/result")),
-                None => Err(err("/method", Rule::UnknownKind, format!("unknown method `{method}`"))),
+                None => Err(err(
+                    "/method",
+                    Rule::UnknownKind,
+                    format!("unknown method `{method}`"),
+                )),
             },
         }
     }
@@ -315,7 +333,9 @@ struct Envelope<'a> {
 
 fn decode_json_borrowed(json: &str) -> Result<Envelope<'_>, Invalid> {
     let mut de = serde_json::Deserializer::from_str(json);
-    let parsed = de.deserialize_map(EnvelopeVisitor).and_then(|env| de.end().map(|()| env));
+    let parsed = de
+        .deserialize_map(EnvelopeVisitor)
+        .and_then(|env| de.end().map(|()| env));
     parsed.map_err(|e| {
         let rule = if e.is_syntax() || e.is_eof() {
             Rule::Syntax

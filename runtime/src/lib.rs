@@ -5,6 +5,7 @@ pub mod decode;
 pub mod error;
 pub mod formats;
 pub mod jsonrpc;
+pub mod literal;
 pub mod serde_helpers;
 pub mod tagged;
 pub mod validate;

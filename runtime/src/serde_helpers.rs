@@ -51,6 +51,16 @@ pub mod option_number {
     }
 }
 
+/// For a required `field: T | null`: the key must be present, its value may be `null`.
+/// (serde alone would read a missing key as `None`.)
+pub fn nullable<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d)
+}
+
 #[cfg(test)]
 mod tests {
     use serde::{Deserialize, Serialize};
@@ -71,7 +81,10 @@ mod tests {
     fn whole_numbers_stay_integers_and_null_stays_present() {
         let v: N = serde_json::from_str(r#"{"n": 45231, "o": null}"#).unwrap();
         assert_eq!(v.o, Some(None));
-        assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"n":45231,"o":null}"#);
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"n":45231,"o":null}"#
+        );
         let v: N = serde_json::from_str(r#"{"n": 35.4}"#).unwrap();
         assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"n":35.4}"#);
     }

@@ -6,8 +6,8 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 /// The prefix of an error raised inside a buffered field: "at `/pointer`: ". `decode` strips it

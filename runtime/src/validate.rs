@@ -83,7 +83,18 @@ macro_rules! leaf_validate {
     )*};
 }
 leaf_validate!(
-    String, str, bool, f64, f32, i64, i32, u64, u32, u8, (), serde_json::Value
+    String,
+    str,
+    bool,
+    f64,
+    f32,
+    i64,
+    i32,
+    u64,
+    u32,
+    u8,
+    (),
+    serde_json::Value
 );
 
 impl<T: Validate> Validate for Option<T> {
@@ -134,28 +145,48 @@ fn char_len(s: &str) -> u64 {
 pub fn min_length(s: &str, min: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
     let len = char_len(s);
     if len < min {
-        fail(at, errors, Rule::MinLength(min), format!("length {len} is below the minimum {min}"));
+        fail(
+            at,
+            errors,
+            Rule::MinLength(min),
+            format!("length {len} is below the minimum {min}"),
+        );
     }
 }
 
 pub fn max_length(s: &str, max: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
     let len = char_len(s);
     if len > max {
-        fail(at, errors, Rule::MaxLength(max), format!("length {len} is above the maximum {max}"));
+        fail(
+            at,
+            errors,
+            Rule::MaxLength(max),
+            format!("length {len} is above the maximum {max}"),
+        );
     }
 }
 
 pub fn min_items<T>(v: &[T], min: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
     let len = v.len() as u64;
     if len < min {
-        fail(at, errors, Rule::MinItems(min), format!("{len} items, at least {min} required"));
+        fail(
+            at,
+            errors,
+            Rule::MinItems(min),
+            format!("{len} items, at least {min} required"),
+        );
     }
 }
 
 pub fn max_items<T>(v: &[T], max: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
     let len = v.len() as u64;
     if len > max {
-        fail(at, errors, Rule::MaxItems(max), format!("{len} items, at most {max} allowed"));
+        fail(
+            at,
+            errors,
+            Rule::MaxItems(max),
+            format!("{len} items, at most {max} allowed"),
+        );
     }
 }
 
@@ -167,25 +198,45 @@ pub fn pattern(
     errors: &mut Vec<FieldError>,
 ) {
     if !re.is_match(s) {
-        fail(at, errors, Rule::Pattern(source), format!("{s:?} does not match {source}"));
+        fail(
+            at,
+            errors,
+            Rule::Pattern(source),
+            format!("{s:?} does not match {source}"),
+        );
     }
 }
 
 pub fn minimum(v: f64, min: f64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
     if v < min {
-        fail(at, errors, Rule::Minimum(min), format!("{v} is below the minimum {min}"));
+        fail(
+            at,
+            errors,
+            Rule::Minimum(min),
+            format!("{v} is below the minimum {min}"),
+        );
     }
 }
 
 pub fn maximum(v: f64, max: f64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
     if v > max {
-        fail(at, errors, Rule::Maximum(max), format!("{v} is above the maximum {max}"));
+        fail(
+            at,
+            errors,
+            Rule::Maximum(max),
+            format!("{v} is above the maximum {max}"),
+        );
     }
 }
 
 pub fn format(s: &str, name: &'static str, at: &JsonPointer, errors: &mut Vec<FieldError>) {
     if !formats::check(name, s) {
-        fail(at, errors, Rule::Format(name), format!("{s:?} is not a valid {name}"));
+        fail(
+            at,
+            errors,
+            Rule::Format(name),
+            format!("{s:?} is not a valid {name}"),
+        );
     }
 }
 

@@ -1,0 +1,286 @@
+//! Assembles the generated module of a JSON protocol: its types, validators, per-channel
+//! `from_json`/`to_json`, and for JSON-RPC protocols the method sets of each side.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::emit::types::{emit_type, type_ident};
+use crate::emit::validate::emit_validate;
+use crate::ir::{Call, Method, Protocol};
+use crate::naming::pascal_case;
+
+/// The module's items as one token stream (no header, not yet formatted).
+pub fn emit_module(p: &Protocol) -> TokenStream {
+    let module = &p.module;
+    let roles = &p.roles;
+    let schema_path = format!("../schemas/{module}.schema.json");
+    let types = p.types.values().map(|d| {
+        let ty = emit_type(d);
+        let validate = emit_validate(d);
+        quote!(#ty #validate)
+    });
+    let channels = p.channels.iter().map(|c| {
+        let union = type_ident(&c.union);
+        let doc = format!(" Decodes one `{}` -> `{}` message and checks every constraint of the spec.", c.from, c.to);
+        quote! {
+            impl #union {
+                #[doc = #doc]
+                pub fn from_json(json: &str) -> Result<Self, ::agentwire_runtime::Invalid> {
+                    let message: Self = ::agentwire_runtime::decode_json(json)?;
+                    ::agentwire_runtime::Validate::validate(&message)?;
+                    Ok(message)
+                }
+
+                /// Encodes the message as one JSON text.
+                pub fn to_json(&self) -> String {
+                    ::agentwire_runtime::serde_json::to_string(self).expect("generated messages always serialize")
+                }
+            }
+        }
+    });
+    let rpc = if p.methods.is_empty() {
+        TokenStream::new()
+    } else {
+        emit_jsonrpc(p)
+    };
+    quote! {
+        /// The protocol's module name.
+        pub const MODULE: &str = #module;
+        /// The roles that exchange messages.
+        pub const ROLES: &[&str] = &[#(#roles),*];
+        /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
+        pub const SCHEMA: &str = include_str!(#schema_path);
+
+        #(#types)*
+        #(#channels)*
+        #rpc
+    }
+}
+
+fn emit_jsonrpc(p: &Protocol) -> TokenStream {
+    let mut out = TokenStream::new();
+    for role in &p.roles {
+        let prefix = pascal_case(role);
+        let of = |call: Call| -> Vec<&Method> {
+            p.methods
+                .iter()
+                .filter(|m| m.call == call && &m.from == role)
+                .collect()
+        };
+        let requests = of(Call::Request);
+        let notifications = of(Call::Notification);
+        if requests.is_empty() && notifications.is_empty() {
+            continue;
+        }
+        let req_ty = format_ident!("{prefix}Request");
+        let notif_ty = format_ident!("{prefix}Notification");
+        let result_ty = format_ident!("{prefix}Result");
+        let message_ty = format_ident!("{prefix}Message");
+        let req_ref = if requests.is_empty() {
+            quote!(::agentwire_runtime::jsonrpc::NoMethods)
+        } else {
+            out.extend(method_set(&req_ty, &requests, role, "requests"));
+            out.extend(result_set(&req_ty, &result_ty, &requests));
+            quote!(#req_ty)
+        };
+        let notif_ref = if notifications.is_empty() {
+            quote!(::agentwire_runtime::jsonrpc::NoMethods)
+        } else {
+            out.extend(method_set(&notif_ty, &notifications, role, "notifications"));
+            quote!(#notif_ty)
+        };
+        let doc = format!(
+            " Any JSON-RPC message the `{role}` sends: its requests, notifications and responses."
+        );
+        out.extend(quote! {
+            #[doc = #doc]
+            pub type #message_ty = ::agentwire_runtime::jsonrpc::Message<#req_ref, #notif_ref>;
+        });
+    }
+    out
+}
+
+fn variant_ident(method: &str) -> Ident {
+    format_ident!("{}", pascal_case(method))
+}
+
+/// An enum with one variant per method, holding its params, plus its `MethodSet` impl.
+fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> TokenStream {
+    let doc =
+        format!(" The {what} the `{role}` sends, one variant per method, holding its params.");
+    let variants = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        let doc = format!(
+            " `{}`{}",
+            m.name,
+            if m.summary.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", m.summary)
+            }
+        );
+        match &m.params {
+            Some(t) => {
+                let t = type_ident(t);
+                quote!(#[doc = #doc] #v(#t),)
+            }
+            None => quote!(#[doc = #doc] #v,),
+        }
+    });
+    let names: Vec<&str> = methods.iter().map(|m| m.name.as_str()).collect();
+    let arms_method = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        let n = &m.name;
+        match m.params {
+            Some(_) => quote!(Self::#v(_) => #n,),
+            None => quote!(Self::#v => #n,),
+        }
+    });
+    let arms_has = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        match m.params {
+            Some(_) => quote!(Self::#v(_) => true,),
+            None => quote!(Self::#v => false,),
+        }
+    });
+    let arms_ser = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        match m.params {
+            Some(_) => quote!(Self::#v(p) => ::serde::Serialize::serialize(p, s),),
+            None => quote!(Self::#v => s.serialize_unit(),),
+        }
+    });
+    let arms_validate = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        match m.params {
+            Some(_) => {
+                quote!(Self::#v(p) => ::agentwire_runtime::Validate::validate_at(p, at, errors),)
+            }
+            None => quote!(Self::#v => {}),
+        }
+    });
+    let arms_decode = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        let n = &m.name;
+        match m.params {
+            Some(_) => quote!(#n => ::agentwire_runtime::jsonrpc::params(params).map(Self::#v),),
+            None => quote!(#n => Ok(Self::#v),),
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum #name { #(#variants)* }
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self { #(#arms_ser)* }
+            }
+        }
+
+        impl ::agentwire_runtime::Validate for #name {
+            fn validate_at(&self, at: &mut ::agentwire_runtime::JsonPointer, errors: &mut Vec<::agentwire_runtime::FieldError>) {
+                match self { #(#arms_validate)* }
+            }
+        }
+
+        impl ::agentwire_runtime::jsonrpc::MethodSet for #name {
+            const METHODS: &'static [&'static str] = &[#(#names),*];
+
+            fn method(&self) -> &'static str {
+                match self { #(#arms_method)* }
+            }
+
+            fn has_params(&self) -> bool {
+                match self { #(#arms_has)* }
+            }
+
+            fn decode_params(
+                method: &str,
+                params: Option<&::agentwire_runtime::serde_json::value::RawValue>,
+            ) -> Option<Result<Self, ::agentwire_runtime::Invalid>> {
+                Some(match method {
+                    #(#arms_decode)*
+                    _ => return None,
+                })
+            }
+        }
+    }
+}
+
+/// The typed results of a request set, one variant per request.
+fn result_set(req: &Ident, name: &Ident, methods: &[&Method]) -> TokenStream {
+    let doc = format!(" The result of each request in [`{req}`], by method.");
+    let variants = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        match &m.result {
+            Some(t) => {
+                let t = type_ident(t);
+                quote!(#v(#t),)
+            }
+            None => quote!(#v,),
+        }
+    });
+    let arms_ser = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        match m.result {
+            Some(_) => quote!(Self::#v(r) => ::serde::Serialize::serialize(r, s),),
+            None => quote!(Self::#v => s.serialize_unit(),),
+        }
+    });
+    let arms_validate = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        match m.result {
+            Some(_) => {
+                quote!(Self::#v(r) => ::agentwire_runtime::Validate::validate_at(r, at, errors),)
+            }
+            None => quote!(Self::#v => {}),
+        }
+    });
+    let arms_decode = methods.iter().map(|m| {
+        let v = variant_ident(&m.name);
+        let n = &m.name;
+        match m.result {
+            Some(_) => quote!(#n => ::agentwire_runtime::decode_json(result.get()).map(Self::Result::#v),),
+            None => quote!(#n => ::agentwire_runtime::decode_json::<()>(result.get()).map(|()| Self::Result::#v),),
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum #name { #(#variants)* }
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self { #(#arms_ser)* }
+            }
+        }
+
+        impl ::agentwire_runtime::Validate for #name {
+            fn validate_at(&self, at: &mut ::agentwire_runtime::JsonPointer, errors: &mut Vec<::agentwire_runtime::FieldError>) {
+                match self { #(#arms_validate)* }
+            }
+        }
+
+        impl ::agentwire_runtime::jsonrpc::RequestSet for #req {
+            type Result = #name;
+
+            fn decode_result(
+                method: &str,
+                result: &::agentwire_runtime::serde_json::value::RawValue,
+            ) -> Option<Result<Self::Result, ::agentwire_runtime::Invalid>> {
+                Some(match method {
+                    #(#arms_decode)*
+                    _ => return None,
+                })
+            }
+        }
+    }
+}
+
+/// Formats a token stream as a source file (prettyplease), for `cargo xtask gen` and for the
+/// front-door equality test.
+pub fn format_file(tokens: TokenStream) -> Result<String, syn::Error> {
+    let file: syn::File = syn::parse2(tokens)?;
+    Ok(prettyplease::unparse(&file))
+}

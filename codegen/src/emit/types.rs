@@ -1,0 +1,280 @@
+//! Rust type emitter: structs, string enums, tagged unions and newtypes with their serde and
+//! (feature-gated) schemars attributes.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ir::{Constraints, Field, Ty, TypeDef, TypeKind, Variant};
+use crate::naming::{is_keyword, pascal_case, snake_case};
+
+/// A Rust identifier for a type name from the spec.
+pub fn type_ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}
+
+/// The Rust field identifier for a JSON key (`type` becomes `r#type`).
+pub fn field_ident(json_name: &str) -> Ident {
+    let snake = snake_case(json_name);
+    if is_keyword(&snake) {
+        Ident::new_raw(&snake, Span::call_site())
+    } else {
+        Ident::new(&snake, Span::call_site())
+    }
+}
+
+/// The Rust type of a type expression.
+pub fn rust_ty(ty: &Ty) -> TokenStream {
+    match ty {
+        Ty::String => quote!(String),
+        Ty::Bool => quote!(bool),
+        Ty::Number => quote!(f64),
+        Ty::Integer => quote!(i64),
+        Ty::Any => quote!(::agentwire_runtime::serde_json::Value),
+        Ty::BoolLiteral(true) => quote!(::agentwire_runtime::literal::True),
+        Ty::BoolLiteral(false) => quote!(::agentwire_runtime::literal::False),
+        Ty::Array(inner) => {
+            let inner = rust_ty(inner);
+            quote!(Vec<#inner>)
+        }
+        Ty::Map(inner) => {
+            let inner = rust_ty(inner);
+            quote!(::std::collections::BTreeMap<String, #inner>)
+        }
+        Ty::Nullable(inner) => {
+            let inner = rust_ty(inner);
+            quote!(Option<#inner>)
+        }
+        Ty::Named(name) => type_ident(name).into_token_stream(),
+    }
+}
+
+use quote::ToTokens;
+
+fn doc_attr(doc: &str) -> TokenStream {
+    if doc.is_empty() {
+        return TokenStream::new();
+    }
+    let lines = doc.lines().map(|l| format!(" {l}"));
+    quote!(#(#[doc = #lines])*)
+}
+
+/// The schemars attributes that carry a field's constraints into derived schemas.
+fn schemars_attrs(c: &Constraints, required_nullable: bool) -> TokenStream {
+    let mut parts = Vec::new();
+    if required_nullable {
+        parts.push(quote!(required));
+    }
+    let (min_len, max_len) = (c.min_length.or(c.min_items), c.max_length.or(c.max_items));
+    match (min_len, max_len) {
+        (Some(a), Some(b)) => parts.push(quote!(length(min = #a, max = #b))),
+        (Some(a), None) => parts.push(quote!(length(min = #a))),
+        (None, Some(b)) => parts.push(quote!(length(max = #b))),
+        (None, None) => {}
+    }
+    match (c.minimum, c.maximum) {
+        (Some(a), Some(b)) => parts.push(quote!(range(min = #a, max = #b))),
+        (Some(a), None) => parts.push(quote!(range(min = #a))),
+        (None, Some(b)) => parts.push(quote!(range(max = #b))),
+        (None, None) => {}
+    }
+    if let Some(p) = &c.pattern {
+        parts.push(quote!(regex(pattern = #p)));
+    }
+    if let Some(f) = &c.format {
+        parts.push(quote!(extend("format" = #f)));
+    }
+    if parts.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(#[cfg_attr(feature = "schemars", schemars(#(#parts),*))])
+}
+
+fn derives(copy: bool) -> TokenStream {
+    let extra = if copy {
+        quote!(Copy, Eq, Hash, PartialOrd, Ord,)
+    } else {
+        TokenStream::new()
+    };
+    quote! {
+        #[derive(Debug, Clone, PartialEq, #extra ::serde::Serialize, ::serde::Deserialize)]
+        #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+    }
+}
+
+/// Emits one named type.
+pub fn emit_type(def: &TypeDef) -> TokenStream {
+    let name = type_ident(&def.name);
+    let doc = doc_attr(&def.doc);
+    match &def.kind {
+        TypeKind::Struct(fields) => {
+            let derives = derives(false);
+            let fields = fields.iter().map(emit_field);
+            quote! {
+                #doc
+                #derives
+                pub struct #name { #(#fields)* }
+            }
+        }
+        TypeKind::Enum(values) => emit_enum(&name, &doc, values),
+        TypeKind::Union { tag, variants } => emit_union(&name, &doc, tag, variants),
+        TypeKind::Alias {
+            target,
+            constraints,
+        } if !constraints.is_empty() => {
+            let derives = derives(false);
+            let inner = rust_ty(target);
+            let schemars = schemars_attrs(constraints, false);
+            quote! {
+                #doc
+                #derives
+                #[serde(transparent)]
+                pub struct #name(#schemars pub #inner);
+            }
+        }
+        TypeKind::Alias { target, .. } => {
+            let inner = rust_ty(target);
+            quote! { #doc pub type #name = #inner; }
+        }
+    }
+}
+
+fn emit_field(f: &Field) -> TokenStream {
+    let ident = field_ident(&f.name);
+    let doc = doc_attr(&f.doc);
+    let ty = rust_ty(&f.ty);
+    let mut serde_parts = Vec::new();
+    if ident.to_string().trim_start_matches("r#") != f.name {
+        let json = &f.name;
+        serde_parts.push(quote!(rename = #json));
+    }
+    let required_nullable = !f.optional && matches!(f.ty, Ty::Nullable(_));
+    let field_ty = if f.optional {
+        // `present` keeps a present `null` apart from an absent key and rejects `null` where
+        // the type does not admit it.
+        serde_parts.push(quote!(default));
+        serde_parts.push(quote!(skip_serializing_if = "Option::is_none"));
+        serde_parts.push(quote!(
+            deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        ));
+        if f.ty == Ty::Number {
+            serde_parts.push(quote!(
+                serialize_with = "::agentwire_runtime::serde_helpers::option_number::serialize"
+            ));
+        }
+        quote!(Option<#ty>)
+    } else {
+        if required_nullable {
+            // Without this serde would accept a missing key as `None`.
+            serde_parts.push(quote!(
+                deserialize_with = "::agentwire_runtime::serde_helpers::nullable"
+            ));
+        }
+        match &f.ty {
+            Ty::Number => serde_parts.push(quote!(
+                serialize_with = "::agentwire_runtime::serde_helpers::number::serialize"
+            )),
+            Ty::Nullable(inner) if **inner == Ty::Number => serde_parts.push(quote!(
+                serialize_with = "::agentwire_runtime::serde_helpers::option_number::serialize"
+            )),
+            _ => {}
+        }
+        ty
+    };
+    let serde_attr = if serde_parts.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(#[serde(#(#serde_parts),*)])
+    };
+    let schemars = schemars_attrs(&f.constraints, required_nullable);
+    quote! {
+        #doc
+        #serde_attr
+        #schemars
+        pub #ident: #field_ty,
+    }
+}
+
+fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream {
+    let derives = derives(true);
+    let variants: Vec<Ident> = values
+        .iter()
+        .map(|v| format_ident!("{}", pascal_case(v)))
+        .collect();
+    let lits = values.iter().map(|v| Literal::string(v));
+    let lits2 = lits.clone();
+    let all = &variants;
+    quote! {
+        #doc
+        #derives
+        pub enum #name {
+            #( #[serde(rename = #lits)] #variants, )*
+        }
+
+        impl #name {
+            /// Every value, in spec order.
+            pub const ALL: &'static [Self] = &[#(Self::#all),*];
+
+            /// The value as it appears on the wire.
+            pub fn as_str(&self) -> &'static str {
+                match self { #( Self::#all => #lits2, )* }
+            }
+        }
+
+        impl ::agentwire_runtime::Validate for #name {
+            #[inline]
+            fn validate_at(&self, _: &mut ::agentwire_runtime::JsonPointer, _: &mut Vec<::agentwire_runtime::FieldError>) {}
+        }
+    }
+}
+
+fn emit_union(name: &Ident, doc: &TokenStream, tag: &str, variants: &[Variant]) -> TokenStream {
+    let idents: Vec<Ident> = variants
+        .iter()
+        .map(|v| format_ident!("{}", pascal_case(&v.value)))
+        .collect();
+    let members: Vec<Ident> = variants.iter().map(|v| type_ident(&v.type_name)).collect();
+    let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
+    quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+        #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+        #[serde(tag = #tag)]
+        pub enum #name {
+            #( #[serde(rename = #values)] #idents(#members), )*
+        }
+
+        impl #name {
+            /// The discriminator field.
+            pub const TAG: &'static str = #tag;
+
+            /// The discriminator value of this message.
+            pub fn kind(&self) -> &'static str {
+                match self { #( Self::#idents(_) => #values, )* }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                ::agentwire_runtime::tagged::deserialize(d)
+            }
+        }
+
+        impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for #name {
+            const TAG: &'static str = #tag;
+            const KINDS: &'static [&'static str] = &[#(#values),*];
+
+            fn from_kind<M: ::serde::de::MapAccess<'de>>(kind: &str, rest: M) -> Result<Self, M::Error> {
+                match kind {
+                    #( #values => ::agentwire_runtime::tagged::variant(rest).map(Self::#idents), )*
+                    _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+                }
+            }
+        }
+
+        impl ::agentwire_runtime::Validate for #name {
+            fn validate_at(&self, at: &mut ::agentwire_runtime::JsonPointer, errors: &mut Vec<::agentwire_runtime::FieldError>) {
+                match self { #( Self::#idents(v) => v.validate_at(at, errors), )* }
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Loads one spec folder: `protocol.yaml` plus its types file, then checks that they agree
+//! (every channel union matches the catalogue, every referenced type exists).
+
+use std::path::{Path, PathBuf};
+
+use serde_saphyr::Location;
+
+use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::front::protocol::{self, ProtocolFile, span_of};
+use crate::front::{proto, ts};
+use crate::ir::{Body, Protocol};
+
+/// A loaded spec: the IR, the files it was read from (so the derive can make the crate
+/// rebuild when they change), and the compiled protobuf schema for gRPC protocols.
+#[derive(Debug)]
+pub struct LoadedSpec {
+    pub protocol: Protocol,
+    pub files: Vec<PathBuf>,
+    pub proto: Option<proto::ProtoSpec>,
+}
+
+/// Loads `dir` (a `spec/<module>/` folder).
+pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
+    if !dir.is_dir() {
+        return Err(
+            SpecError::new(format!("spec folder {} does not exist", dir.display()))
+                .with_help("a spec folder holds protocol.yaml and messages.ts or a .proto file")
+                .into(),
+        );
+    }
+    let yaml_path = dir.join("protocol.yaml");
+    let yaml = SourceFile::read(&yaml_path)?;
+    let pf = protocol::load(&yaml)?;
+    let mut errors = SpecErrors::default();
+    let folder = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if pf.module.value != folder {
+        errors.push(SpecError::at(
+            &yaml,
+            span_of(&yaml, &pf.module.referenced),
+            format!(
+                "`protocol: {}` must equal the folder name `{folder}`",
+                pf.module.value
+            ),
+        ));
+    }
+    let types_rel = pf.types_file.value.clone();
+    let types_path = dir.join(&types_rel);
+    let mut files = vec![yaml_path, types_path.clone()];
+    let mut proto_spec = None;
+    let types = if types_rel.ends_with(".proto") {
+        match proto::load_proto(dir, &types_rel) {
+            Ok(p) => proto_spec = Some(p),
+            Err(e) => errors.errors.extend(e.errors),
+        }
+        Default::default()
+    } else if types_rel.ends_with(".ts") {
+        let ts_file = match SourceFile::read(&types_path) {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(SpecError::at(
+                    &yaml,
+                    span_of(&yaml, &pf.types_file.referenced),
+                    e.message,
+                ));
+                return Err(errors);
+            }
+        };
+        match ts::load_types(&ts_file, &types_rel) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.errors.extend(e.errors);
+                return Err(errors);
+            }
+        }
+    } else {
+        errors.push(SpecError::at(
+            &yaml,
+            span_of(&yaml, &pf.types_file.referenced),
+            "`types` must name a `.ts` or `.proto` file",
+        ));
+        return Err(errors);
+    };
+    files.dedup();
+    let ProtocolFile {
+        module,
+        title,
+        summary,
+        transport,
+        roles,
+        channels,
+        messages,
+        methods,
+        routes,
+        ..
+    } = pf.clone();
+    let protocol = Protocol {
+        module: module.value,
+        title,
+        summary,
+        transport,
+        roles,
+        types,
+        channels: channels.iter().map(|(c, _)| c.clone()).collect(),
+        messages: messages.iter().map(|(m, _, _)| m.clone()).collect(),
+        methods: methods.iter().map(|(m, _)| m.clone()).collect(),
+        routes,
+        types_file: types_rel,
+    };
+    if proto_spec.is_none() {
+        cross_check(&yaml, &pf, &protocol, &mut errors);
+    }
+    errors.finish(LoadedSpec {
+        protocol,
+        files,
+        proto: proto_spec,
+    })
+}
+
+/// Checks `protocol.yaml` against the TypeScript types.
+fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut SpecErrors) {
+    let mut at = |loc: &Location, msg: String| {
+        errors.push(SpecError::at(yaml, span_of(yaml, loc), msg));
+    };
+    for (channel, loc) in &pf.channels {
+        let Some((_, variants)) = p.union_variants(&channel.union) else {
+            at(
+                loc,
+                format!(
+                    "`{}` is not a union of interfaces in {}",
+                    channel.union, p.types_file
+                ),
+            );
+            continue;
+        };
+        for v in variants {
+            let listed = p
+                .messages
+                .iter()
+                .any(|m| m.kind == v.value && m.from == channel.from && m.type_name == v.type_name);
+            if !listed {
+                at(
+                    loc,
+                    format!(
+                        "`{}` carries kind `{}` ({}) but the catalogue has no such entry from `{}`",
+                        channel.union, v.value, v.type_name, channel.from
+                    ),
+                );
+            }
+        }
+    }
+    for (m, kind_loc, type_loc) in &pf.messages {
+        let Some(channel) = p.channel_from(&m.from) else {
+            at(kind_loc, format!("no channel leaves role `{}`", m.from));
+            continue;
+        };
+        let in_union = p.union_variants(&channel.union).is_some_and(|(_, vs)| {
+            vs.iter()
+                .any(|v| v.value == m.kind && v.type_name == m.type_name)
+        });
+        if !p.types.contains_key(&m.type_name) {
+            at(type_loc, format!("unknown type `{}`", m.type_name));
+        } else if !in_union {
+            at(
+                kind_loc,
+                format!(
+                    "kind `{}` ({}) is not a member of `{}` with that discriminator value",
+                    m.kind, m.type_name, channel.union
+                ),
+            );
+        }
+    }
+    for (m, locs) in &pf.methods {
+        for (name, loc) in [(&m.params, &locs.params), (&m.result, &locs.result)] {
+            if let (Some(name), Some(loc)) = (name, loc)
+                && !p.types.contains_key(name)
+            {
+                at(loc, format!("unknown type `{name}`"));
+            }
+        }
+    }
+    for r in &p.routes {
+        let bodies = std::iter::once(&r.body).chain(r.responses.iter().map(|x| &x.body));
+        for b in bodies {
+            if let Body::Json(name) = b
+                && !p.types.contains_key(name)
+            {
+                errors.push(SpecError::new(format!(
+                    "{}:{}: route `{}` names unknown type `{name}`",
+                    yaml.path.display(),
+                    r.origin.line,
+                    r.name
+                )));
+            }
+        }
+        for ty in r.path_params.values() {
+            if ty != "string" && !p.types.contains_key(ty) {
+                errors.push(SpecError::new(format!(
+                    "{}:{}: route `{}` names unknown type `{ty}`",
+                    yaml.path.display(),
+                    r.origin.line,
+                    r.name
+                )));
+            }
+        }
+    }
+}

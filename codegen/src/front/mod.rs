@@ -1,0 +1,8 @@
+//! Spec loaders, one per source format, and the step that joins them into one checked
+//! `ir::Protocol`.
+
+pub mod jsdoc;
+pub mod load;
+pub mod proto;
+pub mod protocol;
+pub mod ts;

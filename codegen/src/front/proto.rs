@@ -1,0 +1,636 @@
+//! The protobuf front end: compiles a spec folder's `.proto` file with protox (no `protoc`
+//! needed) and reads the constraint tags written in field comments.
+//!
+//! Tags sit anywhere in a field's leading or trailing comment, one per line, the value running
+//! to the end of that line:
+//!
+//! ```proto
+//! // The agent's id. @minLength 1
+//! string agent_id = 1;
+//! int32 timeout_seconds = 5; // @minimum 1
+//! ```
+//!
+//! On a repeated field, `@minItems`/`@maxItems` count the elements and every other tag applies
+//! to each element; on a map field the tags apply to each value.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use miette::Diagnostic;
+use prost_types::FileDescriptorSet;
+use protox::prost_reflect::{DescriptorPool, FieldDescriptor, Kind};
+
+use crate::diag::{SourceFile, SpecError, SpecErrors};
+
+/// A compiled `.proto` spec: the descriptors prost and pbjson generate from, and the
+/// constraints found in comments.
+#[derive(Debug, Clone)]
+pub struct ProtoSpec {
+    /// The spec folder, as the caller named it (diagnostics use it as the path prefix).
+    pub spec_dir: PathBuf,
+    /// The root `.proto` file, relative to `spec_dir`.
+    pub file: String,
+    /// Every compiled file, imports first, with source info (comments and spans).
+    pub fds: FileDescriptorSet,
+    /// The same files as a reflection pool, for walking messages, fields and services.
+    pub pool: DescriptorPool,
+    /// Constraint tags by the field's full proto name (`coven.RegisterAgent.agent_id`), in
+    /// the order they were written.
+    pub constraints: BTreeMap<String, Vec<Constraint>>,
+    /// The spec folder's own `.proto` sources by proto file name, for later diagnostics.
+    pub sources: BTreeMap<String, SourceFile>,
+}
+
+impl ProtoSpec {
+    /// The constraints on one field (empty when it has none).
+    pub fn constraints_of(&self, field: &FieldDescriptor) -> &[Constraint] {
+        self.constraints
+            .get(field.full_name())
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The files that belong to the spec folder (not `google/protobuf/*` imports).
+    pub fn own_files(&self) -> impl Iterator<Item = &prost_types::FileDescriptorProto> {
+        self.fds
+            .file
+            .iter()
+            .filter(|f| self.sources.contains_key(f.name()))
+    }
+}
+
+/// One constraint tag and where it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Constraint {
+    pub tag: Tag,
+    /// The proto file name (a key of `ProtoSpec::sources`).
+    pub file: String,
+    /// Byte offset and length of the tag text in that file.
+    pub span: (usize, usize),
+}
+
+/// A constraint tag with its parsed value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tag {
+    MinLength(u64),
+    MaxLength(u64),
+    /// A regular expression (the `regex` crate's syntax), unanchored unless written anchored.
+    Pattern(String),
+    Minimum(f64),
+    Maximum(f64),
+    MinItems(u64),
+    MaxItems(u64),
+    /// One of `FORMATS`.
+    Format(String),
+}
+
+/// The `@format` names the runtime knows how to check.
+pub const FORMATS: &[&str] = &["uri", "date-time", "uuid"];
+
+const TAG_NAMES: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "format",
+];
+
+/// Compiles `spec_dir/file` (imports resolve inside `spec_dir`) and collects its constraint
+/// tags. Every problem is reported with its file, line and column.
+pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> {
+    let mut compiler = protox::Compiler::new([spec_dir]).map_err(|e| from_protox(spec_dir, &e))?;
+    compiler.include_source_info(true).include_imports(true);
+    compiler
+        .open_file(file)
+        .map_err(|e| from_protox(spec_dir, &e))?;
+    let fds = compiler.file_descriptor_set();
+    let pool = compiler.descriptor_pool();
+
+    let mut errors = SpecErrors::default();
+    let mut sources = BTreeMap::new();
+    for meta in compiler.files() {
+        // Files without a path on disk are protox's bundled well-known types.
+        let Some(path) = meta.path() else { continue };
+        match SourceFile::read(path) {
+            Ok(mut source) => {
+                source.path = spec_dir.join(meta.name());
+                sources.insert(meta.name().to_owned(), source);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+
+    let mut constraints = BTreeMap::new();
+    for message in pool.all_messages() {
+        let file_name = message.parent_file().name().to_owned();
+        let Some(source) = sources.get(&file_name) else {
+            continue;
+        };
+        if message.is_map_entry() {
+            continue;
+        }
+        let info = message
+            .parent_file_descriptor_proto()
+            .source_code_info
+            .as_ref();
+        for field in message.fields() {
+            let Some(location) =
+                info.and_then(|i| i.location.iter().find(|l| l.path == field.path()))
+            else {
+                continue;
+            };
+            let tags = tags_of_field(source, &file_name, location, &field, &mut errors);
+            if !tags.is_empty() {
+                constraints.insert(field.full_name().to_owned(), tags);
+            }
+        }
+    }
+
+    errors.finish(ProtoSpec {
+        spec_dir: spec_dir.to_path_buf(),
+        file: file.to_owned(),
+        fds,
+        pool,
+        constraints,
+        sources,
+    })
+}
+
+/// Turns a protox error (a miette diagnostic with spans) and the ones related to it into spec
+/// errors that keep their location.
+fn from_protox(spec_dir: &Path, error: &protox::Error) -> SpecErrors {
+    let source = error
+        .file()
+        .and_then(|name| SourceFile::read(&spec_dir.join(name)).ok())
+        .map(|mut s| {
+            // Keep the path as the caller spelled the folder, e.g. `spec/coven/coven.proto`.
+            if let Some(name) = error.file() {
+                s.path = spec_dir.join(name);
+            }
+            s
+        });
+    let mut errors = SpecErrors::default();
+    errors.push(from_diagnostic(source.as_ref(), error));
+    if let Some(related) = error.related() {
+        for d in related {
+            errors.push(from_diagnostic(source.as_ref(), d));
+        }
+    }
+    errors
+}
+
+fn from_diagnostic(source: Option<&SourceFile>, d: &dyn Diagnostic) -> SpecError {
+    let message = d.to_string();
+    let label = d.labels().and_then(|mut l| l.next());
+    let mut error = match (source, &label) {
+        (Some(source), Some(label)) => {
+            let mut e = SpecError::at(source, (label.offset(), label.len()), message);
+            if let Some(text) = label.label() {
+                e.label = text.to_owned();
+            }
+            e
+        }
+        (Some(source), None) => {
+            // No span (e.g. a missing import target): point at the file's start.
+            SpecError::at(source, (0, 0), message)
+        }
+        _ => SpecError::new(message),
+    };
+    if let Some(help) = d.help() {
+        error.help = Some(help.to_string());
+    }
+    error
+}
+
+/// Parses the tags of one field and checks that they fit its type.
+fn tags_of_field(
+    source: &SourceFile,
+    file_name: &str,
+    location: &prost_types::source_code_info::Location,
+    field: &FieldDescriptor,
+    errors: &mut SpecErrors,
+) -> Vec<Constraint> {
+    let comments = [
+        location.leading_comments.as_deref(),
+        location.trailing_comments.as_deref(),
+    ];
+    if comments.iter().flatten().all(|c| !c.contains('@')) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for region in comment_ranges(source, location) {
+        let text = &source.text[region.0..region.1];
+        for (offset, name, value) in scan_tags(text) {
+            let span = (region.0 + offset, name.len() + 1 + value.len());
+            let here = |message: String| SpecError::at(source, span, message);
+            let Some(canonical) = TAG_NAMES.iter().find(|t| t.eq_ignore_ascii_case(name)) else {
+                continue; // `@someone` in free text is not a tag.
+            };
+            if *canonical != name {
+                errors.push(
+                    here(format!("unknown constraint tag `@{name}`"))
+                        .with_help(format!("tags are case-sensitive: write `@{canonical}`")),
+                );
+                continue;
+            }
+            match parse_tag(name, value.trim()).and_then(|tag| fits(&tag, field).map(|()| tag)) {
+                Ok(tag) => out.push(Constraint {
+                    tag,
+                    file: file_name.to_owned(),
+                    span,
+                }),
+                Err((message, help)) => errors.push(here(message).with_help(help)),
+            }
+        }
+    }
+    check_bounds(&out, source, errors);
+    out
+}
+
+/// The byte ranges of the source that hold a field's comments: the comment lines directly
+/// above the field (its leading comment) and the rest of its last line, plus the comment lines
+/// right below when the trailing comment starts there.
+fn comment_ranges(
+    source: &SourceFile,
+    location: &prost_types::source_code_info::Location,
+) -> Vec<(usize, usize)> {
+    let text: &str = &source.text;
+    let starts = line_starts(text);
+    let line_end = |i: usize| starts.get(i + 1).copied().unwrap_or(text.len());
+    let line = |i: usize| text[starts[i]..line_end(i)].trim();
+    let span = &location.span;
+    let start_line = span.first().copied().unwrap_or(0).max(0) as usize;
+    let end_line = if span.len() == 4 { span[2] } else { span[0] }.max(0) as usize;
+    if start_line >= starts.len() || end_line >= starts.len() {
+        return Vec::new();
+    }
+    let mut ranges = Vec::new();
+
+    if location.leading_comments.is_some() {
+        let mut first = start_line;
+        let mut in_block = false;
+        while first > 0 {
+            let above = line(first - 1);
+            if in_block || above.ends_with("*/") {
+                // Inside (or at the end of) a block comment: go on until its opening line.
+                in_block = !above.contains("/*");
+            } else if !above.starts_with("//") {
+                break;
+            }
+            first -= 1;
+        }
+        if first < start_line {
+            ranges.push((starts[first], starts[start_line]));
+        }
+    }
+
+    if location.trailing_comments.is_some() {
+        let (offset, len) = span_of(source, span);
+        let from = offset + len;
+        let mut to = line_end(end_line);
+        let rest = &text[from..to];
+        let mut next = end_line + 1;
+        match comment_start(rest) {
+            // A block comment opened on the field's line may run on to later lines.
+            Some(i) if body_opens_block(&rest[i..], false) => {
+                while next < starts.len() {
+                    to = line_end(next);
+                    let closes = line(next).contains("*/");
+                    next += 1;
+                    if closes {
+                        break;
+                    }
+                }
+            }
+            Some(_) => {}
+            // No comment on the field's line: the trailing comment sits on the lines below.
+            None => {
+                let mut in_block = false;
+                while next < starts.len() {
+                    let below = line(next);
+                    if in_block || below.starts_with("/*") {
+                        in_block = !below.contains("*/");
+                    } else if !below.starts_with("//") {
+                        break;
+                    }
+                    to = line_end(next);
+                    next += 1;
+                }
+            }
+        }
+        ranges.push((from, to));
+    }
+    ranges
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+/// Byte offset and length of a source-info span (0-based line and column).
+fn span_of(source: &SourceFile, span: &[i32]) -> (usize, usize) {
+    let starts = line_starts(&source.text);
+    let at = |line: i32, col: i32| {
+        let line_start = starts
+            .get(line.max(0) as usize)
+            .copied()
+            .unwrap_or(source.text.len());
+        let rest = &source.text[line_start..];
+        let col = col.max(0) as usize;
+        line_start + rest.char_indices().nth(col).map_or(rest.len(), |(i, _)| i)
+    };
+    match span {
+        [line, col, end_col] => {
+            let s = at(*line, *col);
+            (s, at(*line, *end_col).saturating_sub(s))
+        }
+        [line, col, end_line, end_col] => {
+            let s = at(*line, *col);
+            (s, at(*end_line, *end_col).saturating_sub(s))
+        }
+        _ => (0, 0),
+    }
+}
+
+/// Every `@name value` in comment lines of `text`: (offset of `@`, name, value up to the end of
+/// the line, without a closing `*/`). Only `//` and `/* */` comment text is scanned.
+fn scan_tags(text: &str) -> Vec<(usize, &str, &str)> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    let mut in_block = false;
+    for line in text.split_inclusive('\n') {
+        let body_start = if in_block {
+            Some(0)
+        } else {
+            comment_start(line)
+        };
+        if let Some(start) = body_start {
+            let body = &line[start..];
+            in_block = body_opens_block(body, in_block);
+            let mut search = 0;
+            while let Some(i) = body[search..].find('@') {
+                let at = search + i;
+                search = at + 1;
+                if at > 0
+                    && !body[..at].ends_with(|c: char| c.is_whitespace() || c == '/' || c == '*')
+                {
+                    continue; // part of a word, e.g. an email address
+                }
+                let name_len = body[at + 1..]
+                    .find(|c: char| !c.is_ascii_alphabetic())
+                    .unwrap_or(body.len() - at - 1);
+                if name_len == 0 {
+                    continue;
+                }
+                let name = &body[at + 1..at + 1 + name_len];
+                let rest = &body[at + 1 + name_len..];
+                let mut value = rest.trim_end_matches(['\n', '\r']);
+                if let Some(i) = value.find("*/") {
+                    value = &value[..i];
+                }
+                out.push((offset + start + at, name, value.trim_end()));
+                break; // one tag per line; the value runs to the line's end
+            }
+        } else {
+            in_block = false;
+        }
+        offset += line.len();
+    }
+    out
+}
+
+/// Where the comment text of a line starts, if the line has a comment outside a string.
+fn comment_start(line: &str) -> Option<usize> {
+    let mut in_string: Option<char> = None;
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i] as char;
+        match in_string {
+            Some(_) if c == '\\' => i += 1,
+            Some(q) if c == q => in_string = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => in_string = Some(c),
+            None if c == '/' && matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
+                return Some(i);
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether a block comment is still open at the end of `body`.
+fn body_opens_block(body: &str, mut open: bool) -> bool {
+    let mut rest = body;
+    loop {
+        if open {
+            match rest.find("*/") {
+                Some(i) => {
+                    open = false;
+                    rest = &rest[i + 2..];
+                }
+                None => return true,
+            }
+        } else {
+            match (rest.find("/*"), rest.find("//")) {
+                (Some(b), line) if line.is_none_or(|l| b < l) => {
+                    open = true;
+                    rest = &rest[b + 2..];
+                }
+                _ => return false,
+            }
+        }
+    }
+}
+
+type TagError = (String, String);
+
+fn parse_tag(name: &str, value: &str) -> Result<Tag, TagError> {
+    let count = |value: &str| {
+        value.parse::<u64>().map_err(|_| {
+            (
+                format!("`@{name}` needs a whole number, found `{value}`"),
+                format!("write e.g. `@{name} 1`, one tag per line"),
+            )
+        })
+    };
+    let number = |value: &str| {
+        value
+            .parse::<f64>()
+            .ok()
+            .filter(|n| n.is_finite())
+            .ok_or_else(|| {
+                (
+                    format!("`@{name}` needs a number, found `{value}`"),
+                    format!("write e.g. `@{name} 0`, one tag per line"),
+                )
+            })
+    };
+    Ok(match name {
+        "minLength" => Tag::MinLength(count(value)?),
+        "maxLength" => Tag::MaxLength(count(value)?),
+        "minItems" => Tag::MinItems(count(value)?),
+        "maxItems" => Tag::MaxItems(count(value)?),
+        "minimum" => Tag::Minimum(number(value)?),
+        "maximum" => Tag::Maximum(number(value)?),
+        "pattern" => {
+            if value.is_empty() {
+                return Err((
+                    "`@pattern` needs a regular expression".to_owned(),
+                    "write e.g. `@pattern ^[a-z]+$`".to_owned(),
+                ));
+            }
+            if let Err(e) = regex::Regex::new(value) {
+                let first = e.to_string();
+                let first = first.lines().last().unwrap_or_default().trim().to_owned();
+                return Err((
+                    format!("`@pattern` is not a valid regular expression: {first}"),
+                    "the syntax is the Rust `regex` crate's (no look-around, no backreferences)"
+                        .to_owned(),
+                ));
+            }
+            Tag::Pattern(value.to_owned())
+        }
+        "format" => {
+            if !FORMATS.contains(&value) {
+                return Err((
+                    format!("unknown `@format` `{value}`"),
+                    format!("known formats: {}", FORMATS.join(", ")),
+                ));
+            }
+            Tag::Format(value.to_owned())
+        }
+        _ => unreachable!("only names from TAG_NAMES reach parse_tag"),
+    })
+}
+
+/// Whether a tag makes sense on a field of this type.
+fn fits(tag: &Tag, field: &FieldDescriptor) -> Result<(), TagError> {
+    let element = if field.is_map() {
+        match field.kind() {
+            Kind::Message(entry) => entry.map_entry_value_field().kind(),
+            other => other,
+        }
+    } else {
+        field.kind()
+    };
+    let is_string = matches!(element, Kind::String);
+    let is_number = matches!(
+        element,
+        Kind::Double
+            | Kind::Float
+            | Kind::Int32
+            | Kind::Int64
+            | Kind::Uint32
+            | Kind::Uint64
+            | Kind::Sint32
+            | Kind::Sint64
+            | Kind::Fixed32
+            | Kind::Fixed64
+            | Kind::Sfixed32
+            | Kind::Sfixed64
+    );
+    let name = tag_name(tag);
+    let (ok, wants) = match tag {
+        Tag::MinLength(_) | Tag::MaxLength(_) | Tag::Pattern(_) | Tag::Format(_) => {
+            (is_string, "a string field")
+        }
+        Tag::Minimum(_) | Tag::Maximum(_) => (is_number, "a numeric field"),
+        Tag::MinItems(_) | Tag::MaxItems(_) => (field.is_list(), "a repeated field"),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err((
+            format!("`@{name}` does not apply to field `{}`", field.name()),
+            format!("`@{name}` needs {wants}"),
+        ))
+    }
+}
+
+/// The tag's name as written in comments.
+pub fn tag_name(tag: &Tag) -> &'static str {
+    match tag {
+        Tag::MinLength(_) => "minLength",
+        Tag::MaxLength(_) => "maxLength",
+        Tag::Pattern(_) => "pattern",
+        Tag::Minimum(_) => "minimum",
+        Tag::Maximum(_) => "maximum",
+        Tag::MinItems(_) => "minItems",
+        Tag::MaxItems(_) => "maxItems",
+        Tag::Format(_) => "format",
+    }
+}
+
+/// Which bound a tag sets: (the pair it belongs to, whether it is the upper one, its value).
+fn bound(tag: &Tag) -> Option<(u8, bool, f64)> {
+    Some(match tag {
+        Tag::MinLength(n) => (0, false, *n as f64),
+        Tag::MaxLength(n) => (0, true, *n as f64),
+        Tag::Minimum(n) => (1, false, *n),
+        Tag::Maximum(n) => (1, true, *n),
+        Tag::MinItems(n) => (2, false, *n as f64),
+        Tag::MaxItems(n) => (2, true, *n as f64),
+        Tag::Pattern(_) | Tag::Format(_) => return None,
+    })
+}
+
+/// A lower bound above its upper bound can never be met; say so at the upper bound.
+fn check_bounds(tags: &[Constraint], source: &SourceFile, errors: &mut SpecErrors) {
+    for hi in tags {
+        let Some((pair, true, hi_value)) = bound(&hi.tag) else {
+            continue;
+        };
+        for lo in tags {
+            if let Some((p, false, lo_value)) = bound(&lo.tag)
+                && p == pair
+                && lo_value > hi_value
+            {
+                errors.push(
+                    SpecError::at(
+                        source,
+                        hi.span,
+                        format!(
+                            "`@{}` {hi_value} is below `@{}` {lo_value}",
+                            tag_name(&hi.tag),
+                            tag_name(&lo.tag)
+                        ),
+                    )
+                    .with_help("no value can satisfy both"),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_found_in_line_and_block_comments() {
+        let text = "  // The id. @minLength 1\n  /* @pattern ^a+$ */\n  // mail me@host.org\n";
+        let tags: Vec<_> = scan_tags(text)
+            .into_iter()
+            .map(|(o, n, v)| (&text[o..o + 1], n, v))
+            .collect();
+        assert_eq!(
+            tags,
+            vec![("@", "minLength", " 1"), ("@", "pattern", " ^a+$")]
+        );
+    }
+
+    #[test]
+    fn bad_values_are_reported() {
+        assert!(parse_tag("minLength", "x").is_err());
+        assert!(parse_tag("format", "email").is_err());
+        assert!(parse_tag("pattern", "(").is_err());
+        assert_eq!(parse_tag("maximum", "2.5"), Ok(Tag::Maximum(2.5)));
+    }
+}

@@ -1,0 +1,606 @@
+//! TypeScript loader: parses `messages.ts` with oxc and turns its interfaces and type aliases
+//! into IR types, collecting every unsupported construct as a located diagnostic.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use oxc_allocator::Allocator;
+use oxc_ast::ast::{
+    Comment, Declaration, Statement, TSInterfaceDeclaration, TSLiteral, TSSignature,
+    TSTupleElement, TSType, TSTypeAliasDeclaration, TSTypeName,
+};
+use oxc_parser::Parser;
+use oxc_span::{GetSpan, SourceType, Span};
+
+use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::front::jsdoc::{self, DocComment};
+use crate::ir::{Field, Origin, Ty, TypeDef, TypeKind, Variant};
+use crate::naming::pascal_case;
+
+/// Names the loader understands without a declaration.
+const BUILTIN_INTEGER: &str = "integer";
+
+/// Parses `file` (relative name `rel`) into named IR types.
+pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
+    let allocator = Allocator::default();
+    let parsed = Parser::new(&allocator, &file.text, SourceType::ts()).parse();
+    let mut errors = SpecErrors::default();
+    for d in &parsed.diagnostics {
+        let span = d
+            .labels
+            .first()
+            .map_or((0, 0), |l| (l.offset() as usize, l.len() as usize));
+        let mut e = SpecError::at(
+            file,
+            span,
+            format!("TypeScript syntax error: {}", d.message),
+        );
+        if let Some(help) = &d.help {
+            e = e.with_help(help.to_string());
+        }
+        errors.push(e);
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut loader = Loader {
+        file,
+        rel,
+        docs: jsdoc_by_target(&parsed.program.comments, &file.text),
+        declared: BTreeSet::new(),
+        types: BTreeMap::new(),
+        literal_fields: HashMap::new(),
+        unions: Vec::new(),
+        errors,
+    };
+    let decls = loader.declarations(&parsed.program.body);
+    for d in &decls {
+        let (name, span) = match d {
+            Decl::Interface(i) => (i.id.name.as_str(), i.id.span),
+            Decl::Alias(a) => (a.id.name.as_str(), a.id.span),
+        };
+        if name == BUILTIN_INTEGER {
+            continue;
+        }
+        if !loader.declared.insert(name.to_owned()) {
+            loader.error(span, format!("`{name}` is declared twice"));
+        }
+    }
+    for d in &decls {
+        match d {
+            Decl::Interface(i) => loader.interface(i),
+            Decl::Alias(a) if a.id.name.as_str() != BUILTIN_INTEGER => loader.alias(a),
+            Decl::Alias(_) => {}
+        }
+    }
+    loader.resolve_unions();
+    let Loader { types, errors, .. } = loader;
+    errors.finish(types)
+}
+
+enum Decl<'r, 'a> {
+    Interface(&'r TSInterfaceDeclaration<'a>),
+    Alias(&'r TSTypeAliasDeclaration<'a>),
+}
+
+/// A union of interfaces waiting for every member to be loaded before its tag is chosen.
+struct PendingUnion {
+    name: String,
+    members: Vec<(String, Span)>,
+    span: Span,
+    /// Tags on the alias, kept in case it turns out to be a plain alias.
+    constraints: crate::ir::Constraints,
+}
+
+struct Loader<'f> {
+    file: &'f SourceFile,
+    rel: &'f str,
+    /// JSDoc text by the start offset of the node it documents.
+    docs: HashMap<u32, String>,
+    declared: BTreeSet<String>,
+    types: BTreeMap<String, TypeDef>,
+    /// (interface, field) -> the string literal the field is fixed to.
+    literal_fields: HashMap<(String, String), String>,
+    unions: Vec<PendingUnion>,
+    errors: SpecErrors,
+}
+
+impl<'f> Loader<'f> {
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.errors.push(SpecError::at(
+            self.file,
+            (span.start as usize, span.size() as usize),
+            message,
+        ));
+    }
+
+    fn origin(&self, span: Span) -> Origin {
+        Origin {
+            file: self.rel.to_owned(),
+            line: self.file.line_of(span.start as usize),
+        }
+    }
+
+    fn doc(&mut self, node_start: u32) -> DocComment {
+        let Some(text) = self.docs.get(&node_start).cloned() else {
+            return DocComment::default();
+        };
+        match jsdoc::parse(&text) {
+            Ok(doc) => doc,
+            Err(message) => {
+                self.error(Span::new(node_start, node_start + 1), message);
+                DocComment::default()
+            }
+        }
+    }
+
+    fn declarations<'r, 'a>(&mut self, body: &'r [Statement<'a>]) -> Vec<Decl<'r, 'a>> {
+        let mut out = Vec::new();
+        for stmt in body {
+            match stmt {
+                Statement::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
+                Statement::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
+                Statement::ExportDeclaration(e) => match &e.declaration {
+                    Declaration::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
+                    Declaration::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
+                    _ => self.error(e.span, "only interfaces and type aliases may be exported"),
+                },
+                other => self.error(
+                    other.span(),
+                    "messages.ts may contain only interfaces and type aliases",
+                ),
+            }
+        }
+        out
+    }
+
+    fn add(&mut self, name: &str, doc: String, span: Span, kind: TypeKind) {
+        let def = TypeDef {
+            name: name.to_owned(),
+            doc,
+            origin: self.origin(span),
+            kind,
+        };
+        if self.types.insert(name.to_owned(), def).is_some() {
+            self.error(
+                span,
+                format!("the generated type name `{name}` clashes with another type"),
+            );
+        }
+    }
+
+    fn interface(&mut self, i: &TSInterfaceDeclaration<'_>) {
+        let name = i.id.name.as_str().to_owned();
+        if i.type_parameters.is_some() || !i.extends.is_empty() {
+            self.error(i.span, "generic or extending interfaces are not supported");
+        }
+        let doc = self.doc(i.span.start);
+        let fields = self.members(&name, &i.body.body);
+        self.add(&name, doc.text, i.id.span, TypeKind::Struct(fields));
+    }
+
+    /// Fields of an interface or inline object type named `owner`.
+    fn members(&mut self, owner: &str, members: &[TSSignature<'_>]) -> Vec<Field> {
+        let mut fields: Vec<Field> = Vec::new();
+        for m in members {
+            let TSSignature::TSPropertySignature(p) = m else {
+                self.error(
+                    m.span(),
+                    "only plain properties are supported in an interface",
+                );
+                continue;
+            };
+            let Some(key) = p.key.static_name() else {
+                self.error(p.span, "computed property names are not supported");
+                continue;
+            };
+            let key = key.to_string();
+            if fields.iter().any(|f| f.name == key) {
+                self.error(p.span, format!("field `{key}` appears twice"));
+                continue;
+            }
+            let Some(ann) = &p.type_annotation else {
+                self.error(p.span, format!("field `{key}` has no type"));
+                continue;
+            };
+            let doc = self.doc(p.span.start);
+            let context = format!("{owner}{}", pascal_case(&key));
+            if let Some(lit) = single_string_literal(&ann.type_annotation) {
+                self.literal_fields
+                    .insert((owner.to_owned(), key.clone()), lit.to_owned());
+            }
+            let Some(ty) = self.ty(&ann.type_annotation, &context) else {
+                continue;
+            };
+            fields.push(Field {
+                name: key,
+                ty,
+                optional: p.optional,
+                doc: doc.text,
+                constraints: doc.constraints,
+                origin: self.origin(p.span),
+            });
+        }
+        fields
+    }
+
+    fn alias(&mut self, a: &TSTypeAliasDeclaration<'_>) {
+        let name = a.id.name.as_str().to_owned();
+        if a.type_parameters.is_some() {
+            self.error(a.span, "generic type aliases are not supported");
+        }
+        let doc = self.doc(a.span.start);
+        let ty = strip_parens(&a.type_annotation);
+        // A union of interface references becomes a tagged union once all types are known;
+        // `type A = B` joins it as a one-member union if B has a literal field to dispatch on.
+        let members: Option<Vec<&TSType<'_>>> = match ty {
+            TSType::TSUnionType(u) => Some(u.types.iter().collect()),
+            TSType::TSTypeReference(_) => Some(vec![ty]),
+            _ => None,
+        };
+        if let Some(members) = members {
+            let refs: Option<Vec<(String, Span)>> = members
+                .iter()
+                .map(|t| type_ref_name(strip_parens(t)).map(|n| (n.to_owned(), t.span())))
+                .collect();
+            if let Some(members) = refs
+                && members
+                    .iter()
+                    .all(|(n, _)| self.declared.contains(n) || members.len() > 1)
+                && members.iter().all(|(n, _)| n != BUILTIN_INTEGER)
+            {
+                for (member, span) in &members {
+                    if !self.declared.contains(member) {
+                        self.error(*span, format!("unknown type `{member}`"));
+                    }
+                }
+                self.unions.push(PendingUnion {
+                    name: name.clone(),
+                    members,
+                    span: a.id.span,
+                    constraints: doc.constraints.clone(),
+                });
+                self.types.insert(
+                    name.clone(),
+                    TypeDef {
+                        name: name.clone(),
+                        doc: doc.text,
+                        origin: self.origin(a.id.span),
+                        kind: TypeKind::Union {
+                            tag: String::new(),
+                            variants: Vec::new(),
+                        },
+                    },
+                );
+                return;
+            }
+        }
+        if let Some(values) = string_literals(ty) {
+            self.add(&name, doc.text, a.id.span, TypeKind::Enum(values));
+            return;
+        }
+        if let TSType::TSTypeLiteral(lit) = ty
+            && !is_index_signature(&lit.members)
+        {
+            let fields = self.members(&name, &lit.members);
+            self.add(&name, doc.text, a.id.span, TypeKind::Struct(fields));
+            return;
+        }
+        let Some(target) = self.ty(ty, &name) else {
+            return;
+        };
+        self.add(
+            &name,
+            doc.text,
+            a.id.span,
+            TypeKind::Alias {
+                target,
+                constraints: doc.constraints,
+            },
+        );
+    }
+
+    /// Converts a type expression; inline object and literal types become named types called
+    /// `context`.
+    fn ty(&mut self, t: &TSType<'_>, context: &str) -> Option<Ty> {
+        let t = strip_parens(t);
+        Some(match t {
+            TSType::TSStringKeyword(_) => Ty::String,
+            TSType::TSBooleanKeyword(_) => Ty::Bool,
+            TSType::TSNumberKeyword(_) => Ty::Number,
+            TSType::TSAnyKeyword(_) | TSType::TSUnknownKeyword(_) => Ty::Any,
+            TSType::TSArrayType(a) => Ty::Array(Box::new(
+                self.ty(&a.element_type, &format!("{context}Item"))?,
+            )),
+            TSType::TSTypeReference(r) => {
+                let TSTypeName::IdentifierReference(id) = &r.type_name else {
+                    self.error(r.span, "qualified type names are not supported");
+                    return None;
+                };
+                let name = id.name.as_str();
+                let args: Vec<&TSType<'_>> = r
+                    .type_arguments
+                    .as_ref()
+                    .map(|a| a.params.iter().collect())
+                    .unwrap_or_default();
+                match (name, args.as_slice()) {
+                    ("Array", [elem]) => {
+                        Ty::Array(Box::new(self.ty(elem, &format!("{context}Item"))?))
+                    }
+                    ("Record", [TSType::TSStringKeyword(_), value]) => {
+                        Ty::Map(Box::new(self.ty(value, &format!("{context}Value"))?))
+                    }
+                    (BUILTIN_INTEGER, []) => Ty::Integer,
+                    (_, []) if self.declared.contains(name) => Ty::Named(name.to_owned()),
+                    (_, []) => {
+                        self.error(r.span, format!("unknown type `{name}`"));
+                        return None;
+                    }
+                    _ => {
+                        self.error(r.span, format!("unsupported generic type `{name}<...>`"));
+                        return None;
+                    }
+                }
+            }
+            TSType::TSUnionType(u) => {
+                let non_null: Vec<&TSType<'_>> = u
+                    .types
+                    .iter()
+                    .filter(|t| !matches!(strip_parens(t), TSType::TSNullKeyword(_)))
+                    .collect();
+                let nullable = non_null.len() < u.types.len();
+                let inner = if let Some(values) = literal_values(&non_null) {
+                    self.inline_enum(context, values, t.span())
+                } else if let [single] = non_null.as_slice() {
+                    self.ty(single, context)?
+                } else {
+                    self.error(
+                        u.span,
+                        "unsupported union: name it as a type alias whose members are interfaces sharing a literal field",
+                    );
+                    return None;
+                };
+                if nullable {
+                    Ty::Nullable(Box::new(inner))
+                } else {
+                    inner
+                }
+            }
+            TSType::TSLiteralType(l) => match &l.literal {
+                TSLiteral::StringLiteral(s) => {
+                    self.inline_enum(context, vec![s.value.as_str().to_owned()], l.span)
+                }
+                TSLiteral::BooleanLiteral(b) => Ty::BoolLiteral(b.value),
+                _ => {
+                    self.error(
+                        l.span,
+                        "only string and boolean literal types are supported",
+                    );
+                    return None;
+                }
+            },
+            TSType::TSTypeLiteral(lit) => {
+                if is_index_signature(&lit.members) {
+                    let TSSignature::TSIndexSignature(ix) = &lit.members[0] else {
+                        unreachable!("checked by is_index_signature")
+                    };
+                    let key_is_string = matches!(
+                        ix.parameter.type_annotation.type_annotation,
+                        TSType::TSStringKeyword(_)
+                    );
+                    if !key_is_string {
+                        self.error(ix.span, "index signatures must have string keys");
+                        return None;
+                    }
+                    let value = self.ty(
+                        &ix.type_annotation.type_annotation,
+                        &format!("{context}Value"),
+                    )?;
+                    Ty::Map(Box::new(value))
+                } else {
+                    let fields = self.members(context, &lit.members);
+                    self.add(context, String::new(), lit.span, TypeKind::Struct(fields));
+                    Ty::Named(context.to_owned())
+                }
+            }
+            TSType::TSTupleType(tuple) => {
+                // A one-element tuple is read as "a list of this element"; see spec/README.md.
+                if let [TSTupleElement::TSTypeLiteral(_) | TSTupleElement::TSTypeReference(_)] =
+                    tuple.element_types.as_slice()
+                {
+                    self.error(
+                        tuple.span,
+                        "tuple types are not supported; write `T[]` (with a `Spec note:` if the source document writes a tuple)",
+                    );
+                } else {
+                    self.error(tuple.span, "tuple types are not supported");
+                }
+                return None;
+            }
+            TSType::TSNullKeyword(n) => {
+                self.error(
+                    n.span,
+                    "a bare `null` type is not supported; write `T | null`",
+                );
+                return None;
+            }
+            other => {
+                self.error(other.span(), "unsupported TypeScript type");
+                return None;
+            }
+        })
+    }
+
+    fn inline_enum(&mut self, context: &str, values: Vec<String>, span: Span) -> Ty {
+        self.add(context, String::new(), span, TypeKind::Enum(values));
+        Ty::Named(context.to_owned())
+    }
+
+    fn has_literal_field(&self, name: &str) -> bool {
+        match self.types.get(name) {
+            Some(TypeDef {
+                kind: TypeKind::Struct(fields),
+                ..
+            }) => fields.iter().any(|f| {
+                !f.optional
+                    && self
+                        .literal_fields
+                        .contains_key(&(name.to_owned(), f.name.clone()))
+            }),
+            _ => false,
+        }
+    }
+
+    /// Picks each union's discriminator and strips it from the member structs.
+    fn resolve_unions(&mut self) {
+        let mut stripped: HashMap<String, String> = HashMap::new();
+        for u in std::mem::take(&mut self.unions) {
+            if let [(member, _)] = u.members.as_slice()
+                && !self.has_literal_field(member)
+            {
+                // `type A = B` with nothing to dispatch on is a plain alias.
+                if let Some(def) = self.types.get_mut(&u.name) {
+                    def.kind = TypeKind::Alias {
+                        target: Ty::Named(member.clone()),
+                        constraints: u.constraints.clone(),
+                    };
+                }
+                continue;
+            }
+            let mut candidates: Option<Vec<String>> = None;
+            for (member, span) in &u.members {
+                let Some(TypeDef {
+                    kind: TypeKind::Struct(fields),
+                    ..
+                }) = self.types.get(member)
+                else {
+                    self.error(
+                        *span,
+                        format!("union member `{member}` must be an interface"),
+                    );
+                    candidates = Some(Vec::new());
+                    continue;
+                };
+                let fixed: Vec<String> = fields
+                    .iter()
+                    .filter(|f| !f.optional)
+                    .filter(|f| {
+                        self.literal_fields
+                            .contains_key(&(member.clone(), f.name.clone()))
+                    })
+                    .map(|f| f.name.clone())
+                    .collect();
+                candidates = Some(match candidates {
+                    None => fixed,
+                    Some(prev) => prev.into_iter().filter(|c| fixed.contains(c)).collect(),
+                });
+            }
+            let candidates = candidates.unwrap_or_default();
+            let Some(tag) = candidates.first().cloned() else {
+                self.error(
+                    u.span,
+                    format!(
+                        "union `{}` has no discriminator: its members must share a required string-literal field",
+                        u.name
+                    ),
+                );
+                continue;
+            };
+            let mut variants = Vec::new();
+            for (member, span) in &u.members {
+                let value = self.literal_fields[&(member.clone(), tag.clone())].clone();
+                if variants.iter().any(|v: &Variant| v.value == value) {
+                    self.error(
+                        *span,
+                        format!("two members of `{}` use `{tag}: '{value}'`", u.name),
+                    );
+                }
+                match stripped.get(member) {
+                    Some(prev) if *prev != tag => self.error(
+                        *span,
+                        format!("`{member}` is in unions with different discriminators (`{prev}`, `{tag}`)"),
+                    ),
+                    Some(_) => {}
+                    None => {
+                        stripped.insert(member.clone(), tag.clone());
+                        if let Some(TypeDef {
+                            kind: TypeKind::Struct(fields),
+                            ..
+                        }) = self.types.get_mut(member)
+                        {
+                            fields.retain(|f| f.name != tag);
+                        }
+                        self.types.remove(&format!("{member}{}", pascal_case(&tag)));
+                    }
+                }
+                variants.push(Variant {
+                    value,
+                    type_name: member.clone(),
+                });
+            }
+            if let Some(def) = self.types.get_mut(&u.name) {
+                def.kind = TypeKind::Union { tag, variants };
+            }
+        }
+    }
+}
+
+fn strip_parens<'r, 'a>(t: &'r TSType<'a>) -> &'r TSType<'a> {
+    match t {
+        TSType::TSParenthesizedType(p) => strip_parens(&p.type_annotation),
+        other => other,
+    }
+}
+
+fn type_ref_name<'r>(t: &'r TSType<'_>) -> Option<&'r str> {
+    match t {
+        TSType::TSTypeReference(r) if r.type_arguments.is_none() => match &r.type_name {
+            TSTypeName::IdentifierReference(id) => Some(id.name.as_str()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn single_string_literal<'r>(t: &'r TSType<'_>) -> Option<&'r str> {
+    match strip_parens(t) {
+        TSType::TSLiteralType(l) => match &l.literal {
+            TSLiteral::StringLiteral(s) => Some(s.value.as_str()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The values of a union made only of string literals.
+fn string_literals(t: &TSType<'_>) -> Option<Vec<String>> {
+    match t {
+        TSType::TSUnionType(u) => literal_values(&u.types.iter().collect::<Vec<_>>()),
+        _ => None,
+    }
+}
+
+fn literal_values(types: &[&TSType<'_>]) -> Option<Vec<String>> {
+    if types.len() < 2 {
+        return None;
+    }
+    types
+        .iter()
+        .map(|t| single_string_literal(t).map(str::to_owned))
+        .collect()
+}
+
+fn is_index_signature(members: &[TSSignature<'_>]) -> bool {
+    matches!(members, [TSSignature::TSIndexSignature(_)])
+}
+
+/// Maps each JSDoc comment to the start offset of the node it is attached to.
+fn jsdoc_by_target(comments: &[Comment], text: &str) -> HashMap<u32, String> {
+    comments
+        .iter()
+        .filter(|c| c.is_jsdoc())
+        .map(|c| {
+            let raw = &text[c.span.start as usize..c.span.end as usize];
+            (c.attached_to, raw.to_owned())
+        })
+        .collect()
+}

@@ -1,0 +1,257 @@
+//! The format-neutral intermediate representation every loader produces and every emitter
+//! reads: plain data, types keyed by name in a `BTreeMap` so output order never depends on
+//! the order of discovery.
+
+use std::collections::BTreeMap;
+
+/// Where something was declared, for diagnostics and for the drift check's `file:line`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// Path of the spec file, relative to the spec folder (e.g. `messages.ts`).
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+}
+
+/// One protocol: everything one `spec/<module>/` folder declares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Protocol {
+    /// The Rust module name (the folder name).
+    pub module: String,
+    pub title: String,
+    pub summary: String,
+    pub transport: Transport,
+    pub roles: Vec<String>,
+    /// Every named type of the message file, by name.
+    pub types: BTreeMap<String, TypeDef>,
+    pub channels: Vec<Channel>,
+    /// The message catalogue, in spec order.
+    pub messages: Vec<MessageKind>,
+    /// JSON-RPC methods, in spec order (empty for other transports).
+    pub methods: Vec<Method>,
+    /// HTTP routes, in spec order.
+    pub routes: Vec<Route>,
+    /// The types file, relative to the spec folder.
+    pub types_file: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transport {
+    pub kind: String,
+    pub framing: String,
+}
+
+/// One direction of a message stream and the union that carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Channel {
+    pub from: String,
+    pub to: String,
+    pub union: String,
+}
+
+/// One entry of the message catalogue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageKind {
+    /// The discriminator value (or oneof case name).
+    pub kind: String,
+    pub from: String,
+    /// The union member type that carries it.
+    pub type_name: String,
+    pub summary: String,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    Request,
+    Notification,
+}
+
+/// One JSON-RPC method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Method {
+    pub name: String,
+    pub call: Call,
+    pub from: String,
+    /// The params type; `None` when the method takes none.
+    pub params: Option<String>,
+    /// The result type of a request; `None` when the result is JSON `null`.
+    pub result: Option<String>,
+    pub summary: String,
+    pub origin: Origin,
+}
+
+/// One HTTP route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    pub name: String,
+    pub method: String,
+    pub path: String,
+    pub from: String,
+    pub to: String,
+    pub path_params: BTreeMap<String, String>,
+    pub body: Body,
+    pub responses: Vec<HttpResponse>,
+    pub timeout_ms: Option<u64>,
+    pub retries: Option<u32>,
+    pub summary: String,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    None,
+    Json(String),
+    /// A raw text body; the string names its media (e.g. `markdown`).
+    Text(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub body: Body,
+    pub when: String,
+}
+
+/// A named type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeDef {
+    pub name: String,
+    pub doc: String,
+    pub origin: Origin,
+    pub kind: TypeKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeKind {
+    Struct(Vec<Field>),
+    /// A set of string literals.
+    Enum(Vec<String>),
+    /// An internally tagged union: the discriminator field and, per value, the member struct.
+    Union {
+        tag: String,
+        variants: Vec<Variant>,
+    },
+    /// `type A = B`; a newtype when it carries constraints, a plain alias otherwise.
+    Alias {
+        target: Ty,
+        constraints: Constraints,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// The discriminator value.
+    pub value: String,
+    /// The member struct (its discriminator field is dropped from the struct).
+    pub type_name: String,
+}
+
+/// A field of a struct.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The JSON key.
+    pub name: String,
+    pub ty: Ty,
+    /// `name?:` — the key may be absent.
+    pub optional: bool,
+    pub doc: String,
+    pub constraints: Constraints,
+    pub origin: Origin,
+}
+
+/// A type expression.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ty {
+    String,
+    Bool,
+    /// TypeScript `number`: a float that keeps whole values whole on the wire.
+    Number,
+    /// The built-in `integer`.
+    Integer,
+    /// `any` / `unknown`.
+    Any,
+    /// A lone `true` or `false` literal type.
+    BoolLiteral(bool),
+    Array(Box<Ty>),
+    /// `{[key: string]: T}`.
+    Map(Box<Ty>),
+    /// `T | null`.
+    Nullable(Box<Ty>),
+    Named(String),
+}
+
+impl Ty {
+    /// Whether JSON `null` is a value of this type.
+    pub fn admits_null(&self) -> bool {
+        matches!(self, Ty::Any | Ty::Nullable(_))
+    }
+}
+
+/// Constraints beyond the type, from JSDoc or proto comment tags.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Constraints {
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<String>,
+    pub minimum: Option<f64>,
+    pub maximum: Option<f64>,
+    pub min_items: Option<u64>,
+    pub max_items: Option<u64>,
+    pub format: Option<String>,
+    /// The receiver trims the value before checking it.
+    pub trim: bool,
+}
+
+impl Constraints {
+    pub fn is_empty(&self) -> bool {
+        *self == Constraints::default()
+    }
+
+    /// How many rules these constraints add (what the gen summary counts).
+    pub fn rule_count(&self) -> usize {
+        [
+            self.min_length.is_some(),
+            self.max_length.is_some(),
+            self.pattern.is_some(),
+            self.minimum.is_some(),
+            self.maximum.is_some(),
+            self.min_items.is_some(),
+            self.max_items.is_some(),
+            self.format.is_some(),
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count()
+    }
+}
+
+/// The formats `@format` accepts; anything else is a spec error.
+pub const FORMATS: &[&str] = &["uri", "date-time", "uuid"];
+
+impl Protocol {
+    /// The channel leaving `role`, if any.
+    pub fn channel_from(&self, role: &str) -> Option<&Channel> {
+        self.channels.iter().find(|c| c.from == role)
+    }
+
+    /// Members of a union, if `name` is one.
+    pub fn union_variants(&self, name: &str) -> Option<(&str, &[Variant])> {
+        match &self.types.get(name)?.kind {
+            TypeKind::Union { tag, variants } => Some((tag, variants)),
+            _ => None,
+        }
+    }
+
+    /// Total number of constraint rules over every type (for the gen summary).
+    pub fn rule_count(&self) -> usize {
+        self.types
+            .values()
+            .map(|t| match &t.kind {
+                TypeKind::Struct(fields) => fields.iter().map(|f| f.constraints.rule_count()).sum(),
+                TypeKind::Alias { constraints, .. } => constraints.rule_count(),
+                _ => 0,
+            })
+            .sum()
+    }
+}

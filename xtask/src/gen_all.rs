@@ -1,0 +1,171 @@
+//! Regenerates every protocol under `spec/` into `generated/`, writing only files whose
+//! contents changed, or (check mode) reporting each stale file.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use agentwire_codegen::{OutputFile, SpecErrors, generate, generate::lib_rs};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Write,
+    Check,
+}
+
+#[derive(Debug, Default)]
+pub struct Report {
+    pub summaries: Vec<String>,
+    pub changed: Vec<PathBuf>,
+}
+
+#[derive(Debug)]
+pub enum Error {
+    Spec(Vec<(PathBuf, SpecErrors)>),
+    Stale(Vec<PathBuf>),
+    Io(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Spec(all) => {
+                for (dir, errors) in all {
+                    writeln!(f, "spec errors in {}:", dir.display())?;
+                    for e in &errors.errors {
+                        writeln!(f, "  {}", e.one_line())?;
+                    }
+                }
+                Ok(())
+            }
+            Error::Stale(paths) => {
+                for p in paths {
+                    writeln!(f, "stale: {}", p.display())?;
+                }
+                write!(
+                    f,
+                    "generated/ is out of date with spec/: run `cargo xtask gen`"
+                )
+            }
+            Error::Io(e) => f.write_str(e),
+        }
+    }
+}
+
+/// The workspace root (the parent of the xtask crate).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives inside the workspace")
+        .to_path_buf()
+}
+
+/// Every spec folder, sorted by name so output order is stable.
+fn spec_dirs(root: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("spec"))
+        .map_err(|e| Error::Io(format!("cannot list spec/: {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("protocol.yaml").is_file())
+        .collect();
+    dirs.sort();
+    Ok(dirs)
+}
+
+pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
+    let mut report = Report::default();
+    let mut files: Vec<OutputFile> = Vec::new();
+    let mut modules = Vec::new();
+    let mut spec_errors = Vec::new();
+    for dir in spec_dirs(root)? {
+        match generate(&dir) {
+            Ok(g) => {
+                report.summaries.push(g.summary.clone());
+                modules.push((g.module.clone(), g.spec.protocol.title.clone()));
+                files.extend(g.files);
+            }
+            Err(e) => spec_errors.push((dir, e)),
+        }
+    }
+    if !spec_errors.is_empty() {
+        return Err(Error::Spec(spec_errors));
+    }
+    files.push(OutputFile {
+        path: "src/lib.rs".to_owned(),
+        contents: lib_rs(&modules),
+    });
+    let generated = root.join("generated");
+    let mut stale = Vec::new();
+    for file in &files {
+        let path = generated.join(&file.path);
+        let current = std::fs::read_to_string(&path).ok();
+        if current.as_deref() == Some(file.contents.as_str()) {
+            continue;
+        }
+        match mode {
+            Mode::Check => stale.push(path),
+            Mode::Write => {
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| {
+                        Error::Io(format!("cannot create {}: {e}", parent.display()))
+                    })?;
+                }
+                std::fs::write(&path, &file.contents)
+                    .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+                report.changed.push(path);
+            }
+        }
+    }
+    // Files no generator produces any more are stale too (a removed protocol).
+    for path in existing_generated(&generated) {
+        let rel = path
+            .strip_prefix(&generated)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        if !files.iter().any(|f| f.path == rel) {
+            match mode {
+                Mode::Check => stale.push(path),
+                Mode::Write => {
+                    std::fs::remove_file(&path)
+                        .map_err(|e| Error::Io(format!("cannot remove {}: {e}", path.display())))?;
+                    report.changed.push(path);
+                }
+            }
+        }
+    }
+    if !stale.is_empty() {
+        return Err(Error::Stale(stale));
+    }
+    Ok(report)
+}
+
+/// Generated files on disk: everything under `generated/src` and `generated/schemas`.
+fn existing_generated(generated: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![generated.join("src"), generated.join("schemas")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `cargo test` fails when someone edits spec/ without regenerating.
+    #[test]
+    fn generated_code_is_fresh() {
+        if let Err(e) = run(&workspace_root(), Mode::Check) {
+            panic!("{e}");
+        }
+    }
+}
