@@ -1544,3 +1544,172 @@ impl ServerMessage {
             .expect("generated messages always serialize")
     }
 }
+/// Decodes and validates a value of the type named `type_name`, returning it as the
+/// typed code re-encodes it; `None` when the protocol has no such type.
+pub fn decode_type(
+    type_name: &str,
+    json: &str,
+) -> Option<
+    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
+> {
+    Some(
+        match type_name {
+            "AgentFinishedMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<AgentFinishedMessage>(json)
+            }
+            "AgentFinishedMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    AgentFinishedMessagePayload,
+                >(json)
+            }
+            "ApplyPatchCommand" => {
+                ::agentwire_runtime::dynamic::reencode::<ApplyPatchCommand>(json)
+            }
+            "ApprovalRequestMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ApprovalRequestMessage>(json)
+            }
+            "ApprovalRequestMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    ApprovalRequestMessagePayload,
+                >(json)
+            }
+            "ApprovalResponseMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ApprovalResponseMessage>(json)
+            }
+            "ApprovalResponseMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    ApprovalResponseMessagePayload,
+                >(json)
+            }
+            "ClientMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ClientMessage>(json)
+            }
+            "ContentItem" => ::agentwire_runtime::dynamic::reencode::<ContentItem>(json),
+            "ContentItemType" => {
+                ::agentwire_runtime::dynamic::reencode::<ContentItemType>(json)
+            }
+            "ContextCompactedMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ContextCompactedMessage>(json)
+            }
+            "ContextCompactedMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    ContextCompactedMessagePayload,
+                >(json)
+            }
+            "ContextInfoMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ContextInfoMessage>(json)
+            }
+            "ContextInfoMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<ContextInfoMessagePayload>(json)
+            }
+            "ErrorMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ErrorMessage>(json)
+            }
+            "ErrorMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<ErrorMessagePayload>(json)
+            }
+            "FunctionCallItem" => {
+                ::agentwire_runtime::dynamic::reencode::<FunctionCallItem>(json)
+            }
+            "FunctionCallOutputItem" => {
+                ::agentwire_runtime::dynamic::reencode::<FunctionCallOutputItem>(json)
+            }
+            "GetContextInfoMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<GetContextInfoMessage>(json)
+            }
+            "GetContextInfoMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    GetContextInfoMessagePayload,
+                >(json)
+            }
+            "LoadingStateMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<LoadingStateMessage>(json)
+            }
+            "LoadingStateMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    LoadingStateMessagePayload,
+                >(json)
+            }
+            "LocalShellCallItem" => {
+                ::agentwire_runtime::dynamic::reencode::<LocalShellCallItem>(json)
+            }
+            "LocalShellCallItemAction" => {
+                ::agentwire_runtime::dynamic::reencode::<LocalShellCallItemAction>(json)
+            }
+            "LocalShellCallOutputItem" => {
+                ::agentwire_runtime::dynamic::reencode::<LocalShellCallOutputItem>(json)
+            }
+            "LocalShellCallStatus" => {
+                ::agentwire_runtime::dynamic::reencode::<LocalShellCallStatus>(json)
+            }
+            "ManualCompactMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ManualCompactMessage>(json)
+            }
+            "ManualCompactMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    ManualCompactMessagePayload,
+                >(json)
+            }
+            "MessageItem" => ::agentwire_runtime::dynamic::reencode::<MessageItem>(json),
+            "MessageRole" => ::agentwire_runtime::dynamic::reencode::<MessageRole>(json),
+            "ReasoningItem" => {
+                ::agentwire_runtime::dynamic::reencode::<ReasoningItem>(json)
+            }
+            "ResponseInputItem" => {
+                ::agentwire_runtime::dynamic::reencode::<ResponseInputItem>(json)
+            }
+            "ResponseInputItemType" => {
+                ::agentwire_runtime::dynamic::reencode::<ResponseInputItemType>(json)
+            }
+            "ResponseItem" => {
+                ::agentwire_runtime::dynamic::reencode::<ResponseItem>(json)
+            }
+            "ResponseItemMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ResponseItemMessage>(json)
+            }
+            "ReviewDecision" => {
+                ::agentwire_runtime::dynamic::reencode::<ReviewDecision>(json)
+            }
+            "ServerMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ServerMessage>(json)
+            }
+            "UserInputMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<UserInputMessage>(json)
+            }
+            "UserInputMessagePayload" => {
+                ::agentwire_runtime::dynamic::reencode::<UserInputMessagePayload>(json)
+            }
+            _ => return None,
+        },
+    )
+}
+/// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
+/// when `from` sends no messages in this protocol.
+pub fn decode_message(
+    from: &str,
+    json: &str,
+) -> Option<
+    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
+> {
+    match from {
+        "client" => {
+            Some(
+                ClientMessage::from_json(json)
+                    .map(|m| {
+                        ::agentwire_runtime::serde_json::to_value(&m)
+                            .expect("generated messages always serialize")
+                    }),
+            )
+        }
+        "server" => {
+            Some(
+                ServerMessage::from_json(json)
+                    .map(|m| {
+                        ::agentwire_runtime::serde_json::to_value(&m)
+                            .expect("generated messages always serialize")
+                    }),
+            )
+        }
+        _ => None,
+    }
+}

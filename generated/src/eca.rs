@@ -2607,3 +2607,281 @@ pub type ServerMessage = ::agentwire_runtime::jsonrpc::Message<
     ::agentwire_runtime::jsonrpc::NoMethods,
     ServerNotification,
 >;
+/// Decodes and validates a value of the type named `type_name`, returning it as the
+/// typed code re-encodes it; `None` when the protocol has no such type.
+pub fn decode_type(
+    type_name: &str,
+    json: &str,
+) -> Option<
+    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
+> {
+    Some(
+        match type_name {
+            "ChatBehavior" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatBehavior>(json)
+            }
+            "ChatCommand" => ::agentwire_runtime::dynamic::reencode::<ChatCommand>(json),
+            "ChatCommandArgument" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatCommandArgument>(json)
+            }
+            "ChatCommandType" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatCommandType>(json)
+            }
+            "ChatContent" => ::agentwire_runtime::dynamic::reencode::<ChatContent>(json),
+            "ChatContentReceivedParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatContentReceivedParams>(json)
+            }
+            "ChatContentReceivedParamsRole" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    ChatContentReceivedParamsRole,
+                >(json)
+            }
+            "ChatContext" => ::agentwire_runtime::dynamic::reencode::<ChatContext>(json),
+            "ChatDeleteParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatDeleteParams>(json)
+            }
+            "ChatDeleteResponse" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatDeleteResponse>(json)
+            }
+            "ChatModel" => ::agentwire_runtime::dynamic::reencode::<ChatModel>(json),
+            "ChatPromptParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatPromptParams>(json)
+            }
+            "ChatPromptResponse" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatPromptResponse>(json)
+            }
+            "ChatPromptResponseStatus" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatPromptResponseStatus>(json)
+            }
+            "ChatPromptStopParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatPromptStopParams>(json)
+            }
+            "ChatQueryCommandsParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatQueryCommandsParams>(json)
+            }
+            "ChatQueryCommandsResponse" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatQueryCommandsResponse>(json)
+            }
+            "ChatQueryContextParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatQueryContextParams>(json)
+            }
+            "ChatQueryContextResponse" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatQueryContextResponse>(json)
+            }
+            "ChatToolCallApproveParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatToolCallApproveParams>(json)
+            }
+            "ChatToolCallRejectParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatToolCallRejectParams>(json)
+            }
+            "ClientCapabilities" => {
+                ::agentwire_runtime::dynamic::reencode::<ClientCapabilities>(json)
+            }
+            "ClientCapabilitiesCodeAssistant" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    ClientCapabilitiesCodeAssistant,
+                >(json)
+            }
+            "DirectoryContext" => {
+                ::agentwire_runtime::dynamic::reencode::<DirectoryContext>(json)
+            }
+            "EcaServerUpdatedParams" => {
+                ::agentwire_runtime::dynamic::reencode::<EcaServerUpdatedParams>(json)
+            }
+            "EcaServerUpdatedParamsName" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    EcaServerUpdatedParamsName,
+                >(json)
+            }
+            "EcaServerUpdatedParamsStatus" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    EcaServerUpdatedParamsStatus,
+                >(json)
+            }
+            "FileChangeDetails" => {
+                ::agentwire_runtime::dynamic::reencode::<FileChangeDetails>(json)
+            }
+            "FileContext" => ::agentwire_runtime::dynamic::reencode::<FileContext>(json),
+            "InitializeParams" => {
+                ::agentwire_runtime::dynamic::reencode::<InitializeParams>(json)
+            }
+            "InitializeParamsClientInfo" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    InitializeParamsClientInfo,
+                >(json)
+            }
+            "InitializeParamsInitializationOptions" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    InitializeParamsInitializationOptions,
+                >(json)
+            }
+            "InitializeResponse" => {
+                ::agentwire_runtime::dynamic::reencode::<InitializeResponse>(json)
+            }
+            "InitializedParams" => {
+                ::agentwire_runtime::dynamic::reencode::<InitializedParams>(json)
+            }
+            "LinesRange" => ::agentwire_runtime::dynamic::reencode::<LinesRange>(json),
+            "MCPServerUpdatedParams" => {
+                ::agentwire_runtime::dynamic::reencode::<MCPServerUpdatedParams>(json)
+            }
+            "MCPServerUpdatedParamsStatus" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    MCPServerUpdatedParamsStatus,
+                >(json)
+            }
+            "MCPStartServerParams" => {
+                ::agentwire_runtime::dynamic::reencode::<MCPStartServerParams>(json)
+            }
+            "MCPStopServerParams" => {
+                ::agentwire_runtime::dynamic::reencode::<MCPStopServerParams>(json)
+            }
+            "McpResourceContext" => {
+                ::agentwire_runtime::dynamic::reencode::<McpResourceContext>(json)
+            }
+            "MessageType" => ::agentwire_runtime::dynamic::reencode::<MessageType>(json),
+            "ProgressContent" => {
+                ::agentwire_runtime::dynamic::reencode::<ProgressContent>(json)
+            }
+            "ProgressContentState" => {
+                ::agentwire_runtime::dynamic::reencode::<ProgressContentState>(json)
+            }
+            "ReasonFinishedContent" => {
+                ::agentwire_runtime::dynamic::reencode::<ReasonFinishedContent>(json)
+            }
+            "ReasonStartedContent" => {
+                ::agentwire_runtime::dynamic::reencode::<ReasonStartedContent>(json)
+            }
+            "ReasonTextContent" => {
+                ::agentwire_runtime::dynamic::reencode::<ReasonTextContent>(json)
+            }
+            "RepoMapContext" => {
+                ::agentwire_runtime::dynamic::reencode::<RepoMapContext>(json)
+            }
+            "ServerTool" => ::agentwire_runtime::dynamic::reencode::<ServerTool>(json),
+            "ShowMessageParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ShowMessageParams>(json)
+            }
+            "TextContent" => ::agentwire_runtime::dynamic::reencode::<TextContent>(json),
+            "ToolCallDetails" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolCallDetails>(json)
+            }
+            "ToolCallOrigin" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolCallOrigin>(json)
+            }
+            "ToolCallOutput" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolCallOutput>(json)
+            }
+            "ToolCallOutputType" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolCallOutputType>(json)
+            }
+            "ToolCallPrepareContent" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolCallPrepareContent>(json)
+            }
+            "ToolCallRejected" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolCallRejected>(json)
+            }
+            "ToolCallRejectedReason" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolCallRejectedReason>(json)
+            }
+            "ToolCallRunContent" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolCallRunContent>(json)
+            }
+            "ToolCalledContent" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolCalledContent>(json)
+            }
+            "ToolServerUpdatedParams" => {
+                ::agentwire_runtime::dynamic::reencode::<ToolServerUpdatedParams>(json)
+            }
+            "URLContent" => ::agentwire_runtime::dynamic::reencode::<URLContent>(json),
+            "UsageContent" => {
+                ::agentwire_runtime::dynamic::reencode::<UsageContent>(json)
+            }
+            "WebContext" => ::agentwire_runtime::dynamic::reencode::<WebContext>(json),
+            "WorkspaceFolder" => {
+                ::agentwire_runtime::dynamic::reencode::<WorkspaceFolder>(json)
+            }
+            _ => return None,
+        },
+    )
+}
+/// Decodes and validates a response to a `method` request, returning it re-encoded;
+/// `None` when no request has that method.
+pub fn decode_response(
+    method: &str,
+    json: &str,
+) -> Option<
+    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
+> {
+    Some(
+        match method {
+            "initialize" => {
+                ::agentwire_runtime::jsonrpc::reencode_response::<
+                    ClientRequest,
+                >(method, json)
+            }
+            "shutdown" => {
+                ::agentwire_runtime::jsonrpc::reencode_response::<
+                    ClientRequest,
+                >(method, json)
+            }
+            "chat/prompt" => {
+                ::agentwire_runtime::jsonrpc::reencode_response::<
+                    ClientRequest,
+                >(method, json)
+            }
+            "chat/queryContext" => {
+                ::agentwire_runtime::jsonrpc::reencode_response::<
+                    ClientRequest,
+                >(method, json)
+            }
+            "chat/queryCommands" => {
+                ::agentwire_runtime::jsonrpc::reencode_response::<
+                    ClientRequest,
+                >(method, json)
+            }
+            "chat/delete" => {
+                ::agentwire_runtime::jsonrpc::reencode_response::<
+                    ClientRequest,
+                >(method, json)
+            }
+            _ => return None,
+        },
+    )
+}
+/// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
+/// when `from` sends no messages in this protocol.
+pub fn decode_message(
+    from: &str,
+    json: &str,
+) -> Option<
+    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
+> {
+    match from {
+        "client" => {
+            Some(
+                ClientMessage::from_json(json)
+                    .and_then(|m| {
+                        m.validate()?;
+                        Ok(
+                            ::agentwire_runtime::serde_json::to_value(&m)
+                                .expect("JSON-RPC messages always serialize"),
+                        )
+                    }),
+            )
+        }
+        "server" => {
+            Some(
+                ServerMessage::from_json(json)
+                    .and_then(|m| {
+                        m.validate()?;
+                        Ok(
+                            ::agentwire_runtime::serde_json::to_value(&m)
+                                .expect("JSON-RPC messages always serialize"),
+                        )
+                    }),
+            )
+        }
+        _ => None,
+    }
+}

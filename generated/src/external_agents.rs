@@ -768,6 +768,7 @@ impl ::agentwire_runtime::Validate for SessionId {
         errors: &mut Vec<::agentwire_runtime::FieldError>,
     ) {
         let v = &self.0;
+        let v: &str = v.trim();
         ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
         ::agentwire_runtime::validate::max_length(v, 128u64, at, errors);
         static PATTERN: ::std::sync::LazyLock<::agentwire_runtime::regex::Regex> = ::std::sync::LazyLock::new(||
@@ -972,5 +973,121 @@ impl AgentServerMessage {
     pub fn to_json(&self) -> String {
         ::agentwire_runtime::serde_json::to_string(self)
             .expect("generated messages always serialize")
+    }
+}
+/// Decodes and validates a value of the type named `type_name`, returning it as the
+/// typed code re-encodes it; `None` when the protocol has no such type.
+pub fn decode_type(
+    type_name: &str,
+    json: &str,
+) -> Option<
+    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
+> {
+    Some(
+        match type_name {
+            "AgentConfig" => ::agentwire_runtime::dynamic::reencode::<AgentConfig>(json),
+            "AgentServerMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<AgentServerMessage>(json)
+            }
+            "ApiErrorCode" => {
+                ::agentwire_runtime::dynamic::reencode::<ApiErrorCode>(json)
+            }
+            "ApiErrorResponse" => {
+                ::agentwire_runtime::dynamic::reencode::<ApiErrorResponse>(json)
+            }
+            "ApiErrorResponseError" => {
+                ::agentwire_runtime::dynamic::reencode::<ApiErrorResponseError>(json)
+            }
+            "ChatAgentConfig" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatAgentConfig>(json)
+            }
+            "ChatMessageBroadcast" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatMessageBroadcast>(json)
+            }
+            "ChatMessageBroadcastRole" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatMessageBroadcastRole>(json)
+            }
+            "CreateSessionRequest" => {
+                ::agentwire_runtime::dynamic::reencode::<CreateSessionRequest>(json)
+            }
+            "CreateSessionResponse" => {
+                ::agentwire_runtime::dynamic::reencode::<CreateSessionResponse>(json)
+            }
+            "CreateSessionResponseResult" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    CreateSessionResponseResult,
+                >(json)
+            }
+            "ErrorMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<ErrorMessage>(json)
+            }
+            "ExternalAgentConfig" => {
+                ::agentwire_runtime::dynamic::reencode::<ExternalAgentConfig>(json)
+            }
+            "ExternalAgentConfigExternal" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    ExternalAgentConfigExternal,
+                >(json)
+            }
+            "ExternalInputPayload" => {
+                ::agentwire_runtime::dynamic::reencode::<ExternalInputPayload>(json)
+            }
+            "ExternalInputPayloadMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    ExternalInputPayloadMessage,
+                >(json)
+            }
+            "ExternalInputPayloadMessageType" => {
+                ::agentwire_runtime::dynamic::reencode::<
+                    ExternalInputPayloadMessageType,
+                >(json)
+            }
+            "HelloMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<HelloMessage>(json)
+            }
+            "OkResponse" => ::agentwire_runtime::dynamic::reencode::<OkResponse>(json),
+            "SessionId" => ::agentwire_runtime::dynamic::reencode::<SessionId>(json),
+            "SessionReadyMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<SessionReadyMessage>(json)
+            }
+            "UserMessageMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<UserMessageMessage>(json)
+            }
+            "WebUiMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<WebUiMessage>(json)
+            }
+            "WsErrorCode" => ::agentwire_runtime::dynamic::reencode::<WsErrorCode>(json),
+            _ => return None,
+        },
+    )
+}
+/// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
+/// when `from` sends no messages in this protocol.
+pub fn decode_message(
+    from: &str,
+    json: &str,
+) -> Option<
+    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
+> {
+    match from {
+        "web_ui" => {
+            Some(
+                WebUiMessage::from_json(json)
+                    .map(|m| {
+                        ::agentwire_runtime::serde_json::to_value(&m)
+                            .expect("generated messages always serialize")
+                    }),
+            )
+        }
+        "agent_server" => {
+            Some(
+                AgentServerMessage::from_json(json)
+                    .map(|m| {
+                        ::agentwire_runtime::serde_json::to_value(&m)
+                            .expect("generated messages always serialize")
+                    }),
+            )
+        }
+        _ => None,
     }
 }

@@ -519,3 +519,79 @@ impl ZedEvent {
             .expect("generated messages always serialize")
     }
 }
+/// Decodes and validates a value of the type named `type_name`, returning it as the
+/// typed code re-encodes it; `None` when the protocol has no such type.
+pub fn decode_type(
+    type_name: &str,
+    json: &str,
+) -> Option<
+    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
+> {
+    Some(
+        match type_name {
+            "ChatMessage" => ::agentwire_runtime::dynamic::reencode::<ChatMessage>(json),
+            "ChatMessageData" => {
+                ::agentwire_runtime::dynamic::reencode::<ChatMessageData>(json)
+            }
+            "ContextCreatedData" => {
+                ::agentwire_runtime::dynamic::reencode::<ContextCreatedData>(json)
+            }
+            "ContextCreatedEvent" => {
+                ::agentwire_runtime::dynamic::reencode::<ContextCreatedEvent>(json)
+            }
+            "HelixMessage" => {
+                ::agentwire_runtime::dynamic::reencode::<HelixMessage>(json)
+            }
+            "InteractionState" => {
+                ::agentwire_runtime::dynamic::reencode::<InteractionState>(json)
+            }
+            "MessageAddedData" => {
+                ::agentwire_runtime::dynamic::reencode::<MessageAddedData>(json)
+            }
+            "MessageAddedDataRole" => {
+                ::agentwire_runtime::dynamic::reencode::<MessageAddedDataRole>(json)
+            }
+            "MessageAddedEvent" => {
+                ::agentwire_runtime::dynamic::reencode::<MessageAddedEvent>(json)
+            }
+            "MessageCompletedData" => {
+                ::agentwire_runtime::dynamic::reencode::<MessageCompletedData>(json)
+            }
+            "MessageCompletedEvent" => {
+                ::agentwire_runtime::dynamic::reencode::<MessageCompletedEvent>(json)
+            }
+            "ZedEvent" => ::agentwire_runtime::dynamic::reencode::<ZedEvent>(json),
+            _ => return None,
+        },
+    )
+}
+/// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
+/// when `from` sends no messages in this protocol.
+pub fn decode_message(
+    from: &str,
+    json: &str,
+) -> Option<
+    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
+> {
+    match from {
+        "helix" => {
+            Some(
+                HelixMessage::from_json(json)
+                    .map(|m| {
+                        ::agentwire_runtime::serde_json::to_value(&m)
+                            .expect("generated messages always serialize")
+                    }),
+            )
+        }
+        "zed" => {
+            Some(
+                ZedEvent::from_json(json)
+                    .map(|m| {
+                        ::agentwire_runtime::serde_json::to_value(&m)
+                            .expect("generated messages always serialize")
+                    }),
+            )
+        }
+        _ => None,
+    }
+}

@@ -29,12 +29,19 @@ pub fn decode_value<T: DeserializeOwned>(value: &Value) -> Result<T, Invalid> {
 }
 
 fn explain_str<T: DeserializeOwned>(json: &str, first: serde_json::Error) -> Invalid {
-    if first.is_syntax() || first.is_eof() {
-        return Invalid::one(FieldError::new("", Rule::Syntax, first.to_string()));
+    // serde_json reports some type mismatches (a number where an enum is expected) as syntax
+    // errors; only input that is not JSON at all is a syntax error here.
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(json) {
+        return Invalid::one(FieldError::new("", Rule::Syntax, e.to_string()));
     }
     let mut de = serde_json::Deserializer::from_str(json);
     let error = match serde_path_to_error::deserialize::<_, T>(&mut de) {
         Ok(_) => return Invalid::one(classify(String::new(), first)),
+        Err(e) if e.inner().is_syntax() && e.inner().to_string().starts_with("expected value") => {
+            // A value of the wrong JSON type where an enum was expected.
+            let pointer = path_to_pointer(e.path());
+            return Invalid::one(FieldError::new(pointer, Rule::Type, e.inner().to_string()));
+        }
         Err(e) => e,
     };
     let pointer = path_to_pointer(error.path());
@@ -63,9 +70,6 @@ pub(crate) fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
 
 /// Turns a serde error message into a rule; serde's wording for each case is stable.
 fn classify(mut pointer: String, error: serde_json::Error) -> FieldError {
-    if error.is_syntax() || error.is_eof() {
-        return FieldError::new("", Rule::Syntax, error.to_string());
-    }
     let full = error.to_string();
     let mut message = match full.rfind(" at line ") {
         Some(i) if error.line() > 0 => &full[..i],
@@ -82,17 +86,20 @@ fn classify(mut pointer: String, error: serde_json::Error) -> FieldError {
     let rule = if let Some(field) = backticked_after(message, "missing field ") {
         push_segment(&mut pointer, field);
         Rule::Required
-    } else if message.starts_with("missing discriminator ") {
+    } else if let Some(tag) = backticked_after(message, "missing discriminator ") {
+        push_segment(&mut pointer, tag);
         Rule::MissingKind
+    } else if message.starts_with("unknown variant ") {
+        Rule::Enum
+    } else if message.starts_with("unknown field ") {
+        // A key outside the type (pbjson's oneof wrappers): the path already names it.
+        Rule::UnknownKind
     } else if let Some(tag) = backticked_after(message, "unknown ") {
-        if message.starts_with("unknown variant ") {
-            Rule::Enum
-        } else {
-            push_segment(&mut pointer, tag);
-            Rule::UnknownKind
-        }
-    } else if let Some(field) = backticked_after(message, "duplicate field ") {
-        push_segment(&mut pointer, field);
+        push_segment(&mut pointer, tag);
+        Rule::UnknownKind
+    } else if message.starts_with("duplicate field ") {
+        // The pointer names the object: pbjson reports a oneof given twice under the name of
+        // one of its cases, which need not be a key of the input.
         Rule::Duplicate
     } else {
         Rule::Type

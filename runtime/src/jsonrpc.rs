@@ -126,6 +126,12 @@ impl MethodSet for NoMethods {
 /// Decodes required params of type `T`; used by generated `decode_params`.
 pub fn params<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Invalid> {
     match params {
+        // The spec's params are objects; by-position (array) params are not part of it.
+        Some(raw) if !raw.get().starts_with('{') => Err(Invalid::one(FieldError::new(
+            "",
+            Rule::Type,
+            "params must be an object",
+        ))),
         Some(raw) => decode_json(raw.get()),
         None => Err(Invalid::one(FieldError::new(
             "",
@@ -174,6 +180,9 @@ impl<R: MethodSet, N: MethodSet> Message<R, N> {
         }
         let id = match env.id {
             Some(id) => id,
+            None if env.result.is_none() && env.error.is_none() => {
+                return Err(err("/method", Rule::Required, "missing field `method`"));
+            }
             None => return Err(err("/id", Rule::Required, "missing field `id`")),
         };
         let outcome = match (env.result, env.error) {
@@ -185,13 +194,11 @@ impl<R: MethodSet, N: MethodSet> Message<R, N> {
                 ));
             }
             (Some(result), None) => Outcome::Result(result.to_owned()),
-            (None, Some(error)) => Outcome::Error(error),
+            (None, Some(error)) => {
+                Outcome::Error(decode_json(error.get()).map_err(|e: Invalid| e.under("/error"))?)
+            }
             (None, None) => {
-                return Err(err(
-                    "",
-                    Rule::MissingKind,
-                    "neither `method`, `result` nor `error` present",
-                ));
+                return Err(err("/result", Rule::Required, "a response needs `result` or `error`"));
             }
         };
         if id.is_none() && matches!(outcome, Outcome::Result(_)) {
@@ -328,7 +335,7 @@ struct Envelope<'a> {
     method: Option<Text<'a>>,
     params: Option<&'a RawValue>,
     result: Option<&'a RawValue>,
-    error: Option<RpcError>,
+    error: Option<&'a RawValue>,
 }
 
 fn decode_json_borrowed(json: &str) -> Result<Envelope<'_>, Invalid> {
@@ -337,6 +344,9 @@ fn decode_json_borrowed(json: &str) -> Result<Envelope<'_>, Invalid> {
         .deserialize_map(EnvelopeVisitor)
         .and_then(|env| de.end().map(|()| env));
     parsed.map_err(|e| {
+        if let Err(syntax) = serde_json::from_str::<IgnoredAny>(json) {
+            return err("", Rule::Syntax, syntax.to_string());
+        }
         let rule = if e.is_syntax() || e.is_eof() {
             Rule::Syntax
         } else {
@@ -388,7 +398,10 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                     env.params = (raw.get() != "null").then_some(raw);
                 }
                 "result" => env.result = Some(map.next_value().map_err(|e| at(key, e))?),
-                "error" => env.error = Some(map.next_value().map_err(|e| at(key, e))?),
+                "error" => {
+                    let raw: &'de RawValue = map.next_value().map_err(|e| at(key, e))?;
+                    env.error = Some(raw);
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -396,4 +409,26 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         }
         Ok(env)
     }
+}
+
+/// Decodes a response to a `method` request sent with `R`, validates its typed result and
+/// re-encodes the whole response (for trace files, docs checks and fixtures).
+pub fn reencode_response<R: RequestSet>(
+    method: &str,
+    json: &str,
+) -> Result<serde_json::Value, Invalid> {
+    let response = match Message::<NoMethods, NoMethods>::from_json(json)? {
+        Message::Response(r) => r,
+        Message::Request { request, .. } => match request {},
+        Message::Notification(n) => match n {},
+    };
+    let id = serde_json::to_value(&response.id).expect("ids always serialize");
+    Ok(match response.typed_result::<R>(method)? {
+        Ok(result) => {
+            result.validate().map_err(|e| e.under("/result"))?;
+            let result = serde_json::to_value(&result).expect("results always serialize");
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result})
+        }
+        Err(error) => serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error}),
+    })
 }

@@ -2,6 +2,7 @@
 //! a JSON pointer and the failing rule, and the decoders generated types delegate to.
 
 pub mod decode;
+pub mod dynamic;
 pub mod error;
 pub mod formats;
 pub mod jsonrpc;

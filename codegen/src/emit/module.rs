@@ -43,6 +43,7 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
     } else {
         emit_jsonrpc(p)
     };
+    let dynamic = emit_dynamic(p);
     quote! {
         /// The protocol's module name.
         pub const MODULE: &str = #module;
@@ -54,6 +55,87 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
         #(#types)*
         #(#channels)*
         #rpc
+        #dynamic
+    }
+}
+
+/// `decode_type` and `decode_message`: decoding where the type or sender is only known at
+/// run time.
+fn emit_dynamic(p: &Protocol) -> TokenStream {
+    let names: Vec<&String> = p.types.keys().collect();
+    let idents = names.iter().map(|n| type_ident(n));
+    let message_arms = p.roles.iter().filter_map(|role| {
+        if !p.methods.is_empty() {
+            let prefix = pascal_case(role);
+            let has_any = p.methods.iter().any(|m| &m.from == role)
+                || p.methods.iter().any(|m| m.call == Call::Request && &m.from != role);
+            if !has_any {
+                return None;
+            }
+            let message_ty = format_ident!("{prefix}Message");
+            return Some(quote! {
+                #role => Some(#message_ty::from_json(json).and_then(|m| {
+                    m.validate()?;
+                    Ok(::agentwire_runtime::serde_json::to_value(&m).expect("JSON-RPC messages always serialize"))
+                })),
+            });
+        }
+        let channel = p.channel_from(role)?;
+        let union = type_ident(&channel.union);
+        Some(quote! {
+            #role => Some(#union::from_json(json).map(|m| {
+                ::agentwire_runtime::serde_json::to_value(&m).expect("generated messages always serialize")
+            })),
+        })
+    });
+    let responses = if p.methods.is_empty() {
+        TokenStream::new()
+    } else {
+        let arms = p.methods.iter().filter(|m| m.call == Call::Request).map(|m| {
+            let name = &m.name;
+            let set = format_ident!("{}Request", pascal_case(&m.from));
+            quote!(#name => ::agentwire_runtime::jsonrpc::reencode_response::<#set>(method, json),)
+        });
+        quote! {
+            /// Decodes and validates a response to a `method` request, returning it re-encoded;
+            /// `None` when no request has that method.
+            pub fn decode_response(
+                method: &str,
+                json: &str,
+            ) -> Option<Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>> {
+                Some(match method {
+                    #(#arms)*
+                    _ => return None,
+                })
+            }
+        }
+    };
+    quote! {
+        /// Decodes and validates a value of the type named `type_name`, returning it as the
+        /// typed code re-encodes it; `None` when the protocol has no such type.
+        pub fn decode_type(
+            type_name: &str,
+            json: &str,
+        ) -> Option<Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>> {
+            Some(match type_name {
+                #( #names => ::agentwire_runtime::dynamic::reencode::<#idents>(json), )*
+                _ => return None,
+            })
+        }
+
+        #responses
+
+        /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
+        /// when `from` sends no messages in this protocol.
+        pub fn decode_message(
+            from: &str,
+            json: &str,
+        ) -> Option<Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>> {
+            match from {
+                #(#message_arms)*
+                _ => None,
+            }
+        }
     }
 }
 

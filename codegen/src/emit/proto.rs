@@ -101,11 +101,18 @@ fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
     let mut config = prost_build::Config::new();
     // Ordered maps keep JSON output and validation error order stable.
     config.btree_map(["."]);
+    // tonic's `connect(endpoint)` constructor would clash with the method of an rpc named
+    // `Connect`; such a client is built with `new(channel)` instead.
+    let rpc_named_connect = spec
+        .pool
+        .services()
+        .flat_map(|s| s.methods().collect::<Vec<_>>())
+        .any(|m| m.name().to_snake_case() == "connect");
     config.service_generator(
         tonic_prost_build::configure()
             .build_client(true)
             .build_server(true)
-            .build_transport(true)
+            .build_transport(!rpc_named_connect)
             .service_generator(),
     );
     let requests = spec
@@ -124,7 +131,10 @@ fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
     for (_, code) in modules.into_iter().collect::<BTreeMap<_, _>>() {
         source.push_str(&code);
     }
-    let attrs = "#![allow(clippy::doc_lazy_continuation)]\n";
+    // Doc comments come verbatim from proto comments, which are not written as Markdown; and
+    // prost keeps oneof cases inline, so a oneof holding a large message trips the variant
+    // size lint (boxing it would change the types users match on).
+    let attrs = "#![allow(clippy::doc_lazy_continuation, clippy::large_enum_variant)]\n";
     format_source("message types", &format!("{attrs}{source}"))
 }
 

@@ -64,6 +64,11 @@ fn value_checks(ty: &Ty, c: &Constraints, v: TokenStream) -> Option<TokenStream>
     let mut out = Vec::new();
     match ty {
         Ty::String => {
+            if c.trim {
+                // `@trim`: the receiver trims before checking, so the checks see the trimmed value.
+                out.push(quote!(let v: &str = #v.trim();));
+            }
+            let v = if c.trim { quote!(v) } else { v };
             if let Some(n) = c.min_length {
                 out.push(quote!(#rt::min_length(#v, #n, at, errors);));
             }

@@ -1,0 +1,17 @@
+//! Decoding by a type or role chosen at run time (trace files, docs checks, fixtures): decode,
+//! validate, and hand back the value re-encoded as the typed code would send it.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::decode::decode_json;
+use crate::error::Invalid;
+use crate::validate::Validate;
+
+/// Decodes `json` as `T`, validates it, and re-encodes it.
+pub fn reencode<T: DeserializeOwned + Serialize + Validate>(json: &str) -> Result<Value, Invalid> {
+    let value: T = decode_json(json)?;
+    value.validate()?;
+    Ok(serde_json::to_value(&value).expect("generated types always serialize"))
+}
