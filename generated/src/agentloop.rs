@@ -10,13 +10,61 @@ pub const ROLES: &[&str] = &["client", "server"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/agentloop.schema.json");
 /// The turn is over and the agent accepts new input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct AgentFinishedMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: AgentFinishedMessagePayload,
+}
+impl<'de> ::serde::Deserialize<'de> for AgentFinishedMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgentFinishedMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `AgentFinishedMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AgentFinishedMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<AgentFinishedMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(AgentFinishedMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for AgentFinishedMessage {
     fn validate_at(
@@ -40,13 +88,55 @@ impl ::agentwire_runtime::Validate for AgentFinishedMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct AgentFinishedMessagePayload {
     /// Id of the model response that ended the turn.
     #[serde(rename = "responseId")]
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub response_id: String,
+}
+impl<'de> ::serde::Deserialize<'de> for AgentFinishedMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AgentFinishedMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `AgentFinishedMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AgentFinishedMessagePayload, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "responseId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("responseId"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(AgentFinishedMessagePayload {
+                    response_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("responseId"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for AgentFinishedMessagePayload {
     fn validate_at(
@@ -64,11 +154,50 @@ impl ::agentwire_runtime::Validate for AgentFinishedMessagePayload {
     }
 }
 /// A file change expressed as a patch.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApplyPatchCommand {
     /// The patch text, from `*** Begin Patch` to `*** End Patch`.
     pub patch: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ApplyPatchCommand {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApplyPatchCommand;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ApplyPatchCommand` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ApplyPatchCommand, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "patch" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("patch"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ApplyPatchCommand {
+                    patch: f0.ok_or_else(|| ::serde::de::Error::missing_field("patch"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ApplyPatchCommand {
     fn validate_at(
@@ -78,13 +207,61 @@ impl ::agentwire_runtime::Validate for ApplyPatchCommand {
     ) {}
 }
 /// A command needs the user's permission before it runs.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApprovalRequestMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ApprovalRequestMessagePayload,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalRequestMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalRequestMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ApprovalRequestMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ApprovalRequestMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ApprovalRequestMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ApprovalRequestMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ApprovalRequestMessage {
     fn validate_at(
@@ -108,7 +285,7 @@ impl ::agentwire_runtime::Validate for ApprovalRequestMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApprovalRequestMessagePayload {
     /// The command line, one argument per element (`apply_patch` for file changes).
@@ -122,6 +299,56 @@ pub struct ApprovalRequestMessagePayload {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub apply_patch: Option<ApplyPatchCommand>,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalRequestMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalRequestMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ApprovalRequestMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ApprovalRequestMessagePayload, A::Error> {
+                let mut f0: Option<Vec<String>> = None;
+                let mut f1: Option<ApplyPatchCommand> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "command" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("command"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "applyPatch" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("applyPatch"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ApprovalRequestMessagePayload {
+                    command: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("command"))?,
+                    apply_patch: f1,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ApprovalRequestMessagePayload {
     fn validate_at(
@@ -147,13 +374,61 @@ impl ::agentwire_runtime::Validate for ApprovalRequestMessagePayload {
     }
 }
 /// The user's decision on the pending approval_request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApprovalResponseMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ApprovalResponseMessagePayload,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalResponseMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ApprovalResponseMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ApprovalResponseMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ApprovalResponseMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ApprovalResponseMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ApprovalResponseMessage {
     fn validate_at(
@@ -177,7 +452,7 @@ impl ::agentwire_runtime::Validate for ApprovalResponseMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApprovalResponseMessagePayload {
     /// What the user decided.
@@ -205,6 +480,76 @@ pub struct ApprovalResponseMessagePayload {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub explanation: Option<String>,
+}
+impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApprovalResponseMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ApprovalResponseMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ApprovalResponseMessagePayload, A::Error> {
+                let mut f0: Option<ReviewDecision> = None;
+                let mut f1: Option<ApplyPatchCommand> = None;
+                let mut f2: Option<Option<String>> = None;
+                let mut f3: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "review" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("review"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "applyPatch" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("applyPatch"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "customDenyMessage" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("customDenyMessage"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "explanation" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("explanation"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ApprovalResponseMessagePayload {
+                    review: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("review"))?,
+                    apply_patch: f1,
+                    custom_deny_message: f2,
+                    explanation: f3,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ApprovalResponseMessagePayload {
     fn validate_at(
@@ -305,13 +650,60 @@ impl ::agentwire_runtime::Validate for ClientMessage {
     }
 }
 /// A text part of a message.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContentItem {
     /// Kind of text part.
     pub r#type: ContentItemType,
     /// The text.
     pub text: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContentItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContentItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ContentItem` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContentItem, A::Error> {
+                let mut f0: Option<ContentItemType> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "type" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("type"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "text" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("text"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ContentItem {
+                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
+                    text: f1.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ContentItem {
     fn validate_at(
@@ -367,13 +759,61 @@ impl ::agentwire_runtime::Validate for ContentItemType {
     ) {}
 }
 /// The context was compacted, on request or automatically.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextCompactedMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ContextCompactedMessagePayload,
+}
+impl<'de> ::serde::Deserialize<'de> for ContextCompactedMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContextCompactedMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ContextCompactedMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContextCompactedMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ContextCompactedMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ContextCompactedMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ContextCompactedMessage {
     fn validate_at(
@@ -397,7 +837,7 @@ impl ::agentwire_runtime::Validate for ContextCompactedMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextCompactedMessagePayload {
     /// Tokens before compaction.
@@ -418,6 +858,85 @@ pub struct ContextCompactedMessagePayload {
     /// Name of the context manager that compacted.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub strategy: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContextCompactedMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContextCompactedMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ContextCompactedMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContextCompactedMessagePayload, A::Error> {
+                let mut f0: Option<i64> = None;
+                let mut f1: Option<i64> = None;
+                let mut f2: Option<f64> = None;
+                let mut f3: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "oldTokenCount" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("oldTokenCount"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "newTokenCount" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("newTokenCount"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "reductionPercent" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("reductionPercent"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "strategy" => {
+                            if f3.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("strategy"));
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ContextCompactedMessagePayload {
+                    old_token_count: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "oldTokenCount",
+                        ))?,
+                    new_token_count: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "newTokenCount",
+                        ))?,
+                    reduction_percent: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "reductionPercent",
+                        ))?,
+                    strategy: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("strategy"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ContextCompactedMessagePayload {
     fn validate_at(
@@ -456,13 +975,61 @@ impl ::agentwire_runtime::Validate for ContextCompactedMessagePayload {
     }
 }
 /// How much of the context window is in use.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextInfoMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ContextInfoMessagePayload,
+}
+impl<'de> ::serde::Deserialize<'de> for ContextInfoMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContextInfoMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ContextInfoMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContextInfoMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ContextInfoMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ContextInfoMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ContextInfoMessage {
     fn validate_at(
@@ -486,7 +1053,7 @@ impl ::agentwire_runtime::Validate for ContextInfoMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextInfoMessagePayload {
     /// Tokens currently in the context.
@@ -511,6 +1078,94 @@ pub struct ContextInfoMessagePayload {
     /// Name of the context manager in use.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub strategy: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContextInfoMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContextInfoMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ContextInfoMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContextInfoMessagePayload, A::Error> {
+                let mut f0: Option<i64> = None;
+                let mut f1: Option<f64> = None;
+                let mut f2: Option<i64> = None;
+                let mut f3: Option<i64> = None;
+                let mut f4: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "tokenCount" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("tokenCount"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "usagePercent" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("usagePercent"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "transcriptLength" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("transcriptLength"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "maxTokens" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("maxTokens"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "strategy" => {
+                            if f4.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("strategy"));
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ContextInfoMessagePayload {
+                    token_count: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("tokenCount"))?,
+                    usage_percent: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "usagePercent",
+                        ))?,
+                    transcript_length: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "transcriptLength",
+                        ))?,
+                    max_tokens: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("maxTokens"))?,
+                    strategy: f4
+                        .ok_or_else(|| ::serde::de::Error::missing_field("strategy"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ContextInfoMessagePayload {
     fn validate_at(
@@ -556,13 +1211,61 @@ impl ::agentwire_runtime::Validate for ContextInfoMessagePayload {
     }
 }
 /// Something went wrong while handling a frame or running the agent.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ErrorMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ErrorMessagePayload,
+}
+impl<'de> ::serde::Deserialize<'de> for ErrorMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ErrorMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ErrorMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ErrorMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ErrorMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ErrorMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ErrorMessage {
     fn validate_at(
@@ -586,7 +1289,7 @@ impl ::agentwire_runtime::Validate for ErrorMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ErrorMessagePayload {
     /// Human-readable description of the failure.
@@ -599,6 +1302,54 @@ pub struct ErrorMessagePayload {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub details: Option<::agentwire_runtime::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for ErrorMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ErrorMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ErrorMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ErrorMessagePayload, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<::agentwire_runtime::serde_json::Value> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "message" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("message"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "details" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("details"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ErrorMessagePayload {
+                    message: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                    details: f1,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ErrorMessagePayload {
     fn validate_at(
@@ -616,7 +1367,7 @@ impl ::agentwire_runtime::Validate for ErrorMessagePayload {
     }
 }
 /// The model calls a tool.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct FunctionCallItem {
     /// Item id.
@@ -630,6 +1381,73 @@ pub struct FunctionCallItem {
     pub name: String,
     /// The tool arguments as a JSON-encoded string.
     pub arguments: String,
+}
+impl<'de> ::serde::Deserialize<'de> for FunctionCallItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = FunctionCallItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `FunctionCallItem` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FunctionCallItem, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "call_id" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("call_id"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "arguments" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("arguments"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(FunctionCallItem {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    call_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("call_id"))?,
+                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    arguments: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for FunctionCallItem {
     fn validate_at(
@@ -661,7 +1479,7 @@ impl ::agentwire_runtime::Validate for FunctionCallItem {
     }
 }
 /// The result of a tool call.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct FunctionCallOutputItem {
     /// Item id.
@@ -672,6 +1490,63 @@ pub struct FunctionCallOutputItem {
     pub call_id: String,
     /// The tool result as a JSON-encoded string (output text plus metadata).
     pub output: String,
+}
+impl<'de> ::serde::Deserialize<'de> for FunctionCallOutputItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = FunctionCallOutputItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `FunctionCallOutputItem` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FunctionCallOutputItem, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "call_id" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("call_id"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "output" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("output"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(FunctionCallOutputItem {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    call_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("call_id"))?,
+                    output: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("output"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for FunctionCallOutputItem {
     fn validate_at(
@@ -696,7 +1571,7 @@ impl ::agentwire_runtime::Validate for FunctionCallOutputItem {
     }
 }
 /// Asks how full the context window is; answered by context_info.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct GetContextInfoMessage {
     /// Frame id, unique per message.
@@ -709,6 +1584,53 @@ pub struct GetContextInfoMessage {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub payload: Option<GetContextInfoMessagePayload>,
+}
+impl<'de> ::serde::Deserialize<'de> for GetContextInfoMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetContextInfoMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `GetContextInfoMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<GetContextInfoMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<GetContextInfoMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(GetContextInfoMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for GetContextInfoMessage {
     fn validate_at(
@@ -733,9 +1655,33 @@ impl ::agentwire_runtime::Validate for GetContextInfoMessage {
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct GetContextInfoMessagePayload {}
+impl<'de> ::serde::Deserialize<'de> for GetContextInfoMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetContextInfoMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `GetContextInfoMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<GetContextInfoMessagePayload, A::Error> {
+                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
+                    map.next_value::<::serde::de::IgnoredAny>()?;
+                }
+                Ok(GetContextInfoMessagePayload {})
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for GetContextInfoMessagePayload {
     fn validate_at(
         &self,
@@ -744,13 +1690,61 @@ impl ::agentwire_runtime::Validate for GetContextInfoMessagePayload {
     ) {}
 }
 /// The agent started (`true`) or stopped (`false`) working.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LoadingStateMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: LoadingStateMessagePayload,
+}
+impl<'de> ::serde::Deserialize<'de> for LoadingStateMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoadingStateMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `LoadingStateMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LoadingStateMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<LoadingStateMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(LoadingStateMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for LoadingStateMessage {
     fn validate_at(
@@ -774,11 +1768,51 @@ impl ::agentwire_runtime::Validate for LoadingStateMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LoadingStateMessagePayload {
     /// Whether the agent is busy.
     pub loading: bool,
+}
+impl<'de> ::serde::Deserialize<'de> for LoadingStateMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoadingStateMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `LoadingStateMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LoadingStateMessagePayload, A::Error> {
+                let mut f0: Option<bool> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "loading" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("loading"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(LoadingStateMessagePayload {
+                    loading: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("loading"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for LoadingStateMessagePayload {
     fn validate_at(
@@ -788,7 +1822,7 @@ impl ::agentwire_runtime::Validate for LoadingStateMessagePayload {
     ) {}
 }
 /// A shell command run on the local machine.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LocalShellCallItem {
     /// Item id.
@@ -798,6 +1832,63 @@ pub struct LocalShellCallItem {
     pub action: LocalShellCallItemAction,
     /// Progress of the call.
     pub status: LocalShellCallStatus,
+}
+impl<'de> ::serde::Deserialize<'de> for LocalShellCallItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LocalShellCallItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `LocalShellCallItem` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LocalShellCallItem, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<LocalShellCallItemAction> = None;
+                let mut f2: Option<LocalShellCallStatus> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "action" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("action"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "status" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("status"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(LocalShellCallItem {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    action: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("action"))?,
+                    status: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("status"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for LocalShellCallItem {
     fn validate_at(
@@ -828,12 +1919,52 @@ impl ::agentwire_runtime::Validate for LocalShellCallItem {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LocalShellCallItemAction {
     /// The command line, one argument per element.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub command: Vec<String>,
+}
+impl<'de> ::serde::Deserialize<'de> for LocalShellCallItemAction {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LocalShellCallItemAction;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `LocalShellCallItemAction` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LocalShellCallItemAction, A::Error> {
+                let mut f0: Option<Vec<String>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "command" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("command"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(LocalShellCallItemAction {
+                    command: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("command"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for LocalShellCallItemAction {
     fn validate_at(
@@ -851,7 +1982,7 @@ impl ::agentwire_runtime::Validate for LocalShellCallItemAction {
     }
 }
 /// What a local shell call printed.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LocalShellCallOutputItem {
     /// Item id.
@@ -859,6 +1990,54 @@ pub struct LocalShellCallOutputItem {
     pub id: String,
     /// The result as a JSON-encoded string (output text plus metadata).
     pub output: String,
+}
+impl<'de> ::serde::Deserialize<'de> for LocalShellCallOutputItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LocalShellCallOutputItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `LocalShellCallOutputItem` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LocalShellCallOutputItem, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "output" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("output"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(LocalShellCallOutputItem {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    output: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("output"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for LocalShellCallOutputItem {
     fn validate_at(
@@ -922,7 +2101,7 @@ impl ::agentwire_runtime::Validate for LocalShellCallStatus {
     ) {}
 }
 /// Asks the server to compact the context now; answered by context_compacted.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ManualCompactMessage {
     /// Frame id, unique per message.
@@ -935,6 +2114,53 @@ pub struct ManualCompactMessage {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub payload: Option<ManualCompactMessagePayload>,
+}
+impl<'de> ::serde::Deserialize<'de> for ManualCompactMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ManualCompactMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ManualCompactMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ManualCompactMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ManualCompactMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ManualCompactMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ManualCompactMessage {
     fn validate_at(
@@ -959,9 +2185,33 @@ impl ::agentwire_runtime::Validate for ManualCompactMessage {
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ManualCompactMessagePayload {}
+impl<'de> ::serde::Deserialize<'de> for ManualCompactMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ManualCompactMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ManualCompactMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ManualCompactMessagePayload, A::Error> {
+                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
+                    map.next_value::<::serde::de::IgnoredAny>()?;
+                }
+                Ok(ManualCompactMessagePayload {})
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ManualCompactMessagePayload {
     fn validate_at(
         &self,
@@ -970,7 +2220,7 @@ impl ::agentwire_runtime::Validate for ManualCompactMessagePayload {
     ) {}
 }
 /// A chat message: assistant text, or a system notice such as a network failure.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageItem {
     /// Item id; streamed chunks of one message share it.
@@ -980,6 +2230,62 @@ pub struct MessageItem {
     pub role: MessageRole,
     /// The text parts of the message.
     pub content: Vec<ContentItem>,
+}
+impl<'de> ::serde::Deserialize<'de> for MessageItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MessageItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `MessageItem` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MessageItem, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<MessageRole> = None;
+                let mut f2: Option<Vec<ContentItem>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "role" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("role"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("content"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MessageItem {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    role: f1.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
+                    content: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for MessageItem {
     fn validate_at(
@@ -1053,7 +2359,7 @@ impl ::agentwire_runtime::Validate for MessageRole {
     ) {}
 }
 /// The model's reasoning, for models that expose it.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ReasoningItem {
     /// Item id.
@@ -1069,6 +2375,64 @@ pub struct ReasoningItem {
     )]
     #[cfg_attr(feature = "schemars", schemars(range(min = 0f64)))]
     pub duration_ms: Option<i64>,
+}
+impl<'de> ::serde::Deserialize<'de> for ReasoningItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReasoningItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ReasoningItem` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ReasoningItem, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<Vec<ContentItem>> = None;
+                let mut f2: Option<i64> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("content"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "duration_ms" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("duration_ms"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ReasoningItem {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    content: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                    duration_ms: f2,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ReasoningItem {
     fn validate_at(
@@ -1101,7 +2465,7 @@ impl ::agentwire_runtime::Validate for ReasoningItem {
     }
 }
 /// One input item of a user turn.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ResponseInputItem {
     pub r#type: ResponseInputItemType,
@@ -1109,6 +2473,62 @@ pub struct ResponseInputItem {
     pub role: MessageRole,
     /// The text parts of the message.
     pub content: Vec<ContentItem>,
+}
+impl<'de> ::serde::Deserialize<'de> for ResponseInputItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResponseInputItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ResponseInputItem` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ResponseInputItem, A::Error> {
+                let mut f0: Option<ResponseInputItemType> = None;
+                let mut f1: Option<MessageRole> = None;
+                let mut f2: Option<Vec<ContentItem>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "type" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("type"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "role" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("role"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("content"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ResponseInputItem {
+                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
+                    role: f1.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
+                    content: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ResponseInputItem {
     fn validate_at(
@@ -1265,13 +2685,61 @@ impl ::agentwire_runtime::Validate for ResponseItem {
     }
 }
 /// One item of the agent's output, streamed as it is produced.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ResponseItemMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ResponseItem,
+}
+impl<'de> ::serde::Deserialize<'de> for ResponseItemMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResponseItemMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ResponseItemMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ResponseItemMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ResponseItem> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ResponseItemMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ResponseItemMessage {
     fn validate_at(
@@ -1450,13 +2918,61 @@ impl ::agentwire_runtime::Validate for ServerMessage {
     }
 }
 /// Starts a turn: hands the user's input to the agent.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct UserInputMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: UserInputMessagePayload,
+}
+impl<'de> ::serde::Deserialize<'de> for UserInputMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UserInputMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `UserInputMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<UserInputMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<UserInputMessagePayload> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "payload" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("payload"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(UserInputMessage {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    payload: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for UserInputMessage {
     fn validate_at(
@@ -1480,7 +2996,7 @@ impl ::agentwire_runtime::Validate for UserInputMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct UserInputMessagePayload {
     /// The input items of the turn, usually a single user message.
@@ -1494,6 +3010,55 @@ pub struct UserInputMessagePayload {
     )]
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub previous_response_id: Option<String>,
+}
+impl<'de> ::serde::Deserialize<'de> for UserInputMessagePayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UserInputMessagePayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `UserInputMessagePayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<UserInputMessagePayload, A::Error> {
+                let mut f0: Option<Vec<ResponseInputItem>> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "input" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("input"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "previousResponseId" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("previousResponseId"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(UserInputMessagePayload {
+                    input: f0.ok_or_else(|| ::serde::de::Error::missing_field("input"))?,
+                    previous_response_id: f1,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for UserInputMessagePayload {
     fn validate_at(

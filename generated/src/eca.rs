@@ -49,7 +49,7 @@ impl ::agentwire_runtime::Validate for ChatBehavior {
     ) {}
 }
 /// A command the user can run from the chat.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatCommand {
     /// Name of the command.
@@ -64,6 +64,77 @@ pub struct ChatCommand {
     /// `[{ name; description?; required }]`; a command may take any number of arguments, so it
     /// is read as a list of `ChatCommandArgument`.
     pub arguments: Vec<ChatCommandArgument>,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatCommand {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatCommand;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatCommand` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatCommand, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<ChatCommandType> = None;
+                let mut f3: Option<Vec<ChatCommandArgument>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("description"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "type" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("type"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "arguments" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("arguments"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatCommand {
+                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    description: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "description",
+                        ))?,
+                    r#type: f2.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
+                    arguments: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatCommand {
     fn validate_at(
@@ -91,7 +162,7 @@ impl ::agentwire_runtime::Validate for ChatCommand {
 ///
 /// Spec note: the document declares this shape inline in `ChatCommand.arguments`; it is named
 /// here so it can be used as a list element.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatCommandArgument {
     /// Name of the argument.
@@ -105,6 +176,64 @@ pub struct ChatCommandArgument {
     pub description: Option<String>,
     /// True when the command cannot run without this argument.
     pub required: bool,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatCommandArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatCommandArgument;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatCommandArgument` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatCommandArgument, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<bool> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("description"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "required" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("required"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatCommandArgument {
+                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    description: f1,
+                    required: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("required"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatCommandArgument {
     fn validate_at(
@@ -279,7 +408,7 @@ impl ::agentwire_runtime::Validate for ChatContent {
     }
 }
 /// Params of the `chat/contentReceived` notification: one new piece of chat content.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatContentReceivedParams {
     /// The chat the content belongs to.
@@ -289,6 +418,63 @@ pub struct ChatContentReceivedParams {
     pub content: ChatContent,
     /// Who the content is attributed to.
     pub role: ChatContentReceivedParamsRole,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatContentReceivedParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatContentReceivedParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatContentReceivedParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatContentReceivedParams, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ChatContent> = None;
+                let mut f2: Option<ChatContentReceivedParamsRole> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("content"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "role" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("role"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatContentReceivedParams {
+                    chat_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
+                    content: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                    role: f2.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatContentReceivedParams {
     fn validate_at(
@@ -432,7 +618,7 @@ impl ::agentwire_runtime::Validate for ChatContext {
 }
 /// Params of the `chat/delete` request: forget a chat, its messages and its token and cost
 /// figures.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatDeleteParams {
     /// The chat to delete.
@@ -444,6 +630,43 @@ pub struct ChatDeleteParams {
     )]
     pub chat_id: Option<String>,
 }
+impl<'de> ::serde::Deserialize<'de> for ChatDeleteParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatDeleteParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatDeleteParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatDeleteParams, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatDeleteParams { chat_id: f0 })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ChatDeleteParams {
     fn validate_at(
         &self,
@@ -453,9 +676,33 @@ impl ::agentwire_runtime::Validate for ChatDeleteParams {
 }
 /// Result of the `chat/delete` request. Carries no fields; on receiving it the client clears
 /// its chat view.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatDeleteResponse {}
+impl<'de> ::serde::Deserialize<'de> for ChatDeleteResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatDeleteResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatDeleteResponse` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatDeleteResponse, A::Error> {
+                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
+                    map.next_value::<::serde::de::IgnoredAny>()?;
+                }
+                Ok(ChatDeleteResponse {})
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ChatDeleteResponse {
     fn validate_at(
         &self,
@@ -466,7 +713,7 @@ impl ::agentwire_runtime::Validate for ChatDeleteResponse {
 /// Name of an LLM model.
 pub type ChatModel = String;
 /// Params of the `chat/prompt` request, which opens a chat or continues one.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatPromptParams {
     /// The chat to continue; without it the server opens a new chat.
@@ -504,6 +751,89 @@ pub struct ChatPromptParams {
     )]
     pub contexts: Option<Vec<ChatContext>>,
 }
+impl<'de> ::serde::Deserialize<'de> for ChatPromptParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatPromptParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatPromptParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatPromptParams, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<ChatModel> = None;
+                let mut f4: Option<ChatBehavior> = None;
+                let mut f5: Option<Vec<ChatContext>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "requestId" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("requestId"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "message" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("message"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "model" => {
+                            if f3.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("model"));
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "behavior" => {
+                            if f4.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("behavior"));
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "contexts" => {
+                            if f5.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("contexts"));
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatPromptParams {
+                    chat_id: f0,
+                    request_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("requestId"))?,
+                    message: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                    model: f3,
+                    behavior: f4,
+                    contexts: f5,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ChatPromptParams {
     fn validate_at(
         &self,
@@ -537,7 +867,7 @@ impl ::agentwire_runtime::Validate for ChatPromptParams {
     }
 }
 /// Result of the `chat/prompt` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatPromptResponse {
     /// The chat this prompt belongs to (newly opened or continued).
@@ -547,6 +877,63 @@ pub struct ChatPromptResponse {
     pub model: ChatModel,
     /// Always `success` when the prompt was accepted.
     pub status: ChatPromptResponseStatus,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatPromptResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatPromptResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatPromptResponse` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatPromptResponse, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ChatModel> = None;
+                let mut f2: Option<ChatPromptResponseStatus> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "model" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("model"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "status" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("status"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatPromptResponse {
+                    chat_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
+                    model: f1.ok_or_else(|| ::serde::de::Error::missing_field("model"))?,
+                    status: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("status"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatPromptResponse {
     fn validate_at(
@@ -606,12 +993,52 @@ impl ::agentwire_runtime::Validate for ChatPromptResponseStatus {
     ) {}
 }
 /// Params of the `chat/promptStop` notification: stop the prompt running in a chat, if any.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatPromptStopParams {
     /// The chat whose prompt should stop.
     #[serde(rename = "chatId")]
     pub chat_id: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatPromptStopParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatPromptStopParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatPromptStopParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatPromptStopParams, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatPromptStopParams {
+                    chat_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatPromptStopParams {
     fn validate_at(
@@ -622,7 +1049,7 @@ impl ::agentwire_runtime::Validate for ChatPromptStopParams {
 }
 /// Params of the `chat/queryCommands` request: which commands (MCP prompts, doctor, costs, ...)
 /// could the user run? Clients usually offer them as `/<command>`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatQueryCommandsParams {
     /// The chat the query is made for.
@@ -636,6 +1063,53 @@ pub struct ChatQueryCommandsParams {
     /// Filter text; an empty string asks for every command.
     pub query: String,
 }
+impl<'de> ::serde::Deserialize<'de> for ChatQueryCommandsParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatQueryCommandsParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatQueryCommandsParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatQueryCommandsParams, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "query" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("query"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatQueryCommandsParams {
+                    chat_id: f0,
+                    query: f1.ok_or_else(|| ::serde::de::Error::missing_field("query"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ChatQueryCommandsParams {
     fn validate_at(
         &self,
@@ -644,7 +1118,7 @@ impl ::agentwire_runtime::Validate for ChatQueryCommandsParams {
     ) {}
 }
 /// Result of the `chat/queryCommands` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatQueryCommandsResponse {
     /// The chat the query was made for.
@@ -657,6 +1131,54 @@ pub struct ChatQueryCommandsResponse {
     pub chat_id: Option<String>,
     /// Commands the user can run.
     pub commands: Vec<ChatCommand>,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatQueryCommandsResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatQueryCommandsResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatQueryCommandsResponse` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatQueryCommandsResponse, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<Vec<ChatCommand>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "commands" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("commands"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatQueryCommandsResponse {
+                    chat_id: f0,
+                    commands: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("commands"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatQueryCommandsResponse {
     fn validate_at(
@@ -674,7 +1196,7 @@ impl ::agentwire_runtime::Validate for ChatQueryCommandsResponse {
     }
 }
 /// Params of the `chat/queryContext` request: which contexts could the user attach?
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatQueryContextParams {
     /// The chat the query is made for.
@@ -689,6 +1211,62 @@ pub struct ChatQueryContextParams {
     pub query: String,
     /// Contexts the user has already attached.
     pub contexts: Vec<ChatContext>,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatQueryContextParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatQueryContextParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatQueryContextParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatQueryContextParams, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<Vec<ChatContext>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "query" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("query"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "contexts" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("contexts"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatQueryContextParams {
+                    chat_id: f0,
+                    query: f1.ok_or_else(|| ::serde::de::Error::missing_field("query"))?,
+                    contexts: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("contexts"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatQueryContextParams {
     fn validate_at(
@@ -706,7 +1284,7 @@ impl ::agentwire_runtime::Validate for ChatQueryContextParams {
     }
 }
 /// Result of the `chat/queryContext` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatQueryContextResponse {
     /// The chat the query was made for.
@@ -719,6 +1297,54 @@ pub struct ChatQueryContextResponse {
     pub chat_id: Option<String>,
     /// Contexts the user can attach.
     pub contexts: Vec<ChatContext>,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatQueryContextResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatQueryContextResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatQueryContextResponse` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatQueryContextResponse, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<Vec<ChatContext>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "contexts" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("contexts"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatQueryContextResponse {
+                    chat_id: f0,
+                    contexts: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("contexts"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatQueryContextResponse {
     fn validate_at(
@@ -736,7 +1362,7 @@ impl ::agentwire_runtime::Validate for ChatQueryContextResponse {
     }
 }
 /// Params of the `chat/toolCallApprove` notification: run a tool call that waits for approval.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatToolCallApproveParams {
     /// The chat the tool call belongs to.
@@ -746,6 +1372,57 @@ pub struct ChatToolCallApproveParams {
     #[serde(rename = "toolCallId")]
     pub tool_call_id: String,
 }
+impl<'de> ::serde::Deserialize<'de> for ChatToolCallApproveParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatToolCallApproveParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatToolCallApproveParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatToolCallApproveParams, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "toolCallId" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("toolCallId"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatToolCallApproveParams {
+                    chat_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
+                    tool_call_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("toolCallId"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ChatToolCallApproveParams {
     fn validate_at(
         &self,
@@ -754,7 +1431,7 @@ impl ::agentwire_runtime::Validate for ChatToolCallApproveParams {
     ) {}
 }
 /// Params of the `chat/toolCallReject` notification: skip a tool call that waits for approval.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatToolCallRejectParams {
     /// The chat the tool call belongs to.
@@ -764,6 +1441,57 @@ pub struct ChatToolCallRejectParams {
     #[serde(rename = "toolCallId")]
     pub tool_call_id: String,
 }
+impl<'de> ::serde::Deserialize<'de> for ChatToolCallRejectParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatToolCallRejectParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatToolCallRejectParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatToolCallRejectParams, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "toolCallId" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("toolCallId"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatToolCallRejectParams {
+                    chat_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
+                    tool_call_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("toolCallId"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ChatToolCallRejectParams {
     fn validate_at(
         &self,
@@ -772,7 +1500,7 @@ impl ::agentwire_runtime::Validate for ChatToolCallRejectParams {
     ) {}
 }
 /// Capabilities a client announces in `initialize`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilities {
     /// Which code-assistant features the client can present.
@@ -783,6 +1511,47 @@ pub struct ClientCapabilities {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub code_assistant: Option<ClientCapabilitiesCodeAssistant>,
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ClientCapabilities` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ClientCapabilities, A::Error> {
+                let mut f0: Option<ClientCapabilitiesCodeAssistant> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "codeAssistant" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("codeAssistant"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ClientCapabilities {
+                    code_assistant: f0,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ClientCapabilities {
     fn validate_at(
@@ -800,7 +1569,7 @@ impl ::agentwire_runtime::Validate for ClientCapabilities {
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesCodeAssistant {
     #[serde(
@@ -828,6 +1597,69 @@ pub struct ClientCapabilitiesCodeAssistant {
     )]
     pub fix: Option<bool>,
 }
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesCodeAssistant {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesCodeAssistant;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ClientCapabilitiesCodeAssistant` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ClientCapabilitiesCodeAssistant, A::Error> {
+                let mut f0: Option<bool> = None;
+                let mut f1: Option<bool> = None;
+                let mut f2: Option<bool> = None;
+                let mut f3: Option<bool> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chat" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("chat"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "doc" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("doc"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "edit" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("edit"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "fix" => {
+                            if f3.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("fix"));
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesCodeAssistant {
+                    chat: f0,
+                    doc: f1,
+                    edit: f2,
+                    fix: f3,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ClientCapabilitiesCodeAssistant {
     fn validate_at(
         &self,
@@ -836,11 +1668,50 @@ impl ::agentwire_runtime::Validate for ClientCapabilitiesCodeAssistant {
     ) {}
 }
 /// A directory of the workspace.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct DirectoryContext {
     /// Path of the directory.
     pub path: String,
+}
+impl<'de> ::serde::Deserialize<'de> for DirectoryContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DirectoryContext;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `DirectoryContext` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<DirectoryContext, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "path" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("path"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(DirectoryContext {
+                    path: f0.ok_or_else(|| ::serde::de::Error::missing_field("path"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for DirectoryContext {
     fn validate_at(
@@ -850,7 +1721,7 @@ impl ::agentwire_runtime::Validate for DirectoryContext {
     ) {}
 }
 /// The server's own (built-in) tools.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct EcaServerUpdatedParams {
     /// Always `ECA`.
@@ -859,6 +1730,62 @@ pub struct EcaServerUpdatedParams {
     pub status: EcaServerUpdatedParamsStatus,
     /// The built-in tools.
     pub tools: Vec<ServerTool>,
+}
+impl<'de> ::serde::Deserialize<'de> for EcaServerUpdatedParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = EcaServerUpdatedParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `EcaServerUpdatedParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<EcaServerUpdatedParams, A::Error> {
+                let mut f0: Option<EcaServerUpdatedParamsName> = None;
+                let mut f1: Option<EcaServerUpdatedParamsStatus> = None;
+                let mut f2: Option<Vec<ServerTool>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "status" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("status"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "tools" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("tools"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(EcaServerUpdatedParams {
+                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    status: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("status"))?,
+                    tools: f2.ok_or_else(|| ::serde::de::Error::missing_field("tools"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for EcaServerUpdatedParams {
     fn validate_at(
@@ -963,7 +1890,7 @@ impl ::agentwire_runtime::Validate for EcaServerUpdatedParamsStatus {
 ///
 /// Spec note: the document types `linesAdded` and `linesRemoved` as `number`; they count lines,
 /// so they are declared `integer` (never negative) here.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct FileChangeDetails {
     /// Path of the changed file.
@@ -978,6 +1905,77 @@ pub struct FileChangeDetails {
     #[serde(rename = "linesRemoved")]
     #[cfg_attr(feature = "schemars", schemars(range(min = 0f64)))]
     pub lines_removed: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for FileChangeDetails {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = FileChangeDetails;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `FileChangeDetails` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FileChangeDetails, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<i64> = None;
+                let mut f3: Option<i64> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "path" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("path"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "diff" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("diff"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "linesAdded" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("linesAdded"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "linesRemoved" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("linesRemoved"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(FileChangeDetails {
+                    path: f0.ok_or_else(|| ::serde::de::Error::missing_field("path"))?,
+                    diff: f1.ok_or_else(|| ::serde::de::Error::missing_field("diff"))?,
+                    lines_added: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("linesAdded"))?,
+                    lines_removed: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "linesRemoved",
+                        ))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for FileChangeDetails {
     fn validate_at(
@@ -1002,7 +2000,7 @@ impl ::agentwire_runtime::Validate for FileChangeDetails {
     }
 }
 /// A file of the workspace.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct FileContext {
     /// Path of the file.
@@ -1015,6 +2013,55 @@ pub struct FileContext {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub lines_range: Option<LinesRange>,
+}
+impl<'de> ::serde::Deserialize<'de> for FileContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = FileContext;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `FileContext` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FileContext, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<LinesRange> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "path" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("path"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "linesRange" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("linesRange"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(FileContext {
+                    path: f0.ok_or_else(|| ::serde::de::Error::missing_field("path"))?,
+                    lines_range: f1,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for FileContext {
     fn validate_at(
@@ -1033,7 +2080,7 @@ impl ::agentwire_runtime::Validate for FileContext {
     }
 }
 /// Params of the `initialize` request, the first message a client sends.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeParams {
     /// Process id of the process that launched the server, or null when nothing launched it.
@@ -1066,6 +2113,94 @@ pub struct InitializeParams {
     /// support sends one folder: the project root.
     #[serde(rename = "workspaceFolders")]
     pub workspace_folders: Vec<WorkspaceFolder>,
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `InitializeParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<InitializeParams, A::Error> {
+                let mut f0: Option<Option<i64>> = None;
+                let mut f1: Option<InitializeParamsClientInfo> = None;
+                let mut f2: Option<InitializeParamsInitializationOptions> = None;
+                let mut f3: Option<ClientCapabilities> = None;
+                let mut f4: Option<Vec<WorkspaceFolder>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "processId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("processId"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "clientInfo" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("clientInfo"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "initializationOptions" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("initializationOptions"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "capabilities" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("capabilities"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "workspaceFolders" => {
+                            if f4.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("workspaceFolders"),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(InitializeParams {
+                    process_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("processId"))?,
+                    client_info: f1,
+                    initialization_options: f2,
+                    capabilities: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "capabilities",
+                        ))?,
+                    workspace_folders: f4
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "workspaceFolders",
+                        ))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for InitializeParams {
     fn validate_at(
@@ -1105,7 +2240,7 @@ impl ::agentwire_runtime::Validate for InitializeParams {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeParamsClientInfo {
     /// Client name, as the client spells it.
@@ -1118,6 +2253,53 @@ pub struct InitializeParamsClientInfo {
     )]
     pub version: Option<String>,
 }
+impl<'de> ::serde::Deserialize<'de> for InitializeParamsClientInfo {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeParamsClientInfo;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `InitializeParamsClientInfo` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<InitializeParamsClientInfo, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "version" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("version"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(InitializeParamsClientInfo {
+                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    version: f1,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for InitializeParamsClientInfo {
     fn validate_at(
         &self,
@@ -1125,7 +2307,7 @@ impl ::agentwire_runtime::Validate for InitializeParamsClientInfo {
         _errors: &mut Vec<::agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeParamsInitializationOptions {
     /// The chat behavior to start with.
@@ -1136,6 +2318,47 @@ pub struct InitializeParamsInitializationOptions {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub chat_behavior: Option<ChatBehavior>,
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeParamsInitializationOptions {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeParamsInitializationOptions;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `InitializeParamsInitializationOptions` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<InitializeParamsInitializationOptions, A::Error> {
+                let mut f0: Option<ChatBehavior> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "chatBehavior" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("chatBehavior"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(InitializeParamsInitializationOptions {
+                    chat_behavior: f0,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for InitializeParamsInitializationOptions {
     fn validate_at(
@@ -1154,7 +2377,7 @@ impl ::agentwire_runtime::Validate for InitializeParamsInitializationOptions {
     }
 }
 /// Result of the `initialize` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeResponse {
     /// Every model the server can use.
@@ -1171,6 +2394,98 @@ pub struct InitializeResponse {
     /// Text to show in a new or cleared chat.
     #[serde(rename = "chatWelcomeMessage")]
     pub chat_welcome_message: String,
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `InitializeResponse` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<InitializeResponse, A::Error> {
+                let mut f0: Option<Vec<ChatModel>> = None;
+                let mut f1: Option<ChatModel> = None;
+                let mut f2: Option<Vec<ChatBehavior>> = None;
+                let mut f3: Option<ChatBehavior> = None;
+                let mut f4: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "models" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("models"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "chatDefaultModel" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("chatDefaultModel"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "chatBehaviors" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("chatBehaviors"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "chatDefaultBehavior" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("chatDefaultBehavior"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "chatWelcomeMessage" => {
+                            if f4.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("chatWelcomeMessage"),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(InitializeResponse {
+                    models: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("models"))?,
+                    chat_default_model: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "chatDefaultModel",
+                        ))?,
+                    chat_behaviors: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "chatBehaviors",
+                        ))?,
+                    chat_default_behavior: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "chatDefaultBehavior",
+                        ))?,
+                    chat_welcome_message: f4
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "chatWelcomeMessage",
+                        ))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for InitializeResponse {
     fn validate_at(
@@ -1209,9 +2524,33 @@ impl ::agentwire_runtime::Validate for InitializeResponse {
     }
 }
 /// Params of the `initialized` notification. Carries no fields.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializedParams {}
+impl<'de> ::serde::Deserialize<'de> for InitializedParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializedParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `InitializedParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<InitializedParams, A::Error> {
+                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
+                    map.next_value::<::serde::de::IgnoredAny>()?;
+                }
+                Ok(InitializedParams {})
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for InitializedParams {
     fn validate_at(
         &self,
@@ -1223,13 +2562,60 @@ impl ::agentwire_runtime::Validate for InitializedParams {
 ///
 /// Spec note: the document types `start` and `end` as `number`; they are line numbers, so they
 /// are declared `integer` here.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LinesRange {
     /// First line of the range.
     pub start: i64,
     /// Last line of the range.
     pub end: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for LinesRange {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LinesRange;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `LinesRange` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LinesRange, A::Error> {
+                let mut f0: Option<i64> = None;
+                let mut f1: Option<i64> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "start" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("start"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "end" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("end"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(LinesRange {
+                    start: f0.ok_or_else(|| ::serde::de::Error::missing_field("start"))?,
+                    end: f1.ok_or_else(|| ::serde::de::Error::missing_field("end"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for LinesRange {
     fn validate_at(
@@ -1239,7 +2625,7 @@ impl ::agentwire_runtime::Validate for LinesRange {
     ) {}
 }
 /// An MCP server configured in the server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MCPServerUpdatedParams {
     /// Name of the MCP server.
@@ -1257,6 +2643,79 @@ pub struct MCPServerUpdatedParams {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub tools: Option<Vec<ServerTool>>,
+}
+impl<'de> ::serde::Deserialize<'de> for MCPServerUpdatedParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MCPServerUpdatedParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `MCPServerUpdatedParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MCPServerUpdatedParams, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<Vec<String>> = None;
+                let mut f3: Option<MCPServerUpdatedParamsStatus> = None;
+                let mut f4: Option<Vec<ServerTool>> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "command" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("command"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "args" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("args"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "status" => {
+                            if f3.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("status"));
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "tools" => {
+                            if f4.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("tools"));
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MCPServerUpdatedParams {
+                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    command: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("command"))?,
+                    args: f2.ok_or_else(|| ::serde::de::Error::missing_field("args"))?,
+                    status: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("status"))?,
+                    tools: f4,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for MCPServerUpdatedParams {
     fn validate_at(
@@ -1335,11 +2794,50 @@ impl ::agentwire_runtime::Validate for MCPServerUpdatedParamsStatus {
     ) {}
 }
 /// Params of the `mcp/startServer` notification: start a stopped MCP server process again.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MCPStartServerParams {
     /// Name of the MCP server.
     pub name: String,
+}
+impl<'de> ::serde::Deserialize<'de> for MCPStartServerParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MCPStartServerParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `MCPStartServerParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MCPStartServerParams, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MCPStartServerParams {
+                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for MCPStartServerParams {
     fn validate_at(
@@ -1349,11 +2847,50 @@ impl ::agentwire_runtime::Validate for MCPStartServerParams {
     ) {}
 }
 /// Params of the `mcp/stopServer` notification: stop an MCP server process.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MCPStopServerParams {
     /// Name of the MCP server.
     pub name: String,
+}
+impl<'de> ::serde::Deserialize<'de> for MCPStopServerParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MCPStopServerParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `MCPStopServerParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MCPStopServerParams, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MCPStopServerParams {
+                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for MCPStopServerParams {
     fn validate_at(
@@ -1363,7 +2900,7 @@ impl ::agentwire_runtime::Validate for MCPStopServerParams {
     ) {}
 }
 /// A resource offered by an MCP server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct McpResourceContext {
     /// URI of the resource, e.g. `file://foo/bar.clj`.
@@ -1377,6 +2914,84 @@ pub struct McpResourceContext {
     pub mime_type: String,
     /// Name of the MCP server that offers the resource.
     pub server: String,
+}
+impl<'de> ::serde::Deserialize<'de> for McpResourceContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = McpResourceContext;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `McpResourceContext` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<McpResourceContext, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<String> = None;
+                let mut f4: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "uri" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("uri"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("description"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "mimeType" => {
+                            if f3.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("mimeType"));
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "server" => {
+                            if f4.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("server"));
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(McpResourceContext {
+                    uri: f0.ok_or_else(|| ::serde::de::Error::missing_field("uri"))?,
+                    name: f1.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    description: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "description",
+                        ))?,
+                    mime_type: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("mimeType"))?,
+                    server: f4
+                        .ok_or_else(|| ::serde::de::Error::missing_field("server"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for McpResourceContext {
     fn validate_at(
@@ -1431,13 +3046,60 @@ impl ::agentwire_runtime::Validate for MessageType {
     ) {}
 }
 /// A progress report on the chat: what the server is busy with, or that it is done.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ProgressContent {
     /// Whether the chat is still being processed or has finished.
     pub state: ProgressContentState,
     /// Text describing the current state, for display in the chat.
     pub text: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ProgressContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ProgressContent, A::Error> {
+                let mut f0: Option<ProgressContentState> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "state" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("state"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "text" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("text"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ProgressContent {
+                    state: f0.ok_or_else(|| ::serde::de::Error::missing_field("state"))?,
+                    text: f1.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ProgressContent {
     fn validate_at(
@@ -1493,11 +3155,50 @@ impl ::agentwire_runtime::Validate for ProgressContentState {
     ) {}
 }
 /// The LLM ended a reasoning block.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ReasonFinishedContent {
     /// Identifier of the reasoning block.
     pub id: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ReasonFinishedContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReasonFinishedContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ReasonFinishedContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ReasonFinishedContent, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ReasonFinishedContent {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ReasonFinishedContent {
     fn validate_at(
@@ -1507,11 +3208,50 @@ impl ::agentwire_runtime::Validate for ReasonFinishedContent {
     ) {}
 }
 /// The LLM began a reasoning block.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ReasonStartedContent {
     /// Identifier of the reasoning block.
     pub id: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ReasonStartedContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReasonStartedContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ReasonStartedContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ReasonStartedContent, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ReasonStartedContent {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ReasonStartedContent {
     fn validate_at(
@@ -1521,13 +3261,60 @@ impl ::agentwire_runtime::Validate for ReasonStartedContent {
     ) {}
 }
 /// A chunk of reasoning text.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ReasonTextContent {
     /// Identifier of a reasoning block that was started before.
     pub id: String,
     /// The reasoning text.
     pub text: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ReasonTextContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReasonTextContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ReasonTextContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ReasonTextContent, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "text" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("text"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ReasonTextContent {
+                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    text: f1.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ReasonTextContent {
     fn validate_at(
@@ -1538,9 +3325,33 @@ impl ::agentwire_runtime::Validate for ReasonTextContent {
 }
 /// The repository map of the workspaces, which the server computes itself. Clients attach it by
 /// default; users may drop it to keep the context small.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct RepoMapContext {}
+impl<'de> ::serde::Deserialize<'de> for RepoMapContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RepoMapContext;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `RepoMapContext` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RepoMapContext, A::Error> {
+                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
+                    map.next_value::<::serde::de::IgnoredAny>()?;
+                }
+                Ok(RepoMapContext {})
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for RepoMapContext {
     fn validate_at(
         &self,
@@ -1549,7 +3360,7 @@ impl ::agentwire_runtime::Validate for RepoMapContext {
     ) {}
 }
 /// One tool offered by a tool server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ServerTool {
     /// Name of the tool.
@@ -1566,6 +3377,77 @@ pub struct ServerTool {
     )]
     pub disabled: Option<bool>,
 }
+impl<'de> ::serde::Deserialize<'de> for ServerTool {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerTool;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ServerTool` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ServerTool, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<::agentwire_runtime::serde_json::Value> = None;
+                let mut f3: Option<bool> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("description"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "parameters" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("parameters"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "disabled" => {
+                            if f3.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("disabled"));
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ServerTool {
+                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    description: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "description",
+                        ))?,
+                    parameters: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("parameters"))?,
+                    disabled: f3,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ServerTool {
     fn validate_at(
         &self,
@@ -1574,13 +3456,61 @@ impl ::agentwire_runtime::Validate for ServerTool {
     ) {}
 }
 /// Params of the `$/showMessage` notification: a message the client should show to the user.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ShowMessageParams {
     /// Severity of the message.
     pub r#type: MessageType,
     /// The message text.
     pub message: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ShowMessageParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ShowMessageParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ShowMessageParams` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ShowMessageParams, A::Error> {
+                let mut f0: Option<MessageType> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "type" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("type"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "message" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("message"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ShowMessageParams {
+                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
+                    message: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ShowMessageParams {
     fn validate_at(
@@ -1598,11 +3528,50 @@ impl ::agentwire_runtime::Validate for ShowMessageParams {
     }
 }
 /// Plain text written by the LLM.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct TextContent {
     /// The text.
     pub text: String,
+}
+impl<'de> ::serde::Deserialize<'de> for TextContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `TextContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TextContent, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "text" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("text"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(TextContent {
+                    text: f0.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for TextContent {
     fn validate_at(
@@ -1707,13 +3676,61 @@ impl ::agentwire_runtime::Validate for ToolCallOrigin {
 ///
 /// Spec note: the document declares this shape inline in `ToolCalledContent.outputs`; it is
 /// named here so it can be used as a list element.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCallOutput {
     /// Kind of the output; text is the only kind.
     pub r#type: ToolCallOutputType,
     /// The output itself.
     pub content: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ToolCallOutput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolCallOutput;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ToolCallOutput` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ToolCallOutput, A::Error> {
+                let mut f0: Option<ToolCallOutputType> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "type" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("type"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("content"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ToolCallOutput {
+                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
+                    content: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ToolCallOutput {
     fn validate_at(
@@ -1766,7 +3783,7 @@ impl ::agentwire_runtime::Validate for ToolCallOutputType {
     ) {}
 }
 /// The LLM is getting a tool call ready; its arguments may still be incomplete.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCallPrepareContent {
     /// Where the tool comes from.
@@ -1796,6 +3813,104 @@ pub struct ToolCallPrepareContent {
     )]
     pub details: Option<ToolCallDetails>,
 }
+impl<'de> ::serde::Deserialize<'de> for ToolCallPrepareContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolCallPrepareContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ToolCallPrepareContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ToolCallPrepareContent, A::Error> {
+                let mut f0: Option<ToolCallOrigin> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<String> = None;
+                let mut f4: Option<bool> = None;
+                let mut f5: Option<String> = None;
+                let mut f6: Option<ToolCallDetails> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "origin" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("origin"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "id" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "argumentsText" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("argumentsText"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "manualApproval" => {
+                            if f4.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("manualApproval"),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "summary" => {
+                            if f5.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("summary"));
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "details" => {
+                            if f6.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("details"));
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ToolCallPrepareContent {
+                    origin: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("origin"))?,
+                    id: f1.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    arguments_text: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "argumentsText",
+                        ))?,
+                    manual_approval: f4
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "manualApproval",
+                        ))?,
+                    summary: f5,
+                    details: f6,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ToolCallPrepareContent {
     fn validate_at(
         &self,
@@ -1820,7 +3935,7 @@ impl ::agentwire_runtime::Validate for ToolCallPrepareContent {
     }
 }
 /// A tool call that did not run because it was rejected.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCallRejected {
     /// Where the tool comes from.
@@ -1847,6 +3962,98 @@ pub struct ToolCallRejected {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub details: Option<ToolCallDetails>,
+}
+impl<'de> ::serde::Deserialize<'de> for ToolCallRejected {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolCallRejected;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ToolCallRejected` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ToolCallRejected, A::Error> {
+                let mut f0: Option<ToolCallOrigin> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<::std::collections::BTreeMap<String, String>> = None;
+                let mut f4: Option<ToolCallRejectedReason> = None;
+                let mut f5: Option<String> = None;
+                let mut f6: Option<ToolCallDetails> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "origin" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("origin"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "id" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "arguments" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("arguments"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "reason" => {
+                            if f4.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("reason"));
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "summary" => {
+                            if f5.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("summary"));
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "details" => {
+                            if f6.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("details"));
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ToolCallRejected {
+                    origin: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("origin"))?,
+                    id: f1.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    arguments: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
+                    reason: f4
+                        .ok_or_else(|| ::serde::de::Error::missing_field("reason"))?,
+                    summary: f5,
+                    details: f6,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ToolCallRejected {
     fn validate_at(
@@ -1914,7 +4121,7 @@ impl ::agentwire_runtime::Validate for ToolCallRejectedReason {
     ) {}
 }
 /// The LLM asks for a tool call to run, with its final arguments.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCallRunContent {
     /// Where the tool comes from.
@@ -1943,6 +4150,102 @@ pub struct ToolCallRunContent {
     )]
     pub details: Option<ToolCallDetails>,
 }
+impl<'de> ::serde::Deserialize<'de> for ToolCallRunContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolCallRunContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ToolCallRunContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ToolCallRunContent, A::Error> {
+                let mut f0: Option<ToolCallOrigin> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<::std::collections::BTreeMap<String, String>> = None;
+                let mut f4: Option<bool> = None;
+                let mut f5: Option<String> = None;
+                let mut f6: Option<ToolCallDetails> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "origin" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("origin"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "id" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "arguments" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("arguments"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "manualApproval" => {
+                            if f4.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("manualApproval"),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "summary" => {
+                            if f5.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("summary"));
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "details" => {
+                            if f6.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("details"));
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ToolCallRunContent {
+                    origin: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("origin"))?,
+                    id: f1.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    arguments: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
+                    manual_approval: f4
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "manualApproval",
+                        ))?,
+                    summary: f5,
+                    details: f6,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for ToolCallRunContent {
     fn validate_at(
         &self,
@@ -1967,7 +4270,7 @@ impl ::agentwire_runtime::Validate for ToolCallRunContent {
     }
 }
 /// A tool call that has run, with its result.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCalledContent {
     /// Where the tool comes from.
@@ -1999,6 +4302,106 @@ pub struct ToolCalledContent {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub details: Option<ToolCallDetails>,
+}
+impl<'de> ::serde::Deserialize<'de> for ToolCalledContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolCalledContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ToolCalledContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ToolCalledContent, A::Error> {
+                let mut f0: Option<ToolCallOrigin> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<Vec<String>> = None;
+                let mut f4: Option<bool> = None;
+                let mut f5: Option<Vec<ToolCallOutput>> = None;
+                let mut f6: Option<String> = None;
+                let mut f7: Option<ToolCallDetails> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "origin" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("origin"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "id" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("id"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "arguments" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("arguments"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "error" => {
+                            if f4.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("error"));
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "outputs" => {
+                            if f5.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("outputs"));
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "summary" => {
+                            if f6.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("summary"));
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        "details" => {
+                            if f7.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("details"));
+                            }
+                            f7 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ToolCalledContent {
+                    origin: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("origin"))?,
+                    id: f1.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    arguments: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
+                    error: f4.ok_or_else(|| ::serde::de::Error::missing_field("error"))?,
+                    outputs: f5
+                        .ok_or_else(|| ::serde::de::Error::missing_field("outputs"))?,
+                    summary: f6,
+                    details: f7,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ToolCalledContent {
     fn validate_at(
@@ -2084,13 +4487,60 @@ impl ::agentwire_runtime::Validate for ToolServerUpdatedParams {
     }
 }
 /// A link produced by the LLM.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct URLContent {
     /// Title of the link.
     pub title: String,
     /// Target of the link.
     pub url: String,
+}
+impl<'de> ::serde::Deserialize<'de> for URLContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = URLContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `URLContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<URLContent, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "title" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("title"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "url" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("url"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(URLContent {
+                    title: f0.ok_or_else(|| ::serde::de::Error::missing_field("title"))?,
+                    url: f1.ok_or_else(|| ::serde::de::Error::missing_field("url"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for URLContent {
     fn validate_at(
@@ -2103,7 +4553,7 @@ impl ::agentwire_runtime::Validate for URLContent {
 ///
 /// Spec note: the document types the three token counts as `number`; they count tokens, so they
 /// are declared `integer` (never negative) here.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct UsageContent {
     /// Tokens sent with the last prompt, all context added by the server included.
@@ -2135,6 +4585,96 @@ pub struct UsageContent {
     )]
     pub session_cost: Option<String>,
 }
+impl<'de> ::serde::Deserialize<'de> for UsageContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UsageContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `UsageContent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<UsageContent, A::Error> {
+                let mut f0: Option<i64> = None;
+                let mut f1: Option<i64> = None;
+                let mut f2: Option<i64> = None;
+                let mut f3: Option<String> = None;
+                let mut f4: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "messageInputTokens" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("messageInputTokens"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "messageOutputTokens" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("messageOutputTokens"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "sessionTokens" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("sessionTokens"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "messageCost" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("messageCost"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "sessionCost" => {
+                            if f4.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("sessionCost"),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(UsageContent {
+                    message_input_tokens: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "messageInputTokens",
+                        ))?,
+                    message_output_tokens: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "messageOutputTokens",
+                        ))?,
+                    session_tokens: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "sessionTokens",
+                        ))?,
+                    message_cost: f3,
+                    session_cost: f4,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
 impl ::agentwire_runtime::Validate for UsageContent {
     fn validate_at(
         &self,
@@ -2165,11 +4705,50 @@ impl ::agentwire_runtime::Validate for UsageContent {
     }
 }
 /// Content fetched from the web.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct WebContext {
     /// Address of the web content.
     pub url: String,
+}
+impl<'de> ::serde::Deserialize<'de> for WebContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = WebContext;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `WebContext` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WebContext, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "url" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("url"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(WebContext {
+                    url: f0.ok_or_else(|| ::serde::de::Error::missing_field("url"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for WebContext {
     fn validate_at(
@@ -2179,13 +4758,60 @@ impl ::agentwire_runtime::Validate for WebContext {
     ) {}
 }
 /// One workspace folder of the client.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct WorkspaceFolder {
     /// URI of the folder.
     pub uri: String,
     /// Display name of the folder in the user interface.
     pub name: String,
+}
+impl<'de> ::serde::Deserialize<'de> for WorkspaceFolder {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = WorkspaceFolder;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `WorkspaceFolder` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WorkspaceFolder, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "uri" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("uri"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("name"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(WorkspaceFolder {
+                    uri: f0.ok_or_else(|| ::serde::de::Error::missing_field("uri"))?,
+                    name: f1.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for WorkspaceFolder {
     fn validate_at(

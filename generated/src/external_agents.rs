@@ -188,11 +188,58 @@ impl ::agentwire_runtime::Validate for ApiErrorCode {
     ) {}
 }
 /// Failure body of every HTTP route of the agent server (status 4xx).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApiErrorResponse {
     pub ok: ::agentwire_runtime::literal::False,
     pub error: ApiErrorResponseError,
+}
+impl<'de> ::serde::Deserialize<'de> for ApiErrorResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApiErrorResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ApiErrorResponse` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ApiErrorResponse, A::Error> {
+                let mut f0: Option<::agentwire_runtime::literal::False> = None;
+                let mut f1: Option<ApiErrorResponseError> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "ok" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("ok"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "error" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("error"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ApiErrorResponse {
+                    ok: f0.ok_or_else(|| ::serde::de::Error::missing_field("ok"))?,
+                    error: f1.ok_or_else(|| ::serde::de::Error::missing_field("error"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ApiErrorResponse {
     fn validate_at(
@@ -209,7 +256,7 @@ impl ::agentwire_runtime::Validate for ApiErrorResponse {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApiErrorResponseError {
     /// Machine-readable reason.
@@ -217,6 +264,54 @@ pub struct ApiErrorResponseError {
     /// Human-readable explanation.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub message: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ApiErrorResponseError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ApiErrorResponseError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ApiErrorResponseError` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ApiErrorResponseError, A::Error> {
+                let mut f0: Option<ApiErrorCode> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("code"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "message" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("message"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ApiErrorResponseError {
+                    code: f0.ok_or_else(|| ::serde::de::Error::missing_field("code"))?,
+                    message: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ApiErrorResponseError {
     fn validate_at(
@@ -241,7 +336,7 @@ impl ::agentwire_runtime::Validate for ApiErrorResponseError {
     }
 }
 /// An agent run in-process by a chat model provider.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatAgentConfig {
     /// Unique agent id.
@@ -259,6 +354,69 @@ pub struct ChatAgentConfig {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub description: Option<String>,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatAgentConfig {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatAgentConfig;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatAgentConfig` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatAgentConfig, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "agentId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "displayName" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("displayName"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("description"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatAgentConfig {
+                    agent_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                    display_name: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "displayName",
+                        ))?,
+                    description: f2,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatAgentConfig {
     fn validate_at(
@@ -283,7 +441,7 @@ impl ::agentwire_runtime::Validate for ChatAgentConfig {
     }
 }
 /// A message appended to the session's conversation, sent to every attached client.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatMessageBroadcast {
     /// The session the message belongs to.
@@ -297,6 +455,75 @@ pub struct ChatMessageBroadcast {
     #[serde(rename = "createdAt")]
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub created_at: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatMessageBroadcast {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatMessageBroadcast;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatMessageBroadcast` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatMessageBroadcast, A::Error> {
+                let mut f0: Option<SessionId> = None;
+                let mut f1: Option<ChatMessageBroadcastRole> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "sessionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "role" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("role"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "text" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("text"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "createdAt" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("createdAt"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatMessageBroadcast {
+                    session_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
+                    role: f1.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
+                    text: f2.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                    created_at: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("createdAt"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatMessageBroadcast {
     fn validate_at(
@@ -369,7 +596,7 @@ impl ::agentwire_runtime::Validate for ChatMessageBroadcastRole {
     ) {}
 }
 /// Body of POST /api/plugins/sessions/operations/create.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CreateSessionRequest {
     /// The agent the session runs.
@@ -384,6 +611,56 @@ pub struct CreateSessionRequest {
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
     pub session_id: Option<SessionId>,
+}
+impl<'de> ::serde::Deserialize<'de> for CreateSessionRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateSessionRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `CreateSessionRequest` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CreateSessionRequest, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<SessionId> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "agentId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "sessionId" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(CreateSessionRequest {
+                    agent_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                    session_id: f1,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for CreateSessionRequest {
     fn validate_at(
@@ -409,11 +686,59 @@ impl ::agentwire_runtime::Validate for CreateSessionRequest {
     }
 }
 /// Success body of create (201 created, 200 attached or revived).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CreateSessionResponse {
     pub ok: ::agentwire_runtime::literal::True,
     pub result: CreateSessionResponseResult,
+}
+impl<'de> ::serde::Deserialize<'de> for CreateSessionResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateSessionResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `CreateSessionResponse` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CreateSessionResponse, A::Error> {
+                let mut f0: Option<::agentwire_runtime::literal::True> = None;
+                let mut f1: Option<CreateSessionResponseResult> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "ok" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("ok"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "result" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("result"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(CreateSessionResponse {
+                    ok: f0.ok_or_else(|| ::serde::de::Error::missing_field("ok"))?,
+                    result: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("result"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for CreateSessionResponse {
     fn validate_at(
@@ -430,7 +755,7 @@ impl ::agentwire_runtime::Validate for CreateSessionResponse {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CreateSessionResponseResult {
     /// The session's id (the requested one, or a generated one).
@@ -444,6 +769,68 @@ pub struct CreateSessionResponseResult {
     #[serde(rename = "createdAt")]
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub created_at: String,
+}
+impl<'de> ::serde::Deserialize<'de> for CreateSessionResponseResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateSessionResponseResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `CreateSessionResponseResult` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CreateSessionResponseResult, A::Error> {
+                let mut f0: Option<SessionId> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "sessionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "agentId" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "createdAt" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("createdAt"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(CreateSessionResponseResult {
+                    session_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
+                    agent_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                    created_at: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("createdAt"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for CreateSessionResponseResult {
     fn validate_at(
@@ -475,7 +862,7 @@ impl ::agentwire_runtime::Validate for CreateSessionResponseResult {
     }
 }
 /// A frame from the UI was refused.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ErrorMessage {
     /// Machine-readable reason.
@@ -483,6 +870,54 @@ pub struct ErrorMessage {
     /// Human-readable explanation.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub message: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ErrorMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ErrorMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ErrorMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ErrorMessage, A::Error> {
+                let mut f0: Option<WsErrorCode> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("code"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "message" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("message"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ErrorMessage {
+                    code: f0.ok_or_else(|| ::serde::de::Error::missing_field("code"))?,
+                    message: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ErrorMessage {
     fn validate_at(
@@ -507,7 +942,7 @@ impl ::agentwire_runtime::Validate for ErrorMessage {
     }
 }
 /// An agent that lives in another system and answers asynchronously.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ExternalAgentConfig {
     /// Unique agent id.
@@ -527,6 +962,78 @@ pub struct ExternalAgentConfig {
     pub description: Option<String>,
     /// Where input goes and where replies come back.
     pub external: ExternalAgentConfigExternal,
+}
+impl<'de> ::serde::Deserialize<'de> for ExternalAgentConfig {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ExternalAgentConfig;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ExternalAgentConfig` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ExternalAgentConfig, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<ExternalAgentConfigExternal> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "agentId" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "displayName" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("displayName"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("description"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "external" => {
+                            if f3.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("external"));
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ExternalAgentConfig {
+                    agent_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                    display_name: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "displayName",
+                        ))?,
+                    description: f2,
+                    external: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("external"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ExternalAgentConfig {
     fn validate_at(
@@ -557,7 +1064,7 @@ impl ::agentwire_runtime::Validate for ExternalAgentConfig {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ExternalAgentConfigExternal {
     /// Endpoint that receives ExternalInputPayload posts.
@@ -568,6 +1075,59 @@ pub struct ExternalAgentConfigExternal {
     #[serde(rename = "callbackBaseUrl")]
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "uri")))]
     pub callback_base_url: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ExternalAgentConfigExternal {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ExternalAgentConfigExternal;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ExternalAgentConfigExternal` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ExternalAgentConfigExternal, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "inputUrl" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("inputUrl"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "callbackBaseUrl" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("callbackBaseUrl"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ExternalAgentConfigExternal {
+                    input_url: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("inputUrl"))?,
+                    callback_base_url: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "callbackBaseUrl",
+                        ))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ExternalAgentConfigExternal {
     fn validate_at(
@@ -592,7 +1152,7 @@ impl ::agentwire_runtime::Validate for ExternalAgentConfigExternal {
     }
 }
 /// What the agent server posts to the external agent's inputUrl for each user message.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ExternalInputPayload {
     /// The session the message belongs to.
@@ -608,6 +1168,79 @@ pub struct ExternalInputPayload {
     pub callback_url: String,
     /// The user's message.
     pub message: ExternalInputPayloadMessage,
+}
+impl<'de> ::serde::Deserialize<'de> for ExternalInputPayload {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ExternalInputPayload;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ExternalInputPayload` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ExternalInputPayload, A::Error> {
+                let mut f0: Option<SessionId> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<ExternalInputPayloadMessage> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "sessionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "agentId" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "callbackUrl" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("callbackUrl"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "message" => {
+                            if f3.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("message"));
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ExternalInputPayload {
+                    session_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
+                    agent_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                    callback_url: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "callbackUrl",
+                        ))?,
+                    message: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ExternalInputPayload {
     fn validate_at(
@@ -645,7 +1278,7 @@ impl ::agentwire_runtime::Validate for ExternalInputPayload {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ExternalInputPayloadMessage {
     pub r#type: ExternalInputPayloadMessageType,
@@ -655,6 +1288,64 @@ pub struct ExternalInputPayloadMessage {
     #[serde(rename = "createdAt")]
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub created_at: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ExternalInputPayloadMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ExternalInputPayloadMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ExternalInputPayloadMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ExternalInputPayloadMessage, A::Error> {
+                let mut f0: Option<ExternalInputPayloadMessageType> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "type" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("type"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "text" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("text"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "createdAt" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("createdAt"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ExternalInputPayloadMessage {
+                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
+                    text: f1.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                    created_at: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("createdAt"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ExternalInputPayloadMessage {
     fn validate_at(
@@ -714,12 +1405,54 @@ impl ::agentwire_runtime::Validate for ExternalInputPayloadMessageType {
     ) {}
 }
 /// Binds the connection to a session; must come before any user_message.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct HelloMessage {
     /// The session to attach to.
     #[serde(rename = "sessionId")]
     pub session_id: SessionId,
+}
+impl<'de> ::serde::Deserialize<'de> for HelloMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = HelloMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `HelloMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HelloMessage, A::Error> {
+                let mut f0: Option<SessionId> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "sessionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(HelloMessage {
+                    session_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for HelloMessage {
     fn validate_at(
@@ -737,10 +1470,49 @@ impl ::agentwire_runtime::Validate for HelloMessage {
     }
 }
 /// Success body without data.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct OkResponse {
     pub ok: ::agentwire_runtime::literal::True,
+}
+impl<'de> ::serde::Deserialize<'de> for OkResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = OkResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `OkResponse` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<OkResponse, A::Error> {
+                let mut f0: Option<::agentwire_runtime::literal::True> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "ok" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("ok"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(OkResponse {
+                    ok: f0.ok_or_else(|| ::serde::de::Error::missing_field("ok"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for OkResponse {
     fn validate_at(
@@ -786,7 +1558,7 @@ impl ::agentwire_runtime::Validate for SessionId {
     }
 }
 /// Answers hello: the connection is attached to the session.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct SessionReadyMessage {
     /// The attached session.
@@ -796,6 +1568,57 @@ pub struct SessionReadyMessage {
     #[serde(rename = "agentId")]
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub agent_id: String,
+}
+impl<'de> ::serde::Deserialize<'de> for SessionReadyMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SessionReadyMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `SessionReadyMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SessionReadyMessage, A::Error> {
+                let mut f0: Option<SessionId> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "sessionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "agentId" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(SessionReadyMessage {
+                    session_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
+                    agent_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for SessionReadyMessage {
     fn validate_at(
@@ -820,12 +1643,51 @@ impl ::agentwire_runtime::Validate for SessionReadyMessage {
     }
 }
 /// A chat message typed by the user, for the session named in hello.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct UserMessageMessage {
     /// What the user wrote.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub text: String,
+}
+impl<'de> ::serde::Deserialize<'de> for UserMessageMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UserMessageMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `UserMessageMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<UserMessageMessage, A::Error> {
+                let mut f0: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "text" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("text"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(UserMessageMessage {
+                    text: f0.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for UserMessageMessage {
     fn validate_at(

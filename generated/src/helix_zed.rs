@@ -10,10 +10,49 @@ pub const ROLES: &[&str] = &["helix", "zed"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/helix_zed.schema.json");
 /// A user turn for Zed's agent: the first message of a session or a follow-up.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatMessage {
     pub data: ChatMessageData,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatMessage` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatMessage, A::Error> {
+                let mut f0: Option<ChatMessageData> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "data" => {
+                            if f0.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("data"));
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatMessage {
+                    data: f0.ok_or_else(|| ::serde::de::Error::missing_field("data"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatMessage {
     fn validate_at(
@@ -30,7 +69,7 @@ impl ::agentwire_runtime::Validate for ChatMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatMessageData {
     /// Helix's id for the session (e.g. `ses_01k6...`).
@@ -46,6 +85,83 @@ pub struct ChatMessageData {
     /// Helix's id for this request; Zed echoes it in message_completed.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub request_id: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ChatMessageData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ChatMessageData;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ChatMessageData` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ChatMessageData, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<Option<String>> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "helix_session_id" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("helix_session_id"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "acp_thread_id" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("acp_thread_id"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "message" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("message"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "request_id" => {
+                            if f3.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("request_id"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ChatMessageData {
+                    helix_session_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "helix_session_id",
+                        ))?,
+                    acp_thread_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "acp_thread_id",
+                        ))?,
+                    message: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                    request_id: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("request_id"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ChatMessageData {
     fn validate_at(
@@ -78,7 +194,7 @@ impl ::agentwire_runtime::Validate for ChatMessageData {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextCreatedData {
     /// Id of the context Zed just created; Helix stores it for follow-ups.
@@ -87,6 +203,63 @@ pub struct ContextCreatedData {
     /// The Helix session id, echoed a second time inside the payload.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub helix_session_id: String,
+}
+impl<'de> ::serde::Deserialize<'de> for ContextCreatedData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContextCreatedData;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ContextCreatedData` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContextCreatedData, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "acp_thread_id" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("acp_thread_id"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "helix_session_id" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("helix_session_id"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ContextCreatedData {
+                    acp_thread_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "acp_thread_id",
+                        ))?,
+                    helix_session_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "helix_session_id",
+                        ))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ContextCreatedData {
     fn validate_at(
@@ -111,13 +284,63 @@ impl ::agentwire_runtime::Validate for ContextCreatedData {
     }
 }
 /// Zed made a new context for a session; sent once, only in reply to a first message.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextCreatedEvent {
     /// The Helix session id, echoed.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub session_id: String,
     pub data: ContextCreatedData,
+}
+impl<'de> ::serde::Deserialize<'de> for ContextCreatedEvent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContextCreatedEvent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `ContextCreatedEvent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContextCreatedEvent, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<ContextCreatedData> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "session_id" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("session_id"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "data" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("data"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(ContextCreatedEvent {
+                    session_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("session_id"))?,
+                    data: f1.ok_or_else(|| ::serde::de::Error::missing_field("data"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for ContextCreatedEvent {
     fn validate_at(
@@ -233,7 +456,7 @@ impl ::agentwire_runtime::Validate for InteractionState {
         _: &mut Vec<::agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageAddedData {
     /// The Zed context the reply belongs to.
@@ -249,6 +472,89 @@ pub struct MessageAddedData {
     /// When this update was produced, in Unix seconds.
     #[cfg_attr(feature = "schemars", schemars(range(min = 0f64)))]
     pub timestamp: i64,
+}
+impl<'de> ::serde::Deserialize<'de> for MessageAddedData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MessageAddedData;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `MessageAddedData` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MessageAddedData, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<MessageAddedDataRole> = None;
+                let mut f3: Option<String> = None;
+                let mut f4: Option<i64> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "acp_thread_id" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("acp_thread_id"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "message_id" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("message_id"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "role" => {
+                            if f2.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("role"));
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f3.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("content"));
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "timestamp" => {
+                            if f4.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("timestamp"),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MessageAddedData {
+                    acp_thread_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "acp_thread_id",
+                        ))?,
+                    message_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("message_id"))?,
+                    role: f2.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
+                    content: f3
+                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                    timestamp: f4
+                        .ok_or_else(|| ::serde::de::Error::missing_field("timestamp"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for MessageAddedData {
     fn validate_at(
@@ -323,13 +629,63 @@ impl ::agentwire_runtime::Validate for MessageAddedDataRole {
 }
 /// A snapshot of the assistant reply being streamed. Updates of one reply share a
 /// `message_id` and each `content` is the whole text so far, so Helix replaces, not appends.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageAddedEvent {
     /// The Helix session id, echoed.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub session_id: String,
     pub data: MessageAddedData,
+}
+impl<'de> ::serde::Deserialize<'de> for MessageAddedEvent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MessageAddedEvent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `MessageAddedEvent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MessageAddedEvent, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<MessageAddedData> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "session_id" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("session_id"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "data" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("data"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MessageAddedEvent {
+                    session_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("session_id"))?,
+                    data: f1.ok_or_else(|| ::serde::de::Error::missing_field("data"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for MessageAddedEvent {
     fn validate_at(
@@ -353,7 +709,7 @@ impl ::agentwire_runtime::Validate for MessageAddedEvent {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageCompletedData {
     /// The Zed context the reply belongs to.
@@ -365,6 +721,72 @@ pub struct MessageCompletedData {
     /// The request_id of the chat_message this turn answered.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub request_id: String,
+}
+impl<'de> ::serde::Deserialize<'de> for MessageCompletedData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MessageCompletedData;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `MessageCompletedData` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MessageCompletedData, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "acp_thread_id" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("acp_thread_id"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "message_id" => {
+                            if f1.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("message_id"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "request_id" => {
+                            if f2.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("request_id"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MessageCompletedData {
+                    acp_thread_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                            "acp_thread_id",
+                        ))?,
+                    message_id: f1
+                        .ok_or_else(|| ::serde::de::Error::missing_field("message_id"))?,
+                    request_id: f2
+                        .ok_or_else(|| ::serde::de::Error::missing_field("request_id"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for MessageCompletedData {
     fn validate_at(
@@ -396,13 +818,63 @@ impl ::agentwire_runtime::Validate for MessageCompletedData {
     }
 }
 /// The assistant finished the turn; Helix marks the waiting interaction complete.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageCompletedEvent {
     /// The Helix session id, echoed.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub session_id: String,
     pub data: MessageCompletedData,
+}
+impl<'de> ::serde::Deserialize<'de> for MessageCompletedEvent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MessageCompletedEvent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `MessageCompletedEvent` object")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MessageCompletedEvent, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<MessageCompletedData> = None;
+                while let Some(key) = map
+                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "session_id" => {
+                            if f0.is_some() {
+                                return Err(
+                                    ::serde::de::Error::duplicate_field("session_id"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "data" => {
+                            if f1.is_some() {
+                                return Err(::serde::de::Error::duplicate_field("data"));
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(MessageCompletedEvent {
+                    session_id: f0
+                        .ok_or_else(|| ::serde::de::Error::missing_field("session_id"))?,
+                    data: f1.ok_or_else(|| ::serde::de::Error::missing_field("data"))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 impl ::agentwire_runtime::Validate for MessageCompletedEvent {
     fn validate_at(

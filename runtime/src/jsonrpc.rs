@@ -198,7 +198,11 @@ impl<R: MethodSet, N: MethodSet> Message<R, N> {
                 Outcome::Error(decode_json(error.get()).map_err(|e: Invalid| e.under("/error"))?)
             }
             (None, None) => {
-                return Err(err("/result", Rule::Required, "a response needs `result` or `error`"));
+                return Err(err(
+                    "/result",
+                    Rule::Required,
+                    "a response needs `result` or `error`",
+                ));
             }
         };
         if id.is_none() && matches!(outcome, Outcome::Result(_)) {

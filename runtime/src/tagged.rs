@@ -84,14 +84,16 @@ impl<'de, T: TaggedUnion<'de>> Visitor<'de> for TaggedVisitor<T> {
     }
 }
 
-/// A string that borrows from the input when the deserializer allows it.
-pub(crate) enum Text<'de> {
+/// A string (an object key or a discriminator) that borrows from the input when the
+/// deserializer allows it. Generated struct decoders read their keys with it.
+#[derive(Debug)]
+pub enum Text<'de> {
     Borrowed(&'de str),
     Owned(String),
 }
 
 impl Text<'_> {
-    pub(crate) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         match self {
             Text::Borrowed(s) => s,
             Text::Owned(s) => s,

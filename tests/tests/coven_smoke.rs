@@ -97,7 +97,10 @@ fn validation_names_pointer_and_rule() {
 #[test]
 fn pbjson_decode_errors_are_classified() {
     let e = AgentMessage::from_json(r#"{"nope": {}}"#).unwrap_err();
-    assert_eq!((e.errors[0].pointer.as_str(), &e.errors[0].rule), ("/nope", &Rule::UnknownKind));
+    assert_eq!(
+        (e.errors[0].pointer.as_str(), &e.errors[0].rule),
+        ("/nope", &Rule::UnknownKind)
+    );
 
     let two = r#"{"register": {"agent_id": "a"}, "heartbeat": {}}"#;
     let e = AgentMessage::from_json(two).unwrap_err();

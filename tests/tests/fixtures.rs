@@ -34,7 +34,11 @@ fn fixtures(module: &str, kind: &str) -> Vec<(PathBuf, Value)> {
 
 /// Decodes the fixture's input the way its keys say, returning the re-encoded value.
 fn decode(module: &str, fixture: &Value) -> Result<Value, Invalid> {
-    let text = match (fixture.get("raw"), fixture.get("message"), fixture.get("value")) {
+    let text = match (
+        fixture.get("raw"),
+        fixture.get("message"),
+        fixture.get("value"),
+    ) {
         (Some(Value::String(raw)), _, _) => raw.clone(),
         (_, Some(m), _) => m.to_string(),
         (_, _, Some(v)) => v.to_string(),
@@ -59,7 +63,9 @@ fn decode(module: &str, fixture: &Value) -> Result<Value, Invalid> {
             "external_agents" => external_agents::decode_message(from, &text),
             "eca" => eca::decode_message(from, &text),
             "coven" => match from {
-                "agent" => Some(coven::AgentMessage::from_json(&text).map(|m| reparse(&m.to_json()))),
+                "agent" => {
+                    Some(coven::AgentMessage::from_json(&text).map(|m| reparse(&m.to_json())))
+                }
                 "gateway" => {
                     Some(coven::ServerMessage::from_json(&text).map(|m| reparse(&m.to_json())))
                 }
@@ -102,7 +108,12 @@ fn valid_fixtures_round_trip() {
         }
     }
     assert!(count > 100, "expected the full fixture set, found {count}");
-    assert!(failures.is_empty(), "{} of {count} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {count} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -142,5 +153,10 @@ fn invalid_fixtures_get_their_exact_errors() {
         }
     }
     assert!(count > 100, "expected the full fixture set, found {count}");
-    assert!(failures.is_empty(), "{} of {count} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {count} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

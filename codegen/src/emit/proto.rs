@@ -162,6 +162,14 @@ fn pbjson_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErrors> 
         code.push_str(&String::from_utf8_lossy(&bytes));
     }
     let (code, patched) = enums_unknown_as_numbers(&code);
+    if code.contains("Invalid variant") {
+        // A pbjson release that words its enum serialization differently; without the rewrite
+        // `to_json` could not promise to succeed.
+        return Err(SpecError::new(
+            "pbjson's enum serialization did not have the expected shape (a generator bug)",
+        )
+        .into());
+    }
     let mut source = String::from("use super::types::*;\n");
     source.push_str(&code);
     if patched {

@@ -107,12 +107,14 @@ pub fn emit_type(def: &TypeDef) -> TokenStream {
     let doc = doc_attr(&def.doc);
     match &def.kind {
         TypeKind::Struct(fields) => {
-            let derives = derives(false);
+            let decode = emit_struct_deserialize(&name, fields);
             let fields = fields.iter().map(emit_field);
             quote! {
                 #doc
-                #derives
+                #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+                #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
                 pub struct #name { #(#fields)* }
+                #decode
             }
         }
         TypeKind::Enum(values) => emit_enum(&name, &doc, values),
@@ -134,6 +136,76 @@ pub fn emit_type(def: &TypeDef) -> TokenStream {
         TypeKind::Alias { target, .. } => {
             let inner = rust_ty(target);
             quote! { #doc pub type #name = #inner; }
+        }
+    }
+}
+
+/// A hand-written `Deserialize` for a struct: it reads only JSON objects (serde's derive would
+/// also take an array of the field values, which no protocol here allows), skips unknown keys,
+/// and keeps "absent" apart from `null` for optional fields.
+fn emit_struct_deserialize(name: &Ident, fields: &[Field]) -> TokenStream {
+    let expecting = format!("a `{name}` object");
+    let slots: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("f{i}")).collect();
+    let slot_decls = fields.iter().zip(&slots).map(|(f, slot)| {
+        let ty = rust_ty(&f.ty);
+        quote!(let mut #slot: Option<#ty> = None;)
+    });
+    let arms = fields.iter().zip(&slots).map(|(f, slot)| {
+        let key = &f.name;
+        quote! {
+            #key => {
+                if #slot.is_some() {
+                    return Err(::serde::de::Error::duplicate_field(#key));
+                }
+                #slot = Some(map.next_value()?);
+            }
+        }
+    });
+    let inits = fields.iter().zip(&slots).map(|(f, slot)| {
+        let ident = field_ident(&f.name);
+        let key = &f.name;
+        if f.optional {
+            quote!(#ident: #slot,)
+        } else {
+            quote!(#ident: #slot.ok_or_else(|| ::serde::de::Error::missing_field(#key))?,)
+        }
+    });
+    // An empty object type still reads (and ignores) every key, so arrays are refused.
+    let read_keys = if fields.is_empty() {
+        quote! {
+            while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+    } else {
+        quote! {
+            while let Some(key) = map.next_key::<::agentwire_runtime::tagged::Text<'de>>()? {
+                match key.as_str() {
+                    #(#arms)*
+                    _ => {
+                        map.next_value::<::serde::de::IgnoredAny>()?;
+                    }
+                }
+            }
+        }
+    };
+    quote! {
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Visitor;
+                impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                    type Value = #name;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str(#expecting)
+                    }
+                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<#name, A::Error> {
+                        #(#slot_decls)*
+                        #read_keys
+                        Ok(#name { #(#inits)* })
+                    }
+                }
+                d.deserialize_map(Visitor)
+            }
         }
     }
 }

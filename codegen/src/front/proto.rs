@@ -161,16 +161,10 @@ pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> 
 /// Turns a protox error (a miette diagnostic with spans) and the ones related to it into spec
 /// errors that keep their location.
 fn from_protox(spec_dir: &Path, error: &protox::Error) -> SpecErrors {
+    // The path keeps the folder as the caller spelled it, e.g. `spec/coven/coven.proto`.
     let source = error
         .file()
-        .and_then(|name| SourceFile::read(&spec_dir.join(name)).ok())
-        .map(|mut s| {
-            // Keep the path as the caller spelled the folder, e.g. `spec/coven/coven.proto`.
-            if let Some(name) = error.file() {
-                s.path = spec_dir.join(name);
-            }
-            s
-        });
+        .and_then(|name| SourceFile::read(&spec_dir.join(name)).ok());
     let mut errors = SpecErrors::default();
     errors.push(from_diagnostic(source.as_ref(), error));
     if let Some(related) = error.related() {
@@ -226,7 +220,7 @@ fn tags_of_field(
             let span = (region.0 + offset, name.len() + 1 + value.len());
             let here = |message: String| SpecError::at(source, span, message);
             let Some(canonical) = TAG_NAMES.iter().find(|t| t.eq_ignore_ascii_case(name)) else {
-                continue; // `@someone` in free text is not a tag.
+                continue;
             };
             if *canonical != name {
                 errors.push(
@@ -387,6 +381,9 @@ fn scan_tags(text: &str) -> Vec<(usize, &str, &str)> {
                     continue;
                 }
                 let name = &body[at + 1..at + 1 + name_len];
+                if !TAG_NAMES.iter().any(|t| t.eq_ignore_ascii_case(name)) {
+                    continue; // `@someone` in free text is not a tag
+                }
                 let rest = &body[at + 1 + name_len..];
                 let mut value = rest.trim_end_matches(['\n', '\r']);
                 if let Some(i) = value.find("*/") {
@@ -615,14 +612,18 @@ mod tests {
 
     #[test]
     fn tags_are_found_in_line_and_block_comments() {
-        let text = "  // The id. @minLength 1\n  /* @pattern ^a+$ */\n  // mail me@host.org\n";
+        let text = "  // The id. @minLength 1\n  /* @pattern ^a+$ */\n  // mail me@host.org\n  // ask @bob @maxItems 2\n";
         let tags: Vec<_> = scan_tags(text)
             .into_iter()
             .map(|(o, n, v)| (&text[o..o + 1], n, v))
             .collect();
         assert_eq!(
             tags,
-            vec![("@", "minLength", " 1"), ("@", "pattern", " ^a+$")]
+            vec![
+                ("@", "minLength", " 1"),
+                ("@", "pattern", " ^a+$"),
+                ("@", "maxItems", " 2")
+            ]
         );
     }
 
