@@ -298,6 +298,7 @@ pub struct ApprovalRequestMessagePayload {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ApplyPatchCommand"))]
     pub apply_patch: Option<ApplyPatchCommand>,
 }
 impl<'de> ::serde::Deserialize<'de> for ApprovalRequestMessagePayload {
@@ -464,6 +465,7 @@ pub struct ApprovalResponseMessagePayload {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ApplyPatchCommand"))]
     pub apply_patch: Option<ApplyPatchCommand>,
     /// Text handed to the agent as the reason for a denial.
     #[serde(
@@ -472,6 +474,7 @@ pub struct ApprovalResponseMessagePayload {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "Option<String>"))]
     pub custom_deny_message: Option<Option<String>>,
     /// Free-form explanation attached to the decision.
     #[serde(
@@ -479,6 +482,7 @@ pub struct ApprovalResponseMessagePayload {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub explanation: Option<String>,
 }
 impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessagePayload {
@@ -1301,6 +1305,10 @@ pub struct ErrorMessagePayload {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(with = "::agentwire_runtime::serde_json::Value")
+    )]
     pub details: Option<::agentwire_runtime::serde_json::Value>,
 }
 impl<'de> ::serde::Deserialize<'de> for ErrorMessagePayload {
@@ -1583,6 +1591,7 @@ pub struct GetContextInfoMessage {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "GetContextInfoMessagePayload"))]
     pub payload: Option<GetContextInfoMessagePayload>,
 }
 impl<'de> ::serde::Deserialize<'de> for GetContextInfoMessage {
@@ -2113,6 +2122,7 @@ pub struct ManualCompactMessage {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ManualCompactMessagePayload"))]
     pub payload: Option<ManualCompactMessagePayload>,
 }
 impl<'de> ::serde::Deserialize<'de> for ManualCompactMessage {
@@ -2373,7 +2383,7 @@ pub struct ReasoningItem {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
-    #[cfg_attr(feature = "schemars", schemars(range(min = 0f64)))]
+    #[cfg_attr(feature = "schemars", schemars(with = "i64", range(min = 0f64)))]
     pub duration_ms: Option<i64>,
 }
 impl<'de> ::serde::Deserialize<'de> for ReasoningItem {
@@ -3008,7 +3018,7 @@ pub struct UserInputMessagePayload {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
-    #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
+    #[cfg_attr(feature = "schemars", schemars(with = "String", length(min = 1u64)))]
     pub previous_response_id: Option<String>,
 }
 impl<'de> ::serde::Deserialize<'de> for UserInputMessagePayload {
@@ -3244,6 +3254,75 @@ pub fn decode_type(
             "UserInputMessagePayload" => {
                 ::agentwire_runtime::dynamic::reencode::<UserInputMessagePayload>(json)
             }
+            _ => return None,
+        },
+    )
+}
+/// The schema schemars derives from the Rust type named `type_name` (the same rules as
+/// the published `SCHEMA`, from the other direction); `None` for an unknown name.
+#[cfg(feature = "schemars")]
+pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
+    Some(
+        match type_name {
+            "AgentFinishedMessage" => ::schemars::schema_for!(AgentFinishedMessage),
+            "AgentFinishedMessagePayload" => {
+                ::schemars::schema_for!(AgentFinishedMessagePayload)
+            }
+            "ApplyPatchCommand" => ::schemars::schema_for!(ApplyPatchCommand),
+            "ApprovalRequestMessage" => ::schemars::schema_for!(ApprovalRequestMessage),
+            "ApprovalRequestMessagePayload" => {
+                ::schemars::schema_for!(ApprovalRequestMessagePayload)
+            }
+            "ApprovalResponseMessage" => ::schemars::schema_for!(ApprovalResponseMessage),
+            "ApprovalResponseMessagePayload" => {
+                ::schemars::schema_for!(ApprovalResponseMessagePayload)
+            }
+            "ClientMessage" => ::schemars::schema_for!(ClientMessage),
+            "ContentItem" => ::schemars::schema_for!(ContentItem),
+            "ContentItemType" => ::schemars::schema_for!(ContentItemType),
+            "ContextCompactedMessage" => ::schemars::schema_for!(ContextCompactedMessage),
+            "ContextCompactedMessagePayload" => {
+                ::schemars::schema_for!(ContextCompactedMessagePayload)
+            }
+            "ContextInfoMessage" => ::schemars::schema_for!(ContextInfoMessage),
+            "ContextInfoMessagePayload" => {
+                ::schemars::schema_for!(ContextInfoMessagePayload)
+            }
+            "ErrorMessage" => ::schemars::schema_for!(ErrorMessage),
+            "ErrorMessagePayload" => ::schemars::schema_for!(ErrorMessagePayload),
+            "FunctionCallItem" => ::schemars::schema_for!(FunctionCallItem),
+            "FunctionCallOutputItem" => ::schemars::schema_for!(FunctionCallOutputItem),
+            "GetContextInfoMessage" => ::schemars::schema_for!(GetContextInfoMessage),
+            "GetContextInfoMessagePayload" => {
+                ::schemars::schema_for!(GetContextInfoMessagePayload)
+            }
+            "LoadingStateMessage" => ::schemars::schema_for!(LoadingStateMessage),
+            "LoadingStateMessagePayload" => {
+                ::schemars::schema_for!(LoadingStateMessagePayload)
+            }
+            "LocalShellCallItem" => ::schemars::schema_for!(LocalShellCallItem),
+            "LocalShellCallItemAction" => {
+                ::schemars::schema_for!(LocalShellCallItemAction)
+            }
+            "LocalShellCallOutputItem" => {
+                ::schemars::schema_for!(LocalShellCallOutputItem)
+            }
+            "LocalShellCallStatus" => ::schemars::schema_for!(LocalShellCallStatus),
+            "ManualCompactMessage" => ::schemars::schema_for!(ManualCompactMessage),
+            "ManualCompactMessagePayload" => {
+                ::schemars::schema_for!(ManualCompactMessagePayload)
+            }
+            "MessageItem" => ::schemars::schema_for!(MessageItem),
+            "MessageRole" => ::schemars::schema_for!(MessageRole),
+            "ReasoningItem" => ::schemars::schema_for!(ReasoningItem),
+            "ResponseInputItem" => ::schemars::schema_for!(ResponseInputItem),
+            "ResponseInputItemType" => ::schemars::schema_for!(ResponseInputItemType),
+            "ResponseItem" => ::schemars::schema_for!(ResponseItem),
+            "ResponseItemMessage" => ::schemars::schema_for!(ResponseItemMessage),
+            "ReviewDecision" => ::schemars::schema_for!(ReviewDecision),
+            "ServerMessage" => ::schemars::schema_for!(ServerMessage),
+            "UserInputMessage" => ::schemars::schema_for!(UserInputMessage),
+            "UserInputMessagePayload" => ::schemars::schema_for!(UserInputMessagePayload),
             _ => return None,
         },
     )

@@ -173,6 +173,7 @@ pub struct ChatCommandArgument {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub description: Option<String>,
     /// True when the command cannot run without this argument.
     pub required: bool,
@@ -628,6 +629,7 @@ pub struct ChatDeleteParams {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
 }
 impl<'de> ::serde::Deserialize<'de> for ChatDeleteParams {
@@ -723,6 +725,7 @@ pub struct ChatPromptParams {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
     /// Identifier of this prompt, used to relate the notifications that follow to it.
     #[serde(rename = "requestId")]
@@ -735,6 +738,7 @@ pub struct ChatPromptParams {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ChatModel"))]
     pub model: Option<ChatModel>,
     /// The behavior the server should apply to this chat.
     #[serde(
@@ -742,6 +746,7 @@ pub struct ChatPromptParams {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ChatBehavior"))]
     pub behavior: Option<ChatBehavior>,
     /// Workspace contexts to attach to the prompt, of any mix of kinds.
     #[serde(
@@ -749,6 +754,7 @@ pub struct ChatPromptParams {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "Vec<ChatContext>"))]
     pub contexts: Option<Vec<ChatContext>>,
 }
 impl<'de> ::serde::Deserialize<'de> for ChatPromptParams {
@@ -1059,6 +1065,7 @@ pub struct ChatQueryCommandsParams {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
     /// Filter text; an empty string asks for every command.
     pub query: String,
@@ -1128,6 +1135,7 @@ pub struct ChatQueryCommandsResponse {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
     /// Commands the user can run.
     pub commands: Vec<ChatCommand>,
@@ -1206,6 +1214,7 @@ pub struct ChatQueryContextParams {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
     /// Filter text; an empty string asks for every context.
     pub query: String,
@@ -1294,6 +1303,7 @@ pub struct ChatQueryContextResponse {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
     /// Contexts the user can attach.
     pub contexts: Vec<ChatContext>,
@@ -1510,6 +1520,7 @@ pub struct ClientCapabilities {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ClientCapabilitiesCodeAssistant"))]
     pub code_assistant: Option<ClientCapabilitiesCodeAssistant>,
 }
 impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
@@ -1577,24 +1588,28 @@ pub struct ClientCapabilitiesCodeAssistant {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub chat: Option<bool>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub doc: Option<bool>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub edit: Option<bool>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub fix: Option<bool>,
 }
 impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesCodeAssistant {
@@ -2012,6 +2027,7 @@ pub struct FileContext {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "LinesRange"))]
     pub lines_range: Option<LinesRange>,
 }
 impl<'de> ::serde::Deserialize<'de> for FileContext {
@@ -2089,7 +2105,10 @@ pub struct InitializeParams {
         rename = "processId",
         deserialize_with = "::agentwire_runtime::serde_helpers::nullable"
     )]
-    #[cfg_attr(feature = "schemars", schemars(required))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(with = "::agentwire_runtime::literal::Nullable<i64>")
+    )]
     pub process_id: Option<i64>,
     /// Who the client is.
     #[serde(
@@ -2098,6 +2117,7 @@ pub struct InitializeParams {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "InitializeParamsClientInfo"))]
     pub client_info: Option<InitializeParamsClientInfo>,
     /// Options the user configured for the server.
     #[serde(
@@ -2105,6 +2125,10 @@ pub struct InitializeParams {
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(with = "InitializeParamsInitializationOptions")
     )]
     pub initialization_options: Option<InitializeParamsInitializationOptions>,
     /// What the editor or tool on the client side can do.
@@ -2251,6 +2275,7 @@ pub struct InitializeParamsClientInfo {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub version: Option<String>,
 }
 impl<'de> ::serde::Deserialize<'de> for InitializeParamsClientInfo {
@@ -2317,6 +2342,7 @@ pub struct InitializeParamsInitializationOptions {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ChatBehavior"))]
     pub chat_behavior: Option<ChatBehavior>,
 }
 impl<'de> ::serde::Deserialize<'de> for InitializeParamsInitializationOptions {
@@ -2642,6 +2668,7 @@ pub struct MCPServerUpdatedParams {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "Vec<ServerTool>"))]
     pub tools: Option<Vec<ServerTool>>,
 }
 impl<'de> ::serde::Deserialize<'de> for MCPServerUpdatedParams {
@@ -3375,6 +3402,7 @@ pub struct ServerTool {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub disabled: Option<bool>,
 }
 impl<'de> ::serde::Deserialize<'de> for ServerTool {
@@ -3804,6 +3832,7 @@ pub struct ToolCallPrepareContent {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub summary: Option<String>,
     /// Extra information that lets a client present the call in a richer way.
     #[serde(
@@ -3811,6 +3840,7 @@ pub struct ToolCallPrepareContent {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
 impl<'de> ::serde::Deserialize<'de> for ToolCallPrepareContent {
@@ -3954,6 +3984,7 @@ pub struct ToolCallRejected {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub summary: Option<String>,
     /// Extra information that lets a client present the call in a richer way.
     #[serde(
@@ -3961,6 +3992,7 @@ pub struct ToolCallRejected {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
 impl<'de> ::serde::Deserialize<'de> for ToolCallRejected {
@@ -4141,6 +4173,7 @@ pub struct ToolCallRunContent {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub summary: Option<String>,
     /// Extra information that lets a client present the call in a richer way.
     #[serde(
@@ -4148,6 +4181,7 @@ pub struct ToolCallRunContent {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
 impl<'de> ::serde::Deserialize<'de> for ToolCallRunContent {
@@ -4294,6 +4328,7 @@ pub struct ToolCalledContent {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub summary: Option<String>,
     /// Extra information that lets a client present the call in a richer way.
     #[serde(
@@ -4301,6 +4336,7 @@ pub struct ToolCalledContent {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
 impl<'de> ::serde::Deserialize<'de> for ToolCalledContent {
@@ -4575,6 +4611,7 @@ pub struct UsageContent {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub message_cost: Option<String>,
     /// Cost of the whole chat up to now.
     #[serde(
@@ -4583,6 +4620,7 @@ pub struct UsageContent {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub session_cost: Option<String>,
 }
 impl<'de> ::serde::Deserialize<'de> for UsageContent {
@@ -5471,6 +5509,106 @@ pub fn decode_response(
                     ClientRequest,
                 >(method, json)
             }
+            _ => return None,
+        },
+    )
+}
+/// The schema schemars derives from the Rust type named `type_name` (the same rules as
+/// the published `SCHEMA`, from the other direction); `None` for an unknown name.
+#[cfg(feature = "schemars")]
+pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
+    Some(
+        match type_name {
+            "ChatBehavior" => ::schemars::schema_for!(ChatBehavior),
+            "ChatCommand" => ::schemars::schema_for!(ChatCommand),
+            "ChatCommandArgument" => ::schemars::schema_for!(ChatCommandArgument),
+            "ChatCommandType" => ::schemars::schema_for!(ChatCommandType),
+            "ChatContent" => ::schemars::schema_for!(ChatContent),
+            "ChatContentReceivedParams" => {
+                ::schemars::schema_for!(ChatContentReceivedParams)
+            }
+            "ChatContentReceivedParamsRole" => {
+                ::schemars::schema_for!(ChatContentReceivedParamsRole)
+            }
+            "ChatContext" => ::schemars::schema_for!(ChatContext),
+            "ChatDeleteParams" => ::schemars::schema_for!(ChatDeleteParams),
+            "ChatDeleteResponse" => ::schemars::schema_for!(ChatDeleteResponse),
+            "ChatModel" => ::schemars::schema_for!(ChatModel),
+            "ChatPromptParams" => ::schemars::schema_for!(ChatPromptParams),
+            "ChatPromptResponse" => ::schemars::schema_for!(ChatPromptResponse),
+            "ChatPromptResponseStatus" => {
+                ::schemars::schema_for!(ChatPromptResponseStatus)
+            }
+            "ChatPromptStopParams" => ::schemars::schema_for!(ChatPromptStopParams),
+            "ChatQueryCommandsParams" => ::schemars::schema_for!(ChatQueryCommandsParams),
+            "ChatQueryCommandsResponse" => {
+                ::schemars::schema_for!(ChatQueryCommandsResponse)
+            }
+            "ChatQueryContextParams" => ::schemars::schema_for!(ChatQueryContextParams),
+            "ChatQueryContextResponse" => {
+                ::schemars::schema_for!(ChatQueryContextResponse)
+            }
+            "ChatToolCallApproveParams" => {
+                ::schemars::schema_for!(ChatToolCallApproveParams)
+            }
+            "ChatToolCallRejectParams" => {
+                ::schemars::schema_for!(ChatToolCallRejectParams)
+            }
+            "ClientCapabilities" => ::schemars::schema_for!(ClientCapabilities),
+            "ClientCapabilitiesCodeAssistant" => {
+                ::schemars::schema_for!(ClientCapabilitiesCodeAssistant)
+            }
+            "DirectoryContext" => ::schemars::schema_for!(DirectoryContext),
+            "EcaServerUpdatedParams" => ::schemars::schema_for!(EcaServerUpdatedParams),
+            "EcaServerUpdatedParamsName" => {
+                ::schemars::schema_for!(EcaServerUpdatedParamsName)
+            }
+            "EcaServerUpdatedParamsStatus" => {
+                ::schemars::schema_for!(EcaServerUpdatedParamsStatus)
+            }
+            "FileChangeDetails" => ::schemars::schema_for!(FileChangeDetails),
+            "FileContext" => ::schemars::schema_for!(FileContext),
+            "InitializeParams" => ::schemars::schema_for!(InitializeParams),
+            "InitializeParamsClientInfo" => {
+                ::schemars::schema_for!(InitializeParamsClientInfo)
+            }
+            "InitializeParamsInitializationOptions" => {
+                ::schemars::schema_for!(InitializeParamsInitializationOptions)
+            }
+            "InitializeResponse" => ::schemars::schema_for!(InitializeResponse),
+            "InitializedParams" => ::schemars::schema_for!(InitializedParams),
+            "LinesRange" => ::schemars::schema_for!(LinesRange),
+            "MCPServerUpdatedParams" => ::schemars::schema_for!(MCPServerUpdatedParams),
+            "MCPServerUpdatedParamsStatus" => {
+                ::schemars::schema_for!(MCPServerUpdatedParamsStatus)
+            }
+            "MCPStartServerParams" => ::schemars::schema_for!(MCPStartServerParams),
+            "MCPStopServerParams" => ::schemars::schema_for!(MCPStopServerParams),
+            "McpResourceContext" => ::schemars::schema_for!(McpResourceContext),
+            "MessageType" => ::schemars::schema_for!(MessageType),
+            "ProgressContent" => ::schemars::schema_for!(ProgressContent),
+            "ProgressContentState" => ::schemars::schema_for!(ProgressContentState),
+            "ReasonFinishedContent" => ::schemars::schema_for!(ReasonFinishedContent),
+            "ReasonStartedContent" => ::schemars::schema_for!(ReasonStartedContent),
+            "ReasonTextContent" => ::schemars::schema_for!(ReasonTextContent),
+            "RepoMapContext" => ::schemars::schema_for!(RepoMapContext),
+            "ServerTool" => ::schemars::schema_for!(ServerTool),
+            "ShowMessageParams" => ::schemars::schema_for!(ShowMessageParams),
+            "TextContent" => ::schemars::schema_for!(TextContent),
+            "ToolCallDetails" => ::schemars::schema_for!(ToolCallDetails),
+            "ToolCallOrigin" => ::schemars::schema_for!(ToolCallOrigin),
+            "ToolCallOutput" => ::schemars::schema_for!(ToolCallOutput),
+            "ToolCallOutputType" => ::schemars::schema_for!(ToolCallOutputType),
+            "ToolCallPrepareContent" => ::schemars::schema_for!(ToolCallPrepareContent),
+            "ToolCallRejected" => ::schemars::schema_for!(ToolCallRejected),
+            "ToolCallRejectedReason" => ::schemars::schema_for!(ToolCallRejectedReason),
+            "ToolCallRunContent" => ::schemars::schema_for!(ToolCallRunContent),
+            "ToolCalledContent" => ::schemars::schema_for!(ToolCalledContent),
+            "ToolServerUpdatedParams" => ::schemars::schema_for!(ToolServerUpdatedParams),
+            "URLContent" => ::schemars::schema_for!(URLContent),
+            "UsageContent" => ::schemars::schema_for!(UsageContent),
+            "WebContext" => ::schemars::schema_for!(WebContext),
+            "WorkspaceFolder" => ::schemars::schema_for!(WorkspaceFolder),
             _ => return None,
         },
     )

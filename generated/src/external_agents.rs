@@ -353,6 +353,7 @@ pub struct ChatAgentConfig {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub description: Option<String>,
 }
 impl<'de> ::serde::Deserialize<'de> for ChatAgentConfig {
@@ -610,6 +611,7 @@ pub struct CreateSessionRequest {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "SessionId"))]
     pub session_id: Option<SessionId>,
 }
 impl<'de> ::serde::Deserialize<'de> for CreateSessionRequest {
@@ -959,6 +961,7 @@ pub struct ExternalAgentConfig {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::agentwire_runtime::serde_helpers::present"
     )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub description: Option<String>,
     /// Where input goes and where replies come back.
     pub external: ExternalAgentConfigExternal,
@@ -1919,6 +1922,50 @@ pub fn decode_type(
                 ::agentwire_runtime::dynamic::reencode::<WebUiMessage>(json)
             }
             "WsErrorCode" => ::agentwire_runtime::dynamic::reencode::<WsErrorCode>(json),
+            _ => return None,
+        },
+    )
+}
+/// The schema schemars derives from the Rust type named `type_name` (the same rules as
+/// the published `SCHEMA`, from the other direction); `None` for an unknown name.
+#[cfg(feature = "schemars")]
+pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
+    Some(
+        match type_name {
+            "AgentConfig" => ::schemars::schema_for!(AgentConfig),
+            "AgentServerMessage" => ::schemars::schema_for!(AgentServerMessage),
+            "ApiErrorCode" => ::schemars::schema_for!(ApiErrorCode),
+            "ApiErrorResponse" => ::schemars::schema_for!(ApiErrorResponse),
+            "ApiErrorResponseError" => ::schemars::schema_for!(ApiErrorResponseError),
+            "ChatAgentConfig" => ::schemars::schema_for!(ChatAgentConfig),
+            "ChatMessageBroadcast" => ::schemars::schema_for!(ChatMessageBroadcast),
+            "ChatMessageBroadcastRole" => {
+                ::schemars::schema_for!(ChatMessageBroadcastRole)
+            }
+            "CreateSessionRequest" => ::schemars::schema_for!(CreateSessionRequest),
+            "CreateSessionResponse" => ::schemars::schema_for!(CreateSessionResponse),
+            "CreateSessionResponseResult" => {
+                ::schemars::schema_for!(CreateSessionResponseResult)
+            }
+            "ErrorMessage" => ::schemars::schema_for!(ErrorMessage),
+            "ExternalAgentConfig" => ::schemars::schema_for!(ExternalAgentConfig),
+            "ExternalAgentConfigExternal" => {
+                ::schemars::schema_for!(ExternalAgentConfigExternal)
+            }
+            "ExternalInputPayload" => ::schemars::schema_for!(ExternalInputPayload),
+            "ExternalInputPayloadMessage" => {
+                ::schemars::schema_for!(ExternalInputPayloadMessage)
+            }
+            "ExternalInputPayloadMessageType" => {
+                ::schemars::schema_for!(ExternalInputPayloadMessageType)
+            }
+            "HelloMessage" => ::schemars::schema_for!(HelloMessage),
+            "OkResponse" => ::schemars::schema_for!(OkResponse),
+            "SessionId" => ::schemars::schema_for!(SessionId),
+            "SessionReadyMessage" => ::schemars::schema_for!(SessionReadyMessage),
+            "UserMessageMessage" => ::schemars::schema_for!(UserMessageMessage),
+            "WebUiMessage" => ::schemars::schema_for!(WebUiMessage),
+            "WsErrorCode" => ::schemars::schema_for!(WsErrorCode),
             _ => return None,
         },
     )

@@ -78,7 +78,13 @@ pub struct ChatMessageData {
     /// The Zed context (ACP thread) bound to the session, or `null` on the session's first
     /// message.
     #[serde(deserialize_with = "::agentwire_runtime::serde_helpers::nullable")]
-    #[cfg_attr(feature = "schemars", schemars(required, length(min = 1u64)))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            with = "::agentwire_runtime::literal::Nullable<String>",
+            length(min = 1u64)
+        )
+    )]
     pub acp_thread_id: Option<String>,
     /// The text the user typed.
     pub message: String,
@@ -1033,6 +1039,28 @@ pub fn decode_type(
                 ::agentwire_runtime::dynamic::reencode::<MessageCompletedEvent>(json)
             }
             "ZedEvent" => ::agentwire_runtime::dynamic::reencode::<ZedEvent>(json),
+            _ => return None,
+        },
+    )
+}
+/// The schema schemars derives from the Rust type named `type_name` (the same rules as
+/// the published `SCHEMA`, from the other direction); `None` for an unknown name.
+#[cfg(feature = "schemars")]
+pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
+    Some(
+        match type_name {
+            "ChatMessage" => ::schemars::schema_for!(ChatMessage),
+            "ChatMessageData" => ::schemars::schema_for!(ChatMessageData),
+            "ContextCreatedData" => ::schemars::schema_for!(ContextCreatedData),
+            "ContextCreatedEvent" => ::schemars::schema_for!(ContextCreatedEvent),
+            "HelixMessage" => ::schemars::schema_for!(HelixMessage),
+            "InteractionState" => ::schemars::schema_for!(InteractionState),
+            "MessageAddedData" => ::schemars::schema_for!(MessageAddedData),
+            "MessageAddedDataRole" => ::schemars::schema_for!(MessageAddedDataRole),
+            "MessageAddedEvent" => ::schemars::schema_for!(MessageAddedEvent),
+            "MessageCompletedData" => ::schemars::schema_for!(MessageCompletedData),
+            "MessageCompletedEvent" => ::schemars::schema_for!(MessageCompletedEvent),
+            "ZedEvent" => ::schemars::schema_for!(ZedEvent),
             _ => return None,
         },
     )

@@ -60,3 +60,28 @@ macro_rules! bool_literal {
 
 bool_literal!(True, true, "true", "false");
 bool_literal!(False, false, "false", "true");
+
+/// Schema stand-in for a required `field: T | null`: schemars' own `Option<T>` handling would
+/// make the key optional, and its `required` attribute would forbid `null`.
+#[cfg(feature = "schemars")]
+pub struct Nullable<T>(std::marker::PhantomData<T>);
+
+#[cfg(feature = "schemars")]
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Nullable<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Nullable_{}", T::schema_name()).into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut inner = generator.subschema_for::<T>();
+        // A plain `{"type": "string"}` becomes `{"type": ["string", "null"]}`, so validation
+        // attributes (`length`, `regex`) still find their type; anything else gets `anyOf`.
+        if let Some(serde_json::Value::String(ty)) = inner.get("type").cloned() {
+            inner.insert("type".into(), serde_json::json!([ty, "null"]));
+            return inner;
+        }
+        schemars::json_schema!({ "anyOf": [inner, { "type": "null" }] })
+    }
+}

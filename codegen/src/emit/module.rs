@@ -63,7 +63,7 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
 /// run time.
 fn emit_dynamic(p: &Protocol) -> TokenStream {
     let names: Vec<&String> = p.types.keys().collect();
-    let idents = names.iter().map(|n| type_ident(n));
+    let idents: Vec<Ident> = names.iter().map(|n| type_ident(n)).collect();
     let message_arms = p.roles.iter().filter_map(|role| {
         if !p.methods.is_empty() {
             let prefix = pascal_case(role);
@@ -124,6 +124,16 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         }
 
         #responses
+
+        /// The schema schemars derives from the Rust type named `type_name` (the same rules as
+        /// the published `SCHEMA`, from the other direction); `None` for an unknown name.
+        #[cfg(feature = "schemars")]
+        pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
+            Some(match type_name {
+                #( #names => ::schemars::schema_for!(#idents), )*
+                _ => return None,
+            })
+        }
 
         /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
         /// when `from` sends no messages in this protocol.

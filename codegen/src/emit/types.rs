@@ -58,11 +58,13 @@ fn doc_attr(doc: &str) -> TokenStream {
     quote!(#(#[doc = #lines])*)
 }
 
-/// The schemars attributes that carry a field's constraints into derived schemas.
-fn schemars_attrs(c: &Constraints, required_nullable: bool) -> TokenStream {
+/// The schemars attributes that carry a field's constraints into derived schemas; `with`
+/// overrides the type schemars sees (so optional and nullable come out as the spec says).
+fn schemars_attrs(c: &Constraints, with: Option<TokenStream>) -> TokenStream {
     let mut parts = Vec::new();
-    if required_nullable {
-        parts.push(quote!(required));
+    if let Some(with) = with {
+        let with = with.to_string().replace(' ', "");
+        parts.push(quote!(with = #with));
     }
     let (min_len, max_len) = (c.min_length.or(c.min_items), c.max_length.or(c.max_items));
     match (min_len, max_len) {
@@ -125,7 +127,7 @@ pub fn emit_type(def: &TypeDef) -> TokenStream {
         } if !constraints.is_empty() => {
             let derives = derives(false);
             let inner = rust_ty(target);
-            let schemars = schemars_attrs(constraints, false);
+            let schemars = schemars_attrs(constraints, None);
             quote! {
                 #doc
                 #derives
@@ -257,7 +259,16 @@ fn emit_field(f: &Field) -> TokenStream {
     } else {
         quote!(#[serde(#(#serde_parts),*)])
     };
-    let schemars = schemars_attrs(&f.constraints, required_nullable);
+    // schemars reads `Option<T>` as "optional and nullable"; say which of the two applies.
+    let with = if f.optional {
+        Some(rust_ty(&f.ty))
+    } else if let Ty::Nullable(inner) = &f.ty {
+        let inner = rust_ty(inner);
+        Some(quote!(::agentwire_runtime::literal::Nullable<#inner>))
+    } else {
+        None
+    };
+    let schemars = schemars_attrs(&f.constraints, with);
     quote! {
         #doc
         #serde_attr

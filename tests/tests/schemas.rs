@@ -1,0 +1,161 @@
+//! The published JSON Schemas: each is a valid draft 2020-12 schema that accepts every valid
+//! fixture and rejects every invalid one, and the schema schemars derives from the Rust types
+//! (feature `schemars`) agrees with it on every fixture.
+
+use std::path::Path;
+
+use agentwire_protocols::{agentloop, eca, external_agents, helix_zed};
+use serde_json::{Value, json};
+
+/// (module, published schema, schemars schema of a named type)
+type Module = (
+    &'static str,
+    &'static str,
+    fn(&str) -> Option<schemars::Schema>,
+);
+
+const MODULES: &[Module] = &[
+    ("helix_zed", helix_zed::SCHEMA, helix_zed::schemars_schema),
+    ("agentloop", agentloop::SCHEMA, agentloop::schemars_schema),
+    (
+        "external_agents",
+        external_agents::SCHEMA,
+        external_agents::schemars_schema,
+    ),
+    ("eca", eca::SCHEMA, eca::schemars_schema),
+];
+
+fn compile(schema: &Value) -> jsonschema::Validator {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(schema)
+        .unwrap_or_else(|e| panic!("schema does not compile: {e}"))
+}
+
+/// The published schema narrowed to one of its definitions.
+fn published_for(doc: &Value, type_name: &str) -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": doc["$defs"],
+        "$ref": format!("#/$defs/{type_name}"),
+    })
+}
+
+/// The type a fixture is an instance of: its `type`, or the union of its sender's channel.
+/// JSON-RPC envelopes and non-JSON input are outside the schemas.
+fn fixture_type(doc: &Value, fixture: &Value) -> Option<String> {
+    if fixture.get("raw").is_some() || fixture.get("response_to").is_some() {
+        return None;
+    }
+    if let Some(t) = fixture.get("type").and_then(Value::as_str) {
+        return Some(t.to_owned());
+    }
+    let from = fixture.get("from")?.as_str()?;
+    let channels = doc["x-channels"].as_object()?;
+    let (_, channel) = channels
+        .iter()
+        .find(|(k, _)| k.starts_with(&format!("{from}_to_")))?;
+    channel["$ref"]
+        .as_str()?
+        .strip_prefix("#/$defs/")
+        .map(str::to_owned)
+}
+
+fn instance(fixture: &Value) -> &Value {
+    fixture
+        .get("message")
+        .or_else(|| fixture.get("value"))
+        .unwrap()
+}
+
+/// Rules a JSON Schema cannot see: a key given twice collapses when the JSON is parsed.
+fn schema_can_express(fixture: &Value) -> bool {
+    fixture["errors"]
+        .as_array()
+        .is_none_or(|errs| errs.iter().all(|e| e["rule"] != "duplicate"))
+}
+
+fn fixtures(module: &str, kind: &str) -> Vec<(String, Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(module)
+        .join(kind);
+    let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let v = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), v)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn published_schemas_are_valid_and_match_the_fixtures() {
+    let meta = compile(&json!({"$ref": "https://json-schema.org/draft/2020-12/schema"}));
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (module, text, _) in MODULES {
+        let doc: Value = serde_json::from_str(text).unwrap();
+        assert!(
+            meta.is_valid(&doc),
+            "{module}: not a valid draft 2020-12 schema"
+        );
+        for (kind, expect_valid) in [("valid", true), ("invalid", false)] {
+            for (name, fixture) in fixtures(module, kind) {
+                let Some(ty) = fixture_type(&doc, &fixture) else {
+                    continue;
+                };
+                if !expect_valid && !schema_can_express(&fixture) {
+                    continue;
+                }
+                checked += 1;
+                let ok = compile(&published_for(&doc, &ty)).is_valid(instance(&fixture));
+                if ok != expect_valid {
+                    failures.push(format!("{module}/{kind}/{name}: schema says valid={ok}"));
+                }
+            }
+        }
+    }
+    assert!(checked > 300, "too few fixtures checked: {checked}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn schemars_schemas_agree_with_the_published_ones() {
+    let mut disagreements = Vec::new();
+    let mut checked = 0;
+    for (module, text, schemars_schema) in MODULES {
+        let doc: Value = serde_json::from_str(text).unwrap();
+        for kind in ["valid", "invalid"] {
+            for (name, fixture) in fixtures(module, kind) {
+                let Some(ty) = fixture_type(&doc, &fixture) else {
+                    continue;
+                };
+                if kind == "invalid" && !schema_can_express(&fixture) {
+                    continue;
+                }
+                let derived =
+                    schemars_schema(&ty).unwrap_or_else(|| panic!("{module}: no Rust type `{ty}`"));
+                let derived = compile(&serde_json::to_value(&derived).unwrap());
+                let published = compile(&published_for(&doc, &ty));
+                checked += 1;
+                let (a, b) = (
+                    published.is_valid(instance(&fixture)),
+                    derived.is_valid(instance(&fixture)),
+                );
+                if a != b {
+                    disagreements.push(format!(
+                        "{module}/{kind}/{name} ({ty}): published valid={a}, schemars valid={b}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked > 300, "too few fixtures checked: {checked}");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
