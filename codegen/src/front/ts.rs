@@ -94,8 +94,8 @@ struct PendingUnion {
 struct Loader<'f> {
     file: &'f SourceFile,
     rel: &'f str,
-    /// JSDoc text by the start offset of the node it documents.
-    docs: HashMap<u32, String>,
+    /// JSDoc text and its span, by the start offset of the node it documents.
+    docs: HashMap<u32, (String, Span)>,
     declared: BTreeSet<String>,
     types: BTreeMap<String, TypeDef>,
     /// (interface, field) -> the string literal the field is fixed to.
@@ -121,13 +121,13 @@ impl<'f> Loader<'f> {
     }
 
     fn doc(&mut self, node_start: u32) -> DocComment {
-        let Some(text) = self.docs.get(&node_start).cloned() else {
+        let Some((text, span)) = self.docs.get(&node_start).cloned() else {
             return DocComment::default();
         };
         match jsdoc::parse(&text) {
             Ok(doc) => doc,
             Err(message) => {
-                self.error(Span::new(node_start, node_start + 1), message);
+                self.error(span, message);
                 DocComment::default()
             }
         }
@@ -594,13 +594,13 @@ fn is_index_signature(members: &[TSSignature<'_>]) -> bool {
 }
 
 /// Maps each JSDoc comment to the start offset of the node it is attached to.
-fn jsdoc_by_target(comments: &[Comment], text: &str) -> HashMap<u32, String> {
+fn jsdoc_by_target(comments: &[Comment], text: &str) -> HashMap<u32, (String, Span)> {
     comments
         .iter()
         .filter(|c| c.is_jsdoc())
         .map(|c| {
             let raw = &text[c.span.start as usize..c.span.end as usize];
-            (c.attached_to, raw.to_owned())
+            (c.attached_to, (raw.to_owned(), c.span))
         })
         .collect()
 }
