@@ -86,6 +86,27 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
             p.rule_count()
         );
     }
+    if !p.machines.is_empty() {
+        let model = crate::machine::model::Model::new(p, spec.proto.as_ref()).map_err(SpecError::new)?;
+        let tokens = crate::emit::machine::emit_checker(p, &model)
+            .map_err(|e| SpecError::new(format!("{module}: {e}")))?;
+        let source = module::format_file(tokens).map_err(|e| {
+            SpecError::new(format!("internal error: the checker for {module} does not parse: {e}"))
+        })?;
+        files.push(OutputFile {
+            path: format!("src/{module}/machine.rs"),
+            contents: format!("{}{source}", header(&module)),
+        });
+        files.push(OutputFile {
+            path: format!("diagrams/{module}.md"),
+            contents: crate::emit::diagram::diagrams_md(p),
+        });
+        if spec.proto.is_some()
+            && let Some(m) = files.iter_mut().find(|f| f.path == format!("src/{module}/mod.rs"))
+        {
+            m.contents.push_str("/// The sequence checker compiled from `machine.yaml`.\npub mod machine;\n");
+        }
+    }
     Ok(Generated {
         module,
         files,

@@ -33,6 +33,116 @@ pub struct Protocol {
     pub routes: Vec<Route>,
     /// The types file, relative to the spec folder.
     pub types_file: String,
+    /// Sequence-state machines from `machine.yaml` (empty when the spec has none).
+    pub machines: Vec<Machine>,
+}
+
+/// A message kind as machines name it: `role.kind`, or every kind of a role.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KindRef {
+    pub role: String,
+    /// `None` for `role.*`.
+    pub kind: Option<String>,
+}
+
+impl std::fmt::Display for KindRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            Some(k) => write!(f, "{}.{k}", self.role),
+            None => write!(f, "{}.*", self.role),
+        }
+    }
+}
+
+/// A constant in a machine condition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    Str(String),
+    Bool(bool),
+    Num(f64),
+    Null,
+}
+
+/// What a condition compares against.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operator {
+    Is(Literal),
+    IsNot(Literal),
+    OneOf(Vec<Literal>),
+    Present(bool),
+    /// A memory value, or `$key`.
+    Equals(String),
+    Extends(String),
+    In(String),
+    NotIn(String),
+}
+
+/// The left-hand side of a condition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Subject {
+    Field(String),
+    Value(Literal),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condition {
+    pub subject: Subject,
+    pub op: Operator,
+    /// The condition as written, for violation messages.
+    pub text: String,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Set { memory: String, field: String },
+    Add { memory: String, field: String },
+    Remove { memory: String, field: String },
+    Clear { memory: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryKind {
+    Value,
+    Set,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRule {
+    pub on: KindRef,
+    pub field: String,
+    pub guard: Vec<Condition>,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transition {
+    /// `None` for `*` (any state).
+    pub from: Option<Vec<String>>,
+    pub on: KindRef,
+    pub guard: Vec<Condition>,
+    pub check: Vec<Condition>,
+    pub actions: Vec<Action>,
+    /// `None`: stay.
+    pub to: Option<String>,
+    pub origin: Origin,
+}
+
+/// One sequence-state machine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Machine {
+    pub name: String,
+    pub summary: String,
+    /// `None`: one instance per stream (`key: connection`).
+    pub key: Option<Vec<KeyRule>>,
+    pub initial: String,
+    pub accepting: Vec<String>,
+    pub finals: Vec<String>,
+    /// Every state, initial first, then in order of first mention.
+    pub states: Vec<String>,
+    pub memory: Vec<(String, MemoryKind)>,
+    pub transitions: Vec<Transition>,
+    pub origin: Origin,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,6 +6,7 @@ pub mod emit;
 pub mod front;
 pub mod generate;
 pub mod ir;
+pub mod machine;
 pub mod naming;
 
 pub use diag::{SpecError, SpecErrors};

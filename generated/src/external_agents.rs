@@ -1840,6 +1840,128 @@ impl AgentServerMessage {
             .expect("generated messages always serialize")
     }
 }
+/// `POST /api/plugins/sessions/operations/create` from `web_ui` to `agent_server`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateSessionExchange {
+    /// The response status, when the exchange recorded one.
+    pub status: Option<u16>,
+    pub body: CreateSessionRequest,
+}
+/// `POST {external.inputUrl}` from `agent_server` to `external_system`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForwardInputExchange {
+    /// The response status, when the exchange recorded one.
+    pub status: Option<u16>,
+    pub body: ExternalInputPayload,
+}
+/// `POST /external/sessions/:sessionId/messages` from `external_system` to `agent_server`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InjectMessageExchange {
+    /// The response status, when the exchange recorded one.
+    pub status: Option<u16>,
+    /// Path parameter `:sessionId`.
+    pub session_id: SessionId,
+    pub body: String,
+}
+/// One HTTP exchange of the protocol, typed by its route.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HttpExchange {
+    CreateSession(CreateSessionExchange),
+    ForwardInput(ForwardInputExchange),
+    InjectMessage(InjectMessageExchange),
+}
+impl HttpExchange {
+    /// The route's name in the spec.
+    pub fn route(&self) -> &'static str {
+        match self {
+            Self::CreateSession(_) => "create_session",
+            Self::ForwardInput(_) => "forward_input",
+            Self::InjectMessage(_) => "inject_message",
+        }
+    }
+    /// Matches a recorded exchange (sender role, method, path, status, body) to its
+    /// route and decodes the path parameters and body; errors point under `/path` and
+    /// `/body`.
+    pub fn decode(
+        from: &str,
+        method: &str,
+        path: &str,
+        status: Option<u16>,
+        body: &::agentwire_runtime::serde_json::Value,
+    ) -> Result<Self, ::agentwire_runtime::Invalid> {
+        if from == "web_ui" && method.eq_ignore_ascii_case("POST") {
+            if let Some(params) = ::agentwire_runtime::http::match_path(
+                "/api/plugins/sessions/operations/create",
+                path,
+            ) {
+                return Ok(
+                    Self::CreateSession(CreateSessionExchange {
+                        status,
+                        body: {
+                            let value: CreateSessionRequest = ::agentwire_runtime::decode_value(
+                                    body,
+                                )
+                                .map_err(|e| e.under("/body"))?;
+                            ::agentwire_runtime::Validate::validate(&value)
+                                .map_err(|e| e.under("/body"))?;
+                            value
+                        },
+                    }),
+                );
+            }
+        }
+        if from == "agent_server" && method.eq_ignore_ascii_case("POST") {
+            if let Some(params) = ::agentwire_runtime::http::match_path(
+                "{external.inputUrl}",
+                path,
+            ) {
+                return Ok(
+                    Self::ForwardInput(ForwardInputExchange {
+                        status,
+                        body: {
+                            let value: ExternalInputPayload = ::agentwire_runtime::decode_value(
+                                    body,
+                                )
+                                .map_err(|e| e.under("/body"))?;
+                            ::agentwire_runtime::Validate::validate(&value)
+                                .map_err(|e| e.under("/body"))?;
+                            value
+                        },
+                    }),
+                );
+            }
+        }
+        if from == "external_system" && method.eq_ignore_ascii_case("POST") {
+            if let Some(params) = ::agentwire_runtime::http::match_path(
+                "/external/sessions/:sessionId/messages",
+                path,
+            ) {
+                return Ok(
+                    Self::InjectMessage(InjectMessageExchange {
+                        status,
+                        session_id: {
+                            let raw = ::agentwire_runtime::http::param(
+                                &params,
+                                "sessionId",
+                            );
+                            let value: SessionId = ::agentwire_runtime::decode_value(
+                                    &::agentwire_runtime::serde_json::Value::String(
+                                        raw.to_owned(),
+                                    ),
+                                )
+                                .map_err(|e| e.under("/path/sessionId"))?;
+                            ::agentwire_runtime::Validate::validate(&value)
+                                .map_err(|e| e.under("/path/sessionId"))?;
+                            value
+                        },
+                        body: ::agentwire_runtime::http::text_body(body)?,
+                    }),
+                );
+            }
+        }
+        Err(::agentwire_runtime::http::no_route(from, method, path))
+    }
+}
 /// Decodes and validates a value of the type named `type_name`, returning it as the
 /// typed code re-encodes it; `None` when the protocol has no such type.
 pub fn decode_type(

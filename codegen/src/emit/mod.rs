@@ -1,5 +1,8 @@
 //! Emitters: IR in, formatted Rust source (or JSON) out.
 
+pub mod diagram;
+pub mod http;
+pub mod machine;
 pub mod module;
 pub mod proto;
 pub mod schema;

@@ -44,6 +44,15 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
         emit_jsonrpc(p)
     };
     let dynamic = emit_dynamic(p);
+    let http = crate::emit::http::emit_http(p);
+    let machine_mod = if p.machines.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            /// The sequence checker compiled from `machine.yaml`.
+            pub mod machine;
+        }
+    };
     quote! {
         /// The protocol's module name.
         pub const MODULE: &str = #module;
@@ -55,7 +64,9 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
         #(#types)*
         #(#channels)*
         #rpc
+        #http
         #dynamic
+        #machine_mod
     }
 }
 

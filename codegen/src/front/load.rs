@@ -108,9 +108,29 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         methods: methods.iter().map(|(m, _)| m.clone()).collect(),
         routes,
         types_file: types_rel,
+        machines: Vec::new(),
     };
+    let mut protocol = protocol;
     if proto_spec.is_none() {
         cross_check(&yaml, &pf, &protocol, &mut errors);
+    }
+    let machine_path = dir.join("machine.yaml");
+    if machine_path.is_file() && errors.is_empty() {
+        files.push(machine_path.clone());
+        let machine_file = SourceFile::read(&machine_path)?;
+        match crate::front::machine::load(&machine_file) {
+            Ok(machines) => {
+                protocol.machines = machines;
+                match crate::machine::model::Model::new(&protocol, proto_spec.as_ref()) {
+                    Ok(model) => {
+                        let lint = crate::machine::lint::lint(&protocol.machines, &model, &machine_file);
+                        errors.errors.extend(lint.errors);
+                    }
+                    Err(e) => errors.push(SpecError::new(format!("{}: {e}", machine_path.display()))),
+                }
+            }
+            Err(e) => errors.errors.extend(e.errors),
+        }
     }
     errors.finish(LoadedSpec {
         protocol,

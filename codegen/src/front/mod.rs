@@ -3,6 +3,7 @@
 
 pub mod jsdoc;
 pub mod load;
+pub mod machine;
 pub mod proto;
 pub mod protocol;
 pub mod ts;

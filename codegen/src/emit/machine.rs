@@ -1,0 +1,476 @@
+//! Checker emitter: compiles a protocol's machines into a `Checker` with one `match` per
+//! machine over its states and the message kinds, reading fields through the typed messages.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Ident, Literal as Lit, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ir::{Action, Condition, Literal, Machine, MemoryKind, Operator, Protocol, Subject};
+use crate::machine::model::{KindInfo, Model};
+use crate::naming::pascal_case;
+
+/// Field reads shared by all machines: one function per (kind, path).
+struct Reads<'m> {
+    model: &'m Model<'m>,
+    fns: BTreeMap<(String, String), (Ident, TokenStream)>,
+}
+
+impl Reads<'_> {
+    /// A call `read_N(msg)` returning the field; `Err` if the kind has no such path.
+    fn call(&mut self, kind: &KindInfo, path: &str) -> Result<TokenStream, String> {
+        let key = (kind.label(), path.to_owned());
+        let n = self.fns.len();
+        if !self.fns.contains_key(&key) {
+            let body = self.model.field(kind, path)?;
+            let name = format_ident!("read_{n}");
+            let pattern = &kind.pattern;
+            let doc = format!(" `{path}` of `{}`.", kind.label());
+            self.fns.insert(
+                key.clone(),
+                (
+                    name.clone(),
+                    quote! {
+                        #[doc = #doc]
+                        #[allow(unused_variables, clippy::match_single_binding)]
+                        fn #name<'a>(msg: &Message<'a>) -> ::agentwire_runtime::machine::Field<'a> {
+                            match *msg {
+                                #pattern => #body,
+                                _ => ::agentwire_runtime::machine::Field::Absent,
+                            }
+                        }
+                    },
+                ),
+            );
+        }
+        let name = &self.fns[&key].0;
+        Ok(quote!(#name(msg)))
+    }
+}
+
+/// The generated `machine.rs` of a protocol (no header), or the errors of paths that do not
+/// resolve (the lint reports them with locations first, so these are rare).
+pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, String> {
+    let mut reads = Reads {
+        model,
+        fns: BTreeMap::new(),
+    };
+    let kind_variants: Vec<&Ident> = model.kinds.iter().map(|k| &k.variant).collect();
+    let kind_labels: Vec<String> = model.kinds.iter().map(KindInfo::label).collect();
+    let kind_arms = model.kinds.iter().map(|k| {
+        let pattern = &k.pattern;
+        let v = &k.variant;
+        quote!(#pattern => Kind::#v,)
+    });
+    let sources = model.sources.iter().map(|(v, ty)| quote!(#v(&'a #ty),));
+    let mut machine_items = Vec::new();
+    let mut fields = Vec::new();
+    let mut inits = Vec::new();
+    let mut steps = Vec::new();
+    let mut finishes = Vec::new();
+    for m in &p.machines {
+        let items = emit_machine(m, model, &mut reads)?;
+        machine_items.push(items);
+        let field = format_ident!("{}", m.name);
+        let inst = format_ident!("{}Instance", pascal_case(&m.name));
+        let step = format_ident!("step_{}", m.name);
+        fields.push(quote!(#field: ::std::collections::HashMap<String, #inst>,));
+        inits.push(quote!(#field: ::std::collections::HashMap::new(),));
+        steps.push(quote!(self.#step(index, kind, msg)?;));
+        let name = &m.name;
+        let state_ty = format_ident!("{}State", pascal_case(&m.name));
+        finishes.push(quote! {
+            let mut keys: Vec<&String> = self.#field.keys().collect();
+            keys.sort();
+            for key in keys {
+                let state = self.#field[key].state;
+                if !state.accepting() {
+                    violations.push(::agentwire_runtime::machine::Violation {
+                        index: None,
+                        machine: #name,
+                        key: key.clone(),
+                        state: state.name(),
+                        got: None,
+                        expected: #state_ty::expected(state),
+                        problem: ::agentwire_runtime::machine::Problem::Unfinished,
+                    });
+                }
+            }
+        });
+    }
+    let read_fns = reads.fns.values().map(|(_, body)| body);
+    let field_names: Vec<Ident> = p.machines.iter().map(|m| format_ident!("{}", m.name)).collect();
+    Ok(quote! {
+        //! The sequence checker of this protocol, compiled from its `machine.yaml`.
+
+        #[allow(unused_imports)]
+        use super::*;
+
+        /// A message as the checker sees it: who sent it, and the typed message.
+        #[derive(Debug, Clone, Copy)]
+        pub enum Message<'a> { #(#sources)* }
+
+        /// Every `role.kind` of the protocol.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Kind { #(#kind_variants,)* }
+
+        impl Kind {
+            /// `role.kind`, as violations and traces name it.
+            pub fn label(self) -> &'static str {
+                match self { #(Kind::#kind_variants => #kind_labels,)* }
+            }
+        }
+
+        /// The kind of a message.
+        pub fn kind_of(msg: &Message<'_>) -> Kind {
+            #[allow(unused_variables)]
+            match *msg { #(#kind_arms)* }
+        }
+
+        #(#read_fns)*
+
+        #(#machine_items)*
+
+        /// Checks a stream of messages against every machine of the protocol. Instances that
+        /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
+        #[derive(Debug, Default)]
+        pub struct Checker {
+            index: usize,
+            limits: ::agentwire_runtime::machine::Limits,
+            #(#fields)*
+        }
+
+        impl Checker {
+            pub fn new() -> Self {
+                Self::default()
+            }
+
+            pub fn with_limits(limits: ::agentwire_runtime::machine::Limits) -> Self {
+                Self { limits, ..Self::default() }
+            }
+
+            /// Feeds the next message of the stream; a violation leaves the state unchanged.
+            pub fn observe(&mut self, msg: Message<'_>) -> Result<(), ::agentwire_runtime::machine::Violation> {
+                let index = self.index;
+                self.index += 1;
+                let kind = kind_of(&msg);
+                let msg = &msg;
+                #(#steps)*
+                Ok(())
+            }
+
+            /// Ends the stream: every instance not in an accepting state is a violation.
+            pub fn finish(self) -> Result<(), Vec<::agentwire_runtime::machine::Violation>> {
+                let mut violations = Vec::new();
+                #(#finishes)*
+                if violations.is_empty() { Ok(()) } else { Err(violations) }
+            }
+
+            /// Live instances across all machines (for memory accounting).
+            pub fn live_instances(&self) -> usize {
+                0 #( + self.#field_names.len())*
+            }
+        }
+    })
+}
+
+fn emit_machine(m: &Machine, model: &Model<'_>, reads: &mut Reads<'_>) -> Result<TokenStream, String> {
+    let pascal = pascal_case(&m.name);
+    let state_ty = format_ident!("{pascal}State");
+    let inst_ty = format_ident!("{pascal}Instance");
+    let step = format_ident!("step_{}", m.name);
+    let field = format_ident!("{}", m.name);
+    let name = &m.name;
+    let state_idents: Vec<Ident> = m.states.iter().map(|s| format_ident!("{}", pascal_case(s))).collect();
+    let state_names = &m.states;
+    let initial = format_ident!("{}", pascal_case(&m.initial));
+    let accepting: Vec<Ident> = m.accepting.iter().map(|s| format_ident!("{}", pascal_case(s))).collect();
+    let finals: Vec<Ident> = m.finals.iter().map(|s| format_ident!("{}", pascal_case(s))).collect();
+    // What each state allows, for violation messages.
+    let expected_arms = m.states.iter().zip(&state_idents).map(|(s, ident)| {
+        let mut labels: Vec<String> = Vec::new();
+        for t in &m.transitions {
+            if t.from.as_ref().is_none_or(|f| f.contains(s)) {
+                for k in model.kinds_of(&t.on) {
+                    let l = k.label();
+                    if !labels.contains(&l) {
+                        labels.push(l);
+                    }
+                }
+            }
+        }
+        quote!(#state_ty::#ident => &[#(#labels),*],)
+    });
+    let memory_fields = m.memory.iter().map(|(n, k)| {
+        let ident = format_ident!("{n}");
+        match k {
+            MemoryKind::Value => quote!(#ident: Option<::agentwire_runtime::machine::Stored>,),
+            MemoryKind::Set => quote!(#ident: ::std::collections::BTreeSet<String>,),
+        }
+    });
+    // Key extraction.
+    let key_expr = match &m.key {
+        None => quote!(Some(::std::borrow::Cow::Borrowed("connection"))),
+        Some(rules) => {
+            let mut arms = Vec::new();
+            for r in rules {
+                for k in model.kinds_of(&r.on) {
+                    let read = reads.call(k, &r.field)?;
+                    let guard = conditions(&r.guard, k, reads, m, false)?;
+                    let v = &k.variant;
+                    arms.push(quote!(Kind::#v if #guard => #read.key(),));
+                }
+            }
+            quote!(match kind { #(#arms)* _ => None })
+        }
+    };
+    // Transitions, in order.
+    let mut branches = Vec::new();
+    for t in &m.transitions {
+        let from = match &t.from {
+            None => quote!(true),
+            Some(states) => {
+                let ids = states.iter().map(|s| format_ident!("{}", pascal_case(s)));
+                quote!(matches!(state, #(#state_ty::#ids)|*))
+            }
+        };
+        for k in model.kinds_of(&t.on) {
+            let v = &k.variant;
+            let guard = conditions(&t.guard, k, reads, m, false)?;
+            let mut checks = Vec::new();
+            for c in &t.check {
+                let cond = condition(c, k, reads, m)?;
+                let text = &c.text;
+                checks.push(quote! {
+                    if !(#cond) {
+                        break 'pick Err(::agentwire_runtime::machine::Problem::Check(#text));
+                    }
+                });
+            }
+            let mut actions = Vec::new();
+            for a in &t.actions {
+                actions.push(action(a, k, reads)?);
+            }
+            let to = match &t.to {
+                Some(s) => {
+                    let s = format_ident!("{}", pascal_case(s));
+                    quote!(#state_ty::#s)
+                }
+                None => quote!(state),
+            };
+            branches.push(quote! {
+                if #from && kind == Kind::#v && #guard {
+                    #(#checks)*
+                    #(#actions)*
+                    break 'pick Ok(#to);
+                }
+            });
+        }
+    }
+    let accepting_pat = if accepting.is_empty() {
+        quote!(false)
+    } else {
+        quote!(matches!(self, #(#state_ty::#accepting)|*))
+    };
+    let final_pat = if finals.is_empty() {
+        quote!(false)
+    } else {
+        quote!(matches!(self, #(#state_ty::#finals)|*))
+    };
+    let memory_inits = m.memory.iter().map(|(n, k)| {
+        let ident = format_ident!("{n}");
+        match k {
+            MemoryKind::Value => quote!(#ident: None,),
+            MemoryKind::Set => quote!(#ident: ::std::collections::BTreeSet::new(),),
+        }
+    });
+    let doc = format!(" States of the `{name}` machine.");
+    let inst_doc = format!(" One live instance of the `{name}` machine.");
+    Ok(quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum #state_ty { #(#state_idents,)* }
+
+        impl #state_ty {
+            pub fn name(self) -> &'static str {
+                match self { #(Self::#state_idents => #state_names,)* }
+            }
+
+            /// The stream may end with an instance in this state.
+            pub fn accepting(self) -> bool {
+                #accepting_pat
+            }
+
+            /// Reaching this state ends (and drops) the instance.
+            pub fn is_final(self) -> bool {
+                #final_pat
+            }
+
+            /// The kinds this state allows.
+            pub fn expected(self) -> &'static [&'static str] {
+                match self { #(#expected_arms)* }
+            }
+        }
+
+        #[doc = #inst_doc]
+        #[derive(Debug, Clone)]
+        pub struct #inst_ty {
+            state: #state_ty,
+            #(#memory_fields)*
+        }
+
+        impl Checker {
+            #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
+            fn #step(&mut self, index: usize, kind: Kind, msg: &Message<'_>) -> Result<(), ::agentwire_runtime::machine::Violation> {
+                let Some(key) = #key_expr else { return Ok(()) };
+                let existed = self.#field.contains_key(key.as_ref());
+                if !existed {
+                    if self.#field.len() >= self.limits.max_instances {
+                        return Err(::agentwire_runtime::machine::Violation {
+                            index: Some(index),
+                            machine: #name,
+                            key: key.into_owned(),
+                            state: #state_ty::#initial.name(),
+                            got: Some(kind.label()),
+                            expected: #state_ty::#initial.expected(),
+                            problem: ::agentwire_runtime::machine::Problem::TooManyInstances(self.limits.max_instances),
+                        });
+                    }
+                    self.#field.insert(key.clone().into_owned(), #inst_ty { state: #state_ty::#initial, #(#memory_inits)* });
+                }
+                let inst = self.#field.get_mut(key.as_ref()).expect("instance present");
+                let state = inst.state;
+                let next: Result<#state_ty, ::agentwire_runtime::machine::Problem> = 'pick: {
+                    #(#branches)*
+                    Err(::agentwire_runtime::machine::Problem::Unexpected)
+                };
+                match next {
+                    Ok(next) if next.is_final() => {
+                        self.#field.remove(key.as_ref());
+                        Ok(())
+                    }
+                    Ok(next) => {
+                        inst.state = next;
+                        Ok(())
+                    }
+                    Err(problem) => {
+                        // A message that could not start an instance leaves none behind.
+                        if !existed {
+                            self.#field.remove(key.as_ref());
+                        }
+                        Err(::agentwire_runtime::machine::Violation {
+                            index: Some(index),
+                            machine: #name,
+                            key: key.into_owned(),
+                            state: state.name(),
+                            got: Some(kind.label()),
+                            expected: state.expected(),
+                            problem,
+                        })
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// All `conds` joined with `&&` (`true` when empty).
+fn conditions(
+    conds: &[Condition],
+    k: &KindInfo,
+    reads: &mut Reads<'_>,
+    m: &Machine,
+    _check: bool,
+) -> Result<TokenStream, String> {
+    let mut parts = Vec::new();
+    for c in conds {
+        parts.push(condition(c, k, reads, m)?);
+    }
+    Ok(if parts.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#((#parts))&&*)
+    })
+}
+
+fn literal_test(field: &TokenStream, l: &Literal) -> TokenStream {
+    match l {
+        Literal::Str(s) => quote!(#field.is_str(#s)),
+        Literal::Bool(b) => quote!(#field.is_bool(#b)),
+        Literal::Num(n) => {
+            let n = Lit::f64_unsuffixed(*n);
+            quote!(#field.is_num(#n))
+        }
+        Literal::Null => quote!(#field.is_null()),
+    }
+}
+
+fn condition(c: &Condition, k: &KindInfo, reads: &mut Reads<'_>, m: &Machine) -> Result<TokenStream, String> {
+    let subject = match &c.subject {
+        Subject::Field(path) => reads.call(k, path)?,
+        Subject::Value(Literal::Str(s)) => quote!(::agentwire_runtime::machine::Field::Str(#s)),
+        Subject::Value(_) => return Err("only string constants can be tested for membership".to_owned()),
+    };
+    let mem = |name: &str| -> Result<TokenStream, String> {
+        if m.memory.iter().any(|(n, _)| n == name) {
+            let ident = format_ident!("{name}");
+            Ok(quote!(inst.#ident))
+        } else {
+            Err(format!("machine `{}` has no memory `{name}`", m.name))
+        }
+    };
+    Ok(match &c.op {
+        Operator::Is(l) => literal_test(&subject, l),
+        Operator::IsNot(l) => {
+            let t = literal_test(&subject, l);
+            quote!(!#t)
+        }
+        Operator::OneOf(ls) => {
+            let tests = ls.iter().map(|l| literal_test(&subject, l));
+            quote!(#(#tests)||*)
+        }
+        Operator::Present(true) => quote!(#subject.is_present()),
+        Operator::Present(false) => quote!(!#subject.is_present()),
+        Operator::Equals(name) if name == "$key" => quote!(#subject.key().as_deref() == Some(key.as_ref())),
+        Operator::Equals(name) => {
+            let mem = mem(name)?;
+            quote!(#subject.equals(#mem.as_ref()))
+        }
+        Operator::Extends(name) => {
+            let mem = mem(name)?;
+            quote!(#subject.extends(#mem.as_ref()))
+        }
+        Operator::In(name) => {
+            let mem = mem(name)?;
+            quote!(#subject.as_str().is_some_and(|s| #mem.contains(s)))
+        }
+        Operator::NotIn(name) => {
+            let mem = mem(name)?;
+            quote!(!#subject.as_str().is_some_and(|s| #mem.contains(s)))
+        }
+    })
+}
+
+fn action(a: &Action, k: &KindInfo, reads: &mut Reads<'_>) -> Result<TokenStream, String> {
+    Ok(match a {
+        Action::Set { memory, field } => {
+            let read = reads.call(k, field)?;
+            let ident = format_ident!("{memory}");
+            quote!(inst.#ident = #read.to_stored();)
+        }
+        Action::Add { memory, field } => {
+            let read = reads.call(k, field)?;
+            let ident = format_ident!("{memory}");
+            quote!(#read.for_each_str(|s| { inst.#ident.insert(s.to_owned()); });)
+        }
+        Action::Remove { memory, field } => {
+            let read = reads.call(k, field)?;
+            let ident = format_ident!("{memory}");
+            quote!(#read.for_each_str(|s| { inst.#ident.remove(s); });)
+        }
+        Action::Clear { memory } => {
+            let ident = format_ident!("{memory}");
+            quote!(inst.#ident = Default::default();)
+        }
+    })
+}

@@ -1,0 +1,367 @@
+//! `machine.yaml` loader: reads the state machines of a protocol into IR, checking names that
+//! need no message model (states, memory, operators); the lint checks the rest.
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_saphyr::{Location, Spanned};
+
+use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::front::protocol::span_of;
+use crate::ir::{
+    Action, Condition, KeyRule, KindRef, Literal, Machine, MemoryKind, Operator, Origin, Subject,
+    Transition,
+};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    machines: Vec<RawMachine>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMachine {
+    name: Spanned<String>,
+    #[serde(default)]
+    summary: String,
+    key: Spanned<RawKey>,
+    initial: Spanned<String>,
+    accepting: Vec<Spanned<String>>,
+    #[serde(default, rename = "final")]
+    finals: Vec<Spanned<String>>,
+    #[serde(default)]
+    memory: std::collections::BTreeMap<String, Spanned<String>>,
+    transitions: Vec<RawTransition>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawKey {
+    Connection(String),
+    Rules(Vec<RawKeyRule>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKeyRule {
+    on: Spanned<String>,
+    field: String,
+    #[serde(default, rename = "if")]
+    guard: Vec<Spanned<RawCondition>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawFrom {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTransition {
+    from: Spanned<RawFrom>,
+    on: Spanned<String>,
+    #[serde(default, rename = "if")]
+    guard: Vec<Spanned<RawCondition>>,
+    #[serde(default)]
+    check: Vec<Spanned<RawCondition>>,
+    #[serde(default, rename = "do")]
+    actions: Vec<Spanned<RawAction>>,
+    #[serde(default)]
+    to: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawCondition {
+    field: Option<String>,
+    value: Option<Value>,
+    is: Option<Value>,
+    is_not: Option<Value>,
+    one_of: Option<Vec<Value>>,
+    present: Option<bool>,
+    equals: Option<String>,
+    extends: Option<String>,
+    #[serde(rename = "in")]
+    in_set: Option<String>,
+    not_in: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAction {
+    set: Option<String>,
+    add: Option<String>,
+    remove: Option<String>,
+    clear: Option<String>,
+    field: Option<String>,
+}
+
+/// Parses `role.kind` / `role.*`.
+pub fn parse_kind_ref(s: &str) -> Option<KindRef> {
+    let (role, kind) = s.split_once('.')?;
+    if role.is_empty() || kind.is_empty() {
+        return None;
+    }
+    Some(KindRef {
+        role: role.to_owned(),
+        kind: (kind != "*").then(|| kind.to_owned()),
+    })
+}
+
+struct Ctx<'f> {
+    file: &'f SourceFile,
+    errors: SpecErrors,
+}
+
+impl Ctx<'_> {
+    fn err(&mut self, loc: &Location, message: impl Into<String>) {
+        self.errors
+            .push(SpecError::at(self.file, span_of(self.file, loc), message));
+    }
+
+    fn origin(&self, loc: &Location) -> Origin {
+        Origin {
+            file: "machine.yaml".to_owned(),
+            line: loc.line() as usize,
+        }
+    }
+
+    fn kind_ref(&mut self, s: &Spanned<String>) -> KindRef {
+        parse_kind_ref(&s.value).unwrap_or_else(|| {
+            self.err(
+                &s.referenced,
+                format!("`{}` must be written `role.kind` or `role.*`", s.value),
+            );
+            KindRef {
+                role: String::new(),
+                kind: None,
+            }
+        })
+    }
+
+    fn literal(&mut self, loc: &Location, v: &Value) -> Literal {
+        match v {
+            Value::String(s) => Literal::Str(s.clone()),
+            Value::Bool(b) => Literal::Bool(*b),
+            Value::Number(n) => Literal::Num(n.as_f64().unwrap_or_default()),
+            Value::Null => Literal::Null,
+            _ => {
+                self.err(loc, "a condition compares against a string, bool, number or null");
+                Literal::Null
+            }
+        }
+    }
+
+    fn condition(&mut self, c: &Spanned<RawCondition>) -> Option<Condition> {
+        let loc = &c.referenced;
+        let r = &c.value;
+        let subject = match (&r.field, &r.value) {
+            (Some(f), None) => Subject::Field(f.clone()),
+            (None, Some(v)) => Subject::Value(self.literal(loc, v)),
+            _ => {
+                self.err(loc, "a condition names exactly one of `field` or `value`");
+                return None;
+            }
+        };
+        let mut ops = Vec::new();
+        if let Some(v) = &r.is {
+            ops.push(Operator::Is(self.literal(loc, v)));
+        }
+        if let Some(v) = &r.is_not {
+            ops.push(Operator::IsNot(self.literal(loc, v)));
+        }
+        if let Some(vs) = &r.one_of {
+            let lits = vs.iter().map(|v| self.literal(loc, v)).collect();
+            ops.push(Operator::OneOf(lits));
+        }
+        if let Some(b) = r.present {
+            ops.push(Operator::Present(b));
+        }
+        if let Some(m) = &r.equals {
+            ops.push(Operator::Equals(m.clone()));
+        }
+        if let Some(m) = &r.extends {
+            ops.push(Operator::Extends(m.clone()));
+        }
+        if let Some(m) = &r.in_set {
+            ops.push(Operator::In(m.clone()));
+        }
+        if let Some(m) = &r.not_in {
+            ops.push(Operator::NotIn(m.clone()));
+        }
+        if ops.len() != 1 {
+            self.err(
+                loc,
+                "a condition has exactly one operator (is, is_not, one_of, present, equals, extends, in, not_in)",
+            );
+            return None;
+        }
+        let op = ops.remove(0);
+        if matches!(subject, Subject::Value(_)) && !matches!(op, Operator::In(_) | Operator::NotIn(_)) {
+            self.err(loc, "a `value` condition tests membership: use `in` or `not_in`");
+            return None;
+        }
+        Some(Condition {
+            text: describe(&subject, &op),
+            subject,
+            op,
+            origin: self.origin(loc),
+        })
+    }
+
+    fn action(&mut self, a: &Spanned<RawAction>) -> Option<Action> {
+        let r = &a.value;
+        let field = || r.field.clone();
+        let act = match (&r.set, &r.add, &r.remove, &r.clear) {
+            (Some(m), None, None, None) => field().map(|f| Action::Set {
+                memory: m.clone(),
+                field: f,
+            }),
+            (None, Some(m), None, None) => field().map(|f| Action::Add {
+                memory: m.clone(),
+                field: f,
+            }),
+            (None, None, Some(m), None) => field().map(|f| Action::Remove {
+                memory: m.clone(),
+                field: f,
+            }),
+            (None, None, None, Some(m)) if r.field.is_none() => Some(Action::Clear { memory: m.clone() }),
+            _ => None,
+        };
+        if act.is_none() {
+            self.err(
+                &a.referenced,
+                "an action is one of {set|add|remove: <memory>, field: <path>} or {clear: <memory>}",
+            );
+        }
+        act
+    }
+}
+
+/// A condition rendered as in the YAML, for violation messages.
+fn describe(subject: &Subject, op: &Operator) -> String {
+    let lit = |l: &Literal| match l {
+        Literal::Str(s) => format!("{s:?}"),
+        Literal::Bool(b) => b.to_string(),
+        Literal::Num(n) => n.to_string(),
+        Literal::Null => "null".to_owned(),
+    };
+    let left = match subject {
+        Subject::Field(f) => f.clone(),
+        Subject::Value(v) => lit(v),
+    };
+    let right = match op {
+        Operator::Is(l) => format!("is {}", lit(l)),
+        Operator::IsNot(l) => format!("is not {}", lit(l)),
+        Operator::OneOf(ls) => format!(
+            "is one of {}",
+            ls.iter().map(lit).collect::<Vec<_>>().join(", ")
+        ),
+        Operator::Present(true) => "is present".to_owned(),
+        Operator::Present(false) => "is absent".to_owned(),
+        Operator::Equals(m) => format!("equals {m}"),
+        Operator::Extends(m) => format!("extends {m}"),
+        Operator::In(m) => format!("in {m}"),
+        Operator::NotIn(m) => format!("not in {m}"),
+    };
+    format!("{left} {right}")
+}
+
+/// Loads `machine.yaml`. Each machine's state list is the initial state first, then every
+/// other state in order of first mention.
+pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
+    let raw: RawFile = serde_saphyr::from_str(&file.text).map_err(|e| {
+        let span = e.location().map_or((0, 0), |l| span_of(file, &l));
+        SpecError::at(file, span, format!("malformed machine.yaml: {e}"))
+            .with_help("see spec/README.md for the machine.yaml format")
+    })?;
+    let mut cx = Ctx {
+        file,
+        errors: SpecErrors::default(),
+    };
+    let mut machines: Vec<Machine> = Vec::new();
+    for m in &raw.machines {
+        if machines.iter().any(|x| x.name == m.name.value) {
+            cx.err(&m.name.referenced, format!("machine `{}` is defined twice", m.name.value));
+        }
+        let key = match &m.key.value {
+            RawKey::Connection(s) if s == "connection" => None,
+            RawKey::Connection(s) => {
+                cx.err(&m.key.referenced, format!("`key: {s}`: write `connection` or a list of key rules"));
+                None
+            }
+            RawKey::Rules(rules) => Some(
+                rules
+                    .iter()
+                    .map(|r| KeyRule {
+                        on: cx.kind_ref(&r.on),
+                        field: r.field.clone(),
+                        guard: r.guard.iter().filter_map(|c| cx.condition(c)).collect(),
+                        origin: cx.origin(&r.on.referenced),
+                    })
+                    .collect(),
+            ),
+        };
+        let mut memory = Vec::new();
+        for (name, kind) in &m.memory {
+            let k = match kind.value.as_str() {
+                "value" => MemoryKind::Value,
+                "set" => MemoryKind::Set,
+                other => {
+                    cx.err(&kind.referenced, format!("memory kind `{other}` must be `value` or `set`"));
+                    MemoryKind::Value
+                }
+            };
+            memory.push((name.clone(), k));
+        }
+        let mut states = vec![m.initial.value.clone()];
+        let mention = |s: &str, states: &mut Vec<String>| {
+            if !states.iter().any(|x| x == s) {
+                states.push(s.to_owned());
+            }
+        };
+        let mut transitions = Vec::new();
+        for t in &m.transitions {
+            let from = match &t.from.value {
+                RawFrom::One(s) if s == "*" => None,
+                RawFrom::One(s) => Some(vec![s.clone()]),
+                RawFrom::Many(v) => Some(v.clone()),
+            };
+            for s in from.iter().flatten() {
+                mention(s, &mut states);
+            }
+            if let Some(to) = &t.to {
+                mention(&to.value, &mut states);
+            }
+            transitions.push(Transition {
+                from,
+                on: cx.kind_ref(&t.on),
+                guard: t.guard.iter().filter_map(|c| cx.condition(c)).collect(),
+                check: t.check.iter().filter_map(|c| cx.condition(c)).collect(),
+                actions: t.actions.iter().filter_map(|a| cx.action(a)).collect(),
+                to: t.to.as_ref().map(|s| s.value.clone()),
+                origin: cx.origin(&t.on.referenced),
+            });
+        }
+        for s in m.accepting.iter().chain(&m.finals) {
+            if !states.contains(&s.value) {
+                cx.err(&s.referenced, format!("state `{}` appears in no transition", s.value));
+            }
+        }
+        machines.push(Machine {
+            name: m.name.value.clone(),
+            summary: m.summary.clone(),
+            key,
+            initial: m.initial.value.clone(),
+            accepting: m.accepting.iter().map(|s| s.value.clone()).collect(),
+            finals: m.finals.iter().map(|s| s.value.clone()).collect(),
+            states,
+            memory,
+            transitions,
+            origin: cx.origin(&m.name.referenced),
+        });
+    }
+    cx.errors.finish(machines)
+}

@@ -1,0 +1,406 @@
+//! The message model machines are compiled against: every `role.kind` of a protocol, the Rust
+//! pattern that recognises it, and how a field path of it becomes a typed field read.
+
+use proc_macro2::{Ident, TokenStream};
+use protox::prost_reflect::{Kind as ProtoKind, MessageDescriptor};
+use quote::{format_ident, quote};
+
+use crate::emit::http::path_params;
+use crate::emit::types::{field_ident, type_ident};
+use crate::front::proto::ProtoSpec;
+use crate::ir::{Body, Call, KindRef, Protocol, Ty, TypeKind};
+use crate::naming::pascal_case;
+
+/// Where a kind's field paths start.
+#[derive(Debug, Clone)]
+enum Root {
+    /// A member struct of a TypeScript channel union; its discriminator is `tag`.
+    Ts { ty: String, tag: String },
+    /// A JSON-RPC request (`m_id` bound) or notification, with its params type.
+    RpcCall { params: Option<String>, request: bool },
+    RpcResponse,
+    Http { route: usize },
+    /// A protobuf oneof case holding `message`.
+    Proto { case: String, message: MessageDescriptor },
+}
+
+/// One `role.kind`.
+#[derive(Debug, Clone)]
+pub struct KindInfo {
+    pub role: String,
+    pub name: String,
+    /// The variant of the generated `Kind` enum.
+    pub variant: Ident,
+    /// A pattern over `&Message<'_>` that binds the payload as `m`.
+    pub pattern: TokenStream,
+    root: Root,
+}
+
+impl KindInfo {
+    pub fn label(&self) -> String {
+        format!("{}.{}", self.role, self.name)
+    }
+
+    pub fn matches(&self, r: &KindRef) -> bool {
+        self.role == r.role && r.kind.as_ref().is_none_or(|k| *k == self.name)
+    }
+}
+
+/// Every kind of one protocol and the `Message` enum the checker observes.
+pub struct Model<'p> {
+    p: &'p Protocol,
+    pub kinds: Vec<KindInfo>,
+    /// `(variant, type)` of the `Message<'a>` enum.
+    pub sources: Vec<(Ident, TokenStream)>,
+}
+
+impl<'p> Model<'p> {
+    pub fn new(p: &'p Protocol, proto: Option<&ProtoSpec>) -> Result<Self, String> {
+        let mut kinds = Vec::new();
+        let mut sources = Vec::new();
+        let kind_variant = |role: &str, name: &str| format_ident!("{}{}", pascal_case(role), pascal_case(name));
+        if let Some(spec) = proto {
+            for c in &p.channels {
+                let source = format_ident!("{}", pascal_case(&c.from));
+                let union = type_ident(&c.union);
+                sources.push((source.clone(), quote!(#union)));
+                let desc = spec
+                    .pool
+                    .all_messages()
+                    .find(|m| m.name() == c.union)
+                    .ok_or_else(|| format!("no message `{}` in the proto", c.union))?;
+                let oneof = desc
+                    .oneofs()
+                    .next()
+                    .ok_or_else(|| format!("`{}` has no oneof", c.union))?;
+                let module = format_ident!("{}", snake(desc.name()));
+                let oneof_ty = format_ident!("{}", pascal_case(oneof.name()));
+                let oneof_field = format_ident!("{}", oneof.name());
+                for f in oneof.fields() {
+                    let ProtoKind::Message(message) = f.kind() else {
+                        return Err(format!("oneof case `{}` is not a message", f.name()));
+                    };
+                    let case = format_ident!("{}", pascal_case(f.name()));
+                    kinds.push(KindInfo {
+                        role: c.from.clone(),
+                        name: f.name().to_owned(),
+                        variant: kind_variant(&c.from, f.name()),
+                        pattern: quote!(Message::#source(#union { #oneof_field: Some(#module::#oneof_ty::#case(m)) })),
+                        root: Root::Proto {
+                            case: f.name().to_owned(),
+                            message,
+                        },
+                    });
+                }
+            }
+        } else if !p.methods.is_empty() {
+            for role in &p.roles {
+                let sends = p.methods.iter().any(|m| &m.from == role);
+                let answers = p
+                    .methods
+                    .iter()
+                    .any(|m| m.call == Call::Request && &m.from != role);
+                if !sends && !answers {
+                    continue;
+                }
+                let source = format_ident!("{}", pascal_case(role));
+                let ty = format_ident!("{}Message", pascal_case(role));
+                sources.push((source.clone(), quote!(#ty)));
+                let rpc = quote!(::agentwire_runtime::jsonrpc::Message);
+                for m in p.methods.iter().filter(|m| &m.from == role) {
+                    let v = format_ident!("{}", pascal_case(&m.name));
+                    let set = match m.call {
+                        Call::Request => format_ident!("{}Request", pascal_case(role)),
+                        Call::Notification => format_ident!("{}Notification", pascal_case(role)),
+                    };
+                    let inner = if m.params.is_some() { quote!(#set::#v(m)) } else { quote!(#set::#v) };
+                    let pattern = match m.call {
+                        Call::Request => quote!(Message::#source(#rpc::Request { id: m_id, request: #inner })),
+                        Call::Notification => quote!(Message::#source(#rpc::Notification(#inner))),
+                    };
+                    kinds.push(KindInfo {
+                        role: role.clone(),
+                        name: m.name.clone(),
+                        variant: kind_variant(role, &m.name),
+                        pattern,
+                        root: Root::RpcCall {
+                            params: m.params.clone(),
+                            request: m.call == Call::Request,
+                        },
+                    });
+                }
+                if answers {
+                    kinds.push(KindInfo {
+                        role: role.clone(),
+                        name: "response".to_owned(),
+                        variant: kind_variant(role, "response"),
+                        pattern: quote!(Message::#source(#rpc::Response(m))),
+                        root: Root::RpcResponse,
+                    });
+                }
+            }
+        } else {
+            for c in &p.channels {
+                let source = format_ident!("{}", pascal_case(&c.from));
+                let union = type_ident(&c.union);
+                sources.push((source.clone(), quote!(#union)));
+                let (tag, variants) = p
+                    .union_variants(&c.union)
+                    .ok_or_else(|| format!("`{}` is not a union", c.union))?;
+                for v in variants {
+                    let case = format_ident!("{}", pascal_case(&v.value));
+                    kinds.push(KindInfo {
+                        role: c.from.clone(),
+                        name: v.value.clone(),
+                        variant: kind_variant(&c.from, &v.value),
+                        pattern: quote!(Message::#source(#union::#case(m))),
+                        root: Root::Ts {
+                            ty: v.type_name.clone(),
+                            tag: tag.to_owned(),
+                        },
+                    });
+                }
+            }
+        }
+        if !p.routes.is_empty() {
+            sources.push((format_ident!("Http"), quote!(HttpExchange)));
+            for (i, r) in p.routes.iter().enumerate() {
+                let v = format_ident!("{}", pascal_case(&r.name));
+                kinds.push(KindInfo {
+                    role: r.from.clone(),
+                    name: r.name.clone(),
+                    variant: kind_variant(&r.from, &r.name),
+                    pattern: quote!(Message::Http(HttpExchange::#v(m))),
+                    root: Root::Http { route: i },
+                });
+            }
+        }
+        Ok(Self { p, kinds, sources })
+    }
+
+    /// The kinds a `role.kind` / `role.*` reference names.
+    pub fn kinds_of(&self, r: &KindRef) -> Vec<&KindInfo> {
+        self.kinds.iter().filter(|k| k.matches(r)).collect()
+    }
+
+    /// An expression of type `Field<'_>` reading `path` from a message of `kind` bound as
+    /// `m` (and `m_id` for JSON-RPC requests).
+    pub fn field(&self, kind: &KindInfo, path: &str) -> Result<TokenStream, String> {
+        let segments: Vec<&str> = path.split('.').collect();
+        let f = quote!(::agentwire_runtime::machine::Field);
+        match &kind.root {
+            Root::Ts { ty, tag } => {
+                if segments == [tag.as_str()] {
+                    let v = &kind.name;
+                    return Ok(quote!(#f::Str(#v)));
+                }
+                self.ts(&Ty::Named(ty.clone()), quote!(m), &segments, 0)
+            }
+            Root::RpcCall { params, request } => match segments.as_slice() {
+                ["id"] if *request => Ok(quote!(::agentwire_runtime::machine::rpc_id(m_id))),
+                ["method"] => {
+                    let v = &kind.name;
+                    Ok(quote!(#f::Str(#v)))
+                }
+                ["params", rest @ ..] if !rest.is_empty() => match params {
+                    Some(t) => self.ts(&Ty::Named(t.clone()), quote!(m), rest, 0),
+                    None => Err(format!("`{}` has no params", kind.name)),
+                },
+                _ => Err(format!("`{path}` is not a field of a JSON-RPC call (id, method, params.*)")),
+            },
+            Root::RpcResponse => match segments.as_slice() {
+                ["id"] => Ok(quote!(match &m.id {
+                    Some(id) => ::agentwire_runtime::machine::rpc_id(id),
+                    None => #f::Null,
+                })),
+                _ => Err(format!("`{path}` is not a field of a JSON-RPC response (id)")),
+            },
+            Root::Http { route } => {
+                let r = &self.p.routes[*route];
+                match segments.as_slice() {
+                    ["status"] => Ok(quote!(match m.status {
+                        Some(s) => #f::Int(i64::from(s)),
+                        None => #f::Absent,
+                    })),
+                    ["path", name] if path_params(r).iter().any(|p| p == name) => {
+                        let ident = field_ident(name);
+                        let ty = match r.path_params.get(*name).map(String::as_str) {
+                            None | Some("string") => Ty::String,
+                            Some(t) => Ty::Named(t.to_owned()),
+                        };
+                        self.ts(&ty, quote!((&m.#ident)), &[], 0)
+                    }
+                    ["body"] if matches!(r.body, Body::Text(_)) => Ok(quote!(#f::Str(m.body.as_str()))),
+                    ["body", rest @ ..] => match &r.body {
+                        Body::Json(t) => self.ts(&Ty::Named(t.clone()), quote!((&m.body)), rest, 0),
+                        _ => Err(format!("route `{}` has no JSON body", r.name)),
+                    },
+                    _ => Err(format!("`{path}` is not a field of an HTTP exchange (status, path.*, body.*)")),
+                }
+            }
+            Root::Proto { case, message } => match segments.as_slice() {
+                [first, rest @ ..] if first == case => proto(message, quote!(m), rest, 0),
+                _ => Err(format!("paths of `{case}` start with `{case}.`")),
+            },
+        }
+    }
+
+    /// Reads `rest` from `expr`, a reference to a value of type `ty`.
+    fn ts(&self, ty: &Ty, expr: TokenStream, rest: &[&str], depth: usize) -> Result<TokenStream, String> {
+        let f = quote!(::agentwire_runtime::machine::Field);
+        let v = format_ident!("v{depth}");
+        let Some((seg, tail)) = rest.split_first() else {
+            return Ok(match ty {
+                Ty::String => quote!(#f::Str(#expr.as_str())),
+                Ty::Bool => quote!(#f::Bool(*#expr)),
+                Ty::Integer => quote!(#f::Int(*#expr)),
+                Ty::Number => quote!(#f::Num(*#expr)),
+                Ty::BoolLiteral(b) => quote!(#f::Bool(#b)),
+                Ty::Nullable(inner) => {
+                    let inner = self.ts(inner, quote!(#v), &[], depth + 1)?;
+                    quote!(match #expr { Some(#v) => #inner, None => #f::Null })
+                }
+                Ty::Array(inner) if **inner == Ty::String => quote!(#f::Strs(#expr.as_slice())),
+                Ty::Any => quote!(if #expr.is_null() { #f::Null } else { #f::Present }),
+                Ty::Named(n) => match &self.p.types.get(n).map(|t| &t.kind) {
+                    Some(TypeKind::Enum(_)) => quote!(#f::Str(#expr.as_str())),
+                    Some(TypeKind::Union { .. }) => quote!(#f::Str(#expr.kind())),
+                    Some(TypeKind::Alias { target, constraints }) if !constraints.is_empty() => {
+                        self.ts(target, quote!((&#expr.0)), &[], depth + 1)?
+                    }
+                    Some(TypeKind::Alias { target, .. }) => self.ts(target, expr, &[], depth + 1)?,
+                    _ => quote!(#f::Present),
+                },
+                _ => quote!(#f::Present),
+            });
+        };
+        match ty {
+            Ty::Nullable(inner) => {
+                let inner = self.ts(inner, quote!(#v), rest, depth + 1)?;
+                Ok(quote!(match #expr { Some(#v) => #inner, None => #f::Absent }))
+            }
+            Ty::Named(n) => match self.p.types.get(n).map(|t| &t.kind) {
+                Some(TypeKind::Struct(fields)) => {
+                    let field = fields
+                        .iter()
+                        .find(|x| x.name == *seg)
+                        .ok_or_else(|| format!("`{n}` has no field `{seg}`"))?;
+                    let ident = field_ident(&field.name);
+                    if field.optional {
+                        let inner = self.ts(&field.ty, quote!(#v), tail, depth + 1)?;
+                        Ok(quote!(match &#expr.#ident { Some(#v) => #inner, None => #f::Absent }))
+                    } else {
+                        self.ts(&field.ty, quote!((&#expr.#ident)), tail, depth + 1)
+                    }
+                }
+                Some(TypeKind::Union { tag, variants }) => {
+                    if seg == tag && tail.is_empty() {
+                        return Ok(quote!(#f::Str(#expr.kind())));
+                    }
+                    let union = type_ident(n);
+                    let mut arms = Vec::new();
+                    for var in variants {
+                        let has = matches!(
+                            self.p.types.get(&var.type_name).map(|t| &t.kind),
+                            Some(TypeKind::Struct(fs)) if fs.iter().any(|x| x.name == *seg)
+                        );
+                        if has {
+                            let case = format_ident!("{}", pascal_case(&var.value));
+                            let inner = self.ts(&Ty::Named(var.type_name.clone()), quote!(#v), rest, depth + 1)?;
+                            arms.push(quote!(#union::#case(#v) => #inner,));
+                        }
+                    }
+                    if arms.is_empty() {
+                        return Err(format!("no variant of `{n}` has a field `{seg}`"));
+                    }
+                    if arms.len() < variants.len() {
+                        arms.push(quote!(_ => #f::Absent,));
+                    }
+                    Ok(quote!(match #expr { #(#arms)* }))
+                }
+                Some(TypeKind::Alias { target, constraints }) if !constraints.is_empty() => {
+                    self.ts(target, quote!((&#expr.0)), rest, depth + 1)
+                }
+                Some(TypeKind::Alias { target, .. }) => self.ts(target, expr, rest, depth + 1),
+                _ => Err(format!("`{n}` has no field `{seg}`")),
+            },
+            _ => Err(format!("cannot read `{seg}` from a non-object value")),
+        }
+    }
+}
+
+fn snake(s: &str) -> String {
+    crate::naming::snake_case(s)
+}
+
+/// Reads `rest` from `expr`, a reference to the prost struct of `message`.
+fn proto(message: &MessageDescriptor, expr: TokenStream, rest: &[&str], depth: usize) -> Result<TokenStream, String> {
+    let f = quote!(::agentwire_runtime::machine::Field);
+    let v = format_ident!("v{depth}");
+    let Some((seg, tail)) = rest.split_first() else {
+        return Ok(quote!(#f::Present));
+    };
+    // A oneof by its own name yields the case that is set.
+    if let Some(oneof) = message.oneofs().find(|o| o.name() == *seg && !o.is_synthetic()) {
+        if !tail.is_empty() {
+            return Err(format!("`{seg}` is a oneof: read one of its cases instead"));
+        }
+        let module = format_ident!("{}", snake(message.name()));
+        let ty = format_ident!("{}", pascal_case(oneof.name()));
+        let field = format_ident!("{}", oneof.name());
+        let arms = oneof.fields().map(|c| {
+            let case = format_ident!("{}", pascal_case(c.name()));
+            let name = c.name().to_owned();
+            quote!(Some(#module::#ty::#case(_)) => #f::Str(#name),)
+        });
+        return Ok(quote!(match &#expr.#field { #(#arms)* None => #f::Absent }));
+    }
+    let field = message
+        .get_field_by_name(seg)
+        .ok_or_else(|| format!("`{}` has no field `{seg}`", message.name()))?;
+    let ident = field_ident(field.name());
+    let leaf = |value: TokenStream| -> Result<TokenStream, String> {
+        if field.is_list() {
+            return match (field.kind(), tail.is_empty()) {
+                (ProtoKind::String, true) => Ok(quote!(#f::Strs(#value.as_slice()))),
+                _ => Err(format!("`{seg}` is a repeated field; only lists of strings can be read")),
+            };
+        }
+        match field.kind() {
+            ProtoKind::Message(inner) => proto(&inner, value, tail, depth + 1),
+            _ if !tail.is_empty() => Err(format!("`{seg}` is not a message")),
+            ProtoKind::String => Ok(quote!(#f::Str(#value.as_str()))),
+            ProtoKind::Bool => Ok(quote!(#f::Bool(*#value))),
+            ProtoKind::Int32 | ProtoKind::Sint32 | ProtoKind::Sfixed32 | ProtoKind::Uint32 | ProtoKind::Fixed32 => {
+                Ok(quote!(#f::Int(i64::from(*#value))))
+            }
+            ProtoKind::Int64 | ProtoKind::Sint64 | ProtoKind::Sfixed64 => Ok(quote!(#f::Int(*#value))),
+            ProtoKind::Enum(e) => {
+                let ty = format_ident!("{}", pascal_case(e.name()));
+                Ok(quote!(match #ty::try_from(*#value) {
+                    Ok(e) => #f::Str(e.as_str_name()),
+                    Err(_) => #f::Int(i64::from(*#value)),
+                }))
+            }
+            _ => Ok(quote!(#f::Present)),
+        }
+    };
+    if let Some(oneof) = field.containing_oneof() {
+        let module = format_ident!("{}", snake(message.name()));
+        let oneof_field = format_ident!("{}", oneof.name());
+        if oneof.is_synthetic() {
+            // proto3 `optional`: an `Option<T>` named after the field.
+            let inner = leaf(quote!(#v))?;
+            return Ok(quote!(match &#expr.#ident { Some(#v) => #inner, None => #f::Absent }));
+        }
+        let ty = format_ident!("{}", pascal_case(oneof.name()));
+        let case = format_ident!("{}", pascal_case(field.name()));
+        let inner = leaf(quote!(#v))?;
+        return Ok(quote!(match &#expr.#oneof_field { Some(#module::#ty::#case(#v)) => #inner, _ => #f::Absent }));
+    }
+    if matches!(field.kind(), ProtoKind::Message(_)) && !field.is_list() && !field.is_map() {
+        let inner = leaf(quote!(#v))?;
+        return Ok(quote!(match &#expr.#ident { Some(#v) => #inner, None => #f::Absent }));
+    }
+    leaf(quote!((&#expr.#ident)))
+}

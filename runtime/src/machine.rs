@@ -1,0 +1,178 @@
+//! What generated sequence checkers share: the view of one message field, remembered values,
+//! and the `Violation` a checker reports.
+
+use std::fmt;
+
+/// One field of a message as a checker sees it, borrowed from the typed message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Field<'a> {
+    /// The message has no such field (an absent optional key, or another union variant).
+    Absent,
+    Null,
+    Str(&'a str),
+    Bool(bool),
+    Int(i64),
+    Num(f64),
+    /// A list of strings (a repeated field), for membership actions.
+    Strs(&'a [String]),
+    /// An object or another value with no scalar view.
+    Present,
+}
+
+/// A value an instance remembers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stored {
+    Str(String),
+    Bool(bool),
+    Int(i64),
+    Num(f64),
+    Null,
+}
+
+impl<'a> Field<'a> {
+    pub fn is_present(&self) -> bool {
+        !matches!(self, Field::Absent)
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Field::Null)
+    }
+
+    pub fn is_str(&self, s: &str) -> bool {
+        matches!(self, Field::Str(v) if *v == s)
+    }
+
+    pub fn is_bool(&self, b: bool) -> bool {
+        matches!(self, Field::Bool(v) if *v == b)
+    }
+
+    pub fn is_num(&self, n: f64) -> bool {
+        match self {
+            Field::Int(v) => *v as f64 == n,
+            Field::Num(v) => *v == n,
+            _ => false,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&'a str> {
+        match self {
+            Field::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value to remember, if it is a scalar.
+    pub fn to_stored(&self) -> Option<Stored> {
+        Some(match self {
+            Field::Str(s) => Stored::Str((*s).to_owned()),
+            Field::Bool(b) => Stored::Bool(*b),
+            Field::Int(n) => Stored::Int(*n),
+            Field::Num(n) => Stored::Num(*n),
+            Field::Null => Stored::Null,
+            Field::Absent | Field::Strs(_) | Field::Present => return None,
+        })
+    }
+
+    /// Whether the field equals a remembered value (nothing remembered: false).
+    pub fn equals(&self, stored: Option<&Stored>) -> bool {
+        match (self, stored) {
+            (Field::Str(a), Some(Stored::Str(b))) => a == b,
+            (Field::Bool(a), Some(Stored::Bool(b))) => a == b,
+            (Field::Int(a), Some(Stored::Int(b))) => a == b,
+            (Field::Num(a), Some(Stored::Num(b))) => a == b,
+            (Field::Null, Some(Stored::Null)) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether the string field starts with the remembered string (nothing remembered: true).
+    pub fn extends(&self, stored: Option<&Stored>) -> bool {
+        match (self, stored) {
+            (_, None) => true,
+            (Field::Str(a), Some(Stored::Str(b))) => a.starts_with(b.as_str()),
+            _ => false,
+        }
+    }
+
+    /// The instance key this field names, if it can be one.
+    pub fn key(&self) -> Option<std::borrow::Cow<'a, str>> {
+        match self {
+            Field::Str(s) => Some(std::borrow::Cow::Borrowed(s)),
+            Field::Int(n) => Some(std::borrow::Cow::Owned(n.to_string())),
+            _ => None,
+        }
+    }
+
+    /// Calls `f` with every string the field holds (one for a string, each element for a
+    /// list of strings).
+    pub fn for_each_str(&self, mut f: impl FnMut(&str)) {
+        match self {
+            Field::Str(s) => f(s),
+            Field::Strs(v) => v.iter().for_each(|s| f(s)),
+            _ => {}
+        }
+    }
+}
+
+/// Limits that keep a checker's memory bounded on hostile or endless streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Live instances per machine; one more is a violation, not an allocation.
+    pub max_instances: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_instances: 10_000,
+        }
+    }
+}
+
+/// Why a message (or the end of the stream) broke a sequence rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// The instance's state allows none of the transitions this message could take.
+    Unexpected,
+    /// A transition matched but one of its checks failed; the text is the check.
+    Check(&'static str),
+    /// The stream ended with the instance outside its accepting states.
+    Unfinished,
+    /// The machine already holds `max_instances` live instances.
+    TooManyInstances(usize),
+}
+
+/// One broken sequence rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// 0-based index of the offending message; `None` at end of stream.
+    pub index: Option<usize>,
+    pub machine: &'static str,
+    /// The instance key (`connection` for per-stream machines).
+    pub key: String,
+    pub state: &'static str,
+    /// `role.kind` of the message that arrived; `None` at end of stream.
+    pub got: Option<&'static str>,
+    /// What the state allows (`role.kind` each).
+    pub expected: &'static [&'static str],
+    pub problem: Problem,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.index {
+            Some(i) => write!(f, "message {i}: ")?,
+            None => f.write_str("end of stream: ")?,
+        }
+        write!(f, "{} {} in state {}: ", self.machine, self.key, self.state)?;
+        let expected = self.expected.join(", ");
+        match (&self.problem, self.got) {
+            (Problem::Check(check), Some(got)) => write!(f, "got {got}, but {check} does not hold"),
+            (Problem::TooManyInstances(n), _) => write!(f, "more than {n} live instances"),
+            (_, Some(got)) => write!(f, "got {got}, expected one of {expected}"),
+            (_, None) => write!(f, "expected one of {expected}"),
+        }
+    }
+}
+
+impl std::error::Error for Violation {}
