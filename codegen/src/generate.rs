@@ -87,11 +87,14 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
         );
     }
     if !p.machines.is_empty() {
-        let model = crate::machine::model::Model::new(p, spec.proto.as_ref()).map_err(SpecError::new)?;
+        let model =
+            crate::machine::model::Model::new(p, spec.proto.as_ref()).map_err(SpecError::new)?;
         let tokens = crate::emit::machine::emit_checker(p, &model)
             .map_err(|e| SpecError::new(format!("{module}: {e}")))?;
         let source = module::format_file(tokens).map_err(|e| {
-            SpecError::new(format!("internal error: the checker for {module} does not parse: {e}"))
+            SpecError::new(format!(
+                "internal error: the checker for {module} does not parse: {e}"
+            ))
         })?;
         files.push(OutputFile {
             path: format!("src/{module}/machine.rs"),
@@ -102,9 +105,13 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
             contents: crate::emit::diagram::diagrams_md(p),
         });
         if spec.proto.is_some()
-            && let Some(m) = files.iter_mut().find(|f| f.path == format!("src/{module}/mod.rs"))
+            && let Some(m) = files
+                .iter_mut()
+                .find(|f| f.path == format!("src/{module}/mod.rs"))
         {
-            m.contents.push_str("/// The sequence checker compiled from `machine.yaml`.\npub mod machine;\n");
+            m.contents.push_str(
+                "/// The sequence checker compiled from `machine.yaml`.\npub mod machine;\n",
+            );
         }
     }
     Ok(Generated {

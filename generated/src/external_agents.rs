@@ -1889,75 +1889,72 @@ impl HttpExchange {
         status: Option<u16>,
         body: &::agentwire_runtime::serde_json::Value,
     ) -> Result<Self, ::agentwire_runtime::Invalid> {
-        if from == "web_ui" && method.eq_ignore_ascii_case("POST") {
-            if let Some(params) = ::agentwire_runtime::http::match_path(
+        if from == "web_ui" && method.eq_ignore_ascii_case("POST")
+            && let Some(_params) = ::agentwire_runtime::http::match_path(
                 "/api/plugins/sessions/operations/create",
                 path,
-            ) {
-                return Ok(
-                    Self::CreateSession(CreateSessionExchange {
-                        status,
-                        body: {
-                            let value: CreateSessionRequest = ::agentwire_runtime::decode_value(
-                                    body,
-                                )
-                                .map_err(|e| e.under("/body"))?;
-                            ::agentwire_runtime::Validate::validate(&value)
-                                .map_err(|e| e.under("/body"))?;
-                            value
-                        },
-                    }),
-                );
-            }
+            )
+        {
+            return Ok(
+                Self::CreateSession(CreateSessionExchange {
+                    status,
+                    body: {
+                        let value: CreateSessionRequest = ::agentwire_runtime::decode_value(
+                                body,
+                            )
+                            .map_err(|e| e.under("/body"))?;
+                        ::agentwire_runtime::Validate::validate(&value)
+                            .map_err(|e| e.under("/body"))?;
+                        value
+                    },
+                }),
+            );
         }
-        if from == "agent_server" && method.eq_ignore_ascii_case("POST") {
-            if let Some(params) = ::agentwire_runtime::http::match_path(
+        if from == "agent_server" && method.eq_ignore_ascii_case("POST")
+            && let Some(_params) = ::agentwire_runtime::http::match_path(
                 "{external.inputUrl}",
                 path,
-            ) {
-                return Ok(
-                    Self::ForwardInput(ForwardInputExchange {
-                        status,
-                        body: {
-                            let value: ExternalInputPayload = ::agentwire_runtime::decode_value(
-                                    body,
-                                )
-                                .map_err(|e| e.under("/body"))?;
-                            ::agentwire_runtime::Validate::validate(&value)
-                                .map_err(|e| e.under("/body"))?;
-                            value
-                        },
-                    }),
-                );
-            }
+            )
+        {
+            return Ok(
+                Self::ForwardInput(ForwardInputExchange {
+                    status,
+                    body: {
+                        let value: ExternalInputPayload = ::agentwire_runtime::decode_value(
+                                body,
+                            )
+                            .map_err(|e| e.under("/body"))?;
+                        ::agentwire_runtime::Validate::validate(&value)
+                            .map_err(|e| e.under("/body"))?;
+                        value
+                    },
+                }),
+            );
         }
-        if from == "external_system" && method.eq_ignore_ascii_case("POST") {
-            if let Some(params) = ::agentwire_runtime::http::match_path(
+        if from == "external_system" && method.eq_ignore_ascii_case("POST")
+            && let Some(params) = ::agentwire_runtime::http::match_path(
                 "/external/sessions/:sessionId/messages",
                 path,
-            ) {
-                return Ok(
-                    Self::InjectMessage(InjectMessageExchange {
-                        status,
-                        session_id: {
-                            let raw = ::agentwire_runtime::http::param(
-                                &params,
-                                "sessionId",
-                            );
-                            let value: SessionId = ::agentwire_runtime::decode_value(
-                                    &::agentwire_runtime::serde_json::Value::String(
-                                        raw.to_owned(),
-                                    ),
-                                )
-                                .map_err(|e| e.under("/path/sessionId"))?;
-                            ::agentwire_runtime::Validate::validate(&value)
-                                .map_err(|e| e.under("/path/sessionId"))?;
-                            value
-                        },
-                        body: ::agentwire_runtime::http::text_body(body)?,
-                    }),
-                );
-            }
+            )
+        {
+            return Ok(
+                Self::InjectMessage(InjectMessageExchange {
+                    status,
+                    session_id: {
+                        let raw = ::agentwire_runtime::http::param(&params, "sessionId");
+                        let value: SessionId = ::agentwire_runtime::decode_value(
+                                &::agentwire_runtime::serde_json::Value::String(
+                                    raw.to_owned(),
+                                ),
+                            )
+                            .map_err(|e| e.under("/path/sessionId"))?;
+                        ::agentwire_runtime::Validate::validate(&value)
+                            .map_err(|e| e.under("/path/sessionId"))?;
+                        value
+                    },
+                    body: ::agentwire_runtime::http::text_body(body)?,
+                }),
+            );
         }
         Err(::agentwire_runtime::http::no_route(from, method, path))
     }

@@ -76,7 +76,10 @@ mod tests {
 
     #[test]
     fn paths_match_templates() {
-        let m = match_path("/external/sessions/:sessionId/messages", "/external/sessions/abc/messages");
+        let m = match_path(
+            "/external/sessions/:sessionId/messages",
+            "/external/sessions/abc/messages",
+        );
         assert_eq!(m, Some(vec![("sessionId".to_owned(), "abc")]));
         let m = match_path(
             "/external/sessions/:sessionId/messages",

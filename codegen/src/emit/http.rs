@@ -39,7 +39,10 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
     }
     let structs = p.routes.iter().map(|r| {
         let name = exchange_ident(r);
-        let doc = format!(" `{} {}` from `{}` to `{}`.", r.method, r.path, r.from, r.to);
+        let doc = format!(
+            " `{} {}` from `{}` to `{}`.",
+            r.method, r.path, r.from, r.to
+        );
         let params = path_params(r).into_iter().map(|n| {
             let ident = field_ident(&n);
             let ty = param_ty(r, &n);
@@ -109,11 +112,13 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
             },
             Body::None => TokenStream::new(),
         };
+        let binding = if path_params(r).is_empty() { quote!(_params) } else { quote!(params) };
         quote! {
-            if from == #from && method.eq_ignore_ascii_case(#method) {
-                if let Some(params) = ::agentwire_runtime::http::match_path(#template, path) {
-                    return Ok(Self::#v(#s { status, #(#params)* #body }));
-                }
+            if from == #from
+                && method.eq_ignore_ascii_case(#method)
+                && let Some(#binding) = ::agentwire_runtime::http::match_path(#template, path)
+            {
+                return Ok(Self::#v(#s { status, #(#params)* #body }));
             }
         }
     });

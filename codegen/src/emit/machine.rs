@@ -99,7 +99,11 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
         });
     }
     let read_fns = reads.fns.values().map(|(_, body)| body);
-    let field_names: Vec<Ident> = p.machines.iter().map(|m| format_ident!("{}", m.name)).collect();
+    let field_names: Vec<Ident> = p
+        .machines
+        .iter()
+        .map(|m| format_ident!("{}", m.name))
+        .collect();
     Ok(quote! {
         //! The sequence checker of this protocol, compiled from its `machine.yaml`.
 
@@ -174,18 +178,34 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
     })
 }
 
-fn emit_machine(m: &Machine, model: &Model<'_>, reads: &mut Reads<'_>) -> Result<TokenStream, String> {
+fn emit_machine(
+    m: &Machine,
+    model: &Model<'_>,
+    reads: &mut Reads<'_>,
+) -> Result<TokenStream, String> {
     let pascal = pascal_case(&m.name);
     let state_ty = format_ident!("{pascal}State");
     let inst_ty = format_ident!("{pascal}Instance");
     let step = format_ident!("step_{}", m.name);
     let field = format_ident!("{}", m.name);
     let name = &m.name;
-    let state_idents: Vec<Ident> = m.states.iter().map(|s| format_ident!("{}", pascal_case(s))).collect();
+    let state_idents: Vec<Ident> = m
+        .states
+        .iter()
+        .map(|s| format_ident!("{}", pascal_case(s)))
+        .collect();
     let state_names = &m.states;
     let initial = format_ident!("{}", pascal_case(&m.initial));
-    let accepting: Vec<Ident> = m.accepting.iter().map(|s| format_ident!("{}", pascal_case(s))).collect();
-    let finals: Vec<Ident> = m.finals.iter().map(|s| format_ident!("{}", pascal_case(s))).collect();
+    let accepting: Vec<Ident> = m
+        .accepting
+        .iter()
+        .map(|s| format_ident!("{}", pascal_case(s)))
+        .collect();
+    let finals: Vec<Ident> = m
+        .finals
+        .iter()
+        .map(|s| format_ident!("{}", pascal_case(s)))
+        .collect();
     // What each state allows, for violation messages.
     let expected_arms = m.states.iter().zip(&state_idents).map(|(s, ident)| {
         let mut labels: Vec<String> = Vec::new();
@@ -405,11 +425,18 @@ fn literal_test(field: &TokenStream, l: &Literal) -> TokenStream {
     }
 }
 
-fn condition(c: &Condition, k: &KindInfo, reads: &mut Reads<'_>, m: &Machine) -> Result<TokenStream, String> {
+fn condition(
+    c: &Condition,
+    k: &KindInfo,
+    reads: &mut Reads<'_>,
+    m: &Machine,
+) -> Result<TokenStream, String> {
     let subject = match &c.subject {
         Subject::Field(path) => reads.call(k, path)?,
         Subject::Value(Literal::Str(s)) => quote!(::agentwire_runtime::machine::Field::Str(#s)),
-        Subject::Value(_) => return Err("only string constants can be tested for membership".to_owned()),
+        Subject::Value(_) => {
+            return Err("only string constants can be tested for membership".to_owned());
+        }
     };
     let mem = |name: &str| -> Result<TokenStream, String> {
         if m.memory.iter().any(|(n, _)| n == name) {
@@ -431,7 +458,9 @@ fn condition(c: &Condition, k: &KindInfo, reads: &mut Reads<'_>, m: &Machine) ->
         }
         Operator::Present(true) => quote!(#subject.is_present()),
         Operator::Present(false) => quote!(!#subject.is_present()),
-        Operator::Equals(name) if name == "$key" => quote!(#subject.key().as_deref() == Some(key.as_ref())),
+        Operator::Equals(name) if name == "$key" => {
+            quote!(#subject.key().as_deref() == Some(key.as_ref()))
+        }
         Operator::Equals(name) => {
             let mem = mem(name)?;
             quote!(#subject.equals(#mem.as_ref()))

@@ -123,10 +123,13 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
                 protocol.machines = machines;
                 match crate::machine::model::Model::new(&protocol, proto_spec.as_ref()) {
                     Ok(model) => {
-                        let lint = crate::machine::lint::lint(&protocol.machines, &model, &machine_file);
+                        let lint =
+                            crate::machine::lint::lint(&protocol.machines, &model, &machine_file);
                         errors.errors.extend(lint.errors);
                     }
-                    Err(e) => errors.push(SpecError::new(format!("{}: {e}", machine_path.display()))),
+                    Err(e) => {
+                        errors.push(SpecError::new(format!("{}: {e}", machine_path.display())))
+                    }
                 }
             }
             Err(e) => errors.errors.extend(e.errors),

@@ -148,7 +148,10 @@ impl Ctx<'_> {
             Value::Number(n) => Literal::Num(n.as_f64().unwrap_or_default()),
             Value::Null => Literal::Null,
             _ => {
-                self.err(loc, "a condition compares against a string, bool, number or null");
+                self.err(
+                    loc,
+                    "a condition compares against a string, bool, number or null",
+                );
                 Literal::Null
             }
         }
@@ -199,8 +202,13 @@ impl Ctx<'_> {
             return None;
         }
         let op = ops.remove(0);
-        if matches!(subject, Subject::Value(_)) && !matches!(op, Operator::In(_) | Operator::NotIn(_)) {
-            self.err(loc, "a `value` condition tests membership: use `in` or `not_in`");
+        if matches!(subject, Subject::Value(_))
+            && !matches!(op, Operator::In(_) | Operator::NotIn(_))
+        {
+            self.err(
+                loc,
+                "a `value` condition tests membership: use `in` or `not_in`",
+            );
             return None;
         }
         Some(Condition {
@@ -227,7 +235,9 @@ impl Ctx<'_> {
                 memory: m.clone(),
                 field: f,
             }),
-            (None, None, None, Some(m)) if r.field.is_none() => Some(Action::Clear { memory: m.clone() }),
+            (None, None, None, Some(m)) if r.field.is_none() => {
+                Some(Action::Clear { memory: m.clone() })
+            }
             _ => None,
         };
         if act.is_none() {
@@ -284,12 +294,18 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
     let mut machines: Vec<Machine> = Vec::new();
     for m in &raw.machines {
         if machines.iter().any(|x| x.name == m.name.value) {
-            cx.err(&m.name.referenced, format!("machine `{}` is defined twice", m.name.value));
+            cx.err(
+                &m.name.referenced,
+                format!("machine `{}` is defined twice", m.name.value),
+            );
         }
         let key = match &m.key.value {
             RawKey::Connection(s) if s == "connection" => None,
             RawKey::Connection(s) => {
-                cx.err(&m.key.referenced, format!("`key: {s}`: write `connection` or a list of key rules"));
+                cx.err(
+                    &m.key.referenced,
+                    format!("`key: {s}`: write `connection` or a list of key rules"),
+                );
                 None
             }
             RawKey::Rules(rules) => Some(
@@ -310,7 +326,10 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
                 "value" => MemoryKind::Value,
                 "set" => MemoryKind::Set,
                 other => {
-                    cx.err(&kind.referenced, format!("memory kind `{other}` must be `value` or `set`"));
+                    cx.err(
+                        &kind.referenced,
+                        format!("memory kind `{other}` must be `value` or `set`"),
+                    );
                     MemoryKind::Value
                 }
             };
@@ -347,7 +366,10 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
         }
         for s in m.accepting.iter().chain(&m.finals) {
             if !states.contains(&s.value) {
-                cx.err(&s.referenced, format!("state `{}` appears in no transition", s.value));
+                cx.err(
+                    &s.referenced,
+                    format!("state `{}` appears in no transition", s.value),
+                );
             }
         }
         machines.push(Machine {

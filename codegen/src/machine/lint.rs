@@ -15,11 +15,17 @@ fn at(file: &SourceFile, origin: &Origin, message: String) -> SpecError {
         .take(origin.line.saturating_sub(1))
         .map(str::len)
         .sum();
-    let line_len = file.text[start..].find('\n').unwrap_or(file.text.len() - start);
+    let line_len = file.text[start..]
+        .find('\n')
+        .unwrap_or(file.text.len() - start);
     let indent = file.text[start..start + line_len]
         .find(|c: char| !c.is_whitespace() && c != '-')
         .unwrap_or(0);
-    SpecError::at(file, (start + indent, line_len.saturating_sub(indent)), message)
+    SpecError::at(
+        file,
+        (start + indent, line_len.saturating_sub(indent)),
+        message,
+    )
 }
 
 /// Lints every machine of a protocol against its message model.
@@ -28,36 +34,49 @@ pub fn lint(machines: &[Machine], model: &Model<'_>, file: &SourceFile) -> SpecE
     let mut used_kinds: BTreeSet<String> = BTreeSet::new();
     for m in machines {
         let memory_kind = |name: &str| m.memory.iter().find(|(n, _)| n == name).map(|(_, k)| *k);
-        let check_memory = |errors: &mut SpecErrors, origin: &Origin, name: &str, want: MemoryKind| {
-            if name == "$key" && want == MemoryKind::Value {
-                return;
-            }
-            match memory_kind(name) {
-                None => errors.push(at(file, origin, format!("machine `{}` has no memory `{name}`", m.name))),
-                Some(k) if k != want => errors.push(at(
-                    file,
-                    origin,
-                    format!("memory `{name}` is a {k:?}, but this use needs a {want:?}").to_lowercase(),
-                )),
-                Some(_) => {}
-            }
-        };
-        let check_conditions = |errors: &mut SpecErrors, conds: &[Condition], kinds: &[&crate::machine::model::KindInfo]| {
-            for c in conds {
-                if let Subject::Field(path) = &c.subject {
-                    for k in kinds {
-                        if let Err(e) = model.field(k, path) {
-                            errors.push(at(file, &c.origin, format!("`{}`: {e}", k.label())));
+        let check_memory =
+            |errors: &mut SpecErrors, origin: &Origin, name: &str, want: MemoryKind| {
+                if name == "$key" && want == MemoryKind::Value {
+                    return;
+                }
+                match memory_kind(name) {
+                    None => errors.push(at(
+                        file,
+                        origin,
+                        format!("machine `{}` has no memory `{name}`", m.name),
+                    )),
+                    Some(k) if k != want => errors.push(at(
+                        file,
+                        origin,
+                        format!("memory `{name}` is a {k:?}, but this use needs a {want:?}")
+                            .to_lowercase(),
+                    )),
+                    Some(_) => {}
+                }
+            };
+        let check_conditions =
+            |errors: &mut SpecErrors,
+             conds: &[Condition],
+             kinds: &[&crate::machine::model::KindInfo]| {
+                for c in conds {
+                    if let Subject::Field(path) = &c.subject {
+                        for k in kinds {
+                            if let Err(e) = model.field(k, path) {
+                                errors.push(at(file, &c.origin, format!("`{}`: {e}", k.label())));
+                            }
                         }
                     }
+                    match &c.op {
+                        Operator::Equals(n) | Operator::Extends(n) => {
+                            check_memory(errors, &c.origin, n, MemoryKind::Value)
+                        }
+                        Operator::In(n) | Operator::NotIn(n) => {
+                            check_memory(errors, &c.origin, n, MemoryKind::Set)
+                        }
+                        _ => {}
+                    }
                 }
-                match &c.op {
-                    Operator::Equals(n) | Operator::Extends(n) => check_memory(errors, &c.origin, n, MemoryKind::Value),
-                    Operator::In(n) | Operator::NotIn(n) => check_memory(errors, &c.origin, n, MemoryKind::Set),
-                    _ => {}
-                }
-            }
-        };
+            };
         if let Some(rules) = &m.key {
             for r in rules {
                 let kinds = model.kinds_of(&r.on);
@@ -83,8 +102,14 @@ pub fn lint(machines: &[Machine], model: &Model<'_>, file: &SourceFile) -> SpecE
             for a in &t.actions {
                 let (memory, field, want) = match a {
                     Action::Set { memory, field } => (memory, Some(field), MemoryKind::Value),
-                    Action::Add { memory, field } | Action::Remove { memory, field } => (memory, Some(field), MemoryKind::Set),
-                    Action::Clear { memory } => (memory, None, memory_kind(memory).unwrap_or(MemoryKind::Value)),
+                    Action::Add { memory, field } | Action::Remove { memory, field } => {
+                        (memory, Some(field), MemoryKind::Set)
+                    }
+                    Action::Clear { memory } => (
+                        memory,
+                        None,
+                        memory_kind(memory).unwrap_or(MemoryKind::Value),
+                    ),
                 };
                 check_memory(&mut errors, &t.origin, memory, want);
                 if let Some(path) = field {
@@ -131,20 +156,34 @@ pub fn lint(machines: &[Machine], model: &Model<'_>, file: &SourceFile) -> SpecE
         let can_end = closure(ends, false);
         for s in &m.states {
             if !reachable.contains(s) {
-                errors.push(at(file, &m.origin, format!("machine `{}`: state `{s}` is unreachable", m.name)));
+                errors.push(at(
+                    file,
+                    &m.origin,
+                    format!("machine `{}`: state `{s}` is unreachable", m.name),
+                ));
             } else if !can_end.contains(s) {
                 errors.push(at(
                     file,
                     &m.origin,
-                    format!("machine `{}`: no accepting or final state can be reached from `{s}`", m.name),
+                    format!(
+                        "machine `{}`: no accepting or final state can be reached from `{s}`",
+                        m.name
+                    ),
                 ));
             }
         }
     }
     for k in &model.kinds {
         if !used_kinds.contains(&k.label()) {
-            let origin = machines.first().map(|m| m.origin.clone()).unwrap_or_default();
-            errors.push(at(file, &origin, format!("message kind `{}` is used by no machine", k.label())));
+            let origin = machines
+                .first()
+                .map(|m| m.origin.clone())
+                .unwrap_or_default();
+            errors.push(at(
+                file,
+                &origin,
+                format!("message kind `{}` is used by no machine", k.label()),
+            ));
         }
     }
     errors

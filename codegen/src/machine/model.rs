@@ -15,13 +15,24 @@ use crate::naming::pascal_case;
 #[derive(Debug, Clone)]
 enum Root {
     /// A member struct of a TypeScript channel union; its discriminator is `tag`.
-    Ts { ty: String, tag: String },
+    Ts {
+        ty: String,
+        tag: String,
+    },
     /// A JSON-RPC request (`m_id` bound) or notification, with its params type.
-    RpcCall { params: Option<String>, request: bool },
+    RpcCall {
+        params: Option<String>,
+        request: bool,
+    },
     RpcResponse,
-    Http { route: usize },
+    Http {
+        route: usize,
+    },
     /// A protobuf oneof case holding `message`.
-    Proto { case: String, message: MessageDescriptor },
+    Proto {
+        case: String,
+        message: MessageDescriptor,
+    },
 }
 
 /// One `role.kind`.
@@ -58,7 +69,8 @@ impl<'p> Model<'p> {
     pub fn new(p: &'p Protocol, proto: Option<&ProtoSpec>) -> Result<Self, String> {
         let mut kinds = Vec::new();
         let mut sources = Vec::new();
-        let kind_variant = |role: &str, name: &str| format_ident!("{}{}", pascal_case(role), pascal_case(name));
+        let kind_variant =
+            |role: &str, name: &str| format_ident!("{}{}", pascal_case(role), pascal_case(name));
         if let Some(spec) = proto {
             for c in &p.channels {
                 let source = format_ident!("{}", pascal_case(&c.from));
@@ -113,9 +125,15 @@ impl<'p> Model<'p> {
                         Call::Request => format_ident!("{}Request", pascal_case(role)),
                         Call::Notification => format_ident!("{}Notification", pascal_case(role)),
                     };
-                    let inner = if m.params.is_some() { quote!(#set::#v(m)) } else { quote!(#set::#v) };
+                    let inner = if m.params.is_some() {
+                        quote!(#set::#v(m))
+                    } else {
+                        quote!(#set::#v)
+                    };
                     let pattern = match m.call {
-                        Call::Request => quote!(Message::#source(#rpc::Request { id: m_id, request: #inner })),
+                        Call::Request => {
+                            quote!(Message::#source(#rpc::Request { id: m_id, request: #inner }))
+                        }
                         Call::Notification => quote!(Message::#source(#rpc::Notification(#inner))),
                     };
                     kinds.push(KindInfo {
@@ -206,14 +224,18 @@ impl<'p> Model<'p> {
                     Some(t) => self.ts(&Ty::Named(t.clone()), quote!(m), rest, 0),
                     None => Err(format!("`{}` has no params", kind.name)),
                 },
-                _ => Err(format!("`{path}` is not a field of a JSON-RPC call (id, method, params.*)")),
+                _ => Err(format!(
+                    "`{path}` is not a field of a JSON-RPC call (id, method, params.*)"
+                )),
             },
             Root::RpcResponse => match segments.as_slice() {
                 ["id"] => Ok(quote!(match &m.id {
                     Some(id) => ::agentwire_runtime::machine::rpc_id(id),
                     None => #f::Null,
                 })),
-                _ => Err(format!("`{path}` is not a field of a JSON-RPC response (id)")),
+                _ => Err(format!(
+                    "`{path}` is not a field of a JSON-RPC response (id)"
+                )),
             },
             Root::Http { route } => {
                 let r = &self.p.routes[*route];
@@ -230,12 +252,16 @@ impl<'p> Model<'p> {
                         };
                         self.ts(&ty, quote!((&m.#ident)), &[], 0)
                     }
-                    ["body"] if matches!(r.body, Body::Text(_)) => Ok(quote!(#f::Str(m.body.as_str()))),
+                    ["body"] if matches!(r.body, Body::Text(_)) => {
+                        Ok(quote!(#f::Str(m.body.as_str())))
+                    }
                     ["body", rest @ ..] => match &r.body {
                         Body::Json(t) => self.ts(&Ty::Named(t.clone()), quote!((&m.body)), rest, 0),
                         _ => Err(format!("route `{}` has no JSON body", r.name)),
                     },
-                    _ => Err(format!("`{path}` is not a field of an HTTP exchange (status, path.*, body.*)")),
+                    _ => Err(format!(
+                        "`{path}` is not a field of an HTTP exchange (status, path.*, body.*)"
+                    )),
                 }
             }
             Root::Proto { case, message } => match segments.as_slice() {
@@ -246,7 +272,13 @@ impl<'p> Model<'p> {
     }
 
     /// Reads `rest` from `expr`, a reference to a value of type `ty`.
-    fn ts(&self, ty: &Ty, expr: TokenStream, rest: &[&str], depth: usize) -> Result<TokenStream, String> {
+    fn ts(
+        &self,
+        ty: &Ty,
+        expr: TokenStream,
+        rest: &[&str],
+        depth: usize,
+    ) -> Result<TokenStream, String> {
         let f = quote!(::agentwire_runtime::machine::Field);
         let v = format_ident!("v{depth}");
         let Some((seg, tail)) = rest.split_first() else {
@@ -265,10 +297,15 @@ impl<'p> Model<'p> {
                 Ty::Named(n) => match &self.p.types.get(n).map(|t| &t.kind) {
                     Some(TypeKind::Enum(_)) => quote!(#f::Str(#expr.as_str())),
                     Some(TypeKind::Union { .. }) => quote!(#f::Str(#expr.kind())),
-                    Some(TypeKind::Alias { target, constraints }) if !constraints.is_empty() => {
+                    Some(TypeKind::Alias {
+                        target,
+                        constraints,
+                    }) if !constraints.is_empty() => {
                         self.ts(target, quote!((&#expr.0)), &[], depth + 1)?
                     }
-                    Some(TypeKind::Alias { target, .. }) => self.ts(target, expr, &[], depth + 1)?,
+                    Some(TypeKind::Alias { target, .. }) => {
+                        self.ts(target, expr, &[], depth + 1)?
+                    }
                     _ => quote!(#f::Present),
                 },
                 _ => quote!(#f::Present),
@@ -306,7 +343,12 @@ impl<'p> Model<'p> {
                         );
                         if has {
                             let case = format_ident!("{}", pascal_case(&var.value));
-                            let inner = self.ts(&Ty::Named(var.type_name.clone()), quote!(#v), rest, depth + 1)?;
+                            let inner = self.ts(
+                                &Ty::Named(var.type_name.clone()),
+                                quote!(#v),
+                                rest,
+                                depth + 1,
+                            )?;
                             arms.push(quote!(#union::#case(#v) => #inner,));
                         }
                     }
@@ -318,7 +360,10 @@ impl<'p> Model<'p> {
                     }
                     Ok(quote!(match #expr { #(#arms)* }))
                 }
-                Some(TypeKind::Alias { target, constraints }) if !constraints.is_empty() => {
+                Some(TypeKind::Alias {
+                    target,
+                    constraints,
+                }) if !constraints.is_empty() => {
                     self.ts(target, quote!((&#expr.0)), rest, depth + 1)
                 }
                 Some(TypeKind::Alias { target, .. }) => self.ts(target, expr, rest, depth + 1),
@@ -334,14 +379,22 @@ fn snake(s: &str) -> String {
 }
 
 /// Reads `rest` from `expr`, a reference to the prost struct of `message`.
-fn proto(message: &MessageDescriptor, expr: TokenStream, rest: &[&str], depth: usize) -> Result<TokenStream, String> {
+fn proto(
+    message: &MessageDescriptor,
+    expr: TokenStream,
+    rest: &[&str],
+    depth: usize,
+) -> Result<TokenStream, String> {
     let f = quote!(::agentwire_runtime::machine::Field);
     let v = format_ident!("v{depth}");
     let Some((seg, tail)) = rest.split_first() else {
         return Ok(quote!(#f::Present));
     };
     // A oneof by its own name yields the case that is set.
-    if let Some(oneof) = message.oneofs().find(|o| o.name() == *seg && !o.is_synthetic()) {
+    if let Some(oneof) = message
+        .oneofs()
+        .find(|o| o.name() == *seg && !o.is_synthetic())
+    {
         if !tail.is_empty() {
             return Err(format!("`{seg}` is a oneof: read one of its cases instead"));
         }
@@ -363,7 +416,9 @@ fn proto(message: &MessageDescriptor, expr: TokenStream, rest: &[&str], depth: u
         if field.is_list() {
             return match (field.kind(), tail.is_empty()) {
                 (ProtoKind::String, true) => Ok(quote!(#f::Strs(#value.as_slice()))),
-                _ => Err(format!("`{seg}` is a repeated field; only lists of strings can be read")),
+                _ => Err(format!(
+                    "`{seg}` is a repeated field; only lists of strings can be read"
+                )),
             };
         }
         match field.kind() {
@@ -371,10 +426,14 @@ fn proto(message: &MessageDescriptor, expr: TokenStream, rest: &[&str], depth: u
             _ if !tail.is_empty() => Err(format!("`{seg}` is not a message")),
             ProtoKind::String => Ok(quote!(#f::Str(#value.as_str()))),
             ProtoKind::Bool => Ok(quote!(#f::Bool(*#value))),
-            ProtoKind::Int32 | ProtoKind::Sint32 | ProtoKind::Sfixed32 | ProtoKind::Uint32 | ProtoKind::Fixed32 => {
-                Ok(quote!(#f::Int(i64::from(*#value))))
+            ProtoKind::Int32
+            | ProtoKind::Sint32
+            | ProtoKind::Sfixed32
+            | ProtoKind::Uint32
+            | ProtoKind::Fixed32 => Ok(quote!(#f::Int(i64::from(*#value)))),
+            ProtoKind::Int64 | ProtoKind::Sint64 | ProtoKind::Sfixed64 => {
+                Ok(quote!(#f::Int(*#value)))
             }
-            ProtoKind::Int64 | ProtoKind::Sint64 | ProtoKind::Sfixed64 => Ok(quote!(#f::Int(*#value))),
             ProtoKind::Enum(e) => {
                 let ty = format_ident!("{}", pascal_case(e.name()));
                 Ok(quote!(match #ty::try_from(*#value) {
@@ -396,7 +455,9 @@ fn proto(message: &MessageDescriptor, expr: TokenStream, rest: &[&str], depth: u
         let ty = format_ident!("{}", pascal_case(oneof.name()));
         let case = format_ident!("{}", pascal_case(field.name()));
         let inner = leaf(quote!(#v))?;
-        return Ok(quote!(match &#expr.#oneof_field { Some(#module::#ty::#case(#v)) => #inner, _ => #f::Absent }));
+        return Ok(
+            quote!(match &#expr.#oneof_field { Some(#module::#ty::#case(#v)) => #inner, _ => #f::Absent }),
+        );
     }
     if matches!(field.kind(), ProtoKind::Message(_)) && !field.is_list() && !field.is_map() {
         let inner = leaf(quote!(#v))?;
