@@ -10,7 +10,8 @@ pub const ROLES: &[&str] = &["client", "server"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/agentloop.schema.json");
 /// The turn is over and the agent accepts new input.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct AgentFinishedMessage {
     /// Frame id, unique per message.
@@ -18,10 +19,12 @@ pub struct AgentFinishedMessage {
     pub id: String,
     pub payload: AgentFinishedMessagePayload,
 }
-impl<'de> ::serde::Deserialize<'de> for AgentFinishedMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentFinishedMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = AgentFinishedMessage;
             fn expecting(
                 &self,
@@ -29,66 +32,80 @@ impl<'de> ::serde::Deserialize<'de> for AgentFinishedMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `AgentFinishedMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<AgentFinishedMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<AgentFinishedMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(AgentFinishedMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "payload",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for AgentFinishedMessage {
+impl agentwire_runtime::Validate for AgentFinishedMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.payload;
         at.with(
             "payload",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct AgentFinishedMessagePayload {
     /// Id of the model response that ended the turn.
@@ -96,10 +113,12 @@ pub struct AgentFinishedMessagePayload {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub response_id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for AgentFinishedMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentFinishedMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = AgentFinishedMessagePayload;
             fn expecting(
                 &self,
@@ -107,63 +126,72 @@ impl<'de> ::serde::Deserialize<'de> for AgentFinishedMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `AgentFinishedMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<AgentFinishedMessagePayload, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "responseId" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("responseId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "responseId",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(AgentFinishedMessagePayload {
                     response_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("responseId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "responseId",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for AgentFinishedMessagePayload {
+impl agentwire_runtime::Validate for AgentFinishedMessagePayload {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.response_id;
         at.with(
             "responseId",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// A file change expressed as a patch.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApplyPatchCommand {
     /// The patch text, from `*** Begin Patch` to `*** End Patch`.
     pub patch: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ApplyPatchCommand {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApplyPatchCommand {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ApplyPatchCommand;
             fn expecting(
                 &self,
@@ -171,43 +199,53 @@ impl<'de> ::serde::Deserialize<'de> for ApplyPatchCommand {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ApplyPatchCommand` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ApplyPatchCommand, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "patch" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("patch"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "patch",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ApplyPatchCommand {
-                    patch: f0.ok_or_else(|| ::serde::de::Error::missing_field("patch"))?,
+                    patch: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "patch",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ApplyPatchCommand {
+impl agentwire_runtime::Validate for ApplyPatchCommand {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A command needs the user's permission before it runs.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApprovalRequestMessage {
     /// Frame id, unique per message.
@@ -215,10 +253,12 @@ pub struct ApprovalRequestMessage {
     pub id: String,
     pub payload: ApprovalRequestMessagePayload,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalRequestMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalRequestMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ApprovalRequestMessage;
             fn expecting(
                 &self,
@@ -226,66 +266,80 @@ impl<'de> ::serde::Deserialize<'de> for ApprovalRequestMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ApprovalRequestMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ApprovalRequestMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<ApprovalRequestMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ApprovalRequestMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "payload",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ApprovalRequestMessage {
+impl agentwire_runtime::Validate for ApprovalRequestMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.payload;
         at.with(
             "payload",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApprovalRequestMessagePayload {
     /// The command line, one argument per element (`apply_patch` for file changes).
@@ -296,15 +350,17 @@ pub struct ApprovalRequestMessagePayload {
         rename = "applyPatch",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ApplyPatchCommand"))]
     pub apply_patch: Option<ApplyPatchCommand>,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalRequestMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalRequestMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ApprovalRequestMessagePayload;
             fn expecting(
                 &self,
@@ -312,38 +368,48 @@ impl<'de> ::serde::Deserialize<'de> for ApprovalRequestMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ApprovalRequestMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ApprovalRequestMessagePayload, A::Error> {
                 let mut f0: Option<Vec<String>> = None;
                 let mut f1: Option<ApplyPatchCommand> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "command" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("command"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "command",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "applyPatch" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("applyPatch"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "applyPatch",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ApprovalRequestMessagePayload {
                     command: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("command"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "command",
+                        ))?,
                     apply_patch: f1,
                 })
             }
@@ -351,31 +417,32 @@ impl<'de> ::serde::Deserialize<'de> for ApprovalRequestMessagePayload {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ApprovalRequestMessagePayload {
+impl agentwire_runtime::Validate for ApprovalRequestMessagePayload {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.command;
         at.with(
             "command",
             |at| {
-                ::agentwire_runtime::validate::min_items(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_items(v, 1u64, at, errors);
             },
         );
         if let Some(v) = &self.apply_patch {
             at.with(
                 "applyPatch",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
 /// The user's decision on the pending approval_request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApprovalResponseMessage {
     /// Frame id, unique per message.
@@ -383,10 +450,12 @@ pub struct ApprovalResponseMessage {
     pub id: String,
     pub payload: ApprovalResponseMessagePayload,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalResponseMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ApprovalResponseMessage;
             fn expecting(
                 &self,
@@ -394,66 +463,80 @@ impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ApprovalResponseMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ApprovalResponseMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<ApprovalResponseMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ApprovalResponseMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "payload",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ApprovalResponseMessage {
+impl agentwire_runtime::Validate for ApprovalResponseMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.payload;
         at.with(
             "payload",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApprovalResponseMessagePayload {
     /// What the user decided.
@@ -463,7 +546,7 @@ pub struct ApprovalResponseMessagePayload {
         rename = "applyPatch",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ApplyPatchCommand"))]
     pub apply_patch: Option<ApplyPatchCommand>,
@@ -472,7 +555,7 @@ pub struct ApprovalResponseMessagePayload {
         rename = "customDenyMessage",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "Option<String>"))]
     pub custom_deny_message: Option<Option<String>>,
@@ -480,15 +563,17 @@ pub struct ApprovalResponseMessagePayload {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub explanation: Option<String>,
 }
-impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalResponseMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ApprovalResponseMessagePayload;
             fn expecting(
                 &self,
@@ -496,7 +581,7 @@ impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ApprovalResponseMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ApprovalResponseMessagePayload, A::Error> {
@@ -505,19 +590,25 @@ impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessagePayload {
                 let mut f2: Option<Option<String>> = None;
                 let mut f3: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "review" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("review"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "review",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "applyPatch" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("applyPatch"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "applyPatch",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -525,7 +616,9 @@ impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessagePayload {
                         "customDenyMessage" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("customDenyMessage"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "customDenyMessage",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
@@ -533,19 +626,25 @@ impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessagePayload {
                         "explanation" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("explanation"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "explanation",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ApprovalResponseMessagePayload {
                     review: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("review"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "review",
+                        ))?,
                     apply_patch: f1,
                     custom_deny_message: f2,
                     explanation: f3,
@@ -555,33 +654,33 @@ impl<'de> ::serde::Deserialize<'de> for ApprovalResponseMessagePayload {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ApprovalResponseMessagePayload {
+impl agentwire_runtime::Validate for ApprovalResponseMessagePayload {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.review;
         at.with(
             "review",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         if let Some(v) = &self.apply_patch {
             at.with(
                 "applyPatch",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
 /// Every frame the client sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum ClientMessage {
     #[serde(rename = "user_input")]
     UserInput(UserInputMessage),
@@ -605,12 +704,14 @@ impl ClientMessage {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for ClientMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ClientMessage {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ClientMessage {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &[
         "user_input",
@@ -618,32 +719,30 @@ impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ClientMessage {
         "get_context_info",
         "manual_compact",
     ];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "user_input" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::UserInput)
-            }
+            "user_input" => agentwire_runtime::tagged::variant(rest).map(Self::UserInput),
             "approval_response" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ApprovalResponse)
+                agentwire_runtime::tagged::variant(rest).map(Self::ApprovalResponse)
             }
             "get_context_info" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::GetContextInfo)
+                agentwire_runtime::tagged::variant(rest).map(Self::GetContextInfo)
             }
             "manual_compact" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ManualCompact)
+                agentwire_runtime::tagged::variant(rest).map(Self::ManualCompact)
             }
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ClientMessage {
+impl agentwire_runtime::Validate for ClientMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::UserInput(v) => v.validate_at(at, errors),
@@ -654,7 +753,8 @@ impl ::agentwire_runtime::Validate for ClientMessage {
     }
 }
 /// A text part of a message.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContentItem {
     /// Kind of text part.
@@ -662,10 +762,12 @@ pub struct ContentItem {
     /// The text.
     pub text: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContentItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContentItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ContentItem;
             fn expecting(
                 &self,
@@ -673,53 +775,65 @@ impl<'de> ::serde::Deserialize<'de> for ContentItem {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ContentItem` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ContentItem, A::Error> {
                 let mut f0: Option<ContentItemType> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "type" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("type"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "text" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("text"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ContentItem {
-                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
-                    text: f1.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                    r#type: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "type",
+                        ))?,
+                    text: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "text",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ContentItem {
+impl agentwire_runtime::Validate for ContentItem {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.r#type;
         at.with(
             "type",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -733,9 +847,10 @@ impl ::agentwire_runtime::Validate for ContentItem {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ContentItemType {
     #[serde(rename = "input_text")]
@@ -754,16 +869,17 @@ impl ContentItemType {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ContentItemType {
+impl agentwire_runtime::Validate for ContentItemType {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The context was compacted, on request or automatically.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextCompactedMessage {
     /// Frame id, unique per message.
@@ -771,10 +887,12 @@ pub struct ContextCompactedMessage {
     pub id: String,
     pub payload: ContextCompactedMessagePayload,
 }
-impl<'de> ::serde::Deserialize<'de> for ContextCompactedMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCompactedMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ContextCompactedMessage;
             fn expecting(
                 &self,
@@ -782,66 +900,80 @@ impl<'de> ::serde::Deserialize<'de> for ContextCompactedMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ContextCompactedMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ContextCompactedMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<ContextCompactedMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ContextCompactedMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "payload",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ContextCompactedMessage {
+impl agentwire_runtime::Validate for ContextCompactedMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.payload;
         at.with(
             "payload",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextCompactedMessagePayload {
     /// Tokens before compaction.
@@ -855,7 +987,7 @@ pub struct ContextCompactedMessagePayload {
     /// How much smaller the context got, in percent of oldTokenCount.
     #[serde(
         rename = "reductionPercent",
-        serialize_with = "::agentwire_runtime::serde_helpers::number::serialize"
+        serialize_with = "agentwire_runtime::serde_helpers::number::serialize"
     )]
     #[cfg_attr(feature = "schemars", schemars(range(max = 100f64)))]
     pub reduction_percent: f64,
@@ -863,10 +995,12 @@ pub struct ContextCompactedMessagePayload {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub strategy: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContextCompactedMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCompactedMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ContextCompactedMessagePayload;
             fn expecting(
                 &self,
@@ -874,7 +1008,7 @@ impl<'de> ::serde::Deserialize<'de> for ContextCompactedMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ContextCompactedMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ContextCompactedMessagePayload, A::Error> {
@@ -883,13 +1017,15 @@ impl<'de> ::serde::Deserialize<'de> for ContextCompactedMessagePayload {
                 let mut f2: Option<f64> = None;
                 let mut f3: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "oldTokenCount" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("oldTokenCount"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "oldTokenCount",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
@@ -897,7 +1033,9 @@ impl<'de> ::serde::Deserialize<'de> for ContextCompactedMessagePayload {
                         "newTokenCount" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("newTokenCount"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "newTokenCount",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -905,81 +1043,92 @@ impl<'de> ::serde::Deserialize<'de> for ContextCompactedMessagePayload {
                         "reductionPercent" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("reductionPercent"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "reductionPercent",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "strategy" => {
                             if f3.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("strategy"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "strategy",
+                                    ),
+                                );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ContextCompactedMessagePayload {
                     old_token_count: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "oldTokenCount",
                         ))?,
                     new_token_count: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "newTokenCount",
                         ))?,
                     reduction_percent: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "reductionPercent",
                         ))?,
                     strategy: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("strategy"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "strategy",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ContextCompactedMessagePayload {
+impl agentwire_runtime::Validate for ContextCompactedMessagePayload {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.old_token_count;
         at.with(
             "oldTokenCount",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
         let v = &self.new_token_count;
         at.with(
             "newTokenCount",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
         let v = &self.reduction_percent;
         at.with(
             "reductionPercent",
             |at| {
-                ::agentwire_runtime::validate::maximum(*v, 100f64, at, errors);
+                agentwire_runtime::validate::maximum(*v, 100f64, at, errors);
             },
         );
         let v = &self.strategy;
         at.with(
             "strategy",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// How much of the context window is in use.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextInfoMessage {
     /// Frame id, unique per message.
@@ -987,10 +1136,12 @@ pub struct ContextInfoMessage {
     pub id: String,
     pub payload: ContextInfoMessagePayload,
 }
-impl<'de> ::serde::Deserialize<'de> for ContextInfoMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextInfoMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ContextInfoMessage;
             fn expecting(
                 &self,
@@ -998,66 +1149,80 @@ impl<'de> ::serde::Deserialize<'de> for ContextInfoMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ContextInfoMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ContextInfoMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<ContextInfoMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ContextInfoMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "payload",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ContextInfoMessage {
+impl agentwire_runtime::Validate for ContextInfoMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.payload;
         at.with(
             "payload",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextInfoMessagePayload {
     /// Tokens currently in the context.
@@ -1067,7 +1232,7 @@ pub struct ContextInfoMessagePayload {
     /// tokenCount as a percentage of maxTokens.
     #[serde(
         rename = "usagePercent",
-        serialize_with = "::agentwire_runtime::serde_helpers::number::serialize"
+        serialize_with = "agentwire_runtime::serde_helpers::number::serialize"
     )]
     #[cfg_attr(feature = "schemars", schemars(range(min = 0f64)))]
     pub usage_percent: f64,
@@ -1083,10 +1248,12 @@ pub struct ContextInfoMessagePayload {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub strategy: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContextInfoMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextInfoMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ContextInfoMessagePayload;
             fn expecting(
                 &self,
@@ -1094,7 +1261,7 @@ impl<'de> ::serde::Deserialize<'de> for ContextInfoMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ContextInfoMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ContextInfoMessagePayload, A::Error> {
@@ -1104,13 +1271,15 @@ impl<'de> ::serde::Deserialize<'de> for ContextInfoMessagePayload {
                 let mut f3: Option<i64> = None;
                 let mut f4: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "tokenCount" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("tokenCount"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "tokenCount",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
@@ -1118,7 +1287,9 @@ impl<'de> ::serde::Deserialize<'de> for ContextInfoMessagePayload {
                         "usagePercent" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("usagePercent"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "usagePercent",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -1126,7 +1297,9 @@ impl<'de> ::serde::Deserialize<'de> for ContextInfoMessagePayload {
                         "transcriptLength" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("transcriptLength"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "transcriptLength",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
@@ -1134,88 +1307,103 @@ impl<'de> ::serde::Deserialize<'de> for ContextInfoMessagePayload {
                         "maxTokens" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("maxTokens"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "maxTokens",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         "strategy" => {
                             if f4.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("strategy"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "strategy",
+                                    ),
+                                );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ContextInfoMessagePayload {
                     token_count: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("tokenCount"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "tokenCount",
+                        ))?,
                     usage_percent: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "usagePercent",
                         ))?,
                     transcript_length: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "transcriptLength",
                         ))?,
                     max_tokens: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("maxTokens"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "maxTokens",
+                        ))?,
                     strategy: f4
-                        .ok_or_else(|| ::serde::de::Error::missing_field("strategy"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "strategy",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ContextInfoMessagePayload {
+impl agentwire_runtime::Validate for ContextInfoMessagePayload {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.token_count;
         at.with(
             "tokenCount",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
         let v = &self.usage_percent;
         at.with(
             "usagePercent",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v, 0f64, at, errors);
             },
         );
         let v = &self.transcript_length;
         at.with(
             "transcriptLength",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
         let v = &self.max_tokens;
         at.with(
             "maxTokens",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 1f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 1f64, at, errors);
             },
         );
         let v = &self.strategy;
         at.with(
             "strategy",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// Something went wrong while handling a frame or running the agent.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ErrorMessage {
     /// Frame id, unique per message.
@@ -1223,10 +1411,12 @@ pub struct ErrorMessage {
     pub id: String,
     pub payload: ErrorMessagePayload,
 }
-impl<'de> ::serde::Deserialize<'de> for ErrorMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ErrorMessage;
             fn expecting(
                 &self,
@@ -1234,66 +1424,80 @@ impl<'de> ::serde::Deserialize<'de> for ErrorMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ErrorMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ErrorMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<ErrorMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ErrorMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "payload",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ErrorMessage {
+impl agentwire_runtime::Validate for ErrorMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.payload;
         at.with(
             "payload",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ErrorMessagePayload {
     /// Human-readable description of the failure.
@@ -1303,18 +1507,20 @@ pub struct ErrorMessagePayload {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(
         feature = "schemars",
-        schemars(with = "::agentwire_runtime::serde_json::Value")
+        schemars(with = "agentwire_runtime::serde_json::Value")
     )]
-    pub details: Option<::agentwire_runtime::serde_json::Value>,
+    pub details: Option<agentwire_runtime::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for ErrorMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ErrorMessagePayload;
             fn expecting(
                 &self,
@@ -1322,36 +1528,48 @@ impl<'de> ::serde::Deserialize<'de> for ErrorMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ErrorMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ErrorMessagePayload, A::Error> {
                 let mut f0: Option<String> = None;
-                let mut f1: Option<::agentwire_runtime::serde_json::Value> = None;
+                let mut f1: Option<agentwire_runtime::serde_json::Value> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "message" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("message"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "message",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "details" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("details"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "details",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ErrorMessagePayload {
                     message: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "message",
+                        ))?,
                     details: f1,
                 })
             }
@@ -1359,23 +1577,24 @@ impl<'de> ::serde::Deserialize<'de> for ErrorMessagePayload {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ErrorMessagePayload {
+impl agentwire_runtime::Validate for ErrorMessagePayload {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.message;
         at.with(
             "message",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// The model calls a tool.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct FunctionCallItem {
     /// Item id.
@@ -1390,10 +1609,12 @@ pub struct FunctionCallItem {
     /// The tool arguments as a JSON-encoded string.
     pub arguments: String,
 }
-impl<'de> ::serde::Deserialize<'de> for FunctionCallItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = FunctionCallItem;
             fn expecting(
                 &self,
@@ -1401,7 +1622,7 @@ impl<'de> ::serde::Deserialize<'de> for FunctionCallItem {
             ) -> ::std::fmt::Result {
                 f.write_str("a `FunctionCallItem` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<FunctionCallItem, A::Error> {
@@ -1410,84 +1631,107 @@ impl<'de> ::serde::Deserialize<'de> for FunctionCallItem {
                 let mut f2: Option<String> = None;
                 let mut f3: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "call_id" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("call_id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "call_id",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "name" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "arguments" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("arguments"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "arguments",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(FunctionCallItem {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     call_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("call_id"))?,
-                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "call_id",
+                        ))?,
+                    name: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     arguments: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "arguments",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for FunctionCallItem {
+impl agentwire_runtime::Validate for FunctionCallItem {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.call_id;
         at.with(
             "call_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.name;
         at.with(
             "name",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// The result of a tool call.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct FunctionCallOutputItem {
     /// Item id.
@@ -1499,10 +1743,12 @@ pub struct FunctionCallOutputItem {
     /// The tool result as a JSON-encoded string (output text plus metadata).
     pub output: String,
 }
-impl<'de> ::serde::Deserialize<'de> for FunctionCallOutputItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallOutputItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = FunctionCallOutputItem;
             fn expecting(
                 &self,
@@ -1510,7 +1756,7 @@ impl<'de> ::serde::Deserialize<'de> for FunctionCallOutputItem {
             ) -> ::std::fmt::Result {
                 f.write_str("a `FunctionCallOutputItem` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<FunctionCallOutputItem, A::Error> {
@@ -1518,68 +1764,88 @@ impl<'de> ::serde::Deserialize<'de> for FunctionCallOutputItem {
                 let mut f1: Option<String> = None;
                 let mut f2: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "call_id" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("call_id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "call_id",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "output" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("output"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "output",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(FunctionCallOutputItem {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     call_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("call_id"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "call_id",
+                        ))?,
                     output: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("output"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "output",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for FunctionCallOutputItem {
+impl agentwire_runtime::Validate for FunctionCallOutputItem {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.call_id;
         at.with(
             "call_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// Asks how full the context window is; answered by context_info.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct GetContextInfoMessage {
     /// Frame id, unique per message.
@@ -1589,15 +1855,17 @@ pub struct GetContextInfoMessage {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "GetContextInfoMessagePayload"))]
     pub payload: Option<GetContextInfoMessagePayload>,
 }
-impl<'de> ::serde::Deserialize<'de> for GetContextInfoMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetContextInfoMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = GetContextInfoMessage;
             fn expecting(
                 &self,
@@ -1605,35 +1873,46 @@ impl<'de> ::serde::Deserialize<'de> for GetContextInfoMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `GetContextInfoMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<GetContextInfoMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<GetContextInfoMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(GetContextInfoMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1,
                 })
             }
@@ -1641,36 +1920,39 @@ impl<'de> ::serde::Deserialize<'de> for GetContextInfoMessage {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for GetContextInfoMessage {
+impl agentwire_runtime::Validate for GetContextInfoMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         if let Some(v) = &self.payload {
             at.with(
                 "payload",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct GetContextInfoMessagePayload {}
-impl<'de> ::serde::Deserialize<'de> for GetContextInfoMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetContextInfoMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = GetContextInfoMessagePayload;
             fn expecting(
                 &self,
@@ -1678,12 +1960,15 @@ impl<'de> ::serde::Deserialize<'de> for GetContextInfoMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `GetContextInfoMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<GetContextInfoMessagePayload, A::Error> {
-                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
-                    map.next_value::<::serde::de::IgnoredAny>()?;
+                while map
+                    .next_key::<agentwire_runtime::serde::de::IgnoredAny>()?
+                    .is_some()
+                {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
                 }
                 Ok(GetContextInfoMessagePayload {})
             }
@@ -1691,15 +1976,16 @@ impl<'de> ::serde::Deserialize<'de> for GetContextInfoMessagePayload {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for GetContextInfoMessagePayload {
+impl agentwire_runtime::Validate for GetContextInfoMessagePayload {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The agent started (`true`) or stopped (`false`) working.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LoadingStateMessage {
     /// Frame id, unique per message.
@@ -1707,10 +1993,12 @@ pub struct LoadingStateMessage {
     pub id: String,
     pub payload: LoadingStateMessagePayload,
 }
-impl<'de> ::serde::Deserialize<'de> for LoadingStateMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoadingStateMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = LoadingStateMessage;
             fn expecting(
                 &self,
@@ -1718,75 +2006,91 @@ impl<'de> ::serde::Deserialize<'de> for LoadingStateMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `LoadingStateMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<LoadingStateMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<LoadingStateMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(LoadingStateMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "payload",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for LoadingStateMessage {
+impl agentwire_runtime::Validate for LoadingStateMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.payload;
         at.with(
             "payload",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LoadingStateMessagePayload {
     /// Whether the agent is busy.
     pub loading: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for LoadingStateMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoadingStateMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = LoadingStateMessagePayload;
             fn expecting(
                 &self,
@@ -1794,44 +2098,53 @@ impl<'de> ::serde::Deserialize<'de> for LoadingStateMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `LoadingStateMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<LoadingStateMessagePayload, A::Error> {
                 let mut f0: Option<bool> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "loading" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("loading"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "loading",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(LoadingStateMessagePayload {
                     loading: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("loading"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "loading",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for LoadingStateMessagePayload {
+impl agentwire_runtime::Validate for LoadingStateMessagePayload {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A shell command run on the local machine.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LocalShellCallItem {
     /// Item id.
@@ -1842,10 +2155,12 @@ pub struct LocalShellCallItem {
     /// Progress of the call.
     pub status: LocalShellCallStatus,
 }
-impl<'de> ::serde::Deserialize<'de> for LocalShellCallItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = LocalShellCallItem;
             fn expecting(
                 &self,
@@ -1853,7 +2168,7 @@ impl<'de> ::serde::Deserialize<'de> for LocalShellCallItem {
             ) -> ::std::fmt::Result {
                 f.write_str("a `LocalShellCallItem` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<LocalShellCallItem, A::Error> {
@@ -1861,84 +2176,106 @@ impl<'de> ::serde::Deserialize<'de> for LocalShellCallItem {
                 let mut f1: Option<LocalShellCallItemAction> = None;
                 let mut f2: Option<LocalShellCallStatus> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "action" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("action"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "action",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "status" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("status"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "status",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(LocalShellCallItem {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     action: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("action"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "action",
+                        ))?,
                     status: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("status"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "status",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for LocalShellCallItem {
+impl agentwire_runtime::Validate for LocalShellCallItem {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.action;
         at.with(
             "action",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.status;
         at.with(
             "status",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LocalShellCallItemAction {
     /// The command line, one argument per element.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub command: Vec<String>,
 }
-impl<'de> ::serde::Deserialize<'de> for LocalShellCallItemAction {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallItemAction {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = LocalShellCallItemAction;
             fn expecting(
                 &self,
@@ -1946,52 +2283,61 @@ impl<'de> ::serde::Deserialize<'de> for LocalShellCallItemAction {
             ) -> ::std::fmt::Result {
                 f.write_str("a `LocalShellCallItemAction` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<LocalShellCallItemAction, A::Error> {
                 let mut f0: Option<Vec<String>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "command" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("command"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "command",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(LocalShellCallItemAction {
                     command: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("command"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "command",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for LocalShellCallItemAction {
+impl agentwire_runtime::Validate for LocalShellCallItemAction {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.command;
         at.with(
             "command",
             |at| {
-                ::agentwire_runtime::validate::min_items(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_items(v, 1u64, at, errors);
             },
         );
     }
 }
 /// What a local shell call printed.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LocalShellCallOutputItem {
     /// Item id.
@@ -2000,10 +2346,12 @@ pub struct LocalShellCallOutputItem {
     /// The result as a JSON-encoded string (output text plus metadata).
     pub output: String,
 }
-impl<'de> ::serde::Deserialize<'de> for LocalShellCallOutputItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallOutputItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = LocalShellCallOutputItem;
             fn expecting(
                 &self,
@@ -2011,54 +2359,67 @@ impl<'de> ::serde::Deserialize<'de> for LocalShellCallOutputItem {
             ) -> ::std::fmt::Result {
                 f.write_str("a `LocalShellCallOutputItem` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<LocalShellCallOutputItem, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "output" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("output"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "output",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(LocalShellCallOutputItem {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     output: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("output"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "output",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for LocalShellCallOutputItem {
+impl agentwire_runtime::Validate for LocalShellCallOutputItem {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
@@ -2073,9 +2434,10 @@ impl ::agentwire_runtime::Validate for LocalShellCallOutputItem {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum LocalShellCallStatus {
     #[serde(rename = "in_progress")]
@@ -2101,16 +2463,17 @@ impl LocalShellCallStatus {
         }
     }
 }
-impl ::agentwire_runtime::Validate for LocalShellCallStatus {
+impl agentwire_runtime::Validate for LocalShellCallStatus {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Asks the server to compact the context now; answered by context_compacted.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ManualCompactMessage {
     /// Frame id, unique per message.
@@ -2120,15 +2483,17 @@ pub struct ManualCompactMessage {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ManualCompactMessagePayload"))]
     pub payload: Option<ManualCompactMessagePayload>,
 }
-impl<'de> ::serde::Deserialize<'de> for ManualCompactMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ManualCompactMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ManualCompactMessage;
             fn expecting(
                 &self,
@@ -2136,35 +2501,46 @@ impl<'de> ::serde::Deserialize<'de> for ManualCompactMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ManualCompactMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ManualCompactMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<ManualCompactMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ManualCompactMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1,
                 })
             }
@@ -2172,36 +2548,39 @@ impl<'de> ::serde::Deserialize<'de> for ManualCompactMessage {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ManualCompactMessage {
+impl agentwire_runtime::Validate for ManualCompactMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         if let Some(v) = &self.payload {
             at.with(
                 "payload",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ManualCompactMessagePayload {}
-impl<'de> ::serde::Deserialize<'de> for ManualCompactMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ManualCompactMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ManualCompactMessagePayload;
             fn expecting(
                 &self,
@@ -2209,12 +2588,15 @@ impl<'de> ::serde::Deserialize<'de> for ManualCompactMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ManualCompactMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ManualCompactMessagePayload, A::Error> {
-                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
-                    map.next_value::<::serde::de::IgnoredAny>()?;
+                while map
+                    .next_key::<agentwire_runtime::serde::de::IgnoredAny>()?
+                    .is_some()
+                {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
                 }
                 Ok(ManualCompactMessagePayload {})
             }
@@ -2222,15 +2604,16 @@ impl<'de> ::serde::Deserialize<'de> for ManualCompactMessagePayload {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ManualCompactMessagePayload {
+impl agentwire_runtime::Validate for ManualCompactMessagePayload {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A chat message: assistant text, or a system notice such as a network failure.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageItem {
     /// Item id; streamed chunks of one message share it.
@@ -2241,10 +2624,12 @@ pub struct MessageItem {
     /// The text parts of the message.
     pub content: Vec<ContentItem>,
 }
-impl<'de> ::serde::Deserialize<'de> for MessageItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = MessageItem;
             fn expecting(
                 &self,
@@ -2252,7 +2637,7 @@ impl<'de> ::serde::Deserialize<'de> for MessageItem {
             ) -> ::std::fmt::Result {
                 f.write_str("a `MessageItem` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<MessageItem, A::Error> {
@@ -2260,68 +2645,86 @@ impl<'de> ::serde::Deserialize<'de> for MessageItem {
                 let mut f1: Option<MessageRole> = None;
                 let mut f2: Option<Vec<ContentItem>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "role" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("role"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("role"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "content" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("content"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(MessageItem {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
-                    role: f1.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
+                    role: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "role",
+                        ))?,
                     content: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for MessageItem {
+impl agentwire_runtime::Validate for MessageItem {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.role;
         at.with(
             "role",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.content;
         at.with(
             "content",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -2336,9 +2739,10 @@ impl ::agentwire_runtime::Validate for MessageItem {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum MessageRole {
     #[serde(rename = "user")]
@@ -2360,16 +2764,17 @@ impl MessageRole {
         }
     }
 }
-impl ::agentwire_runtime::Validate for MessageRole {
+impl agentwire_runtime::Validate for MessageRole {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The model's reasoning, for models that expose it.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ReasoningItem {
     /// Item id.
@@ -2381,15 +2786,17 @@ pub struct ReasoningItem {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "i64", range(min = 0f64)))]
     pub duration_ms: Option<i64>,
 }
-impl<'de> ::serde::Deserialize<'de> for ReasoningItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasoningItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ReasoningItem;
             fn expecting(
                 &self,
@@ -2397,7 +2804,7 @@ impl<'de> ::serde::Deserialize<'de> for ReasoningItem {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ReasoningItem` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ReasoningItem, A::Error> {
@@ -2405,38 +2812,53 @@ impl<'de> ::serde::Deserialize<'de> for ReasoningItem {
                 let mut f1: Option<Vec<ContentItem>> = None;
                 let mut f2: Option<i64> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "content" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("content"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "duration_ms" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("duration_ms"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "duration_ms",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ReasoningItem {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     content: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
                     duration_ms: f2,
                 })
             }
@@ -2444,38 +2866,39 @@ impl<'de> ::serde::Deserialize<'de> for ReasoningItem {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ReasoningItem {
+impl agentwire_runtime::Validate for ReasoningItem {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.content;
         at.with(
             "content",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         if let Some(v) = &self.duration_ms {
             at.with(
                 "duration_ms",
                 |at| {
-                    ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                    agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
                 },
             );
         }
     }
 }
 /// One input item of a user turn.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ResponseInputItem {
     pub r#type: ResponseInputItemType,
@@ -2484,10 +2907,12 @@ pub struct ResponseInputItem {
     /// The text parts of the message.
     pub content: Vec<ContentItem>,
 }
-impl<'de> ::serde::Deserialize<'de> for ResponseInputItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseInputItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ResponseInputItem;
             fn expecting(
                 &self,
@@ -2495,7 +2920,7 @@ impl<'de> ::serde::Deserialize<'de> for ResponseInputItem {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ResponseInputItem` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ResponseInputItem, A::Error> {
@@ -2503,68 +2928,86 @@ impl<'de> ::serde::Deserialize<'de> for ResponseInputItem {
                 let mut f1: Option<MessageRole> = None;
                 let mut f2: Option<Vec<ContentItem>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "type" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("type"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "role" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("role"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("role"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "content" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("content"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ResponseInputItem {
-                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
-                    role: f1.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
+                    r#type: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "type",
+                        ))?,
+                    role: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "role",
+                        ))?,
                     content: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ResponseInputItem {
+impl agentwire_runtime::Validate for ResponseInputItem {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.r#type;
         at.with(
             "type",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.role;
         at.with(
             "role",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.content;
         at.with(
             "content",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -2578,9 +3021,10 @@ impl ::agentwire_runtime::Validate for ResponseInputItem {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ResponseInputItemType {
     #[serde(rename = "message")]
@@ -2596,18 +3040,18 @@ impl ResponseInputItemType {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ResponseInputItemType {
+impl agentwire_runtime::Validate for ResponseInputItemType {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// One output item of the agent, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum ResponseItem {
     #[serde(rename = "message")]
     Message(MessageItem),
@@ -2637,12 +3081,14 @@ impl ResponseItem {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for ResponseItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ResponseItem {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ResponseItem {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &[
         "message",
@@ -2652,37 +3098,34 @@ impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ResponseItem {
         "local_shell_call_output",
         "reasoning",
     ];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "message" => ::agentwire_runtime::tagged::variant(rest).map(Self::Message),
+            "message" => agentwire_runtime::tagged::variant(rest).map(Self::Message),
             "function_call" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::FunctionCall)
+                agentwire_runtime::tagged::variant(rest).map(Self::FunctionCall)
             }
             "function_call_output" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::FunctionCallOutput)
+                agentwire_runtime::tagged::variant(rest).map(Self::FunctionCallOutput)
             }
             "local_shell_call" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::LocalShellCall)
+                agentwire_runtime::tagged::variant(rest).map(Self::LocalShellCall)
             }
             "local_shell_call_output" => {
-                ::agentwire_runtime::tagged::variant(rest)
-                    .map(Self::LocalShellCallOutput)
+                agentwire_runtime::tagged::variant(rest).map(Self::LocalShellCallOutput)
             }
-            "reasoning" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::Reasoning)
-            }
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            "reasoning" => agentwire_runtime::tagged::variant(rest).map(Self::Reasoning),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ResponseItem {
+impl agentwire_runtime::Validate for ResponseItem {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::Message(v) => v.validate_at(at, errors),
@@ -2695,7 +3138,8 @@ impl ::agentwire_runtime::Validate for ResponseItem {
     }
 }
 /// One item of the agent's output, streamed as it is produced.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ResponseItemMessage {
     /// Frame id, unique per message.
@@ -2703,10 +3147,12 @@ pub struct ResponseItemMessage {
     pub id: String,
     pub payload: ResponseItem,
 }
-impl<'de> ::serde::Deserialize<'de> for ResponseItemMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseItemMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ResponseItemMessage;
             fn expecting(
                 &self,
@@ -2714,61 +3160,74 @@ impl<'de> ::serde::Deserialize<'de> for ResponseItemMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ResponseItemMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ResponseItemMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<ResponseItem> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ResponseItemMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "payload",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ResponseItemMessage {
+impl agentwire_runtime::Validate for ResponseItemMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.payload;
         at.with(
             "payload",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -2786,9 +3245,10 @@ impl ::agentwire_runtime::Validate for ResponseItemMessage {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ReviewDecision {
     #[serde(rename = "yes")]
@@ -2822,18 +3282,18 @@ impl ReviewDecision {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ReviewDecision {
+impl agentwire_runtime::Validate for ReviewDecision {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Every frame the server sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum ServerMessage {
     #[serde(rename = "response_item")]
     ResponseItem(ResponseItemMessage),
@@ -2866,12 +3326,14 @@ impl ServerMessage {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for ServerMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ServerMessage {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ServerMessage {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &[
         "response_item",
@@ -2882,39 +3344,39 @@ impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ServerMessage {
         "context_compacted",
         "error",
     ];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
             "response_item" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ResponseItem)
+                agentwire_runtime::tagged::variant(rest).map(Self::ResponseItem)
             }
             "loading_state" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::LoadingState)
+                agentwire_runtime::tagged::variant(rest).map(Self::LoadingState)
             }
             "approval_request" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ApprovalRequest)
+                agentwire_runtime::tagged::variant(rest).map(Self::ApprovalRequest)
             }
             "agent_finished" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::AgentFinished)
+                agentwire_runtime::tagged::variant(rest).map(Self::AgentFinished)
             }
             "context_info" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ContextInfo)
+                agentwire_runtime::tagged::variant(rest).map(Self::ContextInfo)
             }
             "context_compacted" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ContextCompacted)
+                agentwire_runtime::tagged::variant(rest).map(Self::ContextCompacted)
             }
-            "error" => ::agentwire_runtime::tagged::variant(rest).map(Self::Error),
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            "error" => agentwire_runtime::tagged::variant(rest).map(Self::Error),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ServerMessage {
+impl agentwire_runtime::Validate for ServerMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::ResponseItem(v) => v.validate_at(at, errors),
@@ -2928,7 +3390,8 @@ impl ::agentwire_runtime::Validate for ServerMessage {
     }
 }
 /// Starts a turn: hands the user's input to the agent.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct UserInputMessage {
     /// Frame id, unique per message.
@@ -2936,10 +3399,12 @@ pub struct UserInputMessage {
     pub id: String,
     pub payload: UserInputMessagePayload,
 }
-impl<'de> ::serde::Deserialize<'de> for UserInputMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserInputMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = UserInputMessage;
             fn expecting(
                 &self,
@@ -2947,66 +3412,80 @@ impl<'de> ::serde::Deserialize<'de> for UserInputMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `UserInputMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<UserInputMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<UserInputMessagePayload> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "payload" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("payload"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "payload",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(UserInputMessage {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                     payload: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("payload"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "payload",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for UserInputMessage {
+impl agentwire_runtime::Validate for UserInputMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.id;
         at.with(
             "id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.payload;
         at.with(
             "payload",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct UserInputMessagePayload {
     /// The input items of the turn, usually a single user message.
@@ -3016,15 +3495,17 @@ pub struct UserInputMessagePayload {
         rename = "previousResponseId",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String", length(min = 1u64)))]
     pub previous_response_id: Option<String>,
 }
-impl<'de> ::serde::Deserialize<'de> for UserInputMessagePayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserInputMessagePayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = UserInputMessagePayload;
             fn expecting(
                 &self,
@@ -3032,37 +3513,48 @@ impl<'de> ::serde::Deserialize<'de> for UserInputMessagePayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `UserInputMessagePayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<UserInputMessagePayload, A::Error> {
                 let mut f0: Option<Vec<ResponseInputItem>> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "input" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("input"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "input",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "previousResponseId" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("previousResponseId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "previousResponseId",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(UserInputMessagePayload {
-                    input: f0.ok_or_else(|| ::serde::de::Error::missing_field("input"))?,
+                    input: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "input",
+                        ))?,
                     previous_response_id: f1,
                 })
             }
@@ -3070,24 +3562,24 @@ impl<'de> ::serde::Deserialize<'de> for UserInputMessagePayload {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for UserInputMessagePayload {
+impl agentwire_runtime::Validate for UserInputMessagePayload {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.input;
         at.with(
             "input",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         if let Some(v) = &self.previous_response_id {
             at.with(
                 "previousResponseId",
                 |at| {
-                    ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                    agentwire_runtime::validate::min_length(v, 1u64, at, errors);
                 },
             );
         }
@@ -3095,27 +3587,27 @@ impl ::agentwire_runtime::Validate for UserInputMessagePayload {
 }
 impl ClientMessage {
     /// Decodes one `client` -> `server` message and checks every constraint of the spec.
-    pub fn from_json(json: &str) -> Result<Self, ::agentwire_runtime::Invalid> {
-        let message: Self = ::agentwire_runtime::decode_json(json)?;
-        ::agentwire_runtime::Validate::validate(&message)?;
+    pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
+        let message: Self = agentwire_runtime::decode_json(json)?;
+        agentwire_runtime::Validate::validate(&message)?;
         Ok(message)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
-        ::agentwire_runtime::serde_json::to_string(self)
+        agentwire_runtime::serde_json::to_string(self)
             .expect("generated messages always serialize")
     }
 }
 impl ServerMessage {
     /// Decodes one `server` -> `client` message and checks every constraint of the spec.
-    pub fn from_json(json: &str) -> Result<Self, ::agentwire_runtime::Invalid> {
-        let message: Self = ::agentwire_runtime::decode_json(json)?;
-        ::agentwire_runtime::Validate::validate(&message)?;
+    pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
+        let message: Self = agentwire_runtime::decode_json(json)?;
+        agentwire_runtime::Validate::validate(&message)?;
         Ok(message)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
-        ::agentwire_runtime::serde_json::to_string(self)
+        agentwire_runtime::serde_json::to_string(self)
             .expect("generated messages always serialize")
     }
 }
@@ -3124,135 +3616,123 @@ impl ServerMessage {
 pub fn decode_type(
     type_name: &str,
     json: &str,
-) -> Option<
-    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
-> {
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     Some(
         match type_name {
             "AgentFinishedMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<AgentFinishedMessage>(json)
+                agentwire_runtime::dynamic::reencode::<AgentFinishedMessage>(json)
             }
             "AgentFinishedMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<
-                    AgentFinishedMessagePayload,
-                >(json)
+                agentwire_runtime::dynamic::reencode::<AgentFinishedMessagePayload>(json)
             }
             "ApplyPatchCommand" => {
-                ::agentwire_runtime::dynamic::reencode::<ApplyPatchCommand>(json)
+                agentwire_runtime::dynamic::reencode::<ApplyPatchCommand>(json)
             }
             "ApprovalRequestMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ApprovalRequestMessage>(json)
+                agentwire_runtime::dynamic::reencode::<ApprovalRequestMessage>(json)
             }
             "ApprovalRequestMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     ApprovalRequestMessagePayload,
                 >(json)
             }
             "ApprovalResponseMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ApprovalResponseMessage>(json)
+                agentwire_runtime::dynamic::reencode::<ApprovalResponseMessage>(json)
             }
             "ApprovalResponseMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     ApprovalResponseMessagePayload,
                 >(json)
             }
             "ClientMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ClientMessage>(json)
+                agentwire_runtime::dynamic::reencode::<ClientMessage>(json)
             }
-            "ContentItem" => ::agentwire_runtime::dynamic::reencode::<ContentItem>(json),
+            "ContentItem" => agentwire_runtime::dynamic::reencode::<ContentItem>(json),
             "ContentItemType" => {
-                ::agentwire_runtime::dynamic::reencode::<ContentItemType>(json)
+                agentwire_runtime::dynamic::reencode::<ContentItemType>(json)
             }
             "ContextCompactedMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ContextCompactedMessage>(json)
+                agentwire_runtime::dynamic::reencode::<ContextCompactedMessage>(json)
             }
             "ContextCompactedMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     ContextCompactedMessagePayload,
                 >(json)
             }
             "ContextInfoMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ContextInfoMessage>(json)
+                agentwire_runtime::dynamic::reencode::<ContextInfoMessage>(json)
             }
             "ContextInfoMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<ContextInfoMessagePayload>(json)
+                agentwire_runtime::dynamic::reencode::<ContextInfoMessagePayload>(json)
             }
-            "ErrorMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ErrorMessage>(json)
-            }
+            "ErrorMessage" => agentwire_runtime::dynamic::reencode::<ErrorMessage>(json),
             "ErrorMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<ErrorMessagePayload>(json)
+                agentwire_runtime::dynamic::reencode::<ErrorMessagePayload>(json)
             }
             "FunctionCallItem" => {
-                ::agentwire_runtime::dynamic::reencode::<FunctionCallItem>(json)
+                agentwire_runtime::dynamic::reencode::<FunctionCallItem>(json)
             }
             "FunctionCallOutputItem" => {
-                ::agentwire_runtime::dynamic::reencode::<FunctionCallOutputItem>(json)
+                agentwire_runtime::dynamic::reencode::<FunctionCallOutputItem>(json)
             }
             "GetContextInfoMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<GetContextInfoMessage>(json)
+                agentwire_runtime::dynamic::reencode::<GetContextInfoMessage>(json)
             }
             "GetContextInfoMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     GetContextInfoMessagePayload,
                 >(json)
             }
             "LoadingStateMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<LoadingStateMessage>(json)
+                agentwire_runtime::dynamic::reencode::<LoadingStateMessage>(json)
             }
             "LoadingStateMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<
-                    LoadingStateMessagePayload,
-                >(json)
+                agentwire_runtime::dynamic::reencode::<LoadingStateMessagePayload>(json)
             }
             "LocalShellCallItem" => {
-                ::agentwire_runtime::dynamic::reencode::<LocalShellCallItem>(json)
+                agentwire_runtime::dynamic::reencode::<LocalShellCallItem>(json)
             }
             "LocalShellCallItemAction" => {
-                ::agentwire_runtime::dynamic::reencode::<LocalShellCallItemAction>(json)
+                agentwire_runtime::dynamic::reencode::<LocalShellCallItemAction>(json)
             }
             "LocalShellCallOutputItem" => {
-                ::agentwire_runtime::dynamic::reencode::<LocalShellCallOutputItem>(json)
+                agentwire_runtime::dynamic::reencode::<LocalShellCallOutputItem>(json)
             }
             "LocalShellCallStatus" => {
-                ::agentwire_runtime::dynamic::reencode::<LocalShellCallStatus>(json)
+                agentwire_runtime::dynamic::reencode::<LocalShellCallStatus>(json)
             }
             "ManualCompactMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ManualCompactMessage>(json)
+                agentwire_runtime::dynamic::reencode::<ManualCompactMessage>(json)
             }
             "ManualCompactMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<
-                    ManualCompactMessagePayload,
-                >(json)
+                agentwire_runtime::dynamic::reencode::<ManualCompactMessagePayload>(json)
             }
-            "MessageItem" => ::agentwire_runtime::dynamic::reencode::<MessageItem>(json),
-            "MessageRole" => ::agentwire_runtime::dynamic::reencode::<MessageRole>(json),
+            "MessageItem" => agentwire_runtime::dynamic::reencode::<MessageItem>(json),
+            "MessageRole" => agentwire_runtime::dynamic::reencode::<MessageRole>(json),
             "ReasoningItem" => {
-                ::agentwire_runtime::dynamic::reencode::<ReasoningItem>(json)
+                agentwire_runtime::dynamic::reencode::<ReasoningItem>(json)
             }
             "ResponseInputItem" => {
-                ::agentwire_runtime::dynamic::reencode::<ResponseInputItem>(json)
+                agentwire_runtime::dynamic::reencode::<ResponseInputItem>(json)
             }
             "ResponseInputItemType" => {
-                ::agentwire_runtime::dynamic::reencode::<ResponseInputItemType>(json)
+                agentwire_runtime::dynamic::reencode::<ResponseInputItemType>(json)
             }
-            "ResponseItem" => {
-                ::agentwire_runtime::dynamic::reencode::<ResponseItem>(json)
-            }
+            "ResponseItem" => agentwire_runtime::dynamic::reencode::<ResponseItem>(json),
             "ResponseItemMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ResponseItemMessage>(json)
+                agentwire_runtime::dynamic::reencode::<ResponseItemMessage>(json)
             }
             "ReviewDecision" => {
-                ::agentwire_runtime::dynamic::reencode::<ReviewDecision>(json)
+                agentwire_runtime::dynamic::reencode::<ReviewDecision>(json)
             }
             "ServerMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ServerMessage>(json)
+                agentwire_runtime::dynamic::reencode::<ServerMessage>(json)
             }
             "UserInputMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<UserInputMessage>(json)
+                agentwire_runtime::dynamic::reencode::<UserInputMessage>(json)
             }
             "UserInputMessagePayload" => {
-                ::agentwire_runtime::dynamic::reencode::<UserInputMessagePayload>(json)
+                agentwire_runtime::dynamic::reencode::<UserInputMessagePayload>(json)
             }
             _ => return None,
         },
@@ -3332,15 +3812,13 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
 pub fn decode_message(
     from: &str,
     json: &str,
-) -> Option<
-    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
-> {
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     match from {
         "client" => {
             Some(
                 ClientMessage::from_json(json)
                     .map(|m| {
-                        ::agentwire_runtime::serde_json::to_value(&m)
+                        agentwire_runtime::serde_json::to_value(&m)
                             .expect("generated messages always serialize")
                     }),
             )
@@ -3349,7 +3827,7 @@ pub fn decode_message(
             Some(
                 ServerMessage::from_json(json)
                     .map(|m| {
-                        ::agentwire_runtime::serde_json::to_value(&m)
+                        agentwire_runtime::serde_json::to_value(&m)
                             .expect("generated messages always serialize")
                     }),
             )
@@ -3357,3 +3835,5 @@ pub fn decode_message(
         _ => None,
     }
 }
+/// The sequence checker compiled from `machine.yaml`.
+pub mod machine;

@@ -19,9 +19,10 @@ pub const SCHEMA: &str = include_str!("../schemas/eca.schema.json");
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ChatBehavior {
     #[serde(rename = "agent")]
@@ -40,16 +41,17 @@ impl ChatBehavior {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ChatBehavior {
+impl agentwire_runtime::Validate for ChatBehavior {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A command the user can run from the chat.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatCommand {
     /// Name of the command.
@@ -65,10 +67,12 @@ pub struct ChatCommand {
     /// is read as a list of `ChatCommandArgument`.
     pub arguments: Vec<ChatCommandArgument>,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatCommand {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatCommand {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatCommand;
             fn expecting(
                 &self,
@@ -76,7 +80,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatCommand {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatCommand` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatCommand, A::Error> {
@@ -85,75 +89,93 @@ impl<'de> ::serde::Deserialize<'de> for ChatCommand {
                 let mut f2: Option<ChatCommandType> = None;
                 let mut f3: Option<Vec<ChatCommandArgument>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "description" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("description"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "type" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("type"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "arguments" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("arguments"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "arguments",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatCommand {
-                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    name: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     description: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "description",
                         ))?,
-                    r#type: f2.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
+                    r#type: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "type",
+                        ))?,
                     arguments: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "arguments",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatCommand {
+impl agentwire_runtime::Validate for ChatCommand {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.r#type;
         at.with(
             "type",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.arguments;
         at.with(
             "arguments",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -162,7 +184,8 @@ impl ::agentwire_runtime::Validate for ChatCommand {
 ///
 /// Spec note: the document declares this shape inline in `ChatCommand.arguments`; it is named
 /// here so it can be used as a list element.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatCommandArgument {
     /// Name of the argument.
@@ -171,17 +194,19 @@ pub struct ChatCommandArgument {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub description: Option<String>,
     /// True when the command cannot run without this argument.
     pub required: bool,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatCommandArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatCommandArgument {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatCommandArgument;
             fn expecting(
                 &self,
@@ -189,7 +214,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatCommandArgument {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatCommandArgument` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatCommandArgument, A::Error> {
@@ -197,50 +222,65 @@ impl<'de> ::serde::Deserialize<'de> for ChatCommandArgument {
                 let mut f1: Option<String> = None;
                 let mut f2: Option<bool> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "description" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("description"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "required" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("required"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "required",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatCommandArgument {
-                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    name: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     description: f1,
                     required: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("required"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "required",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatCommandArgument {
+impl agentwire_runtime::Validate for ChatCommandArgument {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 #[derive(
@@ -252,9 +292,10 @@ impl ::agentwire_runtime::Validate for ChatCommandArgument {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ChatCommandType {
     #[serde(rename = "mcp-prompt")]
@@ -273,12 +314,12 @@ impl ChatCommandType {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ChatCommandType {
+impl agentwire_runtime::Validate for ChatCommandType {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A piece of chat content, tagged by `type`.
@@ -286,9 +327,9 @@ impl ::agentwire_runtime::Validate for ChatCommandType {
 /// Spec note: the document defines `ToolCallRejected` (type `toolCallRejected`) next to the other
 /// tool-call contents but leaves it out of this union; a rejected call is reported through this
 /// same notification, so it is a member here.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum ChatContent {
     #[serde(rename = "text")]
     Text(TextContent),
@@ -333,12 +374,14 @@ impl ChatContent {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for ChatContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ChatContent {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ChatContent {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &[
         "text",
@@ -353,45 +396,45 @@ impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ChatContent {
         "toolCalled",
         "toolCallRejected",
     ];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "text" => ::agentwire_runtime::tagged::variant(rest).map(Self::Text),
-            "url" => ::agentwire_runtime::tagged::variant(rest).map(Self::Url),
-            "progress" => ::agentwire_runtime::tagged::variant(rest).map(Self::Progress),
-            "usage" => ::agentwire_runtime::tagged::variant(rest).map(Self::Usage),
+            "text" => agentwire_runtime::tagged::variant(rest).map(Self::Text),
+            "url" => agentwire_runtime::tagged::variant(rest).map(Self::Url),
+            "progress" => agentwire_runtime::tagged::variant(rest).map(Self::Progress),
+            "usage" => agentwire_runtime::tagged::variant(rest).map(Self::Usage),
             "reasonStarted" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ReasonStarted)
+                agentwire_runtime::tagged::variant(rest).map(Self::ReasonStarted)
             }
             "reasonText" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ReasonText)
+                agentwire_runtime::tagged::variant(rest).map(Self::ReasonText)
             }
             "reasonFinished" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ReasonFinished)
+                agentwire_runtime::tagged::variant(rest).map(Self::ReasonFinished)
             }
             "toolCallPrepare" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ToolCallPrepare)
+                agentwire_runtime::tagged::variant(rest).map(Self::ToolCallPrepare)
             }
             "toolCallRun" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ToolCallRun)
+                agentwire_runtime::tagged::variant(rest).map(Self::ToolCallRun)
             }
             "toolCalled" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ToolCalled)
+                agentwire_runtime::tagged::variant(rest).map(Self::ToolCalled)
             }
             "toolCallRejected" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ToolCallRejected)
+                agentwire_runtime::tagged::variant(rest).map(Self::ToolCallRejected)
             }
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ChatContent {
+impl agentwire_runtime::Validate for ChatContent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::Text(v) => v.validate_at(at, errors),
@@ -409,7 +452,8 @@ impl ::agentwire_runtime::Validate for ChatContent {
     }
 }
 /// Params of the `chat/contentReceived` notification: one new piece of chat content.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatContentReceivedParams {
     /// The chat the content belongs to.
@@ -420,10 +464,12 @@ pub struct ChatContentReceivedParams {
     /// Who the content is attributed to.
     pub role: ChatContentReceivedParamsRole,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatContentReceivedParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatContentReceivedParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatContentReceivedParams;
             fn expecting(
                 &self,
@@ -431,7 +477,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatContentReceivedParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatContentReceivedParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatContentReceivedParams, A::Error> {
@@ -439,62 +485,81 @@ impl<'de> ::serde::Deserialize<'de> for ChatContentReceivedParams {
                 let mut f1: Option<ChatContent> = None;
                 let mut f2: Option<ChatContentReceivedParamsRole> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "content" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("content"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "role" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("role"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("role"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatContentReceivedParams {
                     chat_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "chatId",
+                        ))?,
                     content: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
-                    role: f2.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
+                    role: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "role",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatContentReceivedParams {
+impl agentwire_runtime::Validate for ChatContentReceivedParams {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.content;
         at.with(
             "content",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.role;
         at.with(
             "role",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -508,9 +573,10 @@ impl ::agentwire_runtime::Validate for ChatContentReceivedParams {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ChatContentReceivedParamsRole {
     #[serde(rename = "user")]
@@ -532,18 +598,18 @@ impl ChatContentReceivedParamsRole {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ChatContentReceivedParamsRole {
+impl agentwire_runtime::Validate for ChatContentReceivedParamsRole {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A piece of context attached to a prompt, tagged by `type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum ChatContext {
     #[serde(rename = "file")]
     File(FileContext),
@@ -570,12 +636,14 @@ impl ChatContext {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for ChatContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatContext {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ChatContext {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ChatContext {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &[
         "file",
@@ -584,29 +652,27 @@ impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ChatContext {
         "repoMap",
         "mcpResource",
     ];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "file" => ::agentwire_runtime::tagged::variant(rest).map(Self::File),
-            "directory" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::Directory)
-            }
-            "web" => ::agentwire_runtime::tagged::variant(rest).map(Self::Web),
-            "repoMap" => ::agentwire_runtime::tagged::variant(rest).map(Self::RepoMap),
+            "file" => agentwire_runtime::tagged::variant(rest).map(Self::File),
+            "directory" => agentwire_runtime::tagged::variant(rest).map(Self::Directory),
+            "web" => agentwire_runtime::tagged::variant(rest).map(Self::Web),
+            "repoMap" => agentwire_runtime::tagged::variant(rest).map(Self::RepoMap),
             "mcpResource" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::McpResource)
+                agentwire_runtime::tagged::variant(rest).map(Self::McpResource)
             }
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ChatContext {
+impl agentwire_runtime::Validate for ChatContext {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::File(v) => v.validate_at(at, errors),
@@ -619,7 +685,8 @@ impl ::agentwire_runtime::Validate for ChatContext {
 }
 /// Params of the `chat/delete` request: forget a chat, its messages and its token and cost
 /// figures.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatDeleteParams {
     /// The chat to delete.
@@ -627,15 +694,17 @@ pub struct ChatDeleteParams {
         rename = "chatId",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatDeleteParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatDeleteParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatDeleteParams;
             fn expecting(
                 &self,
@@ -643,23 +712,29 @@ impl<'de> ::serde::Deserialize<'de> for ChatDeleteParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatDeleteParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatDeleteParams, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
@@ -669,22 +744,25 @@ impl<'de> ::serde::Deserialize<'de> for ChatDeleteParams {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatDeleteParams {
+impl agentwire_runtime::Validate for ChatDeleteParams {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Result of the `chat/delete` request. Carries no fields; on receiving it the client clears
 /// its chat view.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatDeleteResponse {}
-impl<'de> ::serde::Deserialize<'de> for ChatDeleteResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatDeleteResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatDeleteResponse;
             fn expecting(
                 &self,
@@ -692,12 +770,15 @@ impl<'de> ::serde::Deserialize<'de> for ChatDeleteResponse {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatDeleteResponse` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatDeleteResponse, A::Error> {
-                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
-                    map.next_value::<::serde::de::IgnoredAny>()?;
+                while map
+                    .next_key::<agentwire_runtime::serde::de::IgnoredAny>()?
+                    .is_some()
+                {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
                 }
                 Ok(ChatDeleteResponse {})
             }
@@ -705,17 +786,18 @@ impl<'de> ::serde::Deserialize<'de> for ChatDeleteResponse {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatDeleteResponse {
+impl agentwire_runtime::Validate for ChatDeleteResponse {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Name of an LLM model.
 pub type ChatModel = String;
 /// Params of the `chat/prompt` request, which opens a chat or continues one.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatPromptParams {
     /// The chat to continue; without it the server opens a new chat.
@@ -723,7 +805,7 @@ pub struct ChatPromptParams {
         rename = "chatId",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
@@ -736,7 +818,7 @@ pub struct ChatPromptParams {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ChatModel"))]
     pub model: Option<ChatModel>,
@@ -744,7 +826,7 @@ pub struct ChatPromptParams {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ChatBehavior"))]
     pub behavior: Option<ChatBehavior>,
@@ -752,15 +834,17 @@ pub struct ChatPromptParams {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "Vec<ChatContext>"))]
     pub contexts: Option<Vec<ChatContext>>,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatPromptParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatPromptParams;
             fn expecting(
                 &self,
@@ -768,7 +852,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatPromptParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatPromptParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatPromptParams, A::Error> {
@@ -779,58 +863,86 @@ impl<'de> ::serde::Deserialize<'de> for ChatPromptParams {
                 let mut f4: Option<ChatBehavior> = None;
                 let mut f5: Option<Vec<ChatContext>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "requestId" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("requestId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "requestId",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "message" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("message"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "message",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "model" => {
                             if f3.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("model"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "model",
+                                    ),
+                                );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         "behavior" => {
                             if f4.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("behavior"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "behavior",
+                                    ),
+                                );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         "contexts" => {
                             if f5.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("contexts"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "contexts",
+                                    ),
+                                );
                             }
                             f5 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatPromptParams {
                     chat_id: f0,
                     request_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("requestId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "requestId",
+                        ))?,
                     message: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "message",
+                        ))?,
                     model: f3,
                     behavior: f4,
                     contexts: f5,
@@ -840,17 +952,17 @@ impl<'de> ::serde::Deserialize<'de> for ChatPromptParams {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatPromptParams {
+impl agentwire_runtime::Validate for ChatPromptParams {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         if let Some(v) = &self.model {
             at.with(
                 "model",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
@@ -858,7 +970,7 @@ impl ::agentwire_runtime::Validate for ChatPromptParams {
             at.with(
                 "behavior",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
@@ -866,14 +978,15 @@ impl ::agentwire_runtime::Validate for ChatPromptParams {
             at.with(
                 "contexts",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
 /// Result of the `chat/prompt` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatPromptResponse {
     /// The chat this prompt belongs to (newly opened or continued).
@@ -884,10 +997,12 @@ pub struct ChatPromptResponse {
     /// Always `success` when the prompt was accepted.
     pub status: ChatPromptResponseStatus,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatPromptResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatPromptResponse;
             fn expecting(
                 &self,
@@ -895,7 +1010,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatPromptResponse {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatPromptResponse` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatPromptResponse, A::Error> {
@@ -903,62 +1018,83 @@ impl<'de> ::serde::Deserialize<'de> for ChatPromptResponse {
                 let mut f1: Option<ChatModel> = None;
                 let mut f2: Option<ChatPromptResponseStatus> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "model" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("model"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "model",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "status" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("status"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "status",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatPromptResponse {
                     chat_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
-                    model: f1.ok_or_else(|| ::serde::de::Error::missing_field("model"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "chatId",
+                        ))?,
+                    model: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "model",
+                        ))?,
                     status: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("status"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "status",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatPromptResponse {
+impl agentwire_runtime::Validate for ChatPromptResponse {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.model;
         at.with(
             "model",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.status;
         at.with(
             "status",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -972,9 +1108,10 @@ impl ::agentwire_runtime::Validate for ChatPromptResponse {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ChatPromptResponseStatus {
     #[serde(rename = "success")]
@@ -990,26 +1127,29 @@ impl ChatPromptResponseStatus {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ChatPromptResponseStatus {
+impl agentwire_runtime::Validate for ChatPromptResponseStatus {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Params of the `chat/promptStop` notification: stop the prompt running in a chat, if any.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatPromptStopParams {
     /// The chat whose prompt should stop.
     #[serde(rename = "chatId")]
     pub chat_id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatPromptStopParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptStopParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatPromptStopParams;
             fn expecting(
                 &self,
@@ -1017,45 +1157,54 @@ impl<'de> ::serde::Deserialize<'de> for ChatPromptStopParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatPromptStopParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatPromptStopParams, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatPromptStopParams {
                     chat_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "chatId",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatPromptStopParams {
+impl agentwire_runtime::Validate for ChatPromptStopParams {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Params of the `chat/queryCommands` request: which commands (MCP prompts, doctor, costs, ...)
 /// could the user run? Clients usually offer them as `/<command>`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatQueryCommandsParams {
     /// The chat the query is made for.
@@ -1063,17 +1212,19 @@ pub struct ChatQueryCommandsParams {
         rename = "chatId",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
     /// Filter text; an empty string asks for every command.
     pub query: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatQueryCommandsParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryCommandsParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatQueryCommandsParams;
             fn expecting(
                 &self,
@@ -1081,51 +1232,65 @@ impl<'de> ::serde::Deserialize<'de> for ChatQueryCommandsParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatQueryCommandsParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatQueryCommandsParams, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "query" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("query"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "query",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatQueryCommandsParams {
                     chat_id: f0,
-                    query: f1.ok_or_else(|| ::serde::de::Error::missing_field("query"))?,
+                    query: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "query",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatQueryCommandsParams {
+impl agentwire_runtime::Validate for ChatQueryCommandsParams {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Result of the `chat/queryCommands` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatQueryCommandsResponse {
     /// The chat the query was made for.
@@ -1133,17 +1298,19 @@ pub struct ChatQueryCommandsResponse {
         rename = "chatId",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
     /// Commands the user can run.
     pub commands: Vec<ChatCommand>,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatQueryCommandsResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryCommandsResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatQueryCommandsResponse;
             fn expecting(
                 &self,
@@ -1151,60 +1318,73 @@ impl<'de> ::serde::Deserialize<'de> for ChatQueryCommandsResponse {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatQueryCommandsResponse` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatQueryCommandsResponse, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<Vec<ChatCommand>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "commands" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("commands"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "commands",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatQueryCommandsResponse {
                     chat_id: f0,
                     commands: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("commands"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "commands",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatQueryCommandsResponse {
+impl agentwire_runtime::Validate for ChatQueryCommandsResponse {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.commands;
         at.with(
             "commands",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
 /// Params of the `chat/queryContext` request: which contexts could the user attach?
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatQueryContextParams {
     /// The chat the query is made for.
@@ -1212,7 +1392,7 @@ pub struct ChatQueryContextParams {
         rename = "chatId",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
@@ -1221,10 +1401,12 @@ pub struct ChatQueryContextParams {
     /// Contexts the user has already attached.
     pub contexts: Vec<ChatContext>,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatQueryContextParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatQueryContextParams;
             fn expecting(
                 &self,
@@ -1232,7 +1414,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatQueryContextParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatQueryContextParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatQueryContextParams, A::Error> {
@@ -1240,60 +1422,80 @@ impl<'de> ::serde::Deserialize<'de> for ChatQueryContextParams {
                 let mut f1: Option<String> = None;
                 let mut f2: Option<Vec<ChatContext>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "query" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("query"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "query",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "contexts" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("contexts"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "contexts",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatQueryContextParams {
                     chat_id: f0,
-                    query: f1.ok_or_else(|| ::serde::de::Error::missing_field("query"))?,
+                    query: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "query",
+                        ))?,
                     contexts: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("contexts"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "contexts",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatQueryContextParams {
+impl agentwire_runtime::Validate for ChatQueryContextParams {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.contexts;
         at.with(
             "contexts",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
 /// Result of the `chat/queryContext` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatQueryContextResponse {
     /// The chat the query was made for.
@@ -1301,17 +1503,19 @@ pub struct ChatQueryContextResponse {
         rename = "chatId",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub chat_id: Option<String>,
     /// Contexts the user can attach.
     pub contexts: Vec<ChatContext>,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatQueryContextResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatQueryContextResponse;
             fn expecting(
                 &self,
@@ -1319,60 +1523,73 @@ impl<'de> ::serde::Deserialize<'de> for ChatQueryContextResponse {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatQueryContextResponse` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatQueryContextResponse, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<Vec<ChatContext>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "contexts" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("contexts"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "contexts",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatQueryContextResponse {
                     chat_id: f0,
                     contexts: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("contexts"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "contexts",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatQueryContextResponse {
+impl agentwire_runtime::Validate for ChatQueryContextResponse {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.contexts;
         at.with(
             "contexts",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
 /// Params of the `chat/toolCallApprove` notification: run a tool call that waits for approval.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatToolCallApproveParams {
     /// The chat the tool call belongs to.
@@ -1382,10 +1599,12 @@ pub struct ChatToolCallApproveParams {
     #[serde(rename = "toolCallId")]
     pub tool_call_id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatToolCallApproveParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatToolCallApproveParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatToolCallApproveParams;
             fn expecting(
                 &self,
@@ -1393,55 +1612,68 @@ impl<'de> ::serde::Deserialize<'de> for ChatToolCallApproveParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatToolCallApproveParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatToolCallApproveParams, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "toolCallId" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("toolCallId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "toolCallId",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatToolCallApproveParams {
                     chat_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "chatId",
+                        ))?,
                     tool_call_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("toolCallId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "toolCallId",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatToolCallApproveParams {
+impl agentwire_runtime::Validate for ChatToolCallApproveParams {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Params of the `chat/toolCallReject` notification: skip a tool call that waits for approval.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatToolCallRejectParams {
     /// The chat the tool call belongs to.
@@ -1451,10 +1683,12 @@ pub struct ChatToolCallRejectParams {
     #[serde(rename = "toolCallId")]
     pub tool_call_id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatToolCallRejectParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatToolCallRejectParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatToolCallRejectParams;
             fn expecting(
                 &self,
@@ -1462,55 +1696,68 @@ impl<'de> ::serde::Deserialize<'de> for ChatToolCallRejectParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatToolCallRejectParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatToolCallRejectParams, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chatId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "toolCallId" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("toolCallId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "toolCallId",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatToolCallRejectParams {
                     chat_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("chatId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "chatId",
+                        ))?,
                     tool_call_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("toolCallId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "toolCallId",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatToolCallRejectParams {
+impl agentwire_runtime::Validate for ChatToolCallRejectParams {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Capabilities a client announces in `initialize`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilities {
     /// Which code-assistant features the client can present.
@@ -1518,15 +1765,17 @@ pub struct ClientCapabilities {
         rename = "codeAssistant",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ClientCapabilitiesCodeAssistant"))]
     pub code_assistant: Option<ClientCapabilitiesCodeAssistant>,
 }
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ClientCapabilities;
             fn expecting(
                 &self,
@@ -1534,25 +1783,29 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ClientCapabilities` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ClientCapabilities, A::Error> {
                 let mut f0: Option<ClientCapabilitiesCodeAssistant> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "codeAssistant" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("codeAssistant"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "codeAssistant",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
@@ -1564,58 +1817,62 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ClientCapabilities {
+impl agentwire_runtime::Validate for ClientCapabilities {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         if let Some(v) = &self.code_assistant {
             at.with(
                 "codeAssistant",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesCodeAssistant {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub chat: Option<bool>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub doc: Option<bool>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub edit: Option<bool>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub fix: Option<bool>,
 }
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesCodeAssistant {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de>
+for ClientCapabilitiesCodeAssistant {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ClientCapabilitiesCodeAssistant;
             fn expecting(
                 &self,
@@ -1623,7 +1880,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesCodeAssistant {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ClientCapabilitiesCodeAssistant` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ClientCapabilitiesCodeAssistant, A::Error> {
@@ -1632,35 +1889,45 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesCodeAssistant {
                 let mut f2: Option<bool> = None;
                 let mut f3: Option<bool> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chat" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("chat"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("chat"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "doc" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("doc"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("doc"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "edit" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("edit"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("edit"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "fix" => {
                             if f3.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("fix"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("fix"),
+                                );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
@@ -1675,24 +1942,27 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesCodeAssistant {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ClientCapabilitiesCodeAssistant {
+impl agentwire_runtime::Validate for ClientCapabilitiesCodeAssistant {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A directory of the workspace.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct DirectoryContext {
     /// Path of the directory.
     pub path: String,
 }
-impl<'de> ::serde::Deserialize<'de> for DirectoryContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for DirectoryContext {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = DirectoryContext;
             fn expecting(
                 &self,
@@ -1700,43 +1970,51 @@ impl<'de> ::serde::Deserialize<'de> for DirectoryContext {
             ) -> ::std::fmt::Result {
                 f.write_str("a `DirectoryContext` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<DirectoryContext, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "path" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("path"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("path"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(DirectoryContext {
-                    path: f0.ok_or_else(|| ::serde::de::Error::missing_field("path"))?,
+                    path: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "path",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for DirectoryContext {
+impl agentwire_runtime::Validate for DirectoryContext {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The server's own (built-in) tools.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct EcaServerUpdatedParams {
     /// Always `ECA`.
@@ -1746,10 +2024,12 @@ pub struct EcaServerUpdatedParams {
     /// The built-in tools.
     pub tools: Vec<ServerTool>,
 }
-impl<'de> ::serde::Deserialize<'de> for EcaServerUpdatedParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for EcaServerUpdatedParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = EcaServerUpdatedParams;
             fn expecting(
                 &self,
@@ -1757,7 +2037,7 @@ impl<'de> ::serde::Deserialize<'de> for EcaServerUpdatedParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `EcaServerUpdatedParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<EcaServerUpdatedParams, A::Error> {
@@ -1765,68 +2045,88 @@ impl<'de> ::serde::Deserialize<'de> for EcaServerUpdatedParams {
                 let mut f1: Option<EcaServerUpdatedParamsStatus> = None;
                 let mut f2: Option<Vec<ServerTool>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "status" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("status"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "status",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "tools" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("tools"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "tools",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(EcaServerUpdatedParams {
-                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    name: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     status: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("status"))?,
-                    tools: f2.ok_or_else(|| ::serde::de::Error::missing_field("tools"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "status",
+                        ))?,
+                    tools: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "tools",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for EcaServerUpdatedParams {
+impl agentwire_runtime::Validate for EcaServerUpdatedParams {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.name;
         at.with(
             "name",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.status;
         at.with(
             "status",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.tools;
         at.with(
             "tools",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -1840,9 +2140,10 @@ impl ::agentwire_runtime::Validate for EcaServerUpdatedParams {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum EcaServerUpdatedParamsName {
     #[serde(rename = "ECA")]
@@ -1858,12 +2159,12 @@ impl EcaServerUpdatedParamsName {
         }
     }
 }
-impl ::agentwire_runtime::Validate for EcaServerUpdatedParamsName {
+impl agentwire_runtime::Validate for EcaServerUpdatedParamsName {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 #[derive(
@@ -1875,9 +2176,10 @@ impl ::agentwire_runtime::Validate for EcaServerUpdatedParamsName {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum EcaServerUpdatedParamsStatus {
     #[serde(rename = "running")]
@@ -1893,19 +2195,20 @@ impl EcaServerUpdatedParamsStatus {
         }
     }
 }
-impl ::agentwire_runtime::Validate for EcaServerUpdatedParamsStatus {
+impl agentwire_runtime::Validate for EcaServerUpdatedParamsStatus {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The tool call changes a file.
 ///
 /// Spec note: the document types `linesAdded` and `linesRemoved` as `number`; they count lines,
 /// so they are declared `integer` (never negative) here.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct FileChangeDetails {
     /// Path of the changed file.
@@ -1921,10 +2224,12 @@ pub struct FileChangeDetails {
     #[cfg_attr(feature = "schemars", schemars(range(min = 0f64)))]
     pub lines_removed: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for FileChangeDetails {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileChangeDetails {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = FileChangeDetails;
             fn expecting(
                 &self,
@@ -1932,7 +2237,7 @@ impl<'de> ::serde::Deserialize<'de> for FileChangeDetails {
             ) -> ::std::fmt::Result {
                 f.write_str("a `FileChangeDetails` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<FileChangeDetails, A::Error> {
@@ -1941,25 +2246,31 @@ impl<'de> ::serde::Deserialize<'de> for FileChangeDetails {
                 let mut f2: Option<i64> = None;
                 let mut f3: Option<i64> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "path" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("path"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("path"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "diff" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("diff"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("diff"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "linesAdded" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("linesAdded"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "linesAdded",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
@@ -1967,23 +2278,35 @@ impl<'de> ::serde::Deserialize<'de> for FileChangeDetails {
                         "linesRemoved" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("linesRemoved"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "linesRemoved",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(FileChangeDetails {
-                    path: f0.ok_or_else(|| ::serde::de::Error::missing_field("path"))?,
-                    diff: f1.ok_or_else(|| ::serde::de::Error::missing_field("diff"))?,
+                    path: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "path",
+                        ))?,
+                    diff: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "diff",
+                        ))?,
                     lines_added: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("linesAdded"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "linesAdded",
+                        ))?,
                     lines_removed: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "linesRemoved",
                         ))?,
                 })
@@ -1992,30 +2315,31 @@ impl<'de> ::serde::Deserialize<'de> for FileChangeDetails {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for FileChangeDetails {
+impl agentwire_runtime::Validate for FileChangeDetails {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.lines_added;
         at.with(
             "linesAdded",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
         let v = &self.lines_removed;
         at.with(
             "linesRemoved",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
     }
 }
 /// A file of the workspace.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct FileContext {
     /// Path of the file.
@@ -2025,15 +2349,17 @@ pub struct FileContext {
         rename = "linesRange",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "LinesRange"))]
     pub lines_range: Option<LinesRange>,
 }
-impl<'de> ::serde::Deserialize<'de> for FileContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileContext {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = FileContext;
             fn expecting(
                 &self,
@@ -2041,37 +2367,46 @@ impl<'de> ::serde::Deserialize<'de> for FileContext {
             ) -> ::std::fmt::Result {
                 f.write_str("a `FileContext` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<FileContext, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<LinesRange> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "path" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("path"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("path"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "linesRange" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("linesRange"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "linesRange",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(FileContext {
-                    path: f0.ok_or_else(|| ::serde::de::Error::missing_field("path"))?,
+                    path: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "path",
+                        ))?,
                     lines_range: f1,
                 })
             }
@@ -2079,35 +2414,36 @@ impl<'de> ::serde::Deserialize<'de> for FileContext {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for FileContext {
+impl agentwire_runtime::Validate for FileContext {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         if let Some(v) = &self.lines_range {
             at.with(
                 "linesRange",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
 /// Params of the `initialize` request, the first message a client sends.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeParams {
     /// Process id of the process that launched the server, or null when nothing launched it.
     /// The server is expected to exit once that parent process is gone.
     #[serde(
         rename = "processId",
-        deserialize_with = "::agentwire_runtime::serde_helpers::nullable"
+        deserialize_with = "agentwire_runtime::serde_helpers::nullable"
     )]
     #[cfg_attr(
         feature = "schemars",
-        schemars(with = "::agentwire_runtime::literal::Nullable<i64>")
+        schemars(with = "agentwire_runtime::literal::Nullable<i64>")
     )]
     pub process_id: Option<i64>,
     /// Who the client is.
@@ -2115,7 +2451,7 @@ pub struct InitializeParams {
         rename = "clientInfo",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "InitializeParamsClientInfo"))]
     pub client_info: Option<InitializeParamsClientInfo>,
@@ -2124,7 +2460,7 @@ pub struct InitializeParams {
         rename = "initializationOptions",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(
         feature = "schemars",
@@ -2138,10 +2474,12 @@ pub struct InitializeParams {
     #[serde(rename = "workspaceFolders")]
     pub workspace_folders: Vec<WorkspaceFolder>,
 }
-impl<'de> ::serde::Deserialize<'de> for InitializeParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = InitializeParams;
             fn expecting(
                 &self,
@@ -2149,7 +2487,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `InitializeParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<InitializeParams, A::Error> {
@@ -2159,13 +2497,15 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParams {
                 let mut f3: Option<ClientCapabilities> = None;
                 let mut f4: Option<Vec<WorkspaceFolder>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "processId" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("processId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "processId",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
@@ -2173,7 +2513,9 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParams {
                         "clientInfo" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("clientInfo"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "clientInfo",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -2181,7 +2523,9 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParams {
                         "initializationOptions" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("initializationOptions"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "initializationOptions",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
@@ -2189,7 +2533,9 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParams {
                         "capabilities" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("capabilities"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "capabilities",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
@@ -2197,27 +2543,33 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParams {
                         "workspaceFolders" => {
                             if f4.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("workspaceFolders"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "workspaceFolders",
+                                    ),
                                 );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(InitializeParams {
                     process_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("processId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "processId",
+                        ))?,
                     client_info: f1,
                     initialization_options: f2,
                     capabilities: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "capabilities",
                         ))?,
                     workspace_folders: f4
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "workspaceFolders",
                         ))?,
                 })
@@ -2226,17 +2578,17 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParams {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for InitializeParams {
+impl agentwire_runtime::Validate for InitializeParams {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         if let Some(v) = &self.client_info {
             at.with(
                 "clientInfo",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
@@ -2244,7 +2596,7 @@ impl ::agentwire_runtime::Validate for InitializeParams {
             at.with(
                 "initializationOptions",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
@@ -2252,19 +2604,20 @@ impl ::agentwire_runtime::Validate for InitializeParams {
         at.with(
             "capabilities",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.workspace_folders;
         at.with(
             "workspaceFolders",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeParamsClientInfo {
     /// Client name, as the client spells it.
@@ -2273,15 +2626,17 @@ pub struct InitializeParamsClientInfo {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub version: Option<String>,
 }
-impl<'de> ::serde::Deserialize<'de> for InitializeParamsClientInfo {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeParamsClientInfo {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = InitializeParamsClientInfo;
             fn expecting(
                 &self,
@@ -2289,35 +2644,46 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParamsClientInfo {
             ) -> ::std::fmt::Result {
                 f.write_str("a `InitializeParamsClientInfo` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<InitializeParamsClientInfo, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "version" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("version"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "version",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(InitializeParamsClientInfo {
-                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    name: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     version: f1,
                 })
             }
@@ -2325,14 +2691,15 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParamsClientInfo {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for InitializeParamsClientInfo {
+impl agentwire_runtime::Validate for InitializeParamsClientInfo {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeParamsInitializationOptions {
     /// The chat behavior to start with.
@@ -2340,15 +2707,18 @@ pub struct InitializeParamsInitializationOptions {
         rename = "chatBehavior",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ChatBehavior"))]
     pub chat_behavior: Option<ChatBehavior>,
 }
-impl<'de> ::serde::Deserialize<'de> for InitializeParamsInitializationOptions {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de>
+for InitializeParamsInitializationOptions {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = InitializeParamsInitializationOptions;
             fn expecting(
                 &self,
@@ -2356,25 +2726,29 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParamsInitializationOptions {
             ) -> ::std::fmt::Result {
                 f.write_str("a `InitializeParamsInitializationOptions` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<InitializeParamsInitializationOptions, A::Error> {
                 let mut f0: Option<ChatBehavior> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "chatBehavior" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("chatBehavior"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatBehavior",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
@@ -2386,24 +2760,25 @@ impl<'de> ::serde::Deserialize<'de> for InitializeParamsInitializationOptions {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for InitializeParamsInitializationOptions {
+impl agentwire_runtime::Validate for InitializeParamsInitializationOptions {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         if let Some(v) = &self.chat_behavior {
             at.with(
                 "chatBehavior",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
 /// Result of the `initialize` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeResponse {
     /// Every model the server can use.
@@ -2421,10 +2796,12 @@ pub struct InitializeResponse {
     #[serde(rename = "chatWelcomeMessage")]
     pub chat_welcome_message: String,
 }
-impl<'de> ::serde::Deserialize<'de> for InitializeResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = InitializeResponse;
             fn expecting(
                 &self,
@@ -2432,7 +2809,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResponse {
             ) -> ::std::fmt::Result {
                 f.write_str("a `InitializeResponse` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<InitializeResponse, A::Error> {
@@ -2442,19 +2819,25 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResponse {
                 let mut f3: Option<ChatBehavior> = None;
                 let mut f4: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "models" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("models"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "models",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "chatDefaultModel" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("chatDefaultModel"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatDefaultModel",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -2462,7 +2845,9 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResponse {
                         "chatBehaviors" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("chatBehaviors"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatBehaviors",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
@@ -2470,7 +2855,9 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResponse {
                         "chatDefaultBehavior" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("chatDefaultBehavior"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatDefaultBehavior",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
@@ -2478,33 +2865,39 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResponse {
                         "chatWelcomeMessage" => {
                             if f4.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("chatWelcomeMessage"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "chatWelcomeMessage",
+                                    ),
                                 );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(InitializeResponse {
                     models: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("models"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "models",
+                        ))?,
                     chat_default_model: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "chatDefaultModel",
                         ))?,
                     chat_behaviors: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "chatBehaviors",
                         ))?,
                     chat_default_behavior: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "chatDefaultBehavior",
                         ))?,
                     chat_welcome_message: f4
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "chatWelcomeMessage",
                         ))?,
                 })
@@ -2513,50 +2906,53 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResponse {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for InitializeResponse {
+impl agentwire_runtime::Validate for InitializeResponse {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.models;
         at.with(
             "models",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.chat_default_model;
         at.with(
             "chatDefaultModel",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.chat_behaviors;
         at.with(
             "chatBehaviors",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.chat_default_behavior;
         at.with(
             "chatDefaultBehavior",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
 /// Params of the `initialized` notification. Carries no fields.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializedParams {}
-impl<'de> ::serde::Deserialize<'de> for InitializedParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializedParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = InitializedParams;
             fn expecting(
                 &self,
@@ -2564,12 +2960,15 @@ impl<'de> ::serde::Deserialize<'de> for InitializedParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `InitializedParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<InitializedParams, A::Error> {
-                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
-                    map.next_value::<::serde::de::IgnoredAny>()?;
+                while map
+                    .next_key::<agentwire_runtime::serde::de::IgnoredAny>()?
+                    .is_some()
+                {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
                 }
                 Ok(InitializedParams {})
             }
@@ -2577,18 +2976,19 @@ impl<'de> ::serde::Deserialize<'de> for InitializedParams {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for InitializedParams {
+impl agentwire_runtime::Validate for InitializedParams {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A range of lines in a file.
 ///
 /// Spec note: the document types `start` and `end` as `number`; they are line numbers, so they
 /// are declared `integer` here.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct LinesRange {
     /// First line of the range.
@@ -2596,10 +2996,12 @@ pub struct LinesRange {
     /// Last line of the range.
     pub end: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for LinesRange {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for LinesRange {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = LinesRange;
             fn expecting(
                 &self,
@@ -2607,51 +3009,66 @@ impl<'de> ::serde::Deserialize<'de> for LinesRange {
             ) -> ::std::fmt::Result {
                 f.write_str("a `LinesRange` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<LinesRange, A::Error> {
                 let mut f0: Option<i64> = None;
                 let mut f1: Option<i64> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "start" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("start"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "start",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "end" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("end"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("end"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(LinesRange {
-                    start: f0.ok_or_else(|| ::serde::de::Error::missing_field("start"))?,
-                    end: f1.ok_or_else(|| ::serde::de::Error::missing_field("end"))?,
+                    start: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "start",
+                        ))?,
+                    end: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "end",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for LinesRange {
+impl agentwire_runtime::Validate for LinesRange {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// An MCP server configured in the server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MCPServerUpdatedParams {
     /// Name of the MCP server.
@@ -2666,15 +3083,17 @@ pub struct MCPServerUpdatedParams {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "Vec<ServerTool>"))]
     pub tools: Option<Vec<ServerTool>>,
 }
-impl<'de> ::serde::Deserialize<'de> for MCPServerUpdatedParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPServerUpdatedParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = MCPServerUpdatedParams;
             fn expecting(
                 &self,
@@ -2682,7 +3101,7 @@ impl<'de> ::serde::Deserialize<'de> for MCPServerUpdatedParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `MCPServerUpdatedParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<MCPServerUpdatedParams, A::Error> {
@@ -2692,51 +3111,79 @@ impl<'de> ::serde::Deserialize<'de> for MCPServerUpdatedParams {
                 let mut f3: Option<MCPServerUpdatedParamsStatus> = None;
                 let mut f4: Option<Vec<ServerTool>> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "command" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("command"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "command",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "args" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("args"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("args"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "status" => {
                             if f3.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("status"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "status",
+                                    ),
+                                );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         "tools" => {
                             if f4.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("tools"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "tools",
+                                    ),
+                                );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(MCPServerUpdatedParams {
-                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    name: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     command: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("command"))?,
-                    args: f2.ok_or_else(|| ::serde::de::Error::missing_field("args"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "command",
+                        ))?,
+                    args: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "args",
+                        ))?,
                     status: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("status"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "status",
+                        ))?,
                     tools: f4,
                 })
             }
@@ -2744,24 +3191,24 @@ impl<'de> ::serde::Deserialize<'de> for MCPServerUpdatedParams {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for MCPServerUpdatedParams {
+impl agentwire_runtime::Validate for MCPServerUpdatedParams {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.status;
         at.with(
             "status",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         if let Some(v) = &self.tools {
             at.with(
                 "tools",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
@@ -2776,9 +3223,10 @@ impl ::agentwire_runtime::Validate for MCPServerUpdatedParams {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum MCPServerUpdatedParamsStatus {
     #[serde(rename = "running")]
@@ -2812,25 +3260,28 @@ impl MCPServerUpdatedParamsStatus {
         }
     }
 }
-impl ::agentwire_runtime::Validate for MCPServerUpdatedParamsStatus {
+impl agentwire_runtime::Validate for MCPServerUpdatedParamsStatus {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Params of the `mcp/startServer` notification: start a stopped MCP server process again.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MCPStartServerParams {
     /// Name of the MCP server.
     pub name: String,
 }
-impl<'de> ::serde::Deserialize<'de> for MCPStartServerParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPStartServerParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = MCPStartServerParams;
             fn expecting(
                 &self,
@@ -2838,52 +3289,62 @@ impl<'de> ::serde::Deserialize<'de> for MCPStartServerParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `MCPStartServerParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<MCPStartServerParams, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(MCPStartServerParams {
-                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    name: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for MCPStartServerParams {
+impl agentwire_runtime::Validate for MCPStartServerParams {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Params of the `mcp/stopServer` notification: stop an MCP server process.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MCPStopServerParams {
     /// Name of the MCP server.
     pub name: String,
 }
-impl<'de> ::serde::Deserialize<'de> for MCPStopServerParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPStopServerParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = MCPStopServerParams;
             fn expecting(
                 &self,
@@ -2891,43 +3352,51 @@ impl<'de> ::serde::Deserialize<'de> for MCPStopServerParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `MCPStopServerParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<MCPStopServerParams, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(MCPStopServerParams {
-                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    name: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for MCPStopServerParams {
+impl agentwire_runtime::Validate for MCPStopServerParams {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A resource offered by an MCP server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct McpResourceContext {
     /// URI of the resource, e.g. `file://foo/bar.clj`.
@@ -2942,10 +3411,12 @@ pub struct McpResourceContext {
     /// Name of the MCP server that offers the resource.
     pub server: String,
 }
-impl<'de> ::serde::Deserialize<'de> for McpResourceContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for McpResourceContext {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = McpResourceContext;
             fn expecting(
                 &self,
@@ -2953,7 +3424,7 @@ impl<'de> ::serde::Deserialize<'de> for McpResourceContext {
             ) -> ::std::fmt::Result {
                 f.write_str("a `McpResourceContext` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<McpResourceContext, A::Error> {
@@ -2963,68 +3434,94 @@ impl<'de> ::serde::Deserialize<'de> for McpResourceContext {
                 let mut f3: Option<String> = None;
                 let mut f4: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "uri" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("uri"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "name" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "description" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("description"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "mimeType" => {
                             if f3.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("mimeType"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "mimeType",
+                                    ),
+                                );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         "server" => {
                             if f4.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("server"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "server",
+                                    ),
+                                );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(McpResourceContext {
-                    uri: f0.ok_or_else(|| ::serde::de::Error::missing_field("uri"))?,
-                    name: f1.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    uri: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "uri",
+                        ))?,
+                    name: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     description: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "description",
                         ))?,
                     mime_type: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("mimeType"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "mimeType",
+                        ))?,
                     server: f4
-                        .ok_or_else(|| ::serde::de::Error::missing_field("server"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "server",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for McpResourceContext {
+impl agentwire_runtime::Validate for McpResourceContext {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Severity of a message shown to the user.
@@ -3040,9 +3537,10 @@ impl ::agentwire_runtime::Validate for McpResourceContext {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum MessageType {
     #[serde(rename = "error")]
@@ -3064,16 +3562,17 @@ impl MessageType {
         }
     }
 }
-impl ::agentwire_runtime::Validate for MessageType {
+impl agentwire_runtime::Validate for MessageType {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A progress report on the chat: what the server is busy with, or that it is done.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ProgressContent {
     /// Whether the chat is still being processed or has finished.
@@ -3081,10 +3580,12 @@ pub struct ProgressContent {
     /// Text describing the current state, for display in the chat.
     pub text: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ProgressContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ProgressContent;
             fn expecting(
                 &self,
@@ -3092,53 +3593,67 @@ impl<'de> ::serde::Deserialize<'de> for ProgressContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ProgressContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ProgressContent, A::Error> {
                 let mut f0: Option<ProgressContentState> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "state" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("state"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "state",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "text" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("text"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ProgressContent {
-                    state: f0.ok_or_else(|| ::serde::de::Error::missing_field("state"))?,
-                    text: f1.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                    state: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "state",
+                        ))?,
+                    text: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "text",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ProgressContent {
+impl agentwire_runtime::Validate for ProgressContent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.state;
         at.with(
             "state",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -3152,9 +3667,10 @@ impl ::agentwire_runtime::Validate for ProgressContent {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ProgressContentState {
     #[serde(rename = "running")]
@@ -3173,25 +3689,28 @@ impl ProgressContentState {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ProgressContentState {
+impl agentwire_runtime::Validate for ProgressContentState {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The LLM ended a reasoning block.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ReasonFinishedContent {
     /// Identifier of the reasoning block.
     pub id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ReasonFinishedContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonFinishedContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ReasonFinishedContent;
             fn expecting(
                 &self,
@@ -3199,52 +3718,62 @@ impl<'de> ::serde::Deserialize<'de> for ReasonFinishedContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ReasonFinishedContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ReasonFinishedContent, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ReasonFinishedContent {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ReasonFinishedContent {
+impl agentwire_runtime::Validate for ReasonFinishedContent {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The LLM began a reasoning block.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ReasonStartedContent {
     /// Identifier of the reasoning block.
     pub id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ReasonStartedContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonStartedContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ReasonStartedContent;
             fn expecting(
                 &self,
@@ -3252,43 +3781,51 @@ impl<'de> ::serde::Deserialize<'de> for ReasonStartedContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ReasonStartedContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ReasonStartedContent, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ReasonStartedContent {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ReasonStartedContent {
+impl agentwire_runtime::Validate for ReasonStartedContent {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A chunk of reasoning text.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ReasonTextContent {
     /// Identifier of a reasoning block that was started before.
@@ -3296,10 +3833,12 @@ pub struct ReasonTextContent {
     /// The reasoning text.
     pub text: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ReasonTextContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonTextContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ReasonTextContent;
             fn expecting(
                 &self,
@@ -3307,58 +3846,73 @@ impl<'de> ::serde::Deserialize<'de> for ReasonTextContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ReasonTextContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ReasonTextContent, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "id" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "text" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("text"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ReasonTextContent {
-                    id: f0.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
-                    text: f1.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                    id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
+                    text: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "text",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ReasonTextContent {
+impl agentwire_runtime::Validate for ReasonTextContent {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The repository map of the workspaces, which the server computes itself. Clients attach it by
 /// default; users may drop it to keep the context small.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct RepoMapContext {}
-impl<'de> ::serde::Deserialize<'de> for RepoMapContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for RepoMapContext {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = RepoMapContext;
             fn expecting(
                 &self,
@@ -3366,12 +3920,15 @@ impl<'de> ::serde::Deserialize<'de> for RepoMapContext {
             ) -> ::std::fmt::Result {
                 f.write_str("a `RepoMapContext` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<RepoMapContext, A::Error> {
-                while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
-                    map.next_value::<::serde::de::IgnoredAny>()?;
+                while map
+                    .next_key::<agentwire_runtime::serde::de::IgnoredAny>()?
+                    .is_some()
+                {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
                 }
                 Ok(RepoMapContext {})
             }
@@ -3379,15 +3936,16 @@ impl<'de> ::serde::Deserialize<'de> for RepoMapContext {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for RepoMapContext {
+impl agentwire_runtime::Validate for RepoMapContext {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// One tool offered by a tool server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ServerTool {
     /// Name of the tool.
@@ -3395,20 +3953,22 @@ pub struct ServerTool {
     /// What the tool does.
     pub description: String,
     /// The tool's parameters, in whatever form the tool server describes them.
-    pub parameters: ::agentwire_runtime::serde_json::Value,
+    pub parameters: agentwire_runtime::serde_json::Value,
     /// True when the tool is switched off.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub disabled: Option<bool>,
 }
-impl<'de> ::serde::Deserialize<'de> for ServerTool {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerTool {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ServerTool;
             fn expecting(
                 &self,
@@ -3416,28 +3976,32 @@ impl<'de> ::serde::Deserialize<'de> for ServerTool {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ServerTool` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ServerTool, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
-                let mut f2: Option<::agentwire_runtime::serde_json::Value> = None;
+                let mut f2: Option<agentwire_runtime::serde_json::Value> = None;
                 let mut f3: Option<bool> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "name" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "description" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("description"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -3445,30 +4009,43 @@ impl<'de> ::serde::Deserialize<'de> for ServerTool {
                         "parameters" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("parameters"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "parameters",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "disabled" => {
                             if f3.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("disabled"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "disabled",
+                                    ),
+                                );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ServerTool {
-                    name: f0.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    name: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     description: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "description",
                         ))?,
                     parameters: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("parameters"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "parameters",
+                        ))?,
                     disabled: f3,
                 })
             }
@@ -3476,15 +4053,16 @@ impl<'de> ::serde::Deserialize<'de> for ServerTool {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ServerTool {
+impl agentwire_runtime::Validate for ServerTool {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Params of the `$/showMessage` notification: a message the client should show to the user.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ShowMessageParams {
     /// Severity of the message.
@@ -3492,10 +4070,12 @@ pub struct ShowMessageParams {
     /// The message text.
     pub message: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ShowMessageParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ShowMessageParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ShowMessageParams;
             fn expecting(
                 &self,
@@ -3503,69 +4083,85 @@ impl<'de> ::serde::Deserialize<'de> for ShowMessageParams {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ShowMessageParams` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ShowMessageParams, A::Error> {
                 let mut f0: Option<MessageType> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "type" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("type"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "message" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("message"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "message",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ShowMessageParams {
-                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
+                    r#type: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "type",
+                        ))?,
                     message: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "message",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ShowMessageParams {
+impl agentwire_runtime::Validate for ShowMessageParams {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.r#type;
         at.with(
             "type",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
 /// Plain text written by the LLM.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct TextContent {
     /// The text.
     pub text: String,
 }
-impl<'de> ::serde::Deserialize<'de> for TextContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = TextContent;
             fn expecting(
                 &self,
@@ -3573,39 +4169,46 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `TextContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<TextContent, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "text" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("text"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(TextContent {
-                    text: f0.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                    text: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "text",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for TextContent {
+impl agentwire_runtime::Validate for TextContent {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Extra information about a tool call, tagged by `type`.
@@ -3613,9 +4216,9 @@ impl ::agentwire_runtime::Validate for TextContent {
 /// Spec note: the document defines this union with a single member, `FileChangeDetails`; it is
 /// kept a union (written with a leading `|`) so that further kinds of details can be added
 /// without changing the field types that use it.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum ToolCallDetails {
     #[serde(rename = "fileChange")]
     FileChange(FileChangeDetails),
@@ -3630,31 +4233,33 @@ impl ToolCallDetails {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for ToolCallDetails {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallDetails {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ToolCallDetails {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ToolCallDetails {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &["fileChange"];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
             "fileChange" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::FileChange)
+                agentwire_runtime::tagged::variant(rest).map(Self::FileChange)
             }
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ToolCallDetails {
+impl agentwire_runtime::Validate for ToolCallDetails {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::FileChange(v) => v.validate_at(at, errors),
@@ -3671,9 +4276,10 @@ impl ::agentwire_runtime::Validate for ToolCallDetails {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ToolCallOrigin {
     #[serde(rename = "mcp")]
@@ -3692,19 +4298,20 @@ impl ToolCallOrigin {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ToolCallOrigin {
+impl agentwire_runtime::Validate for ToolCallOrigin {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// One output of a tool call.
 ///
 /// Spec note: the document declares this shape inline in `ToolCalledContent.outputs`; it is
 /// named here so it can be used as a list element.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCallOutput {
     /// Kind of the output; text is the only kind.
@@ -3712,10 +4319,12 @@ pub struct ToolCallOutput {
     /// The output itself.
     pub content: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ToolCallOutput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallOutput {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ToolCallOutput;
             fn expecting(
                 &self,
@@ -3723,54 +4332,67 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallOutput {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ToolCallOutput` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ToolCallOutput, A::Error> {
                 let mut f0: Option<ToolCallOutputType> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "type" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("type"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "content" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("content"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ToolCallOutput {
-                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
+                    r#type: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "type",
+                        ))?,
                     content: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ToolCallOutput {
+impl agentwire_runtime::Validate for ToolCallOutput {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.r#type;
         at.with(
             "type",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -3784,9 +4406,10 @@ impl ::agentwire_runtime::Validate for ToolCallOutput {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ToolCallOutputType {
     #[serde(rename = "text")]
@@ -3802,16 +4425,17 @@ impl ToolCallOutputType {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ToolCallOutputType {
+impl agentwire_runtime::Validate for ToolCallOutputType {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The LLM is getting a tool call ready; its arguments may still be incomplete.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCallPrepareContent {
     /// Where the tool comes from.
@@ -3830,7 +4454,7 @@ pub struct ToolCallPrepareContent {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub summary: Option<String>,
@@ -3838,15 +4462,17 @@ pub struct ToolCallPrepareContent {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
-impl<'de> ::serde::Deserialize<'de> for ToolCallPrepareContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallPrepareContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ToolCallPrepareContent;
             fn expecting(
                 &self,
@@ -3854,7 +4480,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallPrepareContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ToolCallPrepareContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ToolCallPrepareContent, A::Error> {
@@ -3866,31 +4492,41 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallPrepareContent {
                 let mut f5: Option<String> = None;
                 let mut f6: Option<ToolCallDetails> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "origin" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("origin"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "origin",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "id" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "name" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "argumentsText" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("argumentsText"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "argumentsText",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
@@ -3898,39 +4534,59 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallPrepareContent {
                         "manualApproval" => {
                             if f4.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("manualApproval"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "manualApproval",
+                                    ),
                                 );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         "summary" => {
                             if f5.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("summary"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "summary",
+                                    ),
+                                );
                             }
                             f5 = Some(map.next_value()?);
                         }
                         "details" => {
                             if f6.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("details"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "details",
+                                    ),
+                                );
                             }
                             f6 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ToolCallPrepareContent {
                     origin: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("origin"))?,
-                    id: f1.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
-                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "origin",
+                        ))?,
+                    id: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
+                    name: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     arguments_text: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "argumentsText",
                         ))?,
                     manual_approval: f4
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "manualApproval",
                         ))?,
                     summary: f5,
@@ -3941,31 +4597,32 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallPrepareContent {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ToolCallPrepareContent {
+impl agentwire_runtime::Validate for ToolCallPrepareContent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.origin;
         at.with(
             "origin",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         if let Some(v) = &self.details {
             at.with(
                 "details",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
 /// A tool call that did not run because it was rejected.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCallRejected {
     /// Where the tool comes from.
@@ -3982,7 +4639,7 @@ pub struct ToolCallRejected {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub summary: Option<String>,
@@ -3990,15 +4647,17 @@ pub struct ToolCallRejected {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
-impl<'de> ::serde::Deserialize<'de> for ToolCallRejected {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRejected {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ToolCallRejected;
             fn expecting(
                 &self,
@@ -4006,7 +4665,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallRejected {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ToolCallRejected` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ToolCallRejected, A::Error> {
@@ -4018,67 +4677,103 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallRejected {
                 let mut f5: Option<String> = None;
                 let mut f6: Option<ToolCallDetails> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "origin" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("origin"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "origin",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "id" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "name" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "arguments" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("arguments"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "arguments",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         "reason" => {
                             if f4.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("reason"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "reason",
+                                    ),
+                                );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         "summary" => {
                             if f5.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("summary"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "summary",
+                                    ),
+                                );
                             }
                             f5 = Some(map.next_value()?);
                         }
                         "details" => {
                             if f6.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("details"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "details",
+                                    ),
+                                );
                             }
                             f6 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ToolCallRejected {
                     origin: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("origin"))?,
-                    id: f1.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
-                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "origin",
+                        ))?,
+                    id: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
+                    name: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     arguments: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "arguments",
+                        ))?,
                     reason: f4
-                        .ok_or_else(|| ::serde::de::Error::missing_field("reason"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "reason",
+                        ))?,
                     summary: f5,
                     details: f6,
                 })
@@ -4087,31 +4782,31 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallRejected {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ToolCallRejected {
+impl agentwire_runtime::Validate for ToolCallRejected {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.origin;
         at.with(
             "origin",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.reason;
         at.with(
             "reason",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         if let Some(v) = &self.details {
             at.with(
                 "details",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
@@ -4126,9 +4821,10 @@ impl ::agentwire_runtime::Validate for ToolCallRejected {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ToolCallRejectedReason {
     #[serde(rename = "user")]
@@ -4144,16 +4840,17 @@ impl ToolCallRejectedReason {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ToolCallRejectedReason {
+impl agentwire_runtime::Validate for ToolCallRejectedReason {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The LLM asks for a tool call to run, with its final arguments.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCallRunContent {
     /// Where the tool comes from.
@@ -4171,7 +4868,7 @@ pub struct ToolCallRunContent {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub summary: Option<String>,
@@ -4179,15 +4876,17 @@ pub struct ToolCallRunContent {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
-impl<'de> ::serde::Deserialize<'de> for ToolCallRunContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRunContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ToolCallRunContent;
             fn expecting(
                 &self,
@@ -4195,7 +4894,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallRunContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ToolCallRunContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ToolCallRunContent, A::Error> {
@@ -4207,31 +4906,41 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallRunContent {
                 let mut f5: Option<String> = None;
                 let mut f6: Option<ToolCallDetails> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "origin" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("origin"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "origin",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "id" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "name" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "arguments" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("arguments"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "arguments",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
@@ -4239,37 +4948,59 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallRunContent {
                         "manualApproval" => {
                             if f4.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("manualApproval"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "manualApproval",
+                                    ),
                                 );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         "summary" => {
                             if f5.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("summary"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "summary",
+                                    ),
+                                );
                             }
                             f5 = Some(map.next_value()?);
                         }
                         "details" => {
                             if f6.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("details"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "details",
+                                    ),
+                                );
                             }
                             f6 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ToolCallRunContent {
                     origin: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("origin"))?,
-                    id: f1.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
-                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "origin",
+                        ))?,
+                    id: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
+                    name: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     arguments: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "arguments",
+                        ))?,
                     manual_approval: f4
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "manualApproval",
                         ))?,
                     summary: f5,
@@ -4280,31 +5011,32 @@ impl<'de> ::serde::Deserialize<'de> for ToolCallRunContent {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ToolCallRunContent {
+impl agentwire_runtime::Validate for ToolCallRunContent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.origin;
         at.with(
             "origin",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         if let Some(v) = &self.details {
             at.with(
                 "details",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
 /// A tool call that has run, with its result.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolCalledContent {
     /// Where the tool comes from.
@@ -4326,7 +5058,7 @@ pub struct ToolCalledContent {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub summary: Option<String>,
@@ -4334,15 +5066,17 @@ pub struct ToolCalledContent {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
-impl<'de> ::serde::Deserialize<'de> for ToolCalledContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCalledContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ToolCalledContent;
             fn expecting(
                 &self,
@@ -4350,7 +5084,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolCalledContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ToolCalledContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ToolCalledContent, A::Error> {
@@ -4363,74 +5097,117 @@ impl<'de> ::serde::Deserialize<'de> for ToolCalledContent {
                 let mut f6: Option<String> = None;
                 let mut f7: Option<ToolCallDetails> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "origin" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("origin"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "origin",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "id" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("id"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "name" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "arguments" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("arguments"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "arguments",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         "error" => {
                             if f4.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("error"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "error",
+                                    ),
+                                );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         "outputs" => {
                             if f5.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("outputs"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "outputs",
+                                    ),
+                                );
                             }
                             f5 = Some(map.next_value()?);
                         }
                         "summary" => {
                             if f6.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("summary"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "summary",
+                                    ),
+                                );
                             }
                             f6 = Some(map.next_value()?);
                         }
                         "details" => {
                             if f7.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("details"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "details",
+                                    ),
+                                );
                             }
                             f7 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ToolCalledContent {
                     origin: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("origin"))?,
-                    id: f1.ok_or_else(|| ::serde::de::Error::missing_field("id"))?,
-                    name: f2.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "origin",
+                        ))?,
+                    id: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "id",
+                        ))?,
+                    name: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                     arguments: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("arguments"))?,
-                    error: f4.ok_or_else(|| ::serde::de::Error::missing_field("error"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "arguments",
+                        ))?,
+                    error: f4
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "error",
+                        ))?,
                     outputs: f5
-                        .ok_or_else(|| ::serde::de::Error::missing_field("outputs"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "outputs",
+                        ))?,
                     summary: f6,
                     details: f7,
                 })
@@ -4439,31 +5216,31 @@ impl<'de> ::serde::Deserialize<'de> for ToolCalledContent {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ToolCalledContent {
+impl agentwire_runtime::Validate for ToolCalledContent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.origin;
         at.with(
             "origin",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.outputs;
         at.with(
             "outputs",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         if let Some(v) = &self.details {
             at.with(
                 "details",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
@@ -4471,9 +5248,9 @@ impl ::agentwire_runtime::Validate for ToolCalledContent {
 }
 /// Params of the `tool/serverUpdated` notification: the state of one tool server changed.
 /// Tagged by `type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum ToolServerUpdatedParams {
     #[serde(rename = "native")]
     Native(EcaServerUpdatedParams),
@@ -4491,30 +5268,32 @@ impl ToolServerUpdatedParams {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for ToolServerUpdatedParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolServerUpdatedParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ToolServerUpdatedParams {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ToolServerUpdatedParams {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &["native", "mcp"];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "native" => ::agentwire_runtime::tagged::variant(rest).map(Self::Native),
-            "mcp" => ::agentwire_runtime::tagged::variant(rest).map(Self::Mcp),
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            "native" => agentwire_runtime::tagged::variant(rest).map(Self::Native),
+            "mcp" => agentwire_runtime::tagged::variant(rest).map(Self::Mcp),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ToolServerUpdatedParams {
+impl agentwire_runtime::Validate for ToolServerUpdatedParams {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::Native(v) => v.validate_at(at, errors),
@@ -4523,7 +5302,8 @@ impl ::agentwire_runtime::Validate for ToolServerUpdatedParams {
     }
 }
 /// A link produced by the LLM.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct URLContent {
     /// Title of the link.
@@ -4531,10 +5311,12 @@ pub struct URLContent {
     /// Target of the link.
     pub url: String,
 }
-impl<'de> ::serde::Deserialize<'de> for URLContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for URLContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = URLContent;
             fn expecting(
                 &self,
@@ -4542,54 +5324,69 @@ impl<'de> ::serde::Deserialize<'de> for URLContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `URLContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<URLContent, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "title" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("title"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "url" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("url"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("url"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(URLContent {
-                    title: f0.ok_or_else(|| ::serde::de::Error::missing_field("title"))?,
-                    url: f1.ok_or_else(|| ::serde::de::Error::missing_field("url"))?,
+                    title: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "title",
+                        ))?,
+                    url: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "url",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for URLContent {
+impl agentwire_runtime::Validate for URLContent {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Token and cost figures of the chat.
 ///
 /// Spec note: the document types the three token counts as `number`; they count tokens, so they
 /// are declared `integer` (never negative) here.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct UsageContent {
     /// Tokens sent with the last prompt, all context added by the server included.
@@ -4609,7 +5406,7 @@ pub struct UsageContent {
         rename = "messageCost",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub message_cost: Option<String>,
@@ -4618,15 +5415,17 @@ pub struct UsageContent {
         rename = "sessionCost",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub session_cost: Option<String>,
 }
-impl<'de> ::serde::Deserialize<'de> for UsageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = UsageContent;
             fn expecting(
                 &self,
@@ -4634,7 +5433,7 @@ impl<'de> ::serde::Deserialize<'de> for UsageContent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `UsageContent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<UsageContent, A::Error> {
@@ -4644,13 +5443,15 @@ impl<'de> ::serde::Deserialize<'de> for UsageContent {
                 let mut f3: Option<String> = None;
                 let mut f4: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "messageInputTokens" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("messageInputTokens"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "messageInputTokens",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
@@ -4658,7 +5459,9 @@ impl<'de> ::serde::Deserialize<'de> for UsageContent {
                         "messageOutputTokens" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("messageOutputTokens"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "messageOutputTokens",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -4666,7 +5469,9 @@ impl<'de> ::serde::Deserialize<'de> for UsageContent {
                         "sessionTokens" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("sessionTokens"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "sessionTokens",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
@@ -4674,7 +5479,9 @@ impl<'de> ::serde::Deserialize<'de> for UsageContent {
                         "messageCost" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("messageCost"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "messageCost",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
@@ -4682,27 +5489,31 @@ impl<'de> ::serde::Deserialize<'de> for UsageContent {
                         "sessionCost" => {
                             if f4.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("sessionCost"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "sessionCost",
+                                    ),
                                 );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(UsageContent {
                     message_input_tokens: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "messageInputTokens",
                         ))?,
                     message_output_tokens: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "messageOutputTokens",
                         ))?,
                     session_tokens: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "sessionTokens",
                         ))?,
                     message_cost: f3,
@@ -4713,46 +5524,49 @@ impl<'de> ::serde::Deserialize<'de> for UsageContent {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for UsageContent {
+impl agentwire_runtime::Validate for UsageContent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.message_input_tokens;
         at.with(
             "messageInputTokens",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
         let v = &self.message_output_tokens;
         at.with(
             "messageOutputTokens",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
         let v = &self.session_tokens;
         at.with(
             "sessionTokens",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
     }
 }
 /// Content fetched from the web.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct WebContext {
     /// Address of the web content.
     pub url: String,
 }
-impl<'de> ::serde::Deserialize<'de> for WebContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for WebContext {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = WebContext;
             fn expecting(
                 &self,
@@ -4760,43 +5574,51 @@ impl<'de> ::serde::Deserialize<'de> for WebContext {
             ) -> ::std::fmt::Result {
                 f.write_str("a `WebContext` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<WebContext, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "url" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("url"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("url"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(WebContext {
-                    url: f0.ok_or_else(|| ::serde::de::Error::missing_field("url"))?,
+                    url: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "url",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for WebContext {
+impl agentwire_runtime::Validate for WebContext {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// One workspace folder of the client.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct WorkspaceFolder {
     /// URI of the folder.
@@ -4804,10 +5626,12 @@ pub struct WorkspaceFolder {
     /// Display name of the folder in the user interface.
     pub name: String,
 }
-impl<'de> ::serde::Deserialize<'de> for WorkspaceFolder {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for WorkspaceFolder {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = WorkspaceFolder;
             fn expecting(
                 &self,
@@ -4815,47 +5639,59 @@ impl<'de> ::serde::Deserialize<'de> for WorkspaceFolder {
             ) -> ::std::fmt::Result {
                 f.write_str("a `WorkspaceFolder` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<WorkspaceFolder, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "uri" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("uri"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "name" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("name"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(WorkspaceFolder {
-                    uri: f0.ok_or_else(|| ::serde::de::Error::missing_field("uri"))?,
-                    name: f1.ok_or_else(|| ::serde::de::Error::missing_field("name"))?,
+                    uri: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "uri",
+                        ))?,
+                    name: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for WorkspaceFolder {
+impl agentwire_runtime::Validate for WorkspaceFolder {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// The requests the `client` sends, one variant per method, holding its params.
@@ -4874,45 +5710,52 @@ pub enum ClientRequest {
     /// `chat/delete`: Deletes a chat with its messages and token and cost figures; the client then clears its chat view.
     ChatDelete(ChatDeleteParams),
 }
-impl ::serde::Serialize for ClientRequest {
-    fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl agentwire_runtime::serde::Serialize for ClientRequest {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Initialize(p) => ::serde::Serialize::serialize(p, s),
+            Self::Initialize(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
             Self::Shutdown => s.serialize_unit(),
-            Self::ChatPrompt(p) => ::serde::Serialize::serialize(p, s),
-            Self::ChatQueryContext(p) => ::serde::Serialize::serialize(p, s),
-            Self::ChatQueryCommands(p) => ::serde::Serialize::serialize(p, s),
-            Self::ChatDelete(p) => ::serde::Serialize::serialize(p, s),
+            Self::ChatPrompt(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
+            Self::ChatQueryContext(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
+            }
+            Self::ChatQueryCommands(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
+            }
+            Self::ChatDelete(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ClientRequest {
+impl agentwire_runtime::Validate for ClientRequest {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::Initialize(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::Shutdown => {}
             Self::ChatPrompt(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::ChatQueryContext(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::ChatQueryCommands(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::ChatDelete(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
         }
     }
 }
-impl ::agentwire_runtime::jsonrpc::MethodSet for ClientRequest {
+impl agentwire_runtime::jsonrpc::MethodSet for ClientRequest {
     const METHODS: &'static [&'static str] = &[
         "initialize",
         "shutdown",
@@ -4943,27 +5786,27 @@ impl ::agentwire_runtime::jsonrpc::MethodSet for ClientRequest {
     }
     fn decode_params(
         method: &str,
-        params: Option<&::agentwire_runtime::serde_json::value::RawValue>,
-    ) -> Option<Result<Self, ::agentwire_runtime::Invalid>> {
+        params: Option<&agentwire_runtime::serde_json::value::RawValue>,
+    ) -> Option<Result<Self, agentwire_runtime::Invalid>> {
         Some(
             match method {
                 "initialize" => {
-                    ::agentwire_runtime::jsonrpc::params(params).map(Self::Initialize)
+                    agentwire_runtime::jsonrpc::params(params).map(Self::Initialize)
                 }
                 "shutdown" => Ok(Self::Shutdown),
                 "chat/prompt" => {
-                    ::agentwire_runtime::jsonrpc::params(params).map(Self::ChatPrompt)
+                    agentwire_runtime::jsonrpc::params(params).map(Self::ChatPrompt)
                 }
                 "chat/queryContext" => {
-                    ::agentwire_runtime::jsonrpc::params(params)
+                    agentwire_runtime::jsonrpc::params(params)
                         .map(Self::ChatQueryContext)
                 }
                 "chat/queryCommands" => {
-                    ::agentwire_runtime::jsonrpc::params(params)
+                    agentwire_runtime::jsonrpc::params(params)
                         .map(Self::ChatQueryCommands)
                 }
                 "chat/delete" => {
-                    ::agentwire_runtime::jsonrpc::params(params).map(Self::ChatDelete)
+                    agentwire_runtime::jsonrpc::params(params).map(Self::ChatDelete)
                 }
                 _ => return None,
             },
@@ -4980,74 +5823,81 @@ pub enum ClientResult {
     ChatQueryCommands(ChatQueryCommandsResponse),
     ChatDelete(ChatDeleteResponse),
 }
-impl ::serde::Serialize for ClientResult {
-    fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl agentwire_runtime::serde::Serialize for ClientResult {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Initialize(r) => ::serde::Serialize::serialize(r, s),
+            Self::Initialize(r) => agentwire_runtime::serde::Serialize::serialize(r, s),
             Self::Shutdown => s.serialize_unit(),
-            Self::ChatPrompt(r) => ::serde::Serialize::serialize(r, s),
-            Self::ChatQueryContext(r) => ::serde::Serialize::serialize(r, s),
-            Self::ChatQueryCommands(r) => ::serde::Serialize::serialize(r, s),
-            Self::ChatDelete(r) => ::serde::Serialize::serialize(r, s),
+            Self::ChatPrompt(r) => agentwire_runtime::serde::Serialize::serialize(r, s),
+            Self::ChatQueryContext(r) => {
+                agentwire_runtime::serde::Serialize::serialize(r, s)
+            }
+            Self::ChatQueryCommands(r) => {
+                agentwire_runtime::serde::Serialize::serialize(r, s)
+            }
+            Self::ChatDelete(r) => agentwire_runtime::serde::Serialize::serialize(r, s),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ClientResult {
+impl agentwire_runtime::Validate for ClientResult {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::Initialize(r) => {
-                ::agentwire_runtime::Validate::validate_at(r, at, errors)
+                agentwire_runtime::Validate::validate_at(r, at, errors)
             }
             Self::Shutdown => {}
             Self::ChatPrompt(r) => {
-                ::agentwire_runtime::Validate::validate_at(r, at, errors)
+                agentwire_runtime::Validate::validate_at(r, at, errors)
             }
             Self::ChatQueryContext(r) => {
-                ::agentwire_runtime::Validate::validate_at(r, at, errors)
+                agentwire_runtime::Validate::validate_at(r, at, errors)
             }
             Self::ChatQueryCommands(r) => {
-                ::agentwire_runtime::Validate::validate_at(r, at, errors)
+                agentwire_runtime::Validate::validate_at(r, at, errors)
             }
             Self::ChatDelete(r) => {
-                ::agentwire_runtime::Validate::validate_at(r, at, errors)
+                agentwire_runtime::Validate::validate_at(r, at, errors)
             }
         }
     }
 }
-impl ::agentwire_runtime::jsonrpc::RequestSet for ClientRequest {
+impl agentwire_runtime::jsonrpc::RequestSet for ClientRequest {
     type Result = ClientResult;
     fn decode_result(
         method: &str,
-        result: &::agentwire_runtime::serde_json::value::RawValue,
-    ) -> Option<Result<Self::Result, ::agentwire_runtime::Invalid>> {
+        result: &agentwire_runtime::serde_json::value::RawValue,
+    ) -> Option<Result<Self::Result, agentwire_runtime::Invalid>> {
         Some(
             match method {
                 "initialize" => {
-                    ::agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_json(result.get())
                         .map(Self::Result::Initialize)
                 }
                 "shutdown" => {
-                    ::agentwire_runtime::decode_json::<()>(result.get())
+                    agentwire_runtime::decode_json::<()>(result.get())
                         .map(|()| Self::Result::Shutdown)
                 }
                 "chat/prompt" => {
-                    ::agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_json(result.get())
                         .map(Self::Result::ChatPrompt)
                 }
                 "chat/queryContext" => {
-                    ::agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_json(result.get())
                         .map(Self::Result::ChatQueryContext)
                 }
                 "chat/queryCommands" => {
-                    ::agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_json(result.get())
                         .map(Self::Result::ChatQueryCommands)
                 }
                 "chat/delete" => {
-                    ::agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_json(result.get())
                         .map(Self::Result::ChatDelete)
                 }
                 _ => return None,
@@ -5073,49 +5923,62 @@ pub enum ClientNotification {
     /// `mcp/startServer`: Starts a stopped MCP server process again; its new state arrives as tool/serverUpdated.
     McpStartServer(MCPStartServerParams),
 }
-impl ::serde::Serialize for ClientNotification {
-    fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl agentwire_runtime::serde::Serialize for ClientNotification {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Initialized(p) => ::serde::Serialize::serialize(p, s),
+            Self::Initialized(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
             Self::Exit => s.serialize_unit(),
-            Self::ChatToolCallApprove(p) => ::serde::Serialize::serialize(p, s),
-            Self::ChatToolCallReject(p) => ::serde::Serialize::serialize(p, s),
-            Self::ChatPromptStop(p) => ::serde::Serialize::serialize(p, s),
-            Self::McpStopServer(p) => ::serde::Serialize::serialize(p, s),
-            Self::McpStartServer(p) => ::serde::Serialize::serialize(p, s),
+            Self::ChatToolCallApprove(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
+            }
+            Self::ChatToolCallReject(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
+            }
+            Self::ChatPromptStop(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
+            }
+            Self::McpStopServer(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
+            }
+            Self::McpStartServer(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
+            }
         }
     }
 }
-impl ::agentwire_runtime::Validate for ClientNotification {
+impl agentwire_runtime::Validate for ClientNotification {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::Initialized(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::Exit => {}
             Self::ChatToolCallApprove(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::ChatToolCallReject(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::ChatPromptStop(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::McpStopServer(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::McpStartServer(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
         }
     }
 }
-impl ::agentwire_runtime::jsonrpc::MethodSet for ClientNotification {
+impl agentwire_runtime::jsonrpc::MethodSet for ClientNotification {
     const METHODS: &'static [&'static str] = &[
         "initialized",
         "exit",
@@ -5149,32 +6012,30 @@ impl ::agentwire_runtime::jsonrpc::MethodSet for ClientNotification {
     }
     fn decode_params(
         method: &str,
-        params: Option<&::agentwire_runtime::serde_json::value::RawValue>,
-    ) -> Option<Result<Self, ::agentwire_runtime::Invalid>> {
+        params: Option<&agentwire_runtime::serde_json::value::RawValue>,
+    ) -> Option<Result<Self, agentwire_runtime::Invalid>> {
         Some(
             match method {
                 "initialized" => {
-                    ::agentwire_runtime::jsonrpc::params(params).map(Self::Initialized)
+                    agentwire_runtime::jsonrpc::params(params).map(Self::Initialized)
                 }
                 "exit" => Ok(Self::Exit),
                 "chat/toolCallApprove" => {
-                    ::agentwire_runtime::jsonrpc::params(params)
+                    agentwire_runtime::jsonrpc::params(params)
                         .map(Self::ChatToolCallApprove)
                 }
                 "chat/toolCallReject" => {
-                    ::agentwire_runtime::jsonrpc::params(params)
+                    agentwire_runtime::jsonrpc::params(params)
                         .map(Self::ChatToolCallReject)
                 }
                 "chat/promptStop" => {
-                    ::agentwire_runtime::jsonrpc::params(params)
-                        .map(Self::ChatPromptStop)
+                    agentwire_runtime::jsonrpc::params(params).map(Self::ChatPromptStop)
                 }
                 "mcp/stopServer" => {
-                    ::agentwire_runtime::jsonrpc::params(params).map(Self::McpStopServer)
+                    agentwire_runtime::jsonrpc::params(params).map(Self::McpStopServer)
                 }
                 "mcp/startServer" => {
-                    ::agentwire_runtime::jsonrpc::params(params)
-                        .map(Self::McpStartServer)
+                    agentwire_runtime::jsonrpc::params(params).map(Self::McpStartServer)
                 }
                 _ => return None,
             },
@@ -5182,7 +6043,7 @@ impl ::agentwire_runtime::jsonrpc::MethodSet for ClientNotification {
     }
 }
 /// Any JSON-RPC message the `client` sends: its requests, notifications and responses.
-pub type ClientMessage = ::agentwire_runtime::jsonrpc::Message<
+pub type ClientMessage = agentwire_runtime::jsonrpc::Message<
     ClientRequest,
     ClientNotification,
 >;
@@ -5196,35 +6057,42 @@ pub enum ServerNotification {
     /// `$/showMessage`: A message with a severity that the client should show to the user.
     ShowMessage(ShowMessageParams),
 }
-impl ::serde::Serialize for ServerNotification {
-    fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl agentwire_runtime::serde::Serialize for ServerNotification {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::ChatContentReceived(p) => ::serde::Serialize::serialize(p, s),
-            Self::ToolServerUpdated(p) => ::serde::Serialize::serialize(p, s),
-            Self::ShowMessage(p) => ::serde::Serialize::serialize(p, s),
+            Self::ChatContentReceived(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
+            }
+            Self::ToolServerUpdated(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
+            }
+            Self::ShowMessage(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ServerNotification {
+impl agentwire_runtime::Validate for ServerNotification {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::ChatContentReceived(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::ToolServerUpdated(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::ShowMessage(p) => {
-                ::agentwire_runtime::Validate::validate_at(p, at, errors)
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
         }
     }
 }
-impl ::agentwire_runtime::jsonrpc::MethodSet for ServerNotification {
+impl agentwire_runtime::jsonrpc::MethodSet for ServerNotification {
     const METHODS: &'static [&'static str] = &[
         "chat/contentReceived",
         "tool/serverUpdated",
@@ -5246,20 +6114,20 @@ impl ::agentwire_runtime::jsonrpc::MethodSet for ServerNotification {
     }
     fn decode_params(
         method: &str,
-        params: Option<&::agentwire_runtime::serde_json::value::RawValue>,
-    ) -> Option<Result<Self, ::agentwire_runtime::Invalid>> {
+        params: Option<&agentwire_runtime::serde_json::value::RawValue>,
+    ) -> Option<Result<Self, agentwire_runtime::Invalid>> {
         Some(
             match method {
                 "chat/contentReceived" => {
-                    ::agentwire_runtime::jsonrpc::params(params)
+                    agentwire_runtime::jsonrpc::params(params)
                         .map(Self::ChatContentReceived)
                 }
                 "tool/serverUpdated" => {
-                    ::agentwire_runtime::jsonrpc::params(params)
+                    agentwire_runtime::jsonrpc::params(params)
                         .map(Self::ToolServerUpdated)
                 }
                 "$/showMessage" => {
-                    ::agentwire_runtime::jsonrpc::params(params).map(Self::ShowMessage)
+                    agentwire_runtime::jsonrpc::params(params).map(Self::ShowMessage)
                 }
                 _ => return None,
             },
@@ -5267,8 +6135,8 @@ impl ::agentwire_runtime::jsonrpc::MethodSet for ServerNotification {
     }
 }
 /// Any JSON-RPC message the `server` sends: its requests, notifications and responses.
-pub type ServerMessage = ::agentwire_runtime::jsonrpc::Message<
-    ::agentwire_runtime::jsonrpc::NoMethods,
+pub type ServerMessage = agentwire_runtime::jsonrpc::Message<
+    agentwire_runtime::jsonrpc::NoMethods,
     ServerNotification,
 >;
 /// Decodes and validates a value of the type named `type_name`, returning it as the
@@ -5276,194 +6144,184 @@ pub type ServerMessage = ::agentwire_runtime::jsonrpc::Message<
 pub fn decode_type(
     type_name: &str,
     json: &str,
-) -> Option<
-    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
-> {
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     Some(
         match type_name {
-            "ChatBehavior" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatBehavior>(json)
-            }
-            "ChatCommand" => ::agentwire_runtime::dynamic::reencode::<ChatCommand>(json),
+            "ChatBehavior" => agentwire_runtime::dynamic::reencode::<ChatBehavior>(json),
+            "ChatCommand" => agentwire_runtime::dynamic::reencode::<ChatCommand>(json),
             "ChatCommandArgument" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatCommandArgument>(json)
+                agentwire_runtime::dynamic::reencode::<ChatCommandArgument>(json)
             }
             "ChatCommandType" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatCommandType>(json)
+                agentwire_runtime::dynamic::reencode::<ChatCommandType>(json)
             }
-            "ChatContent" => ::agentwire_runtime::dynamic::reencode::<ChatContent>(json),
+            "ChatContent" => agentwire_runtime::dynamic::reencode::<ChatContent>(json),
             "ChatContentReceivedParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatContentReceivedParams>(json)
+                agentwire_runtime::dynamic::reencode::<ChatContentReceivedParams>(json)
             }
             "ChatContentReceivedParamsRole" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     ChatContentReceivedParamsRole,
                 >(json)
             }
-            "ChatContext" => ::agentwire_runtime::dynamic::reencode::<ChatContext>(json),
+            "ChatContext" => agentwire_runtime::dynamic::reencode::<ChatContext>(json),
             "ChatDeleteParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatDeleteParams>(json)
+                agentwire_runtime::dynamic::reencode::<ChatDeleteParams>(json)
             }
             "ChatDeleteResponse" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatDeleteResponse>(json)
+                agentwire_runtime::dynamic::reencode::<ChatDeleteResponse>(json)
             }
-            "ChatModel" => ::agentwire_runtime::dynamic::reencode::<ChatModel>(json),
+            "ChatModel" => agentwire_runtime::dynamic::reencode::<ChatModel>(json),
             "ChatPromptParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatPromptParams>(json)
+                agentwire_runtime::dynamic::reencode::<ChatPromptParams>(json)
             }
             "ChatPromptResponse" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatPromptResponse>(json)
+                agentwire_runtime::dynamic::reencode::<ChatPromptResponse>(json)
             }
             "ChatPromptResponseStatus" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatPromptResponseStatus>(json)
+                agentwire_runtime::dynamic::reencode::<ChatPromptResponseStatus>(json)
             }
             "ChatPromptStopParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatPromptStopParams>(json)
+                agentwire_runtime::dynamic::reencode::<ChatPromptStopParams>(json)
             }
             "ChatQueryCommandsParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatQueryCommandsParams>(json)
+                agentwire_runtime::dynamic::reencode::<ChatQueryCommandsParams>(json)
             }
             "ChatQueryCommandsResponse" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatQueryCommandsResponse>(json)
+                agentwire_runtime::dynamic::reencode::<ChatQueryCommandsResponse>(json)
             }
             "ChatQueryContextParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatQueryContextParams>(json)
+                agentwire_runtime::dynamic::reencode::<ChatQueryContextParams>(json)
             }
             "ChatQueryContextResponse" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatQueryContextResponse>(json)
+                agentwire_runtime::dynamic::reencode::<ChatQueryContextResponse>(json)
             }
             "ChatToolCallApproveParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatToolCallApproveParams>(json)
+                agentwire_runtime::dynamic::reencode::<ChatToolCallApproveParams>(json)
             }
             "ChatToolCallRejectParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatToolCallRejectParams>(json)
+                agentwire_runtime::dynamic::reencode::<ChatToolCallRejectParams>(json)
             }
             "ClientCapabilities" => {
-                ::agentwire_runtime::dynamic::reencode::<ClientCapabilities>(json)
+                agentwire_runtime::dynamic::reencode::<ClientCapabilities>(json)
             }
             "ClientCapabilitiesCodeAssistant" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     ClientCapabilitiesCodeAssistant,
                 >(json)
             }
             "DirectoryContext" => {
-                ::agentwire_runtime::dynamic::reencode::<DirectoryContext>(json)
+                agentwire_runtime::dynamic::reencode::<DirectoryContext>(json)
             }
             "EcaServerUpdatedParams" => {
-                ::agentwire_runtime::dynamic::reencode::<EcaServerUpdatedParams>(json)
+                agentwire_runtime::dynamic::reencode::<EcaServerUpdatedParams>(json)
             }
             "EcaServerUpdatedParamsName" => {
-                ::agentwire_runtime::dynamic::reencode::<
-                    EcaServerUpdatedParamsName,
-                >(json)
+                agentwire_runtime::dynamic::reencode::<EcaServerUpdatedParamsName>(json)
             }
             "EcaServerUpdatedParamsStatus" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     EcaServerUpdatedParamsStatus,
                 >(json)
             }
             "FileChangeDetails" => {
-                ::agentwire_runtime::dynamic::reencode::<FileChangeDetails>(json)
+                agentwire_runtime::dynamic::reencode::<FileChangeDetails>(json)
             }
-            "FileContext" => ::agentwire_runtime::dynamic::reencode::<FileContext>(json),
+            "FileContext" => agentwire_runtime::dynamic::reencode::<FileContext>(json),
             "InitializeParams" => {
-                ::agentwire_runtime::dynamic::reencode::<InitializeParams>(json)
+                agentwire_runtime::dynamic::reencode::<InitializeParams>(json)
             }
             "InitializeParamsClientInfo" => {
-                ::agentwire_runtime::dynamic::reencode::<
-                    InitializeParamsClientInfo,
-                >(json)
+                agentwire_runtime::dynamic::reencode::<InitializeParamsClientInfo>(json)
             }
             "InitializeParamsInitializationOptions" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     InitializeParamsInitializationOptions,
                 >(json)
             }
             "InitializeResponse" => {
-                ::agentwire_runtime::dynamic::reencode::<InitializeResponse>(json)
+                agentwire_runtime::dynamic::reencode::<InitializeResponse>(json)
             }
             "InitializedParams" => {
-                ::agentwire_runtime::dynamic::reencode::<InitializedParams>(json)
+                agentwire_runtime::dynamic::reencode::<InitializedParams>(json)
             }
-            "LinesRange" => ::agentwire_runtime::dynamic::reencode::<LinesRange>(json),
+            "LinesRange" => agentwire_runtime::dynamic::reencode::<LinesRange>(json),
             "MCPServerUpdatedParams" => {
-                ::agentwire_runtime::dynamic::reencode::<MCPServerUpdatedParams>(json)
+                agentwire_runtime::dynamic::reencode::<MCPServerUpdatedParams>(json)
             }
             "MCPServerUpdatedParamsStatus" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     MCPServerUpdatedParamsStatus,
                 >(json)
             }
             "MCPStartServerParams" => {
-                ::agentwire_runtime::dynamic::reencode::<MCPStartServerParams>(json)
+                agentwire_runtime::dynamic::reencode::<MCPStartServerParams>(json)
             }
             "MCPStopServerParams" => {
-                ::agentwire_runtime::dynamic::reencode::<MCPStopServerParams>(json)
+                agentwire_runtime::dynamic::reencode::<MCPStopServerParams>(json)
             }
             "McpResourceContext" => {
-                ::agentwire_runtime::dynamic::reencode::<McpResourceContext>(json)
+                agentwire_runtime::dynamic::reencode::<McpResourceContext>(json)
             }
-            "MessageType" => ::agentwire_runtime::dynamic::reencode::<MessageType>(json),
+            "MessageType" => agentwire_runtime::dynamic::reencode::<MessageType>(json),
             "ProgressContent" => {
-                ::agentwire_runtime::dynamic::reencode::<ProgressContent>(json)
+                agentwire_runtime::dynamic::reencode::<ProgressContent>(json)
             }
             "ProgressContentState" => {
-                ::agentwire_runtime::dynamic::reencode::<ProgressContentState>(json)
+                agentwire_runtime::dynamic::reencode::<ProgressContentState>(json)
             }
             "ReasonFinishedContent" => {
-                ::agentwire_runtime::dynamic::reencode::<ReasonFinishedContent>(json)
+                agentwire_runtime::dynamic::reencode::<ReasonFinishedContent>(json)
             }
             "ReasonStartedContent" => {
-                ::agentwire_runtime::dynamic::reencode::<ReasonStartedContent>(json)
+                agentwire_runtime::dynamic::reencode::<ReasonStartedContent>(json)
             }
             "ReasonTextContent" => {
-                ::agentwire_runtime::dynamic::reencode::<ReasonTextContent>(json)
+                agentwire_runtime::dynamic::reencode::<ReasonTextContent>(json)
             }
             "RepoMapContext" => {
-                ::agentwire_runtime::dynamic::reencode::<RepoMapContext>(json)
+                agentwire_runtime::dynamic::reencode::<RepoMapContext>(json)
             }
-            "ServerTool" => ::agentwire_runtime::dynamic::reencode::<ServerTool>(json),
+            "ServerTool" => agentwire_runtime::dynamic::reencode::<ServerTool>(json),
             "ShowMessageParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ShowMessageParams>(json)
+                agentwire_runtime::dynamic::reencode::<ShowMessageParams>(json)
             }
-            "TextContent" => ::agentwire_runtime::dynamic::reencode::<TextContent>(json),
+            "TextContent" => agentwire_runtime::dynamic::reencode::<TextContent>(json),
             "ToolCallDetails" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolCallDetails>(json)
+                agentwire_runtime::dynamic::reencode::<ToolCallDetails>(json)
             }
             "ToolCallOrigin" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolCallOrigin>(json)
+                agentwire_runtime::dynamic::reencode::<ToolCallOrigin>(json)
             }
             "ToolCallOutput" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolCallOutput>(json)
+                agentwire_runtime::dynamic::reencode::<ToolCallOutput>(json)
             }
             "ToolCallOutputType" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolCallOutputType>(json)
+                agentwire_runtime::dynamic::reencode::<ToolCallOutputType>(json)
             }
             "ToolCallPrepareContent" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolCallPrepareContent>(json)
+                agentwire_runtime::dynamic::reencode::<ToolCallPrepareContent>(json)
             }
             "ToolCallRejected" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolCallRejected>(json)
+                agentwire_runtime::dynamic::reencode::<ToolCallRejected>(json)
             }
             "ToolCallRejectedReason" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolCallRejectedReason>(json)
+                agentwire_runtime::dynamic::reencode::<ToolCallRejectedReason>(json)
             }
             "ToolCallRunContent" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolCallRunContent>(json)
+                agentwire_runtime::dynamic::reencode::<ToolCallRunContent>(json)
             }
             "ToolCalledContent" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolCalledContent>(json)
+                agentwire_runtime::dynamic::reencode::<ToolCalledContent>(json)
             }
             "ToolServerUpdatedParams" => {
-                ::agentwire_runtime::dynamic::reencode::<ToolServerUpdatedParams>(json)
+                agentwire_runtime::dynamic::reencode::<ToolServerUpdatedParams>(json)
             }
-            "URLContent" => ::agentwire_runtime::dynamic::reencode::<URLContent>(json),
-            "UsageContent" => {
-                ::agentwire_runtime::dynamic::reencode::<UsageContent>(json)
-            }
-            "WebContext" => ::agentwire_runtime::dynamic::reencode::<WebContext>(json),
+            "URLContent" => agentwire_runtime::dynamic::reencode::<URLContent>(json),
+            "UsageContent" => agentwire_runtime::dynamic::reencode::<UsageContent>(json),
+            "WebContext" => agentwire_runtime::dynamic::reencode::<WebContext>(json),
             "WorkspaceFolder" => {
-                ::agentwire_runtime::dynamic::reencode::<WorkspaceFolder>(json)
+                agentwire_runtime::dynamic::reencode::<WorkspaceFolder>(json)
             }
             _ => return None,
         },
@@ -5474,38 +6332,36 @@ pub fn decode_type(
 pub fn decode_response(
     method: &str,
     json: &str,
-) -> Option<
-    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
-> {
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     Some(
         match method {
             "initialize" => {
-                ::agentwire_runtime::jsonrpc::reencode_response::<
+                agentwire_runtime::jsonrpc::reencode_response::<
                     ClientRequest,
                 >(method, json)
             }
             "shutdown" => {
-                ::agentwire_runtime::jsonrpc::reencode_response::<
+                agentwire_runtime::jsonrpc::reencode_response::<
                     ClientRequest,
                 >(method, json)
             }
             "chat/prompt" => {
-                ::agentwire_runtime::jsonrpc::reencode_response::<
+                agentwire_runtime::jsonrpc::reencode_response::<
                     ClientRequest,
                 >(method, json)
             }
             "chat/queryContext" => {
-                ::agentwire_runtime::jsonrpc::reencode_response::<
+                agentwire_runtime::jsonrpc::reencode_response::<
                     ClientRequest,
                 >(method, json)
             }
             "chat/queryCommands" => {
-                ::agentwire_runtime::jsonrpc::reencode_response::<
+                agentwire_runtime::jsonrpc::reencode_response::<
                     ClientRequest,
                 >(method, json)
             }
             "chat/delete" => {
-                ::agentwire_runtime::jsonrpc::reencode_response::<
+                agentwire_runtime::jsonrpc::reencode_response::<
                     ClientRequest,
                 >(method, json)
             }
@@ -5618,9 +6474,7 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
 pub fn decode_message(
     from: &str,
     json: &str,
-) -> Option<
-    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
-> {
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     match from {
         "client" => {
             Some(
@@ -5628,7 +6482,7 @@ pub fn decode_message(
                     .and_then(|m| {
                         m.validate()?;
                         Ok(
-                            ::agentwire_runtime::serde_json::to_value(&m)
+                            agentwire_runtime::serde_json::to_value(&m)
                                 .expect("JSON-RPC messages always serialize"),
                         )
                     }),
@@ -5640,7 +6494,7 @@ pub fn decode_message(
                     .and_then(|m| {
                         m.validate()?;
                         Ok(
-                            ::agentwire_runtime::serde_json::to_value(&m)
+                            agentwire_runtime::serde_json::to_value(&m)
                                 .expect("JSON-RPC messages always serialize"),
                         )
                     }),
@@ -5649,3 +6503,5 @@ pub fn decode_message(
         _ => None,
     }
 }
+/// The sequence checker compiled from `machine.yaml`.
+pub mod machine;

@@ -10,9 +10,9 @@ pub const ROLES: &[&str] = &["web_ui", "agent_server", "external_system"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/external_agents.schema.json");
 /// An agent definition, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum AgentConfig {
     #[serde(rename = "chat")]
     Chat(ChatAgentConfig),
@@ -30,30 +30,32 @@ impl AgentConfig {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for AgentConfig {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentConfig {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for AgentConfig {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for AgentConfig {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &["chat", "external"];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "chat" => ::agentwire_runtime::tagged::variant(rest).map(Self::Chat),
-            "external" => ::agentwire_runtime::tagged::variant(rest).map(Self::External),
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            "chat" => agentwire_runtime::tagged::variant(rest).map(Self::Chat),
+            "external" => agentwire_runtime::tagged::variant(rest).map(Self::External),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for AgentConfig {
+impl agentwire_runtime::Validate for AgentConfig {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::Chat(v) => v.validate_at(at, errors),
@@ -62,9 +64,9 @@ impl ::agentwire_runtime::Validate for AgentConfig {
     }
 }
 /// Every frame the agent server sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum AgentServerMessage {
     #[serde(rename = "session_ready")]
     SessionReady(SessionReadyMessage),
@@ -85,33 +87,35 @@ impl AgentServerMessage {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for AgentServerMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentServerMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for AgentServerMessage {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for AgentServerMessage {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &["session_ready", "message", "error"];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
             "session_ready" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::SessionReady)
+                agentwire_runtime::tagged::variant(rest).map(Self::SessionReady)
             }
-            "message" => ::agentwire_runtime::tagged::variant(rest).map(Self::Message),
-            "error" => ::agentwire_runtime::tagged::variant(rest).map(Self::Error),
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            "message" => agentwire_runtime::tagged::variant(rest).map(Self::Message),
+            "error" => agentwire_runtime::tagged::variant(rest).map(Self::Error),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for AgentServerMessage {
+impl agentwire_runtime::Validate for AgentServerMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::SessionReady(v) => v.validate_at(at, errors),
@@ -135,9 +139,10 @@ impl ::agentwire_runtime::Validate for AgentServerMessage {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ApiErrorCode {
     #[serde(rename = "invalid_request")]
@@ -179,25 +184,28 @@ impl ApiErrorCode {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ApiErrorCode {
+impl agentwire_runtime::Validate for ApiErrorCode {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Failure body of every HTTP route of the agent server (status 4xx).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApiErrorResponse {
-    pub ok: ::agentwire_runtime::literal::False,
+    pub ok: agentwire_runtime::literal::False,
     pub error: ApiErrorResponseError,
 }
-impl<'de> ::serde::Deserialize<'de> for ApiErrorResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApiErrorResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ApiErrorResponse;
             fn expecting(
                 &self,
@@ -205,58 +213,73 @@ impl<'de> ::serde::Deserialize<'de> for ApiErrorResponse {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ApiErrorResponse` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ApiErrorResponse, A::Error> {
-                let mut f0: Option<::agentwire_runtime::literal::False> = None;
+                let mut f0: Option<agentwire_runtime::literal::False> = None;
                 let mut f1: Option<ApiErrorResponseError> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "ok" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("ok"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("ok"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "error" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("error"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "error",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ApiErrorResponse {
-                    ok: f0.ok_or_else(|| ::serde::de::Error::missing_field("ok"))?,
-                    error: f1.ok_or_else(|| ::serde::de::Error::missing_field("error"))?,
+                    ok: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "ok",
+                        ))?,
+                    error: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "error",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ApiErrorResponse {
+impl agentwire_runtime::Validate for ApiErrorResponse {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.error;
         at.with(
             "error",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ApiErrorResponseError {
     /// Machine-readable reason.
@@ -265,10 +288,12 @@ pub struct ApiErrorResponseError {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub message: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ApiErrorResponseError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApiErrorResponseError {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ApiErrorResponseError;
             fn expecting(
                 &self,
@@ -276,67 +301,81 @@ impl<'de> ::serde::Deserialize<'de> for ApiErrorResponseError {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ApiErrorResponseError` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ApiErrorResponseError, A::Error> {
                 let mut f0: Option<ApiErrorCode> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "code" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("code"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("code"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "message" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("message"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "message",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ApiErrorResponseError {
-                    code: f0.ok_or_else(|| ::serde::de::Error::missing_field("code"))?,
+                    code: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "code",
+                        ))?,
                     message: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "message",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ApiErrorResponseError {
+impl agentwire_runtime::Validate for ApiErrorResponseError {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.code;
         at.with(
             "code",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.message;
         at.with(
             "message",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// An agent run in-process by a chat model provider.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatAgentConfig {
     /// Unique agent id.
@@ -351,15 +390,17 @@ pub struct ChatAgentConfig {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub description: Option<String>,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatAgentConfig {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatAgentConfig {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatAgentConfig;
             fn expecting(
                 &self,
@@ -367,7 +408,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatAgentConfig {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatAgentConfig` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatAgentConfig, A::Error> {
@@ -375,19 +416,25 @@ impl<'de> ::serde::Deserialize<'de> for ChatAgentConfig {
                 let mut f1: Option<String> = None;
                 let mut f2: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "agentId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "agentId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "displayName" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("displayName"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "displayName",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -395,21 +442,27 @@ impl<'de> ::serde::Deserialize<'de> for ChatAgentConfig {
                         "description" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("description"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatAgentConfig {
                     agent_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "agentId",
+                        ))?,
                     display_name: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "displayName",
                         ))?,
                     description: f2,
@@ -419,30 +472,31 @@ impl<'de> ::serde::Deserialize<'de> for ChatAgentConfig {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatAgentConfig {
+impl agentwire_runtime::Validate for ChatAgentConfig {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.agent_id;
         at.with(
             "agentId",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.display_name;
         at.with(
             "displayName",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// A message appended to the session's conversation, sent to every attached client.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatMessageBroadcast {
     /// The session the message belongs to.
@@ -457,10 +511,12 @@ pub struct ChatMessageBroadcast {
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub created_at: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatMessageBroadcast {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessageBroadcast {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatMessageBroadcast;
             fn expecting(
                 &self,
@@ -468,7 +524,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatMessageBroadcast {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatMessageBroadcast` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatMessageBroadcast, A::Error> {
@@ -477,80 +533,100 @@ impl<'de> ::serde::Deserialize<'de> for ChatMessageBroadcast {
                 let mut f2: Option<String> = None;
                 let mut f3: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "sessionId" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "sessionId",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "role" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("role"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("role"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "text" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("text"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "createdAt" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("createdAt"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "createdAt",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatMessageBroadcast {
                     session_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
-                    role: f1.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
-                    text: f2.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "sessionId",
+                        ))?,
+                    role: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "role",
+                        ))?,
+                    text: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "text",
+                        ))?,
                     created_at: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("createdAt"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "createdAt",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatMessageBroadcast {
+impl agentwire_runtime::Validate for ChatMessageBroadcast {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.session_id;
         at.with(
             "sessionId",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.role;
         at.with(
             "role",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.created_at;
         at.with(
             "createdAt",
             |at| {
-                ::agentwire_runtime::validate::format(v, "date-time", at, errors);
+                agentwire_runtime::validate::format(v, "date-time", at, errors);
             },
         );
     }
@@ -564,9 +640,10 @@ impl ::agentwire_runtime::Validate for ChatMessageBroadcast {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ChatMessageBroadcastRole {
     #[serde(rename = "user")]
@@ -588,16 +665,17 @@ impl ChatMessageBroadcastRole {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ChatMessageBroadcastRole {
+impl agentwire_runtime::Validate for ChatMessageBroadcastRole {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Body of POST /api/plugins/sessions/operations/create.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CreateSessionRequest {
     /// The agent the session runs.
@@ -609,15 +687,17 @@ pub struct CreateSessionRequest {
         rename = "sessionId",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "SessionId"))]
     pub session_id: Option<SessionId>,
 }
-impl<'de> ::serde::Deserialize<'de> for CreateSessionRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateSessionRequest {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = CreateSessionRequest;
             fn expecting(
                 &self,
@@ -625,38 +705,48 @@ impl<'de> ::serde::Deserialize<'de> for CreateSessionRequest {
             ) -> ::std::fmt::Result {
                 f.write_str("a `CreateSessionRequest` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<CreateSessionRequest, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<SessionId> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "agentId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "agentId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "sessionId" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "sessionId",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(CreateSessionRequest {
                     agent_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "agentId",
+                        ))?,
                     session_id: f1,
                 })
             }
@@ -664,40 +754,43 @@ impl<'de> ::serde::Deserialize<'de> for CreateSessionRequest {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for CreateSessionRequest {
+impl agentwire_runtime::Validate for CreateSessionRequest {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.agent_id;
         at.with(
             "agentId",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         if let Some(v) = &self.session_id {
             at.with(
                 "sessionId",
                 |at| {
-                    ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
             );
         }
     }
 }
 /// Success body of create (201 created, 200 attached or revived).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CreateSessionResponse {
-    pub ok: ::agentwire_runtime::literal::True,
+    pub ok: agentwire_runtime::literal::True,
     pub result: CreateSessionResponseResult,
 }
-impl<'de> ::serde::Deserialize<'de> for CreateSessionResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateSessionResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = CreateSessionResponse;
             fn expecting(
                 &self,
@@ -705,59 +798,73 @@ impl<'de> ::serde::Deserialize<'de> for CreateSessionResponse {
             ) -> ::std::fmt::Result {
                 f.write_str("a `CreateSessionResponse` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<CreateSessionResponse, A::Error> {
-                let mut f0: Option<::agentwire_runtime::literal::True> = None;
+                let mut f0: Option<agentwire_runtime::literal::True> = None;
                 let mut f1: Option<CreateSessionResponseResult> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "ok" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("ok"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("ok"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "result" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("result"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "result",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(CreateSessionResponse {
-                    ok: f0.ok_or_else(|| ::serde::de::Error::missing_field("ok"))?,
+                    ok: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "ok",
+                        ))?,
                     result: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("result"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "result",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for CreateSessionResponse {
+impl agentwire_runtime::Validate for CreateSessionResponse {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.result;
         at.with(
             "result",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CreateSessionResponseResult {
     /// The session's id (the requested one, or a generated one).
@@ -772,10 +879,12 @@ pub struct CreateSessionResponseResult {
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub created_at: String,
 }
-impl<'de> ::serde::Deserialize<'de> for CreateSessionResponseResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateSessionResponseResult {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = CreateSessionResponseResult;
             fn expecting(
                 &self,
@@ -783,7 +892,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateSessionResponseResult {
             ) -> ::std::fmt::Result {
                 f.write_str("a `CreateSessionResponseResult` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<CreateSessionResponseResult, A::Error> {
@@ -791,80 +900,97 @@ impl<'de> ::serde::Deserialize<'de> for CreateSessionResponseResult {
                 let mut f1: Option<String> = None;
                 let mut f2: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "sessionId" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "sessionId",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "agentId" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "agentId",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "createdAt" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("createdAt"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "createdAt",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(CreateSessionResponseResult {
                     session_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "sessionId",
+                        ))?,
                     agent_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "agentId",
+                        ))?,
                     created_at: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("createdAt"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "createdAt",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for CreateSessionResponseResult {
+impl agentwire_runtime::Validate for CreateSessionResponseResult {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.session_id;
         at.with(
             "sessionId",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.agent_id;
         at.with(
             "agentId",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.created_at;
         at.with(
             "createdAt",
             |at| {
-                ::agentwire_runtime::validate::format(v, "date-time", at, errors);
+                agentwire_runtime::validate::format(v, "date-time", at, errors);
             },
         );
     }
 }
 /// A frame from the UI was refused.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ErrorMessage {
     /// Machine-readable reason.
@@ -873,10 +999,12 @@ pub struct ErrorMessage {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub message: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ErrorMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ErrorMessage;
             fn expecting(
                 &self,
@@ -884,67 +1012,81 @@ impl<'de> ::serde::Deserialize<'de> for ErrorMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ErrorMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ErrorMessage, A::Error> {
                 let mut f0: Option<WsErrorCode> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "code" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("code"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("code"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "message" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("message"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "message",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ErrorMessage {
-                    code: f0.ok_or_else(|| ::serde::de::Error::missing_field("code"))?,
+                    code: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "code",
+                        ))?,
                     message: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "message",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ErrorMessage {
+impl agentwire_runtime::Validate for ErrorMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.code;
         at.with(
             "code",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.message;
         at.with(
             "message",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// An agent that lives in another system and answers asynchronously.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ExternalAgentConfig {
     /// Unique agent id.
@@ -959,17 +1101,19 @@ pub struct ExternalAgentConfig {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "::agentwire_runtime::serde_helpers::present"
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub description: Option<String>,
     /// Where input goes and where replies come back.
     pub external: ExternalAgentConfigExternal,
 }
-impl<'de> ::serde::Deserialize<'de> for ExternalAgentConfig {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalAgentConfig {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ExternalAgentConfig;
             fn expecting(
                 &self,
@@ -977,7 +1121,7 @@ impl<'de> ::serde::Deserialize<'de> for ExternalAgentConfig {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ExternalAgentConfig` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ExternalAgentConfig, A::Error> {
@@ -986,19 +1130,25 @@ impl<'de> ::serde::Deserialize<'de> for ExternalAgentConfig {
                 let mut f2: Option<String> = None;
                 let mut f3: Option<ExternalAgentConfigExternal> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "agentId" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "agentId",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "displayName" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("displayName"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "displayName",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -1006,68 +1156,81 @@ impl<'de> ::serde::Deserialize<'de> for ExternalAgentConfig {
                         "description" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("description"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "external" => {
                             if f3.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("external"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "external",
+                                    ),
+                                );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ExternalAgentConfig {
                     agent_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "agentId",
+                        ))?,
                     display_name: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "displayName",
                         ))?,
                     description: f2,
                     external: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("external"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "external",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ExternalAgentConfig {
+impl agentwire_runtime::Validate for ExternalAgentConfig {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.agent_id;
         at.with(
             "agentId",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.display_name;
         at.with(
             "displayName",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.external;
         at.with(
             "external",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ExternalAgentConfigExternal {
     /// Endpoint that receives ExternalInputPayload posts.
@@ -1079,10 +1242,12 @@ pub struct ExternalAgentConfigExternal {
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "uri")))]
     pub callback_base_url: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ExternalAgentConfigExternal {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalAgentConfigExternal {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ExternalAgentConfigExternal;
             fn expecting(
                 &self,
@@ -1090,40 +1255,50 @@ impl<'de> ::serde::Deserialize<'de> for ExternalAgentConfigExternal {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ExternalAgentConfigExternal` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ExternalAgentConfigExternal, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "inputUrl" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("inputUrl"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "inputUrl",
+                                    ),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "callbackBaseUrl" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("callbackBaseUrl"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "callbackBaseUrl",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ExternalAgentConfigExternal {
                     input_url: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("inputUrl"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "inputUrl",
+                        ))?,
                     callback_base_url: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "callbackBaseUrl",
                         ))?,
                 })
@@ -1132,30 +1307,31 @@ impl<'de> ::serde::Deserialize<'de> for ExternalAgentConfigExternal {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ExternalAgentConfigExternal {
+impl agentwire_runtime::Validate for ExternalAgentConfigExternal {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.input_url;
         at.with(
             "inputUrl",
             |at| {
-                ::agentwire_runtime::validate::format(v, "uri", at, errors);
+                agentwire_runtime::validate::format(v, "uri", at, errors);
             },
         );
         let v = &self.callback_base_url;
         at.with(
             "callbackBaseUrl",
             |at| {
-                ::agentwire_runtime::validate::format(v, "uri", at, errors);
+                agentwire_runtime::validate::format(v, "uri", at, errors);
             },
         );
     }
 }
 /// What the agent server posts to the external agent's inputUrl for each user message.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ExternalInputPayload {
     /// The session the message belongs to.
@@ -1172,10 +1348,12 @@ pub struct ExternalInputPayload {
     /// The user's message.
     pub message: ExternalInputPayloadMessage,
 }
-impl<'de> ::serde::Deserialize<'de> for ExternalInputPayload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalInputPayload {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ExternalInputPayload;
             fn expecting(
                 &self,
@@ -1183,7 +1361,7 @@ impl<'de> ::serde::Deserialize<'de> for ExternalInputPayload {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ExternalInputPayload` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ExternalInputPayload, A::Error> {
@@ -1192,96 +1370,117 @@ impl<'de> ::serde::Deserialize<'de> for ExternalInputPayload {
                 let mut f2: Option<String> = None;
                 let mut f3: Option<ExternalInputPayloadMessage> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "sessionId" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "sessionId",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "agentId" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "agentId",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "callbackUrl" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("callbackUrl"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "callbackUrl",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "message" => {
                             if f3.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("message"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "message",
+                                    ),
+                                );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ExternalInputPayload {
                     session_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "sessionId",
+                        ))?,
                     agent_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "agentId",
+                        ))?,
                     callback_url: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "callbackUrl",
                         ))?,
                     message: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "message",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ExternalInputPayload {
+impl agentwire_runtime::Validate for ExternalInputPayload {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.session_id;
         at.with(
             "sessionId",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.agent_id;
         at.with(
             "agentId",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.callback_url;
         at.with(
             "callbackUrl",
             |at| {
-                ::agentwire_runtime::validate::format(v, "uri", at, errors);
+                agentwire_runtime::validate::format(v, "uri", at, errors);
             },
         );
         let v = &self.message;
         at.with(
             "message",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ExternalInputPayloadMessage {
     pub r#type: ExternalInputPayloadMessageType,
@@ -1292,10 +1491,12 @@ pub struct ExternalInputPayloadMessage {
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub created_at: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ExternalInputPayloadMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalInputPayloadMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ExternalInputPayloadMessage;
             fn expecting(
                 &self,
@@ -1303,7 +1504,7 @@ impl<'de> ::serde::Deserialize<'de> for ExternalInputPayloadMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ExternalInputPayloadMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ExternalInputPayloadMessage, A::Error> {
@@ -1311,63 +1512,79 @@ impl<'de> ::serde::Deserialize<'de> for ExternalInputPayloadMessage {
                 let mut f1: Option<String> = None;
                 let mut f2: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "type" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("type"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "text" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("text"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "createdAt" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("createdAt"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "createdAt",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ExternalInputPayloadMessage {
-                    r#type: f0.ok_or_else(|| ::serde::de::Error::missing_field("type"))?,
-                    text: f1.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                    r#type: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "type",
+                        ))?,
+                    text: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "text",
+                        ))?,
                     created_at: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("createdAt"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "createdAt",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ExternalInputPayloadMessage {
+impl agentwire_runtime::Validate for ExternalInputPayloadMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.r#type;
         at.with(
             "type",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.created_at;
         at.with(
             "createdAt",
             |at| {
-                ::agentwire_runtime::validate::format(v, "date-time", at, errors);
+                agentwire_runtime::validate::format(v, "date-time", at, errors);
             },
         );
     }
@@ -1381,9 +1598,10 @@ impl ::agentwire_runtime::Validate for ExternalInputPayloadMessage {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum ExternalInputPayloadMessageType {
     #[serde(rename = "user")]
@@ -1399,26 +1617,29 @@ impl ExternalInputPayloadMessageType {
         }
     }
 }
-impl ::agentwire_runtime::Validate for ExternalInputPayloadMessageType {
+impl agentwire_runtime::Validate for ExternalInputPayloadMessageType {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// Binds the connection to a session; must come before any user_message.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct HelloMessage {
     /// The session to attach to.
     #[serde(rename = "sessionId")]
     pub session_id: SessionId,
 }
-impl<'de> ::serde::Deserialize<'de> for HelloMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for HelloMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = HelloMessage;
             fn expecting(
                 &self,
@@ -1426,62 +1647,71 @@ impl<'de> ::serde::Deserialize<'de> for HelloMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `HelloMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<HelloMessage, A::Error> {
                 let mut f0: Option<SessionId> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "sessionId" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "sessionId",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(HelloMessage {
                     session_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "sessionId",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for HelloMessage {
+impl agentwire_runtime::Validate for HelloMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.session_id;
         at.with(
             "sessionId",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
 /// Success body without data.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct OkResponse {
-    pub ok: ::agentwire_runtime::literal::True,
+    pub ok: agentwire_runtime::literal::True,
 }
-impl<'de> ::serde::Deserialize<'de> for OkResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for OkResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = OkResponse;
             fn expecting(
                 &self,
@@ -1489,44 +1719,58 @@ impl<'de> ::serde::Deserialize<'de> for OkResponse {
             ) -> ::std::fmt::Result {
                 f.write_str("a `OkResponse` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<OkResponse, A::Error> {
-                let mut f0: Option<::agentwire_runtime::literal::True> = None;
+                let mut f0: Option<agentwire_runtime::literal::True> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "ok" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("ok"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("ok"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(OkResponse {
-                    ok: f0.ok_or_else(|| ::serde::de::Error::missing_field("ok"))?,
+                    ok: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "ok",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for OkResponse {
+impl agentwire_runtime::Validate for OkResponse {
     fn validate_at(
         &self,
-        _at: &mut ::agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<::agentwire_runtime::FieldError>,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A session id chosen by the user and shared by the UI, the agent server and the
 /// external system; URL-safe so it can sit in a path segment.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
+)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct SessionId(
@@ -1536,22 +1780,22 @@ pub struct SessionId(
     )]
     pub String,
 );
-impl ::agentwire_runtime::Validate for SessionId {
+impl agentwire_runtime::Validate for SessionId {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.0;
         let v: &str = v.trim();
-        ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
-        ::agentwire_runtime::validate::max_length(v, 128u64, at, errors);
-        static PATTERN: ::std::sync::LazyLock<::agentwire_runtime::regex::Regex> = ::std::sync::LazyLock::new(||
+        agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+        agentwire_runtime::validate::max_length(v, 128u64, at, errors);
+        static PATTERN: ::std::sync::LazyLock<agentwire_runtime::regex::Regex> = ::std::sync::LazyLock::new(||
         {
-            ::agentwire_runtime::regex::Regex::new("^[A-Za-z0-9_-]+$")
+            agentwire_runtime::regex::Regex::new("^[A-Za-z0-9_-]+$")
                 .expect("pattern checked when the spec was loaded")
         });
-        ::agentwire_runtime::validate::pattern(
+        agentwire_runtime::validate::pattern(
             v,
             &PATTERN,
             "^[A-Za-z0-9_-]+$",
@@ -1561,7 +1805,8 @@ impl ::agentwire_runtime::Validate for SessionId {
     }
 }
 /// Answers hello: the connection is attached to the session.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct SessionReadyMessage {
     /// The attached session.
@@ -1572,10 +1817,12 @@ pub struct SessionReadyMessage {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub agent_id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for SessionReadyMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionReadyMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = SessionReadyMessage;
             fn expecting(
                 &self,
@@ -1583,80 +1830,95 @@ impl<'de> ::serde::Deserialize<'de> for SessionReadyMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `SessionReadyMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<SessionReadyMessage, A::Error> {
                 let mut f0: Option<SessionId> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "sessionId" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("sessionId"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "sessionId",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "agentId" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("agentId"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "agentId",
+                                    ),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(SessionReadyMessage {
                     session_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("sessionId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "sessionId",
+                        ))?,
                     agent_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("agentId"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "agentId",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for SessionReadyMessage {
+impl agentwire_runtime::Validate for SessionReadyMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.session_id;
         at.with(
             "sessionId",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.agent_id;
         at.with(
             "agentId",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// A chat message typed by the user, for the session named in hello.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct UserMessageMessage {
     /// What the user wrote.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub text: String,
 }
-impl<'de> ::serde::Deserialize<'de> for UserMessageMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserMessageMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = UserMessageMessage;
             fn expecting(
                 &self,
@@ -1664,53 +1926,60 @@ impl<'de> ::serde::Deserialize<'de> for UserMessageMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `UserMessageMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<UserMessageMessage, A::Error> {
                 let mut f0: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "text" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("text"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(UserMessageMessage {
-                    text: f0.ok_or_else(|| ::serde::de::Error::missing_field("text"))?,
+                    text: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "text",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for UserMessageMessage {
+impl agentwire_runtime::Validate for UserMessageMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.text;
         at.with(
             "text",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// Every frame the web UI sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum WebUiMessage {
     #[serde(rename = "hello")]
     Hello(HelloMessage),
@@ -1728,32 +1997,34 @@ impl WebUiMessage {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for WebUiMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for WebUiMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for WebUiMessage {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for WebUiMessage {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &["hello", "user_message"];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "hello" => ::agentwire_runtime::tagged::variant(rest).map(Self::Hello),
+            "hello" => agentwire_runtime::tagged::variant(rest).map(Self::Hello),
             "user_message" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::UserMessage)
+                agentwire_runtime::tagged::variant(rest).map(Self::UserMessage)
             }
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for WebUiMessage {
+impl agentwire_runtime::Validate for WebUiMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::Hello(v) => v.validate_at(at, errors),
@@ -1774,9 +2045,10 @@ impl ::agentwire_runtime::Validate for WebUiMessage {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum WsErrorCode {
     #[serde(rename = "invalid_message")]
@@ -1806,37 +2078,37 @@ impl WsErrorCode {
         }
     }
 }
-impl ::agentwire_runtime::Validate for WsErrorCode {
+impl agentwire_runtime::Validate for WsErrorCode {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 impl WebUiMessage {
     /// Decodes one `web_ui` -> `agent_server` message and checks every constraint of the spec.
-    pub fn from_json(json: &str) -> Result<Self, ::agentwire_runtime::Invalid> {
-        let message: Self = ::agentwire_runtime::decode_json(json)?;
-        ::agentwire_runtime::Validate::validate(&message)?;
+    pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
+        let message: Self = agentwire_runtime::decode_json(json)?;
+        agentwire_runtime::Validate::validate(&message)?;
         Ok(message)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
-        ::agentwire_runtime::serde_json::to_string(self)
+        agentwire_runtime::serde_json::to_string(self)
             .expect("generated messages always serialize")
     }
 }
 impl AgentServerMessage {
     /// Decodes one `agent_server` -> `web_ui` message and checks every constraint of the spec.
-    pub fn from_json(json: &str) -> Result<Self, ::agentwire_runtime::Invalid> {
-        let message: Self = ::agentwire_runtime::decode_json(json)?;
-        ::agentwire_runtime::Validate::validate(&message)?;
+    pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
+        let message: Self = agentwire_runtime::decode_json(json)?;
+        agentwire_runtime::Validate::validate(&message)?;
         Ok(message)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
-        ::agentwire_runtime::serde_json::to_string(self)
+        agentwire_runtime::serde_json::to_string(self)
             .expect("generated messages always serialize")
     }
 }
@@ -1887,10 +2159,10 @@ impl HttpExchange {
         method: &str,
         path: &str,
         status: Option<u16>,
-        body: &::agentwire_runtime::serde_json::Value,
-    ) -> Result<Self, ::agentwire_runtime::Invalid> {
+        body: &agentwire_runtime::serde_json::Value,
+    ) -> Result<Self, agentwire_runtime::Invalid> {
         if from == "web_ui" && method.eq_ignore_ascii_case("POST")
-            && let Some(_params) = ::agentwire_runtime::http::match_path(
+            && let Some(_params) = agentwire_runtime::http::match_path(
                 "/api/plugins/sessions/operations/create",
                 path,
             )
@@ -1899,11 +2171,11 @@ impl HttpExchange {
                 Self::CreateSession(CreateSessionExchange {
                     status,
                     body: {
-                        let value: CreateSessionRequest = ::agentwire_runtime::decode_value(
+                        let value: CreateSessionRequest = agentwire_runtime::decode_value(
                                 body,
                             )
                             .map_err(|e| e.under("/body"))?;
-                        ::agentwire_runtime::Validate::validate(&value)
+                        agentwire_runtime::Validate::validate(&value)
                             .map_err(|e| e.under("/body"))?;
                         value
                     },
@@ -1911,7 +2183,7 @@ impl HttpExchange {
             );
         }
         if from == "agent_server" && method.eq_ignore_ascii_case("POST")
-            && let Some(_params) = ::agentwire_runtime::http::match_path(
+            && let Some(_params) = agentwire_runtime::http::match_path(
                 "{external.inputUrl}",
                 path,
             )
@@ -1920,11 +2192,11 @@ impl HttpExchange {
                 Self::ForwardInput(ForwardInputExchange {
                     status,
                     body: {
-                        let value: ExternalInputPayload = ::agentwire_runtime::decode_value(
+                        let value: ExternalInputPayload = agentwire_runtime::decode_value(
                                 body,
                             )
                             .map_err(|e| e.under("/body"))?;
-                        ::agentwire_runtime::Validate::validate(&value)
+                        agentwire_runtime::Validate::validate(&value)
                             .map_err(|e| e.under("/body"))?;
                         value
                     },
@@ -1932,7 +2204,7 @@ impl HttpExchange {
             );
         }
         if from == "external_system" && method.eq_ignore_ascii_case("POST")
-            && let Some(params) = ::agentwire_runtime::http::match_path(
+            && let Some(params) = agentwire_runtime::http::match_path(
                 "/external/sessions/:sessionId/messages",
                 path,
             )
@@ -1941,22 +2213,22 @@ impl HttpExchange {
                 Self::InjectMessage(InjectMessageExchange {
                     status,
                     session_id: {
-                        let raw = ::agentwire_runtime::http::param(&params, "sessionId");
-                        let value: SessionId = ::agentwire_runtime::decode_value(
-                                &::agentwire_runtime::serde_json::Value::String(
+                        let raw = agentwire_runtime::http::param(&params, "sessionId");
+                        let value: SessionId = agentwire_runtime::decode_value(
+                                &agentwire_runtime::serde_json::Value::String(
                                     raw.to_owned(),
                                 ),
                             )
                             .map_err(|e| e.under("/path/sessionId"))?;
-                        ::agentwire_runtime::Validate::validate(&value)
+                        agentwire_runtime::Validate::validate(&value)
                             .map_err(|e| e.under("/path/sessionId"))?;
                         value
                     },
-                    body: ::agentwire_runtime::http::text_body(body)?,
+                    body: agentwire_runtime::http::text_body(body)?,
                 }),
             );
         }
-        Err(::agentwire_runtime::http::no_route(from, method, path))
+        Err(agentwire_runtime::http::no_route(from, method, path))
     }
 }
 /// Decodes and validates a value of the type named `type_name`, returning it as the
@@ -1964,83 +2236,67 @@ impl HttpExchange {
 pub fn decode_type(
     type_name: &str,
     json: &str,
-) -> Option<
-    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
-> {
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     Some(
         match type_name {
-            "AgentConfig" => ::agentwire_runtime::dynamic::reencode::<AgentConfig>(json),
+            "AgentConfig" => agentwire_runtime::dynamic::reencode::<AgentConfig>(json),
             "AgentServerMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<AgentServerMessage>(json)
+                agentwire_runtime::dynamic::reencode::<AgentServerMessage>(json)
             }
-            "ApiErrorCode" => {
-                ::agentwire_runtime::dynamic::reencode::<ApiErrorCode>(json)
-            }
+            "ApiErrorCode" => agentwire_runtime::dynamic::reencode::<ApiErrorCode>(json),
             "ApiErrorResponse" => {
-                ::agentwire_runtime::dynamic::reencode::<ApiErrorResponse>(json)
+                agentwire_runtime::dynamic::reencode::<ApiErrorResponse>(json)
             }
             "ApiErrorResponseError" => {
-                ::agentwire_runtime::dynamic::reencode::<ApiErrorResponseError>(json)
+                agentwire_runtime::dynamic::reencode::<ApiErrorResponseError>(json)
             }
             "ChatAgentConfig" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatAgentConfig>(json)
+                agentwire_runtime::dynamic::reencode::<ChatAgentConfig>(json)
             }
             "ChatMessageBroadcast" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatMessageBroadcast>(json)
+                agentwire_runtime::dynamic::reencode::<ChatMessageBroadcast>(json)
             }
             "ChatMessageBroadcastRole" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatMessageBroadcastRole>(json)
+                agentwire_runtime::dynamic::reencode::<ChatMessageBroadcastRole>(json)
             }
             "CreateSessionRequest" => {
-                ::agentwire_runtime::dynamic::reencode::<CreateSessionRequest>(json)
+                agentwire_runtime::dynamic::reencode::<CreateSessionRequest>(json)
             }
             "CreateSessionResponse" => {
-                ::agentwire_runtime::dynamic::reencode::<CreateSessionResponse>(json)
+                agentwire_runtime::dynamic::reencode::<CreateSessionResponse>(json)
             }
             "CreateSessionResponseResult" => {
-                ::agentwire_runtime::dynamic::reencode::<
-                    CreateSessionResponseResult,
-                >(json)
+                agentwire_runtime::dynamic::reencode::<CreateSessionResponseResult>(json)
             }
-            "ErrorMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<ErrorMessage>(json)
-            }
+            "ErrorMessage" => agentwire_runtime::dynamic::reencode::<ErrorMessage>(json),
             "ExternalAgentConfig" => {
-                ::agentwire_runtime::dynamic::reencode::<ExternalAgentConfig>(json)
+                agentwire_runtime::dynamic::reencode::<ExternalAgentConfig>(json)
             }
             "ExternalAgentConfigExternal" => {
-                ::agentwire_runtime::dynamic::reencode::<
-                    ExternalAgentConfigExternal,
-                >(json)
+                agentwire_runtime::dynamic::reencode::<ExternalAgentConfigExternal>(json)
             }
             "ExternalInputPayload" => {
-                ::agentwire_runtime::dynamic::reencode::<ExternalInputPayload>(json)
+                agentwire_runtime::dynamic::reencode::<ExternalInputPayload>(json)
             }
             "ExternalInputPayloadMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<
-                    ExternalInputPayloadMessage,
-                >(json)
+                agentwire_runtime::dynamic::reencode::<ExternalInputPayloadMessage>(json)
             }
             "ExternalInputPayloadMessageType" => {
-                ::agentwire_runtime::dynamic::reencode::<
+                agentwire_runtime::dynamic::reencode::<
                     ExternalInputPayloadMessageType,
                 >(json)
             }
-            "HelloMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<HelloMessage>(json)
-            }
-            "OkResponse" => ::agentwire_runtime::dynamic::reencode::<OkResponse>(json),
-            "SessionId" => ::agentwire_runtime::dynamic::reencode::<SessionId>(json),
+            "HelloMessage" => agentwire_runtime::dynamic::reencode::<HelloMessage>(json),
+            "OkResponse" => agentwire_runtime::dynamic::reencode::<OkResponse>(json),
+            "SessionId" => agentwire_runtime::dynamic::reencode::<SessionId>(json),
             "SessionReadyMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<SessionReadyMessage>(json)
+                agentwire_runtime::dynamic::reencode::<SessionReadyMessage>(json)
             }
             "UserMessageMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<UserMessageMessage>(json)
+                agentwire_runtime::dynamic::reencode::<UserMessageMessage>(json)
             }
-            "WebUiMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<WebUiMessage>(json)
-            }
-            "WsErrorCode" => ::agentwire_runtime::dynamic::reencode::<WsErrorCode>(json),
+            "WebUiMessage" => agentwire_runtime::dynamic::reencode::<WebUiMessage>(json),
+            "WsErrorCode" => agentwire_runtime::dynamic::reencode::<WsErrorCode>(json),
             _ => return None,
         },
     )
@@ -2094,15 +2350,13 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
 pub fn decode_message(
     from: &str,
     json: &str,
-) -> Option<
-    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
-> {
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     match from {
         "web_ui" => {
             Some(
                 WebUiMessage::from_json(json)
                     .map(|m| {
-                        ::agentwire_runtime::serde_json::to_value(&m)
+                        agentwire_runtime::serde_json::to_value(&m)
                             .expect("generated messages always serialize")
                     }),
             )
@@ -2111,7 +2365,7 @@ pub fn decode_message(
             Some(
                 AgentServerMessage::from_json(json)
                     .map(|m| {
-                        ::agentwire_runtime::serde_json::to_value(&m)
+                        agentwire_runtime::serde_json::to_value(&m)
                             .expect("generated messages always serialize")
                     }),
             )
@@ -2119,3 +2373,5 @@ pub fn decode_message(
         _ => None,
     }
 }
+/// The sequence checker compiled from `machine.yaml`.
+pub mod machine;

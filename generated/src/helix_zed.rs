@@ -10,15 +10,18 @@ pub const ROLES: &[&str] = &["helix", "zed"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/helix_zed.schema.json");
 /// A user turn for Zed's agent: the first message of a session or a follow-up.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatMessage {
     pub data: ChatMessageData,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatMessage;
             fn expecting(
                 &self,
@@ -26,50 +29,58 @@ impl<'de> ::serde::Deserialize<'de> for ChatMessage {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatMessage` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatMessage, A::Error> {
                 let mut f0: Option<ChatMessageData> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "data" => {
                             if f0.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("data"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                                );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatMessage {
-                    data: f0.ok_or_else(|| ::serde::de::Error::missing_field("data"))?,
+                    data: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "data",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatMessage {
+impl agentwire_runtime::Validate for ChatMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.data;
         at.with(
             "data",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatMessageData {
     /// Helix's id for the session (e.g. `ses_01k6...`).
@@ -77,11 +88,11 @@ pub struct ChatMessageData {
     pub helix_session_id: String,
     /// The Zed context (ACP thread) bound to the session, or `null` on the session's first
     /// message.
-    #[serde(deserialize_with = "::agentwire_runtime::serde_helpers::nullable")]
+    #[serde(deserialize_with = "agentwire_runtime::serde_helpers::nullable")]
     #[cfg_attr(
         feature = "schemars",
         schemars(
-            with = "::agentwire_runtime::literal::Nullable<String>",
+            with = "agentwire_runtime::literal::Nullable<String>",
             length(min = 1u64)
         )
     )]
@@ -92,10 +103,12 @@ pub struct ChatMessageData {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub request_id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ChatMessageData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessageData {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ChatMessageData;
             fn expecting(
                 &self,
@@ -103,7 +116,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatMessageData {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ChatMessageData` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ChatMessageData, A::Error> {
@@ -112,13 +125,15 @@ impl<'de> ::serde::Deserialize<'de> for ChatMessageData {
                 let mut f2: Option<String> = None;
                 let mut f3: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "helix_session_id" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("helix_session_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "helix_session_id",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
@@ -126,60 +141,74 @@ impl<'de> ::serde::Deserialize<'de> for ChatMessageData {
                         "acp_thread_id" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("acp_thread_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "acp_thread_id",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "message" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("message"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "message",
+                                    ),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "request_id" => {
                             if f3.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("request_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "request_id",
+                                    ),
                                 );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ChatMessageData {
                     helix_session_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "helix_session_id",
                         ))?,
                     acp_thread_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "acp_thread_id",
                         ))?,
                     message: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("message"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "message",
+                        ))?,
                     request_id: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("request_id"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "request_id",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ChatMessageData {
+impl agentwire_runtime::Validate for ChatMessageData {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.helix_session_id;
         at.with(
             "helix_session_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.acp_thread_id;
@@ -187,7 +216,7 @@ impl ::agentwire_runtime::Validate for ChatMessageData {
             "acp_thread_id",
             |at| {
                 if let Some(v) = v {
-                    ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                    agentwire_runtime::validate::min_length(v, 1u64, at, errors);
                 }
             },
         );
@@ -195,12 +224,13 @@ impl ::agentwire_runtime::Validate for ChatMessageData {
         at.with(
             "request_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextCreatedData {
     /// Id of the context Zed just created; Helix stores it for follow-ups.
@@ -210,10 +240,12 @@ pub struct ContextCreatedData {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub helix_session_id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for ContextCreatedData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCreatedData {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ContextCreatedData;
             fn expecting(
                 &self,
@@ -221,20 +253,22 @@ impl<'de> ::serde::Deserialize<'de> for ContextCreatedData {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ContextCreatedData` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ContextCreatedData, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "acp_thread_id" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("acp_thread_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "acp_thread_id",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
@@ -242,23 +276,27 @@ impl<'de> ::serde::Deserialize<'de> for ContextCreatedData {
                         "helix_session_id" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("helix_session_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "helix_session_id",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ContextCreatedData {
                     acp_thread_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "acp_thread_id",
                         ))?,
                     helix_session_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "helix_session_id",
                         ))?,
                 })
@@ -267,30 +305,31 @@ impl<'de> ::serde::Deserialize<'de> for ContextCreatedData {
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ContextCreatedData {
+impl agentwire_runtime::Validate for ContextCreatedData {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.acp_thread_id;
         at.with(
             "acp_thread_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.helix_session_id;
         at.with(
             "helix_session_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// Zed made a new context for a session; sent once, only in reply to a first message.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ContextCreatedEvent {
     /// The Helix session id, echoed.
@@ -298,10 +337,12 @@ pub struct ContextCreatedEvent {
     pub session_id: String,
     pub data: ContextCreatedData,
 }
-impl<'de> ::serde::Deserialize<'de> for ContextCreatedEvent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCreatedEvent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = ContextCreatedEvent;
             fn expecting(
                 &self,
@@ -309,71 +350,82 @@ impl<'de> ::serde::Deserialize<'de> for ContextCreatedEvent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `ContextCreatedEvent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<ContextCreatedEvent, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<ContextCreatedData> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "session_id" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("session_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "session_id",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "data" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("data"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(ContextCreatedEvent {
                     session_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("session_id"))?,
-                    data: f1.ok_or_else(|| ::serde::de::Error::missing_field("data"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "session_id",
+                        ))?,
+                    data: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "data",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for ContextCreatedEvent {
+impl agentwire_runtime::Validate for ContextCreatedEvent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.session_id;
         at.with(
             "session_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.data;
         at.with(
             "data",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
 /// Every frame Helix sends to Zed, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "type")]
 pub enum HelixMessage {
     #[serde(rename = "chat_message")]
     ChatMessage(ChatMessage),
@@ -388,31 +440,33 @@ impl HelixMessage {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for HelixMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for HelixMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for HelixMessage {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for HelixMessage {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &["chat_message"];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
             "chat_message" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ChatMessage)
+                agentwire_runtime::tagged::variant(rest).map(Self::ChatMessage)
             }
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for HelixMessage {
+impl agentwire_runtime::Validate for HelixMessage {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::ChatMessage(v) => v.validate_at(at, errors),
@@ -430,9 +484,10 @@ impl ::agentwire_runtime::Validate for HelixMessage {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum InteractionState {
     #[serde(rename = "waiting")]
@@ -454,15 +509,16 @@ impl InteractionState {
         }
     }
 }
-impl ::agentwire_runtime::Validate for InteractionState {
+impl agentwire_runtime::Validate for InteractionState {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageAddedData {
     /// The Zed context the reply belongs to.
@@ -479,10 +535,12 @@ pub struct MessageAddedData {
     #[cfg_attr(feature = "schemars", schemars(range(min = 0f64)))]
     pub timestamp: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for MessageAddedData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageAddedData {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = MessageAddedData;
             fn expecting(
                 &self,
@@ -490,7 +548,7 @@ impl<'de> ::serde::Deserialize<'de> for MessageAddedData {
             ) -> ::std::fmt::Result {
                 f.write_str("a `MessageAddedData` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<MessageAddedData, A::Error> {
@@ -500,13 +558,15 @@ impl<'de> ::serde::Deserialize<'de> for MessageAddedData {
                 let mut f3: Option<String> = None;
                 let mut f4: Option<i64> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "acp_thread_id" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("acp_thread_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "acp_thread_id",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
@@ -514,86 +574,107 @@ impl<'de> ::serde::Deserialize<'de> for MessageAddedData {
                         "message_id" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("message_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "message_id",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         "role" => {
                             if f2.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("role"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("role"),
+                                );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         "content" => {
                             if f3.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("content"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
                             }
                             f3 = Some(map.next_value()?);
                         }
                         "timestamp" => {
                             if f4.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("timestamp"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "timestamp",
+                                    ),
                                 );
                             }
                             f4 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(MessageAddedData {
                     acp_thread_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "acp_thread_id",
                         ))?,
                     message_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("message_id"))?,
-                    role: f2.ok_or_else(|| ::serde::de::Error::missing_field("role"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "message_id",
+                        ))?,
+                    role: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "role",
+                        ))?,
                     content: f3
-                        .ok_or_else(|| ::serde::de::Error::missing_field("content"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
                     timestamp: f4
-                        .ok_or_else(|| ::serde::de::Error::missing_field("timestamp"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "timestamp",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for MessageAddedData {
+impl agentwire_runtime::Validate for MessageAddedData {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.acp_thread_id;
         at.with(
             "acp_thread_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.message_id;
         at.with(
             "message_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.role;
         at.with(
             "role",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
         let v = &self.timestamp;
         at.with(
             "timestamp",
             |at| {
-                ::agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
             },
         );
     }
@@ -607,9 +688,10 @@ impl ::agentwire_runtime::Validate for MessageAddedData {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
 )]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub enum MessageAddedDataRole {
     #[serde(rename = "assistant")]
@@ -625,17 +707,18 @@ impl MessageAddedDataRole {
         }
     }
 }
-impl ::agentwire_runtime::Validate for MessageAddedDataRole {
+impl agentwire_runtime::Validate for MessageAddedDataRole {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut ::agentwire_runtime::JsonPointer,
-        _: &mut Vec<::agentwire_runtime::FieldError>,
+        _: &mut agentwire_runtime::JsonPointer,
+        _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
 /// A snapshot of the assistant reply being streamed. Updates of one reply share a
 /// `message_id` and each `content` is the whole text so far, so Helix replaces, not appends.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageAddedEvent {
     /// The Helix session id, echoed.
@@ -643,10 +726,12 @@ pub struct MessageAddedEvent {
     pub session_id: String,
     pub data: MessageAddedData,
 }
-impl<'de> ::serde::Deserialize<'de> for MessageAddedEvent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageAddedEvent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = MessageAddedEvent;
             fn expecting(
                 &self,
@@ -654,68 +739,80 @@ impl<'de> ::serde::Deserialize<'de> for MessageAddedEvent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `MessageAddedEvent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<MessageAddedEvent, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<MessageAddedData> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "session_id" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("session_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "session_id",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "data" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("data"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(MessageAddedEvent {
                     session_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("session_id"))?,
-                    data: f1.ok_or_else(|| ::serde::de::Error::missing_field("data"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "session_id",
+                        ))?,
+                    data: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "data",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for MessageAddedEvent {
+impl agentwire_runtime::Validate for MessageAddedEvent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.session_id;
         at.with(
             "session_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.data;
         at.with(
             "data",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageCompletedData {
     /// The Zed context the reply belongs to.
@@ -728,10 +825,12 @@ pub struct MessageCompletedData {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub request_id: String,
 }
-impl<'de> ::serde::Deserialize<'de> for MessageCompletedData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageCompletedData {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = MessageCompletedData;
             fn expecting(
                 &self,
@@ -739,7 +838,7 @@ impl<'de> ::serde::Deserialize<'de> for MessageCompletedData {
             ) -> ::std::fmt::Result {
                 f.write_str("a `MessageCompletedData` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<MessageCompletedData, A::Error> {
@@ -747,13 +846,15 @@ impl<'de> ::serde::Deserialize<'de> for MessageCompletedData {
                 let mut f1: Option<String> = None;
                 let mut f2: Option<String> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "acp_thread_id" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("acp_thread_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "acp_thread_id",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
@@ -761,7 +862,9 @@ impl<'de> ::serde::Deserialize<'de> for MessageCompletedData {
                         "message_id" => {
                             if f1.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("message_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "message_id",
+                                    ),
                                 );
                             }
                             f1 = Some(map.next_value()?);
@@ -769,62 +872,71 @@ impl<'de> ::serde::Deserialize<'de> for MessageCompletedData {
                         "request_id" => {
                             if f2.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("request_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "request_id",
+                                    ),
                                 );
                             }
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(MessageCompletedData {
                     acp_thread_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field(
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "acp_thread_id",
                         ))?,
                     message_id: f1
-                        .ok_or_else(|| ::serde::de::Error::missing_field("message_id"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "message_id",
+                        ))?,
                     request_id: f2
-                        .ok_or_else(|| ::serde::de::Error::missing_field("request_id"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "request_id",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for MessageCompletedData {
+impl agentwire_runtime::Validate for MessageCompletedData {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.acp_thread_id;
         at.with(
             "acp_thread_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.message_id;
         at.with(
             "message_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.request_id;
         at.with(
             "request_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
     }
 }
 /// The assistant finished the turn; Helix marks the waiting interaction complete.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct MessageCompletedEvent {
     /// The Helix session id, echoed.
@@ -832,10 +944,12 @@ pub struct MessageCompletedEvent {
     pub session_id: String,
     pub data: MessageCompletedData,
 }
-impl<'de> ::serde::Deserialize<'de> for MessageCompletedEvent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageCompletedEvent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
         struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
             type Value = MessageCompletedEvent;
             fn expecting(
                 &self,
@@ -843,71 +957,82 @@ impl<'de> ::serde::Deserialize<'de> for MessageCompletedEvent {
             ) -> ::std::fmt::Result {
                 f.write_str("a `MessageCompletedEvent` object")
             }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<MessageCompletedEvent, A::Error> {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<MessageCompletedData> = None;
                 while let Some(key) = map
-                    .next_key::<::agentwire_runtime::tagged::Text<'de>>()?
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
                     match key.as_str() {
                         "session_id" => {
                             if f0.is_some() {
                                 return Err(
-                                    ::serde::de::Error::duplicate_field("session_id"),
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "session_id",
+                                    ),
                                 );
                             }
                             f0 = Some(map.next_value()?);
                         }
                         "data" => {
                             if f1.is_some() {
-                                return Err(::serde::de::Error::duplicate_field("data"));
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                                );
                             }
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
                         }
                     }
                 }
                 Ok(MessageCompletedEvent {
                     session_id: f0
-                        .ok_or_else(|| ::serde::de::Error::missing_field("session_id"))?,
-                    data: f1.ok_or_else(|| ::serde::de::Error::missing_field("data"))?,
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "session_id",
+                        ))?,
+                    data: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "data",
+                        ))?,
                 })
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl ::agentwire_runtime::Validate for MessageCompletedEvent {
+impl agentwire_runtime::Validate for MessageCompletedEvent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         let v = &self.session_id;
         at.with(
             "session_id",
             |at| {
-                ::agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
         let v = &self.data;
         at.with(
             "data",
             |at| {
-                ::agentwire_runtime::Validate::validate_at(v, at, errors);
+                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
 }
 /// Every frame Zed sends to Helix, dispatched on `event_type`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "event_type")]
+#[serde(crate = "agentwire_runtime::serde", tag = "event_type")]
 pub enum ZedEvent {
     #[serde(rename = "context_created")]
     ContextCreated(ContextCreatedEvent),
@@ -928,41 +1053,43 @@ impl ZedEvent {
         }
     }
 }
-impl<'de> ::serde::Deserialize<'de> for ZedEvent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ::agentwire_runtime::tagged::deserialize(d)
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ZedEvent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        agentwire_runtime::tagged::deserialize(d)
     }
 }
-impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for ZedEvent {
+impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ZedEvent {
     const TAG: &'static str = "event_type";
     const KINDS: &'static [&'static str] = &[
         "context_created",
         "message_added",
         "message_completed",
     ];
-    fn from_kind<M: ::serde::de::MapAccess<'de>>(
+    fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
             "context_created" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::ContextCreated)
+                agentwire_runtime::tagged::variant(rest).map(Self::ContextCreated)
             }
             "message_added" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::MessageAdded)
+                agentwire_runtime::tagged::variant(rest).map(Self::MessageAdded)
             }
             "message_completed" => {
-                ::agentwire_runtime::tagged::variant(rest).map(Self::MessageCompleted)
+                agentwire_runtime::tagged::variant(rest).map(Self::MessageCompleted)
             }
-            _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+            _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
 }
-impl ::agentwire_runtime::Validate for ZedEvent {
+impl agentwire_runtime::Validate for ZedEvent {
     fn validate_at(
         &self,
-        at: &mut ::agentwire_runtime::JsonPointer,
-        errors: &mut Vec<::agentwire_runtime::FieldError>,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
             Self::ContextCreated(v) => v.validate_at(at, errors),
@@ -973,27 +1100,27 @@ impl ::agentwire_runtime::Validate for ZedEvent {
 }
 impl HelixMessage {
     /// Decodes one `helix` -> `zed` message and checks every constraint of the spec.
-    pub fn from_json(json: &str) -> Result<Self, ::agentwire_runtime::Invalid> {
-        let message: Self = ::agentwire_runtime::decode_json(json)?;
-        ::agentwire_runtime::Validate::validate(&message)?;
+    pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
+        let message: Self = agentwire_runtime::decode_json(json)?;
+        agentwire_runtime::Validate::validate(&message)?;
         Ok(message)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
-        ::agentwire_runtime::serde_json::to_string(self)
+        agentwire_runtime::serde_json::to_string(self)
             .expect("generated messages always serialize")
     }
 }
 impl ZedEvent {
     /// Decodes one `zed` -> `helix` message and checks every constraint of the spec.
-    pub fn from_json(json: &str) -> Result<Self, ::agentwire_runtime::Invalid> {
-        let message: Self = ::agentwire_runtime::decode_json(json)?;
-        ::agentwire_runtime::Validate::validate(&message)?;
+    pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
+        let message: Self = agentwire_runtime::decode_json(json)?;
+        agentwire_runtime::Validate::validate(&message)?;
         Ok(message)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
-        ::agentwire_runtime::serde_json::to_string(self)
+        agentwire_runtime::serde_json::to_string(self)
             .expect("generated messages always serialize")
     }
 }
@@ -1002,43 +1129,39 @@ impl ZedEvent {
 pub fn decode_type(
     type_name: &str,
     json: &str,
-) -> Option<
-    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
-> {
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     Some(
         match type_name {
-            "ChatMessage" => ::agentwire_runtime::dynamic::reencode::<ChatMessage>(json),
+            "ChatMessage" => agentwire_runtime::dynamic::reencode::<ChatMessage>(json),
             "ChatMessageData" => {
-                ::agentwire_runtime::dynamic::reencode::<ChatMessageData>(json)
+                agentwire_runtime::dynamic::reencode::<ChatMessageData>(json)
             }
             "ContextCreatedData" => {
-                ::agentwire_runtime::dynamic::reencode::<ContextCreatedData>(json)
+                agentwire_runtime::dynamic::reencode::<ContextCreatedData>(json)
             }
             "ContextCreatedEvent" => {
-                ::agentwire_runtime::dynamic::reencode::<ContextCreatedEvent>(json)
+                agentwire_runtime::dynamic::reencode::<ContextCreatedEvent>(json)
             }
-            "HelixMessage" => {
-                ::agentwire_runtime::dynamic::reencode::<HelixMessage>(json)
-            }
+            "HelixMessage" => agentwire_runtime::dynamic::reencode::<HelixMessage>(json),
             "InteractionState" => {
-                ::agentwire_runtime::dynamic::reencode::<InteractionState>(json)
+                agentwire_runtime::dynamic::reencode::<InteractionState>(json)
             }
             "MessageAddedData" => {
-                ::agentwire_runtime::dynamic::reencode::<MessageAddedData>(json)
+                agentwire_runtime::dynamic::reencode::<MessageAddedData>(json)
             }
             "MessageAddedDataRole" => {
-                ::agentwire_runtime::dynamic::reencode::<MessageAddedDataRole>(json)
+                agentwire_runtime::dynamic::reencode::<MessageAddedDataRole>(json)
             }
             "MessageAddedEvent" => {
-                ::agentwire_runtime::dynamic::reencode::<MessageAddedEvent>(json)
+                agentwire_runtime::dynamic::reencode::<MessageAddedEvent>(json)
             }
             "MessageCompletedData" => {
-                ::agentwire_runtime::dynamic::reencode::<MessageCompletedData>(json)
+                agentwire_runtime::dynamic::reencode::<MessageCompletedData>(json)
             }
             "MessageCompletedEvent" => {
-                ::agentwire_runtime::dynamic::reencode::<MessageCompletedEvent>(json)
+                agentwire_runtime::dynamic::reencode::<MessageCompletedEvent>(json)
             }
-            "ZedEvent" => ::agentwire_runtime::dynamic::reencode::<ZedEvent>(json),
+            "ZedEvent" => agentwire_runtime::dynamic::reencode::<ZedEvent>(json),
             _ => return None,
         },
     )
@@ -1070,15 +1193,13 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
 pub fn decode_message(
     from: &str,
     json: &str,
-) -> Option<
-    Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>,
-> {
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     match from {
         "helix" => {
             Some(
                 HelixMessage::from_json(json)
                     .map(|m| {
-                        ::agentwire_runtime::serde_json::to_value(&m)
+                        agentwire_runtime::serde_json::to_value(&m)
                             .expect("generated messages always serialize")
                     }),
             )
@@ -1087,7 +1208,7 @@ pub fn decode_message(
             Some(
                 ZedEvent::from_json(json)
                     .map(|m| {
-                        ::agentwire_runtime::serde_json::to_value(&m)
+                        agentwire_runtime::serde_json::to_value(&m)
                             .expect("generated messages always serialize")
                     }),
             )
@@ -1095,3 +1216,5 @@ pub fn decode_message(
         _ => None,
     }
 }
+/// The sequence checker compiled from `machine.yaml`.
+pub mod machine;

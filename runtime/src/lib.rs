@@ -5,6 +5,7 @@ pub mod decode;
 pub mod dynamic;
 pub mod error;
 pub mod formats;
+pub mod framing;
 pub mod http;
 pub mod jsonrpc;
 pub mod literal;
@@ -19,5 +20,8 @@ pub use validate::{JsonPointer, Validate};
 
 /// Re-exported so generated code needs no regex dependency of its own.
 pub use regex;
+/// Re-exported so generated code needs no serde dependency of its own (generated derives name
+/// it with `#[serde(crate = "agentwire_runtime::serde")]`).
+pub use serde;
 /// Re-exported so generated code and its users agree on one serde_json.
 pub use serde_json;

@@ -94,6 +94,11 @@ impl<'a> Field<'a> {
         }
     }
 
+    /// Whether the field names the instance key `key`.
+    pub fn is_key(&self, key: &str) -> bool {
+        self.key().as_deref() == Some(key)
+    }
+
     /// The instance key this field names, if it can be one.
     pub fn key(&self) -> Option<std::borrow::Cow<'a, str>> {
         match self {
@@ -176,3 +181,11 @@ impl fmt::Display for Violation {
 }
 
 impl std::error::Error for Violation {}
+
+/// A JSON-RPC id as a field: numbers stay numbers, strings stay strings.
+pub fn rpc_id(id: &crate::jsonrpc::RequestId) -> Field<'_> {
+    match id {
+        crate::jsonrpc::RequestId::Number(n) => Field::Int(*n),
+        crate::jsonrpc::RequestId::String(s) => Field::Str(s),
+    }
+}

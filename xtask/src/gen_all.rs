@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use agentwire_codegen::{OutputFile, SpecErrors, generate, generate::lib_rs};
+use agentwire_codegen::{OutputFile, SpecErrors, docs, generate, generate::lib_rs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -22,6 +22,8 @@ pub struct Report {
 pub enum Error {
     Spec(Vec<(PathBuf, SpecErrors)>),
     Stale(Vec<PathBuf>),
+    /// Document findings, each already rendered as `doc:line: ...`.
+    Docs(Vec<String>),
     Io(String),
 }
 
@@ -45,6 +47,12 @@ impl fmt::Display for Error {
                     f,
                     "generated/ is out of date with spec/: run `cargo xtask gen`"
                 )
+            }
+            Error::Docs(findings) => {
+                for line in findings {
+                    writeln!(f, "{line}")?;
+                }
+                write!(f, "{} finding(s) in the docs", findings.len())
             }
             Error::Io(e) => f.write_str(e),
         }
@@ -75,11 +83,30 @@ pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
     let mut files: Vec<OutputFile> = Vec::new();
     let mut modules = Vec::new();
     let mut spec_errors = Vec::new();
+    let mut doc_findings = Vec::new();
+    let mut doc_updates: Vec<(PathBuf, String)> = Vec::new();
     for dir in spec_dirs(root)? {
         match generate(&dir) {
             Ok(g) => {
                 report.summaries.push(g.summary.clone());
                 modules.push((g.module.clone(), g.spec.protocol.title.clone()));
+                let doc_path = root.join("docs/protocols").join(format!("{}.md", g.module));
+                if let Ok(doc) = std::fs::read_to_string(&doc_path) {
+                    // The state diagrams between the doc's markers are generated output too.
+                    match docs::with_diagram(&g.spec, &doc) {
+                        Some(fresh) if fresh != doc => {
+                            doc_updates.push((doc_path.clone(), fresh.clone()))
+                        }
+                        _ => {}
+                    }
+                    let fresh = docs::with_diagram(&g.spec, &doc).unwrap_or(doc);
+                    let checked = docs::check_doc(&g.spec, &doc_path, &fresh);
+                    report.summaries.push(format!(
+                        "  docs/protocols/{}.md: {} declarations, {} JSON examples, {} sequences checked",
+                        g.module, checked.declarations, checked.json_examples, checked.sequences
+                    ));
+                    doc_findings.extend(render(&doc_path, root, &checked.findings));
+                }
                 files.extend(g.files);
             }
             Err(e) => spec_errors.push((dir, e)),
@@ -131,10 +158,50 @@ pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
             }
         }
     }
+    for (path, fresh) in doc_updates {
+        match mode {
+            Mode::Check => stale.push(path),
+            Mode::Write => {
+                std::fs::write(&path, fresh)
+                    .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+                report.changed.push(path);
+            }
+        }
+    }
     if !stale.is_empty() {
         return Err(Error::Stale(stale));
     }
+    if mode == Mode::Check && !doc_findings.is_empty() {
+        return Err(Error::Docs(doc_findings));
+    }
     Ok(report)
+}
+
+/// Findings as `doc:line: message`, with the document path relative to the workspace.
+pub fn render(doc: &Path, root: &Path, findings: &[docs::Finding]) -> Vec<String> {
+    let shown = doc.strip_prefix(root).unwrap_or(doc);
+    findings
+        .iter()
+        .map(|f| format!("{}:{}: {}", shown.display(), f.line, f.message))
+        .collect()
+}
+
+/// `cargo xtask check-docs --spec <dir> <doc.md>...`: checks any Markdown file against a spec.
+pub fn check_docs(
+    root: &Path,
+    spec_dir: &Path,
+    docs_paths: &[PathBuf],
+) -> Result<Vec<String>, Error> {
+    let spec = agentwire_codegen::front::load::load_spec(spec_dir)
+        .map_err(|e| Error::Spec(vec![(spec_dir.to_path_buf(), e)]))?;
+    let mut out = Vec::new();
+    for path in docs_paths {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Io(format!("cannot read {}: {e}", path.display())))?;
+        let report = docs::check_doc(&spec, path, &text);
+        out.extend(render(path, root, &report.findings));
+    }
+    Ok(out)
 }
 
 /// Generated files on disk: everything under `generated/src` and `generated/schemas`.

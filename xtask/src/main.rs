@@ -5,16 +5,52 @@ mod gen_all;
 
 use std::process::ExitCode;
 
+/// `check-docs --spec <dir> <file.md>...`
+fn check_docs(root: &std::path::Path, args: &[String]) -> ExitCode {
+    let (Some("--spec"), Some(spec), files) =
+        (args.first().map(String::as_str), args.get(1), args.get(2..))
+    else {
+        eprintln!("usage: cargo xtask check-docs --spec <spec dir> <doc.md>...");
+        return ExitCode::from(2);
+    };
+    let files: Vec<std::path::PathBuf> = files.unwrap_or_default().iter().map(Into::into).collect();
+    if files.is_empty() {
+        eprintln!("usage: cargo xtask check-docs --spec <spec dir> <doc.md>...");
+        return ExitCode::from(2);
+    }
+    match gen_all::check_docs(root, std::path::Path::new(spec), &files) {
+        Ok(findings) if findings.is_empty() => ExitCode::SUCCESS,
+        Ok(findings) => {
+            for f in findings {
+                println!("{f}");
+            }
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = gen_all::workspace_root();
     let mode = match args.first().map(String::as_str) {
         Some("gen") => gen_all::Mode::Write,
         Some("check") => gen_all::Mode::Check,
+        Some("check-docs") => return check_docs(&root, &args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <gen|check>");
-            eprintln!("  gen    regenerate generated/ from spec/ (writes only changed files)");
-            eprintln!("  check  fail if generated/ is stale or a spec has errors");
+            eprintln!("usage: cargo xtask <gen|check|check-docs>");
+            eprintln!(
+                "  gen         regenerate generated/ (and the docs' state diagrams) from spec/"
+            );
+            eprintln!(
+                "  check       fail if generated/ is stale, a spec has errors or the docs drifted"
+            );
+            eprintln!(
+                "  check-docs --spec <spec dir> <doc.md>...   check any Markdown file against a spec"
+            );
             return ExitCode::from(2);
         }
     };

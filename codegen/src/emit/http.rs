@@ -88,10 +88,10 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
             let pointer = format!("/path/{n}");
             quote! {
                 #ident: {
-                    let raw = ::agentwire_runtime::http::param(&params, #n);
-                    let value: #ty = ::agentwire_runtime::decode_value(&::agentwire_runtime::serde_json::Value::String(raw.to_owned()))
+                    let raw = agentwire_runtime::http::param(&params, #n);
+                    let value: #ty = agentwire_runtime::decode_value(&agentwire_runtime::serde_json::Value::String(raw.to_owned()))
                         .map_err(|e| e.under(#pointer))?;
-                    ::agentwire_runtime::Validate::validate(&value).map_err(|e| e.under(#pointer))?;
+                    agentwire_runtime::Validate::validate(&value).map_err(|e| e.under(#pointer))?;
                     value
                 },
             }
@@ -101,14 +101,14 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
                 let t = type_ident(t);
                 quote! {
                     body: {
-                        let value: #t = ::agentwire_runtime::decode_value(body).map_err(|e| e.under("/body"))?;
-                        ::agentwire_runtime::Validate::validate(&value).map_err(|e| e.under("/body"))?;
+                        let value: #t = agentwire_runtime::decode_value(body).map_err(|e| e.under("/body"))?;
+                        agentwire_runtime::Validate::validate(&value).map_err(|e| e.under("/body"))?;
                         value
                     },
                 }
             }
             Body::Text(_) => quote! {
-                body: ::agentwire_runtime::http::text_body(body)?,
+                body: agentwire_runtime::http::text_body(body)?,
             },
             Body::None => TokenStream::new(),
         };
@@ -116,7 +116,7 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
         quote! {
             if from == #from
                 && method.eq_ignore_ascii_case(#method)
-                && let Some(#binding) = ::agentwire_runtime::http::match_path(#template, path)
+                && let Some(#binding) = agentwire_runtime::http::match_path(#template, path)
             {
                 return Ok(Self::#v(#s { status, #(#params)* #body }));
             }
@@ -143,10 +143,10 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
                 method: &str,
                 path: &str,
                 status: Option<u16>,
-                body: &::agentwire_runtime::serde_json::Value,
-            ) -> Result<Self, ::agentwire_runtime::Invalid> {
+                body: &agentwire_runtime::serde_json::Value,
+            ) -> Result<Self, agentwire_runtime::Invalid> {
                 #(#decode_arms)*
-                Err(::agentwire_runtime::http::no_route(from, method, path))
+                Err(agentwire_runtime::http::no_route(from, method, path))
             }
         }
     }

@@ -7,7 +7,7 @@ use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Action, Condition, Literal, Machine, MemoryKind, Operator, Protocol, Subject};
-use crate::machine::model::{KindInfo, Model};
+use crate::machine::model::{KindInfo, Model, SourceKind};
 use crate::naming::pascal_case;
 
 /// Field reads shared by all machines: one function per (kind, path).
@@ -33,10 +33,10 @@ impl Reads<'_> {
                     quote! {
                         #[doc = #doc]
                         #[allow(unused_variables, clippy::match_single_binding)]
-                        fn #name<'a>(msg: &Message<'a>) -> ::agentwire_runtime::machine::Field<'a> {
+                        fn #name<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
                             match *msg {
                                 #pattern => #body,
-                                _ => ::agentwire_runtime::machine::Field::Absent,
+                                _ => agentwire_runtime::machine::Field::Absent,
                             }
                         }
                     },
@@ -60,9 +60,16 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
     let kind_arms = model.kinds.iter().map(|k| {
         let pattern = &k.pattern;
         let v = &k.variant;
-        quote!(#pattern => Kind::#v,)
+        quote!(#pattern => Some(Kind::#v),)
     });
+    // JSON-RPC and protobuf types can hold messages no kind names (an unset oneof, a response
+    // from a side that never receives requests); decoding rejects them, the checker skips them.
+    let kind_fallback = match model.source_kind {
+        SourceKind::Json => TokenStream::new(),
+        SourceKind::JsonRpc | SourceKind::Proto => quote!(_ => None,),
+    };
     let sources = model.sources.iter().map(|(v, ty)| quote!(#v(&'a #ty),));
+    let recorded = emit_recorded(model);
     let mut machine_items = Vec::new();
     let mut fields = Vec::new();
     let mut inits = Vec::new();
@@ -72,27 +79,27 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
         let items = emit_machine(m, model, &mut reads)?;
         machine_items.push(items);
         let field = format_ident!("{}", m.name);
-        let inst = format_ident!("{}Instance", pascal_case(&m.name));
+        let inst = format_ident!("{}MachineInstance", pascal_case(&m.name));
         let step = format_ident!("step_{}", m.name);
         fields.push(quote!(#field: ::std::collections::HashMap<String, #inst>,));
         inits.push(quote!(#field: ::std::collections::HashMap::new(),));
         steps.push(quote!(self.#step(index, kind, msg)?;));
         let name = &m.name;
-        let state_ty = format_ident!("{}State", pascal_case(&m.name));
+        let state_ty = format_ident!("{}MachineState", pascal_case(&m.name));
         finishes.push(quote! {
             let mut keys: Vec<&String> = self.#field.keys().collect();
             keys.sort();
             for key in keys {
                 let state = self.#field[key].state;
                 if !state.accepting() {
-                    violations.push(::agentwire_runtime::machine::Violation {
+                    violations.push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: #name,
                         key: key.clone(),
                         state: state.name(),
                         got: None,
                         expected: #state_ty::expected(state),
-                        problem: ::agentwire_runtime::machine::Problem::Unfinished,
+                        problem: agentwire_runtime::machine::Problem::Unfinished,
                     });
                 }
             }
@@ -125,11 +132,13 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
             }
         }
 
-        /// The kind of a message.
-        pub fn kind_of(msg: &Message<'_>) -> Kind {
-            #[allow(unused_variables)]
-            match *msg { #(#kind_arms)* }
+        /// The kind of a message (`None` for a message no kind describes).
+        #[allow(unused_variables)]
+        pub fn kind_of(msg: &Message<'_>) -> Option<Kind> {
+            match *msg { #(#kind_arms)* #kind_fallback }
         }
+
+        #recorded
 
         #(#read_fns)*
 
@@ -140,7 +149,7 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
         #[derive(Debug, Default)]
         pub struct Checker {
             index: usize,
-            limits: ::agentwire_runtime::machine::Limits,
+            limits: agentwire_runtime::machine::Limits,
             #(#fields)*
         }
 
@@ -149,22 +158,22 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
                 Self::default()
             }
 
-            pub fn with_limits(limits: ::agentwire_runtime::machine::Limits) -> Self {
+            pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
                 Self { limits, ..Self::default() }
             }
 
             /// Feeds the next message of the stream; a violation leaves the state unchanged.
-            pub fn observe(&mut self, msg: Message<'_>) -> Result<(), ::agentwire_runtime::machine::Violation> {
+            pub fn observe(&mut self, msg: Message<'_>) -> Result<(), agentwire_runtime::machine::Violation> {
                 let index = self.index;
                 self.index += 1;
-                let kind = kind_of(&msg);
+                let Some(kind) = kind_of(&msg) else { return Ok(()) };
                 let msg = &msg;
                 #(#steps)*
                 Ok(())
             }
 
             /// Ends the stream: every instance not in an accepting state is a violation.
-            pub fn finish(self) -> Result<(), Vec<::agentwire_runtime::machine::Violation>> {
+            pub fn finish(self) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
                 let mut violations = Vec::new();
                 #(#finishes)*
                 if violations.is_empty() { Ok(()) } else { Err(violations) }
@@ -172,10 +181,79 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
 
             /// Live instances across all machines (for memory accounting).
             pub fn live_instances(&self) -> usize {
-                0 #( + self.#field_names.len())*
+                #(self.#field_names.len())+*
             }
         }
     })
+}
+
+/// `Recorded`: an owned, decoded message of any sender, as a trace line holds it.
+fn emit_recorded(model: &Model<'_>) -> TokenStream {
+    let variants = model.sources.iter().map(|(v, ty)| quote!(#v(#ty),));
+    let as_message = model
+        .sources
+        .iter()
+        .map(|(v, _)| quote!(Recorded::#v(m) => Message::#v(m),));
+    // HTTP lines are recognised by their `http` member before any sender's messages.
+    let mut ordered: Vec<_> = model.source_roles.iter().zip(&model.sources).collect();
+    ordered.sort_by_key(|((_, role), _)| role.is_some());
+    let decoders = ordered.into_iter().map(|((v, role), (_, ty))| {
+        match role {
+            Some(role) => {
+                let decode = match model.source_kind {
+                    SourceKind::JsonRpc => quote! {
+                        #ty::from_json(&json).and_then(|m| { m.validate()?; Ok(m) })
+                    },
+                    SourceKind::Json | SourceKind::Proto => quote!(#ty::from_json(&json)),
+                };
+                quote! {
+                    if from == #role {
+                        let Some(message) = entry.get("message") else {
+                            return Some(Err(agentwire_runtime::Invalid::one(agentwire_runtime::FieldError::new(
+                                "/message", agentwire_runtime::Rule::Required, "missing field `message`",
+                            ))));
+                        };
+                        let json = message.to_string();
+                        return Some(#decode.map(Recorded::#v).map_err(|e| e.under("/message")));
+                    }
+                }
+            }
+            None => quote! {
+                if let Some(http) = entry.get("http") {
+                    let text = |k: &str| http.get(k).and_then(|v| v.as_str()).unwrap_or_default();
+                    let status = http.get("status").and_then(|v| v.as_u64()).and_then(|s| u16::try_from(s).ok());
+                    let body = http.get("body").cloned().unwrap_or_default();
+                    return Some(
+                        HttpExchange::decode(from, text("method"), text("path"), status, &body)
+                            .map(Recorded::#v)
+                            .map_err(|e| e.under("/http")),
+                    );
+                }
+            },
+        }
+    });
+    quote! {
+        /// One decoded message of the stream, owned; what a trace line holds.
+        #[derive(Debug, Clone)]
+        pub enum Recorded { #(#variants)* }
+
+        impl Recorded {
+            /// The checker's view of the message.
+            pub fn as_message(&self) -> Message<'_> {
+                match self { #(#as_message)* }
+            }
+
+            /// Decodes and validates one trace entry (`{"from": role, "message": ...}`, or
+            /// `{"from": role, "http": {...}}`); `None` when `from` is not a sender here.
+            pub fn decode(
+                from: &str,
+                entry: &agentwire_runtime::serde_json::Value,
+            ) -> Option<Result<Self, agentwire_runtime::Invalid>> {
+                #(#decoders)*
+                None
+            }
+        }
+    }
 }
 
 fn emit_machine(
@@ -184,8 +262,8 @@ fn emit_machine(
     reads: &mut Reads<'_>,
 ) -> Result<TokenStream, String> {
     let pascal = pascal_case(&m.name);
-    let state_ty = format_ident!("{pascal}State");
-    let inst_ty = format_ident!("{pascal}Instance");
+    let state_ty = format_ident!("{pascal}MachineState");
+    let inst_ty = format_ident!("{pascal}MachineInstance");
     let step = format_ident!("step_{}", m.name);
     let field = format_ident!("{}", m.name);
     let name = &m.name;
@@ -224,46 +302,68 @@ fn emit_machine(
     let memory_fields = m.memory.iter().map(|(n, k)| {
         let ident = format_ident!("{n}");
         match k {
-            MemoryKind::Value => quote!(#ident: Option<::agentwire_runtime::machine::Stored>,),
+            MemoryKind::Value => quote!(#ident: Option<agentwire_runtime::machine::Stored>,),
             MemoryKind::Set => quote!(#ident: ::std::collections::BTreeSet<String>,),
         }
     });
     // Key extraction.
     let key_expr = match &m.key {
-        None => quote!(Some(::std::borrow::Cow::Borrowed("connection"))),
+        None => quote!(let key = ::std::borrow::Cow::Borrowed("connection");),
         Some(rules) => {
             let mut arms = Vec::new();
             for r in rules {
                 for k in model.kinds_of(&r.on) {
                     let read = reads.call(k, &r.field)?;
-                    let guard = conditions(&r.guard, k, reads, m, false)?;
                     let v = &k.variant;
-                    arms.push(quote!(Kind::#v if #guard => #read.key(),));
+                    if r.guard.is_empty() {
+                        arms.push(quote!(Kind::#v => #read.key(),));
+                    } else {
+                        let guard = conditions(&r.guard, k, reads, m, false)?;
+                        arms.push(quote!(Kind::#v if #guard => #read.key(),));
+                    }
                 }
             }
-            quote!(match kind { #(#arms)* _ => None })
+            let covered: std::collections::BTreeSet<String> = rules
+                .iter()
+                .filter(|r| r.guard.is_empty())
+                .flat_map(|r| model.kinds_of(&r.on))
+                .map(KindInfo::label)
+                .collect();
+            let fallback = if covered.len() == model.kinds.len() {
+                TokenStream::new()
+            } else {
+                quote!(_ => None,)
+            };
+            quote! {
+                let Some(key) = (match kind { #(#arms)* #fallback }) else { return Ok(()) };
+            }
         }
     };
     // Transitions, in order.
     let mut branches = Vec::new();
     for t in &m.transitions {
         let from = match &t.from {
-            None => quote!(true),
+            None => TokenStream::new(),
             Some(states) => {
                 let ids = states.iter().map(|s| format_ident!("{}", pascal_case(s)));
-                quote!(matches!(state, #(#state_ty::#ids)|*))
+                quote!(matches!(state, #(#state_ty::#ids)|*) &&)
             }
         };
         for k in model.kinds_of(&t.on) {
             let v = &k.variant;
-            let guard = conditions(&t.guard, k, reads, m, false)?;
+            let guard = if t.guard.is_empty() {
+                TokenStream::new()
+            } else {
+                let g = conditions(&t.guard, k, reads, m, false)?;
+                quote!(&& #g)
+            };
             let mut checks = Vec::new();
             for c in &t.check {
-                let cond = condition(c, k, reads, m)?;
+                let failed = negated(c, k, reads, m)?;
                 let text = &c.text;
                 checks.push(quote! {
-                    if !(#cond) {
-                        break 'pick Err(::agentwire_runtime::machine::Problem::Check(#text));
+                    if #failed {
+                        break 'pick Err(agentwire_runtime::machine::Problem::Check(#text));
                     }
                 });
             }
@@ -279,7 +379,7 @@ fn emit_machine(
                 None => quote!(state),
             };
             branches.push(quote! {
-                if #from && kind == Kind::#v && #guard {
+                if #from kind == Kind::#v #guard {
                     #(#checks)*
                     #(#actions)*
                     break 'pick Ok(#to);
@@ -341,28 +441,28 @@ fn emit_machine(
 
         impl Checker {
             #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
-            fn #step(&mut self, index: usize, kind: Kind, msg: &Message<'_>) -> Result<(), ::agentwire_runtime::machine::Violation> {
-                let Some(key) = #key_expr else { return Ok(()) };
+            fn #step(&mut self, index: usize, kind: Kind, msg: &Message<'_>) -> Result<(), agentwire_runtime::machine::Violation> {
+                #key_expr
                 let existed = self.#field.contains_key(key.as_ref());
                 if !existed {
                     if self.#field.len() >= self.limits.max_instances {
-                        return Err(::agentwire_runtime::machine::Violation {
+                        return Err(agentwire_runtime::machine::Violation {
                             index: Some(index),
                             machine: #name,
                             key: key.into_owned(),
                             state: #state_ty::#initial.name(),
                             got: Some(kind.label()),
                             expected: #state_ty::#initial.expected(),
-                            problem: ::agentwire_runtime::machine::Problem::TooManyInstances(self.limits.max_instances),
+                            problem: agentwire_runtime::machine::Problem::TooManyInstances(self.limits.max_instances),
                         });
                     }
                     self.#field.insert(key.clone().into_owned(), #inst_ty { state: #state_ty::#initial, #(#memory_inits)* });
                 }
                 let inst = self.#field.get_mut(key.as_ref()).expect("instance present");
                 let state = inst.state;
-                let next: Result<#state_ty, ::agentwire_runtime::machine::Problem> = 'pick: {
+                let next: Result<#state_ty, agentwire_runtime::machine::Problem> = 'pick: {
                     #(#branches)*
-                    Err(::agentwire_runtime::machine::Problem::Unexpected)
+                    Err(agentwire_runtime::machine::Problem::Unexpected)
                 };
                 match next {
                     Ok(next) if next.is_final() => {
@@ -378,7 +478,7 @@ fn emit_machine(
                         if !existed {
                             self.#field.remove(key.as_ref());
                         }
-                        Err(::agentwire_runtime::machine::Violation {
+                        Err(agentwire_runtime::machine::Violation {
                             index: Some(index),
                             machine: #name,
                             key: key.into_owned(),
@@ -413,6 +513,30 @@ fn conditions(
     })
 }
 
+/// The condition's negation, written without a double `!` where the operator has an opposite.
+fn negated(
+    c: &Condition,
+    k: &KindInfo,
+    reads: &mut Reads<'_>,
+    m: &Machine,
+) -> Result<TokenStream, String> {
+    let opposite = match &c.op {
+        Operator::Is(l) => Some(Operator::IsNot(l.clone())),
+        Operator::IsNot(l) => Some(Operator::Is(l.clone())),
+        Operator::In(s) => Some(Operator::NotIn(s.clone())),
+        Operator::NotIn(s) => Some(Operator::In(s.clone())),
+        Operator::Present(b) => Some(Operator::Present(!b)),
+        _ => None,
+    };
+    match opposite {
+        Some(op) => condition(&Condition { op, ..c.clone() }, k, reads, m),
+        None => {
+            let cond = condition(c, k, reads, m)?;
+            Ok(quote!(!(#cond)))
+        }
+    }
+}
+
 fn literal_test(field: &TokenStream, l: &Literal) -> TokenStream {
     match l {
         Literal::Str(s) => quote!(#field.is_str(#s)),
@@ -433,7 +557,7 @@ fn condition(
 ) -> Result<TokenStream, String> {
     let subject = match &c.subject {
         Subject::Field(path) => reads.call(k, path)?,
-        Subject::Value(Literal::Str(s)) => quote!(::agentwire_runtime::machine::Field::Str(#s)),
+        Subject::Value(Literal::Str(s)) => quote!(agentwire_runtime::machine::Field::Str(#s)),
         Subject::Value(_) => {
             return Err("only string constants can be tested for membership".to_owned());
         }
@@ -459,7 +583,7 @@ fn condition(
         Operator::Present(true) => quote!(#subject.is_present()),
         Operator::Present(false) => quote!(!#subject.is_present()),
         Operator::Equals(name) if name == "$key" => {
-            quote!(#subject.key().as_deref() == Some(key.as_ref()))
+            quote!(#subject.is_key(&key))
         }
         Operator::Equals(name) => {
             let mem = mem(name)?;

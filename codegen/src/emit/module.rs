@@ -25,15 +25,15 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
         quote! {
             impl #union {
                 #[doc = #doc]
-                pub fn from_json(json: &str) -> Result<Self, ::agentwire_runtime::Invalid> {
-                    let message: Self = ::agentwire_runtime::decode_json(json)?;
-                    ::agentwire_runtime::Validate::validate(&message)?;
+                pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
+                    let message: Self = agentwire_runtime::decode_json(json)?;
+                    agentwire_runtime::Validate::validate(&message)?;
                     Ok(message)
                 }
 
                 /// Encodes the message as one JSON text.
                 pub fn to_json(&self) -> String {
-                    ::agentwire_runtime::serde_json::to_string(self).expect("generated messages always serialize")
+                    agentwire_runtime::serde_json::to_string(self).expect("generated messages always serialize")
                 }
             }
         }
@@ -87,7 +87,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
             return Some(quote! {
                 #role => Some(#message_ty::from_json(json).and_then(|m| {
                     m.validate()?;
-                    Ok(::agentwire_runtime::serde_json::to_value(&m).expect("JSON-RPC messages always serialize"))
+                    Ok(agentwire_runtime::serde_json::to_value(&m).expect("JSON-RPC messages always serialize"))
                 })),
             });
         }
@@ -95,7 +95,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         let union = type_ident(&channel.union);
         Some(quote! {
             #role => Some(#union::from_json(json).map(|m| {
-                ::agentwire_runtime::serde_json::to_value(&m).expect("generated messages always serialize")
+                agentwire_runtime::serde_json::to_value(&m).expect("generated messages always serialize")
             })),
         })
     });
@@ -105,7 +105,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         let arms = p.methods.iter().filter(|m| m.call == Call::Request).map(|m| {
             let name = &m.name;
             let set = format_ident!("{}Request", pascal_case(&m.from));
-            quote!(#name => ::agentwire_runtime::jsonrpc::reencode_response::<#set>(method, json),)
+            quote!(#name => agentwire_runtime::jsonrpc::reencode_response::<#set>(method, json),)
         });
         quote! {
             /// Decodes and validates a response to a `method` request, returning it re-encoded;
@@ -113,7 +113,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
             pub fn decode_response(
                 method: &str,
                 json: &str,
-            ) -> Option<Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>> {
+            ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
                 Some(match method {
                     #(#arms)*
                     _ => return None,
@@ -127,9 +127,9 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         pub fn decode_type(
             type_name: &str,
             json: &str,
-        ) -> Option<Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>> {
+        ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
             Some(match type_name {
-                #( #names => ::agentwire_runtime::dynamic::reencode::<#idents>(json), )*
+                #( #names => agentwire_runtime::dynamic::reencode::<#idents>(json), )*
                 _ => return None,
             })
         }
@@ -151,7 +151,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         pub fn decode_message(
             from: &str,
             json: &str,
-        ) -> Option<Result<::agentwire_runtime::serde_json::Value, ::agentwire_runtime::Invalid>> {
+        ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
             match from {
                 #(#message_arms)*
                 _ => None,
@@ -180,14 +180,14 @@ fn emit_jsonrpc(p: &Protocol) -> TokenStream {
         let result_ty = format_ident!("{prefix}Result");
         let message_ty = format_ident!("{prefix}Message");
         let req_ref = if requests.is_empty() {
-            quote!(::agentwire_runtime::jsonrpc::NoMethods)
+            quote!(agentwire_runtime::jsonrpc::NoMethods)
         } else {
             out.extend(method_set(&req_ty, &requests, role, "requests"));
             out.extend(result_set(&req_ty, &result_ty, &requests));
             quote!(#req_ty)
         };
         let notif_ref = if notifications.is_empty() {
-            quote!(::agentwire_runtime::jsonrpc::NoMethods)
+            quote!(agentwire_runtime::jsonrpc::NoMethods)
         } else {
             out.extend(method_set(&notif_ty, &notifications, role, "notifications"));
             quote!(#notif_ty)
@@ -197,7 +197,7 @@ fn emit_jsonrpc(p: &Protocol) -> TokenStream {
         );
         out.extend(quote! {
             #[doc = #doc]
-            pub type #message_ty = ::agentwire_runtime::jsonrpc::Message<#req_ref, #notif_ref>;
+            pub type #message_ty = agentwire_runtime::jsonrpc::Message<#req_ref, #notif_ref>;
         });
     }
     out
@@ -249,7 +249,7 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
     let arms_ser = methods.iter().map(|m| {
         let v = variant_ident(&m.name);
         match m.params {
-            Some(_) => quote!(Self::#v(p) => ::serde::Serialize::serialize(p, s),),
+            Some(_) => quote!(Self::#v(p) => agentwire_runtime::serde::Serialize::serialize(p, s),),
             None => quote!(Self::#v => s.serialize_unit(),),
         }
     });
@@ -257,7 +257,7 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
         let v = variant_ident(&m.name);
         match m.params {
             Some(_) => {
-                quote!(Self::#v(p) => ::agentwire_runtime::Validate::validate_at(p, at, errors),)
+                quote!(Self::#v(p) => agentwire_runtime::Validate::validate_at(p, at, errors),)
             }
             None => quote!(Self::#v => {}),
         }
@@ -266,7 +266,7 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
         let v = variant_ident(&m.name);
         let n = &m.name;
         match m.params {
-            Some(_) => quote!(#n => ::agentwire_runtime::jsonrpc::params(params).map(Self::#v),),
+            Some(_) => quote!(#n => agentwire_runtime::jsonrpc::params(params).map(Self::#v),),
             None => quote!(#n => Ok(Self::#v),),
         }
     });
@@ -275,19 +275,19 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
         #[derive(Debug, Clone, PartialEq)]
         pub enum #name { #(#variants)* }
 
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        impl agentwire_runtime::serde::Serialize for #name {
+            fn serialize<S: agentwire_runtime::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self { #(#arms_ser)* }
             }
         }
 
-        impl ::agentwire_runtime::Validate for #name {
-            fn validate_at(&self, at: &mut ::agentwire_runtime::JsonPointer, errors: &mut Vec<::agentwire_runtime::FieldError>) {
+        impl agentwire_runtime::Validate for #name {
+            fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
                 match self { #(#arms_validate)* }
             }
         }
 
-        impl ::agentwire_runtime::jsonrpc::MethodSet for #name {
+        impl agentwire_runtime::jsonrpc::MethodSet for #name {
             const METHODS: &'static [&'static str] = &[#(#names),*];
 
             fn method(&self) -> &'static str {
@@ -300,8 +300,8 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
 
             fn decode_params(
                 method: &str,
-                params: Option<&::agentwire_runtime::serde_json::value::RawValue>,
-            ) -> Option<Result<Self, ::agentwire_runtime::Invalid>> {
+                params: Option<&agentwire_runtime::serde_json::value::RawValue>,
+            ) -> Option<Result<Self, agentwire_runtime::Invalid>> {
                 Some(match method {
                     #(#arms_decode)*
                     _ => return None,
@@ -327,7 +327,7 @@ fn result_set(req: &Ident, name: &Ident, methods: &[&Method]) -> TokenStream {
     let arms_ser = methods.iter().map(|m| {
         let v = variant_ident(&m.name);
         match m.result {
-            Some(_) => quote!(Self::#v(r) => ::serde::Serialize::serialize(r, s),),
+            Some(_) => quote!(Self::#v(r) => agentwire_runtime::serde::Serialize::serialize(r, s),),
             None => quote!(Self::#v => s.serialize_unit(),),
         }
     });
@@ -335,7 +335,7 @@ fn result_set(req: &Ident, name: &Ident, methods: &[&Method]) -> TokenStream {
         let v = variant_ident(&m.name);
         match m.result {
             Some(_) => {
-                quote!(Self::#v(r) => ::agentwire_runtime::Validate::validate_at(r, at, errors),)
+                quote!(Self::#v(r) => agentwire_runtime::Validate::validate_at(r, at, errors),)
             }
             None => quote!(Self::#v => {}),
         }
@@ -344,8 +344,8 @@ fn result_set(req: &Ident, name: &Ident, methods: &[&Method]) -> TokenStream {
         let v = variant_ident(&m.name);
         let n = &m.name;
         match m.result {
-            Some(_) => quote!(#n => ::agentwire_runtime::decode_json(result.get()).map(Self::Result::#v),),
-            None => quote!(#n => ::agentwire_runtime::decode_json::<()>(result.get()).map(|()| Self::Result::#v),),
+            Some(_) => quote!(#n => agentwire_runtime::decode_json(result.get()).map(Self::Result::#v),),
+            None => quote!(#n => agentwire_runtime::decode_json::<()>(result.get()).map(|()| Self::Result::#v),),
         }
     });
     quote! {
@@ -353,25 +353,25 @@ fn result_set(req: &Ident, name: &Ident, methods: &[&Method]) -> TokenStream {
         #[derive(Debug, Clone, PartialEq)]
         pub enum #name { #(#variants)* }
 
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        impl agentwire_runtime::serde::Serialize for #name {
+            fn serialize<S: agentwire_runtime::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self { #(#arms_ser)* }
             }
         }
 
-        impl ::agentwire_runtime::Validate for #name {
-            fn validate_at(&self, at: &mut ::agentwire_runtime::JsonPointer, errors: &mut Vec<::agentwire_runtime::FieldError>) {
+        impl agentwire_runtime::Validate for #name {
+            fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
                 match self { #(#arms_validate)* }
             }
         }
 
-        impl ::agentwire_runtime::jsonrpc::RequestSet for #req {
+        impl agentwire_runtime::jsonrpc::RequestSet for #req {
             type Result = #name;
 
             fn decode_result(
                 method: &str,
-                result: &::agentwire_runtime::serde_json::value::RawValue,
-            ) -> Option<Result<Self::Result, ::agentwire_runtime::Invalid>> {
+                result: &agentwire_runtime::serde_json::value::RawValue,
+            ) -> Option<Result<Self::Result, agentwire_runtime::Invalid>> {
                 Some(match method {
                     #(#arms_decode)*
                     _ => return None,

@@ -29,9 +29,9 @@ pub fn rust_ty(ty: &Ty) -> TokenStream {
         Ty::Bool => quote!(bool),
         Ty::Number => quote!(f64),
         Ty::Integer => quote!(i64),
-        Ty::Any => quote!(::agentwire_runtime::serde_json::Value),
-        Ty::BoolLiteral(true) => quote!(::agentwire_runtime::literal::True),
-        Ty::BoolLiteral(false) => quote!(::agentwire_runtime::literal::False),
+        Ty::Any => quote!(agentwire_runtime::serde_json::Value),
+        Ty::BoolLiteral(true) => quote!(agentwire_runtime::literal::True),
+        Ty::BoolLiteral(false) => quote!(agentwire_runtime::literal::False),
         Ty::Array(inner) => {
             let inner = rust_ty(inner);
             quote!(Vec<#inner>)
@@ -98,7 +98,8 @@ fn derives(copy: bool) -> TokenStream {
         TokenStream::new()
     };
     quote! {
-        #[derive(Debug, Clone, PartialEq, #extra ::serde::Serialize, ::serde::Deserialize)]
+        #[derive(Debug, Clone, PartialEq, #extra agentwire_runtime::serde::Serialize, agentwire_runtime::serde::Deserialize)]
+        #[serde(crate = "agentwire_runtime::serde")]
         #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     }
 }
@@ -113,7 +114,8 @@ pub fn emit_type(def: &TypeDef) -> TokenStream {
             let fields = fields.iter().map(emit_field);
             quote! {
                 #doc
-                #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+                #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+                #[serde(crate = "agentwire_runtime::serde")]
                 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
                 pub struct #name { #(#fields)* }
                 #decode
@@ -157,7 +159,7 @@ fn emit_struct_deserialize(name: &Ident, fields: &[Field]) -> TokenStream {
         quote! {
             #key => {
                 if #slot.is_some() {
-                    return Err(::serde::de::Error::duplicate_field(#key));
+                    return Err(agentwire_runtime::serde::de::Error::duplicate_field(#key));
                 }
                 #slot = Some(map.next_value()?);
             }
@@ -169,38 +171,38 @@ fn emit_struct_deserialize(name: &Ident, fields: &[Field]) -> TokenStream {
         if f.optional {
             quote!(#ident: #slot,)
         } else {
-            quote!(#ident: #slot.ok_or_else(|| ::serde::de::Error::missing_field(#key))?,)
+            quote!(#ident: #slot.ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(#key))?,)
         }
     });
     // An empty object type still reads (and ignores) every key, so arrays are refused.
     let read_keys = if fields.is_empty() {
         quote! {
-            while map.next_key::<::serde::de::IgnoredAny>()?.is_some() {
-                map.next_value::<::serde::de::IgnoredAny>()?;
+            while map.next_key::<agentwire_runtime::serde::de::IgnoredAny>()?.is_some() {
+                map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
             }
         }
     } else {
         quote! {
-            while let Some(key) = map.next_key::<::agentwire_runtime::tagged::Text<'de>>()? {
+            while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
                 match key.as_str() {
                     #(#arms)*
                     _ => {
-                        map.next_value::<::serde::de::IgnoredAny>()?;
+                        map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
                     }
                 }
             }
         }
     };
     quote! {
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        impl<'de> agentwire_runtime::serde::Deserialize<'de> for #name {
+            fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 struct Visitor;
-                impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
                     type Value = #name;
                     fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(#expecting)
                     }
-                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<#name, A::Error> {
+                    fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<#name, A::Error> {
                         #(#slot_decls)*
                         #read_keys
                         Ok(#name { #(#inits)* })
@@ -228,11 +230,11 @@ fn emit_field(f: &Field) -> TokenStream {
         serde_parts.push(quote!(default));
         serde_parts.push(quote!(skip_serializing_if = "Option::is_none"));
         serde_parts.push(quote!(
-            deserialize_with = "::agentwire_runtime::serde_helpers::present"
+            deserialize_with = "agentwire_runtime::serde_helpers::present"
         ));
         if f.ty == Ty::Number {
             serde_parts.push(quote!(
-                serialize_with = "::agentwire_runtime::serde_helpers::option_number::serialize"
+                serialize_with = "agentwire_runtime::serde_helpers::option_number::serialize"
             ));
         }
         quote!(Option<#ty>)
@@ -240,15 +242,15 @@ fn emit_field(f: &Field) -> TokenStream {
         if required_nullable {
             // Without this serde would accept a missing key as `None`.
             serde_parts.push(quote!(
-                deserialize_with = "::agentwire_runtime::serde_helpers::nullable"
+                deserialize_with = "agentwire_runtime::serde_helpers::nullable"
             ));
         }
         match &f.ty {
             Ty::Number => serde_parts.push(quote!(
-                serialize_with = "::agentwire_runtime::serde_helpers::number::serialize"
+                serialize_with = "agentwire_runtime::serde_helpers::number::serialize"
             )),
             Ty::Nullable(inner) if **inner == Ty::Number => serde_parts.push(quote!(
-                serialize_with = "::agentwire_runtime::serde_helpers::option_number::serialize"
+                serialize_with = "agentwire_runtime::serde_helpers::option_number::serialize"
             )),
             _ => {}
         }
@@ -264,7 +266,7 @@ fn emit_field(f: &Field) -> TokenStream {
         Some(rust_ty(&f.ty))
     } else if let Ty::Nullable(inner) = &f.ty {
         let inner = rust_ty(inner);
-        Some(quote!(::agentwire_runtime::literal::Nullable<#inner>))
+        Some(quote!(agentwire_runtime::literal::Nullable<#inner>))
     } else {
         None
     };
@@ -303,9 +305,9 @@ fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream 
             }
         }
 
-        impl ::agentwire_runtime::Validate for #name {
+        impl agentwire_runtime::Validate for #name {
             #[inline]
-            fn validate_at(&self, _: &mut ::agentwire_runtime::JsonPointer, _: &mut Vec<::agentwire_runtime::FieldError>) {}
+            fn validate_at(&self, _: &mut agentwire_runtime::JsonPointer, _: &mut Vec<agentwire_runtime::FieldError>) {}
         }
     }
 }
@@ -319,9 +321,9 @@ fn emit_union(name: &Ident, doc: &TokenStream, tag: &str, variants: &[Variant]) 
     let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
     quote! {
         #doc
-        #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+        #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
         #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-        #[serde(tag = #tag)]
+        #[serde(crate = "agentwire_runtime::serde", tag = #tag)]
         pub enum #name {
             #( #[serde(rename = #values)] #idents(#members), )*
         }
@@ -336,26 +338,26 @@ fn emit_union(name: &Ident, doc: &TokenStream, tag: &str, variants: &[Variant]) 
             }
         }
 
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                ::agentwire_runtime::tagged::deserialize(d)
+        impl<'de> agentwire_runtime::serde::Deserialize<'de> for #name {
+            fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                agentwire_runtime::tagged::deserialize(d)
             }
         }
 
-        impl<'de> ::agentwire_runtime::tagged::TaggedUnion<'de> for #name {
+        impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for #name {
             const TAG: &'static str = #tag;
             const KINDS: &'static [&'static str] = &[#(#values),*];
 
-            fn from_kind<M: ::serde::de::MapAccess<'de>>(kind: &str, rest: M) -> Result<Self, M::Error> {
+            fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(kind: &str, rest: M) -> Result<Self, M::Error> {
                 match kind {
-                    #( #values => ::agentwire_runtime::tagged::variant(rest).map(Self::#idents), )*
-                    _ => Err(::agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
+                    #( #values => agentwire_runtime::tagged::variant(rest).map(Self::#idents), )*
+                    _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
                 }
             }
         }
 
-        impl ::agentwire_runtime::Validate for #name {
-            fn validate_at(&self, at: &mut ::agentwire_runtime::JsonPointer, errors: &mut Vec<::agentwire_runtime::FieldError>) {
+        impl agentwire_runtime::Validate for #name {
+            fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
                 match self { #( Self::#idents(v) => v.validate_at(at, errors), )* }
             }
         }

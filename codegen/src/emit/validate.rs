@@ -46,8 +46,8 @@ pub fn emit_validate(def: &TypeDef) -> TokenStream {
         (quote!(at), quote!(errors))
     };
     quote! {
-        impl ::agentwire_runtime::Validate for #name {
-            fn validate_at(&self, #at: &mut ::agentwire_runtime::JsonPointer, #errors: &mut Vec<::agentwire_runtime::FieldError>) {
+        impl agentwire_runtime::Validate for #name {
+            fn validate_at(&self, #at: &mut agentwire_runtime::JsonPointer, #errors: &mut Vec<agentwire_runtime::FieldError>) {
                 #body
             }
         }
@@ -60,7 +60,7 @@ fn value_checks(ty: &Ty, c: &Constraints, v: TokenStream) -> Option<TokenStream>
         let inner = value_checks(inner, c, quote!(v))?;
         return Some(quote! { if let Some(v) = #v { #inner } });
     }
-    let rt = quote!(::agentwire_runtime::validate);
+    let rt = quote!(agentwire_runtime::validate);
     let mut out = Vec::new();
     match ty {
         Ty::String => {
@@ -77,9 +77,9 @@ fn value_checks(ty: &Ty, c: &Constraints, v: TokenStream) -> Option<TokenStream>
             }
             if let Some(p) = &c.pattern {
                 out.push(quote! {
-                    static PATTERN: ::std::sync::LazyLock<::agentwire_runtime::regex::Regex> =
+                    static PATTERN: ::std::sync::LazyLock<agentwire_runtime::regex::Regex> =
                         ::std::sync::LazyLock::new(|| {
-                            ::agentwire_runtime::regex::Regex::new(#p).expect("pattern checked when the spec was loaded")
+                            agentwire_runtime::regex::Regex::new(#p).expect("pattern checked when the spec was loaded")
                         });
                     #rt::pattern(#v, &PATTERN, #p, at, errors);
                 });
@@ -109,14 +109,14 @@ fn value_checks(ty: &Ty, c: &Constraints, v: TokenStream) -> Option<TokenStream>
                 out.push(quote!(#rt::max_items(#v, #n, at, errors);));
             }
             if needs_walk(inner) {
-                out.push(quote!(::agentwire_runtime::Validate::validate_at(#v, at, errors);));
+                out.push(quote!(agentwire_runtime::Validate::validate_at(#v, at, errors);));
             }
         }
         Ty::Map(inner) if needs_walk(inner) => {
-            out.push(quote!(::agentwire_runtime::Validate::validate_at(#v, at, errors);));
+            out.push(quote!(agentwire_runtime::Validate::validate_at(#v, at, errors);));
         }
         Ty::Named(_) => {
-            out.push(quote!(::agentwire_runtime::Validate::validate_at(#v, at, errors);));
+            out.push(quote!(agentwire_runtime::Validate::validate_at(#v, at, errors);));
         }
         _ => {}
     }

@@ -24,7 +24,7 @@ struct RawMachine {
     name: Spanned<String>,
     #[serde(default)]
     summary: String,
-    key: Spanned<RawKey>,
+    key: RawKey,
     initial: Spanned<String>,
     accepting: Vec<Spanned<String>>,
     #[serde(default, rename = "final")]
@@ -34,27 +34,79 @@ struct RawMachine {
     transitions: Vec<RawTransition>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
 enum RawKey {
     Connection(String),
     Rules(Vec<RawKeyRule>),
 }
 
+/// `key:` is a word or a list; read without serde's untagged buffering, which loses the YAML
+/// reader's support for nested structures.
+impl<'de> Deserialize<'de> for RawKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("`connection` or a list of key rules")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawKey, E> {
+                Ok(RawKey::Connection(v.to_owned()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<RawKey, A::Error> {
+                let mut rules = Vec::new();
+                while let Some(r) = seq.next_element()? {
+                    rules.push(r);
+                }
+                Ok(RawKey::Rules(rules))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Key rules sit inside an untagged enum, where spans are not available; their diagnostics
+/// point at the machine's name.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawKeyRule {
-    on: Spanned<String>,
+    on: String,
     field: String,
     #[serde(default, rename = "if")]
-    guard: Vec<Spanned<RawCondition>>,
+    guard: Vec<RawCondition>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
 enum RawFrom {
     One(String),
     Many(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for RawFrom {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawFrom;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a state, a list of states, or `*`")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawFrom, E> {
+                Ok(RawFrom::One(v.to_owned()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<RawFrom, A::Error> {
+                let mut states = Vec::new();
+                while let Some(s) = seq.next_element()? {
+                    states.push(s);
+                }
+                Ok(RawFrom::Many(states))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Deserialize)]
@@ -72,12 +124,20 @@ struct RawTransition {
     to: Option<Spanned<String>>,
 }
 
+/// A present key becomes `Some`, even when its value is `null` (`is: null` is a real test).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawCondition {
     field: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     value: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
     is: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
     is_not: Option<Value>,
     one_of: Option<Vec<Value>>,
     present: Option<bool>,
@@ -129,10 +189,14 @@ impl Ctx<'_> {
     }
 
     fn kind_ref(&mut self, s: &Spanned<String>) -> KindRef {
-        parse_kind_ref(&s.value).unwrap_or_else(|| {
+        self.kind_ref_at(&s.referenced, &s.value)
+    }
+
+    fn kind_ref_at(&mut self, loc: &Location, s: &str) -> KindRef {
+        parse_kind_ref(s).unwrap_or_else(|| {
             self.err(
-                &s.referenced,
-                format!("`{}` must be written `role.kind` or `role.*`", s.value),
+                loc,
+                format!("`{s}` must be written `role.kind` or `role.*`"),
             );
             KindRef {
                 role: String::new(),
@@ -158,8 +222,10 @@ impl Ctx<'_> {
     }
 
     fn condition(&mut self, c: &Spanned<RawCondition>) -> Option<Condition> {
-        let loc = &c.referenced;
-        let r = &c.value;
+        self.condition_at(&c.referenced, &c.value)
+    }
+
+    fn condition_at(&mut self, loc: &Location, r: &RawCondition) -> Option<Condition> {
         let subject = match (&r.field, &r.value) {
             (Some(f), None) => Subject::Field(f.clone()),
             (None, Some(v)) => Subject::Value(self.literal(loc, v)),
@@ -299,11 +365,11 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
                 format!("machine `{}` is defined twice", m.name.value),
             );
         }
-        let key = match &m.key.value {
+        let key = match &m.key {
             RawKey::Connection(s) if s == "connection" => None,
             RawKey::Connection(s) => {
                 cx.err(
-                    &m.key.referenced,
+                    &m.name.referenced,
                     format!("`key: {s}`: write `connection` or a list of key rules"),
                 );
                 None
@@ -312,10 +378,14 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
                 rules
                     .iter()
                     .map(|r| KeyRule {
-                        on: cx.kind_ref(&r.on),
+                        on: cx.kind_ref_at(&m.name.referenced, &r.on),
                         field: r.field.clone(),
-                        guard: r.guard.iter().filter_map(|c| cx.condition(c)).collect(),
-                        origin: cx.origin(&r.on.referenced),
+                        guard: r
+                            .guard
+                            .iter()
+                            .filter_map(|c| cx.condition_at(&m.name.referenced, c))
+                            .collect(),
+                        origin: cx.origin(&m.name.referenced),
                     })
                     .collect(),
             ),

@@ -35,6 +35,14 @@ enum Root {
     },
 }
 
+/// How the protocol's messages are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    Json,
+    JsonRpc,
+    Proto,
+}
+
 /// One `role.kind`.
 #[derive(Debug, Clone)]
 pub struct KindInfo {
@@ -63,12 +71,25 @@ pub struct Model<'p> {
     pub kinds: Vec<KindInfo>,
     /// `(variant, type)` of the `Message<'a>` enum.
     pub sources: Vec<(Ident, TokenStream)>,
+    /// `(variant, role)`: which role sends each source (`None` for HTTP, whose sender is in
+    /// the exchange).
+    pub source_roles: Vec<(Ident, Option<String>)>,
+    /// How each source is decoded from a trace line.
+    pub source_kind: SourceKind,
 }
 
 impl<'p> Model<'p> {
     pub fn new(p: &'p Protocol, proto: Option<&ProtoSpec>) -> Result<Self, String> {
         let mut kinds = Vec::new();
         let mut sources = Vec::new();
+        let mut source_roles = Vec::new();
+        let source_kind = if proto.is_some() {
+            SourceKind::Proto
+        } else if !p.methods.is_empty() {
+            SourceKind::JsonRpc
+        } else {
+            SourceKind::Json
+        };
         let kind_variant =
             |role: &str, name: &str| format_ident!("{}{}", pascal_case(role), pascal_case(name));
         if let Some(spec) = proto {
@@ -76,6 +97,7 @@ impl<'p> Model<'p> {
                 let source = format_ident!("{}", pascal_case(&c.from));
                 let union = type_ident(&c.union);
                 sources.push((source.clone(), quote!(#union)));
+                source_roles.push((source.clone(), Some(c.from.clone())));
                 let desc = spec
                     .pool
                     .all_messages()
@@ -118,7 +140,8 @@ impl<'p> Model<'p> {
                 let source = format_ident!("{}", pascal_case(role));
                 let ty = format_ident!("{}Message", pascal_case(role));
                 sources.push((source.clone(), quote!(#ty)));
-                let rpc = quote!(::agentwire_runtime::jsonrpc::Message);
+                source_roles.push((source.clone(), Some(role.clone())));
+                let rpc = quote!(agentwire_runtime::jsonrpc::Message);
                 for m in p.methods.iter().filter(|m| &m.from == role) {
                     let v = format_ident!("{}", pascal_case(&m.name));
                     let set = match m.call {
@@ -162,6 +185,7 @@ impl<'p> Model<'p> {
                 let source = format_ident!("{}", pascal_case(&c.from));
                 let union = type_ident(&c.union);
                 sources.push((source.clone(), quote!(#union)));
+                source_roles.push((source.clone(), Some(c.from.clone())));
                 let (tag, variants) = p
                     .union_variants(&c.union)
                     .ok_or_else(|| format!("`{}` is not a union", c.union))?;
@@ -182,6 +206,7 @@ impl<'p> Model<'p> {
         }
         if !p.routes.is_empty() {
             sources.push((format_ident!("Http"), quote!(HttpExchange)));
+            source_roles.push((format_ident!("Http"), None));
             for (i, r) in p.routes.iter().enumerate() {
                 let v = format_ident!("{}", pascal_case(&r.name));
                 kinds.push(KindInfo {
@@ -193,7 +218,13 @@ impl<'p> Model<'p> {
                 });
             }
         }
-        Ok(Self { p, kinds, sources })
+        Ok(Self {
+            p,
+            kinds,
+            sources,
+            source_roles,
+            source_kind,
+        })
     }
 
     /// The kinds a `role.kind` / `role.*` reference names.
@@ -205,23 +236,23 @@ impl<'p> Model<'p> {
     /// `m` (and `m_id` for JSON-RPC requests).
     pub fn field(&self, kind: &KindInfo, path: &str) -> Result<TokenStream, String> {
         let segments: Vec<&str> = path.split('.').collect();
-        let f = quote!(::agentwire_runtime::machine::Field);
+        let f = quote!(agentwire_runtime::machine::Field);
         match &kind.root {
             Root::Ts { ty, tag } => {
                 if segments == [tag.as_str()] {
                     let v = &kind.name;
                     return Ok(quote!(#f::Str(#v)));
                 }
-                self.ts(&Ty::Named(ty.clone()), quote!(m), &segments, 0)
+                self.ts(&Ty::Named(ty.clone()), Val::r(quote!(m)), &segments, 0)
             }
             Root::RpcCall { params, request } => match segments.as_slice() {
-                ["id"] if *request => Ok(quote!(::agentwire_runtime::machine::rpc_id(m_id))),
+                ["id"] if *request => Ok(quote!(agentwire_runtime::machine::rpc_id(m_id))),
                 ["method"] => {
                     let v = &kind.name;
                     Ok(quote!(#f::Str(#v)))
                 }
                 ["params", rest @ ..] if !rest.is_empty() => match params {
-                    Some(t) => self.ts(&Ty::Named(t.clone()), quote!(m), rest, 0),
+                    Some(t) => self.ts(&Ty::Named(t.clone()), Val::r(quote!(m)), rest, 0),
                     None => Err(format!("`{}` has no params", kind.name)),
                 },
                 _ => Err(format!(
@@ -230,7 +261,7 @@ impl<'p> Model<'p> {
             },
             Root::RpcResponse => match segments.as_slice() {
                 ["id"] => Ok(quote!(match &m.id {
-                    Some(id) => ::agentwire_runtime::machine::rpc_id(id),
+                    Some(id) => agentwire_runtime::machine::rpc_id(id),
                     None => #f::Null,
                 })),
                 _ => Err(format!(
@@ -250,13 +281,15 @@ impl<'p> Model<'p> {
                             None | Some("string") => Ty::String,
                             Some(t) => Ty::Named(t.to_owned()),
                         };
-                        self.ts(&ty, quote!((&m.#ident)), &[], 0)
+                        self.ts(&ty, Val::p(quote!(m.#ident)), &[], 0)
                     }
                     ["body"] if matches!(r.body, Body::Text(_)) => {
                         Ok(quote!(#f::Str(m.body.as_str())))
                     }
                     ["body", rest @ ..] => match &r.body {
-                        Body::Json(t) => self.ts(&Ty::Named(t.clone()), quote!((&m.body)), rest, 0),
+                        Body::Json(t) => {
+                            self.ts(&Ty::Named(t.clone()), Val::p(quote!(m.body)), rest, 0)
+                        }
                         _ => Err(format!("route `{}` has no JSON body", r.name)),
                     },
                     _ => Err(format!(
@@ -265,47 +298,41 @@ impl<'p> Model<'p> {
                 }
             }
             Root::Proto { case, message } => match segments.as_slice() {
-                [first, rest @ ..] if first == case => proto(message, quote!(m), rest, 0),
+                [first, rest @ ..] if first == case => proto(message, Val::r(quote!(m)), rest, 0),
                 _ => Err(format!("paths of `{case}` start with `{case}.`")),
             },
         }
     }
 
-    /// Reads `rest` from `expr`, a reference to a value of type `ty`.
-    fn ts(
-        &self,
-        ty: &Ty,
-        expr: TokenStream,
-        rest: &[&str],
-        depth: usize,
-    ) -> Result<TokenStream, String> {
-        let f = quote!(::agentwire_runtime::machine::Field);
+    /// Reads `rest` from `val`, a value of type `ty`.
+    fn ts(&self, ty: &Ty, val: Val, rest: &[&str], depth: usize) -> Result<TokenStream, String> {
+        let f = quote!(agentwire_runtime::machine::Field);
         let v = format_ident!("v{depth}");
+        let bound = Val::r(quote!(#v));
+        let (e, copy, borrow) = (&val.expr, val.copied(), val.borrowed());
         let Some((seg, tail)) = rest.split_first() else {
             return Ok(match ty {
-                Ty::String => quote!(#f::Str(#expr.as_str())),
-                Ty::Bool => quote!(#f::Bool(*#expr)),
-                Ty::Integer => quote!(#f::Int(*#expr)),
-                Ty::Number => quote!(#f::Num(*#expr)),
+                Ty::String => quote!(#f::Str(#e.as_str())),
+                Ty::Bool => quote!(#f::Bool(#copy)),
+                Ty::Integer => quote!(#f::Int(#copy)),
+                Ty::Number => quote!(#f::Num(#copy)),
                 Ty::BoolLiteral(b) => quote!(#f::Bool(#b)),
                 Ty::Nullable(inner) => {
-                    let inner = self.ts(inner, quote!(#v), &[], depth + 1)?;
-                    quote!(match #expr { Some(#v) => #inner, None => #f::Null })
+                    let inner = self.ts(inner, bound, &[], depth + 1)?;
+                    quote!(match #borrow { Some(#v) => #inner, None => #f::Null })
                 }
-                Ty::Array(inner) if **inner == Ty::String => quote!(#f::Strs(#expr.as_slice())),
-                Ty::Any => quote!(if #expr.is_null() { #f::Null } else { #f::Present }),
+                Ty::Array(inner) if **inner == Ty::String => quote!(#f::Strs(#e.as_slice())),
+                Ty::Any => quote!(if #e.is_null() { #f::Null } else { #f::Present }),
                 Ty::Named(n) => match &self.p.types.get(n).map(|t| &t.kind) {
-                    Some(TypeKind::Enum(_)) => quote!(#f::Str(#expr.as_str())),
-                    Some(TypeKind::Union { .. }) => quote!(#f::Str(#expr.kind())),
+                    Some(TypeKind::Enum(_)) => quote!(#f::Str(#e.as_str())),
+                    Some(TypeKind::Union { .. }) => quote!(#f::Str(#e.kind())),
                     Some(TypeKind::Alias {
                         target,
                         constraints,
                     }) if !constraints.is_empty() => {
-                        self.ts(target, quote!((&#expr.0)), &[], depth + 1)?
+                        self.ts(target, Val::p(quote!(#e.0)), &[], depth + 1)?
                     }
-                    Some(TypeKind::Alias { target, .. }) => {
-                        self.ts(target, expr, &[], depth + 1)?
-                    }
+                    Some(TypeKind::Alias { target, .. }) => self.ts(target, val, &[], depth + 1)?,
                     _ => quote!(#f::Present),
                 },
                 _ => quote!(#f::Present),
@@ -313,8 +340,8 @@ impl<'p> Model<'p> {
         };
         match ty {
             Ty::Nullable(inner) => {
-                let inner = self.ts(inner, quote!(#v), rest, depth + 1)?;
-                Ok(quote!(match #expr { Some(#v) => #inner, None => #f::Absent }))
+                let inner = self.ts(inner, bound, rest, depth + 1)?;
+                Ok(quote!(match #borrow { Some(#v) => #inner, None => #f::Absent }))
             }
             Ty::Named(n) => match self.p.types.get(n).map(|t| &t.kind) {
                 Some(TypeKind::Struct(fields)) => {
@@ -324,15 +351,15 @@ impl<'p> Model<'p> {
                         .ok_or_else(|| format!("`{n}` has no field `{seg}`"))?;
                     let ident = field_ident(&field.name);
                     if field.optional {
-                        let inner = self.ts(&field.ty, quote!(#v), tail, depth + 1)?;
-                        Ok(quote!(match &#expr.#ident { Some(#v) => #inner, None => #f::Absent }))
+                        let inner = self.ts(&field.ty, bound, tail, depth + 1)?;
+                        Ok(quote!(match &#e.#ident { Some(#v) => #inner, None => #f::Absent }))
                     } else {
-                        self.ts(&field.ty, quote!((&#expr.#ident)), tail, depth + 1)
+                        self.ts(&field.ty, Val::p(quote!(#e.#ident)), tail, depth + 1)
                     }
                 }
                 Some(TypeKind::Union { tag, variants }) => {
                     if seg == tag && tail.is_empty() {
-                        return Ok(quote!(#f::Str(#expr.kind())));
+                        return Ok(quote!(#f::Str(#e.kind())));
                     }
                     let union = type_ident(n);
                     let mut arms = Vec::new();
@@ -345,7 +372,7 @@ impl<'p> Model<'p> {
                             let case = format_ident!("{}", pascal_case(&var.value));
                             let inner = self.ts(
                                 &Ty::Named(var.type_name.clone()),
-                                quote!(#v),
+                                Val::r(quote!(#v)),
                                 rest,
                                 depth + 1,
                             )?;
@@ -358,15 +385,15 @@ impl<'p> Model<'p> {
                     if arms.len() < variants.len() {
                         arms.push(quote!(_ => #f::Absent,));
                     }
-                    Ok(quote!(match #expr { #(#arms)* }))
+                    Ok(quote!(match #borrow { #(#arms)* }))
                 }
                 Some(TypeKind::Alias {
                     target,
                     constraints,
                 }) if !constraints.is_empty() => {
-                    self.ts(target, quote!((&#expr.0)), rest, depth + 1)
+                    self.ts(target, Val::p(quote!(#e.0)), rest, depth + 1)
                 }
-                Some(TypeKind::Alias { target, .. }) => self.ts(target, expr, rest, depth + 1),
+                Some(TypeKind::Alias { target, .. }) => self.ts(target, val, rest, depth + 1),
                 _ => Err(format!("`{n}` has no field `{seg}`")),
             },
             _ => Err(format!("cannot read `{seg}` from a non-object value")),
@@ -374,19 +401,53 @@ impl<'p> Model<'p> {
     }
 }
 
+/// An expression in generated field-read code: a reference binding (`m`, `v3`) or a place
+/// reached through one (`m.data.content`).
+#[derive(Debug, Clone)]
+struct Val {
+    expr: TokenStream,
+    is_ref: bool,
+}
+
+impl Val {
+    fn r(expr: TokenStream) -> Self {
+        Self { expr, is_ref: true }
+    }
+
+    fn p(expr: TokenStream) -> Self {
+        Self {
+            expr,
+            is_ref: false,
+        }
+    }
+
+    /// The value of a `Copy` scalar.
+    fn copied(&self) -> TokenStream {
+        let e = &self.expr;
+        if self.is_ref { quote!(*#e) } else { quote!(#e) }
+    }
+
+    /// A reference to the value, for `match`.
+    fn borrowed(&self) -> TokenStream {
+        let e = &self.expr;
+        if self.is_ref { quote!(#e) } else { quote!(&#e) }
+    }
+}
+
 fn snake(s: &str) -> String {
     crate::naming::snake_case(s)
 }
 
-/// Reads `rest` from `expr`, a reference to the prost struct of `message`.
+/// Reads `rest` from `val`, the prost struct of `message`.
 fn proto(
     message: &MessageDescriptor,
-    expr: TokenStream,
+    val: Val,
     rest: &[&str],
     depth: usize,
 ) -> Result<TokenStream, String> {
-    let f = quote!(::agentwire_runtime::machine::Field);
+    let f = quote!(agentwire_runtime::machine::Field);
     let v = format_ident!("v{depth}");
+    let e = &val.expr;
     let Some((seg, tail)) = rest.split_first() else {
         return Ok(quote!(#f::Present));
     };
@@ -406,16 +467,18 @@ fn proto(
             let name = c.name().to_owned();
             quote!(Some(#module::#ty::#case(_)) => #f::Str(#name),)
         });
-        return Ok(quote!(match &#expr.#field { #(#arms)* None => #f::Absent }));
+        return Ok(quote!(match &#e.#field { #(#arms)* None => #f::Absent }));
     }
     let field = message
         .get_field_by_name(seg)
         .ok_or_else(|| format!("`{}` has no field `{seg}`", message.name()))?;
     let ident = field_ident(field.name());
-    let leaf = |value: TokenStream| -> Result<TokenStream, String> {
+    let leaf = |value: Val| -> Result<TokenStream, String> {
+        let x = &value.expr;
+        let copy = value.copied();
         if field.is_list() {
             return match (field.kind(), tail.is_empty()) {
-                (ProtoKind::String, true) => Ok(quote!(#f::Strs(#value.as_slice()))),
+                (ProtoKind::String, true) => Ok(quote!(#f::Strs(#x.as_slice()))),
                 _ => Err(format!(
                     "`{seg}` is a repeated field; only lists of strings can be read"
                 )),
@@ -424,21 +487,21 @@ fn proto(
         match field.kind() {
             ProtoKind::Message(inner) => proto(&inner, value, tail, depth + 1),
             _ if !tail.is_empty() => Err(format!("`{seg}` is not a message")),
-            ProtoKind::String => Ok(quote!(#f::Str(#value.as_str()))),
-            ProtoKind::Bool => Ok(quote!(#f::Bool(*#value))),
+            ProtoKind::String => Ok(quote!(#f::Str(#x.as_str()))),
+            ProtoKind::Bool => Ok(quote!(#f::Bool(#copy))),
             ProtoKind::Int32
             | ProtoKind::Sint32
             | ProtoKind::Sfixed32
             | ProtoKind::Uint32
-            | ProtoKind::Fixed32 => Ok(quote!(#f::Int(i64::from(*#value)))),
+            | ProtoKind::Fixed32 => Ok(quote!(#f::Int(i64::from(#copy)))),
             ProtoKind::Int64 | ProtoKind::Sint64 | ProtoKind::Sfixed64 => {
-                Ok(quote!(#f::Int(*#value)))
+                Ok(quote!(#f::Int(#copy)))
             }
-            ProtoKind::Enum(e) => {
-                let ty = format_ident!("{}", pascal_case(e.name()));
-                Ok(quote!(match #ty::try_from(*#value) {
+            ProtoKind::Enum(en) => {
+                let ty = format_ident!("{}", pascal_case(en.name()));
+                Ok(quote!(match #ty::try_from(#copy) {
                     Ok(e) => #f::Str(e.as_str_name()),
-                    Err(_) => #f::Int(i64::from(*#value)),
+                    Err(_) => #f::Int(i64::from(#copy)),
                 }))
             }
             _ => Ok(quote!(#f::Present)),
@@ -449,19 +512,19 @@ fn proto(
         let oneof_field = format_ident!("{}", oneof.name());
         if oneof.is_synthetic() {
             // proto3 `optional`: an `Option<T>` named after the field.
-            let inner = leaf(quote!(#v))?;
-            return Ok(quote!(match &#expr.#ident { Some(#v) => #inner, None => #f::Absent }));
+            let inner = leaf(Val::r(quote!(#v)))?;
+            return Ok(quote!(match &#e.#ident { Some(#v) => #inner, None => #f::Absent }));
         }
         let ty = format_ident!("{}", pascal_case(oneof.name()));
         let case = format_ident!("{}", pascal_case(field.name()));
-        let inner = leaf(quote!(#v))?;
+        let inner = leaf(Val::r(quote!(#v)))?;
         return Ok(
-            quote!(match &#expr.#oneof_field { Some(#module::#ty::#case(#v)) => #inner, _ => #f::Absent }),
+            quote!(match &#e.#oneof_field { Some(#module::#ty::#case(#v)) => #inner, _ => #f::Absent }),
         );
     }
     if matches!(field.kind(), ProtoKind::Message(_)) && !field.is_list() && !field.is_map() {
-        let inner = leaf(quote!(#v))?;
-        return Ok(quote!(match &#expr.#ident { Some(#v) => #inner, None => #f::Absent }));
+        let inner = leaf(Val::r(quote!(#v)))?;
+        return Ok(quote!(match &#e.#ident { Some(#v) => #inner, None => #f::Absent }));
     }
-    leaf(quote!((&#expr.#ident)))
+    leaf(Val::p(quote!(#e.#ident)))
 }

@@ -4,3 +4,5 @@ mod json;
 mod types;
 mod validate;
 pub use types::*;
+/// The sequence checker compiled from `machine.yaml`.
+pub mod machine;

@@ -1,0 +1,445 @@
+//! `agentwire trace check`: runs recorded traffic through a protocol's decoders and its
+//! generated sequence checker, and turns every problem into a one-line finding.
+
+use std::fmt;
+
+use agentwire_runtime::framing::{ContentLengthDecoder, FramingError, FramingErrorKind};
+use agentwire_runtime::machine::Violation;
+use agentwire_runtime::{FieldError, Invalid, Rule};
+use serde_json::{Value, json};
+
+use crate::merge::{Shape, merge};
+
+/// One generated protocol module, as the checker drives it.
+pub trait Protocol {
+    /// The module name, as `--protocol` spells it.
+    const NAME: &'static str;
+    type Recorded;
+    type Checker;
+    fn decode(from: &str, entry: &Value) -> Option<Result<Self::Recorded, Invalid>>;
+    fn checker() -> Self::Checker;
+    fn observe(checker: &mut Self::Checker, msg: &Self::Recorded) -> Result<(), Violation>;
+    fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>>;
+
+    /// Whether `role` sends messages in this protocol.
+    fn has_role(role: &str) -> bool {
+        Self::decode(role, &json!({})).is_some()
+    }
+}
+
+macro_rules! protocol {
+    ($ty:ident, $module:ident) => {
+        #[doc = concat!("The `", stringify!($module), "` protocol.")]
+        pub struct $ty;
+
+        impl Protocol for $ty {
+            const NAME: &'static str = stringify!($module);
+            type Recorded = agentwire_protocols::$module::machine::Recorded;
+            type Checker = agentwire_protocols::$module::machine::Checker;
+
+            fn decode(from: &str, entry: &Value) -> Option<Result<Self::Recorded, Invalid>> {
+                Self::Recorded::decode(from, entry)
+            }
+            fn checker() -> Self::Checker {
+                Self::Checker::new()
+            }
+            fn observe(checker: &mut Self::Checker, msg: &Self::Recorded) -> Result<(), Violation> {
+                checker.observe(msg.as_message())
+            }
+            fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>> {
+                checker.finish()
+            }
+        }
+    };
+}
+
+protocol!(HelixZed, helix_zed);
+protocol!(Agentloop, agentloop);
+protocol!(ExternalAgents, external_agents);
+protocol!(Eca, eca);
+protocol!(Coven, coven);
+
+/// Where in a file a finding points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At {
+    /// A line of a JSON Lines file (1-based).
+    Line(usize),
+    /// A frame of a `Content-Length` capture (1-based).
+    Frame(usize),
+    /// A byte offset of a `Content-Length` capture, for input that is not a whole frame.
+    Byte(u64),
+    /// The end of the stream.
+    End,
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            At::Line(n) => write!(f, "line {n}"),
+            At::Frame(n) => write!(f, "frame {n}"),
+            At::Byte(n) => write!(f, "byte {n}"),
+            At::End => f.write_str("end of stream"),
+        }
+    }
+}
+
+/// One problem: `FILE:WHERE: WHAT` when printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub file: String,
+    pub at: At,
+    pub text: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.at, self.text)
+    }
+}
+
+/// The two ways a capture can be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    JsonLines,
+    ContentLength,
+}
+
+impl Format {
+    /// Framed if the first bytes (after any leading whitespace) are a `Content-Length` or
+    /// `Content-Type` header name, in any case; JSON Lines otherwise.
+    pub fn detect(bytes: &[u8]) -> Format {
+        let start = bytes
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(bytes.len());
+        let head = &bytes[start..];
+        let framed = [&b"content-length"[..], b"content-type"]
+            .iter()
+            .any(|name| head.len() >= name.len() && head[..name.len()].eq_ignore_ascii_case(name));
+        if framed {
+            Format::ContentLength
+        } else {
+            Format::JsonLines
+        }
+    }
+}
+
+/// One side of a connection, captured on its own (`--from ROLE FILE`).
+#[derive(Debug, Clone)]
+pub struct Capture {
+    pub role: String,
+    pub file: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Runs messages through a checker, remembering where each came from so violations can be
+/// pointed back at a file position.
+struct Run<P: Protocol> {
+    checker: P::Checker,
+    /// File and position of every message observed so far, by the checker's message index.
+    origins: Vec<(usize, At)>,
+}
+
+impl<P: Protocol> Run<P> {
+    fn new() -> Self {
+        Self {
+            checker: P::checker(),
+            origins: Vec::new(),
+        }
+    }
+
+    fn observe(
+        &mut self,
+        files: &[String],
+        file: usize,
+        at: At,
+        msg: &P::Recorded,
+        out: &mut Vec<Finding>,
+    ) {
+        self.origins.push((file, at));
+        if let Err(v) = P::observe(&mut self.checker, msg) {
+            // The checker counts every message it is given, so its index is ours.
+            let (file, at) = v
+                .index
+                .and_then(|i| self.origins.get(i).copied())
+                .unwrap_or((file, at));
+            out.push(Finding {
+                file: files[file].clone(),
+                at,
+                text: violation_text(&v),
+            });
+        }
+    }
+
+    fn finish(self, stream: &str, out: &mut Vec<Finding>) {
+        if let Err(end) = P::finish(self.checker) {
+            out.extend(end.iter().map(|v| Finding {
+                file: stream.to_owned(),
+                at: At::End,
+                text: violation_text(v),
+            }));
+        }
+    }
+}
+
+/// A violation's own wording, without the `message N: ` or `end of stream: ` it starts with.
+fn violation_text(v: &Violation) -> String {
+    let text = v.to_string();
+    let prefix = match v.index {
+        Some(i) => format!("message {i}: "),
+        None => "end of stream: ".to_owned(),
+    };
+    match text.strip_prefix(&prefix) {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    }
+}
+
+/// A JSON error of a one-line document, without serde's `line 1`.
+fn json_error_on_line(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&suffix) {
+        Some(what) => format!("invalid JSON: {what} at column {}", e.column()),
+        None => format!("invalid JSON: {text}"),
+    }
+}
+
+/// The non-empty lines of a JSON Lines file, numbered from 1, without their line ends.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.strip_suffix(b"\r").unwrap_or(line)))
+        .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
+}
+
+fn invalid_findings(file: &str, at: At, invalid: &Invalid, strip: &str) -> Vec<Finding> {
+    invalid
+        .errors
+        .iter()
+        .map(|e| {
+            let pointer = e.pointer.strip_prefix(strip).unwrap_or(&e.pointer);
+            let shown = FieldError::new(pointer, e.rule.clone(), e.message.clone());
+            Finding {
+                file: file.to_owned(),
+                at,
+                text: shown.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Checks one JSON Lines trace (`{"from": ..., "message": ...}` per line) as its own stream.
+pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8]) -> Vec<Finding> {
+    let files = [file.to_owned()];
+    let mut out = Vec::new();
+    let mut run = Run::<P>::new();
+    for (n, line) in lines(bytes) {
+        let at = At::Line(n);
+        let finding = |text: String| Finding {
+            file: file.to_owned(),
+            at,
+            text,
+        };
+        let entry: Value = match serde_json::from_slice(line) {
+            Ok(v) => v,
+            Err(e) => {
+                out.push(finding(json_error_on_line(&e)));
+                continue;
+            }
+        };
+        let field_error = |pointer: &str, rule: Rule, message: String| {
+            finding(FieldError::new(pointer, rule, message).to_string())
+        };
+        if !entry.is_object() {
+            out.push(field_error(
+                "",
+                Rule::Type,
+                "a trace line must be an object {\"from\": ..., \"message\": ...}".into(),
+            ));
+            continue;
+        }
+        let from = match entry.get("from") {
+            Some(Value::String(s)) => s.as_str(),
+            Some(_) => {
+                out.push(field_error("/from", Rule::Type, "expected a string".into()));
+                continue;
+            }
+            None => {
+                out.push(field_error(
+                    "/from",
+                    Rule::Required,
+                    "missing field `from`".into(),
+                ));
+                continue;
+            }
+        };
+        match P::decode(from, &entry) {
+            None => out.push(field_error(
+                "/from",
+                Rule::UnknownKind,
+                format!("unknown sender `{from}` for protocol {}", P::NAME),
+            )),
+            Some(Err(invalid)) => out.extend(invalid_findings(file, at, &invalid, "")),
+            Some(Ok(msg)) => run.observe(&files, 0, at, &msg, &mut out),
+        }
+    }
+    run.finish(file, &mut out);
+    out
+}
+
+/// A decoded message of a capture, with what the merge needs.
+struct Item<R> {
+    at: At,
+    shape: Shape,
+    msg: R,
+}
+
+/// Reads one capture: every message that decodes, plus findings for the rest.
+fn read_capture<P: Protocol>(
+    capture: &Capture,
+    max_frame_size: usize,
+    out: &mut Vec<Finding>,
+) -> Vec<Item<P::Recorded>> {
+    let file = capture.file.as_str();
+    let mut items = Vec::new();
+    let mut take = |at: At, body: &[u8], out: &mut Vec<Finding>| {
+        let finding = |text: String| Finding {
+            file: file.to_owned(),
+            at,
+            text,
+        };
+        let message: Value = match serde_json::from_slice(body) {
+            Ok(v) => v,
+            Err(e) if matches!(at, At::Line(_)) => {
+                return out.push(finding(json_error_on_line(&e)));
+            }
+            Err(e) => return out.push(finding(format!("invalid JSON: {e}"))),
+        };
+        let shape = Shape::of(&message);
+        let entry = json!({"from": capture.role, "message": message});
+        match P::decode(&capture.role, &entry) {
+            None => out.push(finding(format!(
+                "`{}` sends nothing in protocol {}",
+                capture.role,
+                P::NAME
+            ))),
+            Some(Err(invalid)) => out.extend(invalid_findings(file, at, &invalid, "/message")),
+            Some(Ok(msg)) => items.push(Item { at, shape, msg }),
+        }
+    };
+    match Format::detect(&capture.bytes) {
+        Format::JsonLines => {
+            for (n, line) in lines(&capture.bytes) {
+                take(At::Line(n), line, out);
+            }
+        }
+        Format::ContentLength => {
+            let mut decoder = ContentLengthDecoder::with_max_frame_size(max_frame_size);
+            decoder.push(&capture.bytes);
+            let mut frames = 0;
+            let finding = |at: At, kind: FramingErrorKind| Finding {
+                file: file.to_owned(),
+                at,
+                text: kind.to_string(),
+            };
+            loop {
+                match decoder.next_frame() {
+                    Ok(Some(frame)) => {
+                        frames += 1;
+                        take(At::Frame(frames), frame.body.as_bytes(), out);
+                    }
+                    Ok(None) => break,
+                    // These cost one whole frame, whose place in the file is known.
+                    Err(FramingError {
+                        kind:
+                            kind @ (FramingErrorKind::Oversize { .. }
+                            | FramingErrorKind::NonUtf8 { .. }
+                            | FramingErrorKind::UnsupportedCharset(_)),
+                        ..
+                    }) => {
+                        frames += 1;
+                        out.push(finding(At::Frame(frames), kind));
+                    }
+                    // Here the frame boundary was lost; only the byte offset says where.
+                    Err(e) => out.push(finding(At::Byte(e.offset), e.kind)),
+                }
+            }
+            if let Err(e) = decoder.finish() {
+                out.push(finding(At::Byte(e.offset), e.kind));
+            }
+        }
+    }
+    items
+}
+
+/// Checks captures of the sides of one connection (one file per sender) as a single stream,
+/// merged as `merge` describes. End-of-stream findings name the files joined by `+`.
+pub fn check_captures<P: Protocol>(captures: &[Capture], max_frame_size: usize) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let sides: Vec<Vec<Item<P::Recorded>>> = captures
+        .iter()
+        .map(|c| read_capture::<P>(c, max_frame_size, &mut out))
+        .collect();
+    let shapes: Vec<Vec<Shape>> = sides
+        .iter()
+        .map(|items| items.iter().map(|i| i.shape.clone()).collect())
+        .collect();
+    let files: Vec<String> = captures.iter().map(|c| c.file.clone()).collect();
+    let mut run = Run::<P>::new();
+    for (side, index) in merge(&shapes) {
+        let item = &sides[side][index];
+        run.observe(&files, side, item.at, &item.msg, &mut out);
+    }
+    run.finish(&files.join("+"), &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_framing_by_the_first_header_name() {
+        assert_eq!(
+            Format::detect(b"Content-Length: 2\r\n\r\n{}"),
+            Format::ContentLength
+        );
+        assert_eq!(
+            Format::detect(b"\r\ncontent-type: x\r\n"),
+            Format::ContentLength
+        );
+        assert_eq!(Format::detect(b"{\"from\": \"client\"}"), Format::JsonLines);
+        assert_eq!(Format::detect(b"Content"), Format::JsonLines);
+        assert_eq!(Format::detect(b""), Format::JsonLines);
+    }
+
+    #[test]
+    fn json_errors_name_the_column_only() {
+        let e = serde_json::from_slice::<Value>(b"{\"a\" 1}").unwrap_err();
+        assert_eq!(
+            json_error_on_line(&e),
+            "invalid JSON: expected `:` at column 6"
+        );
+    }
+
+    #[test]
+    fn findings_print_file_position_and_text() {
+        let f = Finding {
+            file: "t.jsonl".into(),
+            at: At::Line(3),
+            text: "x".into(),
+        };
+        assert_eq!(f.to_string(), "t.jsonl:line 3: x");
+        let f = Finding { at: At::End, ..f };
+        assert_eq!(f.to_string(), "t.jsonl:end of stream: x");
+    }
+
+    #[test]
+    fn roles_come_from_the_generated_decoder() {
+        assert!(Eca::has_role("client") && Eca::has_role("server"));
+        assert!(!Eca::has_role("zed"));
+        assert!(HelixZed::has_role("zed"));
+    }
+}

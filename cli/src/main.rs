@@ -1,0 +1,238 @@
+//! The `agentwire` command line. `agentwire trace check` checks recorded sessions against a
+//! protocol's message schemas and sequence rules and prints one line per problem found.
+
+mod check;
+mod merge;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agentwire_runtime::framing::DEFAULT_MAX_FRAME_SIZE;
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+use check::{Capture, Finding, Format, Protocol};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "agentwire",
+    version,
+    about = "Tools for agentwire's agent protocols."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Work with recorded sessions.
+    #[command(subcommand)]
+    Trace(TraceCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum TraceCommand {
+    /// Check recorded sessions against a protocol's schemas and sequence rules.
+    #[command(long_about = CHECK_ABOUT, after_long_help = CHECK_DETAILS)]
+    Check(CheckArgs),
+}
+
+const CHECK_ABOUT: &str = "\
+Check recorded sessions against a protocol's message schemas and sequence rules.
+
+Each FILE is a JSON Lines trace, one {\"from\": ROLE, \"message\": ...} (or {\"from\": ROLE,
+\"http\": {...}}) per line, and is checked as a stream of its own. Every problem is printed on
+standard output as one line:
+
+  FILE:line N: invalid JSON: ...
+  FILE:line N: POINTER: MESSAGE [RULE]               (a message breaks its schema)
+  FILE:line N: MACHINE KEY in state S: got X, expected one of Y, Z
+  FILE:line N: MACHINE KEY in state S: got X, but CHECK does not hold
+  FILE:end of stream: MACHINE KEY in state S: expected one of Y, Z
+
+Exit status: 0 when nothing was found, 1 when anything was, 2 on a usage error (bad
+arguments, a file that cannot be read).";
+
+const CHECK_DETAILS: &str = "\
+Captures of one connection, one file per sender (JSON-RPC protocols: eca):
+
+  agentwire trace check --protocol eca --from client client.bin --from server server.bin
+
+Each capture is either Content-Length framed bytes as sent on the wire, or JSON Lines with
+one bare message per line; the format is told by the first bytes. Findings point at
+FILE:frame N (or FILE:line N), framing errors that lose the frame boundary at FILE:byte
+OFFSET, and end-of-stream findings at the capture files joined by '+'. Decoding and framing findings come first, capture
+by capture, then sequence findings in the merged order.
+
+The captures together are checked as one stream. Since separate captures do not record
+which direction came first, they are merged by this rule:
+  1. each capture keeps its own order;
+  2. the k-th response with an id waits until the k-th request with that id from the
+     other side has been taken (a response nobody asked for does not wait);
+  3. the side whose first message is a request starts (else the first --from given); a
+     side keeps the turn through its notifications (and responses nobody asked for) and
+     passes it after each request it sends and each response that answers one, or when
+     its next message must wait or it has none left;
+  4. if both sides must wait (no real connection could do that), the side holding the
+     turn goes anyway.
+A finding that depends only on how notifications of the two directions interleave may come
+from the merge rather than the connection; record a JSON Lines trace to be sure.";
+
+#[derive(Debug, Args)]
+struct CheckArgs {
+    /// The protocol module the traffic belongs to.
+    #[arg(long, value_enum)]
+    protocol: ProtocolName,
+
+    /// JSON Lines traces, each checked on its own.
+    #[arg(value_name = "FILE", required_unless_present = "from")]
+    files: Vec<PathBuf>,
+
+    /// A capture of what ROLE sent (repeatable, one per role); all of them form one stream.
+    #[arg(long = "from", num_args = 2, value_names = ["ROLE", "FILE"])]
+    from: Vec<String>,
+
+    /// Largest Content-Length accepted in a framed capture.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FRAME_SIZE)]
+    max_frame_size: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ProtocolName {
+    #[value(name = "helix_zed", alias = "helix-zed")]
+    HelixZed,
+    #[value(name = "agentloop")]
+    Agentloop,
+    #[value(name = "external_agents", alias = "external-agents")]
+    ExternalAgents,
+    #[value(name = "eca")]
+    Eca,
+    #[value(name = "coven")]
+    Coven,
+}
+
+impl ProtocolName {
+    /// Whether the protocol is JSON-RPC, so one-direction captures can be merged.
+    fn json_rpc(self) -> bool {
+        self == ProtocolName::Eca
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Command::Trace(TraceCommand::Check(args)) = cli.command;
+    let findings = match args.protocol {
+        ProtocolName::HelixZed => trace_check::<check::HelixZed>(&args),
+        ProtocolName::Agentloop => trace_check::<check::Agentloop>(&args),
+        ProtocolName::ExternalAgents => trace_check::<check::ExternalAgents>(&args),
+        ProtocolName::Eca => trace_check::<check::Eca>(&args),
+        ProtocolName::Coven => trace_check::<check::Coven>(&args),
+    };
+    let findings = match findings {
+        Ok(f) => f,
+        Err((kind, message)) => {
+            let mut cmd = Cli::command();
+            let sub = cmd
+                .find_subcommand_mut("trace")
+                .and_then(|t| t.find_subcommand_mut("check"))
+                .map(|c| c.clone().bin_name("agentwire trace check"));
+            let err = match sub {
+                Some(mut c) => c.error(kind, message),
+                None => cmd.error(kind, message),
+            };
+            // Prints the message and usage, and exits with status 2.
+            err.exit()
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for f in &findings {
+        // A closed pipe (`| head`) only means nobody reads the rest.
+        if writeln!(out, "{f}").is_err() {
+            break;
+        }
+    }
+    let _ = out.flush();
+    if findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+type UsageError = (ErrorKind, String);
+
+/// Reads every input first (so a usage error stops the run before any output), then checks.
+fn trace_check<P: Protocol>(args: &CheckArgs) -> Result<Vec<Finding>, UsageError> {
+    let read = |path: &PathBuf| {
+        std::fs::read(path).map_err(|e| {
+            (
+                ErrorKind::Io,
+                format!("cannot read {}: {e}", path.display()),
+            )
+        })
+    };
+    let mut traces = Vec::new();
+    for path in &args.files {
+        let bytes = read(path)?;
+        if Format::detect(&bytes) == Format::ContentLength {
+            return Err((
+                ErrorKind::InvalidValue,
+                format!(
+                    "{} is a Content-Length framed capture; give it as --from ROLE {0}",
+                    path.display()
+                ),
+            ));
+        }
+        traces.push((path.display().to_string(), bytes));
+    }
+
+    let mut captures: Vec<Capture> = Vec::new();
+    if !args.from.is_empty() && !args.protocol.json_rpc() {
+        return Err((
+            ErrorKind::ArgumentConflict,
+            format!(
+                "--from captures are for JSON-RPC protocols (eca); {} traces are JSON Lines \
+                 files with a \"from\" on every line",
+                P::NAME
+            ),
+        ));
+    }
+    for pair in args.from.chunks(2) {
+        let [role, file] = pair else {
+            return Err((
+                ErrorKind::WrongNumberOfValues,
+                "--from takes ROLE FILE".into(),
+            ));
+        };
+        if !P::has_role(role) {
+            return Err((
+                ErrorKind::InvalidValue,
+                format!("`{role}` is not a sender in protocol {}", P::NAME),
+            ));
+        }
+        if captures.iter().any(|c| &c.role == role) {
+            return Err((
+                ErrorKind::ArgumentConflict,
+                format!("--from {role} given twice; a connection has one capture per sender"),
+            ));
+        }
+        let path = PathBuf::from(file);
+        captures.push(Capture {
+            role: role.clone(),
+            file: path.display().to_string(),
+            bytes: read(&path)?,
+        });
+    }
+
+    let mut findings = Vec::new();
+    for (name, bytes) in &traces {
+        findings.extend(check::check_trace::<P>(name, bytes));
+    }
+    if !captures.is_empty() {
+        findings.extend(check::check_captures::<P>(&captures, args.max_frame_size));
+    }
+    Ok(findings)
+}

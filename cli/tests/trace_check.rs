@@ -1,0 +1,499 @@
+//! End-to-end tests of `agentwire trace check`: small traces and captures written to a temporary
+//! directory, checked by the built binary, with its exact output and exit status.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+/// Runs the binary in `dir` and returns (exit status, stdout, stderr).
+fn agentwire(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().expect("exited normally"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) {
+    std::fs::write(dir.join(name), bytes).unwrap();
+}
+
+/// A JSON Lines trace from (sender, message) pairs.
+fn trace(entries: &[(&str, Value)]) -> String {
+    entries
+        .iter()
+        .map(|(from, message)| json!({"from": from, "message": message}).to_string() + "\n")
+        .collect()
+}
+
+/// A `Content-Length` capture, with the header name spelled as given.
+fn framed(header: &str, messages: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for m in messages {
+        let body = m.to_string();
+        out.extend_from_slice(format!("{header}: {}\r\n\r\n{body}", body.len()).as_bytes());
+    }
+    out
+}
+
+fn lines(stdout: &str) -> Vec<&str> {
+    stdout.lines().collect()
+}
+
+// -- helix_zed -------------------------------------------------------------------------------
+
+fn chat_message() -> Value {
+    json!({"type": "chat_message", "data": {
+        "helix_session_id": "ses_1", "acp_thread_id": null, "message": "hi", "request_id": "req_1"}})
+}
+
+fn context_created() -> Value {
+    json!({"session_id": "ses_1", "event_type": "context_created",
+        "data": {"acp_thread_id": "th_1", "helix_session_id": "ses_1"}})
+}
+
+fn message_added(content: &str) -> Value {
+    json!({"session_id": "ses_1", "event_type": "message_added", "data": {
+        "acp_thread_id": "th_1", "message_id": "m_1", "role": "assistant",
+        "content": content, "timestamp": 1_759_410_084}})
+}
+
+fn message_completed() -> Value {
+    json!({"session_id": "ses_1", "event_type": "message_completed",
+        "data": {"acp_thread_id": "th_1", "message_id": "m_1", "request_id": "req_1"}})
+}
+
+fn helix_session() -> String {
+    trace(&[
+        ("helix", chat_message()),
+        ("zed", context_created()),
+        ("zed", message_added("Hel")),
+        ("zed", message_added("Hello")),
+        ("zed", message_completed()),
+    ])
+}
+
+#[test]
+fn a_valid_helix_zed_trace_passes_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    // Blank lines are skipped, and CRLF line ends are fine.
+    let text = helix_session().replace('\n', "\r\n\n");
+    write(dir.path(), "ok.jsonl", text);
+    assert_eq!(
+        agentwire(
+            dir.path(),
+            &["trace", "check", "--protocol", "helix_zed", "ok.jsonl"]
+        ),
+        (0, String::new(), String::new())
+    );
+}
+
+#[test]
+fn an_out_of_order_helix_zed_trace_is_reported_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = trace(&[
+        ("helix", chat_message()),
+        ("zed", context_created()),
+        ("zed", message_completed()),
+        ("zed", message_added("Hel")),
+        ("zed", message_added("Help")),
+        ("zed", message_added("Hello")),
+    ]);
+    // Line 3 is empty: lines count as in the file, not as messages.
+    let text = text.replacen('\n', "\n\n", 2).replacen("\n\n", "\n", 1);
+    write(dir.path(), "late.jsonl", text);
+    let (code, stdout, stderr) = agentwire(
+        dir.path(),
+        &["trace", "check", "--protocol", "helix_zed", "late.jsonl"],
+    );
+    assert_eq!(
+        lines(&stdout),
+        [
+            "late.jsonl:line 4: session ses_1 in state waiting: got zed.message_completed, \
+             expected one of zed.message_added",
+            "late.jsonl:line 7: session ses_1 in state streaming: got zed.message_added, \
+             but data.content extends content does not hold",
+            "late.jsonl:end of stream: session ses_1 in state streaming: \
+             expected one of zed.message_added, zed.message_completed",
+        ]
+    );
+    assert_eq!((code, stderr.as_str()), (1, ""));
+}
+
+#[test]
+fn bad_lines_get_one_finding_each_and_the_rest_is_still_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut broken = message_added("Hel");
+    broken["data"]["acp_thread_id"] = json!("");
+    broken["data"]["message_id"] = json!("");
+    let mut text = trace(&[("helix", chat_message()), ("zed", broken)]);
+    text.push_str("{\"from\": \"zed\" \"message\": {}}\n");
+    text.push_str(&trace(&[("bob", json!({}))]));
+    text.push_str("[1, 2]\n");
+    text.push_str("{\"message\": {}}\n");
+    let mut missing = message_added("Hel");
+    missing["data"].as_object_mut().unwrap().remove("role");
+    text.push_str(&trace(&[("zed", missing)]));
+    write(dir.path(), "bad.jsonl", text);
+    let (code, stdout, _) = agentwire(
+        dir.path(),
+        &["trace", "check", "--protocol", "helix_zed", "bad.jsonl"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines(&stdout),
+        [
+            "bad.jsonl:line 2: /message/data/acp_thread_id: length 0 is below the minimum 1 [min_length 1]",
+            "bad.jsonl:line 2: /message/data/message_id: length 0 is below the minimum 1 [min_length 1]",
+            "bad.jsonl:line 3: invalid JSON: expected `,` or `}` at column 16",
+            "bad.jsonl:line 4: /from: unknown sender `bob` for protocol helix_zed [unknown_kind]",
+            "bad.jsonl:line 5: (root): a trace line must be an object {\"from\": ..., \"message\": ...} [type]",
+            "bad.jsonl:line 6: /from: missing field `from` [required]",
+            "bad.jsonl:line 7: /message/data/role: missing field `role` [required]",
+            "bad.jsonl:end of stream: session ses_1 in state waiting_first: \
+             expected one of zed.context_created, zed.message_added",
+        ]
+    );
+}
+
+#[test]
+fn every_file_is_a_stream_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = helix_session();
+    let (first, second) = session.split_at(session.find("\n").unwrap() + 1);
+    write(dir.path(), "ok.jsonl", &session);
+    write(dir.path(), "first.jsonl", first);
+    write(dir.path(), "second.jsonl", second);
+    let (code, stdout, _) = agentwire(
+        dir.path(),
+        &[
+            "trace",
+            "check",
+            "--protocol",
+            "helix_zed",
+            "ok.jsonl",
+            "ok.jsonl",
+            "first.jsonl",
+            "second.jsonl",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines(&stdout),
+        [
+            "first.jsonl:end of stream: session ses_1 in state waiting_first: \
+             expected one of zed.context_created, zed.message_added",
+            "second.jsonl:line 1: session ses_1 in state new: got zed.context_created, \
+             expected one of helix.chat_message",
+            "second.jsonl:line 2: session ses_1 in state new: got zed.message_added, \
+             expected one of helix.chat_message",
+            "second.jsonl:line 3: session ses_1 in state new: got zed.message_added, \
+             expected one of helix.chat_message",
+            "second.jsonl:line 4: session ses_1 in state new: got zed.message_completed, \
+             expected one of helix.chat_message",
+        ]
+    );
+}
+
+// -- eca captures ----------------------------------------------------------------------------
+
+fn eca_client() -> Vec<Value> {
+    vec![
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": 4242, "clientInfo": {"name": "emacs", "version": "29.4"},
+            "capabilities": {"codeAssistant": {"chat": true}},
+            "workspaceFolders": [{"uri": "file:///home/dev/project", "name": "project"}]}}),
+        json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "chat/prompt",
+            "params": {"chatId": "chat-1", "requestId": "req-1", "message": "hello"}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}),
+        json!({"jsonrpc": "2.0", "method": "exit"}),
+    ]
+}
+
+fn content(kind: Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": "chat/contentReceived",
+        "params": {"chatId": "chat-1", "content": kind, "role": "system"}})
+}
+
+fn eca_server() -> Vec<Value> {
+    vec![
+        json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "models": ["anthropic/claude-sonnet-4"], "chatDefaultModel": "anthropic/claude-sonnet-4",
+            "chatBehaviors": ["agent"], "chatDefaultBehavior": "agent",
+            "chatWelcomeMessage": "Welcome"}}),
+        content(json!({"type": "progress", "state": "running", "text": "Waiting model"})),
+        content(json!({"type": "text", "text": "Hello there."})),
+        content(json!({"type": "progress", "state": "finished", "text": ""})),
+        json!({"jsonrpc": "2.0", "id": 2,
+            "result": {"chatId": "chat-1", "model": "anthropic/claude-sonnet-4", "status": "success"}}),
+        json!({"jsonrpc": "2.0", "id": 3, "result": null}),
+    ]
+}
+
+#[test]
+fn framed_eca_captures_of_both_directions_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "client.bin",
+        framed("Content-Length", &eca_client()),
+    );
+    let mut server = b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n".to_vec();
+    server.extend(framed("content-length", &eca_server()));
+    write(dir.path(), "server.bin", server);
+    let clean = (0, String::new(), String::new());
+    let check = |args: &[&str]| {
+        let mut all = vec!["trace", "check", "--protocol", "eca"];
+        all.extend_from_slice(args);
+        agentwire(dir.path(), &all)
+    };
+    assert_eq!(
+        check(&[
+            "--from",
+            "client",
+            "client.bin",
+            "--from",
+            "server",
+            "server.bin"
+        ]),
+        clean
+    );
+    // The merge does not depend on which capture is named first.
+    assert_eq!(
+        check(&[
+            "--from",
+            "server",
+            "server.bin",
+            "--from",
+            "client",
+            "client.bin"
+        ]),
+        clean
+    );
+    // A one-direction capture may also be JSON Lines of bare messages.
+    let client_lines: String = eca_client().iter().map(|m| m.to_string() + "\n").collect();
+    write(dir.path(), "client.jsonl", client_lines);
+    assert_eq!(
+        check(&[
+            "--from",
+            "client",
+            "client.jsonl",
+            "--from",
+            "server",
+            "server.bin"
+        ]),
+        clean
+    );
+}
+
+#[test]
+fn a_framed_eca_capture_with_a_violation_is_reported_by_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "client.bin",
+        framed("Content-Length", &eca_client()),
+    );
+    // The server finishes the prompt's progress before it started it, and answers id 9,
+    // which nobody asked for.
+    let mut server = eca_server();
+    server.swap(1, 3);
+    server.insert(5, json!({"jsonrpc": "2.0", "id": 9, "result": null}));
+    write(dir.path(), "server.bin", framed("Content-Length", &server));
+    let (code, stdout, stderr) = agentwire(
+        dir.path(),
+        &[
+            "trace",
+            "check",
+            "--protocol",
+            "eca",
+            "--from",
+            "client",
+            "client.bin",
+            "--from",
+            "server",
+            "server.bin",
+        ],
+    );
+    assert_eq!(
+        lines(&stdout),
+        [
+            "server.bin:frame 2: chat chat-1 in state prompted: got server.chat/contentReceived, \
+             but params.content.type is not \"progress\" does not hold",
+            "server.bin:frame 6: request 9 in state idle: got server.response, expected one of \
+             client.initialize, client.shutdown, client.chat/prompt, client.chat/queryContext, \
+             client.chat/queryCommands, client.chat/delete",
+            "client.bin+server.bin:end of stream: chat chat-1 in state running: \
+             expected one of server.chat/contentReceived, client.chat/promptStop",
+        ]
+    );
+    assert_eq!((code, stderr.as_str()), (1, ""));
+}
+
+#[test]
+fn framing_and_message_errors_in_captures_point_at_frames_and_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = eca_client();
+    let mut bytes = framed("Content-Length", &client[..2]);
+    // frame 3: above the limit given below, skipped unread
+    bytes.extend_from_slice(b"Content-Length: 4096\r\n\r\n");
+    bytes.extend_from_slice(&[b' '; 4096]);
+    // frame 4: a method eca does not have
+    let nope = json!({"jsonrpc": "2.0", "id": 2, "method": "chat/nope"});
+    bytes.extend(framed("Content-Length", &[nope]));
+    // frame 5: not JSON; frame 6: not UTF-8
+    bytes.extend_from_slice(b"Content-Length: 3\r\n\r\n{]}");
+    bytes.extend_from_slice(b"Content-Length: 2\r\n\r\n\xff\xfe");
+    // no Content-Length: the boundary is lost until the next header
+    let lost_at = bytes.len();
+    bytes.extend_from_slice(b"Content-Type: application/json\r\n\r\n{}");
+    // frames 7 and 8: shutdown, exit; then a body cut short
+    bytes.extend(framed("Content-Length", &client[3..]));
+    let truncated_at = bytes.len();
+    bytes.extend_from_slice(b"Content-Length: 10\r\n\r\n{}");
+    write(dir.path(), "client.bin", bytes);
+    let server = eca_server();
+    let answers = [server[0].clone(), server[5].clone()];
+    write(dir.path(), "server.bin", framed("Content-Length", &answers));
+    let (code, stdout, _) = agentwire(
+        dir.path(),
+        &[
+            "trace",
+            "check",
+            "--protocol",
+            "eca",
+            "--max-frame-size",
+            "1024",
+            "--from",
+            "client",
+            "client.bin",
+            "--from",
+            "server",
+            "server.bin",
+        ],
+    );
+    assert_eq!(code, 1);
+    let found = lines(&stdout);
+    assert_eq!(found.len(), 6, "{stdout}");
+    assert_eq!(
+        found[0],
+        "client.bin:frame 3: Content-Length 4096 exceeds the limit of 1024 bytes"
+    );
+    // The message names every method the client may send; only its ends are pinned here.
+    assert!(
+        found[1].starts_with(
+            "client.bin:frame 4: /method: unknown method `chat/nope`, expected one of `initialize`"
+        ) && found[1].ends_with(" [unknown_kind]"),
+        "{}",
+        found[1]
+    );
+    assert_eq!(
+        found[2..],
+        [
+            "client.bin:frame 5: invalid JSON: key must be a string at line 1 column 2".to_owned(),
+            "client.bin:frame 6: frame body is not UTF-8 (first bad byte at body offset 0)"
+                .to_owned(),
+            format!("client.bin:byte {lost_at}: header block has no Content-Length"),
+            format!(
+                "client.bin:byte {truncated_at}: input ends inside a frame body (2 of 10 bytes)"
+            ),
+        ]
+    );
+}
+
+// -- usage errors ----------------------------------------------------------------------------
+
+#[test]
+fn usage_errors_exit_with_2_and_print_nothing_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "ok.jsonl", helix_session());
+    write(
+        dir.path(),
+        "client.bin",
+        framed("Content-Length", &eca_client()),
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["trace", "check", "--protocol", "helix_zed", "missing.jsonl"],
+            "cannot read missing.jsonl",
+        ),
+        (&["trace", "check", "--protocol", "helix_zed"], "required"),
+        (
+            &["trace", "check", "--protocol", "nope", "ok.jsonl"],
+            "invalid value 'nope'",
+        ),
+        (&["trace", "check", "ok.jsonl"], "--protocol"),
+        (
+            &["trace", "check", "--protocol", "eca", "client.bin"],
+            "give it as --from ROLE client.bin",
+        ),
+        (
+            &[
+                "trace",
+                "check",
+                "--protocol",
+                "eca",
+                "--from",
+                "zed",
+                "client.bin",
+            ],
+            "`zed` is not a sender",
+        ),
+        (
+            &["trace", "check", "--protocol", "eca", "--from", "client"],
+            "--from",
+        ),
+        (
+            &[
+                "trace",
+                "check",
+                "--protocol",
+                "eca",
+                "--from",
+                "client",
+                "client.bin",
+                "--from",
+                "client",
+                "client.bin",
+            ],
+            "given twice",
+        ),
+        (
+            &[
+                "trace",
+                "check",
+                "--protocol",
+                "helix_zed",
+                "--from",
+                "zed",
+                "ok.jsonl",
+            ],
+            "JSON-RPC",
+        ),
+        (
+            &[
+                "trace",
+                "check",
+                "--protocol",
+                "eca",
+                "--from",
+                "client",
+                "gone.bin",
+            ],
+            "cannot read gone.bin",
+        ),
+    ];
+    for (args, needle) in cases {
+        let (code, stdout, stderr) = agentwire(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert_eq!(stdout, "", "{args:?}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}

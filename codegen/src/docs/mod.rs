@@ -1,0 +1,214 @@
+//! The docs drift check: compares a Markdown document's TypeScript and protobuf blocks with the
+//! spec, validates its JSON examples, replays its sequence listings through the machines, and
+//! lists spec kinds it never mentions. Every finding names a document line.
+
+pub mod compare;
+pub mod examples;
+pub mod markdown;
+pub mod sequences;
+
+use std::path::Path;
+
+use crate::diag::SourceFile;
+use crate::front::load::LoadedSpec;
+use markdown::Block;
+
+/// One difference between a document and the spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// 1-based line in the document.
+    pub line: usize,
+    pub message: String,
+}
+
+/// What one document holds and what the check found in it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub declarations: usize,
+    pub json_examples: usize,
+    pub sequences: usize,
+    pub findings: Vec<Finding>,
+}
+
+/// The marker lines between which `cargo xtask gen` writes the state diagrams.
+pub const DIAGRAM_BEGIN: &str = "<!-- agentwire:diagram:begin -->";
+pub const DIAGRAM_END: &str = "<!-- agentwire:diagram:end -->";
+
+/// A document whose lines outside `blocks` of `langs` are blanked, so a parser's line numbers
+/// are the document's.
+fn overlay(doc: &str, blocks: &[&Block], header: &str) -> String {
+    let total = doc.lines().count().max(1);
+    let mut lines = vec![String::new(); total + 1];
+    lines[0] = header.to_owned();
+    for b in blocks {
+        for (i, l) in b.text.lines().enumerate() {
+            let at = b.line - 1 + i;
+            if at < lines.len() {
+                lines[at] = l.to_owned();
+            } else {
+                lines.push(l.to_owned());
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+/// Checks one document against a loaded spec.
+pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
+    let doc = doc.replace("\r\n", "\n");
+    let blocks = markdown::blocks(&doc);
+    let mut report = Report::default();
+    let ts: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| matches!(b.lang.as_str(), "ts" | "typescript"))
+        .collect();
+    let proto: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| b.lang == "proto" || b.lang == "protobuf")
+        .collect();
+    if !ts.is_empty() {
+        let file = SourceFile {
+            path: doc_path.to_path_buf(),
+            text: overlay(&doc, &ts, "").into(),
+        };
+        report.declarations += compare::typescript(spec, &file, &mut report.findings);
+    }
+    if !proto.is_empty()
+        && let Some(p) = &spec.proto
+    {
+        let package = p
+            .fds
+            .file
+            .last()
+            .and_then(|f| f.package.clone())
+            .unwrap_or_default();
+        let header = format!("syntax = \"proto3\"; package {package};");
+        let text = overlay(&doc, &proto, &header);
+        report.declarations += compare::protobuf(p, &text, &mut report.findings);
+    }
+    for b in blocks.iter().filter(|b| b.lang == "json") {
+        report.json_examples += 1;
+        // Values of named types are checked against the types declared in the same section.
+        let declared: Vec<String> = ts
+            .iter()
+            .filter(|t| t.section == b.section)
+            .flat_map(|t| declared_names(&t.text))
+            .collect();
+        if let Some(f) = examples::check(spec, b, &declared) {
+            report.findings.push(f);
+        }
+    }
+    for b in blocks
+        .iter()
+        .filter(|b| matches!(b.lang.as_str(), "text" | ""))
+    {
+        if sequences::is_listing(&b.text) {
+            report.sequences += 1;
+            let findings = sequences::replay(&spec.protocol, b);
+            if !b.attrs.split_whitespace().any(|a| a == "invalid") {
+                report.findings.extend(findings);
+            } else if findings.is_empty() {
+                report.findings.push(Finding {
+                    line: b.line,
+                    message: "sequence differs: doc marks it invalid, spec (machine.yaml) allows every step".to_owned(),
+                });
+            }
+        }
+    }
+    report.findings.extend(unmentioned(spec, &doc));
+    report.findings.extend(stale_diagram(spec, &doc));
+    report.findings.sort_by_key(|f| f.line);
+    report
+}
+
+/// Names declared by `interface X` / `type X =` in a TypeScript block.
+fn declared_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim_start().trim_start_matches("export ");
+            let rest = l
+                .strip_prefix("interface ")
+                .or_else(|| l.strip_prefix("type "))?;
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+/// Kinds, methods and routes of the spec the document never names.
+fn unmentioned(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
+    let p = &spec.protocol;
+    let names = p
+        .messages
+        .iter()
+        .map(|m| m.kind.as_str())
+        .chain(p.methods.iter().map(|m| m.name.as_str()))
+        .chain(p.routes.iter().map(|r| r.name.as_str()));
+    let mut out = Vec::new();
+    for name in names {
+        let mentioned = doc.match_indices(name).any(|(i, _)| {
+            let before = doc[..i].chars().next_back();
+            let after = doc[i + name.len()..].chars().next();
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !word(before) && !word(after)
+        });
+        if !mentioned
+            && !out
+                .iter()
+                .any(|f: &Finding| f.message.contains(&format!("`{name}`")))
+        {
+            out.push(Finding {
+                line: 1,
+                message: format!("the spec's `{name}` is never mentioned"),
+            });
+        }
+    }
+    out
+}
+
+/// The diagram between the markers, as `cargo xtask gen` writes it.
+pub fn diagram_block(spec: &LoadedSpec) -> String {
+    let mut out = String::new();
+    for m in &spec.protocol.machines {
+        out.push_str(&format!(
+            "\n`{}`: {}\n\n```mermaid\n{}```\n",
+            m.name,
+            m.summary,
+            crate::emit::diagram::mermaid(m)
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+/// `doc` with the text between the diagram markers replaced; `None` without markers.
+pub fn with_diagram(spec: &LoadedSpec, doc: &str) -> Option<String> {
+    let start = doc.find(DIAGRAM_BEGIN)? + DIAGRAM_BEGIN.len();
+    let end = doc[start..].find(DIAGRAM_END)? + start;
+    Some(format!(
+        "{}\n{}{}",
+        &doc[..start],
+        diagram_block(spec).trim_start_matches('\n'),
+        &doc[end..]
+    ))
+}
+
+fn stale_diagram(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
+    match with_diagram(spec, doc) {
+        Some(fresh) if fresh != doc => {
+            let line = doc[..doc.find(DIAGRAM_BEGIN).unwrap_or(0)]
+                .matches('\n')
+                .count()
+                + 1;
+            vec![Finding {
+                line,
+                message: "the state diagram differs from the machines: run `cargo xtask gen`"
+                    .to_owned(),
+            }]
+        }
+        _ => Vec::new(),
+    }
+}

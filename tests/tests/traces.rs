@@ -1,0 +1,120 @@
+//! Sequence tests: every recorded flow of the five protocols passes its generated checker, and
+//! every trace that breaks a rule gets exactly the violations listed beside it.
+
+use std::path::{Path, PathBuf};
+
+use agentwire_runtime::machine::Violation;
+use serde_json::{Value, json};
+
+/// Runs one trace through a protocol's checker: every message violation, then every
+/// end-of-stream violation. Lines that do not decode are test failures.
+macro_rules! run_trace {
+    ($module:ident, $path:expr) => {{
+        use agentwire_protocols::$module::machine::{Checker, Recorded};
+        let text = std::fs::read_to_string($path).unwrap();
+        let mut checker = Checker::new();
+        let mut violations: Vec<Violation> = Vec::new();
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let entry: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: not JSON: {e}", $path.display(), n + 1));
+            let from = entry["from"].as_str().unwrap_or_default();
+            let recorded = Recorded::decode(from, &entry)
+                .unwrap_or_else(|| panic!("{}:{}: unknown sender `{from}`", $path.display(), n + 1))
+                .unwrap_or_else(|e| panic!("{}:{}: invalid message: {e}", $path.display(), n + 1));
+            if let Err(v) = checker.observe(recorded.as_message()) {
+                violations.push(v);
+            }
+        }
+        if let Err(end) = checker.finish() {
+            violations.extend(end);
+        }
+        violations
+    }};
+}
+
+fn traces(module: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(module)
+        .join("traces");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    out.sort();
+    out
+}
+
+fn as_json(v: &Violation) -> Value {
+    json!({"index": v.index, "machine": v.machine, "key": v.key, "state": v.state, "got": v.got})
+}
+
+fn check_module(module: &str, run: fn(&Path) -> Vec<Violation>) -> (usize, usize) {
+    let (mut accepted, mut rejected) = (0, 0);
+    let mut failures = Vec::new();
+    for path in traces(module) {
+        let expect_path = path.with_extension("expect.json");
+        let expected: Vec<Value> = match std::fs::read_to_string(&expect_path) {
+            Ok(text) => serde_json::from_str(&text).unwrap(),
+            Err(_) => Vec::new(),
+        };
+        let got = run(&path);
+        if expected.is_empty() {
+            accepted += 1;
+        } else {
+            rejected += 1;
+        }
+        let got_json: Vec<Value> = got.iter().map(as_json).collect();
+        if got_json != expected {
+            let lines: Vec<String> = got.iter().map(ToString::to_string).collect();
+            failures.push(format!(
+                "{}:\n  expected {}\n  got      {}\n  {}",
+                path.display(),
+                Value::from(expected),
+                Value::from(got_json),
+                lines.join("\n  ")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} trace(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        accepted > 0 && rejected > 0,
+        "{module}: {accepted} accepted, {rejected} rejected traces"
+    );
+    (accepted, rejected)
+}
+
+#[test]
+fn helix_zed_traces() {
+    check_module("helix_zed", |p| run_trace!(helix_zed, p));
+}
+
+#[test]
+fn agentloop_traces() {
+    check_module("agentloop", |p| run_trace!(agentloop, p));
+}
+
+#[test]
+fn external_agents_traces() {
+    check_module("external_agents", |p| run_trace!(external_agents, p));
+}
+
+#[test]
+fn eca_traces() {
+    check_module("eca", |p| run_trace!(eca, p));
+}
+
+#[test]
+fn coven_traces() {
+    check_module("coven", |p| run_trace!(coven, p));
+}
