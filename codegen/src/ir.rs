@@ -227,6 +227,8 @@ pub struct HttpResponse {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypeDef {
     pub name: String,
+    /// Named by the generator for an inline object or literal type (`<Parent><Field>`).
+    pub inline: bool,
     pub doc: String,
     pub origin: Origin,
     pub kind: TypeKind,
@@ -249,12 +251,21 @@ pub enum TypeKind {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Variant {
     /// The discriminator value.
     pub value: String,
     /// The member struct (its discriminator field is dropped from the struct).
     pub type_name: String,
+    /// Where the member fixes the discriminator (`type: 'x'`).
+    pub origin: Origin,
+}
+
+/// Variants are equal when they dispatch the same value to the same type, wherever written.
+impl PartialEq for Variant {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value && self.type_name == other.type_name
+    }
 }
 
 /// A field of a struct.

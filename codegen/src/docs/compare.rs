@@ -79,7 +79,7 @@ fn kind_text(def: &TypeDef) -> String {
             "union on `{tag}` of {}",
             variants
                 .iter()
-                .map(|v| v.type_name.as_str())
+                .map(|v| format!("{} ('{}')", v.type_name, v.value))
                 .collect::<Vec<_>>()
                 .join(" | ")
         ),
@@ -109,6 +109,19 @@ pub fn typescript(spec: &LoadedSpec, file: &SourceFile, findings: &mut Vec<Findi
         }
     };
     let spec_at = |def: &TypeDef| format!("{}:{}", def.origin.file, def.origin.line);
+    // Declarations (not inline types: those follow their parents) the document never shows.
+    for (name, def) in &p.types {
+        if !doc_types.contains_key(name) && !def.inline {
+            findings.push(Finding {
+                line: 1,
+                message: format!(
+                    "declaration `{name}` differs: doc says nothing, spec ({}) declares {}",
+                    spec_at(def),
+                    kind_text(def)
+                ),
+            });
+        }
+    }
     let mut count = 0;
     for (name, doc_def) in &doc_types {
         count += 1;
@@ -197,6 +210,49 @@ pub fn typescript(spec: &LoadedSpec, file: &SourceFile, findings: &mut Vec<Findi
                         format!("constraints of `{name}`"),
                         constraints_text(dc),
                         constraints_text(sc),
+                        spec_at(spec_def),
+                    );
+                }
+            }
+            (
+                TypeKind::Union {
+                    tag: dt,
+                    variants: dv,
+                },
+                TypeKind::Union {
+                    tag: st,
+                    variants: sv,
+                },
+            ) if dt == st => {
+                // Point at the member whose discriminator value moved, not just the union.
+                for d in dv {
+                    match sv.iter().find(|s| s.type_name == d.type_name) {
+                        Some(s) if s.value != d.value => differ(
+                            d.origin.line,
+                            format!("discriminator of `{}`", d.type_name),
+                            format!("{dt}: '{}'", d.value),
+                            format!("{st}: '{}'", s.value),
+                            format!("{}:{}", s.origin.file, s.origin.line),
+                        ),
+                        Some(_) => {}
+                        None => differ(
+                            line,
+                            format!("member `{}` of `{name}`", d.type_name),
+                            "a member".into(),
+                            "nothing".into(),
+                            spec_at(spec_def),
+                        ),
+                    }
+                }
+                for s in sv
+                    .iter()
+                    .filter(|s| !dv.iter().any(|d| d.type_name == s.type_name))
+                {
+                    differ(
+                        line,
+                        format!("member `{}` of `{name}`", s.type_name),
+                        "nothing".into(),
+                        "a member".into(),
                         spec_at(spec_def),
                     );
                 }

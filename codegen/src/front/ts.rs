@@ -154,8 +154,18 @@ impl<'f> Loader<'f> {
     }
 
     fn add(&mut self, name: &str, doc: String, span: Span, kind: TypeKind) {
+        self.add_def(name, doc, span, kind, false);
+    }
+
+    /// A type the generator names for an inline object or literal.
+    fn add_inline(&mut self, name: &str, span: Span, kind: TypeKind) {
+        self.add_def(name, String::new(), span, kind, true);
+    }
+
+    fn add_def(&mut self, name: &str, doc: String, span: Span, kind: TypeKind, inline: bool) {
         let def = TypeDef {
             name: name.to_owned(),
+            inline,
             doc,
             origin: self.origin(span),
             kind,
@@ -263,6 +273,7 @@ impl<'f> Loader<'f> {
                     name.clone(),
                     TypeDef {
                         name: name.clone(),
+                        inline: false,
                         doc: doc.text,
                         origin: self.origin(a.id.span),
                         kind: TypeKind::Union {
@@ -398,7 +409,7 @@ impl<'f> Loader<'f> {
                     Ty::Map(Box::new(value))
                 } else {
                     let fields = self.members(context, &lit.members);
-                    self.add(context, String::new(), lit.span, TypeKind::Struct(fields));
+                    self.add_inline(context, lit.span, TypeKind::Struct(fields));
                     Ty::Named(context.to_owned())
                 }
             }
@@ -431,7 +442,7 @@ impl<'f> Loader<'f> {
     }
 
     fn inline_enum(&mut self, context: &str, values: Vec<String>, span: Span) -> Ty {
-        self.add(context, String::new(), span, TypeKind::Enum(values));
+        self.add_inline(context, span, TypeKind::Enum(values));
         Ty::Named(context.to_owned())
     }
 
@@ -508,6 +519,13 @@ impl<'f> Loader<'f> {
             let mut variants = Vec::new();
             for (member, span) in &u.members {
                 let value = self.literal_fields[&(member.clone(), tag.clone())].clone();
+                let origin = match self.types.get(member).map(|t| &t.kind) {
+                    Some(TypeKind::Struct(fields)) => fields
+                        .iter()
+                        .find(|f| f.name == tag)
+                        .map_or_else(|| self.origin(*span), |f| f.origin.clone()),
+                    _ => self.origin(*span),
+                };
                 if variants.iter().any(|v: &Variant| v.value == value) {
                     self.error(
                         *span,
@@ -535,6 +553,7 @@ impl<'f> Loader<'f> {
                 variants.push(Variant {
                     value,
                     type_name: member.clone(),
+                    origin,
                 });
             }
             if let Some(def) = self.types.get_mut(&u.name) {
