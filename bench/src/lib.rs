@@ -4,5 +4,6 @@
 
 pub mod baseline;
 pub mod corpus;
+pub mod long_traces;
 pub mod prose;
 pub mod routes;

@@ -91,9 +91,7 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
             crate::machine::model::Model::new(p, spec.proto.as_ref()).map_err(SpecError::new)?;
         let tokens = crate::emit::machine::emit_checker(p, &model)
             .map_err(|e| SpecError::new(format!("{module}: {e}")))?;
-        let text = tokens.to_string();
         let source = module::format_file(tokens).map_err(|e| {
-            let _ = std::fs::write("/tmp/bad_tokens.rs", &text);
             SpecError::new(format!(
                 "internal error: the checker for {module} does not parse: {e}"
             ))

@@ -2,6 +2,7 @@
 //! token streams, JSON Schemas and diagrams from it. Reads spec files; writes nothing.
 
 pub mod diag;
+#[cfg(feature = "docs")]
 pub mod docs;
 pub mod emit;
 pub mod front;

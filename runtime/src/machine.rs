@@ -73,6 +73,18 @@ impl<'a> Field<'a> {
         })
     }
 
+    /// Remembers the field in `slot`, reusing the slot's string buffer when it holds one (a
+    /// streamed text is stored again on every chunk).
+    pub fn store_into(&self, slot: &mut Option<Stored>) {
+        match (self, slot.as_mut()) {
+            (Field::Str(s), Some(Stored::Str(buf))) => {
+                buf.clear();
+                buf.push_str(s);
+            }
+            _ => *slot = self.to_stored(),
+        }
+    }
+
     /// Whether the field equals a remembered value (nothing remembered: false).
     pub fn equals(&self, stored: Option<&Stored>) -> bool {
         match (self, stored) {
@@ -187,5 +199,83 @@ pub fn rpc_id(id: &crate::jsonrpc::RequestId) -> Field<'_> {
     match id {
         crate::jsonrpc::RequestId::Number(n) => Field::Int(*n),
         crate::jsonrpc::RequestId::String(s) => Field::Str(s),
+    }
+}
+
+/// The map behind keyed machines. foldhash is several times faster than SipHash on short keys
+/// and still seeds every map randomly, so peers cannot aim keys at one bucket; the instance
+/// limit bounds the rest.
+type KeyMap<I> = std::collections::HashMap<String, I, foldhash::fast::RandomState>;
+
+/// The live instances of one machine: a single slot for machines keyed by the connection (no
+/// hashing on the hot path), a map for machines keyed by a value from the messages.
+#[derive(Debug, Clone)]
+pub enum Instances<I> {
+    Stream(Option<I>),
+    Keyed(KeyMap<I>),
+}
+
+impl<I> Instances<I> {
+    pub fn per_stream() -> Self {
+        Instances::Stream(None)
+    }
+
+    pub fn keyed() -> Self {
+        Instances::Keyed(KeyMap::default())
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        match self {
+            Instances::Stream(slot) => slot.is_some(),
+            Instances::Keyed(map) => map.contains_key(key),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Instances::Stream(slot) => usize::from(slot.is_some()),
+            Instances::Keyed(map) => map.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn insert(&mut self, key: &str, instance: I) {
+        match self {
+            Instances::Stream(slot) => *slot = Some(instance),
+            Instances::Keyed(map) => {
+                map.insert(key.to_owned(), instance);
+            }
+        }
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut I> {
+        match self {
+            Instances::Stream(slot) => slot.as_mut(),
+            Instances::Keyed(map) => map.get_mut(key),
+        }
+    }
+
+    pub fn remove(&mut self, key: &str) {
+        match self {
+            Instances::Stream(slot) => *slot = None,
+            Instances::Keyed(map) => {
+                map.remove(key);
+            }
+        }
+    }
+
+    /// Every live instance with its key, ordered by key (for end-of-stream reports).
+    pub fn sorted(&self) -> Vec<(&str, &I)> {
+        match self {
+            Instances::Stream(slot) => slot.iter().map(|i| ("connection", i)).collect(),
+            Instances::Keyed(map) => {
+                let mut all: Vec<(&str, &I)> = map.iter().map(|(k, i)| (k.as_str(), i)).collect();
+                all.sort_by_key(|(k, _)| *k);
+                all
+            }
+        }
     }
 }

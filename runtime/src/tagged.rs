@@ -151,6 +151,20 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for ChainedMap<'de, A> {
         let Some((key, value)) = self.pending.take() else {
             return self.inner.next_value_seed(seed);
         };
+        // The usual case (an `id` ahead of `type`) is a string: hand it over without a copy.
+        let value = match value {
+            Value::String(s) => {
+                return seed
+                    .deserialize(de::value::StringDeserializer::<A::Error>::new(s))
+                    .map_err(|e| {
+                        de::Error::custom(format_args!(
+                            "{AT_PREFIX}/{}`: {e}",
+                            escape(key.as_str())
+                        ))
+                    });
+            }
+            other => other,
+        };
         // The value went through a `Value` on its way here, so the outer path tracker cannot
         // see inside it: track the inner path ourselves and carry it in the message.
         let mut track = serde_path_to_error::Track::new();

@@ -11,7 +11,10 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// A field of a recorded message, read from its JSON the way the machines' paths name it.
@@ -62,7 +65,11 @@ fn read(p: &Protocol, spec: &LoadedSpec, label: &str, entry: &Value, path: &str)
                 let route = p.routes.iter().find(|r| r.name == kind).unwrap();
                 let path = http["path"].as_str().unwrap_or_default();
                 agentwire_runtime::http::match_path(&route.path, path)
-                    .and_then(|ps| ps.into_iter().find(|(n, _)| n == name).map(|(_, v)| F::Str(v.to_owned())))
+                    .and_then(|ps| {
+                        ps.into_iter()
+                            .find(|(n, _)| n == name)
+                            .map(|(_, v)| F::Str(v.to_owned()))
+                    })
                     .unwrap_or(F::Absent)
             }
             ["body"] => F::of(http.get("body")),
@@ -75,17 +82,19 @@ fn read(p: &Protocol, spec: &LoadedSpec, label: &str, entry: &Value, path: &str)
 
 fn walk(spec: &LoadedSpec, mut v: Option<&Value>, segs: &[&str]) -> F {
     for (i, seg) in segs.iter().enumerate() {
-        let Some(obj) = v.and_then(Value::as_object) else { return F::Absent };
+        let Some(obj) = v.and_then(Value::as_object) else {
+            return F::Absent;
+        };
         // A protobuf oneof named by its own name: the case that is present.
         if let Some(proto) = &spec.proto
             && !obj.contains_key(*seg)
             && i == segs.len() - 1
         {
             for m in proto.pool.all_messages() {
-                if let Some(o) = m.oneofs().find(|o| o.name() == *seg) {
-                    if let Some(case) = o.fields().find(|f| obj.contains_key(f.name())) {
-                        return F::Str(case.name().to_owned());
-                    }
+                if let Some(o) = m.oneofs().find(|o| o.name() == *seg)
+                    && let Some(case) = o.fields().find(|f| obj.contains_key(f.name()))
+                {
+                    return F::Str(case.name().to_owned());
                 }
             }
         }
@@ -107,12 +116,18 @@ fn interpret(p: &Protocol, spec: &LoadedSpec, entries: &[(&'static str, Value)])
     let mut ok = true;
     for (label, entry) in entries {
         let (role, kind) = label.split_once('.').unwrap();
-        let on = |r: &agentwire_codegen::ir::KindRef| r.role == role && r.kind.as_deref().is_none_or(|k| k == kind);
+        let on = |r: &agentwire_codegen::ir::KindRef| {
+            r.role == role && r.kind.as_deref().is_none_or(|k| k == kind)
+        };
         for (m, instances) in p.machines.iter().zip(live.iter_mut()) {
             let holds = |c: &agentwire_codegen::ir::Condition, inst: &Inst, key: &str| -> bool {
                 let f = match &c.subject {
-                    agentwire_codegen::ir::Subject::Field(path) => read(p, spec, label, entry, path),
-                    agentwire_codegen::ir::Subject::Value(agentwire_codegen::ir::Literal::Str(s)) => F::Str(s.clone()),
+                    agentwire_codegen::ir::Subject::Field(path) => {
+                        read(p, spec, label, entry, path)
+                    }
+                    agentwire_codegen::ir::Subject::Value(agentwire_codegen::ir::Literal::Str(
+                        s,
+                    )) => F::Str(s.clone()),
                     agentwire_codegen::ir::Subject::Value(_) => F::Absent,
                 };
                 let lit = |l: &agentwire_codegen::ir::Literal| match l {
@@ -154,9 +169,14 @@ fn interpret(p: &Protocol, spec: &LoadedSpec, entries: &[(&'static str, Value)])
             };
             let Some(key) = key else { continue };
             let existed = instances.contains_key(&key);
-            let mut inst = instances.get(&key).cloned().unwrap_or(Inst { state: m.initial.clone(), ..Inst::default() });
+            let mut inst = instances.get(&key).cloned().unwrap_or(Inst {
+                state: m.initial.clone(),
+                ..Inst::default()
+            });
             let taken = m.transitions.iter().find(|t| {
-                t.from.as_ref().is_none_or(|f| f.contains(&inst.state)) && on(&t.on) && t.guard.iter().all(|c| holds(c, &inst, &key))
+                t.from.as_ref().is_none_or(|f| f.contains(&inst.state))
+                    && on(&t.on)
+                    && t.guard.iter().all(|c| holds(c, &inst, &key))
             });
             let Some(t) = taken.filter(|t| t.check.iter().all(|c| holds(c, &inst, &key))) else {
                 ok = false;
@@ -219,11 +239,17 @@ fn interpret(p: &Protocol, spec: &LoadedSpec, entries: &[(&'static str, Value)])
 macro_rules! module_traces {
     ($module:ident) => {{
         use agentwire_protocols::$module::machine::{Recorded, kind_of};
-        let dir = root().join("tests/fixtures").join(stringify!($module)).join("traces");
+        let dir = root()
+            .join("tests/fixtures")
+            .join(stringify!($module))
+            .join("traces");
         let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && !p.with_extension("expect.json").exists())
+            .filter(|p| {
+                p.extension().is_some_and(|x| x == "jsonl")
+                    && !p.with_extension("expect.json").exists()
+            })
             .collect();
         paths.sort();
         paths
@@ -235,7 +261,9 @@ macro_rules! module_traces {
                     .filter(|l| !l.trim().is_empty())
                     .map(|l| {
                         let entry: Value = serde_json::from_str(l).unwrap();
-                        let rec = Recorded::decode(entry["from"].as_str().unwrap(), &entry).unwrap().unwrap();
+                        let rec = Recorded::decode(entry["from"].as_str().unwrap(), &entry)
+                            .unwrap()
+                            .unwrap();
                         let label = kind_of(&rec.as_message()).unwrap().label();
                         (label, entry)
                     })
@@ -252,7 +280,9 @@ macro_rules! accepts {
         let mut checker = Checker::new();
         let mut ok = true;
         for entry in $entries {
-            let rec = Recorded::decode(entry["from"].as_str().unwrap(), entry).unwrap().unwrap();
+            let rec = Recorded::decode(entry["from"].as_str().unwrap(), entry)
+                .unwrap()
+                .unwrap();
             if checker.observe(rec.as_message()).is_err() {
                 ok = false;
             }
@@ -268,7 +298,11 @@ enum Mutation {
     Swap,
 }
 
-fn apply(trace: &[(&'static str, Value)], mutation: Mutation, at: usize) -> Vec<(&'static str, Value)> {
+fn apply(
+    trace: &[(&'static str, Value)],
+    mutation: Mutation,
+    at: usize,
+) -> Vec<(&'static str, Value)> {
     let mut out = trace.to_vec();
     match mutation {
         Mutation::Drop => {
@@ -319,7 +353,10 @@ macro_rules! rejects_most_mutations {
             for trace in &traces {
                 for at in 0..trace.len() {
                     for mutation in [Mutation::Drop, Mutation::Duplicate, Mutation::Swap] {
-                        let entries: Vec<Value> = apply(trace, mutation, at).into_iter().map(|(_, e)| e).collect();
+                        let entries: Vec<Value> = apply(trace, mutation, at)
+                            .into_iter()
+                            .map(|(_, e)| e)
+                            .collect();
                         total += 1;
                         if !accepts!($module, &entries) {
                             rejected += 1;
@@ -327,7 +364,11 @@ macro_rules! rejects_most_mutations {
                     }
                 }
             }
-            assert!(rejected * 2 > total, "{}: only {rejected} of {total} mutations rejected", stringify!($module));
+            assert!(
+                rejected * 2 > total,
+                "{}: only {rejected} of {total} mutations rejected",
+                stringify!($module)
+            );
         }
     };
 }

@@ -81,21 +81,22 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
         let field = format_ident!("{}", m.name);
         let inst = format_ident!("{}MachineInstance", pascal_case(&m.name));
         let step = format_ident!("step_{}", m.name);
-        fields.push(quote!(#field: ::std::collections::HashMap<String, #inst>,));
-        inits.push(quote!(#field: ::std::collections::HashMap::new(),));
+        fields.push(quote!(#field: agentwire_runtime::machine::Instances<#inst>,));
+        inits.push(match m.key {
+            None => quote!(#field: agentwire_runtime::machine::Instances::per_stream(),),
+            Some(_) => quote!(#field: agentwire_runtime::machine::Instances::keyed(),),
+        });
         steps.push(quote!(self.#step(index, kind, msg)?;));
         let name = &m.name;
         let state_ty = format_ident!("{}MachineState", pascal_case(&m.name));
         finishes.push(quote! {
-            let mut keys: Vec<&String> = self.#field.keys().collect();
-            keys.sort();
-            for key in keys {
-                let state = self.#field[key].state;
+            for (key, inst) in self.#field.sorted() {
+                let state = inst.state;
                 if !state.accepting() {
                     violations.push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: #name,
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: #state_ty::expected(state),
@@ -146,20 +147,26 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
 
         /// Checks a stream of messages against every machine of the protocol. Instances that
         /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
-        #[derive(Debug, Default)]
+        #[derive(Debug)]
         pub struct Checker {
             index: usize,
             limits: agentwire_runtime::machine::Limits,
             #(#fields)*
         }
 
+        impl Default for Checker {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
         impl Checker {
             pub fn new() -> Self {
-                Self::default()
+                Self::with_limits(agentwire_runtime::machine::Limits::default())
             }
 
             pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
-                Self { limits, ..Self::default() }
+                Self { index: 0, limits, #(#inits)* }
             }
 
             /// Feeds the next message of the stream; a violation leaves the state unchanged.
@@ -443,7 +450,7 @@ fn emit_machine(
             #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
             fn #step(&mut self, index: usize, kind: Kind, msg: &Message<'_>) -> Result<(), agentwire_runtime::machine::Violation> {
                 #key_expr
-                let existed = self.#field.contains_key(key.as_ref());
+                let existed = self.#field.contains(key.as_ref());
                 if !existed {
                     if self.#field.len() >= self.limits.max_instances {
                         return Err(agentwire_runtime::machine::Violation {
@@ -456,7 +463,7 @@ fn emit_machine(
                             problem: agentwire_runtime::machine::Problem::TooManyInstances(self.limits.max_instances),
                         });
                     }
-                    self.#field.insert(key.clone().into_owned(), #inst_ty { state: #state_ty::#initial, #(#memory_inits)* });
+                    self.#field.insert(key.as_ref(), #inst_ty { state: #state_ty::#initial, #(#memory_inits)* });
                 }
                 let inst = self.#field.get_mut(key.as_ref()).expect("instance present");
                 let state = inst.state;
@@ -609,7 +616,7 @@ fn action(a: &Action, k: &KindInfo, reads: &mut Reads<'_>) -> Result<TokenStream
         Action::Set { memory, field } => {
             let read = reads.call(k, field)?;
             let ident = format_ident!("{memory}");
-            quote!(inst.#ident = #read.to_stored();)
+            quote!(#read.store_into(&mut inst.#ident);)
         }
         Action::Add { memory, field } => {
             let read = reads.call(k, field)?;

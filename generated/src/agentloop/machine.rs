@@ -255,7 +255,7 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let key = ::std::borrow::Cow::Borrowed("connection");
-        let existed = self.turn.contains_key(key.as_ref());
+        let existed = self.turn.contains(key.as_ref());
         if !existed {
             if self.turn.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -272,7 +272,7 @@ impl Checker {
             }
             self.turn
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     TurnMachineInstance {
                         state: TurnMachineState::Idle,
                     },
@@ -441,7 +441,7 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let key = ::std::borrow::Cow::Borrowed("connection");
-        let existed = self.context_info.contains_key(key.as_ref());
+        let existed = self.context_info.contains(key.as_ref());
         if !existed {
             if self.context_info.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -458,7 +458,7 @@ impl Checker {
             }
             self.context_info
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     ContextInfoMachineInstance {
                         state: ContextInfoMachineState::Idle,
                     },
@@ -608,7 +608,7 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let key = ::std::borrow::Cow::Borrowed("connection");
-        let existed = self.compaction.contains_key(key.as_ref());
+        let existed = self.compaction.contains(key.as_ref());
         if !existed {
             if self.compaction.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -625,7 +625,7 @@ impl Checker {
             }
             self.compaction
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     CompactionMachineInstance {
                         state: CompactionMachineState::Idle,
                     },
@@ -711,20 +711,31 @@ impl Checker {
 }
 /// Checks a stream of messages against every machine of the protocol. Instances that
 /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Checker {
     index: usize,
     limits: agentwire_runtime::machine::Limits,
-    turn: ::std::collections::HashMap<String, TurnMachineInstance>,
-    context_info: ::std::collections::HashMap<String, ContextInfoMachineInstance>,
-    compaction: ::std::collections::HashMap<String, CompactionMachineInstance>,
+    turn: agentwire_runtime::machine::Instances<TurnMachineInstance>,
+    context_info: agentwire_runtime::machine::Instances<ContextInfoMachineInstance>,
+    compaction: agentwire_runtime::machine::Instances<CompactionMachineInstance>,
+}
+impl Default for Checker {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 impl Checker {
     pub fn new() -> Self {
-        Self::default()
+        Self::with_limits(agentwire_runtime::machine::Limits::default())
     }
     pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
-        Self { limits, ..Self::default() }
+        Self {
+            index: 0,
+            limits,
+            turn: agentwire_runtime::machine::Instances::per_stream(),
+            context_info: agentwire_runtime::machine::Instances::per_stream(),
+            compaction: agentwire_runtime::machine::Instances::per_stream(),
+        }
     }
     /// Feeds the next message of the stream; a violation leaves the state unchanged.
     pub fn observe(
@@ -743,16 +754,14 @@ impl Checker {
     /// Ends the stream: every instance not in an accepting state is a violation.
     pub fn finish(self) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
         let mut violations = Vec::new();
-        let mut keys: Vec<&String> = self.turn.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.turn[key].state;
+        for (key, inst) in self.turn.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "turn",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: TurnMachineState::expected(state),
@@ -760,16 +769,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.context_info.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.context_info[key].state;
+        for (key, inst) in self.context_info.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "context_info",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: ContextInfoMachineState::expected(state),
@@ -777,16 +784,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.compaction.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.compaction[key].state;
+        for (key, inst) in self.compaction.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "compaction",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: CompactionMachineState::expected(state),

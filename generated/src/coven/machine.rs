@@ -502,7 +502,7 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let key = ::std::borrow::Cow::Borrowed("connection");
-        let existed = self.stream.contains_key(key.as_ref());
+        let existed = self.stream.contains(key.as_ref());
         if !existed {
             if self.stream.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -519,7 +519,7 @@ impl Checker {
             }
             self.stream
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     StreamMachineInstance {
                         state: StreamMachineState::Start,
                         features: ::std::collections::BTreeSet::new(),
@@ -559,7 +559,7 @@ impl Checker {
             if matches!(state, StreamMachineState::Ready)
                 && kind == Kind::GatewaySendMessage
             {
-                inst.request = read_1(msg).to_stored();
+                read_1(msg).store_into(&mut inst.request);
                 break 'pick Ok(StreamMachineState::Busy);
             }
             if matches!(state, StreamMachineState::Busy | StreamMachineState::Draining)
@@ -806,7 +806,7 @@ impl Checker {
             Kind::AgentResponse => read_3(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.request.contains_key(key.as_ref());
+        let existed = self.request.contains(key.as_ref());
         if !existed {
             if self.request.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -823,7 +823,7 @@ impl Checker {
             }
             self.request
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     RequestMachineInstance {
                         state: RequestMachineState::Idle,
                     },
@@ -946,7 +946,7 @@ impl Checker {
             }
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.tool.contains_key(key.as_ref());
+        let existed = self.tool.contains(key.as_ref());
         if !existed {
             if self.tool.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -963,7 +963,7 @@ impl Checker {
             }
             self.tool
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     ToolMachineInstance {
                         state: ToolMachineState::Idle,
                         results: ::std::collections::BTreeSet::new(),
@@ -1122,7 +1122,7 @@ impl Checker {
             Kind::GatewayToolApproval => read_10(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.tool_approval.contains_key(key.as_ref());
+        let existed = self.tool_approval.contains(key.as_ref());
         if !existed {
             if self.tool_approval.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -1139,7 +1139,7 @@ impl Checker {
             }
             self.tool_approval
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     ToolApprovalMachineInstance {
                         state: ToolApprovalMachineState::Idle,
                     },
@@ -1239,7 +1239,7 @@ impl Checker {
             Kind::AgentInjectionAck => read_12(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.injection.contains_key(key.as_ref());
+        let existed = self.injection.contains(key.as_ref());
         if !existed {
             if self.injection.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -1256,7 +1256,7 @@ impl Checker {
             }
             self.injection
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     InjectionMachineInstance {
                         state: InjectionMachineState::Idle,
                     },
@@ -1353,7 +1353,7 @@ impl Checker {
             Kind::GatewayPackToolResult => read_14(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.pack_tool.contains_key(key.as_ref());
+        let existed = self.pack_tool.contains(key.as_ref());
         if !existed {
             if self.pack_tool.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -1370,7 +1370,7 @@ impl Checker {
             }
             self.pack_tool
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     PackToolMachineInstance {
                         state: PackToolMachineState::Idle,
                     },
@@ -1419,23 +1419,37 @@ impl Checker {
 }
 /// Checks a stream of messages against every machine of the protocol. Instances that
 /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Checker {
     index: usize,
     limits: agentwire_runtime::machine::Limits,
-    stream: ::std::collections::HashMap<String, StreamMachineInstance>,
-    request: ::std::collections::HashMap<String, RequestMachineInstance>,
-    tool: ::std::collections::HashMap<String, ToolMachineInstance>,
-    tool_approval: ::std::collections::HashMap<String, ToolApprovalMachineInstance>,
-    injection: ::std::collections::HashMap<String, InjectionMachineInstance>,
-    pack_tool: ::std::collections::HashMap<String, PackToolMachineInstance>,
+    stream: agentwire_runtime::machine::Instances<StreamMachineInstance>,
+    request: agentwire_runtime::machine::Instances<RequestMachineInstance>,
+    tool: agentwire_runtime::machine::Instances<ToolMachineInstance>,
+    tool_approval: agentwire_runtime::machine::Instances<ToolApprovalMachineInstance>,
+    injection: agentwire_runtime::machine::Instances<InjectionMachineInstance>,
+    pack_tool: agentwire_runtime::machine::Instances<PackToolMachineInstance>,
+}
+impl Default for Checker {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 impl Checker {
     pub fn new() -> Self {
-        Self::default()
+        Self::with_limits(agentwire_runtime::machine::Limits::default())
     }
     pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
-        Self { limits, ..Self::default() }
+        Self {
+            index: 0,
+            limits,
+            stream: agentwire_runtime::machine::Instances::per_stream(),
+            request: agentwire_runtime::machine::Instances::keyed(),
+            tool: agentwire_runtime::machine::Instances::keyed(),
+            tool_approval: agentwire_runtime::machine::Instances::keyed(),
+            injection: agentwire_runtime::machine::Instances::keyed(),
+            pack_tool: agentwire_runtime::machine::Instances::keyed(),
+        }
     }
     /// Feeds the next message of the stream; a violation leaves the state unchanged.
     pub fn observe(
@@ -1457,16 +1471,14 @@ impl Checker {
     /// Ends the stream: every instance not in an accepting state is a violation.
     pub fn finish(self) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
         let mut violations = Vec::new();
-        let mut keys: Vec<&String> = self.stream.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.stream[key].state;
+        for (key, inst) in self.stream.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "stream",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: StreamMachineState::expected(state),
@@ -1474,16 +1486,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.request.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.request[key].state;
+        for (key, inst) in self.request.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "request",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: RequestMachineState::expected(state),
@@ -1491,16 +1501,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.tool.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.tool[key].state;
+        for (key, inst) in self.tool.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "tool",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: ToolMachineState::expected(state),
@@ -1508,16 +1516,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.tool_approval.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.tool_approval[key].state;
+        for (key, inst) in self.tool_approval.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "tool_approval",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: ToolApprovalMachineState::expected(state),
@@ -1525,16 +1531,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.injection.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.injection[key].state;
+        for (key, inst) in self.injection.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "injection",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: InjectionMachineState::expected(state),
@@ -1542,16 +1546,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.pack_tool.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.pack_tool[key].state;
+        for (key, inst) in self.pack_tool.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "pack_tool",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: PackToolMachineState::expected(state),

@@ -596,7 +596,7 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let key = ::std::borrow::Cow::Borrowed("connection");
-        let existed = self.lifecycle.contains_key(key.as_ref());
+        let existed = self.lifecycle.contains(key.as_ref());
         if !existed {
             if self.lifecycle.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -613,7 +613,7 @@ impl Checker {
             }
             self.lifecycle
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     LifecycleMachineInstance {
                         state: LifecycleMachineState::Start,
                         init: None,
@@ -627,7 +627,7 @@ impl Checker {
             if matches!(state, LifecycleMachineState::Start)
                 && kind == Kind::ClientInitialize
             {
-                inst.init = read_0(msg).to_stored();
+                read_0(msg).store_into(&mut inst.init);
                 break 'pick Ok(LifecycleMachineState::Initializing);
             }
             if matches!(
@@ -720,7 +720,7 @@ impl Checker {
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientShutdown
             {
-                inst.shutdown = read_2(msg).to_stored();
+                read_2(msg).store_into(&mut inst.shutdown);
                 break 'pick Ok(LifecycleMachineState::ShuttingDown);
             }
             if matches!(state, LifecycleMachineState::ShuttingDown)
@@ -833,7 +833,7 @@ impl Checker {
             Kind::ServerResponse => read_1(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.request.contains_key(key.as_ref());
+        let existed = self.request.contains(key.as_ref());
         if !existed {
             if self.request.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -850,7 +850,7 @@ impl Checker {
             }
             self.request
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     RequestMachineInstance {
                         state: RequestMachineState::Idle,
                     },
@@ -992,7 +992,7 @@ impl Checker {
             Kind::ServerChatContentReceived => read_9(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.chat.contains_key(key.as_ref());
+        let existed = self.chat.contains(key.as_ref());
         if !existed {
             if self.chat.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -1009,7 +1009,7 @@ impl Checker {
             }
             self.chat
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     ChatMachineInstance {
                         state: ChatMachineState::New,
                     },
@@ -1168,7 +1168,7 @@ impl Checker {
             Kind::ClientChatToolCallReject => read_14(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.tool_call.contains_key(key.as_ref());
+        let existed = self.tool_call.contains(key.as_ref());
         if !existed {
             if self.tool_call.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -1185,7 +1185,7 @@ impl Checker {
             }
             self.tool_call
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     ToolCallMachineInstance {
                         state: ToolCallMachineState::Idle,
                     },
@@ -1316,7 +1316,7 @@ impl Checker {
                 || read_10(msg).is_str("reasonFinished")) => read_12(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.reason.contains_key(key.as_ref());
+        let existed = self.reason.contains(key.as_ref());
         if !existed {
             if self.reason.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -1333,7 +1333,7 @@ impl Checker {
             }
             self.reason
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     ReasonMachineInstance {
                         state: ReasonMachineState::Idle,
                     },
@@ -1448,7 +1448,7 @@ impl Checker {
             Kind::ServerToolServerUpdated => read_18(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.mcp_server.contains_key(key.as_ref());
+        let existed = self.mcp_server.contains(key.as_ref());
         if !existed {
             if self.mcp_server.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -1465,7 +1465,7 @@ impl Checker {
             }
             self.mcp_server
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     McpServerMachineInstance {
                         state: McpServerMachineState::Idle,
                     },
@@ -1519,23 +1519,37 @@ impl Checker {
 }
 /// Checks a stream of messages against every machine of the protocol. Instances that
 /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Checker {
     index: usize,
     limits: agentwire_runtime::machine::Limits,
-    lifecycle: ::std::collections::HashMap<String, LifecycleMachineInstance>,
-    request: ::std::collections::HashMap<String, RequestMachineInstance>,
-    chat: ::std::collections::HashMap<String, ChatMachineInstance>,
-    tool_call: ::std::collections::HashMap<String, ToolCallMachineInstance>,
-    reason: ::std::collections::HashMap<String, ReasonMachineInstance>,
-    mcp_server: ::std::collections::HashMap<String, McpServerMachineInstance>,
+    lifecycle: agentwire_runtime::machine::Instances<LifecycleMachineInstance>,
+    request: agentwire_runtime::machine::Instances<RequestMachineInstance>,
+    chat: agentwire_runtime::machine::Instances<ChatMachineInstance>,
+    tool_call: agentwire_runtime::machine::Instances<ToolCallMachineInstance>,
+    reason: agentwire_runtime::machine::Instances<ReasonMachineInstance>,
+    mcp_server: agentwire_runtime::machine::Instances<McpServerMachineInstance>,
+}
+impl Default for Checker {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 impl Checker {
     pub fn new() -> Self {
-        Self::default()
+        Self::with_limits(agentwire_runtime::machine::Limits::default())
     }
     pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
-        Self { limits, ..Self::default() }
+        Self {
+            index: 0,
+            limits,
+            lifecycle: agentwire_runtime::machine::Instances::per_stream(),
+            request: agentwire_runtime::machine::Instances::keyed(),
+            chat: agentwire_runtime::machine::Instances::keyed(),
+            tool_call: agentwire_runtime::machine::Instances::keyed(),
+            reason: agentwire_runtime::machine::Instances::keyed(),
+            mcp_server: agentwire_runtime::machine::Instances::keyed(),
+        }
     }
     /// Feeds the next message of the stream; a violation leaves the state unchanged.
     pub fn observe(
@@ -1557,16 +1571,14 @@ impl Checker {
     /// Ends the stream: every instance not in an accepting state is a violation.
     pub fn finish(self) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
         let mut violations = Vec::new();
-        let mut keys: Vec<&String> = self.lifecycle.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.lifecycle[key].state;
+        for (key, inst) in self.lifecycle.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "lifecycle",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: LifecycleMachineState::expected(state),
@@ -1574,16 +1586,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.request.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.request[key].state;
+        for (key, inst) in self.request.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "request",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: RequestMachineState::expected(state),
@@ -1591,16 +1601,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.chat.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.chat[key].state;
+        for (key, inst) in self.chat.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "chat",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: ChatMachineState::expected(state),
@@ -1608,16 +1616,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.tool_call.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.tool_call[key].state;
+        for (key, inst) in self.tool_call.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "tool_call",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: ToolCallMachineState::expected(state),
@@ -1625,16 +1631,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.reason.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.reason[key].state;
+        for (key, inst) in self.reason.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "reason",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: ReasonMachineState::expected(state),
@@ -1642,16 +1646,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.mcp_server.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.mcp_server[key].state;
+        for (key, inst) in self.mcp_server.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "mcp_server",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: McpServerMachineState::expected(state),

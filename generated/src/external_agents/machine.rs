@@ -389,7 +389,7 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let key = ::std::borrow::Cow::Borrowed("connection");
-        let existed = self.connection.contains_key(key.as_ref());
+        let existed = self.connection.contains(key.as_ref());
         if !existed {
             if self.connection.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -406,7 +406,7 @@ impl Checker {
             }
             self.connection
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     ConnectionMachineInstance {
                         state: ConnectionMachineState::Fresh,
                         session: None,
@@ -420,7 +420,7 @@ impl Checker {
                 state, ConnectionMachineState::Fresh | ConnectionMachineState::Ready
             ) && kind == Kind::WebUiHello
             {
-                inst.session = read_0(msg).to_stored();
+                read_0(msg).store_into(&mut inst.session);
                 break 'pick Ok(ConnectionMachineState::Attaching);
             }
             if matches!(state, ConnectionMachineState::Attaching)
@@ -618,7 +618,7 @@ impl Checker {
             Kind::ExternalSystemInjectMessage => read_7(msg).key(),
             _ => None,
         }) else { return Ok(()) };
-        let existed = self.session.contains_key(key.as_ref());
+        let existed = self.session.contains(key.as_ref());
         if !existed {
             if self.session.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -635,7 +635,7 @@ impl Checker {
             }
             self.session
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     SessionMachineInstance {
                         state: SessionMachineState::Unknown,
                         agent: ::std::collections::BTreeSet::new(),
@@ -932,19 +932,29 @@ impl Checker {
 }
 /// Checks a stream of messages against every machine of the protocol. Instances that
 /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Checker {
     index: usize,
     limits: agentwire_runtime::machine::Limits,
-    connection: ::std::collections::HashMap<String, ConnectionMachineInstance>,
-    session: ::std::collections::HashMap<String, SessionMachineInstance>,
+    connection: agentwire_runtime::machine::Instances<ConnectionMachineInstance>,
+    session: agentwire_runtime::machine::Instances<SessionMachineInstance>,
+}
+impl Default for Checker {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 impl Checker {
     pub fn new() -> Self {
-        Self::default()
+        Self::with_limits(agentwire_runtime::machine::Limits::default())
     }
     pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
-        Self { limits, ..Self::default() }
+        Self {
+            index: 0,
+            limits,
+            connection: agentwire_runtime::machine::Instances::per_stream(),
+            session: agentwire_runtime::machine::Instances::keyed(),
+        }
     }
     /// Feeds the next message of the stream; a violation leaves the state unchanged.
     pub fn observe(
@@ -962,16 +972,14 @@ impl Checker {
     /// Ends the stream: every instance not in an accepting state is a violation.
     pub fn finish(self) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
         let mut violations = Vec::new();
-        let mut keys: Vec<&String> = self.connection.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.connection[key].state;
+        for (key, inst) in self.connection.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "connection",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: ConnectionMachineState::expected(state),
@@ -979,16 +987,14 @@ impl Checker {
                     });
             }
         }
-        let mut keys: Vec<&String> = self.session.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.session[key].state;
+        for (key, inst) in self.session.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "session",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: SessionMachineState::expected(state),

@@ -315,7 +315,7 @@ impl Checker {
             Kind::ZedMessageAdded => read_2(msg).key(),
             Kind::ZedMessageCompleted => read_3(msg).key(),
         }) else { return Ok(()) };
-        let existed = self.session.contains_key(key.as_ref());
+        let existed = self.session.contains(key.as_ref());
         if !existed {
             if self.session.len() >= self.limits.max_instances {
                 return Err(agentwire_runtime::machine::Violation {
@@ -332,7 +332,7 @@ impl Checker {
             }
             self.session
                 .insert(
-                    key.clone().into_owned(),
+                    key.as_ref(),
                     SessionMachineInstance {
                         state: SessionMachineState::New,
                         content: None,
@@ -355,7 +355,7 @@ impl Checker {
                         ),
                     );
                 }
-                inst.request = read_5(msg).to_stored();
+                read_5(msg).store_into(&mut inst.request);
                 break 'pick Ok(SessionMachineState::WaitingFirst);
             }
             if matches!(state, SessionMachineState::WaitingFirst)
@@ -368,15 +368,15 @@ impl Checker {
                         ),
                     );
                 }
-                inst.thread = read_7(msg).to_stored();
+                read_7(msg).store_into(&mut inst.thread);
                 break 'pick Ok(SessionMachineState::Waiting);
             }
             if matches!(state, SessionMachineState::WaitingFirst)
                 && kind == Kind::ZedMessageAdded
             {
-                inst.thread = read_8(msg).to_stored();
-                inst.message = read_9(msg).to_stored();
-                inst.content = read_10(msg).to_stored();
+                read_8(msg).store_into(&mut inst.thread);
+                read_9(msg).store_into(&mut inst.message);
+                read_10(msg).store_into(&mut inst.content);
                 break 'pick Ok(SessionMachineState::StreamingFirst);
             }
             if matches!(state, SessionMachineState::StreamingFirst)
@@ -403,7 +403,7 @@ impl Checker {
                         ),
                     );
                 }
-                inst.content = read_10(msg).to_stored();
+                read_10(msg).store_into(&mut inst.content);
                 break 'pick Ok(state);
             }
             if matches!(state, SessionMachineState::StreamingFirst)
@@ -435,8 +435,8 @@ impl Checker {
                         ),
                     );
                 }
-                inst.message = read_9(msg).to_stored();
-                inst.content = read_10(msg).to_stored();
+                read_9(msg).store_into(&mut inst.message);
+                read_10(msg).store_into(&mut inst.content);
                 break 'pick Ok(SessionMachineState::Streaming);
             }
             if matches!(state, SessionMachineState::Streaming)
@@ -463,7 +463,7 @@ impl Checker {
                         ),
                     );
                 }
-                inst.content = read_10(msg).to_stored();
+                read_10(msg).store_into(&mut inst.content);
                 break 'pick Ok(state);
             }
             if matches!(state, SessionMachineState::Streaming)
@@ -505,7 +505,7 @@ impl Checker {
                         ),
                     );
                 }
-                inst.request = read_5(msg).to_stored();
+                read_5(msg).store_into(&mut inst.request);
                 break 'pick Ok(SessionMachineState::Waiting);
             }
             Err(agentwire_runtime::machine::Problem::Unexpected)
@@ -538,18 +538,27 @@ impl Checker {
 }
 /// Checks a stream of messages against every machine of the protocol. Instances that
 /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Checker {
     index: usize,
     limits: agentwire_runtime::machine::Limits,
-    session: ::std::collections::HashMap<String, SessionMachineInstance>,
+    session: agentwire_runtime::machine::Instances<SessionMachineInstance>,
+}
+impl Default for Checker {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 impl Checker {
     pub fn new() -> Self {
-        Self::default()
+        Self::with_limits(agentwire_runtime::machine::Limits::default())
     }
     pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
-        Self { limits, ..Self::default() }
+        Self {
+            index: 0,
+            limits,
+            session: agentwire_runtime::machine::Instances::keyed(),
+        }
     }
     /// Feeds the next message of the stream; a violation leaves the state unchanged.
     pub fn observe(
@@ -566,16 +575,14 @@ impl Checker {
     /// Ends the stream: every instance not in an accepting state is a violation.
     pub fn finish(self) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
         let mut violations = Vec::new();
-        let mut keys: Vec<&String> = self.session.keys().collect();
-        keys.sort();
-        for key in keys {
-            let state = self.session[key].state;
+        for (key, inst) in self.session.sorted() {
+            let state = inst.state;
             if !state.accepting() {
                 violations
                     .push(agentwire_runtime::machine::Violation {
                         index: None,
                         machine: "session",
-                        key: key.clone(),
+                        key: key.to_owned(),
                         state: state.name(),
                         got: None,
                         expected: SessionMachineState::expected(state),

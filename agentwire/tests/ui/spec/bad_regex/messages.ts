@@ -1,0 +1,6 @@
+type ClientMessage = Ping;
+interface Ping {
+  type: 'ping';
+  /** @pattern ^[a-z+$ */
+  id: string;
+}

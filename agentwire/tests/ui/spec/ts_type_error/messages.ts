@@ -1,0 +1,5 @@
+type ClientMessage = Ping;
+interface Ping {
+  type: 'ping';
+  id: Strng;
+}

@@ -1,0 +1,204 @@
+//! The two front doors agree: for each built-in spec, the module `#[derive(Protocol)]` expands
+//! to (the same `expand_spec` the proc macro calls) has the same items as the files
+//! `cargo xtask gen` checked in under `generated/`.
+//!
+//! Both sides are compared as prettyplease output of parsed token streams, file by file.
+//! What differs by design, and is normalized before comparing:
+//! - the `// @generated` header line of each checked-in file (a plain comment, gone once
+//!   parsed);
+//! - the module wrapper: each inline `mod name { ... }` of the expansion is compared with the
+//!   file `name.rs` it came from and then stands as `mod name;`, its inner attributes (the
+//!   file's `//!` docs and `#![allow]`s) going back to that file;
+//! - the `use <runtime> as agentwire_runtime;` alias the derive puts first in every module;
+//! - `SCHEMA`: the expansion holds the schema text where the checked-in file has
+//!   `include_str!("../schemas/<module>.schema.json")`; the text must equal that file, and the
+//!   expression is then put back as the `include_str!`;
+//! - the `include_str!` consts for the spec files and the lint `#[allow]` on the module, which
+//!   sit outside the module and are not part of `Expansion::module`.
+//!
+//! The expansion compared is the `schemars` one (the checked-in crate has a `schemars`
+//! feature); a last check shows the default expansion differs from it only by the
+//! schemars-gated items and attributes.
+
+use std::path::{Path, PathBuf};
+
+use quote::quote;
+use syn::{Item, ItemMod};
+
+use crate::protocol::{Settings, expand_spec, included_path, runtime_alias, strip_schemars};
+
+const MODULES: &[&str] = &["agentloop", "coven", "eca", "external_agents", "helix_zed"];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the macros crate sits in the workspace")
+        .to_path_buf()
+}
+
+#[test]
+fn derive_and_xtask_gen_produce_the_same_items() {
+    let root = workspace();
+    for module in MODULES {
+        let settings = Settings {
+            schemars: true,
+            ..Settings::default()
+        };
+        let expansion = expand_spec(&root.join("spec").join(module), &root, &settings)
+            .unwrap_or_else(|e| panic!("{module}: {e:?}"));
+        let generated = root.join("generated");
+        let file = if generated.join(format!("src/{module}.rs")).is_file() {
+            format!("src/{module}.rs")
+        } else {
+            format!("src/{module}/mod.rs")
+        };
+        let compared = compare(&generated, &file, &expansion.module, &settings);
+        assert!(
+            compared >= 2,
+            "{module}: only {compared} files compared; the machine module is missing"
+        );
+
+        // Every file of the spec folder is included, so editing any of them rebuilds.
+        let mut on_disk: Vec<PathBuf> = std::fs::read_dir(root.join("spec").join(module))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        on_disk.sort();
+        let mut included = expansion.spec_files.clone();
+        included.sort();
+        assert_eq!(included, on_disk, "{module}: spec files included");
+    }
+}
+
+#[test]
+fn the_default_expansion_only_drops_schemars() {
+    let root = workspace();
+    for module in MODULES {
+        let dir = root.join("spec").join(module);
+        let plain = expand_spec(&dir, &root, &Settings::default()).unwrap();
+        let with = expand_spec(
+            &dir,
+            &root,
+            &Settings {
+                schemars: true,
+                ..Settings::default()
+            },
+        )
+        .unwrap();
+        let plain_item = Item::Mod(plain.module);
+        let plain_text = quote!(#plain_item).to_string();
+        assert!(!plain_text.contains("schemars"), "{module}");
+        let mut stripped = vec![Item::Mod(with.module)];
+        strip_schemars(&mut stripped);
+        assert_eq!(quote!(#(#stripped)*).to_string(), plain_text, "{module}");
+    }
+}
+
+/// Compares the inline module `m` with the checked-in `generated/<path>` and, recursively,
+/// its submodules with theirs; returns how many files were compared.
+fn compare(generated: &Path, path: &str, m: &ItemMod, settings: &Settings) -> usize {
+    let text =
+        std::fs::read_to_string(generated.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let expected = syn::parse_file(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let (_, items) = m.content.as_ref().expect("the derive inlines every module");
+    let mut items = items.clone();
+
+    // The runtime alias comes first, exactly once.
+    let alias = runtime_alias(settings);
+    assert_eq!(
+        items.first().map(|i| quote!(#i).to_string()),
+        Some(quote!(#alias).to_string()),
+        "{path}: the runtime alias"
+    );
+    items.remove(0);
+
+    let children = path
+        .strip_suffix("/mod.rs")
+        .or_else(|| path.strip_suffix(".rs"))
+        .unwrap_or(path)
+        .to_owned();
+    let mut compared = 1;
+    for item in &mut items {
+        match item {
+            // Only the modules the checked-in file declares as `mod name;` were inlined.
+            Item::Mod(sub)
+                if expected.items.iter().any(
+                    |e| matches!(e, Item::Mod(e) if e.ident == sub.ident && e.content.is_none()),
+                ) =>
+            {
+                let name = sub.ident.to_string();
+                let child = if generated.join(format!("{children}/{name}.rs")).is_file() {
+                    format!("{children}/{name}.rs")
+                } else {
+                    format!("{children}/{name}/mod.rs")
+                };
+                compared += compare(generated, &child, sub, settings);
+                sub.attrs
+                    .retain(|a| matches!(a.style, syn::AttrStyle::Outer));
+                sub.content = None;
+                sub.semi = Some(Default::default());
+            }
+            Item::Const(c) => {
+                let original = expected.items.iter().find_map(|i| match i {
+                    Item::Const(e) if e.ident == c.ident => Some(e),
+                    _ => None,
+                });
+                if let Some(original) = original
+                    && let Some(rel) = included_path(&original.expr)
+                {
+                    let base = Path::new(path).parent().unwrap_or(Path::new(""));
+                    let included = std::fs::read_to_string(generated.join(base).join(&rel))
+                        .unwrap_or_else(|e| panic!("{path}: {rel}: {e}"));
+                    let syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) = &*c.expr
+                    else {
+                        panic!("{path}: `{}` should hold the included text", c.ident);
+                    };
+                    assert!(
+                        s.value() == included,
+                        "{path}: `{}` differs from {rel}",
+                        c.ident
+                    );
+                    c.expr = original.expr.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    let inner: Vec<syn::Attribute> = m
+        .attrs
+        .iter()
+        .filter(|a| matches!(a.style, syn::AttrStyle::Inner(_)))
+        .cloned()
+        .collect();
+    let actual = syn::File {
+        shebang: None,
+        attrs: inner,
+        items,
+    };
+    let actual = prettyplease::unparse(&actual);
+    let expected = prettyplease::unparse(&expected);
+    if actual != expected {
+        let line = actual
+            .lines()
+            .zip(expected.lines())
+            .position(|(a, e)| a != e)
+            .unwrap_or_else(|| actual.lines().count().min(expected.lines().count()));
+        let show = |s: &str| {
+            s.lines()
+                .skip(line.saturating_sub(3))
+                .take(7)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        panic!(
+            "{path}: the derive's items differ from the checked-in file at line {}\n--- derive:\n{}\n--- generated/{path}:\n{}",
+            line + 1,
+            show(&actual),
+            show(&expected)
+        );
+    }
+    compared
+}

@@ -1,0 +1,733 @@
+//! `#[derive(Validate)]`: the `Validate` impl of a hand-written struct or enum, built from
+//! `#[validate(...)]` field attributes. The checks call the same runtime functions as
+//! generated validators, in the same order, under the same JSON pointers (the names serde
+//! uses on the wire), so a derived error is indistinguishable from a generated one.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Expr, Fields, Lit, LitStr, Type};
+
+use crate::ctxt::Ctxt;
+use crate::serde_names::{SerdeAttrs, field_name, unraw, variant_name};
+
+const FIELD_KEYS: &str = "`pattern`, `min_length`, `max_length`, `non_empty`, `min_items`, `max_items`, `minimum`, `maximum`, `format`, `trim`, `nested` or `custom`";
+
+/// The formats the runtime can check (`agentwire_runtime::formats`).
+const FORMATS: &[&str] = &["uri", "date-time", "uuid"];
+
+pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
+    let mut cx = Ctxt::default();
+    let container = ContainerAttrs::parse(&input.attrs, &mut cx);
+    let serde = SerdeAttrs::read(&input.attrs);
+    let rt = &container.runtime;
+    let mut body = match &input.data {
+        Data::Struct(s) => {
+            let fields = parse_fields(&s.fields, &mut cx);
+            let key_rule = serde.rename_all.as_deref();
+            // A newtype and a `#[serde(transparent)]` struct sit at their field's pointer.
+            let flat = serde.transparent
+                || matches!(s.fields, Fields::Unnamed(ref u) if u.unnamed.len() == 1);
+            let checks = fields.iter().filter(|f| !f.rules.is_empty()).map(|f| {
+                let access = &f.member;
+                let segment = if flat || f.flatten {
+                    None
+                } else {
+                    Some(f.segment(key_rule))
+                };
+                let inner = f.rules.checks(&f.ty, rt);
+                let inner = wrap(segment.into_iter().collect(), inner);
+                quote! {
+                    {
+                        let v = &self.#access;
+                        #inner
+                    }
+                }
+            });
+            quote!(#(#checks)*)
+        }
+        Data::Enum(e) => enum_body(e, &serde, rt, &mut cx),
+        Data::Union(u) => {
+            cx.error_at(
+                u.union_token,
+                "`#[derive(Validate)]` works on structs and enums, not unions",
+            );
+            TokenStream::new()
+        }
+    };
+    if let Some(custom) = &container.custom {
+        body.extend(quote!(#custom(self, at, errors);));
+    }
+    if let Err(errors) = cx.finish() {
+        return errors;
+    }
+    let name = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let (at, errors) = if body.is_empty() {
+        (quote!(_at), quote!(_errors))
+    } else {
+        (quote!(at), quote!(errors))
+    };
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #rt::Validate for #name #ty_generics #where_clause {
+            fn validate_at(
+                &self,
+                #at: &mut #rt::JsonPointer,
+                #errors: &mut ::std::vec::Vec<#rt::FieldError>,
+            ) {
+                #body
+            }
+        }
+    }
+}
+
+fn enum_body(e: &syn::DataEnum, serde: &SerdeAttrs, rt: &syn::Path, cx: &mut Ctxt) -> TokenStream {
+    if e.variants.is_empty() {
+        return quote!(match *self {});
+    }
+    let mut any = false;
+    let arms: Vec<TokenStream> = e
+        .variants
+        .iter()
+        .map(|variant| {
+            for attr in variant.attrs.iter().filter(|a| a.path().is_ident("validate")) {
+                cx.error_at(
+                    attr,
+                    "`#[validate(...)]` goes on the enum or on a variant's fields, not on the variant",
+                );
+            }
+            let ident = &variant.ident;
+            let vserde = SerdeAttrs::read(&variant.attrs);
+            let fields = parse_fields(&variant.fields, cx);
+            if fields.iter().all(|f| f.rules.is_empty()) {
+                return quote!(Self::#ident { .. } => {});
+            }
+            any = true;
+            // Where serde puts the variant's content.
+            let mut prefix = Vec::new();
+            if serde.untagged {
+            } else if let Some(content) = &serde.content {
+                if serde.tag.is_some() {
+                    prefix.push(Segment::Key(content.clone()));
+                }
+            } else if serde.tag.is_none() {
+                let name = vserde.rename.clone().unwrap_or_else(|| {
+                    variant_name(&unraw(ident), serde.rename_all.as_deref())
+                });
+                prefix.push(Segment::Key(name));
+            }
+            let key_rule = vserde
+                .rename_all
+                .as_deref()
+                .or(serde.rename_all_fields.as_deref());
+            let newtype = matches!(variant.fields, Fields::Unnamed(ref u) if u.unnamed.len() == 1);
+            let mut bindings = Vec::new();
+            let mut checks = Vec::new();
+            for (i, f) in fields.iter().enumerate() {
+                if f.rules.is_empty() {
+                    continue;
+                }
+                let binding = format_ident!("__field{i}");
+                let member = &f.member;
+                bindings.push(quote!(#member: #binding));
+                let mut segments = prefix.clone();
+                if !newtype && !f.flatten {
+                    segments.push(f.segment(key_rule));
+                }
+                let inner = wrap(segments, f.rules.checks(&f.ty, rt));
+                checks.push(quote! {
+                    {
+                        let v = #binding;
+                        #inner
+                    }
+                });
+            }
+            quote!(Self::#ident { #(#bindings,)* .. } => { #(#checks)* })
+        })
+        .collect();
+    if !any {
+        return TokenStream::new();
+    }
+    quote! {
+        match self {
+            #(#arms)*
+        }
+    }
+}
+
+/// One step of a JSON pointer.
+#[derive(Clone)]
+enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+/// `checks` run with `segments` pushed onto the pointer `at`.
+fn wrap(segments: Vec<Segment>, checks: TokenStream) -> TokenStream {
+    segments.into_iter().rev().fold(checks, |inner, s| match s {
+        Segment::Key(k) => quote!(at.with(#k, |at| { #inner });),
+        Segment::Index(i) => quote!(at.with_index(#i, |at| { #inner });),
+    })
+}
+
+struct ContainerAttrs {
+    runtime: syn::Path,
+    custom: Option<syn::Path>,
+}
+
+impl ContainerAttrs {
+    fn parse(attrs: &[syn::Attribute], cx: &mut Ctxt) -> Self {
+        let mut out = Self {
+            runtime: syn::parse_quote!(::agentwire::runtime),
+            custom: None,
+        };
+        let mut runtime_seen = false;
+        for attr in attrs.iter().filter(|a| a.path().is_ident("validate")) {
+            let parsed = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("crate") {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    if runtime_seen {
+                        cx.error_at(&meta.path, "duplicate `crate`");
+                    }
+                    runtime_seen = true;
+                    match lit.parse::<syn::Path>() {
+                        Ok(p) => out.runtime = p,
+                        Err(_) => cx.error_at(
+                            &lit,
+                            "`crate` must be a path to the runtime, e.g. \"::agentwire::runtime\"",
+                        ),
+                    }
+                } else if meta.path.is_ident("custom") {
+                    let path = parse_path_value(&meta)?;
+                    if out.custom.is_some() {
+                        cx.error_at(&meta.path, "duplicate `custom` on the type");
+                    }
+                    out.custom = Some(path);
+                } else {
+                    cx.error_at(
+                        &meta.path,
+                        format!(
+                            "unknown validate attribute `{}` on a type; expected `custom = path` or `crate = \"...\"` (field rules go on fields)",
+                            path_text(&meta.path)
+                        ),
+                    );
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            });
+            if let Err(e) = parsed {
+                cx.push(e);
+            }
+        }
+        out
+    }
+}
+
+/// A field, with its rules and where it sits.
+struct FieldInfo {
+    /// `name` or the tuple index.
+    member: syn::Member,
+    ty: Type,
+    rules: Rules,
+    flatten: bool,
+    /// The JSON key given by `#[serde(rename)]`.
+    rename: Option<String>,
+}
+
+impl FieldInfo {
+    fn segment(&self, rename_all: Option<&str>) -> Segment {
+        match &self.member {
+            syn::Member::Named(ident) => Segment::Key(
+                self.rename
+                    .clone()
+                    .unwrap_or_else(|| field_name(&unraw(ident), rename_all)),
+            ),
+            syn::Member::Unnamed(index) => Segment::Index(index.index as usize),
+        }
+    }
+}
+
+fn parse_fields(fields: &Fields, cx: &mut Ctxt) -> Vec<FieldInfo> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(i, field)| {
+            let serde = SerdeAttrs::read(&field.attrs);
+            let member = match &field.ident {
+                Some(ident) => syn::Member::Named(ident.clone()),
+                None => syn::Member::Unnamed(syn::Index {
+                    index: i as u32,
+                    span: field.ty.span(),
+                }),
+            };
+            FieldInfo {
+                member,
+                ty: field.ty.clone(),
+                rules: Rules::parse(field, cx),
+                flatten: serde.flatten,
+                rename: serde.rename,
+            }
+        })
+        .collect()
+}
+
+/// What a field's value is, as far as its written type tells.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Text,
+    List,
+    Number,
+    /// A type the derive cannot see through (an alias, a newtype): rules are taken as written.
+    Unknown,
+}
+
+/// The rules of one field, in the order generated validators check them.
+#[derive(Default)]
+struct Rules {
+    trim: bool,
+    non_empty: Option<Span>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    pattern: Option<LitStr>,
+    format: Option<LitStr>,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    nested: bool,
+    custom: Vec<syn::Path>,
+}
+
+impl Rules {
+    fn is_empty(&self) -> bool {
+        !self.trim
+            && self.non_empty.is_none()
+            && self.min_length.is_none()
+            && self.max_length.is_none()
+            && self.pattern.is_none()
+            && self.format.is_none()
+            && self.minimum.is_none()
+            && self.maximum.is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+            && !self.nested
+            && self.custom.is_empty()
+    }
+
+    fn parse(field: &syn::Field, cx: &mut Ctxt) -> Self {
+        let mut rules = Self::default();
+        let shape = shape_of(strip_options(&field.ty));
+        for attr in field.attrs.iter().filter(|a| a.path().is_ident("validate")) {
+            if let Err(e) = attr.meta.require_list() {
+                cx.push(e);
+                continue;
+            }
+            let parsed = attr.parse_nested_meta(|meta| {
+                let key = path_text(&meta.path);
+                let path = meta.path.clone();
+                let dup = |set: bool, cx: &mut Ctxt| {
+                    if set {
+                        cx.error_at(&path, format!("duplicate `{key}`"));
+                    }
+                };
+                let wrong_shape = |cx: &mut Ctxt, want: Shape, what: &str| {
+                    if shape != want && shape != Shape::Unknown {
+                        cx.error_at(
+                            &path,
+                            format!("`{key}` applies to {what}, and this field is not one"),
+                        );
+                    }
+                };
+                match key.as_str() {
+                    "trim" | "non_empty" | "nested" => {
+                        if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                            cx.error_at(&path, format!("`{key}` takes no value"));
+                            skip_value(&meta)?;
+                            return Ok(());
+                        }
+                        match key.as_str() {
+                            "trim" => {
+                                dup(rules.trim, cx);
+                                wrong_shape(cx, Shape::Text, "strings");
+                                rules.trim = true;
+                            }
+                            "non_empty" => {
+                                dup(rules.non_empty.is_some(), cx);
+                                if shape == Shape::Number {
+                                    cx.error_at(&path, "`non_empty` applies to strings and lists, and this field is a number");
+                                }
+                                rules.non_empty = Some(meta.path.span());
+                            }
+                            _ => {
+                                dup(rules.nested, cx);
+                                rules.nested = true;
+                            }
+                        }
+                    }
+                    "min_length" | "max_length" | "min_items" | "max_items" => {
+                        let n = meta.value()?.parse::<syn::LitInt>().and_then(|l| l.base10_parse::<u64>());
+                        let n = match n {
+                            Ok(n) => n,
+                            Err(e) => {
+                                cx.error_at(&path, format!("`{key}` takes a whole number: {e}"));
+                                return Ok(());
+                            }
+                        };
+                        let slot = match key.as_str() {
+                            "min_length" => &mut rules.min_length,
+                            "max_length" => &mut rules.max_length,
+                            "min_items" => &mut rules.min_items,
+                            _ => &mut rules.max_items,
+                        };
+                        dup(slot.is_some(), cx);
+                        *slot = Some(n);
+                        if key.ends_with("_length") {
+                            wrong_shape(cx, Shape::Text, "strings");
+                        } else {
+                            wrong_shape(cx, Shape::List, "lists");
+                        }
+                    }
+                    "minimum" | "maximum" => {
+                        let expr: Expr = meta.value()?.parse()?;
+                        let Some(n) = number_of(&expr) else {
+                            cx.error_at(&expr, format!("`{key}` takes a finite number, e.g. `{key} = 1` or `{key} = -0.5`"));
+                            return Ok(());
+                        };
+                        let slot = if key == "minimum" { &mut rules.minimum } else { &mut rules.maximum };
+                        dup(slot.is_some(), cx);
+                        *slot = Some(n);
+                        wrong_shape(cx, Shape::Number, "numbers");
+                    }
+                    "pattern" => {
+                        let lit: LitStr = meta.value()?.parse()?;
+                        dup(rules.pattern.is_some(), cx);
+                        wrong_shape(cx, Shape::Text, "strings");
+                        if let Err(e) = regex::Regex::new(&lit.value()) {
+                            cx.error_at(&lit, format!("`pattern` is not a valid regex: {}", last_line(&e.to_string())));
+                        }
+                        rules.pattern = Some(lit);
+                    }
+                    "format" => {
+                        let lit: LitStr = meta.value()?.parse()?;
+                        dup(rules.format.is_some(), cx);
+                        wrong_shape(cx, Shape::Text, "strings");
+                        if !FORMATS.contains(&lit.value().as_str()) {
+                            cx.error_at(&lit, format!("unknown format {:?}; expected one of {}", lit.value(), FORMATS.join(", ")));
+                        }
+                        rules.format = Some(lit);
+                    }
+                    "custom" => {
+                        let path = parse_path_value(&meta)?;
+                        rules.custom.push(path);
+                    }
+                    _ => {
+                        cx.error_at(&path, format!("unknown validate attribute `{key}`; expected {FIELD_KEYS}"));
+                        skip_value(&meta)?;
+                    }
+                }
+                Ok(())
+            });
+            if let Err(e) = parsed {
+                cx.push(e);
+            }
+        }
+        rules.check_consistency(field, cx);
+        rules
+    }
+
+    fn check_consistency(&self, field: &syn::Field, cx: &mut Ctxt) {
+        let at = field
+            .ident
+            .as_ref()
+            .map_or_else(|| field.ty.span(), |i| i.span());
+        let mut fail = |message: String| cx.push(syn::Error::new(at, message));
+        if let (Some(min), Some(max)) = (self.min_length, self.max_length)
+            && min > max
+        {
+            fail(format!(
+                "`min_length = {min}` is above `max_length = {max}`: no value passes"
+            ));
+        }
+        if let (Some(min), Some(max)) = (self.min_items, self.max_items)
+            && min > max
+        {
+            fail(format!(
+                "`min_items = {min}` is above `max_items = {max}`: no value passes"
+            ));
+        }
+        if let (Some(min), Some(max)) = (self.minimum, self.maximum)
+            && min > max
+        {
+            fail(format!(
+                "`minimum = {min}` is above `maximum = {max}`: no value passes"
+            ));
+        }
+        if self.non_empty.is_some() && (self.min_length.is_some() || self.min_items.is_some()) {
+            fail("`non_empty` means a minimum of 1; drop it or the explicit minimum".to_owned());
+        }
+    }
+
+    /// The checks on `v: &ty`, with `at` and `errors` in scope.
+    fn checks(&self, ty: &Type, rt: &syn::Path) -> TokenStream {
+        if let Some(inner) = option_inner(ty) {
+            let inner = self.checks(inner, rt);
+            return quote!(if let ::core::option::Option::Some(v) = v { #inner });
+        }
+        let shape = shape_of(ty);
+        let v_rt = quote!(#rt::validate);
+        let mut out = Vec::new();
+        let text_rules = self.trim
+            || self.min_length.is_some()
+            || self.max_length.is_some()
+            || self.pattern.is_some()
+            || self.format.is_some()
+            || (self.non_empty.is_some() && shape != Shape::List);
+        if text_rules {
+            // Spanned at the field's type, so a non-string field is reported there.
+            let as_str = quote_spanned!(ty.span()=> ::core::convert::AsRef::<str>::as_ref(v));
+            out.push(quote!(let s: &str = #as_str;));
+            if self.trim {
+                out.push(quote!(let s: &str = s.trim();));
+            }
+            let min = self
+                .min_length
+                .or(self.non_empty.filter(|_| shape != Shape::List).map(|_| 1));
+            if let Some(n) = min {
+                out.push(quote!(#v_rt::min_length(s, #n, at, errors);));
+            }
+            if let Some(n) = self.max_length {
+                out.push(quote!(#v_rt::max_length(s, #n, at, errors);));
+            }
+            if let Some(p) = &self.pattern {
+                out.push(quote! {
+                    static PATTERN: ::std::sync::LazyLock<#rt::regex::Regex> =
+                        ::std::sync::LazyLock::new(|| {
+                            #rt::regex::Regex::new(#p).expect("pattern checked when the derive expanded")
+                        });
+                    #v_rt::pattern(s, &PATTERN, #p, at, errors);
+                });
+            }
+            if let Some(f) = &self.format {
+                out.push(quote!(#v_rt::format(s, #f, at, errors);));
+            }
+        }
+        if self.minimum.is_some() || self.maximum.is_some() {
+            out.push(quote!(let n = *v as f64;));
+            if let Some(n) = self.minimum {
+                let n = f64_tokens(n);
+                out.push(quote!(#v_rt::minimum(n, #n, at, errors);));
+            }
+            if let Some(n) = self.maximum {
+                let n = f64_tokens(n);
+                out.push(quote!(#v_rt::maximum(n, #n, at, errors);));
+            }
+        }
+        let min_items = self
+            .min_items
+            .or(self.non_empty.filter(|_| shape == Shape::List).map(|_| 1));
+        if let Some(n) = min_items {
+            out.push(quote_spanned!(ty.span()=> #v_rt::min_items(v, #n, at, errors);));
+        }
+        if let Some(n) = self.max_items {
+            out.push(quote_spanned!(ty.span()=> #v_rt::max_items(v, #n, at, errors);));
+        }
+        if self.nested {
+            out.push(quote_spanned!(ty.span()=> #rt::Validate::validate_at(v, at, errors);));
+        }
+        for custom in &self.custom {
+            out.push(quote!(#custom(v, at, errors);));
+        }
+        quote!(#(#out)*)
+    }
+}
+
+/// A float literal that is also right for a negative number (`-` and the magnitude).
+fn f64_tokens(n: f64) -> TokenStream {
+    let magnitude = proc_macro2::Literal::f64_suffixed(n.abs());
+    if n.is_sign_negative() && n != 0.0 {
+        quote!(-#magnitude)
+    } else {
+        quote!(#magnitude)
+    }
+}
+
+/// A number literal, possibly negated, as `f64`; `None` for anything else or a non-finite value.
+fn number_of(expr: &Expr) -> Option<f64> {
+    let n = match expr {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Int(i) => i.base10_parse::<f64>().ok()?,
+            Lit::Float(f) => f.base10_parse::<f64>().ok()?,
+            _ => return None,
+        },
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => -number_of(&u.expr)?,
+        Expr::Group(g) => number_of(&g.expr)?,
+        _ => return None,
+    };
+    n.is_finite().then_some(n)
+}
+
+/// `key = path` or `key = "path"`.
+fn parse_path_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<syn::Path> {
+    let value = meta.value()?;
+    if value.peek(LitStr) {
+        let lit: LitStr = value.parse()?;
+        lit.parse()
+    } else {
+        value.parse()
+    }
+}
+
+/// Consumes whatever follows an unknown key so the attribute's other mistakes are found too.
+fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::Group = meta.input.parse()?;
+    }
+    Ok(())
+}
+
+fn path_text(path: &syn::Path) -> String {
+    quote!(#path).to_string().replace(' ', "")
+}
+
+/// regex's syntax errors draw the pattern over several lines; the last one says what is wrong.
+fn last_line(message: &str) -> &str {
+    message
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map_or(message, |l| l.trim().trim_start_matches("error: "))
+}
+
+/// `T` when `ty` is `Option<T>` (however the path to `Option` is written).
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first() {
+        Some(syn::GenericArgument::Type(t)) if args.args.len() == 1 => Some(t),
+        _ => None,
+    }
+}
+
+fn strip_options(mut ty: &Type) -> &Type {
+    while let Some(inner) = option_inner(ty) {
+        ty = inner;
+    }
+    ty
+}
+
+fn shape_of(ty: &Type) -> Shape {
+    match ty {
+        Type::Reference(r) => shape_of(&r.elem),
+        Type::Group(g) => shape_of(&g.elem),
+        Type::Paren(p) => shape_of(&p.elem),
+        Type::Array(_) | Type::Slice(_) => Shape::List,
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return Shape::Unknown;
+            };
+            match last.ident.to_string().as_str() {
+                "String" | "str" | "Cow" => Shape::Text,
+                "Vec" | "VecDeque" | "SmallVec" => Shape::List,
+                "Box" | "Rc" | "Arc" => match &last.arguments {
+                    syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => shape_of(t),
+                        _ => Shape::Unknown,
+                    },
+                    _ => Shape::Unknown,
+                },
+                "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
+                | "u128" | "usize" | "f32" | "f64" => Shape::Number,
+                _ => Shape::Unknown,
+            }
+        }
+        _ => Shape::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(input: TokenStream) -> String {
+        let input: DeriveInput = syn::parse2(input).unwrap();
+        derive(&input).to_string()
+    }
+
+    #[test]
+    fn every_mistake_is_reported_at_once() {
+        let out = expand(quote! {
+            struct S {
+                #[validate(min_lenght = 1, pattern = "[unclosed")]
+                a: String,
+                #[validate(min_items = 1)]
+                b: String,
+                #[validate(minimum = "x")]
+                c: i64,
+            }
+        });
+        assert_eq!(out.matches("compile_error").count(), 4, "{out}");
+        assert!(
+            out.contains("unknown validate attribute `min_lenght`"),
+            "{out}"
+        );
+        assert!(out.contains("not a valid regex"), "{out}");
+        assert!(out.contains("`min_items` applies to lists"), "{out}");
+        assert!(out.contains("takes a finite number"), "{out}");
+    }
+
+    #[test]
+    fn pointers_follow_serde_names() {
+        let out = expand(quote! {
+            #[serde(rename_all = "camelCase")]
+            struct S {
+                #[validate(min_length = 1)]
+                tool_call_id: String,
+                #[serde(rename = "x-y")]
+                #[validate(nested)]
+                other: Option<Inner>,
+            }
+        });
+        assert!(out.contains("\"toolCallId\""), "{out}");
+        assert!(out.contains("\"x-y\""), "{out}");
+    }
+
+    #[test]
+    fn enums_place_fields_where_serde_does() {
+        let out = expand(quote! {
+            #[serde(tag = "type", rename_all = "snake_case")]
+            enum E {
+                Ask { #[validate(non_empty)] text: String },
+                Wrapped(#[validate(nested)] Inner),
+                Plain,
+            }
+        });
+        // Internally tagged: no variant segment, fields at their own keys.
+        assert!(!out.contains("\"ask\""), "{out}");
+        assert!(out.contains("\"text\""), "{out}");
+        let external = expand(quote! {
+            enum E { Ask { #[validate(non_empty)] text: String } }
+        });
+        assert!(external.contains("\"Ask\""), "{external}");
+    }
+
+    #[test]
+    fn negative_bounds_are_emitted_as_negation() {
+        let out = expand(quote! {
+            struct S { #[validate(minimum = -2.5, maximum = 10)] n: f64 }
+        });
+        assert!(out.contains("- 2.5f64"), "{out}");
+        assert!(out.contains("10f64"), "{out}");
+    }
+}
