@@ -27,6 +27,7 @@ fn protocol<P: Protocol>(c: &mut Criterion) {
     );
 
     let routes = routes::all_routes(&schemas);
+    interleaved_ratios(P::NAME, &corpus, &routes);
     let mut group = c.benchmark_group(P::NAME);
     group.throughput(Throughput::Bytes(corpus.bytes()));
     for (name, route) in routes {
@@ -35,6 +36,47 @@ fn protocol<P: Protocol>(c: &mut Criterion) {
         group.bench_function(name, |b| b.iter(|| run_all(&corpus, &route)));
     }
     group.finish();
+}
+
+/// The ratios the goals are stated in, measured robustly on a shared machine: the
+/// routes take turns, one whole-corpus pass each per round, and each route keeps its fastest
+/// pass. A noisy neighbour slows some passes but rarely every pass of one route, so the minima
+/// compare the code rather than the moment it ran in.
+fn interleaved_ratios(
+    name: &str,
+    corpus: &agentwire_bench::corpus::Corpus,
+    routes: &[(&'static str, routes::Route<'_>)],
+) {
+    use std::time::Instant;
+    const ROUNDS: usize = 300;
+    let mut best = vec![Duration::MAX; routes.len()];
+    for _ in 0..ROUNDS {
+        for (i, (_, route)) in routes.iter().enumerate() {
+            let start = Instant::now();
+            std::hint::black_box(run_all(corpus, route)).expect("route accepts the corpus");
+            best[i] = best[i].min(start.elapsed());
+        }
+    }
+    let of = |n: &str| {
+        routes
+            .iter()
+            .position(|(r, _)| *r == n)
+            .map(|i| best[i].as_secs_f64())
+    };
+    let mb = |t: f64| corpus.bytes() as f64 / t / 1e6;
+    let line: Vec<String> = routes
+        .iter()
+        .zip(&best)
+        .map(|((r, _), t)| format!("{r} {:.0} MB/s", mb(t.as_secs_f64())))
+        .collect();
+    eprintln!(
+        "{name}: fastest of {ROUNDS} interleaved passes: {}",
+        line.join(", ")
+    );
+    if let (Some(g), Some(b), Some(c)) = (of("gen"), of("b_serde_typed"), of("c_jsonschema_typed"))
+    {
+        eprintln!("{name}: gen/b = {:.2}, gen/c = {:.2}", b / g, c / g);
+    }
 }
 
 fn all(c: &mut Criterion) {

@@ -11,14 +11,9 @@ use crate::tagged::AT_PREFIX;
 
 /// Parses `json` into `T`; a failure carries the pointer and the rule it broke.
 ///
-/// Well-formed input goes through simd-json, which finds string ends and escapes with vector
-/// instructions (most of the cost of text-heavy agent messages); anything it refuses is parsed
-/// again by serde_json, whose error then names the pointer and the rule.
+/// (simd-json was tried as the fast path and measured no faster on these corpora, fastest of
+/// 300 interleaved passes, so serde_json does both paths.)
 pub fn decode_json<T: DeserializeOwned>(json: &str) -> Result<T, Invalid> {
-    let mut scratch = json.as_bytes().to_vec();
-    if let Ok(v) = simd_json::serde::from_slice::<T>(&mut scratch) {
-        return Ok(v);
-    }
     match serde_json::from_str::<T>(json) {
         Ok(v) => Ok(v),
         Err(first) => Err(explain_str::<T>(json, first)),
@@ -141,48 +136,6 @@ mod tests {
     struct Outer {
         id: String,
         payload: Inner,
-    }
-
-    /// The fast parser never accepts what serde_json, the reference, refuses.
-    #[test]
-    fn the_fast_path_accepts_nothing_serde_json_refuses() {
-        let inputs = [
-            r#"{"a":1} x"#,
-            r#"{"a":1}{"b":2}"#,
-            "{\"a\":\"line\nbreak\"}",
-            "{\"a\":\"tab\there\"}",
-            r#"{"a":"\x"}"#,
-            r#"{"a":"\ud800"}"#,
-            r#"{"a":1e999}"#,
-            r#"{"a":01}"#,
-            r#"{"a":.5}"#,
-            r#"{"a":1,}"#,
-            r#"[1,2,]"#,
-            r#"{'a':1}"#,
-            r#"{"a":tru}"#,
-            r#"{"a":NaN}"#,
-            "\u{feff}{}",
-            "",
-            "   ",
-            r#"{"a":"\u00e9"}"#,
-            r#"{"a":-0}"#,
-            r#"{"a":18446744073709551616}"#,
-        ];
-        for input in inputs {
-            let reference = serde_json::from_str::<Value>(input);
-            let ours = decode_json::<Value>(input);
-            assert_eq!(
-                ours.is_ok(),
-                reference.is_ok(),
-                "{input:?}: ours {ours:?}, serde_json {reference:?}"
-            );
-            // (`-0` is the one value the two parsers spell differently: integer 0 against -0.0.)
-            if let (Ok(a), Ok(b)) = (ours, reference)
-                && !input.contains("-0")
-            {
-                assert_eq!(a, b, "{input:?}");
-            }
-        }
     }
 
     #[test]

@@ -85,6 +85,26 @@ impl<'a> Field<'a> {
         }
     }
 
+    /// `extends` and then `store_into` in one pass: when the string field starts with the
+    /// remembered string (or nothing is remembered), appends the new tail and returns true;
+    /// otherwise leaves the slot alone and returns false.
+    pub fn extend_into(&self, slot: &mut Option<Stored>) -> bool {
+        match (self, slot.as_mut()) {
+            (_, None) => {
+                *slot = self.to_stored();
+                true
+            }
+            (Field::Str(s), Some(Stored::Str(buf))) => match s.strip_prefix(buf.as_str()) {
+                Some(tail) => {
+                    buf.push_str(tail);
+                    true
+                }
+                None => false,
+            },
+            _ => false,
+        }
+    }
+
     /// Whether the field equals a remembered value (nothing remembered: false).
     pub fn equals(&self, stored: Option<&Stored>) -> bool {
         match (self, stored) {

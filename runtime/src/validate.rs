@@ -143,6 +143,11 @@ fn char_len(s: &str) -> u64 {
 }
 
 pub fn min_length(s: &str, min: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    // A character is 1 to 4 bytes, so the byte length settles most checks without a scan.
+    let bytes = s.len() as u64;
+    if bytes >= min.saturating_mul(4) {
+        return;
+    }
     let len = char_len(s);
     if len < min {
         fail(
@@ -155,6 +160,9 @@ pub fn min_length(s: &str, min: u64, at: &JsonPointer, errors: &mut Vec<FieldErr
 }
 
 pub fn max_length(s: &str, max: u64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    if s.len() as u64 <= max {
+        return;
+    }
     let len = char_len(s);
     if len > max {
         fail(
@@ -262,5 +270,10 @@ mod tests {
         assert!(errors.is_empty());
         max_length("éééé", 3, &at, &mut errors);
         assert_eq!(errors[0].rule, Rule::MaxLength(3));
+        // Two characters in eight bytes: the byte-length shortcut must not pass it.
+        min_length("😀😀", 3, &at, &mut errors);
+        assert_eq!(errors.len(), 2);
+        min_length("😀😀😀", 3, &at, &mut errors);
+        assert_eq!(errors.len(), 2);
     }
 }

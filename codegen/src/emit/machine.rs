@@ -364,8 +364,28 @@ fn emit_machine(
                 let g = conditions(&t.guard, k, reads, m, false)?;
                 quote!(&& #g)
             };
+            // A check that a field extends a memory, with an action storing that same field
+            // into it (streamed text), compiles to one pass: compare the remembered prefix and
+            // append only the new tail. It runs after the other checks, so a failing message
+            // never changes the memory.
+            let fused: Vec<(usize, usize)> = t
+                .check
+                .iter()
+                .enumerate()
+                .filter_map(|(ci, c)| match (&c.subject, &c.op) {
+                    (Subject::Field(f), Operator::Extends(mem)) => t
+                        .actions
+                        .iter()
+                        .position(|a| matches!(a, Action::Set { memory, field } if memory == mem && field == f))
+                        .map(|ai| (ci, ai)),
+                    _ => None,
+                })
+                .collect();
             let mut checks = Vec::new();
-            for c in &t.check {
+            for (ci, c) in t.check.iter().enumerate() {
+                if fused.iter().any(|(x, _)| *x == ci) {
+                    continue;
+                }
                 let failed = negated(c, k, reads, m)?;
                 let text = &c.text;
                 checks.push(quote! {
@@ -374,8 +394,25 @@ fn emit_machine(
                     }
                 });
             }
+            for (ci, ai) in &fused {
+                let c = &t.check[*ci];
+                let Action::Set { memory, field } = &t.actions[*ai] else {
+                    unreachable!("paired with a set action above")
+                };
+                let read = reads.call(k, field)?;
+                let ident = format_ident!("{memory}");
+                let text = &c.text;
+                checks.push(quote! {
+                    if !#read.extend_into(&mut inst.#ident) {
+                        break 'pick Err(agentwire_runtime::machine::Problem::Check(#text));
+                    }
+                });
+            }
             let mut actions = Vec::new();
-            for a in &t.actions {
+            for (ai, a) in t.actions.iter().enumerate() {
+                if fused.iter().any(|(_, x)| *x == ai) {
+                    continue;
+                }
                 actions.push(action(a, k, reads)?);
             }
             let to = match &t.to {

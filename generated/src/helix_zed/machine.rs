@@ -396,14 +396,13 @@ impl Checker {
                         ),
                     );
                 }
-                if !(read_10(msg).extends(inst.content.as_ref())) {
+                if !read_10(msg).extend_into(&mut inst.content) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "data.content extends content",
                         ),
                     );
                 }
-                read_10(msg).store_into(&mut inst.content);
                 break 'pick Ok(state);
             }
             if matches!(state, SessionMachineState::StreamingFirst)
@@ -456,14 +455,13 @@ impl Checker {
                         ),
                     );
                 }
-                if !(read_10(msg).extends(inst.content.as_ref())) {
+                if !read_10(msg).extend_into(&mut inst.content) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "data.content extends content",
                         ),
                     );
                 }
-                read_10(msg).store_into(&mut inst.content);
                 break 'pick Ok(state);
             }
             if matches!(state, SessionMachineState::Streaming)
