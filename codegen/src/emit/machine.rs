@@ -325,7 +325,7 @@ fn emit_machine(
                     if r.guard.is_empty() {
                         arms.push(quote!(Kind::#v => #read.key(),));
                     } else {
-                        let guard = conditions(&r.guard, k, reads, m, false)?;
+                        let guard = conditions(&r.guard, k, reads, m)?;
                         arms.push(quote!(Kind::#v if #guard => #read.key(),));
                     }
                 }
@@ -361,7 +361,7 @@ fn emit_machine(
             let guard = if t.guard.is_empty() {
                 TokenStream::new()
             } else {
-                let g = conditions(&t.guard, k, reads, m, false)?;
+                let g = conditions(&t.guard, k, reads, m)?;
                 quote!(&& #g)
             };
             // A check that a field extends a memory, with an action storing that same field
@@ -544,7 +544,6 @@ fn conditions(
     k: &KindInfo,
     reads: &mut Reads<'_>,
     m: &Machine,
-    _check: bool,
 ) -> Result<TokenStream, String> {
     let mut parts = Vec::new();
     for c in conds {
