@@ -5829,16 +5829,16 @@ impl agentwire_runtime::serde::Serialize for ClientResult {
         s: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Initialize(r) => agentwire_runtime::serde::Serialize::serialize(r, s),
+            Self::Initialize(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
             Self::Shutdown => s.serialize_unit(),
-            Self::ChatPrompt(r) => agentwire_runtime::serde::Serialize::serialize(r, s),
-            Self::ChatQueryContext(r) => {
-                agentwire_runtime::serde::Serialize::serialize(r, s)
+            Self::ChatPrompt(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
+            Self::ChatQueryContext(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
             }
-            Self::ChatQueryCommands(r) => {
-                agentwire_runtime::serde::Serialize::serialize(r, s)
+            Self::ChatQueryCommands(p) => {
+                agentwire_runtime::serde::Serialize::serialize(p, s)
             }
-            Self::ChatDelete(r) => agentwire_runtime::serde::Serialize::serialize(r, s),
+            Self::ChatDelete(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
         }
     }
 }
@@ -5849,21 +5849,21 @@ impl agentwire_runtime::Validate for ClientResult {
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
-            Self::Initialize(r) => {
-                agentwire_runtime::Validate::validate_at(r, at, errors)
+            Self::Initialize(p) => {
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
             Self::Shutdown => {}
-            Self::ChatPrompt(r) => {
-                agentwire_runtime::Validate::validate_at(r, at, errors)
+            Self::ChatPrompt(p) => {
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
-            Self::ChatQueryContext(r) => {
-                agentwire_runtime::Validate::validate_at(r, at, errors)
+            Self::ChatQueryContext(p) => {
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
-            Self::ChatQueryCommands(r) => {
-                agentwire_runtime::Validate::validate_at(r, at, errors)
+            Self::ChatQueryCommands(p) => {
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
-            Self::ChatDelete(r) => {
-                agentwire_runtime::Validate::validate_at(r, at, errors)
+            Self::ChatDelete(p) => {
+                agentwire_runtime::Validate::validate_at(p, at, errors)
             }
         }
     }

@@ -211,25 +211,6 @@ fn variant_ident(method: &str) -> Ident {
 fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> TokenStream {
     let doc =
         format!(" The {what} the `{role}` sends, one variant per method, holding its params.");
-    let variants = methods.iter().map(|m| {
-        let v = variant_ident(&m.name);
-        let doc = format!(
-            " `{}`{}",
-            m.name,
-            if m.summary.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", m.summary)
-            }
-        );
-        match &m.params {
-            Some(t) => {
-                let t = type_ident(t);
-                quote!(#[doc = #doc] #v(#t),)
-            }
-            None => quote!(#[doc = #doc] #v,),
-        }
-    });
     let names: Vec<&str> = methods.iter().map(|m| m.name.as_str()).collect();
     let arms_method = methods.iter().map(|m| {
         let v = variant_ident(&m.name);
@@ -246,22 +227,6 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
             None => quote!(Self::#v => false,),
         }
     });
-    let arms_ser = methods.iter().map(|m| {
-        let v = variant_ident(&m.name);
-        match m.params {
-            Some(_) => quote!(Self::#v(p) => agentwire_runtime::serde::Serialize::serialize(p, s),),
-            None => quote!(Self::#v => s.serialize_unit(),),
-        }
-    });
-    let arms_validate = methods.iter().map(|m| {
-        let v = variant_ident(&m.name);
-        match m.params {
-            Some(_) => {
-                quote!(Self::#v(p) => agentwire_runtime::Validate::validate_at(p, at, errors),)
-            }
-            None => quote!(Self::#v => {}),
-        }
-    });
     let arms_decode = methods.iter().map(|m| {
         let v = variant_ident(&m.name);
         let n = &m.name;
@@ -270,22 +235,13 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
             None => quote!(#n => Ok(Self::#v),),
         }
     });
+    let payloads: Vec<(&str, &Option<String>, String)> = methods
+        .iter()
+        .map(|m| (m.name.as_str(), &m.params, variant_doc(m)))
+        .collect();
+    let enum_items = payload_enum(name, &doc, &payloads);
     quote! {
-        #[doc = #doc]
-        #[derive(Debug, Clone, PartialEq)]
-        pub enum #name { #(#variants)* }
-
-        impl agentwire_runtime::serde::Serialize for #name {
-            fn serialize<S: agentwire_runtime::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                match self { #(#arms_ser)* }
-            }
-        }
-
-        impl agentwire_runtime::Validate for #name {
-            fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
-                match self { #(#arms_validate)* }
-            }
-        }
+        #enum_items
 
         impl agentwire_runtime::jsonrpc::MethodSet for #name {
             const METHODS: &'static [&'static str] = &[#(#names),*];
@@ -314,38 +270,80 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
 /// The typed results of a request set, one variant per request.
 fn result_set(req: &Ident, name: &Ident, methods: &[&Method]) -> TokenStream {
     let doc = format!(" The result of each request in [`{req}`], by method.");
-    let variants = methods.iter().map(|m| {
-        let v = variant_ident(&m.name);
-        match &m.result {
-            Some(t) => {
-                let t = type_ident(t);
-                quote!(#v(#t),)
-            }
-            None => quote!(#v,),
-        }
-    });
-    let arms_ser = methods.iter().map(|m| {
-        let v = variant_ident(&m.name);
-        match m.result {
-            Some(_) => quote!(Self::#v(r) => agentwire_runtime::serde::Serialize::serialize(r, s),),
-            None => quote!(Self::#v => s.serialize_unit(),),
-        }
-    });
-    let arms_validate = methods.iter().map(|m| {
-        let v = variant_ident(&m.name);
-        match m.result {
-            Some(_) => {
-                quote!(Self::#v(r) => agentwire_runtime::Validate::validate_at(r, at, errors),)
-            }
-            None => quote!(Self::#v => {}),
-        }
-    });
     let arms_decode = methods.iter().map(|m| {
         let v = variant_ident(&m.name);
         let n = &m.name;
         match m.result {
             Some(_) => quote!(#n => agentwire_runtime::decode_json(result.get()).map(Self::Result::#v),),
             None => quote!(#n => agentwire_runtime::decode_json::<()>(result.get()).map(|()| Self::Result::#v),),
+        }
+    });
+    let payloads: Vec<(&str, &Option<String>, String)> = methods
+        .iter()
+        .map(|m| (m.name.as_str(), &m.result, String::new()))
+        .collect();
+    let enum_items = payload_enum(name, &doc, &payloads);
+    quote! {
+        #enum_items
+
+        impl agentwire_runtime::jsonrpc::RequestSet for #req {
+            type Result = #name;
+
+            fn decode_result(
+                method: &str,
+                result: &agentwire_runtime::serde_json::value::RawValue,
+            ) -> Option<Result<Self::Result, agentwire_runtime::Invalid>> {
+                Some(match method {
+                    #(#arms_decode)*
+                    _ => return None,
+                })
+            }
+        }
+    }
+}
+
+/// The doc line of a method's variant: its name and summary.
+fn variant_doc(m: &Method) -> String {
+    if m.summary.is_empty() {
+        format!(" `{}`", m.name)
+    } else {
+        format!(" `{}`: {}", m.name, m.summary)
+    }
+}
+
+/// An enum with one variant per method, each holding that method's payload type (params or
+/// result; none for a method without one), which serializes as the bare payload and validates
+/// it. Method sets and result sets differ only in the trait they implement on top.
+fn payload_enum(
+    name: &Ident,
+    doc: &str,
+    methods: &[(&str, &Option<String>, String)],
+) -> TokenStream {
+    let variants = methods.iter().map(|(method, payload, vdoc)| {
+        let v = variant_ident(method);
+        let vdoc = (!vdoc.is_empty()).then(|| quote!(#[doc = #vdoc]));
+        match payload {
+            Some(t) => {
+                let t = type_ident(t);
+                quote!(#vdoc #v(#t),)
+            }
+            None => quote!(#vdoc #v,),
+        }
+    });
+    let arms_ser = methods.iter().map(|(method, payload, _)| {
+        let v = variant_ident(method);
+        match payload {
+            Some(_) => quote!(Self::#v(p) => agentwire_runtime::serde::Serialize::serialize(p, s),),
+            None => quote!(Self::#v => s.serialize_unit(),),
+        }
+    });
+    let arms_validate = methods.iter().map(|(method, payload, _)| {
+        let v = variant_ident(method);
+        match payload {
+            Some(_) => {
+                quote!(Self::#v(p) => agentwire_runtime::Validate::validate_at(p, at, errors),)
+            }
+            None => quote!(Self::#v => {}),
         }
     });
     quote! {
@@ -362,20 +360,6 @@ fn result_set(req: &Ident, name: &Ident, methods: &[&Method]) -> TokenStream {
         impl agentwire_runtime::Validate for #name {
             fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
                 match self { #(#arms_validate)* }
-            }
-        }
-
-        impl agentwire_runtime::jsonrpc::RequestSet for #req {
-            type Result = #name;
-
-            fn decode_result(
-                method: &str,
-                result: &agentwire_runtime::serde_json::value::RawValue,
-            ) -> Option<Result<Self::Result, agentwire_runtime::Invalid>> {
-                Some(match method {
-                    #(#arms_decode)*
-                    _ => return None,
-                })
             }
         }
     }
