@@ -1,1 +1,3 @@
-//! Integration tests live in `tests/`.
+//! Integration tests live in `tests/`; this library holds what several of them share.
+
+pub mod peers;

@@ -4,7 +4,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use agentwire_codegen::{OutputFile, SpecErrors, docs, generate, generate::lib_rs};
+use agentwire_codegen::{
+    OutputFile, SpecErrors, docs, generate,
+    generate::{ModuleEntry, lib_rs, skeleton_path},
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -89,7 +92,12 @@ pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
         match generate(&dir) {
             Ok(g) => {
                 report.summaries.push(g.summary.clone());
-                modules.push((g.module.clone(), g.spec.protocol.title.clone()));
+                let skeleton = g.files.iter().any(|f| f.path == skeleton_path(&g.module));
+                modules.push(ModuleEntry {
+                    module: g.module.clone(),
+                    title: g.spec.protocol.title.clone(),
+                    skeleton,
+                });
                 let doc_path = root.join("docs/protocols").join(format!("{}.md", g.module));
                 if let Ok(doc) = std::fs::read_to_string(&doc_path) {
                     // The state diagrams between the doc's markers are generated output too.

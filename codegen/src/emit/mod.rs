@@ -6,5 +6,6 @@ pub mod machine;
 pub mod module;
 pub mod proto;
 pub mod schema;
+pub mod skeleton;
 pub mod types;
 pub mod validate;

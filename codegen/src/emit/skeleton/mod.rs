@@ -1,0 +1,27 @@
+//! Client and server skeletons: one emitter per transport kind, chosen by the spec's
+//! `transport.kind`. Each binds the protocol's typed messages and checker to the generic
+//! transport machinery in `agentwire-transport`.
+//!
+//! Skeletons are written to `generated/src/skeletons/<module>.rs`, outside the protocol's
+//! own module tree, so the derive macro (which expands a protocol module) does not pull a
+//! network stack into downstream crates that only want types, validators and checkers.
+
+use proc_macro2::TokenStream;
+
+use crate::ir::Protocol;
+
+mod grpc;
+mod http_ws;
+mod jsonrpc;
+mod ws;
+
+/// The skeleton module of `p`, or `None` when its transport has no skeleton emitter.
+pub fn emit_skeleton(p: &Protocol) -> Option<TokenStream> {
+    match p.transport.kind.as_str() {
+        "websocket" => ws::emit(p),
+        "http+websocket" => http_ws::emit(p),
+        "jsonrpc" => jsonrpc::emit(p),
+        "grpc" => grpc::emit(p),
+        _ => None,
+    }
+}

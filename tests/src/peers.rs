@@ -1,0 +1,55 @@
+//! Third-party interop peers: makes sure they are installed (by `scripts/install-peers`,
+//! the same script `.ci/run` calls) and hands out the commands that run them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The workspace root (this crate lives in `tests/`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+/// Runs the install script once per test process; it is idempotent and locks against the
+/// other test binaries doing the same. Panics (failing the test) with the script's output
+/// when a registry cannot be reached: an interop test must not pass without its peer.
+pub fn ensure_installed() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let out = Command::new(workspace_root().join("scripts/install-peers"))
+            .output()
+            .expect("run scripts/install-peers");
+        assert!(
+            out.status.success(),
+            "scripts/install-peers failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
+/// `python` of the peers' virtual environment, running `peers/python/<script>`.
+pub fn python(script: &str) -> Command {
+    ensure_installed();
+    let mut cmd = Command::new(target_dir().join("peers/venv/bin/python"));
+    cmd.arg(workspace_root().join("peers/python").join(script));
+    cmd
+}
+
+/// `node` running `peers/node/<script>`, resolving packages from the installed npm folder.
+pub fn node(script: &str) -> Command {
+    ensure_installed();
+    let mut cmd = Command::new("node");
+    cmd.env("NODE_PATH", target_dir().join("peers/node/node_modules"));
+    cmd.arg(workspace_root().join("peers/node").join(script));
+    cmd
+}

@@ -1,0 +1,16 @@
+//! The transport machinery behind agentwire's generated client and server skeletons.
+//!
+//! Generated code (`agentwire_protocols::skeletons::<module>`) binds a protocol's typed
+//! messages and sequence checker to the generic pieces here; a user writes only behaviour.
+
+pub mod check;
+pub mod store;
+
+pub use check::{CheckMode, Gate};
+
+// The crates generated skeletons name through this one, so `agentwire-protocols` needs no
+// direct dependency on each of them.
+pub use {
+    axum, bytes, futures_util, reqwest, rusqlite, tokio, tokio_tungstenite, tokio_util, tonic,
+    tracing,
+};
