@@ -48,7 +48,11 @@ impl<T: Clone> Hub<T> {
         subs.retain(|(id, tx)| match tx.try_send(msg.clone()) {
             Ok(()) => true,
             Err(_) => {
-                tracing::warn!(session_id, subscriber = id, "client too slow or gone; detached");
+                tracing::warn!(
+                    session_id,
+                    subscriber = id,
+                    "client too slow or gone; detached"
+                );
                 false
             }
         });

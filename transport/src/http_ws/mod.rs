@@ -6,8 +6,8 @@
 //! come from generated code through the [`Wire`] trait, which
 //! `agentwire_protocols::skeletons::external_agents` implements.
 
-mod clock;
 mod client;
+mod clock;
 mod forward;
 mod hub;
 mod limits;
@@ -16,8 +16,8 @@ mod server;
 mod socket;
 mod wire;
 
-pub use clock::Clock;
 pub use client::{ClientError, HttpReply, WsClient, post};
+pub use clock::Clock;
 pub use forward::{ForwardError, Forwarder};
 pub use limits::Limits;
 pub use serve::{ServerHandle, serve_router};

@@ -179,7 +179,10 @@ impl<W: Wire> AgentServer<W> {
     pub fn router(&self) -> Router {
         Router::new()
             .route("/api/plugins/sessions/operations/create", post(create::<W>))
-            .route("/external/sessions/{session_id}/messages", post(inject::<W>))
+            .route(
+                "/external/sessions/{session_id}/messages",
+                post(inject::<W>),
+            )
             .route("/ws", get(ws::<W>))
             // Bodies are read with our own limit so an oversized one gets the protocol's 413.
             .layer(DefaultBodyLimit::disable())
@@ -199,7 +202,10 @@ impl<W: Wire> Shared<W> {
     }
 
     /// The live session a hello names, or `None` when it is unknown or deleted.
-    pub(crate) fn live_session(&self, session_id: &str) -> Result<Option<SessionRecord>, ServerError> {
+    pub(crate) fn live_session(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<SessionRecord>, ServerError> {
         Ok(self.store.session(session_id)?.filter(|r| !r.deleted))
     }
 
@@ -289,14 +295,19 @@ impl<W: Wire> Shared<W> {
             core.prime(rec);
         }
         let Some(rec) = rec.filter(|r| !r.deleted) else {
-            let _ = core.gate.admit(|c| W::observe_inject(c, session_id, text, 404));
+            let _ = core
+                .gate
+                .admit(|c| W::observe_inject(c, session_id, text, 404));
             return Ok(api::<W>(
                 StatusCode::NOT_FOUND,
                 ApiError::SessionNotFound,
                 &format!("no live session has the id {session_id:?}"),
             ));
         };
-        if let Err(v) = core.gate.admit(|c| W::observe_inject(c, session_id, text, 200)) {
+        if let Err(v) = core
+            .gate
+            .admit(|c| W::observe_inject(c, session_id, text, 200))
+        {
             return Ok(api::<W>(
                 StatusCode::BAD_REQUEST,
                 ApiError::InvalidRequest,
@@ -342,7 +353,13 @@ impl<W: Wire> Shared<W> {
                 );
                 ForwardJob {
                     url: ext.input_url.clone(),
-                    payload: W::payload(&live.session_id, &live.agent_id, &callback, text, &created_at),
+                    payload: W::payload(
+                        &live.session_id,
+                        &live.agent_id,
+                        &callback,
+                        text,
+                        &created_at,
+                    ),
                 }
             });
         Ok(Ok(job))
@@ -360,7 +377,10 @@ impl<W: Wire> Shared<W> {
         };
         let outcome = (|| -> Result<(), ServerError> {
             let mut core = self.lock()?;
-            if let Err(v) = core.gate.admit(|c| W::observe_forward(c, &job.payload, status)) {
+            if let Err(v) = core
+                .gate
+                .admit(|c| W::observe_forward(c, &job.payload, status))
+            {
                 tracing::error!(violation = %v, "forward broke the protocol's sequence rules");
             }
             if let Err(e) = &result {
@@ -402,12 +422,20 @@ async fn create<W: Wire>(State(s): State<Arc<Shared<W>>>, body: Body) -> Respons
         Err(r) => return r,
     };
     let Ok(text) = std::str::from_utf8(&bytes) else {
-        return api::<W>(StatusCode::BAD_REQUEST, ApiError::InvalidRequest, "the body is not UTF-8");
+        return api::<W>(
+            StatusCode::BAD_REQUEST,
+            ApiError::InvalidRequest,
+            "the body is not UTF-8",
+        );
     };
     let req = match W::decode_create(text) {
         Ok(r) => r,
         Err(inv) => {
-            let code = if inv.errors.iter().any(|e| e.pointer.starts_with("/sessionId")) {
+            let code = if inv
+                .errors
+                .iter()
+                .any(|e| e.pointer.starts_with("/sessionId"))
+            {
                 ApiError::InvalidSessionId
             } else {
                 ApiError::InvalidRequest
@@ -438,10 +466,18 @@ async fn inject<W: Wire>(
         Err(r) => return r,
     };
     let Ok(text) = std::str::from_utf8(&bytes) else {
-        return api::<W>(StatusCode::BAD_REQUEST, ApiError::InvalidRequest, "the body is not UTF-8");
+        return api::<W>(
+            StatusCode::BAD_REQUEST,
+            ApiError::InvalidRequest,
+            "the body is not UTF-8",
+        );
     };
     if text.trim().is_empty() {
-        return api::<W>(StatusCode::BAD_REQUEST, ApiError::EmptyMessage, "the message is blank");
+        return api::<W>(
+            StatusCode::BAD_REQUEST,
+            ApiError::EmptyMessage,
+            "the message is blank",
+        );
     }
     s.inject(&session_id, text).unwrap_or_else(|e| internal(&e))
 }

@@ -138,7 +138,11 @@ async fn on_text<W: Wire>(
     let msg = match W::decode_frame(text) {
         Ok(m) => m,
         Err(inv) => {
-            let code = if inv.errors.iter().any(|e| e.pointer.starts_with("/sessionId")) {
+            let code = if inv
+                .errors
+                .iter()
+                .any(|e| e.pointer.starts_with("/sessionId"))
+            {
                 WsError::InvalidSessionId
             } else {
                 WsError::InvalidMessage

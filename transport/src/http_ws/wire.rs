@@ -10,8 +10,12 @@ use crate::store::external_agents::LogRole;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Frame<'a> {
     /// Attach this connection to a session (already trimmed by [`Wire::frame`]).
-    Hello { session_id: &'a str },
-    UserMessage { text: &'a str },
+    Hello {
+        session_id: &'a str,
+    },
+    UserMessage {
+        text: &'a str,
+    },
 }
 
 /// Why a WebSocket frame was refused (the protocol's `WsErrorCode`).
@@ -58,7 +62,12 @@ pub trait Wire: Send + Sync + 'static {
     fn frame(msg: &Self::Inbound) -> Frame<'_>;
     fn encode(msg: &Self::Outbound) -> String;
     fn session_ready(session_id: &str, agent_id: &str) -> Self::Outbound;
-    fn chat_message(session_id: &str, role: LogRole, text: &str, created_at: &str) -> Self::Outbound;
+    fn chat_message(
+        session_id: &str,
+        role: LogRole,
+        text: &str,
+        created_at: &str,
+    ) -> Self::Outbound;
     fn ws_error(code: WsError, message: &str) -> Self::Outbound;
 
     /// Decodes and validates a create body.

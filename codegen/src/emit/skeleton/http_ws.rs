@@ -68,7 +68,10 @@ fn field_type(p: &Protocol, ty: &str, field: &str) -> Option<String> {
 }
 
 fn kind(p: &Protocol, from: &str, name: &str) -> Option<Kind> {
-    let m = p.messages.iter().find(|m| m.from == from && m.kind == name)?;
+    let m = p
+        .messages
+        .iter()
+        .find(|m| m.from == from && m.kind == name)?;
     Some(Kind {
         variant: format_ident!("{}", pascal_case(&m.kind)),
         ty: type_ident(&m.type_name),
