@@ -183,7 +183,10 @@ impl hw::Wire for Wire {
         c: &mut Checker,
         msg: &proto::WebUiMessage,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
-        c.observe(Message::WebUi(msg))
+        match trimmed(msg) {
+            Some(t) => c.observe(Message::WebUi(&t)),
+            None => c.observe(Message::WebUi(msg)),
+        }
     }
     fn observe_out(
         c: &mut Checker,
@@ -222,6 +225,21 @@ impl hw::Wire for Wire {
             body: text.to_owned(),
         });
         c.observe(Message::Http(&x))
+    }
+}
+/// `hello` with its session id trimmed, when trimming changes it. The server acts on
+/// the trimmed id (and answers with it), so the checker must see that one too: its
+/// rules compare ids as plain strings.
+fn trimmed(msg: &proto::WebUiMessage) -> Option<proto::WebUiMessage> {
+    match msg {
+        proto::WebUiMessage::Hello(m) if m.session_id.0.trim() != m.session_id.0 => {
+            Some(
+                proto::WebUiMessage::Hello(proto::HelloMessage {
+                    session_id: session_id(m.session_id.0.trim()),
+                }),
+            )
+        }
+        _ => None,
     }
 }
 fn observe_create(
@@ -569,10 +587,12 @@ impl WebUiClient {
         })
     }
     /// Validates, sequence-checks and sends one message.
+    /// A `hello` id is sent trimmed, as the server will read it.
     pub async fn send(
         &mut self,
         msg: proto::WebUiMessage,
     ) -> Result<(), hw::ClientError> {
+        let msg = trimmed(&msg).unwrap_or(msg);
         msg.validate()?;
         self.gate.admit(|c| c.observe(Message::WebUi(&msg)))?;
         self.ws.send_text(msg.to_json()).await

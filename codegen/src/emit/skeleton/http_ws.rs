@@ -207,7 +207,7 @@ fn emit_wire(n: &Names) -> TokenStream {
         payload_msg_type,
         ..
     } = n;
-    let (hello_v, user_v) = (&n.hello.variant, &n.user_message.variant);
+    let (hello_v, hello_t, user_v) = (&n.hello.variant, &n.hello.ty, &n.user_message.variant);
     let (ready_v, ready_t) = (&n.session_ready.variant, &n.session_ready.ty);
     let (msg_v, msg_t) = (&n.message.variant, &n.message.ty);
     let (err_v, err_t) = (&n.error.variant, &n.error.ty);
@@ -397,7 +397,10 @@ fn emit_wire(n: &Names) -> TokenStream {
             }
 
             fn observe_in(c: &mut Checker, msg: &proto::#inbound) -> Result<(), agentwire_runtime::machine::Violation> {
-                c.observe(Message::#in_role(msg))
+                match trimmed(msg) {
+                    Some(t) => c.observe(Message::#in_role(&t)),
+                    None => c.observe(Message::#in_role(msg)),
+                }
             }
 
             fn observe_out(c: &mut Checker, msg: &proto::#outbound) -> Result<(), agentwire_runtime::machine::Violation> {
@@ -437,6 +440,20 @@ fn emit_wire(n: &Names) -> TokenStream {
                     body: text.to_owned(),
                 });
                 c.observe(Message::Http(&x))
+            }
+        }
+
+        /// `hello` with its session id trimmed, when trimming changes it. The server acts on
+        /// the trimmed id (and answers with it), so the checker must see that one too: its
+        /// rules compare ids as plain strings.
+        fn trimmed(msg: &proto::#inbound) -> Option<proto::#inbound> {
+            match msg {
+                proto::#inbound::#hello_v(m) if m.session_id.0.trim() != m.session_id.0 => {
+                    Some(proto::#inbound::#hello_v(proto::#hello_t {
+                        session_id: session_id(m.session_id.0.trim()),
+                    }))
+                }
+                _ => None,
             }
         }
 
@@ -881,7 +898,9 @@ fn emit_ws_client(p: &Protocol, n: &Names) -> TokenStream {
             }
 
             /// Validates, sequence-checks and sends one message.
+            /// A `hello` id is sent trimmed, as the server will read it.
             pub async fn send(&mut self, msg: proto::#inbound) -> Result<(), hw::ClientError> {
+                let msg = trimmed(&msg).unwrap_or(msg);
                 msg.validate()?;
                 self.gate.admit(|c| c.observe(Message::#in_role(&msg)))?;
                 self.ws.send_text(msg.to_json()).await
