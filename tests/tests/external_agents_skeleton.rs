@@ -43,6 +43,7 @@ impl sk::ExternalSystemHandler for Ext {
 }
 
 struct Rig {
+    agent: sk::AgentServer,
     server: ServerHandle,
     external: ServerHandle,
     base: String,
@@ -55,6 +56,8 @@ impl Rig {
     }
 
     async fn stop(self) {
+        // The server's own output must have passed its sequence checkers throughout.
+        assert_eq!(self.agent.violations(), 0);
         self.server.shutdown().await.unwrap();
         self.external.shutdown().await.unwrap();
     }
@@ -95,8 +98,10 @@ async fn rig(
         limits,
         mode,
     };
-    let server = sk::AgentServer::new(config, store).serve(listener).unwrap();
+    let agent = sk::AgentServer::new(config, store);
+    let server = agent.serve(listener).unwrap();
     Rig {
+        agent,
         server,
         external,
         base,

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 const MARKDOWN: &str = "Here is a *Markdown* reply.\n\n- One\n- Two\n";
 
-async fn start(store: Arc<dyn SessionStore>) -> (ServerHandle, String) {
+async fn start(store: Arc<dyn SessionStore>) -> (sk::AgentServer, ServerHandle, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let config = AgentServerConfig {
@@ -39,7 +39,8 @@ async fn start(store: Arc<dyn SessionStore>) -> (ServerHandle, String) {
         mode: CheckMode::Enforce,
     };
     let server = sk::AgentServer::new(config, store);
-    (server.serve(listener).unwrap(), base)
+    let handle = server.serve(listener).unwrap();
+    (server, handle, base)
 }
 
 /// Runs the curl script; returns `name -> (status, body)`.
@@ -92,7 +93,7 @@ fn assert_api_error(got: &(u16, String), status: u16, code: &str) {
 #[tokio::test]
 async fn curl_drives_create_attach_reject_and_callbacks() {
     let store: Arc<dyn SessionStore> = Arc::new(SqliteSessionStore::in_memory().unwrap());
-    let (server, base) = start(store.clone()).await;
+    let (agent, server, base) = start(store.clone()).await;
     let r = curl(&[&base, "flows"]).await;
 
     let created = &r["created"];
@@ -127,6 +128,7 @@ async fn curl_drives_create_attach_reject_and_callbacks() {
         (log[0].role, log[0].text.as_str()),
         (LogRole::Assistant, MARKDOWN)
     );
+    assert_eq!(agent.violations(), 0);
     server.shutdown().await.unwrap();
 }
 
@@ -141,7 +143,7 @@ async fn next(ui: &mut sk::WebUiClient) -> proto::AgentServerMessage {
 #[tokio::test]
 async fn curl_callback_is_broadcast_and_deleted_sessions_revive() {
     let store: Arc<dyn SessionStore> = Arc::new(SqliteSessionStore::in_memory().unwrap());
-    let (server, base) = start(store.clone()).await;
+    let (agent, server, base) = start(store.clone()).await;
     let r = curl(&[&base, "create", "ext-a", "S-42"]).await;
     assert_eq!(r["create"].0, 201);
 
@@ -187,5 +189,6 @@ async fn curl_callback_is_broadcast_and_deleted_sessions_revive() {
     );
     assert_eq!(curl(&[&base, "callback", "S-42"]).await["callback"].0, 200);
     assert_eq!(store.log("S-42").unwrap().len(), 2);
+    assert_eq!(agent.violations(), 0);
     server.shutdown().await.unwrap();
 }

@@ -179,6 +179,13 @@ impl hw::Wire for Wire {
     fn prime(c: &mut Checker, session: &str, agent_id: &str) {
         let _ = observe_create(c, agent_id, session, 200);
     }
+    fn prime_connection(c: &mut Checker, session: &str, agent_id: &str) {
+        let hello = proto::WebUiMessage::Hello(proto::HelloMessage {
+            session_id: session_id(session),
+        });
+        let _ = c.observe(Message::WebUi(&hello));
+        let _ = c.observe(Message::AgentServer(&Self::session_ready(session, agent_id)));
+    }
     fn observe_in(
         c: &mut Checker,
         msg: &proto::WebUiMessage,

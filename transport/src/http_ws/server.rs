@@ -1,7 +1,8 @@
 //! The agent server: session create/attach/revive, callback injection, the shared ordering
 //! lock, and forwarding to `inputUrl`. The WebSocket side is in `socket`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
@@ -89,14 +90,20 @@ pub(crate) struct Shared<W: Wire> {
     forwarder: Forwarder,
     connections: Arc<Semaphore>,
     pub(crate) shutdown: CancellationToken,
+    /// Sequence violations of the server's own output (enforced or not).
+    pub(crate) violations: Arc<AtomicU64>,
 }
 
-/// State changed under one lock so that the store, the server-wide checker and every
+/// State changed under one lock so that the store, the per-session checkers and every
 /// broadcast see events in the same order.
 pub(crate) struct Core<W: Wire> {
-    gate: Gate<W::Checker>,
-    /// Sessions the server-wide checker has heard of (directly or primed from the store).
-    seen: HashSet<String>,
+    mode: CheckMode,
+    /// The server's own view of each session it has touched: HTTP exchanges and broadcasts
+    /// (sent once, whoever is attached). One checker per session because the protocol's
+    /// connection machine follows a single session; each is primed as if one connection
+    /// were attached, which is what a broadcast assumes.
+    checkers: HashMap<String, Gate<W::Checker>>,
+    violations: Arc<AtomicU64>,
     clock: Clock,
     generated: u64,
     pub(crate) hub: Hub<W::Outbound>,
@@ -109,19 +116,32 @@ pub(crate) struct ForwardJob<W: Wire> {
 }
 
 impl<W: Wire> Core<W> {
-    fn prime(&mut self, rec: &SessionRecord) {
-        if self.seen.insert(rec.session_id.clone()) {
-            let _ = self.gate.admit(|c| {
-                W::prime(c, &rec.session_id, &rec.agent_id);
-                Ok(())
-            });
-        }
+    fn fresh_gate(&self) -> Gate<W::Checker> {
+        Gate::new(self.mode, W::new_checker(64))
+    }
+
+    /// The session's checker, primed from the stored record the first time.
+    fn gate(&mut self, rec: &SessionRecord) -> &mut Gate<W::Checker> {
+        let mode = self.mode;
+        self.checkers
+            .entry(rec.session_id.clone())
+            .or_insert_with(|| {
+                let mut g = Gate::new(mode, W::new_checker(64));
+                let _ = g.admit(|c| {
+                    W::prime(c, &rec.session_id, &rec.agent_id);
+                    W::prime_connection(c, &rec.session_id, &rec.agent_id);
+                    Ok(())
+                });
+                g
+            })
     }
 
     /// Feeds an outbound message the server already committed to; a violation here is a
-    /// server bug, reported loudly but not undoable.
-    fn note_out(&mut self, msg: &W::Outbound) {
-        if let Err(v) = self.gate.admit(|c| W::observe_out(c, msg)) {
+    /// server bug, reported loudly (and counted) but not undoable.
+    fn note_out(&mut self, rec: &SessionRecord, msg: &W::Outbound) {
+        let violations = self.violations.clone();
+        if let Err(v) = self.gate(rec).admit(|c| W::observe_out(c, msg)) {
+            violations.fetch_add(1, Ordering::Relaxed);
             tracing::error!(violation = %v, "agent server broke the protocol's sequence rules");
         }
     }
@@ -143,10 +163,11 @@ fn internal(e: &ServerError) -> Response {
 impl<W: Wire> AgentServer<W> {
     pub fn new(config: AgentServerConfig, store: Arc<dyn SessionStore>) -> Self {
         let limits = config.limits;
-        let max_instances = limits.max_sessions.saturating_mul(2).saturating_add(16);
+        let violations = Arc::new(AtomicU64::new(0));
         let core = Core {
-            gate: Gate::new(config.mode, W::new_checker(max_instances)),
-            seen: HashSet::new(),
+            mode: config.mode,
+            checkers: HashMap::new(),
+            violations: violations.clone(),
             clock: Clock::new(),
             generated: 0,
             hub: Hub::new(),
@@ -164,10 +185,18 @@ impl<W: Wire> AgentServer<W> {
             forwarder: Forwarder::new(limits.forward_timeout),
             connections: Arc::new(Semaphore::new(limits.max_connections)),
             shutdown: CancellationToken::new(),
+            violations,
         };
         Self {
             shared: Arc::new(shared),
         }
+    }
+
+    /// In enforce mode, how many times the server's own output broke the protocol's
+    /// sequence rules (0 unless the store was changed behind its back, or a bug); warn mode
+    /// logs them instead, off mode does not look.
+    pub fn violations(&self) -> u64 {
+        self.shared.violations.load(Ordering::Relaxed)
     }
 
     /// The store the server writes to.
@@ -221,8 +250,9 @@ impl<W: Wire> Shared<W> {
             }
         };
         if !self.agents.contains_key(&req.agent_id) {
+            // No session comes of it: checked on a throwaway checker, not remembered.
             let _ = core
-                .gate
+                .fresh_gate()
                 .admit(|c| W::observe_create(c, &req.agent_id, &session_id, 404));
             return Ok(api::<W>(
                 StatusCode::NOT_FOUND,
@@ -231,13 +261,10 @@ impl<W: Wire> Shared<W> {
             ));
         }
         let existing = self.store.session(&session_id)?;
-        if let Some(rec) = &existing {
-            core.prime(rec);
-        }
         let (status, record) = match existing {
             Some(rec) if rec.agent_id != req.agent_id => {
                 let _ = core
-                    .gate
+                    .gate(&rec)
                     .admit(|c| W::observe_create(c, &req.agent_id, &session_id, 409));
                 return Ok(api::<W>(
                     StatusCode::CONFLICT,
@@ -265,17 +292,29 @@ impl<W: Wire> Shared<W> {
                 "the server holds its maximum number of live sessions",
             ));
         }
-        if let Err(v) = core
-            .gate
-            .admit(|c| W::observe_create(c, &req.agent_id, &session_id, status.as_u16()))
-        {
+        let observe =
+            |c: &mut W::Checker| W::observe_create(c, &req.agent_id, &session_id, status.as_u16());
+        let checked = if status == StatusCode::CREATED {
+            let mut gate = core.fresh_gate();
+            let r = gate.admit(observe);
+            if r.is_ok() {
+                let _ = gate.admit(|c| {
+                    W::prime_connection(c, &session_id, &req.agent_id);
+                    Ok(())
+                });
+                core.checkers.insert(session_id.clone(), gate);
+            }
+            r
+        } else {
+            core.gate(&record).admit(observe)
+        };
+        if let Err(v) = checked {
             return Ok(api::<W>(
                 StatusCode::BAD_REQUEST,
                 ApiError::InvalidRequest,
                 &format!("refused by the sequence checker: {v}"),
             ));
         }
-        core.seen.insert(session_id.clone());
         if record.deleted {
             self.store.put_session(&SessionRecord {
                 deleted: false,
@@ -291,12 +330,9 @@ impl<W: Wire> Shared<W> {
     fn inject(&self, session_id: &str, text: &str) -> Result<Response, ServerError> {
         let mut core = self.lock()?;
         let rec = self.store.session(session_id)?;
-        if let Some(rec) = &rec {
-            core.prime(rec);
-        }
         let Some(rec) = rec.filter(|r| !r.deleted) else {
             let _ = core
-                .gate
+                .fresh_gate()
                 .admit(|c| W::observe_inject(c, session_id, text, 404));
             return Ok(api::<W>(
                 StatusCode::NOT_FOUND,
@@ -305,7 +341,7 @@ impl<W: Wire> Shared<W> {
             ));
         };
         if let Err(v) = core
-            .gate
+            .gate(&rec)
             .admit(|c| W::observe_inject(c, session_id, text, 200))
         {
             return Ok(api::<W>(
@@ -318,7 +354,7 @@ impl<W: Wire> Shared<W> {
         self.store
             .append(&rec.session_id, LogRole::Assistant, text, &created_at)?;
         let msg = W::chat_message(&rec.session_id, LogRole::Assistant, text, &created_at);
-        core.note_out(&msg);
+        core.note_out(&rec, &msg);
         core.hub.broadcast(&rec.session_id, &msg);
         Ok(json(StatusCode::OK, W::ok_reply()))
     }
@@ -334,12 +370,11 @@ impl<W: Wire> Shared<W> {
         let Some(live) = self.live_session(&rec.session_id)? else {
             return Ok(Err(WsError::SessionNotFound));
         };
-        core.prime(&live);
         let created_at = core.clock.now();
         self.store
             .append(&live.session_id, LogRole::User, text, &created_at)?;
         let msg = W::chat_message(&live.session_id, LogRole::User, text, &created_at);
-        core.note_out(&msg);
+        core.note_out(&live, &msg);
         core.hub.broadcast(&live.session_id, &msg);
         let job = self
             .agents
@@ -366,7 +401,7 @@ impl<W: Wire> Shared<W> {
     }
 
     /// Posts one user message to `inputUrl`; a failure becomes an error line of the session.
-    pub(crate) async fn forward(self: Arc<Self>, session_id: String, job: ForwardJob<W>) {
+    pub(crate) async fn forward(self: Arc<Self>, rec: SessionRecord, job: ForwardJob<W>) {
         let result = self
             .forwarder
             .post_json(&job.url, W::encode_payload(&job.payload))
@@ -375,12 +410,14 @@ impl<W: Wire> Shared<W> {
             Ok(s) => Some(*s),
             Err(e) => e.status(),
         };
+        let session_id = rec.session_id.as_str();
         let outcome = (|| -> Result<(), ServerError> {
             let mut core = self.lock()?;
             if let Err(v) = core
-                .gate
+                .gate(&rec)
                 .admit(|c| W::observe_forward(c, &job.payload, status))
             {
+                self.violations.fetch_add(1, Ordering::Relaxed);
                 tracing::error!(violation = %v, "forward broke the protocol's sequence rules");
             }
             if let Err(e) = &result {
@@ -388,10 +425,10 @@ impl<W: Wire> Shared<W> {
                 let text = format!("Forwarding to the external agent failed: {e}");
                 let created_at = core.clock.now();
                 self.store
-                    .append(&session_id, LogRole::Error, &text, &created_at)?;
-                let msg = W::chat_message(&session_id, LogRole::Error, &text, &created_at);
-                core.note_out(&msg);
-                core.hub.broadcast(&session_id, &msg);
+                    .append(session_id, LogRole::Error, &text, &created_at)?;
+                let msg = W::chat_message(session_id, LogRole::Error, &text, &created_at);
+                core.note_out(&rec, &msg);
+                core.hub.broadcast(session_id, &msg);
             }
             Ok(())
         })();

@@ -3,6 +3,7 @@
 //! the session's broadcasts.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
@@ -20,6 +21,7 @@ struct Conn<W: Wire> {
     gate: Gate<W::Checker>,
     attached: Option<(SessionRecord, u64)>,
     rx: Option<mpsc::Receiver<W::Outbound>>,
+    violations: Arc<AtomicU64>,
 }
 
 async fn next_broadcast<T>(rx: &mut Option<mpsc::Receiver<T>>) -> Option<T> {
@@ -39,13 +41,14 @@ pub(crate) async fn run<W: Wire>(
         gate: Gate::new(s.mode, W::new_checker(max_instances)),
         attached: None,
         rx: None,
+        violations: s.violations.clone(),
     };
     let close = loop {
         tokio::select! {
             () = s.shutdown.cancelled() => break Some((GOING_AWAY, "server shutting down")),
             out = next_broadcast(&mut conn.rx) => match out {
                 Some(msg) => {
-                    if send::<W>(&mut socket, &mut conn.gate, &msg).await.is_err() {
+                    if send::<W>(&conn.violations, &mut socket, &mut conn.gate, &msg).await.is_err() {
                         break None;
                     }
                 }
@@ -60,7 +63,7 @@ pub(crate) async fn run<W: Wire>(
                 }
                 Some(Ok(Message::Binary(_))) => {
                     let msg = W::ws_error(WsError::InvalidMessage, "binary frames are not part of the protocol");
-                    if send::<W>(&mut socket, &mut conn.gate, &msg).await.is_err() {
+                    if send::<W>(&conn.violations, &mut socket, &mut conn.gate, &msg).await.is_err() {
                         break None;
                     }
                 }
@@ -91,11 +94,13 @@ fn detach<W: Wire>(s: &Shared<W>, conn: &mut Conn<W>) {
 /// Sends one outbound message through the connection's checker; in enforce mode a message
 /// the checker refuses is not sent (and logged, since it is the server's own mistake).
 async fn send<W: Wire>(
+    violations: &AtomicU64,
     socket: &mut WebSocket,
     gate: &mut Gate<W::Checker>,
     msg: &W::Outbound,
 ) -> Result<(), axum::Error> {
     if let Err(v) = gate.admit(|c| W::observe_out(c, msg)) {
+        violations.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::error!(violation = %v, "outbound frame refused by the sequence checker");
         return Ok(());
     }
@@ -117,7 +122,7 @@ async fn refuse<W: Wire>(
     message: &str,
 ) -> Result<(), ConnError> {
     let msg = W::ws_error(code, message);
-    send::<W>(socket, &mut conn.gate, &msg).await?;
+    send::<W>(&conn.violations, socket, &mut conn.gate, &msg).await?;
     Ok(())
 }
 
@@ -174,7 +179,7 @@ async fn on_text<W: Wire>(
             let ready = W::session_ready(&rec.session_id, &rec.agent_id);
             conn.attached = Some((rec, id));
             conn.rx = Some(rx);
-            send::<W>(socket, &mut conn.gate, &ready).await?;
+            send::<W>(&conn.violations, socket, &mut conn.gate, &ready).await?;
         }
         Frame::UserMessage { text } => {
             let Some((rec, _)) = &conn.attached else {
@@ -182,8 +187,7 @@ async fn on_text<W: Wire>(
             };
             match s.user_message(rec, text)? {
                 Ok(Some(job)) => {
-                    let session_id = rec.session_id.clone();
-                    tokio::spawn(s.clone().forward(session_id, job));
+                    tokio::spawn(s.clone().forward(rec.clone(), job));
                 }
                 Ok(None) => {}
                 Err(code) => {

@@ -86,7 +86,11 @@ pub trait Wire: Send + Sync + 'static {
     ) -> Self::Payload;
     fn encode_payload(payload: &Self::Payload) -> String;
 
+    /// Tells a checker the session exists (a create it did not see).
     fn prime(c: &mut Self::Checker, session_id: &str, agent_id: &str);
+    /// Tells a checker a connection is attached to the session (a hello and session_ready
+    /// it did not see), so the server-wide view of one session can check broadcasts.
+    fn prime_connection(c: &mut Self::Checker, session_id: &str, agent_id: &str);
     fn observe_in(c: &mut Self::Checker, msg: &Self::Inbound) -> Result<(), Violation>;
     fn observe_out(c: &mut Self::Checker, msg: &Self::Outbound) -> Result<(), Violation>;
     fn observe_create(

@@ -396,6 +396,14 @@ fn emit_wire(n: &Names) -> TokenStream {
                 let _ = observe_create(c, agent_id, session, 200);
             }
 
+            fn prime_connection(c: &mut Checker, session: &str, agent_id: &str) {
+                let hello = proto::#inbound::#hello_v(proto::#hello_t {
+                    session_id: session_id(session),
+                });
+                let _ = c.observe(Message::#in_role(&hello));
+                let _ = c.observe(Message::#out_role(&Self::session_ready(session, agent_id)));
+            }
+
             fn observe_in(c: &mut Checker, msg: &proto::#inbound) -> Result<(), agentwire_runtime::machine::Violation> {
                 match trimmed(msg) {
                     Some(t) => c.observe(Message::#in_role(&t)),
