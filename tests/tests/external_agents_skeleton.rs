@@ -461,3 +461,53 @@ async fn a_restarted_server_keeps_sessions_and_conversations() {
     );
     second.stop().await;
 }
+
+#[test]
+fn arbitrary_frames_each_get_one_answer_and_never_break_the_connection() {
+    use futures_util::{SinkExt, StreamExt};
+    use proptest::prelude::*;
+    use tokio_tungstenite::tungstenite::Message as M;
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (rig, ws) = rt.block_on(async {
+        let rig = rig(
+            memory(),
+            Behaviour::Accept,
+            Limits::default(),
+            CheckMode::Enforce,
+        )
+        .await;
+        let (ws, _) = tokio_tungstenite::connect_async(rig.ws()).await.unwrap();
+        (rig, ws)
+    });
+    let ws = std::cell::RefCell::new(ws);
+    // Frames near the protocol's shape find more paths than plain noise.
+    let frame = prop_oneof![
+        any::<String>(),
+        "[a-z_]{0,12}".prop_map(|t| format!(r#"{{"type":"{t}"}}"#)),
+        "\\PC{0,40}".prop_map(|id| format!(r#"{{"type":"hello","sessionId":{id:?}}}"#)),
+        any::<String>().prop_map(|t| format!(r#"{{"type":"user_message","text":{t:?},"x":1}}"#)),
+    ];
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(64));
+    runner
+        .run(&frame, |text| {
+            rt.block_on(async {
+                let mut ws = ws.borrow_mut();
+                ws.send(M::text(text.clone())).await.unwrap();
+                let got = tokio::time::timeout(Duration::from_secs(5), ws.next())
+                    .await
+                    .expect("an answer in time")
+                    .expect("connection open")
+                    .expect("a frame");
+                let msg = proto::AgentServerMessage::from_json(got.into_text().unwrap().as_str())
+                    .expect("a valid server frame");
+                prop_assert!(
+                    matches!(msg, proto::AgentServerMessage::Error(_)),
+                    "{text:?} -> {msg:?}"
+                );
+                Ok(())
+            })
+        })
+        .unwrap();
+    rt.block_on(rig.stop());
+}
