@@ -480,7 +480,7 @@ fn arbitrary_frames_each_get_one_answer_and_never_break_the_connection() {
         let (ws, _) = tokio_tungstenite::connect_async(rig.ws()).await.unwrap();
         (rig, ws)
     });
-    let ws = std::cell::RefCell::new(ws);
+    let ws = tokio::sync::Mutex::new(ws);
     // Frames near the protocol's shape find more paths than plain noise.
     let frame = prop_oneof![
         any::<String>(),
@@ -492,7 +492,7 @@ fn arbitrary_frames_each_get_one_answer_and_never_break_the_connection() {
     runner
         .run(&frame, |text| {
             rt.block_on(async {
-                let mut ws = ws.borrow_mut();
+                let mut ws = ws.lock().await;
                 ws.send(M::text(text.clone())).await.unwrap();
                 let got = tokio::time::timeout(Duration::from_secs(5), ws.next())
                     .await
