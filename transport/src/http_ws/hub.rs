@@ -69,3 +69,29 @@ impl<T: Clone> Default for Hub<T> {
         Self::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_subscriber_is_dropped_and_the_others_still_get_the_message() {
+        let mut hub = Hub::new();
+        let (slow_tx, mut slow_rx) = mpsc::channel(1);
+        let (fast_tx, mut fast_rx) = mpsc::channel(8);
+        hub.attach("s", slow_tx);
+        let fast = hub.attach("s", fast_tx);
+        assert_eq!(hub.broadcast("s", &1), 2);
+        assert_eq!(hub.broadcast("s", &2), 1, "the slow queue is full");
+        assert_eq!(slow_rx.try_recv(), Ok(1));
+        // Its sender is gone: the connection sees its queue end.
+        assert!(matches!(
+            slow_rx.try_recv(),
+            Err(mpsc::error::TryRecvError::Disconnected)
+        ));
+        assert_eq!((fast_rx.try_recv(), fast_rx.try_recv()), (Ok(1), Ok(2)));
+        hub.detach("s", fast);
+        assert_eq!(hub.broadcast("s", &3), 0);
+        assert_eq!(hub.broadcast("other", &3), 0);
+    }
+}
