@@ -16,7 +16,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::Clock;
-use super::forward::Forwarder;
+use super::forward::{ForwardError, Forwarder};
 use super::hub::Hub;
 use super::limits::Limits;
 use super::serve::{ServerHandle, serve_router};
@@ -402,10 +402,14 @@ impl<W: Wire> Shared<W> {
 
     /// Posts one user message to `inputUrl`; a failure becomes an error line of the session.
     pub(crate) async fn forward(self: Arc<Self>, rec: SessionRecord, job: ForwardJob<W>) {
-        let result = self
-            .forwarder
-            .post_json(&job.url, W::encode_payload(&job.payload))
-            .await;
+        // A shutdown cuts a forward short: it is recorded as failed now rather than left to
+        // land in the store after the server is gone.
+        let result = tokio::select! {
+            r = self.forwarder.post_json(&job.url, W::encode_payload(&job.payload)) => r,
+            () = self.shutdown.cancelled() => {
+                Err(ForwardError::Unreachable("the agent server shut down first".into()))
+            }
+        };
         let status = match &result {
             Ok(s) => Some(*s),
             Err(e) => e.status(),

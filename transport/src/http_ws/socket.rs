@@ -36,7 +36,8 @@ pub(crate) async fn run<W: Wire>(
     mut socket: WebSocket,
     _permit: OwnedSemaphorePermit,
 ) {
-    let max_instances = 64;
+    // One session instance per distinct session this connection says hello to.
+    let max_instances = 1024;
     let mut conn = Conn::<W> {
         gate: Gate::new(s.mode, W::new_checker(max_instances)),
         attached: None,
