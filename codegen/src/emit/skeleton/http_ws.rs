@@ -946,3 +946,50 @@ fn emit_ws_client(p: &Protocol, n: &Names) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn spec() -> Protocol {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/external_agents");
+        crate::front::load::load_spec(&dir)
+            .expect("the external_agents spec loads")
+            .protocol
+    }
+
+    #[test]
+    fn emits_the_same_tokens_every_time() {
+        let p = spec();
+        let a = emit(&p).expect("a skeleton").to_string();
+        let b = emit(&p).expect("a skeleton").to_string();
+        assert_eq!(a, b);
+        assert!(a.contains("impl hw :: Wire for Wire"));
+    }
+
+    #[test]
+    fn a_spec_without_a_kind_the_server_relies_on_gets_no_skeleton() {
+        let mut p = spec();
+        p.messages.retain(|m| m.kind != "hello");
+        assert!(emit(&p).is_none());
+        let mut p = spec();
+        p.routes.retain(|r| r.name != "forward_input");
+        assert!(emit(&p).is_none());
+    }
+
+    #[test]
+    fn one_send_method_per_web_ui_kind_and_one_client_method_per_route() {
+        let s = emit(&spec()).expect("a skeleton").to_string();
+        for needle in [
+            "pub async fn hello",
+            "pub async fn user_message",
+            "pub async fn create_session",
+            "pub async fn inject_message",
+            "fn forward_input",
+        ] {
+            assert!(s.contains(needle), "missing {needle}");
+        }
+    }
+}
