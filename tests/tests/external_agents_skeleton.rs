@@ -511,3 +511,58 @@ fn arbitrary_frames_each_get_one_answer_and_never_break_the_connection() {
         .unwrap();
     rt.block_on(rig.stop());
 }
+
+#[tokio::test]
+async fn a_hello_sent_right_after_a_user_message_is_answered_after_its_echo() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message as M;
+
+    let rig = rig(
+        memory(),
+        Behaviour::Accept,
+        Limits::default(),
+        CheckMode::Enforce,
+    )
+    .await;
+    create(&rig.base, "chat-b", "R-0").await;
+    create(&rig.base, "chat-b", "R-1").await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(rig.ws()).await.unwrap();
+    ws.send(M::text(r#"{"type":"hello","sessionId":"R-0"}"#))
+        .await
+        .unwrap();
+    for i in 0..20 {
+        let (from, to) = (format!("R-{}", i % 2), format!("R-{}", (i + 1) % 2));
+        // Both frames leave before anything is read back.
+        ws.send(M::text(format!(
+            r#"{{"type":"user_message","text":"m{i}"}}"#
+        )))
+        .await
+        .unwrap();
+        ws.send(M::text(format!(r#"{{"type":"hello","sessionId":"{to}"}}"#)))
+            .await
+            .unwrap();
+        let mut answers = Vec::new();
+        while answers.len() < if i == 0 { 3 } else { 2 } {
+            let got = tokio::time::timeout(Duration::from_secs(5), ws.next())
+                .await
+                .unwrap();
+            let text = got.unwrap().unwrap().into_text().unwrap();
+            answers.push(proto::AgentServerMessage::from_json(text.as_str()).unwrap());
+        }
+        let answers = if i == 0 {
+            answers.split_off(1)
+        } else {
+            answers
+        };
+        let echo = chat(answers[0].clone());
+        assert_eq!(
+            (echo.session_id.0.as_str(), echo.text.as_str()),
+            (from.as_str(), format!("m{i}").as_str())
+        );
+        match &answers[1] {
+            proto::AgentServerMessage::SessionReady(r) => assert_eq!(r.session_id.0, to),
+            other => panic!("round {i}: expected session_ready, got {other:?}"),
+        }
+    }
+    rig.stop().await;
+}

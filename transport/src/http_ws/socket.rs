@@ -45,7 +45,11 @@ pub(crate) async fn run<W: Wire>(
         violations: s.violations.clone(),
     };
     let close = loop {
+        // Biased: broadcasts already queued (such as the echo of the user's last message)
+        // go out before the next frame is read, so the connection's checker sees the
+        // conversation in the order the server produced it.
         tokio::select! {
+            biased;
             () = s.shutdown.cancelled() => break Some((GOING_AWAY, "server shutting down")),
             out = next_broadcast(&mut conn.rx) => match out {
                 Some(msg) => {
