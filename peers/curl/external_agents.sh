@@ -48,6 +48,7 @@ flows)
   markdown_callback callback EXTERNAL-123
   req unknown_session -X POST "$base/external/sessions/NOPE-1/messages" --data-binary 'hello'
   req bad_path_id -X POST "$base/external/sessions/bad.id/messages" --data-binary 'hello'
+  req bad_path_encoding -X POST "$base/external/sessions/%ff/messages" --data-binary 'hello'
   req not_utf8 -X POST "$base/external/sessions/EXTERNAL-123/messages" --data-binary $'caf\xe9 \xff'
   req blank_callback -X POST "$base/external/sessions/EXTERNAL-123/messages" --data-binary '   '
   ;;

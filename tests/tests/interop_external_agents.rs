@@ -120,6 +120,7 @@ async fn curl_drives_create_attach_reject_and_callbacks() {
     assert_api_error(&r["bad_path_id"], 400, "invalid_session_id");
     assert_api_error(&r["blank_callback"], 400, "empty_message");
     assert_api_error(&r["not_utf8"], 400, "invalid_request");
+    assert_api_error(&r["bad_path_encoding"], 400, "invalid_session_id");
     assert_eq!(r["callback"], (200, r#"{"ok":true}"#.to_owned()));
 
     // The heredoc body arrived byte for byte, as one assistant line of the conversation.

@@ -489,9 +489,18 @@ async fn create<W: Wire>(State(s): State<Arc<Shared<W>>>, body: Body) -> Respons
 
 async fn inject<W: Wire>(
     State(s): State<Arc<Shared<W>>>,
-    Path(raw_id): Path<String>,
+    raw_id: Result<Path<String>, axum::extract::rejection::PathRejection>,
     body: Body,
 ) -> Response {
+    // A segment that does not percent-decode to UTF-8 is a bad id too, answered in the
+    // protocol's error form rather than axum's plain-text rejection.
+    let Ok(Path(raw_id)) = raw_id else {
+        return api::<W>(
+            StatusCode::BAD_REQUEST,
+            ApiError::InvalidSessionId,
+            "the session id in the path is not valid percent-encoded UTF-8",
+        );
+    };
     let session_id = match W::session_id(&raw_id) {
         Ok(id) => id,
         Err(inv) => {
