@@ -5,6 +5,8 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
+pub mod external_agents;
+
 /// Opens (or creates) the SQLite database at `path` the way every default store wants it:
 /// write-ahead logging, so readers never block the writer, and `synchronous = NORMAL`,
 /// which keeps committed data across a process crash (not across power loss) at a fraction

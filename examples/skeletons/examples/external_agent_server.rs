@@ -1,0 +1,69 @@
+//! The external_agents agent server: sessions, `/ws`, forwarding to an external agent's
+//! `inputUrl`, and the callback endpoint, over a SQLite file that survives restarts.
+//!
+//! ```sh
+//! cargo run --example external_agent_server            # listens on 127.0.0.1:8080
+//! cargo run --example external_system -- --demo        # in another terminal
+//! ```
+//!
+//! Environment: `EA_ADDR` (listen address), `EA_INPUT_URL` (the external agent's inputUrl,
+//! default `http://127.0.0.1:8081/v1/input`), `EA_DB` (SQLite file, default in the system
+//! temp dir). Press Enter to shut down cleanly.
+
+use std::sync::Arc;
+
+use agentwire_protocols::external_agents as proto;
+use agentwire_protocols::skeletons::external_agents as sk;
+use agentwire_transport::CheckMode;
+use agentwire_transport::http_ws::AgentServerConfig;
+use agentwire_transport::store::external_agents::SqliteSessionStore;
+use tokio::io::AsyncBufReadExt;
+
+fn env_or(key: &str, default: &str) -> String {
+    std::env::var(key).unwrap_or_else(|_| default.to_owned())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    agentwire_examples::init_logging();
+    let addr = env_or("EA_ADDR", "127.0.0.1:8080");
+    let input_url = env_or("EA_INPUT_URL", "http://127.0.0.1:8081/v1/input");
+    let db = std::env::var_os("EA_DB")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("agentwire-external-agents.sqlite"));
+
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    let agents = [
+        proto::AgentConfig::External(proto::ExternalAgentConfig {
+            agent_id: "external-agent-a".into(),
+            display_name: "External Agent A".into(),
+            description: Some("Async external agent via inputUrl".into()),
+            external: proto::ExternalAgentConfigExternal {
+                input_url: input_url.clone(),
+                callback_base_url: base.clone(),
+            },
+        }),
+        proto::AgentConfig::Chat(proto::ChatAgentConfig {
+            agent_id: "chat-agent".into(),
+            display_name: "Chat Agent".into(),
+            description: None,
+        }),
+    ];
+    let config = AgentServerConfig {
+        agents: sk::agent_entries(&agents),
+        limits: Default::default(),
+        mode: CheckMode::Enforce,
+    };
+    let store = Arc::new(SqliteSessionStore::open(&db)?);
+    let server = sk::AgentServer::new(config, store).serve(listener)?;
+    tracing::info!(%base, %input_url, db = %db.display(), "agent server up; press Enter to stop");
+
+    let mut line = String::new();
+    tokio::io::BufReader::new(tokio::io::stdin())
+        .read_line(&mut line)
+        .await?;
+    server.shutdown().await?;
+    tracing::info!("agent server stopped");
+    Ok(())
+}

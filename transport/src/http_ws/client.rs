@@ -1,0 +1,83 @@
+//! Client sides: a plain HTTP post that returns status and body, and a WebSocket client of
+//! JSON text frames.
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// Why a client call failed before a well-formed answer arrived.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("http: {0}")]
+    Http(#[from] reqwest::Error),
+    #[error("websocket: {0}")]
+    WebSocket(#[from] tokio_tungstenite::tungstenite::Error),
+    #[error("the peer sent an invalid message: {0}")]
+    Invalid(#[from] agentwire_runtime::Invalid),
+    #[error("sequence violation: {0}")]
+    Violation(#[from] agentwire_runtime::machine::Violation),
+    #[error("unexpected answer HTTP {status}: {body}")]
+    Unexpected { status: u16, body: String },
+}
+
+/// An HTTP answer: status and body text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpReply {
+    pub status: u16,
+    pub body: String,
+}
+
+/// Posts `body` with `content_type` and returns whatever the server answered.
+pub async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    content_type: &str,
+    body: String,
+) -> Result<HttpReply, ClientError> {
+    let resp = client
+        .post(url)
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await?;
+    let status = resp.status().as_u16();
+    let body = resp.text().await?;
+    Ok(HttpReply { status, body })
+}
+
+/// A WebSocket connection that sends and receives text frames.
+#[derive(Debug)]
+pub struct WsClient {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+impl WsClient {
+    pub async fn connect(url: &str) -> Result<Self, ClientError> {
+        let (ws, _) = tokio_tungstenite::connect_async(url).await?;
+        Ok(Self { ws })
+    }
+
+    pub async fn send_text(&mut self, text: String) -> Result<(), ClientError> {
+        self.ws.send(Message::text(text)).await?;
+        Ok(())
+    }
+
+    /// The next text frame; `None` once the server closed the connection.
+    pub async fn next_text(&mut self) -> Option<Result<String, ClientError>> {
+        loop {
+            match self.ws.next().await? {
+                Ok(Message::Text(t)) => return Some(Ok(t.as_str().to_owned())),
+                Ok(Message::Close(_)) => return None,
+                Ok(_) => continue,
+                Err(e) => return Some(Err(e.into())),
+            }
+        }
+    }
+
+    /// Sends a close frame.
+    pub async fn close(&mut self) -> Result<(), ClientError> {
+        self.ws.close(None).await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,37 @@
+//! Size, count and time limits of the agent server, with defaults safe for an exposed port.
+
+use std::time::Duration;
+
+/// Every limit the agent server enforces. The defaults suit a small deployment; raise them
+/// deliberately.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest HTTP request body (create, callback); larger ones get 413.
+    pub max_body_bytes: usize,
+    /// Largest WebSocket text frame answered with an `error` frame instead of handled.
+    /// Frames over four times this size close the connection (the WebSocket layer refuses
+    /// to buffer them at all).
+    pub max_frame_bytes: usize,
+    /// WebSocket connections open at once; one more is refused with 503 before the upgrade.
+    pub max_connections: usize,
+    /// Live (not deleted) sessions; a create that would add one more gets 503.
+    pub max_sessions: usize,
+    /// Outbound frames queued for one WebSocket client; a client that falls this far behind
+    /// is disconnected rather than letting the server buffer without bound.
+    pub max_queued_frames: usize,
+    /// Timeout of one `POST inputUrl` (the protocol says 5 s, no retries).
+    pub forward_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_body_bytes: 256 * 1024,
+            max_frame_bytes: 64 * 1024,
+            max_connections: 1024,
+            max_sessions: 10_000,
+            max_queued_frames: 1024,
+            forward_timeout: Duration::from_secs(5),
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Running an axum router on a listener with a shutdown handle.
+
+use std::net::SocketAddr;
+
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// A running server: its address, and the way to stop it.
+#[derive(Debug)]
+pub struct ServerHandle {
+    addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl ServerHandle {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// A token that, once cancelled, stops the server (shared with its connections).
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+
+    /// Stops accepting, lets open connections close, and waits for the server to end.
+    pub async fn shutdown(self) -> std::io::Result<()> {
+        self.shutdown.cancel();
+        self.wait().await
+    }
+
+    /// Waits until the server ends (after a shutdown, or a listener error).
+    pub async fn wait(self) -> std::io::Result<()> {
+        match self.task.await {
+            Ok(r) => r,
+            Err(e) => Err(std::io::Error::other(e)),
+        }
+    }
+}
+
+/// Serves `router` on `listener` until `shutdown` is cancelled.
+pub fn serve_router(
+    listener: TcpListener,
+    router: axum::Router,
+    shutdown: CancellationToken,
+) -> std::io::Result<ServerHandle> {
+    let addr = listener.local_addr()?;
+    let stop = shutdown.clone();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(stop.cancelled_owned())
+            .await
+    });
+    Ok(ServerHandle {
+        addr,
+        shutdown,
+        task,
+    })
+}
