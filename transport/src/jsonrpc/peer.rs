@@ -93,11 +93,18 @@ pub struct Stats {
 
 type Reply = Result<Response, CallError>;
 
+struct Waiting {
+    reply: oneshot::Sender<Reply>,
+    checked: bool,
+}
+
 struct Inner<S: Side> {
     config: Config,
     gate: Mutex<Gate<S::Checker>>,
     tx: mpsc::Sender<String>,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>,
+    /// Outbound requests waiting for their answers, and whether the checker saw each (raw
+    /// probes bypass it, and so must their answers).
+    pending: Mutex<HashMap<RequestId, Waiting>>,
     next_id: AtomicI64,
     cancel: CancellationToken,
     counters: Counters,
@@ -255,7 +262,7 @@ impl<S: Side> Peer<S> {
         request
             .validate()
             .map_err(|e| SendError::Invalid(e.under("/params")))?;
-        let (id, rx) = self.register()?;
+        let (id, rx) = self.register(true)?;
         let sent = self
             .send_checked(Message::Request {
                 id: id.clone(),
@@ -292,7 +299,7 @@ impl<S: Side> Peer<S> {
         method: &str,
         params: Option<serde_json::Value>,
     ) -> Result<Response, CallError> {
-        let (id, rx) = self.register()?;
+        let (id, rx) = self.register(false)?;
         let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method});
         if let Some(params) = params {
             msg["params"] = params;
@@ -313,7 +320,7 @@ impl<S: Side> Peer<S> {
         Ok(())
     }
 
-    fn register(&self) -> Result<(RequestId, oneshot::Receiver<Reply>), CallError> {
+    fn register(&self, checked: bool) -> Result<(RequestId, oneshot::Receiver<Reply>), CallError> {
         let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         let mut pending = lock(&self.inner.pending);
@@ -322,7 +329,7 @@ impl<S: Side> Peer<S> {
                 self.inner.config.max_outstanding,
             ));
         }
-        pending.insert(id.clone(), tx);
+        pending.insert(id.clone(), Waiting { reply: tx, checked });
         Ok((id, rx))
     }
 
@@ -476,6 +483,11 @@ impl<S: Side> Peer<S> {
                 return None;
             }
         };
+        if let Message::Response(r) = &msg
+            && self.is_unchecked_answer(r)
+        {
+            return Some(msg);
+        }
         let admitted = lock(&self.inner.gate).admit(|c| S::observe_inbound(c, &msg));
         let Err(violation) = admitted else {
             return Some(msg);
@@ -492,11 +504,11 @@ impl<S: Side> Peer<S> {
             }
             Message::Notification(_) => {}
             Message::Response(r) => {
-                if let Some(tx) =
+                if let Some(w) =
                     r.id.as_ref()
                         .and_then(|id| lock(&self.inner.pending).remove(id))
                 {
-                    let _ = tx.send(Err(CallError::Violation(violation)));
+                    let _ = w.reply.send(Err(CallError::Violation(violation)));
                 }
             }
         }
@@ -515,12 +527,12 @@ impl<S: Side> Peer<S> {
         }
         if !syntax && shape.is_response() {
             tracing::warn!(error = %invalid, "invalid response dropped");
-            if let Some(tx) = shape
+            if let Some(w) = shape
                 .id
                 .as_ref()
                 .and_then(|id| lock(&self.inner.pending).remove(id))
             {
-                let _ = tx.send(Err(CallError::InvalidResult(invalid.clone())));
+                let _ = w.reply.send(Err(CallError::InvalidResult(invalid.clone())));
             }
             return;
         }
@@ -529,14 +541,22 @@ impl<S: Side> Peer<S> {
         self.refuse(id, RpcError::for_invalid(invalid)).await;
     }
 
+    /// Whether `r` answers a raw probe, whose request the checker never saw.
+    fn is_unchecked_answer(&self, r: &Response) -> bool {
+        let pending = lock(&self.inner.pending);
+        r.id.as_ref()
+            .and_then(|id| pending.get(id))
+            .is_some_and(|w| !w.checked)
+    }
+
     fn deliver(&self, response: Response) {
         let waiting = response
             .id
             .as_ref()
             .and_then(|id| lock(&self.inner.pending).remove(id));
         match waiting {
-            Some(tx) => {
-                let _ = tx.send(Ok(response));
+            Some(w) => {
+                let _ = w.reply.send(Ok(response));
             }
             None => tracing::warn!(id = ?response.id, "response to no outstanding request dropped"),
         }
