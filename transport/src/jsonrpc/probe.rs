@@ -50,6 +50,10 @@ fn some<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Val
 
 /// Reads what it can of `text`; anything that is not a JSON object gives an empty shape.
 pub fn probe(text: &str) -> Shape {
+    // A derived struct decoder also accepts an array (by position), which is not an envelope.
+    if !text.trim_start().starts_with('{') {
+        return Shape::default();
+    }
     let Ok(loose) = serde_json::from_str::<Loose>(text) else {
         return Shape::default();
     };
