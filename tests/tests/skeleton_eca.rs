@@ -418,3 +418,40 @@ async fn tcp_server_caps_connections_and_shuts_down_cleanly() {
     .await
     .expect("bounded");
 }
+
+#[tokio::test]
+async fn abandoned_calls_free_their_slot() {
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (cr, cw) = tokio::io::split(b);
+    let _silent = a;
+    let config = Config {
+        mode: CheckMode::Off,
+        max_outstanding: 1,
+        ..Config::default()
+    };
+    let (client, _notes, _conn) = Client::connect(cr, cw, config);
+    for _ in 0..3 {
+        // The caller gives up; the next call must still find a free slot.
+        let gave_up = timeout(
+            Duration::from_millis(50),
+            client.chat_query_commands(query("x")),
+        )
+        .await;
+        assert!(gave_up.is_err(), "nobody answers");
+    }
+    let (first, second) = tokio::join!(
+        timeout(
+            Duration::from_millis(200),
+            client.chat_query_commands(query("a"))
+        ),
+        async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            client.chat_query_commands(query("b")).await
+        }
+    );
+    assert!(first.is_err(), "still unanswered");
+    assert!(
+        matches!(second, Err(CallError::TooManyOutstanding(1))),
+        "{second:?}"
+    );
+}

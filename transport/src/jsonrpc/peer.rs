@@ -93,6 +93,20 @@ pub struct Stats {
 
 type Reply = Result<Response, CallError>;
 
+/// Removes a request from the pending map when its caller stops waiting, however that happens
+/// (answer, error, timeout, or the caller's future being dropped), so abandoned calls do not
+/// use up `max_outstanding`.
+struct Forget<'a, S: Side> {
+    inner: &'a Inner<S>,
+    id: RequestId,
+}
+
+impl<S: Side> Drop for Forget<'_, S> {
+    fn drop(&mut self) {
+        lock(&self.inner.pending).remove(&self.id);
+    }
+}
+
 struct Waiting {
     reply: oneshot::Sender<Reply>,
     checked: bool,
@@ -263,13 +277,17 @@ impl<S: Side> Peer<S> {
             .validate()
             .map_err(|e| SendError::Invalid(e.under("/params")))?;
         let (id, rx) = self.register(true)?;
+        let _forget = Forget {
+            inner: &self.inner,
+            id: id.clone(),
+        };
         let sent = self
             .send_checked(Message::Request {
                 id: id.clone(),
                 request,
             })
             .await;
-        self.await_reply(id, sent, rx).await
+        self.await_reply(sent, rx).await
     }
 
     /// Sends a request and decodes, validates and returns its typed result.
@@ -300,12 +318,16 @@ impl<S: Side> Peer<S> {
         params: Option<serde_json::Value>,
     ) -> Result<Response, CallError> {
         let (id, rx) = self.register(false)?;
+        let _forget = Forget {
+            inner: &self.inner,
+            id: id.clone(),
+        };
         let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method});
         if let Some(params) = params {
             msg["params"] = params;
         }
         let sent = self.send_frame(msg.to_string()).await;
-        self.await_reply(id, sent, rx).await
+        self.await_reply(sent, rx).await
     }
 
     /// Sends `body` as one frame as it is, unchecked (for probing a peer with broken input).
@@ -335,21 +357,14 @@ impl<S: Side> Peer<S> {
 
     async fn await_reply(
         &self,
-        id: RequestId,
         sent: Result<(), SendError>,
         rx: oneshot::Receiver<Reply>,
     ) -> Result<Response, CallError> {
-        if let Err(e) = sent {
-            lock(&self.inner.pending).remove(&id);
-            return Err(e.into());
-        }
+        sent?;
         let reply = match self.inner.config.request_timeout {
             Some(limit) => match tokio::time::timeout(limit, rx).await {
                 Ok(reply) => reply,
-                Err(_) => {
-                    lock(&self.inner.pending).remove(&id);
-                    return Err(CallError::Timeout(limit));
-                }
+                Err(_) => return Err(CallError::Timeout(limit)),
             },
             None => rx.await,
         };
