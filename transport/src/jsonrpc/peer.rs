@@ -87,7 +87,8 @@ pub struct Stats {
     pub received: u64,
     /// Inbound frames refused as unframeable, undecodable or invalid.
     pub refused: u64,
-    /// Sequence violations seen in either direction (in warn mode too).
+    /// Messages the sequence checker refused, in either direction (enforce mode only; warn
+    /// mode logs instead).
     pub violations: u64,
 }
 
