@@ -71,14 +71,18 @@ impl ServerHandler for Bench {
             message: "stream failed".to_owned(),
             data: None,
         };
-        send(progress(ProgressContentState::Running)).await.map_err(failed)?;
+        send(progress(ProgressContentState::Running))
+            .await
+            .map_err(failed)?;
         for i in 0..STREAMED - 2 {
             let text = ChatContent::Text(TextContent {
                 text: format!("token {i} "),
             });
             send(text).await.map_err(failed)?;
         }
-        send(progress(ProgressContentState::Finished)).await.map_err(failed)?;
+        send(progress(ProgressContentState::Finished))
+            .await
+            .map_err(failed)?;
         Ok(ChatPromptResponse {
             chat_id: chat_id.clone(),
             model: "m".to_owned(),

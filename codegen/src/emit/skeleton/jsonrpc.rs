@@ -598,3 +598,79 @@ fn emit_client(r: &Roles<'_>) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::front::load::load_spec;
+
+    fn eca() -> Protocol {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/eca");
+        load_spec(&dir).expect("spec/eca loads").protocol
+    }
+
+    /// The `fn` items of `tokens` (`pub` or not), in order.
+    fn fns(tokens: &TokenStream) -> Vec<String> {
+        let file: syn::File = syn::parse2(tokens.clone()).expect("emitted code parses");
+        let mut out = Vec::new();
+        for item in file.items {
+            match item {
+                syn::Item::Trait(t) => out.extend(t.items.iter().filter_map(|i| match i {
+                    syn::TraitItem::Fn(f) => Some(format!("{}::{}", t.ident, f.sig.ident)),
+                    _ => None,
+                })),
+                syn::Item::Impl(i) if i.trait_.is_none() => {
+                    let syn::Type::Path(p) = &*i.self_ty else {
+                        continue;
+                    };
+                    let name = p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .unwrap_or_default();
+                    out.extend(i.items.iter().filter_map(|it| match it {
+                        syn::ImplItem::Fn(f) => Some(format!("{name}::{}", f.sig.ident)),
+                        _ => None,
+                    }));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn one_method_per_spec_method_on_each_side() {
+        let p = eca();
+        let tokens = emit(&p).expect("eca has a skeleton");
+        let fns = fns(&tokens);
+        for m in &p.methods {
+            let f = fn_ident(m).to_string();
+            let expected = match (m.from.as_str(), m.call) {
+                // What the client sends: handled by the server, sent by the typed client.
+                ("client", _) => vec![format!("ServerHandler::{f}"), format!("Client::{f}")],
+                // What the server sends: sent through the server's typed sender.
+                (_, Call::Notification) => vec![format!("ServerSender::{f}")],
+                (_, Call::Request) => unreachable!("eca servers send no requests"),
+            };
+            for e in expected {
+                assert!(fns.contains(&e), "missing {e} for `{}`", m.name);
+            }
+        }
+    }
+
+    #[test]
+    fn emission_is_deterministic_and_needs_two_roles() {
+        let p = eca();
+        assert_eq!(
+            emit(&p).map(|t| t.to_string()),
+            emit(&p).map(|t| t.to_string())
+        );
+        let mut three = p.clone();
+        three.roles.push("observer".to_owned());
+        assert!(emit(&three).is_none());
+    }
+}
