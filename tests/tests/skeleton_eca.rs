@@ -108,8 +108,10 @@ impl ServerHandler for Echo {
     async fn chat_delete(
         &self,
         _: ServerSender,
-        _: ChatDeleteParams,
+        p: ChatDeleteParams,
     ) -> Result<ChatDeleteResponse, RpcError> {
+        // A handler bug on demand, to show it costs only its own request.
+        assert_ne!(p.chat_id.as_deref(), Some("panic"), "handler bug");
         Ok(ChatDeleteResponse {})
     }
 }
@@ -303,6 +305,11 @@ async fn broken_frames_are_answered_and_the_connection_keeps_working() {
             .collect();
         raw.send_bytes(&junk).await;
         raw.initialize().await;
+        // A handler that panics: its request gets -32603, the connection lives on.
+        raw.send(json!({"jsonrpc": "2.0", "id": 8, "method": "chat/delete", "params": {"chatId": "panic"}}))
+            .await;
+        let a = raw.answer().await;
+        assert_eq!((a["id"].clone(), a["error"]["code"].clone()), (json!(8), json!(-32603)));
         raw.send(json!({"jsonrpc": "2.0", "id": 9, "method": "chat/queryCommands", "params": {"query": "ok"}}))
             .await;
         let a = raw.answer().await;

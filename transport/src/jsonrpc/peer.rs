@@ -14,7 +14,9 @@ use agentwire_runtime::jsonrpc::{
 };
 use agentwire_runtime::machine::Violation;
 use agentwire_runtime::{Invalid, Rule, Validate};
-use futures_util::{SinkExt, StreamExt};
+use std::panic::AssertUnwindSafe;
+
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Semaphore, mpsc, oneshot};
@@ -472,12 +474,22 @@ impl<S: Side> Peer<S> {
                     let peer = self.clone();
                     let work = dispatch.request(self.clone(), request);
                     tasks.spawn(async move {
-                        let outcome = work.await;
+                        // A panicking handler costs its own request (answered -32603), not
+                        // the connection or the caller's wait.
+                        let outcome = AssertUnwindSafe(work)
+                            .catch_unwind()
+                            .await
+                            .unwrap_or_else(|_| Err(handler_panicked()));
                         peer.respond(id, outcome).await;
                         drop(permit);
                     });
                 }
-                Message::Notification(n) => dispatch.notification(self.clone(), n).await,
+                Message::Notification(n) => {
+                    let work = dispatch.notification(self.clone(), n);
+                    if AssertUnwindSafe(work).catch_unwind().await.is_err() {
+                        tracing::error!("notification handler panicked");
+                    }
+                }
                 Message::Response(response) => self.deliver(response),
             }
         }
@@ -576,6 +588,15 @@ impl<S: Side> Peer<S> {
             }
             None => tracing::warn!(id = ?response.id, "response to no outstanding request dropped"),
         }
+    }
+}
+
+fn handler_panicked() -> RpcError {
+    tracing::error!("request handler panicked");
+    RpcError {
+        code: codes::INTERNAL_ERROR,
+        message: "the request handler failed".to_owned(),
+        data: None,
     }
 }
 
