@@ -82,6 +82,9 @@ impl ServerHandler for Echo {
         _: ServerSender,
         p: ChatQueryContextParams,
     ) -> Result<ChatQueryContextResponse, RpcError> {
+        if p.query == "slow" {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
         Ok(ChatQueryContextResponse {
             chat_id: p.chat_id,
             contexts: Vec::new(),
@@ -461,4 +464,39 @@ async fn abandoned_calls_free_their_slot() {
         matches!(second, Err(CallError::TooManyOutstanding(1))),
         "{second:?}"
     );
+}
+
+#[tokio::test]
+async fn requests_beyond_the_in_flight_limit_are_answered_busy() {
+    let config = Config {
+        max_in_flight: 1,
+        ..Config::default()
+    };
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (sr, sw) = tokio::io::split(a);
+    let _server = serve(Arc::new(Echo), sr, sw, config);
+    let (cr, cw) = tokio::io::split(b);
+    let (client, _notes, _conn) = Client::connect(cr, cw, Config::default());
+    timeout(BOUND, async {
+        client.initialize(init_params()).await.expect("initialize");
+        client.initialized(InitializedParams {}).await.expect("initialized");
+        let slow = client.chat_query_context(agentwire_protocols::eca::ChatQueryContextParams {
+            chat_id: None,
+            query: "slow".to_owned(),
+            contexts: Vec::new(),
+        });
+        let (slow, busy) = tokio::join!(slow, async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            client.chat_query_commands(query("x")).await
+        });
+        assert!(slow.is_ok(), "{slow:?}");
+        assert!(
+            matches!(busy, Err(CallError::Rpc(ref e)) if e.code == agentwire_transport::jsonrpc::SERVER_BUSY),
+            "{busy:?}"
+        );
+        // Once the slow one is done, requests are taken again.
+        client.chat_query_commands(query("y")).await.expect("answered");
+    })
+    .await
+    .expect("bounded");
 }

@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 pub use codec::ContentLengthCodec;
 pub use error::{CallError, SendError};
 pub use listen::{TcpServer, serve_tcp};
-pub use peer::{Connection, Dispatch, Inbound, Outbound, Peer, Side, Stats};
+pub use peer::{Connection, Dispatch, Inbound, Outbound, Peer, SERVER_BUSY, Side, Stats};
 pub use tokio_util::sync::CancellationToken;
 
 use crate::check::CheckMode;
@@ -42,7 +42,8 @@ pub struct Config {
     /// Longest frame body accepted, in bytes; a longer `Content-Length` is refused before
     /// any room is reserved for it. Default 16 MiB.
     pub max_frame_size: usize,
-    /// Inbound requests handled at once; further requests wait to be read. Default 64.
+    /// Inbound requests handled at once; one more is answered with [`SERVER_BUSY`] at once.
+    /// Default 1024 (as many as a client of this crate keeps outstanding).
     pub max_in_flight: usize,
     /// Outbound requests waiting for their answers; one more fails at once. Default 1024.
     pub max_outstanding: usize,
@@ -62,7 +63,7 @@ impl Default for Config {
         Self {
             mode: CheckMode::Enforce,
             max_frame_size: DEFAULT_MAX_FRAME_SIZE,
-            max_in_flight: 64,
+            max_in_flight: 1024,
             max_outstanding: 1024,
             queue: 256,
             request_timeout: None,

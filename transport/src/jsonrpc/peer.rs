@@ -466,11 +466,21 @@ impl<S: Side> Peer<S> {
             };
             match msg {
                 Message::Request { id, request } => {
-                    let permit = tokio::select! {
-                        _ = cancel.cancelled() => break,
-                        p = Arc::clone(&in_flight).acquire_owned() => p,
+                    // Over the limit the request is answered at once rather than waited for:
+                    // waiting would stop the reader, and a running request may itself be
+                    // waiting for a notification behind it (a tool approval).
+                    let Ok(permit) = Arc::clone(&in_flight).try_acquire_owned() else {
+                        let busy = RpcError {
+                            code: SERVER_BUSY,
+                            message: format!(
+                                "more than {} requests in flight",
+                                self.inner.config.max_in_flight
+                            ),
+                            data: None,
+                        };
+                        self.respond(id, Err(busy)).await;
+                        continue;
                     };
-                    let Ok(permit) = permit else { break };
                     let peer = self.clone();
                     let work = dispatch.request(self.clone(), request);
                     tasks.spawn(async move {
@@ -590,6 +600,10 @@ impl<S: Side> Peer<S> {
         }
     }
 }
+
+/// The code answering a request beyond `Config::max_in_flight`: the first of JSON-RPC's
+/// implementation-defined server errors.
+pub const SERVER_BUSY: i64 = -32000;
 
 fn handler_panicked() -> RpcError {
     tracing::error!("request handler panicked");
