@@ -21,6 +21,11 @@ impl agentwire_transport::jsonrpc::Side for ServerSide {
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         checker.observe(crate::eca::machine::Message::Server(msg))
     }
+    fn finish(
+        checker: Self::Checker,
+    ) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
+        checker.finish()
+    }
 }
 /// The `client` end of a connection: what it receives and sends, and how the sequence checker sees each direction.
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +47,11 @@ impl agentwire_transport::jsonrpc::Side for ClientSide {
         msg: &agentwire_transport::jsonrpc::Outbound<Self>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         checker.observe(crate::eca::machine::Message::Client(msg))
+    }
+    fn finish(
+        checker: Self::Checker,
+    ) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
+        checker.finish()
     }
 }
 /// A fresh sequence checker with the configured limits.

@@ -40,12 +40,15 @@ pub trait Side: Send + Sync + 'static {
     type OutRequest: MethodSet + Send + 'static;
     /// Notifications this side sends.
     type OutNotification: MethodSet + Send + 'static;
-    /// The protocol's generated sequence checker.
-    type Checker: Send + 'static;
+    /// The protocol's generated sequence checker (`Default`: a fresh one).
+    type Checker: Send + Default + 'static;
 
     fn observe_inbound(checker: &mut Self::Checker, msg: &Inbound<Self>) -> Result<(), Violation>;
     fn observe_outbound(checker: &mut Self::Checker, msg: &Outbound<Self>)
     -> Result<(), Violation>;
+
+    /// Ends the stream: what is left mid-flow (an unanswered request, a running chat).
+    fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>>;
 }
 
 /// A message the side `S` receives.
@@ -505,8 +508,22 @@ impl<S: Side> Peer<S> {
         }
         cancel.cancel();
         tasks.abort_all();
+        self.finish_checker();
         // Outstanding calls end with `Closed` when their reply senders drop.
         lock(&self.inner.pending).clear();
+    }
+
+    /// Reports what the connection left mid-flow. Only logged: the peer is gone, there is
+    /// nobody to answer.
+    fn finish_checker(&self) {
+        let _ = lock(&self.inner.gate).admit(|checker| {
+            if let Err(unfinished) = S::finish(std::mem::take(checker)) {
+                for v in unfinished {
+                    tracing::warn!(violation = %v, "connection ended mid-flow");
+                }
+            }
+            Ok(())
+        });
     }
 
     /// Decodes, validates and sequence-checks one inbound text. Anything refused is answered

@@ -161,6 +161,12 @@ fn emit_sides(r: &Roles<'_>) -> TokenStream {
                 ) -> Result<(), agentwire_runtime::machine::Violation> {
                     checker.observe(crate::#module::machine::Message::#me_variant(msg))
                 }
+
+                fn finish(
+                    checker: Self::Checker,
+                ) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
+                    checker.finish()
+                }
             }
         });
     }
