@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod http_ws;
+pub mod jsonrpc;
 pub mod store;
 
 pub use check::{CheckMode, Gate};

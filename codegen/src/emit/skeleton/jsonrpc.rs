@@ -1,10 +1,682 @@
 //! Skeleton emitter for JSON-RPC 2.0 over Content-Length framing (eca).
+//!
+//! From the spec's `methods` it emits, for a protocol with a calling role (the one that sends
+//! requests, eca's `client`) and an answering role (`server`):
+//! - a `Side` per role, binding the method sets and the sequence checker to
+//!   `agentwire_transport::jsonrpc::Peer`;
+//! - the server's handler trait, one async method per inbound request (returning its typed
+//!   result) and per inbound notification (a no-op by default), and a typed sender with one
+//!   method per server notification;
+//! - `serve`, `serve_stdio` and `serve_tcp`;
+//! - the typed client, one method per request (awaiting the typed result) and per
+//!   notification, with the server's notifications as a stream.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
 
-use crate::ir::Protocol;
+use crate::emit::types::{field_ident, type_ident};
+use crate::ir::{Call, Method, Protocol};
+use crate::naming::pascal_case;
 
-/// Not emitted yet: returns `None`.
-pub fn emit(_p: &Protocol) -> Option<TokenStream> {
-    None
+/// The skeleton module of a JSON-RPC protocol with two roles; `None` otherwise.
+pub fn emit(p: &Protocol) -> Option<TokenStream> {
+    let [first, second] = p.roles.as_slice() else {
+        return None;
+    };
+    let sends_requests = |role: &str| {
+        p.methods
+            .iter()
+            .any(|m| m.call == Call::Request && m.from == role)
+    };
+    // The calling role is the one that sends requests (the first role when both do).
+    let (client, server) = if sends_requests(first) || !sends_requests(second) {
+        (first.as_str(), second.as_str())
+    } else {
+        (second.as_str(), first.as_str())
+    };
+    let roles = Roles::new(p, client, server);
+    let module_doc = format!(
+        " Client and server skeletons of {}: JSON-RPC 2.0 over `Content-Length` framing on \
+         stdio, TCP or any byte stream, with validation and sequence checking on both \
+         directions. Generated from `spec/{}`; see `docs/skeletons/{}.md`.",
+        p.title, p.module, p.module
+    );
+    let sides = emit_sides(&roles);
+    let server_items = emit_server(&roles);
+    let client_items = emit_client(&roles);
+    Some(quote! {
+        #![doc = #module_doc]
+
+        #sides
+        #server_items
+        #client_items
+    })
+}
+
+/// Names shared by the emitted items.
+struct Roles<'a> {
+    p: &'a Protocol,
+    module: Ident,
+    client: &'a str,
+    server: &'a str,
+}
+
+impl<'a> Roles<'a> {
+    fn new(p: &'a Protocol, client: &'a str, server: &'a str) -> Self {
+        Self {
+            p,
+            module: format_ident!("{}", p.module),
+            client,
+            server,
+        }
+    }
+
+    fn methods(&self, from: &str, call: Call) -> Vec<&'a Method> {
+        self.p
+            .methods
+            .iter()
+            .filter(|m| m.from == from && m.call == call)
+            .collect()
+    }
+
+    /// The path of `<Role><what>` in the protocol module, or `NoMethods` when the role sends
+    /// no such methods.
+    fn set(&self, role: &str, call: Call) -> TokenStream {
+        if self.methods(role, call).is_empty() {
+            return quote!(agentwire_runtime::jsonrpc::NoMethods);
+        }
+        let what = match call {
+            Call::Request => "Request",
+            Call::Notification => "Notification",
+        };
+        let module = &self.module;
+        let name = format_ident!("{}{what}", pascal_case(role));
+        quote!(crate::#module::#name)
+    }
+
+    fn ty(&self, name: &str) -> TokenStream {
+        let module = &self.module;
+        let t = type_ident(name);
+        quote!(crate::#module::#t)
+    }
+
+    fn side(&self, role: &str) -> Ident {
+        format_ident!("{}Side", pascal_case(role))
+    }
+}
+
+fn fn_ident(m: &Method) -> Ident {
+    field_ident(&pascal_case(&m.name))
+}
+
+fn variant(m: &Method) -> Ident {
+    format_ident!("{}", pascal_case(&m.name))
+}
+
+fn method_doc(m: &Method) -> String {
+    if m.summary.is_empty() {
+        format!(" `{}`.", m.name)
+    } else {
+        format!(" `{}`: {}", m.name, m.summary)
+    }
+}
+
+fn emit_sides(r: &Roles<'_>) -> TokenStream {
+    let module = &r.module;
+    let mut out = TokenStream::new();
+    for (me, other) in [(r.server, r.client), (r.client, r.server)] {
+        let side = r.side(me);
+        let in_req = r.set(other, Call::Request);
+        let in_notif = r.set(other, Call::Notification);
+        let out_req = r.set(me, Call::Request);
+        let out_notif = r.set(me, Call::Notification);
+        let me_variant = format_ident!("{}", pascal_case(me));
+        let other_variant = format_ident!("{}", pascal_case(other));
+        let doc = format!(
+            " The `{me}` end of a connection: what it receives and sends, and how the \
+             sequence checker sees each direction."
+        );
+        out.extend(quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Copy)]
+            pub struct #side;
+
+            impl agentwire_transport::jsonrpc::Side for #side {
+                type InRequest = #in_req;
+                type InNotification = #in_notif;
+                type OutRequest = #out_req;
+                type OutNotification = #out_notif;
+                type Checker = crate::#module::machine::Checker;
+
+                fn observe_inbound(
+                    checker: &mut Self::Checker,
+                    msg: &agentwire_transport::jsonrpc::Inbound<Self>,
+                ) -> Result<(), agentwire_runtime::machine::Violation> {
+                    checker.observe(crate::#module::machine::Message::#other_variant(msg))
+                }
+
+                fn observe_outbound(
+                    checker: &mut Self::Checker,
+                    msg: &agentwire_transport::jsonrpc::Outbound<Self>,
+                ) -> Result<(), agentwire_runtime::machine::Violation> {
+                    checker.observe(crate::#module::machine::Message::#me_variant(msg))
+                }
+
+                fn finish(
+                    checker: Self::Checker,
+                ) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
+                    checker.finish()
+                }
+            }
+        });
+    }
+    out.extend(quote! {
+        /// A fresh sequence checker with the configured limits.
+        fn checker(
+            config: &agentwire_transport::jsonrpc::Config,
+        ) -> crate::#module::machine::Checker {
+            crate::#module::machine::Checker::with_limits(config.checker_limits)
+        }
+    });
+    out
+}
+
+fn emit_server(r: &Roles<'_>) -> TokenStream {
+    let module = &r.module;
+    let server_side = r.side(r.server);
+    let handler = format_ident!("{}Handler", pascal_case(r.server));
+    let sender = format_ident!("{}Sender", pascal_case(r.server));
+    let dispatch = format_ident!("{}Dispatch", pascal_case(r.server));
+    let requests = r.methods(r.client, Call::Request);
+    let notifications = r.methods(r.client, Call::Notification);
+    let in_req = r.set(r.client, Call::Request);
+    let in_notif = r.set(r.client, Call::Notification);
+    let out_notif = r.set(r.server, Call::Notification);
+
+    let request_fns = requests.iter().map(|m| {
+        let f = fn_ident(m);
+        let doc = method_doc(m);
+        let params = m.params.as_ref().map(|t| {
+            let t = r.ty(t);
+            quote!(, params: #t)
+        });
+        let result = match &m.result {
+            Some(t) => r.ty(t),
+            None => quote!(()),
+        };
+        quote! {
+            #[doc = #doc]
+            fn #f(&self, sender: #sender #params)
+                -> impl ::std::future::Future<Output = Result<#result, agentwire_runtime::jsonrpc::RpcError>> + Send;
+        }
+    });
+    let notification_fns = notifications.iter().map(|m| {
+        let f = fn_ident(m);
+        let doc = format!("{} Does nothing unless overridden.", method_doc(m));
+        let (params, unused) = match &m.params {
+            Some(t) => {
+                let t = r.ty(t);
+                (quote!(, params: #t), quote!(let _ = (sender, params);))
+            }
+            None => (quote!(), quote!(let _ = sender;)),
+        };
+        quote! {
+            #[doc = #doc]
+            fn #f(&self, sender: #sender #params) -> impl ::std::future::Future<Output = ()> + Send {
+                #unused
+                async {}
+            }
+        }
+    });
+    let request_arms = requests.iter().map(|m| {
+        let f = fn_ident(m);
+        let v = variant(m);
+        let encode = match m.result {
+            Some(_) => quote!(agentwire_transport::jsonrpc::encode_result),
+            None => quote!(agentwire_transport::jsonrpc::null_result),
+        };
+        match m.params {
+            Some(_) => quote!(#in_req::#v(params) => #encode(handler.#f(sender, params).await),),
+            None => quote!(#in_req::#v => #encode(handler.#f(sender).await),),
+        }
+    });
+    let notification_arms = notifications.iter().map(|m| {
+        let f = fn_ident(m);
+        let v = variant(m);
+        match m.params {
+            Some(_) => quote!(#in_notif::#v(params) => handler.#f(sender, params).await,),
+            None => quote!(#in_notif::#v => handler.#f(sender).await,),
+        }
+    });
+    let request_body = if requests.is_empty() {
+        quote!(match request {})
+    } else {
+        quote!(match request { #(#request_arms)* })
+    };
+    let notification_body = if notifications.is_empty() {
+        quote!(match notification {})
+    } else {
+        quote!(match notification { #(#notification_arms)* })
+    };
+    let sender_fns = r.methods(r.server, Call::Notification).into_iter().map(|m| {
+        let f = fn_ident(m);
+        let v = variant(m);
+        let doc = format!("{} Validated and sequence-checked before it is sent.", method_doc(m));
+        match &m.params {
+            Some(t) => {
+                let t = r.ty(t);
+                quote! {
+                    #[doc = #doc]
+                    pub async fn #f(&self, params: #t) -> Result<(), agentwire_transport::jsonrpc::SendError> {
+                        self.peer.notify(#out_notif::#v(params)).await
+                    }
+                }
+            }
+            None => quote! {
+                #[doc = #doc]
+                pub async fn #f(&self) -> Result<(), agentwire_transport::jsonrpc::SendError> {
+                    self.peer.notify(#out_notif::#v).await
+                }
+            },
+        }
+    });
+    let handler_doc = format!(
+        " The behaviour of a `{}`: one method per request it answers (returning the typed \
+         result, or an error response) and per notification it receives. Requests run \
+         concurrently, each in its own task; notifications run one at a time in arrival order, \
+         so they should return promptly.",
+        r.server
+    );
+    let sender_doc = format!(
+        " The `{}`'s handle on one connection: typed notifications to the `{}`, and `close`.",
+        r.server, r.client
+    );
+    quote! {
+        #[doc = #handler_doc]
+        pub trait #handler: Send + Sync + 'static {
+            #(#request_fns)*
+            #(#notification_fns)*
+        }
+
+        #[doc = #sender_doc]
+        #[derive(Debug, Clone)]
+        pub struct #sender {
+            peer: agentwire_transport::jsonrpc::Peer<#server_side>,
+        }
+
+        impl #sender {
+            #(#sender_fns)*
+
+            /// Ends the connection: queued messages are flushed, then the stream is closed.
+            pub fn close(&self) {
+                self.peer.shutdown();
+            }
+
+            /// The underlying connection (counters, raw frames for tests).
+            pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<#server_side> {
+                &self.peer
+            }
+        }
+
+        struct #dispatch<H>(::std::sync::Arc<H>);
+
+        impl<H: #handler> agentwire_transport::jsonrpc::Dispatch<#server_side> for #dispatch<H> {
+            fn request(
+                &self,
+                peer: agentwire_transport::jsonrpc::Peer<#server_side>,
+                request: #in_req,
+            ) -> impl ::std::future::Future<
+                Output = Result<
+                    Box<agentwire_runtime::serde_json::value::RawValue>,
+                    agentwire_runtime::jsonrpc::RpcError,
+                >,
+            > + Send + 'static {
+                let handler = ::std::sync::Arc::clone(&self.0);
+                let sender = #sender { peer };
+                async move { #request_body }
+            }
+
+            fn notification(
+                &self,
+                peer: agentwire_transport::jsonrpc::Peer<#server_side>,
+                notification: #in_notif,
+            ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
+                let handler = ::std::sync::Arc::clone(&self.0);
+                let sender = #sender { peer };
+                async move { #notification_body }
+            }
+        }
+
+        /// Serves one connection over `reader`/`writer` (pipes, a TCP stream, an in-memory
+        /// duplex). The returned `Connection` ends when the peer hangs up or the sender closes.
+        pub fn serve<H, R, W>(
+            handler: ::std::sync::Arc<H>,
+            reader: R,
+            writer: W,
+            config: agentwire_transport::jsonrpc::Config,
+        ) -> (#sender, agentwire_transport::jsonrpc::Connection)
+        where
+            H: #handler,
+            R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
+            W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
+        {
+            let checker = checker(&config);
+            let (peer, connection) = agentwire_transport::jsonrpc::Peer::spawn(
+                reader, writer, checker, config, #dispatch(handler),
+            );
+            (#sender { peer }, connection)
+        }
+
+        /// Serves one connection on this process's stdin and stdout, until stdin ends or the
+        /// handler closes the connection.
+        pub async fn serve_stdio<H: #handler>(
+            handler: H,
+            config: agentwire_transport::jsonrpc::Config,
+        ) -> ::std::io::Result<()> {
+            let (_sender, connection) = serve(
+                ::std::sync::Arc::new(handler),
+                agentwire_transport::tokio::io::stdin(),
+                agentwire_transport::tokio::io::stdout(),
+                config,
+            );
+            connection.join().await
+        }
+
+        /// Serves every connection `listener` accepts, each with its own checker, sharing one
+        /// handler; at most `max_connections` at once.
+        pub fn serve_tcp<H: #handler>(
+            handler: ::std::sync::Arc<H>,
+            listener: agentwire_transport::tokio::net::TcpListener,
+            config: agentwire_transport::jsonrpc::Config,
+            max_connections: usize,
+        ) -> ::std::io::Result<agentwire_transport::jsonrpc::TcpServer> {
+            let limits = config.checker_limits;
+            agentwire_transport::jsonrpc::serve_tcp::<#server_side, _, _>(
+                listener,
+                config,
+                max_connections,
+                move || {
+                    (
+                        crate::#module::machine::Checker::with_limits(limits),
+                        #dispatch(::std::sync::Arc::clone(&handler)),
+                    )
+                },
+            )
+        }
+    }
+}
+
+fn emit_client(r: &Roles<'_>) -> TokenStream {
+    let client_side = r.side(r.client);
+    let client = format_ident!("{}", pascal_case(r.client));
+    let stream = format_ident!("{}Notifications", pascal_case(r.server));
+    let dispatch = format_ident!("{}Dispatch", pascal_case(r.client));
+    let out_req = r.set(r.client, Call::Request);
+    let out_notif = r.set(r.client, Call::Notification);
+    let in_req = r.set(r.server, Call::Request);
+    let in_notif = r.set(r.server, Call::Notification);
+    let module = &r.module;
+    let result_set = format_ident!("{}Result", pascal_case(r.client));
+
+    let request_fns = r.methods(r.client, Call::Request).into_iter().map(|m| {
+        let f = fn_ident(m);
+        let v = variant(m);
+        let name = &m.name;
+        let doc = format!(
+            "{} Validated and sequence-checked before it is sent; waits for the typed result.",
+            method_doc(m)
+        );
+        let (params, request) = match &m.params {
+            Some(t) => {
+                let t = r.ty(t);
+                (quote!(params: #t), quote!(#out_req::#v(params)))
+            }
+            None => (quote!(), quote!(#out_req::#v)),
+        };
+        let (ret, arm) = match &m.result {
+            Some(t) => (r.ty(t), quote!(crate::#module::#result_set::#v(result) => Ok(result),)),
+            None => (quote!(()), quote!(crate::#module::#result_set::#v => Ok(()),)),
+        };
+        quote! {
+            #[doc = #doc]
+            pub async fn #f(&self, #params) -> Result<#ret, agentwire_transport::jsonrpc::CallError> {
+                #[allow(unreachable_patterns)]
+                match self.peer.call(#request).await? {
+                    #arm
+                    _ => Err(agentwire_transport::jsonrpc::result_mismatch(#name)),
+                }
+            }
+        }
+    });
+    let notification_fns = r.methods(r.client, Call::Notification).into_iter().map(|m| {
+        let f = fn_ident(m);
+        let v = variant(m);
+        let doc = format!("{} Validated and sequence-checked before it is sent.", method_doc(m));
+        let (params, value) = match &m.params {
+            Some(t) => {
+                let t = r.ty(t);
+                (quote!(params: #t), quote!(#out_notif::#v(params)))
+            }
+            None => (quote!(), quote!(#out_notif::#v)),
+        };
+        quote! {
+            #[doc = #doc]
+            pub async fn #f(&self, #params) -> Result<(), agentwire_transport::jsonrpc::SendError> {
+                self.peer.notify(#value).await
+            }
+        }
+    });
+    let client_doc = format!(
+        " A typed `{}`: one method per request (awaiting its typed result) and per \
+         notification it sends; what the `{}` sends comes out of [`{stream}`].",
+        r.client, r.server
+    );
+    let stream_doc = format!(
+        " The notifications the `{}` sends, validated and sequence-checked, in arrival order. \
+         Reading is backpressured: while this stream is not drained, the connection stops \
+         reading once `Config::queue` notifications wait. Ends when the connection ends.",
+        r.server
+    );
+    quote! {
+        #[doc = #client_doc]
+        #[derive(Debug, Clone)]
+        pub struct #client {
+            peer: agentwire_transport::jsonrpc::Peer<#client_side>,
+        }
+
+        #[doc = #stream_doc]
+        #[derive(Debug)]
+        pub struct #stream {
+            rx: agentwire_transport::tokio::sync::mpsc::Receiver<#in_notif>,
+        }
+
+        impl #stream {
+            /// The next notification; `None` once the connection has ended.
+            pub async fn recv(&mut self) -> Option<#in_notif> {
+                self.rx.recv().await
+            }
+        }
+
+        impl agentwire_transport::futures_util::Stream for #stream {
+            type Item = #in_notif;
+
+            fn poll_next(
+                mut self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<Option<Self::Item>> {
+                self.rx.poll_recv(cx)
+            }
+        }
+
+        struct #dispatch {
+            tx: agentwire_transport::tokio::sync::mpsc::Sender<#in_notif>,
+        }
+
+        impl agentwire_transport::jsonrpc::Dispatch<#client_side> for #dispatch {
+            fn request(
+                &self,
+                _peer: agentwire_transport::jsonrpc::Peer<#client_side>,
+                request: #in_req,
+            ) -> impl ::std::future::Future<
+                Output = Result<
+                    Box<agentwire_runtime::serde_json::value::RawValue>,
+                    agentwire_runtime::jsonrpc::RpcError,
+                >,
+            > + Send + 'static {
+                // The client takes no requests of its own in this skeleton: any that the
+                // spec defines are answered "method not found".
+                let method = agentwire_runtime::jsonrpc::MethodSet::method(&request);
+                async move { Err(agentwire_transport::jsonrpc::no_handler(method)) }
+            }
+
+            fn notification(
+                &self,
+                _peer: agentwire_transport::jsonrpc::Peer<#client_side>,
+                notification: #in_notif,
+            ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
+                let tx = self.tx.clone();
+                async move {
+                    // A dropped stream means nobody listens: the notification is discarded.
+                    let _ = tx.send(notification).await;
+                }
+            }
+        }
+
+        impl #client {
+            /// Runs the client over `reader`/`writer` (a child's pipes, a TCP stream, an
+            /// in-memory duplex).
+            pub fn connect<R, W>(
+                reader: R,
+                writer: W,
+                config: agentwire_transport::jsonrpc::Config,
+            ) -> (#client, #stream, agentwire_transport::jsonrpc::Connection)
+            where
+                R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
+                W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
+            {
+                let (tx, rx) = agentwire_transport::tokio::sync::mpsc::channel(config.queue.max(1));
+                let checker = checker(&config);
+                let (peer, connection) = agentwire_transport::jsonrpc::Peer::spawn(
+                    reader, writer, checker, config, #dispatch { tx },
+                );
+                (#client { peer }, #stream { rx }, connection)
+            }
+
+            /// Connects to a server listening on TCP.
+            pub async fn connect_tcp(
+                addr: impl agentwire_transport::tokio::net::ToSocketAddrs,
+                config: agentwire_transport::jsonrpc::Config,
+            ) -> ::std::io::Result<(#client, #stream, agentwire_transport::jsonrpc::Connection)> {
+                let stream = agentwire_transport::tokio::net::TcpStream::connect(addr).await?;
+                stream.set_nodelay(true)?;
+                let (reader, writer) = stream.into_split();
+                Ok(Self::connect(reader, writer, config))
+            }
+
+            /// Starts `command` as a server speaking on its stdin and stdout, and connects to it.
+            /// The child is killed when the returned handle is dropped.
+            pub fn spawn(
+                command: agentwire_transport::tokio::process::Command,
+                config: agentwire_transport::jsonrpc::Config,
+            ) -> ::std::io::Result<(
+                #client,
+                #stream,
+                agentwire_transport::jsonrpc::Connection,
+                agentwire_transport::tokio::process::Child,
+            )> {
+                let (child, stdout, stdin) = agentwire_transport::jsonrpc::spawn_child(command)?;
+                let (client, stream, connection) = Self::connect(stdout, stdin, config);
+                Ok((client, stream, connection, child))
+            }
+
+            #(#request_fns)*
+            #(#notification_fns)*
+
+            /// Ends the connection: queued messages are flushed, then the stream is closed.
+            pub fn close(&self) {
+                self.peer.shutdown();
+            }
+
+            /// The underlying connection (counters, raw requests for probing a peer).
+            pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<#client_side> {
+                &self.peer
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::front::load::load_spec;
+
+    fn eca() -> Protocol {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/eca");
+        load_spec(&dir).expect("spec/eca loads").protocol
+    }
+
+    /// The `fn` items of `tokens` (`pub` or not), in order.
+    fn fns(tokens: &TokenStream) -> Vec<String> {
+        let file: syn::File = syn::parse2(tokens.clone()).expect("emitted code parses");
+        let mut out = Vec::new();
+        for item in file.items {
+            match item {
+                syn::Item::Trait(t) => out.extend(t.items.iter().filter_map(|i| match i {
+                    syn::TraitItem::Fn(f) => Some(format!("{}::{}", t.ident, f.sig.ident)),
+                    _ => None,
+                })),
+                syn::Item::Impl(i) if i.trait_.is_none() => {
+                    let syn::Type::Path(p) = &*i.self_ty else {
+                        continue;
+                    };
+                    let name = p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .unwrap_or_default();
+                    out.extend(i.items.iter().filter_map(|it| match it {
+                        syn::ImplItem::Fn(f) => Some(format!("{name}::{}", f.sig.ident)),
+                        _ => None,
+                    }));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn one_method_per_spec_method_on_each_side() {
+        let p = eca();
+        let tokens = emit(&p).expect("eca has a skeleton");
+        let fns = fns(&tokens);
+        for m in &p.methods {
+            let f = fn_ident(m).to_string();
+            let expected = match (m.from.as_str(), m.call) {
+                // What the client sends: handled by the server, sent by the typed client.
+                ("client", _) => vec![format!("ServerHandler::{f}"), format!("Client::{f}")],
+                // What the server sends: sent through the server's typed sender.
+                (_, Call::Notification) => vec![format!("ServerSender::{f}")],
+                (_, Call::Request) => unreachable!("eca servers send no requests"),
+            };
+            for e in expected {
+                assert!(fns.contains(&e), "missing {e} for `{}`", m.name);
+            }
+        }
+    }
+
+    #[test]
+    fn emission_is_deterministic_and_needs_two_roles() {
+        let p = eca();
+        assert_eq!(
+            emit(&p).map(|t| t.to_string()),
+            emit(&p).map(|t| t.to_string())
+        );
+        let mut three = p.clone();
+        three.roles.push("observer".to_owned());
+        assert!(emit(&three).is_none());
+    }
 }

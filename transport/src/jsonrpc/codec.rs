@@ -1,0 +1,169 @@
+//! A tokio-util codec for LSP-style `Content-Length` framing, built on the runtime's
+//! incremental [`ContentLengthDecoder`] so both share one set of framing rules.
+
+use std::io;
+
+use agentwire_runtime::framing::{ContentLengthDecoder, DEFAULT_MAX_FRAME_SIZE, FramingError};
+use bytes::{BufMut, BytesMut};
+use tokio_util::codec::{Decoder, Encoder};
+
+/// Frames JSON texts with `Content-Length` headers.
+///
+/// A framing error is an *item* (`Err` inside `Some`), not a codec error: tokio-util ends a
+/// stream after a codec error, while a broken frame here must cost only that frame. The codec
+/// error type is reserved for I/O failures.
+#[derive(Debug, Clone)]
+pub struct ContentLengthCodec {
+    decoder: ContentLengthDecoder,
+}
+
+impl Default for ContentLengthCodec {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_FRAME_SIZE)
+    }
+}
+
+impl ContentLengthCodec {
+    /// A codec that refuses bodies longer than `max_frame_size` bytes (before reserving room
+    /// for them) and skips them so the next frame still decodes.
+    pub fn new(max_frame_size: usize) -> Self {
+        Self {
+            decoder: ContentLengthDecoder::with_max_frame_size(max_frame_size),
+        }
+    }
+
+    pub fn max_frame_size(&self) -> usize {
+        self.decoder.max_frame_size()
+    }
+}
+
+impl Decoder for ContentLengthCodec {
+    type Item = Result<String, FramingError>;
+    type Error = io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, io::Error> {
+        // The runtime decoder keeps its own buffer (and drops skipped oversize bodies without
+        // storing them), so everything read so far is handed over.
+        if !src.is_empty() {
+            self.decoder.push(src);
+            src.clear();
+        }
+        match self.decoder.next_frame() {
+            Ok(Some(frame)) => Ok(Some(Ok(frame.body))),
+            Ok(None) => Ok(None),
+            Err(e) => Ok(Some(Err(e))),
+        }
+    }
+
+    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, io::Error> {
+        if let Some(item) = self.decode(src)? {
+            return Ok(Some(item));
+        }
+        // Report a stream cut inside a frame once, then end.
+        let end = self.decoder.finish();
+        self.decoder = ContentLengthDecoder::with_max_frame_size(self.decoder.max_frame_size());
+        match end {
+            Ok(()) => Ok(None),
+            Err(e) => Ok(Some(Err(e))),
+        }
+    }
+}
+
+impl Encoder<String> for ContentLengthCodec {
+    type Error = io::Error;
+
+    fn encode(&mut self, body: String, dst: &mut BytesMut) -> Result<(), io::Error> {
+        let header = format!("Content-Length: {}\r\n\r\n", body.len());
+        dst.reserve(header.len() + body.len());
+        dst.put_slice(header.as_bytes());
+        dst.put_slice(body.as_bytes());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentwire_runtime::framing::FramingErrorKind;
+
+    fn decode_all(
+        codec: &mut ContentLengthCodec,
+        input: &[u8],
+    ) -> Vec<Result<String, FramingError>> {
+        let mut buf = BytesMut::from(input);
+        let mut out = Vec::new();
+        while let Some(item) = codec.decode(&mut buf).unwrap() {
+            out.push(item);
+        }
+        while let Some(item) = codec.decode_eof(&mut buf).unwrap() {
+            out.push(item);
+        }
+        out
+    }
+
+    #[test]
+    fn round_trips_and_splits_across_reads() {
+        let mut codec = ContentLengthCodec::default();
+        let mut wire = BytesMut::new();
+        codec.encode("{\"a\":1}".to_owned(), &mut wire).unwrap();
+        codec.encode("{\"b\":\"é\"}".to_owned(), &mut wire).unwrap();
+        let mut got = Vec::new();
+        let mut buf = BytesMut::new();
+        for b in wire.iter() {
+            buf.put_u8(*b);
+            while let Some(item) = codec.decode(&mut buf).unwrap() {
+                got.push(item.unwrap());
+            }
+        }
+        assert_eq!(
+            got,
+            vec!["{\"a\":1}".to_owned(), "{\"b\":\"é\"}".to_owned()]
+        );
+    }
+
+    #[test]
+    fn oversize_frame_is_an_item_and_the_next_frame_survives() {
+        let mut codec = ContentLengthCodec::new(8);
+        let items = decode_all(
+            &mut codec,
+            b"Content-Length: 4294967296\r\n\r\nxxxxContent-Length: 2\r\n\r\n{}",
+        );
+        assert!(matches!(
+            &items[0],
+            Err(FramingError {
+                kind: FramingErrorKind::Oversize {
+                    length: 4294967296,
+                    max: 8
+                },
+                ..
+            })
+        ));
+        assert_eq!(
+            items.len(),
+            1,
+            "the body of the oversize frame is still being skipped"
+        );
+
+        let mut codec = ContentLengthCodec::new(8);
+        let items = decode_all(
+            &mut codec,
+            b"Content-Length: 9\r\n\r\n123456789Content-Length: 2\r\n\r\n{}",
+        );
+        assert!(items[0].is_err());
+        assert_eq!(items[1].as_deref(), Ok("{}"));
+    }
+
+    #[test]
+    fn cut_stream_reports_truncation_once() {
+        let mut codec = ContentLengthCodec::default();
+        let items = decode_all(&mut codec, b"Content-Length: 10\r\n\r\n{}");
+        assert_eq!(items.len(), 1);
+        assert!(matches!(
+            &items[0],
+            Err(FramingError {
+                kind: FramingErrorKind::TruncatedBody { .. },
+                ..
+            })
+        ));
+    }
+}
