@@ -13,7 +13,8 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-fn target_dir() -> PathBuf {
+/// Where cargo builds (`CARGO_TARGET_DIR`, else `target/` in the workspace).
+pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("target"))

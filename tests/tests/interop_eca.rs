@@ -15,35 +15,11 @@ use agentwire_protocols::eca::{
 };
 use agentwire_protocols::skeletons::eca::{Client, ServerNotifications};
 use agentwire_runtime::jsonrpc::{Outcome, codes};
-use agentwire_tests::peers::ensure_installed;
+use agentwire_tests::peers::{node, target_dir, workspace_root};
 use agentwire_transport::jsonrpc::{CallError, Config, SendError};
 use tokio::time::timeout;
 
 const BOUND: Duration = Duration::from_secs(120);
-
-/// The workspace root, from this test's own manifest directory (several checkouts may share
-/// one target directory, so a library's compiled-in path can belong to another checkout).
-fn workspace_root() -> PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
-}
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target"))
-}
-
-/// `node` running `peers/node/<script>` with the installed vscode-jsonrpc.
-fn node(script: &str) -> std::process::Command {
-    ensure_installed();
-    let mut cmd = std::process::Command::new("node");
-    cmd.env("NODE_PATH", target_dir().join("peers/node/node_modules"));
-    cmd.arg(workspace_root().join("peers/node").join(script));
-    cmd
-}
 
 /// Builds the `eca_server` example once per test process and returns its path.
 fn eca_server_binary() -> PathBuf {

@@ -45,10 +45,9 @@ async fn start(store: Arc<dyn SessionStore>) -> (sk::AgentServer, ServerHandle, 
 
 /// Runs the curl script; returns `name -> (status, body)`.
 async fn curl(args: &[&str]) -> HashMap<String, (u16, String)> {
-    // This test binary's own manifest dir (not the shared helper's, which a target dir
-    // shared between checkouts may have compiled elsewhere).
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../peers/curl/external_agents.sh");
+    // The install script also brings curl onto a machine without it.
+    agentwire_tests::peers::ensure_installed();
+    let script = agentwire_tests::peers::workspace_root().join("peers/curl/external_agents.sh");
     let out = tokio::time::timeout(
         Duration::from_secs(30),
         tokio::process::Command::new("bash")
