@@ -16,3 +16,10 @@ pub mod external_agents;
 /// Helix <-> Zed external agent
 #[rustfmt::skip]
 pub mod helix_zed;
+/// Client and server skeletons: transport, framing, validation and sequence checking
+/// around the behaviour a user writes.
+pub mod skeletons {
+    /// Coven agent protocol: both roles.
+    #[rustfmt::skip]
+    pub mod coven;
+}

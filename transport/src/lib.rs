@@ -4,6 +4,7 @@
 //! messages and sequence checker to the generic pieces here; a user writes only behaviour.
 
 pub mod check;
+pub mod grpc;
 pub mod store;
 
 pub use check::{CheckMode, Gate};
