@@ -135,8 +135,12 @@ async fn raw(
     (tx, r)
 }
 
-/// The status that ends `stream`, reading past any messages.
-async fn final_status(mut stream: Streaming<ServerMessage>) -> Status {
+/// The status that ends `stream` (or refused to open it), reading past any messages.
+async fn final_status(stream: Result<Streaming<ServerMessage>, Status>) -> Status {
+    let mut stream = match stream {
+        Ok(s) => s,
+        Err(refused) => return refused,
+    };
     loop {
         match stream.message().await {
             Ok(Some(_)) => continue,
@@ -296,7 +300,7 @@ async fn registration_rules_and_limits_answer_with_statuses() {
         ];
         for (msgs, code) in cases {
             let (_tx, stream) = raw(&gw.addr, msgs).await;
-            assert_eq!(final_status(stream.unwrap()).await.code(), code);
+            assert_eq!(final_status(stream).await.code(), code);
         }
         // Oversized: refused by tonic before decoding.
         let mut big = register("big", &[]);
@@ -308,7 +312,7 @@ async fn registration_rules_and_limits_answer_with_statuses() {
             }],
         )
         .await;
-        assert_eq!(final_status(stream.unwrap()).await.code(), Code::OutOfRange);
+        assert_eq!(final_status(stream).await.code(), Code::OutOfRange);
 
         // A registered raw stream that then sends an invalid response is ended alone.
         let bad_response = AgentMessage {
@@ -324,7 +328,7 @@ async fn registration_rules_and_limits_answer_with_statuses() {
             Some(server_message::Payload::Welcome(_))
         ));
         let _two = gw.connected.recv().await.unwrap();
-        assert_eq!(final_status(stream).await.code(), Code::InvalidArgument);
+        assert_eq!(final_status(Ok(stream)).await.code(), Code::InvalidArgument);
 
         // The handler's refusal is the protocol's own answer.
         match connect(
@@ -343,10 +347,7 @@ async fn registration_rules_and_limits_answer_with_statuses() {
         let mut held = held.unwrap();
         assert!(held.message().await.unwrap().is_some());
         let (_tx, stream) = raw(&gw.addr, vec![reg_msg("four")]).await;
-        assert_eq!(
-            final_status(stream.unwrap()).await.code(),
-            Code::ResourceExhausted
-        );
+        assert_eq!(final_status(stream).await.code(), Code::ResourceExhausted);
 
         // Through all of it the first agent kept working.
         let answer = handle
@@ -372,7 +373,7 @@ async fn a_quiet_stream_is_closed_and_heartbeats_keep_one_open() {
         config.limits.idle_timeout = Some(Duration::from_millis(300));
         let mut gw = start(config).await;
         let (_tx, quiet) = raw(&gw.addr, vec![reg_msg("quiet")]).await;
-        assert_eq!(final_status(quiet.unwrap()).await.code(), Code::Unavailable);
+        assert_eq!(final_status(quiet).await.code(), Code::Unavailable);
 
         let mut cfg = AgentConfig::new(register("lively", &[]));
         cfg.limits = GrpcLimits {

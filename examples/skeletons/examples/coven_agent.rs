@@ -39,8 +39,12 @@ impl AgentHandler for Echo {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     agentwire_examples::init_logging();
     let mut args = std::env::args().skip(1);
-    let endpoint = args.next().unwrap_or_else(|| "http://127.0.0.1:50051".to_owned());
-    let agent_id = args.next().unwrap_or_else(|| "agentwire-demo-agent".to_owned());
+    let endpoint = args
+        .next()
+        .unwrap_or_else(|| "http://127.0.0.1:50051".to_owned());
+    let agent_id = args
+        .next()
+        .unwrap_or_else(|| "agentwire-demo-agent".to_owned());
     let register = RegisterAgent {
         agent_id,
         name: "agentwire echo agent".to_owned(),

@@ -70,7 +70,9 @@ impl GatewayHandler for Demo {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     agentwire_examples::init_logging();
-    let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:50051".to_owned());
+    let addr = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:50051".to_owned());
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     tracing::info!(%addr, "coven gateway listening; type `quit` to stop");
     let gateway = Gateway::new(Demo, GatewayConfig::default());

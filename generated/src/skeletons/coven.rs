@@ -248,6 +248,9 @@ struct GatewayInner<H> {
     handler: H,
     config: GatewayConfig,
     agents: grpc::Registry<AgentHandle>,
+    /// One permit per open stream, registered or not, so streams that never register
+    /// cannot pile up past the limit.
+    streams: Arc<tokio::sync::Semaphore>,
     shutdown: CancellationToken,
 }
 /// The server side: a tonic service that accepts agent streams. Clones share state.
@@ -264,11 +267,17 @@ impl<H> Clone for Gateway<H> {
 impl<H: GatewayHandler> Gateway<H> {
     pub fn new(handler: H, config: GatewayConfig) -> Self {
         let agents = grpc::Registry::new(config.limits.max_streams);
+        let streams = Arc::new(
+            tokio::sync::Semaphore::new(
+                config.limits.max_streams.min(tokio::sync::Semaphore::MAX_PERMITS),
+            ),
+        );
         Self {
             inner: Arc::new(GatewayInner {
                 handler,
                 config,
                 agents,
+                streams,
                 shutdown: CancellationToken::new(),
             }),
         }
@@ -322,12 +331,28 @@ impl<H: GatewayHandler> CovenControl for Gateway<H> {
         &self,
         request: Request<Streaming<proto::AgentMessage>>,
     ) -> Result<Response<Self::AgentStreamStream>, Status> {
+        let Ok(permit) = Arc::clone(&self.inner.streams).try_acquire_owned() else {
+            return Err(
+                Status::resource_exhausted(
+                    format!(
+                        "the limit of {} open streams is reached", self.inner.config
+                        .limits.max_streams
+                    ),
+                ),
+            );
+        };
         let inbound = request.into_inner();
         let (tx, rx) = mpsc::channel(self.inner.config.limits.outbound_buffer.max(1));
         let close = self.inner.shutdown.child_token();
         let link = Link::new(tx, new_gate(self.inner.config.mode));
         tokio::spawn(
-            run_gateway_stream(Arc::clone(&self.inner), inbound, link, close.clone()),
+            run_gateway_stream(
+                Arc::clone(&self.inner),
+                inbound,
+                link,
+                close.clone(),
+                permit,
+            ),
         );
         Ok(Response::new(grpc::outbound_stream(rx, close)))
     }
@@ -369,31 +394,51 @@ async fn next_inbound<M>(
         => Next::Message(m), Ok(None) => Next::End, Err(status) => Next::Fail(status), },
     }
 }
-/// One agent stream from its first message to its end.
+/// One agent stream from its first message to its end. The stream's slot and its
+/// agent id are free again before the final status leaves, so a peer that saw the
+/// status can reconnect at once.
 async fn run_gateway_stream<H: GatewayHandler>(
     gw: Arc<GatewayInner<H>>,
-    mut inbound: Streaming<proto::AgentMessage>,
+    inbound: Streaming<proto::AgentMessage>,
     link: Link<ServerMessage, Checker>,
     close: CancellationToken,
+    permit: tokio::sync::OwnedSemaphorePermit,
 ) {
+    let outcome = registered_stream(&gw, inbound, &link, &close, permit).await;
+    if let Some(status) = outcome {
+        tracing::info!(
+            code = ? status.code(), status = % status.message(),
+            "agent stream ended with an error status"
+        );
+        link.fail(status).await;
+    }
+    close.cancel();
+}
+/// Registration, then the registered agent's messages; `Some(status)` when the stream
+/// has to end with an error status.
+async fn registered_stream<H: GatewayHandler>(
+    gw: &GatewayInner<H>,
+    mut inbound: Streaming<proto::AgentMessage>,
+    link: &Link<ServerMessage, Checker>,
+    close: &CancellationToken,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+) -> Option<Status> {
     let idle = gw.config.limits.idle_timeout;
-    let first = match next_inbound(&mut inbound, &close, idle).await {
+    let first = match next_inbound(&mut inbound, close, idle).await {
         Next::Message(m) => m,
-        Next::Fail(status) => return link.fail(status).await,
-        Next::End | Next::Closed => return,
+        Next::Fail(status) => return Some(status),
+        Next::End | Next::Closed => return None,
     };
     let Some(proto::agent_message::Payload::Register(register)) = first.payload.clone()
     else {
-        return link
-            .fail(
-                Status::failed_precondition(
-                    "the first message of the stream must be register",
-                ),
-            )
-            .await;
+        return Some(
+            Status::failed_precondition(
+                "the first message of the stream must be register",
+            ),
+        );
     };
     if let Err(status) = grpc::admit_inbound(link.gate(), &first, observe_client).await {
-        return link.fail(status).await;
+        return Some(status);
     }
     let agent_id = register.agent_id.clone();
     let handle = AgentHandle {
@@ -406,7 +451,7 @@ async fn run_gateway_stream<H: GatewayHandler>(
     };
     let claim = match gw.agents.claim(&agent_id, handle.clone()) {
         Ok(claim) => claim,
-        Err(e) => return link.fail(e.into()).await,
+        Err(e) => return Some(e.into()),
     };
     match gw.handler.on_register(handle.registration()).await {
         Ok(mut welcome) => {
@@ -417,10 +462,7 @@ async fn run_gateway_stream<H: GatewayHandler>(
                 payload: Some(proto::server_message::Payload::Welcome(welcome)),
             };
             if let Err(e) = link.send(msg, observe_server).await {
-                tracing::warn!(agent_id = % agent_id, error = % e, "welcome not sent");
-                return link
-                    .fail(Status::internal(format!("welcome not sent: {e}")))
-                    .await;
+                return Some(Status::internal(format!("welcome not sent: {e}")));
             }
         }
         Err(refusal) => {
@@ -433,20 +475,12 @@ async fn run_gateway_stream<H: GatewayHandler>(
                     agent_id = % agent_id, error = % e, "registration error not sent"
                 );
             }
-            close.cancel();
-            return;
+            return None;
         }
     }
     tracing::info!(agent_id = % agent_id, "agent registered");
     gw.handler.on_connected(handle.clone()).await;
-    let outcome = serve_agent(&gw, &mut inbound, &handle, &close, idle).await;
-    if let Some(status) = outcome {
-        tracing::info!(
-            agent_id = % agent_id, status = % status.message(),
-            "agent stream refused input"
-        );
-        link.fail(status).await;
-    }
+    let outcome = serve_agent(gw, &mut inbound, &handle, close, idle).await;
     if let Some((request_id, _)) = handle.pending().take() {
         tracing::warn!(
             agent_id = % agent_id, request_id = % request_id,
@@ -454,9 +488,9 @@ async fn run_gateway_stream<H: GatewayHandler>(
         );
     }
     drop(claim);
-    close.cancel();
     gw.handler.on_disconnected(&agent_id).await;
     tracing::info!(agent_id = % agent_id, "agent disconnected");
+    outcome
 }
 /// Reads a registered agent's messages until the stream ends; `Some(status)` when it
 /// has to end with an error status.

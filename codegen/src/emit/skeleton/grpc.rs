@@ -444,6 +444,9 @@ fn emit_gateway(
             handler: H,
             config: GatewayConfig,
             agents: grpc::Registry<AgentHandle>,
+            /// One permit per open stream, registered or not, so streams that never register
+            /// cannot pile up past the limit.
+            streams: Arc<tokio::sync::Semaphore>,
             shutdown: CancellationToken,
         }
 
@@ -461,8 +464,9 @@ fn emit_gateway(
         impl<H: GatewayHandler> Gateway<H> {
             pub fn new(handler: H, config: GatewayConfig) -> Self {
                 let agents = grpc::Registry::new(config.limits.max_streams);
+                let streams = Arc::new(tokio::sync::Semaphore::new(config.limits.max_streams.min(tokio::sync::Semaphore::MAX_PERMITS)));
                 Self {
-                    inner: Arc::new(GatewayInner { handler, config, agents, shutdown: CancellationToken::new() }),
+                    inner: Arc::new(GatewayInner { handler, config, agents, streams, shutdown: CancellationToken::new() }),
                 }
             }
 
@@ -510,11 +514,17 @@ fn emit_gateway(
             type #stream_ty = grpc::BoxStream<#server_union>;
 
             async fn #rpc(&self, request: Request<Streaming<proto::#client_union>>) -> Result<Response<Self::#stream_ty>, Status> {
+                let Ok(permit) = Arc::clone(&self.inner.streams).try_acquire_owned() else {
+                    return Err(Status::resource_exhausted(format!(
+                        "the limit of {} open streams is reached",
+                        self.inner.config.limits.max_streams
+                    )));
+                };
                 let inbound = request.into_inner();
                 let (tx, rx) = mpsc::channel(self.inner.config.limits.outbound_buffer.max(1));
                 let close = self.inner.shutdown.child_token();
                 let link = Link::new(tx, new_gate(self.inner.config.mode));
-                tokio::spawn(run_gateway_stream(Arc::clone(&self.inner), inbound, link, close.clone()));
+                tokio::spawn(run_gateway_stream(Arc::clone(&self.inner), inbound, link, close.clone(), permit));
                 Ok(Response::new(grpc::outbound_stream(rx, close)))
             }
         }
@@ -551,26 +561,46 @@ fn emit_gateway(
             }
         }
 
-        /// One agent stream from its first message to its end.
+        /// One agent stream from its first message to its end. The stream's slot and its
+        /// agent id are free again before the final status leaves, so a peer that saw the
+        /// status can reconnect at once.
         async fn run_gateway_stream<H: GatewayHandler>(
             gw: Arc<GatewayInner<H>>,
-            mut inbound: Streaming<proto::#client_union>,
+            inbound: Streaming<proto::#client_union>,
             link: Link<#server_union, Checker>,
             close: CancellationToken,
+            permit: tokio::sync::OwnedSemaphorePermit,
         ) {
+            let outcome = registered_stream(&gw, inbound, &link, &close, permit).await;
+            if let Some(status) = outcome {
+                tracing::info!(code = ?status.code(), status = %status.message(), "agent stream ended with an error status");
+                link.fail(status).await;
+            }
+            close.cancel();
+        }
+
+        /// Registration, then the registered agent's messages; `Some(status)` when the stream
+        /// has to end with an error status.
+        async fn registered_stream<H: GatewayHandler>(
+            gw: &GatewayInner<H>,
+            mut inbound: Streaming<proto::#client_union>,
+            link: &Link<#server_union, Checker>,
+            close: &CancellationToken,
+            _permit: tokio::sync::OwnedSemaphorePermit,
+        ) -> Option<Status> {
             let idle = gw.config.limits.idle_timeout;
-            let first = match next_inbound(&mut inbound, &close, idle).await {
+            let first = match next_inbound(&mut inbound, close, idle).await {
                 Next::Message(m) => m,
-                Next::Fail(status) => return link.fail(status).await,
-                Next::End | Next::Closed => return,
+                Next::Fail(status) => return Some(status),
+                Next::End | Next::Closed => return None,
             };
             let Some(#cp::#v_register(register)) = first.payload.clone() else {
                 // The skeleton needs the agent's identity before anything else, whatever the
                 // check mode.
-                return link.fail(Status::failed_precondition("the first message of the stream must be register")).await;
+                return Some(Status::failed_precondition("the first message of the stream must be register"));
             };
             if let Err(status) = grpc::admit_inbound(link.gate(), &first, observe_client).await {
-                return link.fail(status).await;
+                return Some(status);
             }
             let agent_id = register.agent_id.clone();
             let handle = AgentHandle {
@@ -578,7 +608,7 @@ fn emit_gateway(
             };
             let claim = match gw.agents.claim(&agent_id, handle.clone()) {
                 Ok(claim) => claim,
-                Err(e) => return link.fail(e.into()).await,
+                Err(e) => return Some(e.into()),
             };
             match gw.handler.on_register(handle.registration()).await {
                 Ok(mut welcome) => {
@@ -587,8 +617,7 @@ fn emit_gateway(
                     }
                     let msg = #server_union { payload: Some(#sp::#v_welcome(welcome)) };
                     if let Err(e) = link.send(msg, observe_server).await {
-                        tracing::warn!(agent_id = %agent_id, error = %e, "welcome not sent");
-                        return link.fail(Status::internal(format!("welcome not sent: {e}"))).await;
+                        return Some(Status::internal(format!("welcome not sent: {e}")));
                     }
                 }
                 Err(refusal) => {
@@ -598,24 +627,19 @@ fn emit_gateway(
                         tracing::warn!(agent_id = %agent_id, error = %e, "registration error not sent");
                     }
                     // The refusal is the stream's last message; it then ends with status OK.
-                    close.cancel();
-                    return;
+                    return None;
                 }
             }
             tracing::info!(agent_id = %agent_id, "agent registered");
             gw.handler.on_connected(handle.clone()).await;
-            let outcome = serve_agent(&gw, &mut inbound, &handle, &close, idle).await;
-            if let Some(status) = outcome {
-                tracing::info!(agent_id = %agent_id, status = %status.message(), "agent stream refused input");
-                link.fail(status).await;
-            }
+            let outcome = serve_agent(gw, &mut inbound, &handle, close, idle).await;
             if let Some((request_id, _)) = handle.pending().take() {
                 tracing::warn!(agent_id = %agent_id, request_id = %request_id, "stream ended with a request in flight");
             }
             drop(claim);
-            close.cancel();
             gw.handler.on_disconnected(&agent_id).await;
             tracing::info!(agent_id = %agent_id, "agent disconnected");
+            outcome
         }
 
         /// Reads a registered agent's messages until the stream ends; `Some(status)` when it
