@@ -15,6 +15,7 @@ use agentwire_protocols::skeletons::coven::{
     AgentConfig, AgentHandle, AgentHandler, Gateway, GatewayConfig, GatewayHandler, Reply,
     RunningAgent, connect,
 };
+use agentwire_transport::CheckMode;
 use agentwire_transport::grpc::{ConnectError, GrpcLimits, SendError};
 use agentwire_transport::tokio;
 use agentwire_transport::tonic::{Code, Status, Streaming};
@@ -398,6 +399,55 @@ async fn a_quiet_stream_is_closed_and_heartbeats_keep_one_open() {
         gw.gateway.shutdown();
         lively.wait().await.unwrap();
         gw.server.await.unwrap().unwrap();
+    })
+    .await
+    .unwrap();
+}
+
+/// A response that answers no request: enforce ends the stream, warn logs it and keeps the
+/// stream, off does not look.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_modes_decide_what_a_sequence_violation_costs() {
+    tokio::time::timeout(LIMIT, async {
+        let stray = AgentMessage {
+            payload: Some(agent_message::Payload::Response(MessageResponse {
+                request_id: "nobody-asked".to_owned(),
+                event: Some(message_response::Event::Text("hi".to_owned())),
+            })),
+        };
+        for mode in [CheckMode::Enforce, CheckMode::Warn, CheckMode::Off] {
+            let mut gw = start(GatewayConfig {
+                mode,
+                ..GatewayConfig::default()
+            })
+            .await;
+            let (_tx, stream) = raw(&gw.addr, vec![reg_msg("m"), stray.clone()]).await;
+            let mut stream = stream.unwrap();
+            assert!(matches!(
+                stream.message().await.unwrap().and_then(|m| m.payload),
+                Some(server_message::Payload::Welcome(_))
+            ));
+            let handle = gw.connected.recv().await.unwrap();
+            if mode == CheckMode::Enforce {
+                assert_eq!(
+                    final_status(Ok(stream)).await.code(),
+                    Code::FailedPrecondition
+                );
+            } else {
+                // Still open: the next request reaches the agent.
+                let _events = handle.send_message(request("r1", "hi")).await.unwrap();
+                assert!(
+                    matches!(
+                        stream.message().await.unwrap().and_then(|m| m.payload),
+                        Some(server_message::Payload::SendMessage(m)) if m.request_id == "r1"
+                    ),
+                    "{mode:?}"
+                );
+                drop(stream);
+            }
+            gw.gateway.shutdown();
+            gw.server.await.unwrap().unwrap();
+        }
     })
     .await
     .unwrap();
