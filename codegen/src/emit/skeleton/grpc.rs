@@ -43,8 +43,8 @@ const FEATURE_GATED: &[(&str, &str)] = &[
     (CANCEL_REQUEST, "cancellation"),
 ];
 
-/// The tonic service the stream runs on (`grpc.service` / `grpc.rpc` of the protocol file,
-/// which the IR does not carry either): the server module, trait and rpc method tonic emits.
+/// The tonic items generated for the protocol's rpc (`grpc:` of the protocol file): the
+/// server module, trait and service type, the client, the rpc method and its stream type.
 struct Service {
     server_mod: Ident,
     server_ty: Ident,
@@ -56,11 +56,10 @@ struct Service {
 }
 
 fn service(p: &Protocol) -> Option<Service> {
-    let name = match p.module.as_str() {
-        "coven" => ("CovenControl", "AgentStream"),
-        _ => return None,
-    };
-    let (svc, rpc) = name;
+    let grpc = p.transport.grpc.as_ref()?;
+    // `coven.CovenControl` -> `CovenControl`: tonic names items after the unqualified name.
+    let svc = grpc.service.rsplit('.').next()?;
+    let rpc = &grpc.rpc;
     Some(Service {
         server_mod: format_ident!("{}_server", snake_case(svc)),
         server_ty: format_ident!("{svc}Server"),
