@@ -43,3 +43,32 @@ pub fn outbound_stream<M: Send + 'static>(
         Some((item, st))
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn ends_after_an_error_status_and_drains_on_close() {
+        let (tx, rx) = mpsc::channel(8);
+        tx.send(Ok(1)).await.unwrap();
+        tx.send(Err(Status::invalid_argument("bad"))).await.unwrap();
+        tx.send(Ok(2)).await.unwrap();
+        let items: Vec<_> = outbound_stream(rx, CancellationToken::new())
+            .collect()
+            .await;
+        assert_eq!(items.len(), 2);
+        assert!(items[1].is_err());
+
+        let (tx, rx) = mpsc::channel(8);
+        let close = CancellationToken::new();
+        tx.send(Ok(7)).await.unwrap();
+        close.cancel();
+        // `tx` is still alive: the stream ends because of the token, after what was queued.
+        let items: Vec<_> = outbound_stream(rx, close).collect().await;
+        assert_eq!(items.len(), 1);
+        drop(tx);
+    }
+}

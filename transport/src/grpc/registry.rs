@@ -104,3 +104,28 @@ impl<T> Drop for Claim<T> {
             .remove(&self.id);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_bounded_and_freed_with_their_claim() {
+        let r: Registry<u8> = Registry::new(2);
+        let a = r.claim("a", 1).unwrap();
+        assert_eq!(
+            r.claim("a", 2).err(),
+            Some(ClaimError::AlreadyExists("a".to_owned()))
+        );
+        let _b = r.claim("b", 2).unwrap();
+        assert_eq!(r.claim("c", 3).err(), Some(ClaimError::Full(2)));
+        assert_eq!(r.all(), vec![1, 2]);
+        drop(a);
+        assert_eq!(r.get("a"), None);
+        assert!(r.claim("c", 3).is_ok());
+        assert_eq!(
+            Status::from(ClaimError::Full(2)).code(),
+            tonic::Code::ResourceExhausted
+        );
+    }
+}
