@@ -68,14 +68,15 @@ async fn start(config: GatewayConfig) -> Running {
     }
 }
 
-/// Answers "a" "b" then done; `silent` returns without a terminal event; `slow` waits for a
-/// cancellation.
+/// Answers "a" "b" then done; `silent` returns without a terminal event; `panic` panics;
+/// `slow` waits for a cancellation.
 struct Echo;
 
 impl AgentHandler for Echo {
     async fn on_send_message(&self, msg: SendMessage, mut reply: Reply) {
         match msg.content.as_str() {
             "silent" => {}
+            "panic" => panic!("a handler bug"),
             "slow" => reply.cancelled().await,
             _ => {
                 let _ = reply.text("a").await;
@@ -195,6 +196,27 @@ async fn a_request_streams_to_its_terminal_event() {
             matches!(events(&answer)[..], [message_response::Event::Error(_)]),
             "{answer:?}"
         );
+        // So does one whose handler panics, and the agent keeps serving.
+        let answer = handle
+            .send_message(request("r3", "panic"))
+            .await
+            .unwrap()
+            .collect()
+            .await;
+        assert!(
+            matches!(
+                events(&answer)[..],
+                [message_response::Event::Error(e)] if e == "the agent failed while answering"
+            ),
+            "{answer:?}"
+        );
+        let answer = handle
+            .send_message(request("r4", "hi"))
+            .await
+            .unwrap()
+            .collect()
+            .await;
+        assert_eq!(answer.len(), 3);
         gw.gateway.shutdown();
         running.wait().await.unwrap();
         gw.server.await.unwrap().unwrap();

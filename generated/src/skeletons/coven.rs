@@ -945,8 +945,11 @@ async fn run_agent<H: AgentHandler>(
                         reason: Arc::clone(&reply.reason),
                         finished: Arc::clone(&reply.finished),
                     };
-                    h.on_send_message(m, reply).await;
-                    guard.finish().await;
+                    let ran = tokio::spawn(async move {
+                            h.on_send_message(m, reply).await
+                        })
+                        .await;
+                    guard.finish(ran.is_err()).await;
                 });
                 in_flight = Some(InFlight {
                     request_id,
@@ -1014,6 +1017,7 @@ async fn run_agent<H: AgentHandler>(
         }
     };
     if let Some(f) = in_flight.take() {
+        f.cancel.cancel();
         f.task.abort();
     }
     session.close.cancel();
@@ -1038,7 +1042,7 @@ struct ReplyGuard {
     finished: Arc<std::sync::atomic::AtomicBool>,
 }
 impl ReplyGuard {
-    async fn finish(self) {
+    async fn finish(self, handler_failed: bool) {
         if self.finished.load(std::sync::atomic::Ordering::SeqCst) {
             return;
         }
@@ -1050,6 +1054,10 @@ impl ReplyGuard {
                 .clone()
                 .unwrap_or_default();
             proto::message_response::Event::Cancelled(proto::Cancelled { reason })
+        } else if handler_failed {
+            proto::message_response::Event::Error(
+                "the agent failed while answering".to_owned(),
+            )
         } else {
             proto::message_response::Event::Error(
                 "the agent ended the request without an answer".to_owned(),

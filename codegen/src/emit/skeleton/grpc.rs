@@ -1076,8 +1076,10 @@ fn emit_agent(
                                 reason: Arc::clone(&reply.reason),
                                 finished: Arc::clone(&reply.finished),
                             };
-                            h.on_send_message(m, reply).await;
-                            guard.finish().await;
+                            // The handler runs as its own task so that a panic in it still
+                            // ends the request with an error event.
+                            let ran = tokio::spawn(async move { h.on_send_message(m, reply).await }).await;
+                            guard.finish(ran.is_err()).await;
                         });
                         in_flight = Some(InFlight { request_id, cancel, reason, task });
                     }
@@ -1111,6 +1113,8 @@ fn emit_agent(
                 }
             };
             if let Some(f) = in_flight.take() {
+                // Releases a handler that waits for cancellation; its sends fail from now on.
+                f.cancel.cancel();
                 f.task.abort();
             }
             session.close.cancel();
@@ -1138,13 +1142,15 @@ fn emit_agent(
         }
 
         impl ReplyGuard {
-            async fn finish(self) {
+            async fn finish(self, handler_failed: bool) {
                 if self.finished.load(std::sync::atomic::Ordering::SeqCst) {
                     return;
                 }
                 let event = if self.cancel.is_cancelled() {
                     let reason = self.reason.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone().unwrap_or_default();
                     proto::message_response::Event::Cancelled(proto::Cancelled { reason })
+                } else if handler_failed {
+                    proto::message_response::Event::Error("the agent failed while answering".to_owned())
                 } else {
                     proto::message_response::Event::Error("the agent ended the request without an answer".to_owned())
                 };
