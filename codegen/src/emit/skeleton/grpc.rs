@@ -1160,3 +1160,44 @@ fn emit_agent(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn coven() -> Protocol {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/coven");
+        crate::front::load::load_spec(&dir).unwrap().protocol
+    }
+
+    #[test]
+    fn every_other_kind_of_the_catalogue_gets_a_handler_method_or_a_sender() {
+        let code = emit(&coven()).unwrap().to_string();
+        // Agent kinds beyond the handshake become gateway handler methods, gateway kinds
+        // typed senders on the agent handle; and the other way round for the agent side.
+        for needle in [
+            "fn on_execute_pack_tool",
+            "pub async fn tool_approval",
+            "pub async fn pack_tool_result",
+            "fn on_tool_approval",
+            "fn on_pack_tool_result",
+            "pub async fn execute_pack_tool",
+        ] {
+            assert!(code.contains(needle), "missing `{needle}`");
+        }
+        assert!(code.contains("CovenControlServer"));
+        assert!(code.contains("agent_stream"));
+    }
+
+    #[test]
+    fn no_skeleton_without_the_rpc_or_the_handshake() {
+        let mut p = coven();
+        p.transport.grpc = None;
+        assert!(emit(&p).is_none());
+        let mut p = coven();
+        p.messages.retain(|m| m.kind != WELCOME);
+        assert!(emit(&p).is_none());
+    }
+}
