@@ -54,7 +54,9 @@ struct Running {
     server: tokio::task::JoinHandle<Result<(), agentwire_transport::tonic::transport::Error>>,
 }
 
-async fn start(config: GatewayConfig) -> Running {
+async fn start(mut config: GatewayConfig) -> Running {
+    // Raw streams in these tests never close on their own; keep shutdowns short.
+    config.shutdown_grace = Duration::from_millis(300);
     let (tx, connected) = mpsc::unbounded_channel();
     let gateway = Gateway::new(Gw { connected: tx }, config);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -69,7 +71,7 @@ async fn start(config: GatewayConfig) -> Running {
 }
 
 /// Answers "a" "b" then done; `silent` returns without a terminal event; `panic` panics;
-/// `slow` waits for a cancellation.
+/// `delay` answers after 200 ms; `slow` waits for a cancellation.
 struct Echo;
 
 impl AgentHandler for Echo {
@@ -77,6 +79,10 @@ impl AgentHandler for Echo {
         match msg.content.as_str() {
             "silent" => {}
             "panic" => panic!("a handler bug"),
+            "delay" => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                let _ = reply.done("late").await;
+            }
             "slow" => reply.cancelled().await,
             _ => {
                 let _ = reply.text("a").await;
@@ -217,7 +223,17 @@ async fn a_request_streams_to_its_terminal_event() {
             .collect()
             .await;
         assert_eq!(answer.len(), 3);
+        // Shutdown with a request in flight: the agent gets Shutdown, finishes, then closes.
+        let late = handle.send_message(request("r5", "delay")).await.unwrap();
         gw.gateway.shutdown();
+        let answer = late.collect().await;
+        assert!(
+            matches!(
+                events(&answer)[..],
+                [message_response::Event::Done(d)] if d.full_response == "late"
+            ),
+            "{answer:?}"
+        );
         running.wait().await.unwrap();
         gw.server.await.unwrap().unwrap();
     })

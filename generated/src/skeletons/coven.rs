@@ -36,12 +36,24 @@ fn is_terminal(r: &proto::MessageResponse) -> bool {
 use proto::coven_control_server::{CovenControlServer, CovenControl};
 use proto::ServerMessage;
 /// How a [`Gateway`] runs.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct GatewayConfig {
     /// What the sequence checker does with a violation, in both directions.
     pub mode: CheckMode,
     /// Message size, connected agents, idle timeout.
     pub limits: GrpcLimits,
+    /// After [`Gateway::shutdown`], how long each agent may stay quiet while it
+    /// finishes its request and closes its half of the stream.
+    pub shutdown_grace: std::time::Duration,
+}
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        Self {
+            mode: CheckMode::default(),
+            limits: GrpcLimits::default(),
+            shutdown_grace: std::time::Duration::from_secs(10),
+        }
+    }
 }
 /// The behaviour of a gateway: decide registrations and react to what agents send.
 /// Methods run on the stream's own task, one message at a time, so a slow handler
@@ -314,13 +326,29 @@ impl<H: GatewayHandler> Gateway<H> {
         let incoming = tonic::codegen::tokio_stream::wrappers::TcpListenerStream::new(
             listener,
         );
-        let stop = self.inner.shutdown.clone();
+        let inner = Arc::clone(&self.inner);
+        let drained = async move {
+            inner.shutdown.cancelled().await;
+            let all = u32::try_from(
+                    inner
+                        .config
+                        .limits
+                        .max_streams
+                        .min(tokio::sync::Semaphore::MAX_PERMITS),
+                )
+                .unwrap_or(u32::MAX);
+            let bound = inner.config.shutdown_grace + std::time::Duration::from_secs(1);
+            if tokio::time::timeout(bound, inner.streams.acquire_many(all))
+                .await
+                .is_err()
+            {
+                tracing::warn!(
+                    "streams still open after the shutdown grace period; closing them"
+                );
+            }
+        };
         tonic::transport::Server::builder()
-            .serve_with_incoming_shutdown(
-                self.service(),
-                incoming,
-                stop.cancelled_owned(),
-            )
+            .serve_with_incoming_shutdown(self.service(), incoming, drained)
             .await
     }
 }
@@ -331,6 +359,9 @@ impl<H: GatewayHandler> CovenControl for Gateway<H> {
         &self,
         request: Request<Streaming<proto::AgentMessage>>,
     ) -> Result<Response<Self::AgentStreamStream>, Status> {
+        if self.inner.shutdown.is_cancelled() {
+            return Err(Status::unavailable("the gateway is shutting down"));
+        }
         let Ok(permit) = Arc::clone(&self.inner.streams).try_acquire_owned() else {
             return Err(
                 Status::resource_exhausted(
@@ -343,7 +374,7 @@ impl<H: GatewayHandler> CovenControl for Gateway<H> {
         };
         let inbound = request.into_inner();
         let (tx, rx) = mpsc::channel(self.inner.config.limits.outbound_buffer.max(1));
-        let close = self.inner.shutdown.child_token();
+        let close = CancellationToken::new();
         let link = Link::new(tx, new_gate(self.inner.config.mode));
         tokio::spawn(
             run_gateway_stream(
@@ -364,47 +395,54 @@ enum Next<M> {
     End,
     /// The stream has to end with this status.
     Fail(Status),
-    /// The gateway or this stream is shutting down.
+    /// Nothing arrived within the time limit.
+    Idle(std::time::Duration),
+    /// The gateway is shutting down.
+    Stopping,
+    /// This stream was closed from the gateway side.
     Closed,
 }
+/// The next inbound message, waiting at most `limit`, unless the stream is closed
+/// or (while `stop` is given) the gateway stops.
 async fn next_inbound<M>(
     inbound: &mut Streaming<M>,
     close: &CancellationToken,
-    idle: Option<std::time::Duration>,
+    stop: Option<&CancellationToken>,
+    limit: Option<std::time::Duration>,
 ) -> Next<M> {
+    let stopping = async {
+        match stop {
+            Some(t) => t.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
     let read = async {
-        match idle {
-            Some(limit) => {
-                match tokio::time::timeout(limit, inbound.message()).await {
-                    Ok(r) => r,
-                    Err(_) => {
-                        Err(
-                            Status::unavailable(
-                                format!("no message for {} s", limit.as_secs()),
-                            ),
-                        )
-                    }
-                }
-            }
-            None => inbound.message().await,
+        match limit {
+            Some(limit) => tokio::time::timeout(limit, inbound.message()).await.ok(),
+            None => Some(inbound.message().await),
         }
     };
     tokio::select! {
-        biased; () = close.cancelled() => Next::Closed, r = read => match r { Ok(Some(m))
-        => Next::Message(m), Ok(None) => Next::End, Err(status) => Next::Fail(status), },
+        biased; () = close.cancelled() => Next::Closed, () = stopping => Next::Stopping,
+        r = read => match r { Some(Ok(Some(m))) => Next::Message(m), Some(Ok(None)) =>
+        Next::End, Some(Err(status)) => Next::Fail(status), None => Next::Idle(limit
+        .unwrap_or_default()), },
     }
+}
+fn idle_status(limit: std::time::Duration) -> Status {
+    Status::unavailable(format!("no message for {} ms", limit.as_millis()))
 }
 /// One agent stream from its first message to its end. The stream's slot and its
 /// agent id are free again before the final status leaves, so a peer that saw the
 /// status can reconnect at once.
 async fn run_gateway_stream<H: GatewayHandler>(
     gw: Arc<GatewayInner<H>>,
-    inbound: Streaming<proto::AgentMessage>,
+    mut inbound: Streaming<proto::AgentMessage>,
     link: Link<ServerMessage, Checker>,
     close: CancellationToken,
     permit: tokio::sync::OwnedSemaphorePermit,
 ) {
-    let outcome = registered_stream(&gw, inbound, &link, &close, permit).await;
+    let outcome = registered_stream(&gw, &mut inbound, &link, &close, permit).await;
     if let Some(status) = outcome {
         tracing::info!(
             code = ? status.code(), status = % status.message(),
@@ -413,21 +451,23 @@ async fn run_gateway_stream<H: GatewayHandler>(
         link.fail(status).await;
     }
     close.cancel();
+    drop(inbound);
 }
 /// Registration, then the registered agent's messages; `Some(status)` when the stream
 /// has to end with an error status.
 async fn registered_stream<H: GatewayHandler>(
     gw: &GatewayInner<H>,
-    mut inbound: Streaming<proto::AgentMessage>,
+    inbound: &mut Streaming<proto::AgentMessage>,
     link: &Link<ServerMessage, Checker>,
     close: &CancellationToken,
     _permit: tokio::sync::OwnedSemaphorePermit,
 ) -> Option<Status> {
     let idle = gw.config.limits.idle_timeout;
-    let first = match next_inbound(&mut inbound, close, idle).await {
+    let first = match next_inbound(inbound, close, Some(&gw.shutdown), idle).await {
         Next::Message(m) => m,
         Next::Fail(status) => return Some(status),
-        Next::End | Next::Closed => return None,
+        Next::Idle(limit) => return Some(idle_status(limit)),
+        Next::End | Next::Closed | Next::Stopping => return None,
     };
     let Some(proto::agent_message::Payload::Register(register)) = first.payload.clone()
     else {
@@ -480,7 +520,7 @@ async fn registered_stream<H: GatewayHandler>(
     }
     tracing::info!(agent_id = % agent_id, "agent registered");
     gw.handler.on_connected(handle.clone()).await;
-    let outcome = serve_agent(gw, &mut inbound, &handle, close, idle).await;
+    let outcome = serve_agent(gw, inbound, &handle, close, idle).await;
     if let Some((request_id, _)) = handle.pending().take() {
         tracing::warn!(
             agent_id = % agent_id, request_id = % request_id,
@@ -501,23 +541,27 @@ async fn serve_agent<H: GatewayHandler>(
     close: &CancellationToken,
     idle: Option<std::time::Duration>,
 ) -> Option<Status> {
+    let mut stop = Some(&gw.shutdown);
+    let mut limit = idle;
     loop {
-        let msg = match next_inbound(inbound, close, idle).await {
+        let msg = match next_inbound(inbound, close, stop, limit).await {
             Next::Message(m) => m,
-            Next::End => return None,
+            Next::End | Next::Closed => return None,
             Next::Fail(status) => return Some(status),
-            Next::Closed => {
-                if gw.shutdown.is_cancelled() {
-                    let bye = proto::Shutdown {
-                        reason: "the gateway is shutting down".to_owned(),
-                    };
-                    if let Err(e) = handle.shutdown(bye).await {
-                        tracing::debug!(
-                            error = % e, "no shutdown message on a closing stream"
-                        );
-                    }
+            Next::Idle(_) if stop.is_none() => return None,
+            Next::Idle(limit) => return Some(idle_status(limit)),
+            Next::Stopping => {
+                let bye = proto::Shutdown {
+                    reason: "the gateway is shutting down".to_owned(),
+                };
+                if let Err(e) = handle.shutdown(bye).await {
+                    tracing::debug!(
+                        error = % e, "no shutdown message on a closing stream"
+                    );
                 }
-                return None;
+                stop = None;
+                limit = Some(gw.config.shutdown_grace);
+                continue;
             }
         };
         if let Err(status) = grpc::admit_inbound(
@@ -876,6 +920,7 @@ async fn run_agent<H: AgentHandler>(
             in_flight = None;
         }
         if draining && in_flight.is_none() {
+            tracing::debug!("shut down with no request in flight: closing");
             break Ok(());
         }
         let msg = tokio::select! {
@@ -885,8 +930,9 @@ async fn run_agent<H: AgentHandler>(
             : grpc::now_ms() })) }; if let Err(e) = session.link.send(hb, observe_client)
             . await { tracing::warn!(error = % e, "heartbeat not sent"); } continue; } ()
             = wait_finished(& mut in_flight) => continue, r = inbound.message() => match
-            r { Ok(Some(m)) => m, Ok(None) => break Ok(()), Err(status) => break
-            Err(status), },
+            r { Ok(Some(m)) => m, Ok(None) => {
+            tracing::debug!("the gateway ended the stream"); break Ok(()); } Err(status)
+            => break Err(status), },
         };
         let busy = in_flight.as_ref().map(|f| f.request_id.clone());
         if let (Some(busy), Some(proto::server_message::Payload::SendMessage(m))) = (
@@ -1021,6 +1067,10 @@ async fn run_agent<H: AgentHandler>(
         f.task.abort();
     }
     session.close.cancel();
+    let flushed = async { while let Ok(Some(_)) = inbound.message().await {} };
+    if tokio::time::timeout(std::time::Duration::from_secs(5), flushed).await.is_err() {
+        tracing::debug!("the gateway did not end the stream after ours; dropping it");
+    }
     result
 }
 /// Resolves when the request in flight finished (never when there is none).

@@ -266,12 +266,21 @@ fn emit_gateway(
         use proto::#server_union;
 
         /// How a [`Gateway`] runs.
-        #[derive(Debug, Clone, Default)]
+        #[derive(Debug, Clone)]
         pub struct GatewayConfig {
             /// What the sequence checker does with a violation, in both directions.
             pub mode: CheckMode,
             /// Message size, connected agents, idle timeout.
             pub limits: GrpcLimits,
+            /// After [`Gateway::shutdown`], how long each agent may stay quiet while it
+            /// finishes its request and closes its half of the stream.
+            pub shutdown_grace: std::time::Duration,
+        }
+
+        impl Default for GatewayConfig {
+            fn default() -> Self {
+                Self { mode: CheckMode::default(), limits: GrpcLimits::default(), shutdown_grace: std::time::Duration::from_secs(10) }
+            }
         }
 
         /// The behaviour of a gateway: decide registrations and react to what agents send.
@@ -501,9 +510,19 @@ fn emit_gateway(
             /// Serves on `listener` until [`Gateway::shutdown`].
             pub async fn serve(self, listener: tokio::net::TcpListener) -> Result<(), tonic::transport::Error> {
                 let incoming = tonic::codegen::tokio_stream::wrappers::TcpListenerStream::new(listener);
-                let stop = self.inner.shutdown.clone();
+                let inner = Arc::clone(&self.inner);
+                // tonic's own graceful shutdown starts only once every stream has ended (each
+                // gets a Shutdown and its grace period first), so no stream is cut mid-request.
+                let drained = async move {
+                    inner.shutdown.cancelled().await;
+                    let all = u32::try_from(inner.config.limits.max_streams.min(tokio::sync::Semaphore::MAX_PERMITS)).unwrap_or(u32::MAX);
+                    let bound = inner.config.shutdown_grace + std::time::Duration::from_secs(1);
+                    if tokio::time::timeout(bound, inner.streams.acquire_many(all)).await.is_err() {
+                        tracing::warn!("streams still open after the shutdown grace period; closing them");
+                    }
+                };
                 tonic::transport::Server::builder()
-                    .serve_with_incoming_shutdown(self.service(), incoming, stop.cancelled_owned())
+                    .serve_with_incoming_shutdown(self.service(), incoming, drained)
                     .await
             }
         }
@@ -513,6 +532,9 @@ fn emit_gateway(
             type #stream_ty = grpc::BoxStream<#server_union>;
 
             async fn #rpc(&self, request: Request<Streaming<proto::#client_union>>) -> Result<Response<Self::#stream_ty>, Status> {
+                if self.inner.shutdown.is_cancelled() {
+                    return Err(Status::unavailable("the gateway is shutting down"));
+                }
                 let Ok(permit) = Arc::clone(&self.inner.streams).try_acquire_owned() else {
                     return Err(Status::resource_exhausted(format!(
                         "the limit of {} open streams is reached",
@@ -521,7 +543,7 @@ fn emit_gateway(
                 };
                 let inbound = request.into_inner();
                 let (tx, rx) = mpsc::channel(self.inner.config.limits.outbound_buffer.max(1));
-                let close = self.inner.shutdown.child_token();
+                let close = CancellationToken::new();
                 let link = Link::new(tx, new_gate(self.inner.config.mode));
                 tokio::spawn(run_gateway_stream(Arc::clone(&self.inner), inbound, link, close.clone(), permit));
                 Ok(Response::new(grpc::outbound_stream(rx, close)))
@@ -535,29 +557,49 @@ fn emit_gateway(
             End,
             /// The stream has to end with this status.
             Fail(Status),
-            /// The gateway or this stream is shutting down.
+            /// Nothing arrived within the time limit.
+            Idle(std::time::Duration),
+            /// The gateway is shutting down.
+            Stopping,
+            /// This stream was closed from the gateway side.
             Closed,
         }
 
-        async fn next_inbound<M>(inbound: &mut Streaming<M>, close: &CancellationToken, idle: Option<std::time::Duration>) -> Next<M> {
+        /// The next inbound message, waiting at most `limit`, unless the stream is closed
+        /// or (while `stop` is given) the gateway stops.
+        async fn next_inbound<M>(
+            inbound: &mut Streaming<M>,
+            close: &CancellationToken,
+            stop: Option<&CancellationToken>,
+            limit: Option<std::time::Duration>,
+        ) -> Next<M> {
+            let stopping = async {
+                match stop {
+                    Some(t) => t.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
             let read = async {
-                match idle {
-                    Some(limit) => match tokio::time::timeout(limit, inbound.message()).await {
-                        Ok(r) => r,
-                        Err(_) => Err(Status::unavailable(format!("no message for {} s", limit.as_secs()))),
-                    },
-                    None => inbound.message().await,
+                match limit {
+                    Some(limit) => tokio::time::timeout(limit, inbound.message()).await.ok(),
+                    None => Some(inbound.message().await),
                 }
             };
             tokio::select! {
                 biased;
                 () = close.cancelled() => Next::Closed,
+                () = stopping => Next::Stopping,
                 r = read => match r {
-                    Ok(Some(m)) => Next::Message(m),
-                    Ok(None) => Next::End,
-                    Err(status) => Next::Fail(status),
+                    Some(Ok(Some(m))) => Next::Message(m),
+                    Some(Ok(None)) => Next::End,
+                    Some(Err(status)) => Next::Fail(status),
+                    None => Next::Idle(limit.unwrap_or_default()),
                 },
             }
+        }
+
+        fn idle_status(limit: std::time::Duration) -> Status {
+            Status::unavailable(format!("no message for {} ms", limit.as_millis()))
         }
 
         /// One agent stream from its first message to its end. The stream's slot and its
@@ -565,33 +607,36 @@ fn emit_gateway(
         /// status can reconnect at once.
         async fn run_gateway_stream<H: GatewayHandler>(
             gw: Arc<GatewayInner<H>>,
-            inbound: Streaming<proto::#client_union>,
+            mut inbound: Streaming<proto::#client_union>,
             link: Link<#server_union, Checker>,
             close: CancellationToken,
             permit: tokio::sync::OwnedSemaphorePermit,
         ) {
-            let outcome = registered_stream(&gw, inbound, &link, &close, permit).await;
+            let outcome = registered_stream(&gw, &mut inbound, &link, &close, permit).await;
             if let Some(status) = outcome {
                 tracing::info!(code = ?status.code(), status = %status.message(), "agent stream ended with an error status");
                 link.fail(status).await;
             }
             close.cancel();
+            // The request half is dropped last, after the final message or status is queued.
+            drop(inbound);
         }
 
         /// Registration, then the registered agent's messages; `Some(status)` when the stream
         /// has to end with an error status.
         async fn registered_stream<H: GatewayHandler>(
             gw: &GatewayInner<H>,
-            mut inbound: Streaming<proto::#client_union>,
+            inbound: &mut Streaming<proto::#client_union>,
             link: &Link<#server_union, Checker>,
             close: &CancellationToken,
             _permit: tokio::sync::OwnedSemaphorePermit,
         ) -> Option<Status> {
             let idle = gw.config.limits.idle_timeout;
-            let first = match next_inbound(&mut inbound, close, idle).await {
+            let first = match next_inbound(inbound, close, Some(&gw.shutdown), idle).await {
                 Next::Message(m) => m,
                 Next::Fail(status) => return Some(status),
-                Next::End | Next::Closed => return None,
+                Next::Idle(limit) => return Some(idle_status(limit)),
+                Next::End | Next::Closed | Next::Stopping => return None,
             };
             let Some(#cp::#v_register(register)) = first.payload.clone() else {
                 // The skeleton needs the agent's identity before anything else, whatever the
@@ -631,7 +676,7 @@ fn emit_gateway(
             }
             tracing::info!(agent_id = %agent_id, "agent registered");
             gw.handler.on_connected(handle.clone()).await;
-            let outcome = serve_agent(gw, &mut inbound, &handle, close, idle).await;
+            let outcome = serve_agent(gw, inbound, &handle, close, idle).await;
             if let Some((request_id, _)) = handle.pending().take() {
                 tracing::warn!(agent_id = %agent_id, request_id = %request_id, "stream ended with a request in flight");
             }
@@ -650,19 +695,25 @@ fn emit_gateway(
             close: &CancellationToken,
             idle: Option<std::time::Duration>,
         ) -> Option<Status> {
+            // Until the gateway stops: its shutdown token and the idle limit. Then: no token,
+            // and the grace period as the limit, so the agent can finish its request.
+            let mut stop = Some(&gw.shutdown);
+            let mut limit = idle;
             loop {
-                let msg = match next_inbound(inbound, close, idle).await {
+                let msg = match next_inbound(inbound, close, stop, limit).await {
                     Next::Message(m) => m,
-                    Next::End => return None,
+                    Next::End | Next::Closed => return None,
                     Next::Fail(status) => return Some(status),
-                    Next::Closed => {
-                        if gw.shutdown.is_cancelled() {
-                            let bye = #shutdown { reason: "the gateway is shutting down".to_owned() };
-                            if let Err(e) = handle.shutdown(bye).await {
-                                tracing::debug!(error = %e, "no shutdown message on a closing stream");
-                            }
+                    Next::Idle(_) if stop.is_none() => return None,
+                    Next::Idle(limit) => return Some(idle_status(limit)),
+                    Next::Stopping => {
+                        let bye = #shutdown { reason: "the gateway is shutting down".to_owned() };
+                        if let Err(e) = handle.shutdown(bye).await {
+                            tracing::debug!(error = %e, "no shutdown message on a closing stream");
                         }
-                        return None;
+                        stop = None;
+                        limit = Some(gw.config.shutdown_grace);
+                        continue;
                     }
                 };
                 if let Err(status) = grpc::admit_inbound(handle.shared.link.gate(), &msg, observe_client).await {
@@ -1017,6 +1068,7 @@ fn emit_agent(
                     in_flight = None;
                 }
                 if draining && in_flight.is_none() {
+                    tracing::debug!("shut down with no request in flight: closing");
                     break Ok(());
                 }
                 let msg = tokio::select! {
@@ -1032,7 +1084,10 @@ fn emit_agent(
                     () = wait_finished(&mut in_flight) => continue,
                     r = inbound.message() => match r {
                         Ok(Some(m)) => m,
-                        Ok(None) => break Ok(()),
+                        Ok(None) => {
+                            tracing::debug!("the gateway ended the stream");
+                            break Ok(());
+                        }
                         Err(status) => break Err(status),
                     },
                 };
@@ -1118,6 +1173,13 @@ fn emit_agent(
                 f.task.abort();
             }
             session.close.cancel();
+            // Dropping the response half would reset the whole stream and could discard what
+            // the agent queued last (its final event); wait, bounded, for the gateway to end
+            // the stream after reading our end.
+            let flushed = async { while let Ok(Some(_)) = inbound.message().await {} };
+            if tokio::time::timeout(std::time::Duration::from_secs(5), flushed).await.is_err() {
+                tracing::debug!("the gateway did not end the stream after ours; dropping it");
+            }
             result
         }
 
