@@ -23,13 +23,17 @@ use tokio::sync::mpsc;
 
 const LIMIT: Duration = Duration::from_secs(30);
 
-/// Welcomes everyone except agent ids starting with `banned`.
+/// Welcomes everyone except agent ids starting with `banned` (refused) or `stall` (never
+/// answered).
 struct Gw {
     connected: mpsc::UnboundedSender<AgentHandle>,
 }
 
 impl GatewayHandler for Gw {
     async fn on_register(&self, register: &RegisterAgent) -> Result<Welcome, RegistrationError> {
+        if register.agent_id.starts_with("stall") {
+            std::future::pending::<()>().await;
+        }
         if register.agent_id.starts_with("banned") {
             return Err(RegistrationError {
                 reason: "not approved".to_owned(),
@@ -413,6 +417,17 @@ async fn a_quiet_stream_is_closed_and_heartbeats_keep_one_open() {
         let mut gw = start(config).await;
         let (_tx, quiet) = raw(&gw.addr, vec![reg_msg("quiet")]).await;
         assert_eq!(final_status(quiet).await.code(), Code::Unavailable);
+
+        // A registration nobody decides: the agent stops waiting after its own limit, the
+        // gateway after its idle limit, which frees the slot.
+        let mut cfg = AgentConfig::new(register("stall-1", &[]));
+        cfg.limits.idle_timeout = Some(Duration::from_millis(100));
+        match connect(gw.addr.clone(), cfg, Echo).await {
+            Err(ConnectError::Status(s)) => assert_eq!(s.code(), Code::DeadlineExceeded),
+            other => panic!("expected a deadline, got {:?}", other.map(|_| ())),
+        }
+        let (_tx, stalled) = raw(&gw.addr, vec![reg_msg("stall-2")]).await;
+        assert_eq!(final_status(stalled).await.code(), Code::DeadlineExceeded);
 
         let mut cfg = AgentConfig::new(register("lively", &[]));
         cfg.limits = GrpcLimits {

@@ -654,7 +654,23 @@ fn emit_gateway(
                 Ok(claim) => claim,
                 Err(e) => return Some(e.into()),
             };
-            match gw.handler.on_register(handle.registration()).await {
+            // A handler that never decides must not hold the stream's slot forever: it gets
+            // the idle limit, and gives way to a shutdown.
+            let deciding = async {
+                match idle {
+                    Some(limit) => tokio::time::timeout(limit, gw.handler.on_register(handle.registration())).await.ok(),
+                    None => Some(gw.handler.on_register(handle.registration()).await),
+                }
+            };
+            let decision = tokio::select! {
+                biased;
+                () = gw.shutdown.cancelled() => return Some(Status::unavailable("the gateway is shutting down")),
+                d = deciding => match d {
+                    Some(d) => d,
+                    None => return Some(Status::deadline_exceeded("the registration was not decided in time")),
+                },
+            };
+            match decision {
                 Ok(mut welcome) => {
                     if welcome.agent_id.is_empty() {
                         welcome.agent_id.clone_from(&agent_id);
@@ -836,7 +852,8 @@ fn emit_agent(
             pub register: #register,
             /// What the sequence checker does with a violation, in both directions.
             pub mode: CheckMode,
-            /// Message size, heartbeat interval.
+            /// Message size, heartbeat interval; `idle_timeout` bounds the wait for the
+            /// registration answer.
             pub limits: GrpcLimits,
         }
 
@@ -1008,10 +1025,19 @@ fn emit_agent(
                 Ok(r) => r.into_inner(),
                 Err(status) => return Err(grpc::ConnectError::Status(status)),
             };
-            let first = match inbound.message().await {
-                Ok(Some(m)) => m,
-                Ok(None) => return Err(grpc::ConnectError::Unexpected("the stream ended".to_owned())),
-                Err(status) => return Err(grpc::ConnectError::Status(status)),
+            // A gateway that never answers the registration must not hang the caller.
+            let wait = config.limits.idle_timeout.unwrap_or(std::time::Duration::from_secs(90));
+            let first = match tokio::time::timeout(wait, inbound.message()).await {
+                Ok(Ok(Some(m))) => m,
+                Ok(Ok(None)) => return Err(grpc::ConnectError::Unexpected("the stream ended".to_owned())),
+                Ok(Err(status)) => return Err(grpc::ConnectError::Status(status)),
+                Err(_) => {
+                    close.cancel();
+                    return Err(grpc::ConnectError::Status(Status::deadline_exceeded(format!(
+                        "no answer to the registration within {} ms",
+                        wait.as_millis()
+                    ))));
+                }
             };
             if let Err(status) = grpc::admit_inbound(link.gate(), &first, observe_server).await {
                 close.cancel();
