@@ -149,6 +149,15 @@ pub struct Machine {
 pub struct Transport {
     pub kind: String,
     pub framing: String,
+    /// The rpc a gRPC protocol runs on (the protocol file's `grpc:` section).
+    pub grpc: Option<GrpcRpc>,
+}
+
+/// One gRPC method: `service` is the proto's full service name (`coven.CovenControl`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcRpc {
+    pub service: String,
+    pub rpc: String,
 }
 
 /// One direction of a message stream and the union that carries it.

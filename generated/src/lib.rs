@@ -19,6 +19,9 @@ pub mod helix_zed;
 /// Client and server skeletons: transport, framing, validation and sequence checking
 /// around the behaviour a user writes.
 pub mod skeletons {
+    /// Coven agent protocol: both roles.
+    #[rustfmt::skip]
+    pub mod coven;
     /// ECA (Editor Code Assistant): both roles.
     #[rustfmt::skip]
     pub mod eca;

@@ -6,6 +6,7 @@
 pub mod check;
 pub mod http_ws;
 pub mod jsonrpc;
+pub mod grpc;
 pub mod store;
 
 pub use check::{CheckMode, Gate};

@@ -7,7 +7,9 @@ use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
-use crate::ir::{Body, Call, Channel, HttpResponse, MessageKind, Method, Origin, Route, Transport};
+use crate::ir::{
+    Body, Call, Channel, GrpcRpc, HttpResponse, MessageKind, Method, Origin, Route, Transport,
+};
 
 /// What `protocol.yaml` declares, before it is checked against the types file.
 #[derive(Debug, Clone)]
@@ -49,6 +51,15 @@ struct Raw {
     jsonrpc: Option<RawJsonRpc>,
     #[serde(default)]
     http: Option<RawHttp>,
+    #[serde(default)]
+    grpc: Option<RawGrpc>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGrpc {
+    service: String,
+    rpc: String,
 }
 
 #[derive(Deserialize)]
@@ -333,6 +344,10 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         transport: Transport {
             kind: raw.transport.kind.value,
             framing: raw.transport.framing.value,
+            grpc: raw.grpc.map(|g| GrpcRpc {
+                service: g.service,
+                rpc: g.rpc,
+            }),
         },
         roles,
         types_file: raw.types,

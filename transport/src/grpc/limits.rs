@@ -1,0 +1,35 @@
+//! Size and count limits of a gRPC skeleton, with defaults safe for an exposed port.
+
+use std::time::Duration;
+
+/// Limits of one gRPC endpoint (server or client side).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcLimits {
+    /// Largest encoded message accepted or sent, in bytes. tonic refuses a larger inbound
+    /// message with `OUT_OF_RANGE` before decoding it.
+    pub max_message_size: usize,
+    /// Most streams (registered peers) alive at once; one more is refused with
+    /// `RESOURCE_EXHAUSTED`.
+    pub max_streams: usize,
+    /// Messages queued per stream towards the peer before a sender waits (back-pressure).
+    pub outbound_buffer: usize,
+    /// A stream on which the peer sent nothing for this long is closed with `UNAVAILABLE`;
+    /// heartbeats count. `None` keeps quiet streams open forever.
+    pub idle_timeout: Option<Duration>,
+    /// How often a client sends a heartbeat.
+    pub heartbeat_interval: Duration,
+}
+
+impl Default for GrpcLimits {
+    fn default() -> Self {
+        Self {
+            // tonic's own default; agent answers are text chunks, far below it.
+            max_message_size: 4 * 1024 * 1024,
+            max_streams: 1024,
+            outbound_buffer: 64,
+            // Three missed heartbeats at the default interval.
+            idle_timeout: Some(Duration::from_secs(90)),
+            heartbeat_interval: Duration::from_secs(30),
+        }
+    }
+}
