@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod store;
+pub mod ws;
 
 pub use check::{CheckMode, Gate};
 

@@ -23,3 +23,5 @@ pub fn open_sqlite_in_memory() -> rusqlite::Result<Connection> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(conn)
 }
+
+pub mod helix;
