@@ -16,3 +16,12 @@ pub mod external_agents;
 /// Helix <-> Zed external agent
 #[rustfmt::skip]
 pub mod helix_zed;
+/// Client and server skeletons: transport, framing, validation and sequence checking
+/// around the behaviour a user writes.
+pub mod skeletons {
+    /// AgentLoop: both roles.
+    #[rustfmt::skip]
+    pub mod agentloop; /// Helix <-> Zed external agent: both roles.
+    #[rustfmt::skip]
+    pub mod helix_zed;
+}

@@ -52,6 +52,18 @@ pub enum StoreError {
     Poisoned,
 }
 
+/// What can go wrong for a Helix agent (the generated `HelixAgent` of helix_zed).
+#[derive(Debug, thiserror::Error)]
+pub enum HelixError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Send(#[from] crate::ws::SendError),
+    /// Zed sent a frame the skeleton refused (dropped; the connection goes on).
+    #[error("frame from zed refused: {0}")]
+    Refused(#[from] crate::ws::Refused),
+}
+
 /// The Helix side's state. Implementations must be safe to share between tasks.
 pub trait HelixStore: Send + Sync + 'static {
     /// The thread bound to `session`, if Zed has created one.

@@ -156,7 +156,10 @@ async fn upgrade<S: Side, H: Handler<S>>(
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
     let Ok(permit) = shared.permits.clone().try_acquire_owned() else {
-        tracing::warn!(role = S::ROLE, "connection refused: connection limit reached");
+        tracing::warn!(
+            role = S::ROLE,
+            "connection refused: connection limit reached"
+        );
         return (StatusCode::SERVICE_UNAVAILABLE, "too many connections").into_response();
     };
     let max = shared.config.max_frame_bytes;
