@@ -18,10 +18,10 @@ pub mod external_agents;
 pub mod helix_zed;
 /// Client and server skeletons: transport, framing, validation and sequence checking
 /// around the behaviour a user writes.
+#[rustfmt::skip]
 pub mod skeletons {
     /// AgentLoop: both roles.
-    #[rustfmt::skip]
-    pub mod agentloop; /// Helix <-> Zed external agent: both roles.
-    #[rustfmt::skip]
+    pub mod agentloop;
+    /// Helix <-> Zed external agent: both roles.
     pub mod helix_zed;
 }
