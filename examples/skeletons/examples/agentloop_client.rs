@@ -24,7 +24,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut client = Client::connect(&url, ClientConfig::default()).await?;
     client
-        .send(&client_msg(serde_json::json!({"id": "info-1", "type": "get_context_info"})))
+        .send(&client_msg(
+            serde_json::json!({"id": "info-1", "type": "get_context_info"}),
+        ))
         .await?;
     client
         .send(&client_msg(serde_json::json!({

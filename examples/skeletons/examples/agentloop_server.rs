@@ -41,7 +41,8 @@ impl DemoAgent {
         if let Ok(mut approvals) = self.approvals.lock() {
             approvals.insert(out.connection(), tx);
         }
-        out.send(&self.msg("loading_state", json!({"loading": true}))).await?;
+        out.send(&self.msg("loading_state", json!({"loading": true})))
+            .await?;
         let say = format!("You asked: {}. I would like to run `ls`.", text.join(" "));
         out.send(&self.msg(
             "response_item",

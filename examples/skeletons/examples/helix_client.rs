@@ -32,12 +32,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let store = SqliteHelixStore::open(&db)?;
     let known = store.thread(session)?;
-    println!("session {session}: thread {known:?} (store {})", db.display());
+    println!(
+        "session {session}: thread {known:?} (store {})",
+        db.display()
+    );
     let mut agent = HelixAgent::connect(&url, ClientConfig::default(), store).await?;
     agent.chat(session, &message, &request_id).await?;
     while let Some(event) = agent.next().await {
         match event? {
-            hz::ZedEvent::ContextCreated(e) => println!("context created: {}", e.data.acp_thread_id),
+            hz::ZedEvent::ContextCreated(e) => {
+                println!("context created: {}", e.data.acp_thread_id)
+            }
             hz::ZedEvent::MessageAdded(e) => println!("... {}", e.data.content),
             hz::ZedEvent::MessageCompleted(e) => {
                 println!("completed {}", e.data.request_id);
