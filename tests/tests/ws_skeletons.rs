@@ -105,8 +105,12 @@ async fn helix_state_survives_a_client_restart_mid_session() {
         Some(Interaction::Complete)
     );
 
-    // Restart: the connection, the agent and the store all go away.
+    // Restart: the connection, the agent, the store and the Zed server all go away.
     drop(agent.close().await);
+    server.shutdown().await.unwrap();
+    let received_before = zed.received.lock().unwrap().len();
+    assert_eq!(received_before, 1);
+    let (server, zed) = zed_server(ServerConfig::default()).await;
 
     let store = SqliteHelixStore::open(&db).unwrap();
     let mut agent = hz_skel::HelixAgent::connect(&server.url(), ClientConfig::default(), store)
