@@ -127,9 +127,9 @@ async fn helix_state_survives_a_client_restart_mid_session() {
         }
     }
     let received = zed.received.lock().unwrap().clone();
-    assert_eq!(received.len(), 2);
+    assert_eq!(received.len(), 1);
     assert_eq!(
-        received[1].data.acp_thread_id.as_deref(),
+        received[0].data.acp_thread_id.as_deref(),
         Some(thread.as_str())
     );
     assert_eq!(
