@@ -248,6 +248,84 @@ async fn next_msg(c: &mut al_skel::Client) -> al::ServerMessage {
 }
 
 #[tokio::test]
+async fn live_sessions_per_connection_are_capped() {
+    let (server, zed) = zed_server(ServerConfig {
+        max_sessions: 2,
+        ..ServerConfig::default()
+    })
+    .await;
+    // The client's own cap refuses the third session before it is sent.
+    let capped = hz_skel::Client::connect(
+        &server.url(),
+        ClientConfig {
+            max_sessions: 2,
+            ..ClientConfig::default()
+        },
+    )
+    .await
+    .unwrap();
+    for s in ["a", "b"] {
+        capped
+            .chat_message(chat(s, None, "stream 100000", "r"))
+            .await
+            .unwrap();
+    }
+    let err = capped
+        .chat_message(chat("c", None, "hi", "r"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("live instances"), "{err}");
+    capped.close().await;
+
+    // Unchecked, the third session reaches the server, whose cap drops it.
+    let mut open = hz_skel::Client::connect(
+        &server.url(),
+        ClientConfig {
+            mode: CheckMode::Off,
+            ..ClientConfig::default()
+        },
+    )
+    .await
+    .unwrap();
+    let mut threads = std::collections::HashMap::new();
+    for s in ["d", "e"] {
+        open.chat_message(chat(s, None, "hi", "r")).await.unwrap();
+        loop {
+            match timeout(WAIT, open.next()).await.unwrap().unwrap().unwrap() {
+                hz::ZedEvent::ContextCreated(c) => {
+                    threads.insert(s, c.data.acp_thread_id);
+                }
+                hz::ZedEvent::MessageCompleted(_) => break,
+                hz::ZedEvent::MessageAdded(_) => {}
+            }
+        }
+    }
+    open.chat_message(chat("f", None, "hi", "r")).await.unwrap();
+    // Frames are handled in order: once the follow-up is answered, `f` has been dealt with.
+    open.chat_message(chat("d", Some(&threads["d"]), "again", "r2"))
+        .await
+        .unwrap();
+    loop {
+        let ev = timeout(WAIT, open.next()).await.unwrap().unwrap().unwrap();
+        assert_ne!(ev.kind(), "context_created", "{ev:?}");
+        if let hz::ZedEvent::MessageCompleted(done) = ev {
+            assert_eq!(done.session_id, "d");
+            break;
+        }
+    }
+    let seen: Vec<String> = zed
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| m.data.helix_session_id.clone())
+        .collect();
+    assert_eq!(seen[seen.len() - 3..], ["d", "e", "d"], "{seen:?}");
+    open.close().await;
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn agentloop_turn_with_an_approval_through_the_generated_client() {
     let server = agentloop_server(ServerConfig::default()).await;
     let mut client = al_skel::Client::connect(&server.url(), ClientConfig::default())

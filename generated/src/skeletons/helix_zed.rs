@@ -18,8 +18,8 @@ impl ws::Side for ZedSide {
     fn encode(msg: &Self::Outbound) -> String {
         msg.to_json()
     }
-    fn checker() -> Self::Checker {
-        machine::Checker::new()
+    fn checker(limits: agentwire_runtime::machine::Limits) -> Self::Checker {
+        machine::Checker::with_limits(limits)
     }
     fn observe_inbound(
         checker: &mut Self::Checker,
@@ -51,8 +51,8 @@ impl ws::Side for HelixSide {
     fn encode(msg: &Self::Outbound) -> String {
         msg.to_json()
     }
-    fn checker() -> Self::Checker {
-        machine::Checker::new()
+    fn checker(limits: agentwire_runtime::machine::Limits) -> Self::Checker {
+        machine::Checker::with_limits(limits)
     }
     fn observe_inbound(
         checker: &mut Self::Checker,

@@ -8,7 +8,10 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use super::link::write_loop;
-use super::{DEFAULT_MAX_FRAME_BYTES, DEFAULT_OUTBOUND_QUEUE, Link, Refused, SendError, Side};
+use super::{
+    DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_OUTBOUND_QUEUE, Link, Refused,
+    SendError, Side,
+};
 use crate::check::CheckMode;
 
 /// Limits and checking of a client.
@@ -18,6 +21,8 @@ pub struct ClientConfig {
     pub mode: CheckMode,
     /// Largest inbound message; a bigger one ends the connection.
     pub max_frame_bytes: usize,
+    /// Live sequence instances (sessions, turns) per machine; one more is refused.
+    pub max_sessions: usize,
     /// Depth of the outbound queue and of the inbound queue.
     pub queue: usize,
 }
@@ -27,6 +32,7 @@ impl Default for ClientConfig {
         Self {
             mode: CheckMode::Enforce,
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
+            max_sessions: DEFAULT_MAX_SESSIONS,
             queue: DEFAULT_OUTBOUND_QUEUE,
         }
     }
@@ -71,7 +77,7 @@ impl<S: Side> Client<S> {
         let queue = config.queue.max(1);
         let (sink, mut stream) = socket.split();
         let (tx, rx) = mpsc::channel(queue);
-        let link = Link::<S>::new(id, config.mode, tx);
+        let link = Link::<S>::new(id, config.mode, config.max_sessions, tx);
         let writer = tokio::spawn(write_loop(
             sink,
             rx,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use agentwire_runtime::machine::Violation;
+use agentwire_runtime::machine::{Limits, Violation};
 use futures_util::{Sink, SinkExt};
 use tokio::sync::{Mutex, mpsc};
 
@@ -58,10 +58,18 @@ impl<S: Side> std::fmt::Debug for Link<S> {
 }
 
 impl<S: Side> Link<S> {
-    pub(crate) fn new(connection: u64, mode: CheckMode, tx: mpsc::Sender<Outgoing>) -> Self {
+    pub(crate) fn new(
+        connection: u64,
+        mode: CheckMode,
+        max_sessions: usize,
+        tx: mpsc::Sender<Outgoing>,
+    ) -> Self {
+        let limits = Limits {
+            max_instances: max_sessions,
+        };
         Self {
             connection,
-            gate: Arc::new(Mutex::new(Gate::new(mode, S::checker()))),
+            gate: Arc::new(Mutex::new(Gate::new(mode, S::checker(limits)))),
             tx,
             refusals: Arc::new(AtomicU64::new(0)),
         }

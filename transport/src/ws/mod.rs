@@ -10,7 +10,7 @@ mod refused;
 mod server;
 
 use agentwire_runtime::Invalid;
-use agentwire_runtime::machine::Violation;
+use agentwire_runtime::machine::{Limits, Violation};
 
 pub use client::{Client, ClientConfig, ConnectError};
 pub use link::{Link, SendError};
@@ -34,8 +34,9 @@ pub trait Side: Send + Sync + 'static {
     fn decode(text: &str) -> Result<Self::Inbound, Invalid>;
     /// Encodes one outbound message as a JSON text.
     fn encode(msg: &Self::Outbound) -> String;
-    /// A fresh checker for one connection.
-    fn checker() -> Self::Checker;
+    /// A fresh checker for one connection, holding at most `limits.max_instances` live
+    /// instances (sessions, turns) per machine.
+    fn checker(limits: Limits) -> Self::Checker;
     /// Feeds an inbound message to the checker.
     fn observe_inbound(checker: &mut Self::Checker, msg: &Self::Inbound) -> Result<(), Violation>;
     /// Feeds an outbound message to the checker.
@@ -60,6 +61,15 @@ pub trait Side: Send + Sync + 'static {
 /// Default cap on one inbound message: 1 MiB of JSON is far beyond any message these
 /// protocols describe, and small enough that a hostile peer cannot balloon memory.
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 1 << 20;
+
+/// Default cap on live sequence instances (e.g. helix sessions) per connection: far more than
+/// one client drives at once, and a bound on what a hostile one can make the checker hold.
+/// Only enforced while the checker runs (modes enforce and warn).
+pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+
+/// Default cap on handler calls running at once for one connection; the next frame waits
+/// (and so does the peer, through TCP) until one finishes.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 
 /// Default depth of a connection's outbound queue: enough to keep the socket busy, small
 /// enough that a slow reader pushes back on the code that sends.

@@ -19,7 +19,10 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::link::write_loop;
-use super::{DEFAULT_MAX_FRAME_BYTES, DEFAULT_OUTBOUND_QUEUE, Link, Refused, Side};
+use super::{
+    DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_SESSIONS, DEFAULT_OUTBOUND_QUEUE,
+    Link, Refused, Side,
+};
 use crate::check::CheckMode;
 
 /// How long a closing connection may take to flush its close frame.
@@ -35,6 +38,11 @@ pub struct ServerConfig {
     pub max_frame_bytes: usize,
     /// Live connections at most; one more gets HTTP 503 before the upgrade.
     pub max_connections: usize,
+    /// Live sequence instances (sessions, turns) per connection, per machine; one more is
+    /// refused as a violation.
+    pub max_sessions: usize,
+    /// Handler calls running at once per connection.
+    pub max_in_flight: usize,
     /// Depth of each connection's outbound queue.
     pub outbound_queue: usize,
 }
@@ -45,6 +53,8 @@ impl Default for ServerConfig {
             mode: CheckMode::Enforce,
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
             max_connections: 1024,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
         }
     }
@@ -176,7 +186,10 @@ async fn connection<S: Side, H: Handler<S>>(
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     let (sink, mut stream) = socket.split();
     let (tx, rx) = mpsc::channel(shared.config.outbound_queue.max(1));
-    let link = Link::<S>::new(id, shared.config.mode, tx);
+    let link = Link::<S>::new(id, shared.config.mode, shared.config.max_sessions, tx);
+    let in_flight = Arc::new(Semaphore::new(
+        shared.config.max_in_flight.clamp(1, Semaphore::MAX_PERMITS),
+    ));
     let writer = tokio::spawn(write_loop(
         sink,
         rx,
@@ -193,9 +206,15 @@ async fn connection<S: Side, H: Handler<S>>(
             Some(Ok(Message::Text(text))) => match S::decode(text.as_str()) {
                 Ok(msg) => match link.admit_inbound(&msg).await {
                     Ok(()) => {
+                        let Ok(permit) = in_flight.clone().acquire_owned().await else {
+                            break;
+                        };
                         let handler = shared.handler.clone();
                         let link = link.clone();
-                        tokio::spawn(async move { handler.message(link, msg).await });
+                        tokio::spawn(async move {
+                            handler.message(link, msg).await;
+                            drop(permit);
+                        });
                     }
                     Err(v) => link.refuse(Refused::Violation(v)).await,
                 },

@@ -136,8 +136,8 @@ fn emit_side(
                 msg.to_json()
             }
 
-            fn checker() -> Self::Checker {
-                machine::Checker::new()
+            fn checker(limits: agentwire_runtime::machine::Limits) -> Self::Checker {
+                machine::Checker::with_limits(limits)
             }
 
             fn observe_inbound(
