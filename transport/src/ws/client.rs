@@ -55,7 +55,19 @@ pub struct Client<S: Side> {
     link: Link<S>,
     inbound: mpsc::Receiver<Result<S::Inbound, Refused>>,
     reader: JoinHandle<()>,
-    writer: JoinHandle<()>,
+    /// Taken by `close`; `None` afterwards.
+    writer: Option<JoinHandle<()>>,
+}
+
+/// How long `close` waits for queued frames and the close frame to go out.
+const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A dropped client stops reading at once; frames already queued still go out, and the
+/// socket closes once the last `Link` clone is gone.
+impl<S: Side> Drop for Client<S> {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
 }
 
 static NEXT_CONNECTION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -116,7 +128,7 @@ impl<S: Side> Client<S> {
             link,
             inbound,
             reader,
-            writer,
+            writer: Some(writer),
         })
     }
 
@@ -135,10 +147,20 @@ impl<S: Side> Client<S> {
         self.inbound.recv().await
     }
 
-    /// Sends a close frame and waits for the connection to end.
-    pub async fn close(self) {
-        self.link.close().await;
-        let _ = self.writer.await;
-        self.reader.abort();
+    /// Sends a close frame after the frames already queued and waits (a few seconds at
+    /// most) for them to go out.
+    pub async fn close(mut self) {
+        let link = self.link.clone();
+        let Some(writer) = self.writer.take() else {
+            return;
+        };
+        let abort = writer.abort_handle();
+        let closing = async move {
+            link.close().await;
+            let _ = writer.await;
+        };
+        if tokio::time::timeout(CLOSE_GRACE, closing).await.is_err() {
+            abort.abort();
+        }
     }
 }
