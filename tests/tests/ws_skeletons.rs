@@ -572,3 +572,89 @@ async fn concurrent_sessions_lose_and_reorder_nothing() {
     }
     server.shutdown().await.unwrap();
 }
+
+/// Every prefix of a valid frame, and the frame with each byte replaced by a few others:
+/// deterministic garbage that exercises every decoding branch.
+fn mangled(frame: &str) -> Vec<String> {
+    let bytes = frame.as_bytes();
+    let mut out: Vec<String> = (0..bytes.len())
+        .map(|i| String::from_utf8_lossy(&bytes[..i]).into_owned())
+        .collect();
+    for i in 0..bytes.len() {
+        for b in [b'"', b'{', b'0', b'\\', 0xff] {
+            let mut m = bytes.to_vec();
+            m[i] = b;
+            out.push(String::from_utf8_lossy(&m).into_owned());
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mangled_frames_never_break_the_agentloop_server() {
+    let server = agentloop_server(ServerConfig::default()).await;
+    let (ws, _) = tokio_tungstenite::connect_async(server.url())
+        .await
+        .unwrap();
+    let valid = r#"{"id":"u1","type":"user_input","payload":{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]}}"#;
+    let frames = mangled(valid);
+    let (mut tx, mut rx) = ws.split();
+    let reader = tokio::spawn(async move {
+        // Everything before the context_info is an error answer or part of a turn that a
+        // mangled-but-valid frame started.
+        let mut errors = 0usize;
+        loop {
+            let frame = timeout(WAIT, rx.next()).await.unwrap().unwrap().unwrap();
+            let msg = al::ServerMessage::from_json(frame.into_text().unwrap().as_str()).unwrap();
+            match msg.kind() {
+                "error" => errors += 1,
+                "context_info" => return errors,
+                _ => {}
+            }
+        }
+    });
+    for f in &frames {
+        tx.send(Message::text(f.clone())).await.unwrap();
+    }
+    tx.send(Message::text(r#"{"id":"last","type":"get_context_info"}"#))
+        .await
+        .unwrap();
+    let errors = reader.await.unwrap();
+    assert!(
+        errors >= frames.len() / 2,
+        "{errors} errors for {} frames",
+        frames.len()
+    );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mangled_frames_never_break_the_zed_server() {
+    let (server, zed) = zed_server(ServerConfig::default()).await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(server.url())
+        .await
+        .unwrap();
+    let valid = r#"{"type":"chat_message","data":{"helix_session_id":"s1","acp_thread_id":null,"message":"m","request_id":"r1"}}"#;
+    for f in mangled(valid) {
+        ws.send(Message::text(f)).await.unwrap();
+    }
+    let last = hz::HelixMessage::ChatMessage(chat("final", None, "hi", "rf")).to_json();
+    ws.send(Message::text(last)).await.unwrap();
+    loop {
+        let frame = timeout(WAIT, ws.next()).await.unwrap().unwrap().unwrap();
+        let ev = hz::ZedEvent::from_json(frame.into_text().unwrap().as_str()).unwrap();
+        if let hz::ZedEvent::MessageCompleted(done) = ev
+            && done.session_id == "final"
+        {
+            break;
+        }
+    }
+    assert!(
+        zed.received
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|m| m.data.helix_session_id == "final")
+    );
+    server.shutdown().await.unwrap();
+}
