@@ -79,12 +79,19 @@ pub fn emit(p: &Protocol) -> Option<TokenStream> {
     let server = emit_server(&up, &down);
     let client = emit_client(&up, &down);
     let extra_items = extras.items;
-    let doc = format!(
-        " Both roles of {} over WebSocket, one JSON message per text frame: `{}` accepts\n connections (`serve` with a `Handler`), `{}` connects (`Client`).",
-        p.title, down.role, up.role
-    );
+    // One attribute per line: prettyplease prints those as `//!` lines.
+    let doc = [
+        format!(
+            " {}: both roles over WebSocket, one JSON message per text frame.",
+            p.title
+        ),
+        format!(
+            " `{}` accepts connections (`serve` with a `Handler`); `{}` connects (`Client`).",
+            down.role, up.role
+        ),
+    ];
     Some(quote! {
-        #![doc = #doc]
+        #(#![doc = #doc])*
 
         use std::future::Future;
 
@@ -241,10 +248,14 @@ fn emit_server(up: &Direction<'_>, down: &Direction<'_>) -> TokenStream {
             }
         }
     });
-    let handler_doc = format!(
-        " The `{}` side's behaviour: one method per message kind `{}` sends. Each call runs in\n its own task; `out` answers on the connection the message came from.",
-        down.role, up.role
-    );
+    let handler_doc = [
+        format!(
+            " The `{}` side's behaviour: one method per message kind `{}` sends.",
+            down.role, up.role
+        ),
+        " Each call runs in its own task; `out` answers on the connection the message came from."
+            .to_owned(),
+    ];
     let handler_methods = up.kinds.iter().map(|(kind, _, ty, summary)| {
         let method = method_ident(kind);
         let doc = format!(" `{kind}`: {summary}");
@@ -286,7 +297,7 @@ fn emit_server(up: &Direction<'_>, down: &Direction<'_>) -> TokenStream {
             #(#send_methods)*
         }
 
-        #[doc = #handler_doc]
+        #(#[doc = #handler_doc])*
         pub trait Handler: Send + Sync + 'static {
             #(#handler_methods)*
 
