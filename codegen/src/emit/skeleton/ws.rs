@@ -389,3 +389,81 @@ fn emit_client(up: &Direction<'_>, down: &Direction<'_>) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::front::load::load_spec;
+
+    fn spec(module: &str) -> Protocol {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../spec")
+            .join(module);
+        load_spec(&dir).expect("built-in spec loads").protocol
+    }
+
+    fn emitted(p: &Protocol) -> String {
+        emit(p).expect("skeleton emitted").to_string()
+    }
+
+    #[test]
+    fn one_handler_method_per_inbound_kind_and_one_sender_method_per_outbound_kind() {
+        let code = emitted(&spec("agentloop"));
+        for kind in [
+            "user_input",
+            "approval_response",
+            "get_context_info",
+            "manual_compact",
+        ] {
+            assert!(
+                code.contains(&format!("fn {kind} (& self , out : & Sender")),
+                "{kind}"
+            );
+        }
+        for kind in [
+            "response_item",
+            "loading_state",
+            "approval_request",
+            "agent_finished",
+            "context_info",
+            "context_compacted",
+            "error",
+        ] {
+            assert!(
+                code.contains(&format!("pub async fn {kind} (& self , msg")),
+                "{kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_protocol_with_an_error_message_answers_refusals() {
+        assert!(emitted(&spec("agentloop")).contains("fn refusal_answer"));
+        let helix = emitted(&spec("helix_zed"));
+        assert!(!helix.contains("fn refusal_answer"));
+        assert!(helix.contains("fn resume_inbound"));
+
+        // An `error` kind without `payload.message` is not an answer the emitter can build.
+        let mut p = spec("agentloop");
+        if let Some(TypeKind::Struct(fields)) =
+            p.types.get_mut("ErrorMessagePayload").map(|t| &mut t.kind)
+        {
+            fields.retain(|f| f.name != "message");
+        } else {
+            panic!("agentloop's error payload type moved");
+        }
+        assert!(!emitted(&p).contains("fn refusal_answer"));
+    }
+
+    #[test]
+    fn needs_exactly_two_roles_with_a_channel_each() {
+        let mut p = spec("helix_zed");
+        p.roles.push("observer".into());
+        assert!(emit(&p).is_none());
+        let mut p = spec("helix_zed");
+        p.channels.pop();
+        assert!(emit(&p).is_none());
+    }
+}
