@@ -658,3 +658,20 @@ async fn mangled_frames_never_break_the_zed_server() {
     );
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_is_not_held_up_by_a_peer_that_stopped_reading() {
+    let (server, _zed) = zed_server(ServerConfig::default()).await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(server.url())
+        .await
+        .unwrap();
+    let msg = hz::HelixMessage::ChatMessage(chat("s", None, "stream 100000", "r")).to_json();
+    ws.send(Message::text(msg)).await.unwrap();
+    // Wait until the reply has filled the socket buffers and the outbound queue.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    timeout(WAIT, server.shutdown())
+        .await
+        .expect("shutdown finished in time")
+        .unwrap();
+    drop(ws);
+}

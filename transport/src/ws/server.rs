@@ -202,32 +202,25 @@ async fn connection<S: Side, H: Handler<S>>(
             _ = shared.shutdown.cancelled() => break,
             frame = stream.next() => frame,
         };
-        match frame {
-            Some(Ok(Message::Text(text))) => match S::decode(text.as_str()) {
-                Ok(msg) => match link.admit_inbound(&msg).await {
-                    Ok(()) => {
-                        let Ok(permit) = in_flight.clone().acquire_owned().await else {
-                            break;
-                        };
-                        let handler = shared.handler.clone();
-                        let link = link.clone();
-                        tokio::spawn(async move {
-                            handler.message(link, msg).await;
-                            drop(permit);
-                        });
-                    }
-                    Err(v) => link.refuse(Refused::Violation(v)).await,
-                },
-                Err(invalid) => link.refuse(Refused::Invalid(invalid)).await,
-            },
-            Some(Ok(Message::Binary(bytes))) => link.refuse(Refused::Binary(bytes.len())).await,
+        let text = match frame {
+            Some(Ok(Message::Text(text))) => text,
+            Some(Ok(Message::Binary(bytes))) => {
+                link.refuse(Refused::Binary(bytes.len())).await;
+                continue;
+            }
             // Pings are answered by the WebSocket layer.
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
             Some(Ok(Message::Close(_))) | None => break,
             Some(Err(e)) => {
                 tracing::warn!(role = S::ROLE, connection = id, error = %e, "connection failed");
                 break;
             }
+        };
+        // Admitting a frame can wait (for the checker while a send is blocked on a peer
+        // that stopped reading, for a free handler slot); shutdown must not.
+        tokio::select! {
+            _ = shared.shutdown.cancelled() => break,
+            () = admit(&shared, &link, &in_flight, text.as_str()) => {}
         }
     }
     // A peer that stopped reading could keep the close frame queued forever; give it a
@@ -243,4 +236,30 @@ async fn connection<S: Side, H: Handler<S>>(
     }
     shared.handler.closed(id).await;
     tracing::debug!(role = S::ROLE, connection = id, "connection closed");
+}
+
+/// Decodes, validates and checks one text frame, then hands it to the handler in a task of
+/// its own, or refuses it.
+async fn admit<S: Side, H: Handler<S>>(
+    shared: &Shared<H>,
+    link: &Link<S>,
+    in_flight: &Arc<Semaphore>,
+    text: &str,
+) {
+    let msg = match S::decode(text) {
+        Ok(msg) => msg,
+        Err(invalid) => return link.refuse(Refused::Invalid(invalid)).await,
+    };
+    if let Err(v) = link.admit_inbound(&msg).await {
+        return link.refuse(Refused::Violation(v)).await;
+    }
+    let Ok(permit) = in_flight.clone().acquire_owned().await else {
+        return;
+    };
+    let handler = shared.handler.clone();
+    let link = link.clone();
+    tokio::spawn(async move {
+        handler.message(link, msg).await;
+        drop(permit);
+    });
 }
