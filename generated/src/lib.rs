@@ -18,14 +18,16 @@ pub mod external_agents;
 pub mod helix_zed;
 /// Client and server skeletons: transport, framing, validation and sequence checking
 /// around the behaviour a user writes.
+#[rustfmt::skip]
 pub mod skeletons {
+    /// AgentLoop: both roles.
+    pub mod agentloop;
     /// Coven agent protocol: both roles.
-    #[rustfmt::skip]
     pub mod coven;
     /// ECA (Editor Code Assistant): both roles.
-    #[rustfmt::skip]
     pub mod eca;
     /// External agents (async connector): both roles.
-    #[rustfmt::skip]
     pub mod external_agents;
+    /// Helix <-> Zed external agent: both roles.
+    pub mod helix_zed;
 }

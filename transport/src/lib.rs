@@ -8,6 +8,7 @@ pub mod http_ws;
 pub mod jsonrpc;
 pub mod grpc;
 pub mod store;
+pub mod ws;
 
 pub use check::{CheckMode, Gate};
 

@@ -1,6 +1,8 @@
 //! State a protocol side owns, behind small store traits, with SQLite defaults that survive
 //! a restart (rusqlite, bundled SQLite: no system library needed).
 
+pub mod helix;
+
 use std::path::Path;
 
 use rusqlite::Connection;

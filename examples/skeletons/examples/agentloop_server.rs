@@ -1,0 +1,130 @@
+//! A minimal AgentLoop server: `cargo run --example agentloop_server [ADDR]`.
+//!
+//! Listens on ADDR (or `$AGENTWIRE_ADDR`, default 127.0.0.1:8766). Each turn announces a
+//! shell command, asks for approval, waits for the decision and finishes; context info and
+//! compaction requests get fixed figures. Type `quit` on stdin for a clean shutdown.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use agentwire_protocols::agentloop as al;
+use agentwire_protocols::skeletons::agentloop::{Handler, Sender, serve};
+use agentwire_transport::ws::{SendError, ServerConfig};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::oneshot;
+
+#[derive(Default)]
+struct DemoAgent {
+    ids: AtomicU64,
+    /// The decision a turn waits for, per connection.
+    approvals: Mutex<HashMap<u64, oneshot::Sender<al::ReviewDecision>>>,
+}
+
+impl DemoAgent {
+    /// A server message from its JSON; every frame gets a fresh id.
+    fn msg(&self, kind: &str, payload: Value) -> al::ServerMessage {
+        let id = format!("demo-{}", self.ids.fetch_add(1, Ordering::Relaxed));
+        let frame = json!({"id": id, "type": kind, "payload": payload});
+        al::ServerMessage::from_json(&frame.to_string()).expect("demo messages follow the spec")
+    }
+
+    async fn turn(&self, out: &Sender, msg: al::UserInputMessage) -> Result<(), SendError> {
+        let text: Vec<&str> = msg
+            .payload
+            .input
+            .iter()
+            .flat_map(|item| item.content.iter().map(|c| c.text.as_str()))
+            .collect();
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut approvals) = self.approvals.lock() {
+            approvals.insert(out.connection(), tx);
+        }
+        out.send(&self.msg("loading_state", json!({"loading": true})))
+            .await?;
+        let say = format!("You asked: {}. I would like to run `ls`.", text.join(" "));
+        out.send(&self.msg(
+            "response_item",
+            json!({"id": "item-1", "type": "message", "role": "assistant",
+                   "content": [{"type": "output_text", "text": say}]}),
+        ))
+        .await?;
+        out.send(&self.msg("approval_request", json!({"command": ["ls"]})))
+            .await?;
+        let review = rx.await.unwrap_or(al::ReviewDecision::NoExit);
+        let output = match review {
+            al::ReviewDecision::Yes | al::ReviewDecision::Always => "Cargo.toml\nsrc",
+            _ => "command denied",
+        };
+        out.send(&self.msg(
+            "response_item",
+            json!({"id": "item-2", "type": "local_shell_call_output",
+                   "output": json!({"output": output}).to_string()}),
+        ))
+        .await?;
+        out.send(&self.msg("loading_state", json!({"loading": false})))
+            .await?;
+        out.send(&self.msg("agent_finished", json!({"responseId": "demo-response"})))
+            .await
+    }
+}
+
+impl Handler for DemoAgent {
+    async fn user_input(&self, out: &Sender, msg: al::UserInputMessage) {
+        if let Err(e) = self.turn(out, msg).await {
+            tracing::warn!(error = %e, "turn ended early");
+        }
+    }
+
+    async fn approval_response(&self, out: &Sender, msg: al::ApprovalResponseMessage) {
+        let waiting = self
+            .approvals
+            .lock()
+            .ok()
+            .and_then(|mut a| a.remove(&out.connection()));
+        if let Some(tx) = waiting {
+            let _ = tx.send(msg.payload.review);
+        }
+    }
+
+    async fn get_context_info(&self, out: &Sender, _msg: al::GetContextInfoMessage) {
+        let info = json!({"tokenCount": 2048, "usagePercent": 1.6, "transcriptLength": 6,
+                          "maxTokens": 128000, "strategy": "demo"});
+        let _ = out.send(&self.msg("context_info", info)).await;
+    }
+
+    async fn manual_compact(&self, out: &Sender, _msg: al::ManualCompactMessage) {
+        let done = json!({"oldTokenCount": 2048, "newTokenCount": 512, "reductionPercent": 75,
+                          "strategy": "demo"});
+        let _ = out.send(&self.msg("context_compacted", done)).await;
+    }
+
+    async fn closed(&self, connection: u64) {
+        if let Ok(mut approvals) = self.approvals.lock() {
+            approvals.remove(&connection);
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    agentwire_examples::init_logging();
+    let addr = std::env::args()
+        .nth(1)
+        .or_else(|| std::env::var("AGENTWIRE_ADDR").ok())
+        .unwrap_or_else(|| "127.0.0.1:8766".to_owned());
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let server = serve(listener, DemoAgent::default(), ServerConfig::default()).await?;
+    tracing::info!(url = %server.url(), "agentloop server listening; type `quit` to stop");
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        match lines.next_line().await? {
+            Some(line) if line.trim() == "quit" => break,
+            Some(_) => {}
+            // No stdin (e.g. started in the background): serve until killed.
+            None => std::future::pending::<()>().await,
+        }
+    }
+    server.shutdown().await
+}
