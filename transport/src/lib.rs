@@ -4,9 +4,9 @@
 //! messages and sequence checker to the generic pieces here; a user writes only behaviour.
 
 pub mod check;
+pub mod grpc;
 pub mod http_ws;
 pub mod jsonrpc;
-pub mod grpc;
 pub mod store;
 pub mod ws;
 
