@@ -12,7 +12,6 @@ use agentwire_protocols::agentloop as al;
 use agentwire_protocols::skeletons::agentloop::{Handler, Sender, serve};
 use agentwire_transport::ws::{SendError, ServerConfig};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::oneshot;
 
 #[derive(Default)]
@@ -110,21 +109,10 @@ impl Handler for DemoAgent {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     agentwire_examples::init_logging();
-    let addr = std::env::args()
-        .nth(1)
-        .or_else(|| std::env::var("AGENTWIRE_ADDR").ok())
-        .unwrap_or_else(|| "127.0.0.1:8766".to_owned());
+    let addr = agentwire_examples::listen_addr("127.0.0.1:8766");
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let server = serve(listener, DemoAgent::default(), ServerConfig::default()).await?;
     tracing::info!(url = %server.url(), "agentloop server listening; type `quit` to stop");
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    loop {
-        match lines.next_line().await? {
-            Some(line) if line.trim() == "quit" => break,
-            Some(_) => {}
-            // No stdin (e.g. started in the background): serve until killed.
-            None => std::future::pending::<()>().await,
-        }
-    }
+    agentwire_examples::wait_for_quit().await?;
     server.shutdown().await
 }

@@ -1,15 +1,15 @@
 //! A minimal coven gateway: welcomes every agent, sends each one a user message, logs the
 //! streamed answer, and pushes context to agents that declared `injection`.
 //!
-//! `cargo run --example coven_gateway [ADDR]` (default `127.0.0.1:50051`); type `quit` and
-//! Enter to shut down cleanly (every agent gets a Shutdown first).
+//! `cargo run --example coven_gateway [ADDR]` (or `$AGENTWIRE_ADDR`, default
+//! `127.0.0.1:50051`); type `quit` and Enter to shut down cleanly (every agent gets a Shutdown first).
 
 use agentwire_protocols::coven::{
     InjectContext, InjectionAck, RegisterAgent, RegistrationError, SendMessage, Welcome,
     message_response::Event,
 };
 use agentwire_protocols::skeletons::coven::{AgentHandle, Gateway, GatewayConfig, GatewayHandler};
-use agentwire_transport::tokio::{self, io::AsyncBufReadExt};
+use agentwire_transport::tokio;
 
 struct Demo;
 
@@ -70,20 +70,14 @@ impl GatewayHandler for Demo {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     agentwire_examples::init_logging();
-    let addr = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:50051".to_owned());
+    let addr = agentwire_examples::listen_addr("127.0.0.1:50051");
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     tracing::info!(%addr, "coven gateway listening; type `quit` to stop");
     let gateway = Gateway::new(Demo, GatewayConfig::default());
     let stopper = gateway.clone();
     tokio::spawn(async move {
-        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.trim() == "quit" {
-                stopper.shutdown();
-                return;
-            }
+        if agentwire_examples::wait_for_quit().await.is_ok() {
+            stopper.shutdown();
         }
     });
     gateway.serve(listener).await?;

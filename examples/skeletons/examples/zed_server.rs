@@ -10,7 +10,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use agentwire_protocols::helix_zed as hz;
 use agentwire_protocols::skeletons::helix_zed::{Handler, Sender, serve};
 use agentwire_transport::ws::{SendError, ServerConfig};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 #[derive(Default)]
 struct EchoZed {
@@ -85,21 +84,10 @@ impl Handler for EchoZed {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     agentwire_examples::init_logging();
-    let addr = std::env::args()
-        .nth(1)
-        .or_else(|| std::env::var("AGENTWIRE_ADDR").ok())
-        .unwrap_or_else(|| "127.0.0.1:8765".to_owned());
+    let addr = agentwire_examples::listen_addr("127.0.0.1:8765");
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let server = serve(listener, EchoZed::default(), ServerConfig::default()).await?;
     tracing::info!(url = %server.url(), "zed side listening; type `quit` to stop");
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    loop {
-        match lines.next_line().await? {
-            Some(line) if line.trim() == "quit" => break,
-            Some(_) => {}
-            // No stdin (e.g. started in the background): serve until killed.
-            None => std::future::pending::<()>().await,
-        }
-    }
+    agentwire_examples::wait_for_quit().await?;
     server.shutdown().await
 }

@@ -113,18 +113,15 @@ CREATE INDEX IF NOT EXISTS ea_log_session ON ea_log(session_id, seq);
 impl SqliteSessionStore {
     /// Opens (or creates) the database file at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        Self::with_connection(super::open_sqlite(path)?)
+        Ok(Self {
+            conn: super::open_store(Some(path), SCHEMA)?,
+        })
     }
 
     /// A store that lives only as long as the process.
     pub fn in_memory() -> Result<Self, StoreError> {
-        Self::with_connection(super::open_sqlite_in_memory()?)
-    }
-
-    fn with_connection(conn: Connection) -> Result<Self, StoreError> {
-        conn.execute_batch(SCHEMA)?;
         Ok(Self {
-            conn: Mutex::new(conn),
+            conn: super::open_store(None, SCHEMA)?,
         })
     }
 

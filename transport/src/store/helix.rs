@@ -104,18 +104,15 @@ CREATE INDEX IF NOT EXISTS helix_interactions_session ON helix_interactions (ses
 impl SqliteHelixStore {
     /// Opens (or creates) the store in the SQLite file at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        Self::with_connection(super::open_sqlite(path)?)
+        Ok(Self {
+            conn: super::open_store(Some(path), SCHEMA)?,
+        })
     }
 
     /// A store that lives only as long as this value.
     pub fn in_memory() -> Result<Self, StoreError> {
-        Self::with_connection(super::open_sqlite_in_memory()?)
-    }
-
-    fn with_connection(conn: Connection) -> Result<Self, StoreError> {
-        conn.execute_batch(SCHEMA)?;
         Ok(Self {
-            conn: Mutex::new(conn),
+            conn: super::open_store(None, SCHEMA)?,
         })
     }
 

@@ -5,6 +5,8 @@ pub mod helix;
 
 use std::path::Path;
 
+use std::sync::Mutex;
+
 use rusqlite::Connection;
 
 pub mod external_agents;
@@ -26,4 +28,16 @@ pub fn open_sqlite_in_memory() -> rusqlite::Result<Connection> {
     let conn = Connection::open_in_memory()?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(conn)
+}
+
+/// Opens the database of a default store (a file, or memory when `path` is `None`) and
+/// creates its tables; `schema` is idempotent (`CREATE ... IF NOT EXISTS`), so reopening the
+/// same file after a restart keeps what was there.
+pub(crate) fn open_store(path: Option<&Path>, schema: &str) -> rusqlite::Result<Mutex<Connection>> {
+    let conn = match path {
+        Some(path) => open_sqlite(path)?,
+        None => open_sqlite_in_memory()?,
+    };
+    conn.execute_batch(schema)?;
+    Ok(Mutex::new(conn))
 }
