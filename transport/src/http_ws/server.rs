@@ -442,8 +442,9 @@ impl<W: Wire> Shared<W> {
     }
 }
 
-async fn read_body<W: Wire>(limits: &Limits, body: Body) -> Result<bytes::Bytes, Response> {
-    axum::body::to_bytes(body, limits.max_body_bytes)
+/// Reads a request body as text: 413 past the size limit, 400 when it is not UTF-8.
+async fn read_text<W: Wire>(limits: &Limits, body: Body) -> Result<String, Response> {
+    let bytes = axum::body::to_bytes(body, limits.max_body_bytes)
         .await
         .map_err(|_| {
             api::<W>(
@@ -454,22 +455,22 @@ async fn read_body<W: Wire>(limits: &Limits, body: Body) -> Result<bytes::Bytes,
                     limits.max_body_bytes
                 ),
             )
-        })
-}
-
-async fn create<W: Wire>(State(s): State<Arc<Shared<W>>>, body: Body) -> Response {
-    let bytes = match read_body::<W>(&s.limits, body).await {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return api::<W>(
+        })?;
+    String::from_utf8(bytes.into()).map_err(|_| {
+        api::<W>(
             StatusCode::BAD_REQUEST,
             ApiError::InvalidRequest,
             "the body is not UTF-8",
-        );
+        )
+    })
+}
+
+async fn create<W: Wire>(State(s): State<Arc<Shared<W>>>, body: Body) -> Response {
+    let text = match read_text::<W>(&s.limits, body).await {
+        Ok(t) => t,
+        Err(r) => return r,
     };
-    let req = match W::decode_create(text) {
+    let req = match W::decode_create(&text) {
         Ok(r) => r,
         Err(inv) => {
             let code = if inv
@@ -511,16 +512,9 @@ async fn inject<W: Wire>(
             );
         }
     };
-    let bytes = match read_body::<W>(&s.limits, body).await {
-        Ok(b) => b,
+    let text = match read_text::<W>(&s.limits, body).await {
+        Ok(t) => t,
         Err(r) => return r,
-    };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return api::<W>(
-            StatusCode::BAD_REQUEST,
-            ApiError::InvalidRequest,
-            "the body is not UTF-8",
-        );
     };
     if text.trim().is_empty() {
         return api::<W>(
@@ -529,7 +523,8 @@ async fn inject<W: Wire>(
             "the message is blank",
         );
     }
-    s.inject(&session_id, text).unwrap_or_else(|e| internal(&e))
+    s.inject(&session_id, &text)
+        .unwrap_or_else(|e| internal(&e))
 }
 
 async fn ws<W: Wire>(State(s): State<Arc<Shared<W>>>, upgrade: WebSocketUpgrade) -> Response {

@@ -50,6 +50,27 @@ fn direction<'a>(p: &'a Protocol, role: &'a str) -> Option<Direction<'a>> {
     })
 }
 
+impl Direction<'_> {
+    /// One typed send per kind of this direction, for a wrapper around a `ws::Link`
+    /// (`self.0`); the server's `Sender` and the client share them.
+    fn send_methods(&self) -> Vec<TokenStream> {
+        let union = &self.union;
+        self.kinds
+            .iter()
+            .map(|(kind, variant, ty, summary)| {
+                let method = method_ident(kind);
+                let doc = format!(" `{kind}`: {summary}");
+                quote! {
+                    #[doc = #doc]
+                    pub async fn #method(&self, msg: protocol::#ty) -> Result<(), ws::SendError> {
+                        self.0.send(&protocol::#union::#variant(msg)).await
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
 /// The method name for a message kind (`user_input`, `error`, ...).
 fn method_ident(kind: &str) -> Ident {
     let name = snake_case(kind);
@@ -238,16 +259,7 @@ fn emit_server(up: &Direction<'_>, down: &Direction<'_>) -> TokenStream {
         " Sends `{}` messages on one connection; every message passes the checker first.",
         down.role
     );
-    let send_methods = down.kinds.iter().map(|(kind, variant, ty, summary)| {
-        let method = method_ident(kind);
-        let doc = format!(" `{kind}`: {summary}");
-        quote! {
-            #[doc = #doc]
-            pub async fn #method(&self, msg: protocol::#ty) -> Result<(), ws::SendError> {
-                self.0.send(&protocol::#out_union::#variant(msg)).await
-            }
-        }
-    });
+    let send_methods = down.send_methods();
     let handler_doc = [
         format!(
             " The `{}` side's behaviour: one method per message kind `{}` sends.",
@@ -343,16 +355,7 @@ fn emit_client(up: &Direction<'_>, down: &Direction<'_>) -> TokenStream {
         " The `{}` side's connection: typed sends, and the `{}` messages as a stream.",
         up.role, down.role
     );
-    let send_methods = up.kinds.iter().map(|(kind, variant, ty, summary)| {
-        let method = method_ident(kind);
-        let doc = format!(" `{kind}`: {summary}");
-        quote! {
-            #[doc = #doc]
-            pub async fn #method(&self, msg: protocol::#ty) -> Result<(), ws::SendError> {
-                self.0.send(&protocol::#out_union::#variant(msg)).await
-            }
-        }
-    });
+    let send_methods = up.send_methods();
     quote! {
         #[doc = #doc]
         #[derive(Debug)]
