@@ -13,7 +13,6 @@
 
 use std::hint::black_box;
 use std::mem::size_of;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentwire_bench::long_traces::{self, OpenInstances};
@@ -32,32 +31,6 @@ const SET_NODE_BYTES: usize = 280;
 
 fn from(entry: &Value) -> &str {
     entry["from"].as_str().unwrap_or_default()
-}
-
-/// The accepted fixture traces of a module, each as its lines' JSON entries.
-fn fixture_traces(module: &str) -> Vec<Vec<Value>> {
-    let dir: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(module)
-        .join("traces");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("trace fixtures")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .filter(|p| !p.with_extension("expect.json").exists())
-        .collect();
-    paths.sort();
-    paths
-        .iter()
-        .map(|p| {
-            std::fs::read_to_string(p)
-                .expect("trace")
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| serde_json::from_str(l).expect("trace line"))
-                .collect()
-        })
-        .collect()
 }
 
 /// `check` and `decode` of one protocol over a list of traces, in the benchmark group
@@ -268,16 +241,36 @@ fn all(c: &mut Criterion) {
     bench_traces!(c, "checker", eca, vec![eca]);
     bench_traces!(c, "checker", coven, vec![coven]);
 
-    bench_traces!(c, "checker_short", helix_zed, fixture_traces("helix_zed"));
-    bench_traces!(c, "checker_short", agentloop, fixture_traces("agentloop"));
+    bench_traces!(
+        c,
+        "checker_short",
+        helix_zed,
+        agentwire_tests::traces::accepted_traces("helix_zed")
+    );
+    bench_traces!(
+        c,
+        "checker_short",
+        agentloop,
+        agentwire_tests::traces::accepted_traces("agentloop")
+    );
     bench_traces!(
         c,
         "checker_short",
         external_agents,
-        fixture_traces("external_agents")
+        agentwire_tests::traces::accepted_traces("external_agents")
     );
-    bench_traces!(c, "checker_short", eca, fixture_traces("eca"));
-    bench_traces!(c, "checker_short", coven, fixture_traces("coven"));
+    bench_traces!(
+        c,
+        "checker_short",
+        eca,
+        agentwire_tests::traces::accepted_traces("eca")
+    );
+    bench_traces!(
+        c,
+        "checker_short",
+        coven,
+        agentwire_tests::traces::accepted_traces("coven")
+    );
 }
 
 criterion_group! {

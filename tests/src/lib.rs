@@ -1,3 +1,4 @@
 //! Integration tests live in `tests/`; this library holds what several of them share.
 
 pub mod peers;
+pub mod traces;

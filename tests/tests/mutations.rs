@@ -239,28 +239,12 @@ fn interpret(p: &Protocol, spec: &LoadedSpec, entries: &[(&'static str, Value)])
 macro_rules! module_traces {
     ($module:ident) => {{
         use agentwire_protocols::$module::machine::{Recorded, kind_of};
-        let dir = root()
-            .join("tests/fixtures")
-            .join(stringify!($module))
-            .join("traces");
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                p.extension().is_some_and(|x| x == "jsonl")
-                    && !p.with_extension("expect.json").exists()
-            })
-            .collect();
-        paths.sort();
-        paths
-            .iter()
-            .map(|p| {
-                std::fs::read_to_string(p)
-                    .unwrap()
-                    .lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .map(|l| {
-                        let entry: Value = serde_json::from_str(l).unwrap();
+        agentwire_tests::traces::accepted_traces(stringify!($module))
+            .into_iter()
+            .map(|trace| {
+                trace
+                    .into_iter()
+                    .map(|entry| {
                         let rec = Recorded::decode(entry["from"].as_str().unwrap(), &entry)
                             .unwrap()
                             .unwrap();
