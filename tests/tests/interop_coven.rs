@@ -12,30 +12,17 @@ use agentwire_protocols::coven::{RegistrationError, message_response::Event};
 use agentwire_protocols::skeletons::coven::{
     AgentConfig, AgentHandle, AgentHandler, Gateway, GatewayConfig, GatewayHandler, Reply,
 };
-use agentwire_tests::peers::python;
+use agentwire_tests::peers::{python, workspace_root};
 use agentwire_transport::tokio;
 use tokio::sync::mpsc;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// This checkout's root. Taken from this test's own manifest path rather than the shared
-/// helper's, so a target directory shared between checkouts cannot point it elsewhere.
-fn root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
-}
-
 fn proto_path() -> String {
-    root().join("spec/coven/coven.proto").display().to_string()
-}
-
-/// The peers' Python (installed by the shared helper) running this checkout's `script`.
-fn peer(script: &str) -> std::process::Command {
-    let mut cmd = std::process::Command::new(python(script).get_program());
-    cmd.arg(root().join("peers/python").join(script));
-    cmd
+    workspace_root()
+        .join("spec/coven/coven.proto")
+        .display()
+        .to_string()
 }
 
 /// Kills the peer if the test fails before it exits.
@@ -94,7 +81,7 @@ async fn python_agent_against_our_gateway() {
         let server = tokio::spawn(gateway.clone().serve(listener));
 
         let mut peer = Peer(
-            peer("coven_agent.py")
+            python("coven_agent.py")
                 .args([proto_path(), addr.to_string(), "py-agent-1".to_owned()])
                 .stdout(Stdio::piped())
                 .spawn()
@@ -199,7 +186,7 @@ impl AgentHandler for TestAgent {
 async fn our_agent_against_python_gateway() {
     tokio::time::timeout(LIMIT, async {
         let mut peer = Peer(
-            peer("coven_gateway.py")
+            python("coven_gateway.py")
                 .arg(proto_path())
                 .stdout(Stdio::piped())
                 .spawn()
