@@ -7,6 +7,7 @@ pub mod error;
 pub mod formats;
 pub mod framing;
 pub mod http;
+pub mod json;
 pub mod jsonrpc;
 pub mod literal;
 pub mod machine;

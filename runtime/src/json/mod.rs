@@ -1,0 +1,48 @@
+//! The fast path of [`decode_json`](crate::decode_json): a serde `Deserializer` over a `&str`
+//! tuned for text-heavy messages, which accepts exactly the JSON serde_json accepts and
+//! yields the same values.
+//!
+//! It never produces an error a user sees. Anything it refuses (malformed input, nesting
+//! deeper than [`MAX_DEPTH`], serde_json's `RawValue`) makes `decode_json` parse again with
+//! serde_json, which either succeeds or reports the precise error with its pointer and rule.
+
+mod number;
+mod read;
+mod string;
+
+use std::fmt;
+
+use serde::de;
+
+/// Nesting this reader handles itself: below serde_json's limit of 128, so input too deep for
+/// serde_json is always refused here first.
+pub const MAX_DEPTH: usize = 100;
+
+/// Why the fast path gave up; the caller falls back to serde_json for the real error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error(String);
+
+impl Error {
+    fn new(what: &str) -> Self {
+        Error(what.to_owned())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl de::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error(msg.to_string())
+    }
+}
+
+/// Parses the whole of `json` (whitespace around it allowed) into `T`.
+pub fn from_str<'de, T: de::Deserialize<'de>>(json: &'de str) -> Result<T, Error> {
+    read::from_str(json)
+}
