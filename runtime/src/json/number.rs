@@ -11,8 +11,43 @@ pub(super) fn read<'de, V: Visitor<'de>>(
     pos: &mut usize,
     visitor: V,
 ) -> Result<V::Value, Error> {
-    let bytes = text.as_bytes();
     let start = *pos;
+    let number = scan(text.as_bytes(), start)?;
+    *pos = number.end;
+    if !number.is_float
+        && let Some(magnitude) = integer(&text.as_bytes()[number.int_digits.clone()])
+    {
+        if !number.negative {
+            return visitor.visit_u64(magnitude);
+        }
+        // serde_json turns `-0` and anything below i64::MIN into a float.
+        if magnitude != 0 && magnitude <= i64::MIN.unsigned_abs() {
+            return visitor.visit_i64((magnitude as i64).wrapping_neg());
+        }
+    }
+    // Floats go through serde_json's own parser so both paths round alike.
+    match serde_json::from_str::<f64>(&text[start..number.end]) {
+        Ok(f) => visitor.visit_f64(f),
+        Err(_) => Err(Error::new("number out of range")),
+    }
+}
+
+/// Steps over the number at `*pos` checking only its grammar, as serde_json does for a value
+/// nobody reads (so `1e400` in an ignored field is accepted there too).
+pub(super) fn skip(bytes: &[u8], pos: &mut usize) -> Result<(), Error> {
+    *pos = scan(bytes, *pos)?.end;
+    Ok(())
+}
+
+/// Where a number's parts are.
+struct Scanned {
+    negative: bool,
+    int_digits: std::ops::Range<usize>,
+    is_float: bool,
+    end: usize,
+}
+
+fn scan(bytes: &[u8], start: usize) -> Result<Scanned, Error> {
     let negative = bytes.get(start) == Some(&b'-');
     let int_start = start + usize::from(negative);
     let mut i = digits_end(bytes, int_start);
@@ -20,6 +55,7 @@ pub(super) fn read<'de, V: Visitor<'de>>(
     if int_digits.is_empty() || (int_digits.len() > 1 && int_digits[0] == b'0') {
         return Err(Error::new("invalid number"));
     }
+    let int_digits = int_start..i;
     let mut is_float = false;
     if bytes.get(i) == Some(&b'.') {
         is_float = true;
@@ -41,21 +77,12 @@ pub(super) fn read<'de, V: Visitor<'de>>(
         }
         i = exp_end;
     }
-    *pos = i;
-    if !is_float && let Some(magnitude) = integer(int_digits) {
-        if !negative {
-            return visitor.visit_u64(magnitude);
-        }
-        // serde_json turns `-0` and anything below i64::MIN into a float.
-        if magnitude != 0 && magnitude <= i64::MIN.unsigned_abs() {
-            return visitor.visit_i64((magnitude as i64).wrapping_neg());
-        }
-    }
-    // Floats go through serde_json's own parser so both paths round alike.
-    match serde_json::from_str::<f64>(&text[start..i]) {
-        Ok(f) => visitor.visit_f64(f),
-        Err(_) => Err(Error::new("number out of range")),
-    }
+    Ok(Scanned {
+        negative,
+        int_digits,
+        is_float,
+        end: i,
+    })
 }
 
 fn digits_end(bytes: &[u8], mut i: usize) -> usize {

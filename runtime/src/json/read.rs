@@ -56,6 +56,45 @@ impl<'de> Deserializer<'de> {
         string::read(self.text, &mut self.pos)
     }
 
+    /// Steps over one value nobody reads (an unknown field's), allocating nothing.
+    fn skip_value(&mut self) -> Result<(), Error> {
+        let bytes = self.text.as_bytes();
+        match self.peek() {
+            Some(b'"') => string::skip(bytes, &mut self.pos),
+            Some(b'-' | b'0'..=b'9') => number::skip(bytes, &mut self.pos),
+            Some(b'n') => self.expect_literal("null"),
+            Some(b't') => self.expect_literal("true"),
+            Some(b'f') => self.expect_literal("false"),
+            Some(open @ (b'[' | b'{')) => {
+                let close = if open == b'[' { b']' } else { b'}' };
+                self.enter()?;
+                let mut first = true;
+                while self.peek() != Some(close) {
+                    if !first {
+                        if self.peek() != Some(b',') {
+                            return Err(Error::new("expected `,`"));
+                        }
+                        self.pos += 1;
+                    }
+                    first = false;
+                    if open == b'{' {
+                        if self.peek() != Some(b'"') {
+                            return Err(Error::new("expected a key"));
+                        }
+                        string::skip(bytes, &mut self.pos)?;
+                        if self.peek() != Some(b':') {
+                            return Err(Error::new("expected `:`"));
+                        }
+                        self.pos += 1;
+                    }
+                    self.skip_value()?;
+                }
+                self.leave(close)
+            }
+            _ => Err(Error::new("expected a value")),
+        }
+    }
+
     /// Steps into an array or object whose opening bracket is at `self.pos`.
     fn enter(&mut self) -> Result<(), Error> {
         self.depth += 1;
@@ -146,6 +185,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
     }
 
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.skip_value()?;
+        visitor.visit_unit()
+    }
+
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -161,7 +205,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
-        identifier ignored_any
+        identifier
     }
 }
 

@@ -50,6 +50,33 @@ pub(super) fn read<'de>(text: &'de str, pos: &mut usize) -> Result<Decoded<'de>,
     }
 }
 
+/// Steps over the string whose opening quote is at `*pos` without decoding it, checking what
+/// serde_json checks for a value nobody reads: no raw control characters, known escapes, four
+/// hex digits after `\u` (but, like serde_json, not whether surrogates pair up).
+pub(super) fn skip(bytes: &[u8], pos: &mut usize) -> Result<(), Error> {
+    let mut at = *pos + 1;
+    loop {
+        at = find_special(bytes, at);
+        match bytes.get(at) {
+            Some(b'"') => {
+                *pos = at + 1;
+                return Ok(());
+            }
+            Some(b'\\') => match bytes.get(at + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => at += 2,
+                Some(b'u') => {
+                    hex4(bytes, at + 2)?;
+                    at += 6;
+                }
+                Some(_) => return Err(Error::new("invalid escape")),
+                None => return Err(Error::new("unterminated string")),
+            },
+            Some(_) => return Err(Error::new("control character in a string")),
+            None => return Err(Error::new("unterminated string")),
+        }
+    }
+}
+
 /// `text[from..to]`; the bounds always sit next to ASCII bytes, so this cannot split a
 /// character, but a refusal is still an error and never a panic.
 #[inline]
@@ -90,8 +117,8 @@ fn is_special(b: u8) -> bool {
 #[inline(always)]
 fn special_mask(block: &[u8; 16]) -> u32 {
     use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, max_u8_m128i,
-        move_mask_i8_m128i, set_splat_i8_m128i,
+        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, max_u8_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
     };
     let v = load_unaligned_m128i(block);
     let quote = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8));
@@ -185,20 +212,37 @@ mod tests {
     #[test]
     fn plain_strings_borrow_and_escaped_ones_decode() {
         let mut pos = 0;
-        assert!(matches!(read("\"abc\"", &mut pos), Ok(Decoded::Borrowed("abc"))));
-        assert_eq!(decode(r#""a\nb\"c\\d\/e\tf\u00e9\ud83d\ude00""#).unwrap(), "a\nb\"c\\d/e\tfé😀");
+        assert!(matches!(
+            read("\"abc\"", &mut pos),
+            Ok(Decoded::Borrowed("abc"))
+        ));
+        assert_eq!(
+            decode(r#""a\nb\"c\\d\/e\tf\u00e9\ud83d\ude00""#).unwrap(),
+            "a\nb\"c\\d/e\tfé😀"
+        );
         // Specials on both sides of a 16-byte block boundary.
         for n in 0..40 {
             let body = "x".repeat(n);
-            assert_eq!(decode(&format!("\"{body}\\n{body}\"")).unwrap(), format!("{body}\n{body}"));
+            assert_eq!(
+                decode(&format!("\"{body}\\n{body}\"")).unwrap(),
+                format!("{body}\n{body}")
+            );
         }
     }
 
     #[test]
     fn broken_strings_are_errors() {
         for bad in [
-            "\"abc", "\"a\\", "\"a\\x\"", "\"a\u{1}\"", "\"\\u12\"", "\"\\ud83d\"", "\"\\ude00\"",
-            "\"\\ud83d\\u0041\"", "\"\\u12g4\"", &format!("\"{}\u{1f}\"", "y".repeat(30)),
+            "\"abc",
+            "\"a\\",
+            "\"a\\x\"",
+            "\"a\u{1}\"",
+            "\"\\u12\"",
+            "\"\\ud83d\"",
+            "\"\\ude00\"",
+            "\"\\ud83d\\u0041\"",
+            "\"\\u12g4\"",
+            &format!("\"{}\u{1f}\"", "y".repeat(30)),
         ] {
             assert!(decode(bad).is_err(), "{bad:?} accepted");
         }
