@@ -430,14 +430,6 @@ impl agentwire_runtime::Validate for ApprovalRequestMessagePayload {
                 agentwire_runtime::validate::min_items(v, 1u64, at, errors);
             },
         );
-        if let Some(v) = &self.apply_patch {
-            at.with(
-                "applyPatch",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
     }
 }
 /// The user's decision on the pending approval_request.
@@ -524,13 +516,6 @@ impl agentwire_runtime::Validate for ApprovalResponseMessage {
             "id",
             |at| {
                 agentwire_runtime::validate::min_length(v, 1u64, at, errors);
-            },
-        );
-        let v = &self.payload;
-        at.with(
-            "payload",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -657,25 +642,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalResponseMessage
 impl agentwire_runtime::Validate for ApprovalResponseMessagePayload {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.review;
-        at.with(
-            "review",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        if let Some(v) = &self.apply_patch {
-            at.with(
-                "applyPatch",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// Every frame the client sends, dispatched on `type`.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -826,17 +795,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContentItem {
 impl agentwire_runtime::Validate for ContentItem {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.r#type;
-        at.with(
-            "type",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(
     Debug,
@@ -1933,14 +1894,6 @@ impl agentwire_runtime::Validate for GetContextInfoMessage {
                 agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
-        if let Some(v) = &self.payload {
-            at.with(
-                "payload",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
     }
 }
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -2067,13 +2020,6 @@ impl agentwire_runtime::Validate for LoadingStateMessage {
             "id",
             |at| {
                 agentwire_runtime::validate::min_length(v, 1u64, at, errors);
-            },
-        );
-        let v = &self.payload;
-        at.with(
-            "payload",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -2249,13 +2195,6 @@ impl agentwire_runtime::Validate for LocalShellCallItem {
         let v = &self.action;
         at.with(
             "action",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.status;
-        at.with(
-            "status",
             |at| {
                 agentwire_runtime::Validate::validate_at(v, at, errors);
             },
@@ -2561,14 +2500,6 @@ impl agentwire_runtime::Validate for ManualCompactMessage {
                 agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
-        if let Some(v) = &self.payload {
-            at.with(
-                "payload",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
     }
 }
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -2711,20 +2642,6 @@ impl agentwire_runtime::Validate for MessageItem {
             "id",
             |at| {
                 agentwire_runtime::validate::min_length(v, 1u64, at, errors);
-            },
-        );
-        let v = &self.role;
-        at.with(
-            "role",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.content;
-        at.with(
-            "content",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
             },
         );
     }
@@ -2879,13 +2796,6 @@ impl agentwire_runtime::Validate for ReasoningItem {
                 agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
-        let v = &self.content;
-        at.with(
-            "content",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         if let Some(v) = &self.duration_ms {
             at.with(
                 "duration_ms",
@@ -2986,31 +2896,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseInputItem {
 impl agentwire_runtime::Validate for ResponseInputItem {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.r#type;
-        at.with(
-            "type",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.role;
-        at.with(
-            "role",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.content;
-        at.with(
-            "content",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(
     Debug,
@@ -3568,13 +3456,6 @@ impl agentwire_runtime::Validate for UserInputMessagePayload {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        let v = &self.input;
-        at.with(
-            "input",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         if let Some(v) = &self.previous_response_id {
             at.with(
                 "previousResponseId",

@@ -161,24 +161,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatCommand {
 impl agentwire_runtime::Validate for ChatCommand {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.r#type;
-        at.with(
-            "type",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.arguments;
-        at.with(
-            "arguments",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// One argument of a chat command.
 ///
@@ -551,13 +536,6 @@ impl agentwire_runtime::Validate for ChatContentReceivedParams {
         let v = &self.content;
         at.with(
             "content",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.role;
-        at.with(
-            "role",
             |at| {
                 agentwire_runtime::Validate::validate_at(v, at, errors);
             },
@@ -955,34 +933,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptParams {
 impl agentwire_runtime::Validate for ChatPromptParams {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        if let Some(v) = &self.model {
-            at.with(
-                "model",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-        if let Some(v) = &self.behavior {
-            at.with(
-                "behavior",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-        if let Some(v) = &self.contexts {
-            at.with(
-                "contexts",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// Result of the `chat/prompt` request.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -1080,24 +1033,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptResponse {
 impl agentwire_runtime::Validate for ChatPromptResponse {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.model;
-        at.with(
-            "model",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.status;
-        at.with(
-            "status",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(
     Debug,
@@ -1370,17 +1308,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryCommandsRespon
 impl agentwire_runtime::Validate for ChatQueryCommandsResponse {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.commands;
-        at.with(
-            "commands",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// Params of the `chat/queryContext` request: which contexts could the user attach?
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -1481,17 +1411,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextParams 
 impl agentwire_runtime::Validate for ChatQueryContextParams {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.contexts;
-        at.with(
-            "contexts",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// Result of the `chat/queryContext` request.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -1575,17 +1497,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextRespons
 impl agentwire_runtime::Validate for ChatQueryContextResponse {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.contexts;
-        at.with(
-            "contexts",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// Params of the `chat/toolCallApprove` notification: run a tool call that waits for approval.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -1820,18 +1734,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientCapabilities {
 impl agentwire_runtime::Validate for ClientCapabilities {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        if let Some(v) = &self.code_assistant {
-            at.with(
-                "codeAssistant",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
@@ -2105,31 +2010,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EcaServerUpdatedParams 
 impl agentwire_runtime::Validate for EcaServerUpdatedParams {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.name;
-        at.with(
-            "name",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.status;
-        at.with(
-            "status",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.tools;
-        at.with(
-            "tools",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(
     Debug,
@@ -2417,18 +2300,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileContext {
 impl agentwire_runtime::Validate for FileContext {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        if let Some(v) = &self.lines_range {
-            at.with(
-                "linesRange",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// Params of the `initialize` request, the first message a client sends.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -2581,40 +2455,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeParams {
 impl agentwire_runtime::Validate for InitializeParams {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        if let Some(v) = &self.client_info {
-            at.with(
-                "clientInfo",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-        if let Some(v) = &self.initialization_options {
-            at.with(
-                "initializationOptions",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-        let v = &self.capabilities;
-        at.with(
-            "capabilities",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.workspace_folders;
-        at.with(
-            "workspaceFolders",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
@@ -2763,18 +2606,9 @@ for InitializeParamsInitializationOptions {
 impl agentwire_runtime::Validate for InitializeParamsInitializationOptions {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        if let Some(v) = &self.chat_behavior {
-            at.with(
-                "chatBehavior",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// Result of the `initialize` request.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -2909,38 +2743,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResponse {
 impl agentwire_runtime::Validate for InitializeResponse {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.models;
-        at.with(
-            "models",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.chat_default_model;
-        at.with(
-            "chatDefaultModel",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.chat_behaviors;
-        at.with(
-            "chatBehaviors",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.chat_default_behavior;
-        at.with(
-            "chatDefaultBehavior",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// Params of the `initialized` notification. Carries no fields.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -3194,25 +2999,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPServerUpdatedParams 
 impl agentwire_runtime::Validate for MCPServerUpdatedParams {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.status;
-        at.with(
-            "status",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        if let Some(v) = &self.tools {
-            at.with(
-                "tools",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(
     Debug,
@@ -3646,17 +3435,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressContent {
 impl agentwire_runtime::Validate for ProgressContent {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.state;
-        at.with(
-            "state",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(
     Debug,
@@ -4136,17 +3917,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ShowMessageParams {
 impl agentwire_runtime::Validate for ShowMessageParams {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.r#type;
-        at.with(
-            "type",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 /// Plain text written by the LLM.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
@@ -4385,17 +4158,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallOutput {
 impl agentwire_runtime::Validate for ToolCallOutput {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.r#type;
-        at.with(
-            "type",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(
     Debug,
@@ -4603,13 +4368,6 @@ impl agentwire_runtime::Validate for ToolCallPrepareContent {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        let v = &self.origin;
-        at.with(
-            "origin",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         if let Some(v) = &self.details {
             at.with(
                 "details",
@@ -4788,20 +4546,6 @@ impl agentwire_runtime::Validate for ToolCallRejected {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        let v = &self.origin;
-        at.with(
-            "origin",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.reason;
-        at.with(
-            "reason",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         if let Some(v) = &self.details {
             at.with(
                 "details",
@@ -5017,13 +4761,6 @@ impl agentwire_runtime::Validate for ToolCallRunContent {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        let v = &self.origin;
-        at.with(
-            "origin",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         if let Some(v) = &self.details {
             at.with(
                 "details",
@@ -5222,20 +4959,6 @@ impl agentwire_runtime::Validate for ToolCalledContent {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        let v = &self.origin;
-        at.with(
-            "origin",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.outputs;
-        at.with(
-            "outputs",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         if let Some(v) = &self.details {
             at.with(
                 "details",

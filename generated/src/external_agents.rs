@@ -357,13 +357,6 @@ impl agentwire_runtime::Validate for ApiErrorResponseError {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        let v = &self.code;
-        at.with(
-            "code",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         let v = &self.message;
         at.with(
             "message",
@@ -611,13 +604,6 @@ impl agentwire_runtime::Validate for ChatMessageBroadcast {
         let v = &self.session_id;
         at.with(
             "sessionId",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.role;
-        at.with(
-            "role",
             |at| {
                 agentwire_runtime::Validate::validate_at(v, at, errors);
             },
@@ -1068,13 +1054,6 @@ impl agentwire_runtime::Validate for ErrorMessage {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        let v = &self.code;
-        at.with(
-            "code",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         let v = &self.message;
         at.with(
             "message",
@@ -1573,13 +1552,6 @@ impl agentwire_runtime::Validate for ExternalInputPayloadMessage {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        let v = &self.r#type;
-        at.with(
-            "type",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         let v = &self.created_at;
         at.with(
             "createdAt",

@@ -663,13 +663,6 @@ impl agentwire_runtime::Validate for MessageAddedData {
                 agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
-        let v = &self.role;
-        at.with(
-            "role",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         let v = &self.timestamp;
         at.with(
             "timestamp",

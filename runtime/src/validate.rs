@@ -34,13 +34,29 @@ impl JsonPointer {
 
     /// Like `with`, for an array index.
     pub fn with_index<R>(&mut self, index: usize, f: impl FnOnce(&mut Self) -> R) -> R {
-        use std::fmt::Write as _;
         let len = self.0.len();
-        let _ = write!(self.0, "/{index}");
+        self.0.push('/');
+        push_decimal(&mut self.0, index);
         let out = f(self);
         self.0.truncate(len);
         out
     }
+}
+
+/// Appends `n` in decimal without the formatting machinery, which costs more than the rest of
+/// walking an array element.
+fn push_decimal(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[start..].iter().map(|&d| char::from(d)));
 }
 
 fn push_escaped(out: &mut String, segment: &str) {
@@ -260,6 +276,9 @@ mod tests {
             p.with("~x", |p| assert_eq!(p.as_str(), "/a~1b/~0x"));
         });
         assert_eq!(p.as_str(), "");
+        for i in [0, 9, 10, 1_234_567, usize::MAX] {
+            p.with_index(i, |p| assert_eq!(p.as_str(), format!("/{i}")));
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::types::{emit_type, type_ident};
-use crate::emit::validate::emit_validate;
+use crate::emit::validate::{emit_validate, fallible_types};
 use crate::ir::{Call, Method, Protocol};
 use crate::naming::pascal_case;
 
@@ -14,9 +14,10 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
     let module = &p.module;
     let roles = &p.roles;
     let schema_path = format!("../schemas/{module}.schema.json");
+    let fallible = fallible_types(&p.types);
     let types = p.types.values().map(|d| {
         let ty = emit_type(d);
-        let validate = emit_validate(d);
+        let validate = emit_validate(d, &fallible);
         quote!(#ty #validate)
     });
     let channels = p.channels.iter().map(|c| {

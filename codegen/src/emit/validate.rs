@@ -1,21 +1,58 @@
 //! Validator emitter: `impl Validate` for structs and newtypes, checking every constraint the
 //! type cannot express and recursing into nested values with their JSON pointer.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::emit::types::{field_ident, type_ident};
 use crate::ir::{Constraints, Ty, TypeDef, TypeKind};
 
+/// The names of the types whose values can fail validation: those with a constraint of their
+/// own or holding, at any depth, a type that has one. Validators skip every field outside this
+/// set, so a field with nothing to check costs nothing, not even a pointer segment.
+pub fn fallible_types(types: &BTreeMap<String, TypeDef>) -> BTreeSet<String> {
+    let mut fallible = BTreeSet::new();
+    // A fixpoint, because types refer to each other (and to themselves) in any order.
+    loop {
+        let before = fallible.len();
+        for (name, def) in types {
+            if !fallible.contains(name) && can_fail(def, &fallible) {
+                fallible.insert(name.clone());
+            }
+        }
+        if fallible.len() == before {
+            return fallible;
+        }
+    }
+}
+
+fn can_fail(def: &TypeDef, fallible: &BTreeSet<String>) -> bool {
+    match &def.kind {
+        TypeKind::Struct(fields) => fields
+            .iter()
+            .any(|f| value_checks(&f.ty, &f.constraints, quote!(v), fallible).is_some()),
+        TypeKind::Enum(_) => false,
+        TypeKind::Union { variants, .. } => {
+            variants.iter().any(|v| fallible.contains(&v.type_name))
+        }
+        TypeKind::Alias {
+            target,
+            constraints,
+        } => value_checks(target, constraints, quote!(v), fallible).is_some(),
+    }
+}
+
 /// The `Validate` impl of a struct or constrained newtype (enums and unions get theirs from
-/// the type emitter).
-pub fn emit_validate(def: &TypeDef) -> TokenStream {
+/// the type emitter). `fallible` is [`fallible_types`] of the protocol.
+pub fn emit_validate(def: &TypeDef, fallible: &BTreeSet<String>) -> TokenStream {
     let name = type_ident(&def.name);
     let body = match &def.kind {
         TypeKind::Struct(fields) => {
             let checks = fields.iter().filter_map(|f| {
                 let ident = field_ident(&f.name);
-                let check = value_checks(&f.ty, &f.constraints, quote!(v))?;
+                let check = value_checks(&f.ty, &f.constraints, quote!(v), fallible)?;
                 let json = &f.name;
                 Some(if f.optional {
                     quote! {
@@ -35,7 +72,7 @@ pub fn emit_validate(def: &TypeDef) -> TokenStream {
         TypeKind::Alias {
             target,
             constraints,
-        } if !constraints.is_empty() => value_checks(target, constraints, quote!(v))
+        } if !constraints.is_empty() => value_checks(target, constraints, quote!(v), fallible)
             .map(|c| quote! { let v = &self.0; #c })
             .unwrap_or_default(),
         _ => return TokenStream::new(),
@@ -55,9 +92,14 @@ pub fn emit_validate(def: &TypeDef) -> TokenStream {
 }
 
 /// Checks for a value `v` (a reference) of type `ty`; `None` when nothing can fail.
-fn value_checks(ty: &Ty, c: &Constraints, v: TokenStream) -> Option<TokenStream> {
+fn value_checks(
+    ty: &Ty,
+    c: &Constraints,
+    v: TokenStream,
+    fallible: &BTreeSet<String>,
+) -> Option<TokenStream> {
     if let Ty::Nullable(inner) = ty {
-        let inner = value_checks(inner, c, quote!(v))?;
+        let inner = value_checks(inner, c, quote!(v), fallible)?;
         return Some(quote! { if let Some(v) = #v { #inner } });
     }
     let rt = quote!(agentwire_runtime::validate);
@@ -108,14 +150,14 @@ fn value_checks(ty: &Ty, c: &Constraints, v: TokenStream) -> Option<TokenStream>
             if let Some(n) = c.max_items {
                 out.push(quote!(#rt::max_items(#v, #n, at, errors);));
             }
-            if needs_walk(inner) {
+            if needs_walk(inner, fallible) {
                 out.push(quote!(agentwire_runtime::Validate::validate_at(#v, at, errors);));
             }
         }
-        Ty::Map(inner) if needs_walk(inner) => {
+        Ty::Map(inner) if needs_walk(inner, fallible) => {
             out.push(quote!(agentwire_runtime::Validate::validate_at(#v, at, errors);));
         }
-        Ty::Named(_) => {
+        Ty::Named(name) if fallible.contains(name) => {
             out.push(quote!(agentwire_runtime::Validate::validate_at(#v, at, errors);));
         }
         _ => {}
@@ -124,10 +166,56 @@ fn value_checks(ty: &Ty, c: &Constraints, v: TokenStream) -> Option<TokenStream>
 }
 
 /// Whether values of `ty` can hold something that fails validation.
-fn needs_walk(ty: &Ty) -> bool {
+fn needs_walk(ty: &Ty, fallible: &BTreeSet<String>) -> bool {
     match ty {
-        Ty::Named(_) => true,
-        Ty::Array(inner) | Ty::Map(inner) | Ty::Nullable(inner) => needs_walk(inner),
+        Ty::Named(name) => fallible.contains(name),
+        Ty::Array(inner) | Ty::Map(inner) | Ty::Nullable(inner) => needs_walk(inner, fallible),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::diag::SourceFile;
+
+    fn types(ts: &str) -> BTreeMap<String, TypeDef> {
+        let file = SourceFile {
+            path: PathBuf::from("messages.ts"),
+            text: ts.into(),
+        };
+        crate::front::ts::load_types(&file, "messages.ts").expect("test spec loads")
+    }
+
+    #[test]
+    fn fallibility_follows_references_at_any_depth_and_through_cycles() {
+        let types = types(
+            r#"
+/** @minLength 1 */
+export type Id = string;
+export interface Plain { text: string; n: number; kind: "a" | "b" }
+interface HoldsId { ids: Id[] }
+interface Deep { inner?: { holder: HoldsId | null } }
+interface Tree { children: Tree[]; label: string }
+interface A { type: "a"; plain: Plain }
+interface B { type: "b"; deep: Deep }
+type AorB = A | B;
+type OnlyA = A;
+            "#,
+        );
+        let fallible = fallible_types(&types);
+        for name in ["Id", "HoldsId", "Deep", "B", "AorB"] {
+            assert!(fallible.contains(name), "{name} can fail: {fallible:?}");
+        }
+        for name in ["Plain", "Tree", "A", "OnlyA"] {
+            assert!(!fallible.contains(name), "{name} has nothing to check");
+        }
+        // A validator walks into fallible fields only.
+        let a = emit_validate(&types["A"], &fallible).to_string();
+        assert!(!a.contains("\"plain\""), "{a}");
+        let b = emit_validate(&types["B"], &fallible).to_string();
+        assert!(b.contains("\"deep\""), "{b}");
     }
 }

@@ -139,11 +139,19 @@ impl<'f> Loader<'f> {
             match stmt {
                 Statement::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
                 Statement::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
-                Statement::ExportDeclaration(e) => match &e.declaration {
-                    Declaration::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
-                    Declaration::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
-                    _ => self.error(e.span, "only interfaces and type aliases may be exported"),
-                },
+                Statement::ExportDeclaration(e) => {
+                    // oxc attaches a JSDoc to the `export` statement, not to the declaration
+                    // inside it: move it there, or `export` would silently drop its rules.
+                    let inner = e.declaration.span().start;
+                    if let Some(doc) = self.docs.remove(&e.span.start) {
+                        self.docs.insert(inner, doc);
+                    }
+                    match &e.declaration {
+                        Declaration::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
+                        Declaration::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
+                        _ => self.error(e.span, "only interfaces and type aliases may be exported"),
+                    }
+                }
                 other => self.error(
                     other.span(),
                     "messages.ts may contain only interfaces and type aliases",
@@ -622,4 +630,34 @@ fn jsdoc_by_target(comments: &[Comment], text: &str) -> HashMap<u32, (String, Sp
             (c.attached_to, (raw.to_owned(), c.span))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn load(ts: &str) -> BTreeMap<String, TypeDef> {
+        let file = SourceFile {
+            path: PathBuf::from("messages.ts"),
+            text: ts.into(),
+        };
+        load_types(&file, "messages.ts").expect("test spec loads")
+    }
+
+    #[test]
+    fn export_keeps_the_jsdoc_of_what_it_exports() {
+        for prefix in ["", "export "] {
+            let types = load(&format!(
+                "/**\n * An id.\n * @minLength 2\n */\n{prefix}type Id = string;\n\
+                 /** A ping. */\n{prefix}interface Ping {{ id: Id }}\n"
+            ));
+            let TypeKind::Alias { constraints, .. } = &types["Id"].kind else {
+                panic!("{prefix}Id is not an alias");
+            };
+            assert_eq!(constraints.min_length, Some(2), "{prefix}type");
+            assert_eq!(types["Ping"].doc, "A ping.", "{prefix}interface");
+        }
+    }
 }
