@@ -1,4 +1,5 @@
 //! Integration tests live in `tests/`; this library holds what several of them share.
 
+pub mod fixtures;
 pub mod peers;
 pub mod traces;

@@ -3,10 +3,10 @@
 //! valid or broken, and on mutated messages, both accept with the same value or both refuse.
 
 use std::fmt::Debug;
-use std::path::Path;
 use std::sync::LazyLock;
 
 use agentwire_protocols::{agentloop, eca, external_agents, helix_zed};
+use agentwire_tests::fixtures;
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -61,28 +61,12 @@ fn fixture_texts() -> &'static [String] {
 }
 
 fn read_fixture_texts() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut texts = Vec::new();
     for module in ["helix_zed", "agentloop", "external_agents", "eca"] {
         for kind in ["valid", "invalid"] {
-            let mut paths: Vec<_> = std::fs::read_dir(root.join(module).join(kind))
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect();
-            paths.sort();
-            for path in paths {
-                let fixture: Value =
-                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                let text = match (
-                    fixture.get("raw"),
-                    fixture.get("message"),
-                    fixture.get("value"),
-                ) {
-                    (Some(Value::String(raw)), _, _) => raw.clone(),
-                    (_, Some(m), _) => m.to_string(),
-                    (_, _, Some(v)) => v.to_string(),
-                    _ => continue,
+            for (_, fixture) in fixtures::load(module, kind) {
+                let Some(text) = fixtures::input_text(&fixture) else {
+                    continue;
                 };
                 // Also as a producer that pretty-prints would send it.
                 if let Ok(value) = serde_json::from_str::<Value>(&text) {

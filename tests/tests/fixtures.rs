@@ -1,49 +1,17 @@
 //! Fixture-driven tests: every example of the five protocols decodes, validates and re-encodes
 //! to the same JSON value, and every broken example gets exactly the errors it lists.
 
-use std::path::{Path, PathBuf};
-
 use agentwire_protocols::{agentloop, coven, eca, external_agents, helix_zed};
 use agentwire_runtime::Invalid;
+use agentwire_tests::fixtures::{self, input_text};
 use serde_json::Value;
 
 const MODULES: &[&str] = &["helix_zed", "agentloop", "external_agents", "eca", "coven"];
 
-fn fixture_dir(module: &str, kind: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(module)
-        .join(kind)
-}
-
-fn fixtures(module: &str, kind: &str) -> Vec<(PathBuf, Value)> {
-    let mut out: Vec<(PathBuf, Value)> = std::fs::read_dir(fixture_dir(module, kind))
-        .unwrap_or_else(|e| panic!("fixtures for {module}/{kind}: {e}"))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            let v: Value = serde_json::from_str(&text)
-                .unwrap_or_else(|e| panic!("{}: not JSON: {e}", p.display()));
-            (p, v)
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
-}
-
 /// Decodes the fixture's input the way its keys say, returning the re-encoded value.
 fn decode(module: &str, fixture: &Value) -> Result<Value, Invalid> {
-    let text = match (
-        fixture.get("raw"),
-        fixture.get("message"),
-        fixture.get("value"),
-    ) {
-        (Some(Value::String(raw)), _, _) => raw.clone(),
-        (_, Some(m), _) => m.to_string(),
-        (_, _, Some(v)) => v.to_string(),
-        _ => panic!("fixture has none of raw/message/value: {fixture}"),
-    };
+    let text = input_text(fixture)
+        .unwrap_or_else(|| panic!("fixture has none of raw/message/value: {fixture}"));
     let field = |k: &str| fixture.get(k).and_then(Value::as_str);
     let decoded = if let Some(type_name) = field("type") {
         match module {
@@ -94,7 +62,7 @@ fn valid_fixtures_round_trip() {
     let mut failures = Vec::new();
     let mut count = 0;
     for module in MODULES {
-        for (path, fixture) in fixtures(module, "valid") {
+        for (path, fixture) in fixtures::load(module, "valid") {
             count += 1;
             match decode(module, &fixture) {
                 Ok(reencoded) if reencoded == input_value(&fixture) => {}
@@ -121,7 +89,7 @@ fn invalid_fixtures_get_their_exact_errors() {
     let mut failures = Vec::new();
     let mut count = 0;
     for module in MODULES {
-        for (path, fixture) in fixtures(module, "invalid") {
+        for (path, fixture) in fixtures::load(module, "invalid") {
             count += 1;
             let expected: Vec<(String, String)> = fixture["errors"]
                 .as_array()

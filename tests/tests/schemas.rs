@@ -2,8 +2,6 @@
 //! fixture and rejects every invalid one, and the schema schemars derives from the Rust types
 //! (feature `schemars`) agrees with it on every fixture.
 
-use std::path::Path;
-
 use agentwire_protocols::{agentloop, eca, external_agents, helix_zed};
 use serde_json::{Value, json};
 
@@ -76,22 +74,12 @@ fn schema_can_express(fixture: &Value) -> bool {
         .is_none_or(|errs| errs.iter().all(|e| e["rule"] != "duplicate"))
 }
 
+/// The fixtures of one kind, named by file name.
 fn fixtures(module: &str, kind: &str) -> Vec<(String, Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(module)
-        .join(kind);
-    let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| {
-            let v = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), v)
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
+    agentwire_tests::fixtures::load(module, kind)
+        .into_iter()
+        .map(|(p, v)| (p.file_name().unwrap().to_string_lossy().into_owned(), v))
+        .collect()
 }
 
 #[test]

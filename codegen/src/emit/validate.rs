@@ -176,22 +176,12 @@ fn needs_walk(ty: &Ty, fallible: &BTreeSet<String>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use super::*;
-    use crate::diag::SourceFile;
-
-    fn types(ts: &str) -> BTreeMap<String, TypeDef> {
-        let file = SourceFile {
-            path: PathBuf::from("messages.ts"),
-            text: ts.into(),
-        };
-        crate::front::ts::load_types(&file, "messages.ts").expect("test spec loads")
-    }
+    use crate::front::ts::load_text;
 
     #[test]
     fn fallibility_follows_references_at_any_depth_and_through_cycles() {
-        let types = types(
+        let types = load_text(
             r#"
 /** @minLength 1 */
 export type Id = string;

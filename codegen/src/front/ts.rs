@@ -632,24 +632,25 @@ fn jsdoc_by_target(comments: &[Comment], text: &str) -> HashMap<u32, (String, Sp
         .collect()
 }
 
+/// Loads TypeScript held in memory as if read from `messages.ts`; for the tests of this
+/// loader and of the emitters that read its output.
+#[cfg(test)]
+pub(crate) fn load_text(ts: &str) -> BTreeMap<String, TypeDef> {
+    let file = SourceFile {
+        path: std::path::PathBuf::from("messages.ts"),
+        text: ts.into(),
+    };
+    load_types(&file, "messages.ts").expect("test spec loads")
+}
+
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use super::*;
-
-    fn load(ts: &str) -> BTreeMap<String, TypeDef> {
-        let file = SourceFile {
-            path: PathBuf::from("messages.ts"),
-            text: ts.into(),
-        };
-        load_types(&file, "messages.ts").expect("test spec loads")
-    }
 
     #[test]
     fn export_keeps_the_jsdoc_of_what_it_exports() {
         for prefix in ["", "export "] {
-            let types = load(&format!(
+            let types = load_text(&format!(
                 "/**\n * An id.\n * @minLength 2\n */\n{prefix}type Id = string;\n\
                  /** A ping. */\n{prefix}interface Ping {{ id: Id }}\n"
             ));
