@@ -14,6 +14,9 @@ pub(super) enum Decoded<'de> {
     Owned(String),
 }
 
+/// The most an escaped string reserves up front; longer ones grow by doubling.
+const RESERVE_LIMIT: usize = 64 * 1024;
+
 /// Reads the string whose opening quote is at `*pos`, leaving `*pos` after its closing quote.
 pub(super) fn read<'de>(text: &'de str, pos: &mut usize) -> Result<Decoded<'de>, Error> {
     let bytes = text.as_bytes();
@@ -28,9 +31,9 @@ pub(super) fn read<'de>(text: &'de str, pos: &mut usize) -> Result<Decoded<'de>,
         Some(_) => return Err(Error::new("control character in a string")),
         None => return Err(Error::new("unterminated string")),
     }
-    // Room for what was read so far and as much again: doubling covers longer strings with
-    // a few reallocations, while short strings in a long document do not reserve its tail.
-    let mut out = String::with_capacity(2 * (at - start) + 32);
+    // The decoded text is never longer than the rest of the input, so reserving that (up to a
+    // bound) means no reallocation while decoding; the excess is returned at the end.
+    let mut out = String::with_capacity((bytes.len() - start).min(RESERVE_LIMIT));
     let mut run = start;
     loop {
         out.push_str(slice(text, run, at)?);
@@ -41,6 +44,9 @@ pub(super) fn read<'de>(text: &'de str, pos: &mut usize) -> Result<Decoded<'de>,
             Some(b'"') => {
                 out.push_str(slice(text, run, at)?);
                 *pos = at + 1;
+                if out.capacity() > 2 * out.len() + 64 {
+                    out.shrink_to_fit();
+                }
                 return Ok(Decoded::Owned(out));
             }
             Some(b'\\') => {}
@@ -228,6 +234,21 @@ mod tests {
                 format!("{body}\n{body}")
             );
         }
+    }
+
+    #[test]
+    fn a_short_escaped_string_does_not_keep_the_room_reserved_for_the_rest() {
+        let json = format!("\"a\\nb\", {}", "x".repeat(50_000));
+        let mut pos = 0;
+        let Ok(Decoded::Owned(s)) = read(&json, &mut pos) else {
+            panic!("an escaped string is decoded into a new String");
+        };
+        assert_eq!((s.as_str(), pos), ("a\nb", 6));
+        assert!(
+            s.capacity() <= 2 * s.len() + 64,
+            "capacity {}",
+            s.capacity()
+        );
     }
 
     #[test]
