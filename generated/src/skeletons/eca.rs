@@ -233,10 +233,7 @@ for ServerDispatch<H> {
         peer: agentwire_transport::jsonrpc::Peer<ServerSide>,
         request: crate::eca::ClientRequest,
     ) -> impl ::std::future::Future<
-        Output = Result<
-            Box<agentwire_runtime::serde_json::value::RawValue>,
-            agentwire_runtime::jsonrpc::RpcError,
-        >,
+        Output = agentwire_transport::jsonrpc::Answer,
     > + Send + 'static {
         let handler = ::std::sync::Arc::clone(&self.0);
         let sender = ServerSender { peer };
@@ -403,10 +400,7 @@ impl agentwire_transport::jsonrpc::Dispatch<ClientSide> for ClientDispatch {
         _peer: agentwire_transport::jsonrpc::Peer<ClientSide>,
         request: agentwire_runtime::jsonrpc::NoMethods,
     ) -> impl ::std::future::Future<
-        Output = Result<
-            Box<agentwire_runtime::serde_json::value::RawValue>,
-            agentwire_runtime::jsonrpc::RpcError,
-        >,
+        Output = agentwire_transport::jsonrpc::Answer,
     > + Send + 'static {
         let method = agentwire_runtime::jsonrpc::MethodSet::method(&request);
         async move { Err(agentwire_transport::jsonrpc::no_handler(method)) }

@@ -223,7 +223,6 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
         match self.de.peek() {
-            Some(b']') if self.first => return Ok(None),
             Some(b']') => return Ok(None),
             Some(b',') if !self.first => {
                 self.de.pos += 1;

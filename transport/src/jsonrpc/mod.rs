@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 pub use codec::ContentLengthCodec;
 pub use error::{CallError, SendError};
 pub use listen::{TcpServer, serve_tcp};
-pub use peer::{Connection, Dispatch, Inbound, Outbound, Peer, SERVER_BUSY, Side, Stats};
+pub use peer::{Answer, Connection, Dispatch, Inbound, Outbound, Peer, SERVER_BUSY, Side, Stats};
 pub use tokio_util::sync::CancellationToken;
 
 use crate::check::CheckMode;

@@ -56,6 +56,9 @@ pub type Inbound<S> = Message<<S as Side>::InRequest, <S as Side>::InNotificatio
 /// A message the side `S` sends.
 pub type Outbound<S> = Message<<S as Side>::OutRequest, <S as Side>::OutNotification>;
 
+/// What answering a request produces: the encoded result, or the error to send back.
+pub type Answer = Result<Box<RawValue>, RpcError>;
+
 /// The behaviour behind a connection: answers inbound requests and takes inbound
 /// notifications. Generated skeletons implement it over a typed handler trait.
 pub trait Dispatch<S: Side>: Send + Sync + 'static {
@@ -65,7 +68,7 @@ pub trait Dispatch<S: Side>: Send + Sync + 'static {
         &self,
         peer: Peer<S>,
         request: S::InRequest,
-    ) -> impl Future<Output = Result<Box<RawValue>, RpcError>> + Send + 'static;
+    ) -> impl Future<Output = Answer> + Send + 'static;
 
     /// Takes one notification. Notifications run one at a time in arrival order (their order
     /// matters, e.g. `initialized` before anything else), so this should return promptly and
@@ -400,7 +403,7 @@ impl<S: Side> Peer<S> {
     }
 
     /// Answers an inbound request that the checker admitted.
-    async fn respond(&self, id: RequestId, outcome: Result<Box<RawValue>, RpcError>) {
+    async fn respond(&self, id: RequestId, outcome: Answer) {
         let outcome = match outcome {
             Ok(raw) => Outcome::Result(raw),
             Err(e) => Outcome::Error(e),

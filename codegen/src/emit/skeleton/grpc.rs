@@ -185,6 +185,29 @@ fn emit_common(n: &Names, _svc: &Service) -> TokenStream {
     }
 }
 
+/// The handler trait's methods: one per inbound kind, empty by default, each taking the
+/// role's context (`context`, a parameter declaration) before the message.
+fn handler_methods(
+    inbound: &[&MessageKind],
+    ty: &dyn Fn(&str) -> TokenStream,
+    context: TokenStream,
+) -> Vec<TokenStream> {
+    inbound
+        .iter()
+        .map(|m| {
+            let method = format_ident!("on_{}", snake_case(&m.kind));
+            let t = ty(&m.kind);
+            let doc = format!(" `{}`: {}", m.kind, m.summary);
+            quote! {
+                #[doc = #doc]
+                fn #method(&self, #context, _msg: #t) -> impl Future<Output = ()> + Send {
+                    async {}
+                }
+            }
+        })
+        .collect()
+}
+
 fn emit_gateway(
     n: &Names,
     svc: &Service,
@@ -232,17 +255,7 @@ fn emit_gateway(
     let injection = feature_of(INJECT_CONTEXT).unwrap_or_default();
     let cancellation = feature_of(CANCEL_REQUEST).unwrap_or_default();
 
-    let handler_methods = inbound.iter().map(|m| {
-        let method = format_ident!("on_{}", snake_case(&m.kind));
-        let t = ty(&m.kind);
-        let doc = format!(" `{}`: {}", m.kind, m.summary);
-        quote! {
-            #[doc = #doc]
-            fn #method(&self, _agent: &AgentHandle, _msg: #t) -> impl Future<Output = ()> + Send {
-                async {}
-            }
-        }
-    });
+    let handler_methods = handler_methods(inbound, ty, quote!(_agent: &AgentHandle));
     let dispatch = inbound.iter().map(|m| {
         let method = format_ident!("on_{}", snake_case(&m.kind));
         let v = variant(&m.kind);
@@ -812,17 +825,7 @@ fn emit_agent(
     let v_inject_context = variant(INJECT_CONTEXT);
     let v_cancel_request = variant(CANCEL_REQUEST);
 
-    let handler_methods = inbound.iter().map(|m| {
-        let method = format_ident!("on_{}", snake_case(&m.kind));
-        let t = ty(&m.kind);
-        let doc = format!(" `{}`: {}", m.kind, m.summary);
-        quote! {
-            #[doc = #doc]
-            fn #method(&self, _session: &Session, _msg: #t) -> impl Future<Output = ()> + Send {
-                async {}
-            }
-        }
-    });
+    let handler_methods = handler_methods(inbound, ty, quote!(_session: &Session));
     let dispatch = inbound.iter().map(|m| {
         let method = format_ident!("on_{}", snake_case(&m.kind));
         let v = variant(&m.kind);

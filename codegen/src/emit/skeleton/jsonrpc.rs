@@ -325,12 +325,7 @@ fn emit_server(r: &Roles<'_>) -> TokenStream {
                 &self,
                 peer: agentwire_transport::jsonrpc::Peer<#server_side>,
                 request: #in_req,
-            ) -> impl ::std::future::Future<
-                Output = Result<
-                    Box<agentwire_runtime::serde_json::value::RawValue>,
-                    agentwire_runtime::jsonrpc::RpcError,
-                >,
-            > + Send + 'static {
+            ) -> impl ::std::future::Future<Output = agentwire_transport::jsonrpc::Answer> + Send + 'static {
                 let handler = ::std::sync::Arc::clone(&self.0);
                 let sender = #sender { peer };
                 async move { #request_body }
@@ -517,12 +512,7 @@ fn emit_client(r: &Roles<'_>) -> TokenStream {
                 &self,
                 _peer: agentwire_transport::jsonrpc::Peer<#client_side>,
                 request: #in_req,
-            ) -> impl ::std::future::Future<
-                Output = Result<
-                    Box<agentwire_runtime::serde_json::value::RawValue>,
-                    agentwire_runtime::jsonrpc::RpcError,
-                >,
-            > + Send + 'static {
+            ) -> impl ::std::future::Future<Output = agentwire_transport::jsonrpc::Answer> + Send + 'static {
                 // The client takes no requests of its own in this skeleton: any that the
                 // spec defines are answered "method not found".
                 let method = agentwire_runtime::jsonrpc::MethodSet::method(&request);
