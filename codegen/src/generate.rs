@@ -38,13 +38,17 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
     let mut files = Vec::new();
     let summary;
     if let Some(proto_spec) = &spec.proto {
-        let parts = proto::emit_proto(proto_spec, &module)?;
+        let parts = proto::emit_proto(p, proto_spec)?;
         for (rel, contents) in &parts {
             files.push(OutputFile {
                 path: format!("src/{module}/{rel}"),
                 contents: format!("{}{contents}", header(&module)),
             });
         }
+        files.push(OutputFile {
+            path: format!("schemas/{module}.schema.json"),
+            contents: schema::emit_schema(p),
+        });
         summary = format!(
             "{module}: {} message kinds, {} generated files",
             p.messages.len(),
@@ -87,8 +91,7 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
         );
     }
     if !p.machines.is_empty() {
-        let model =
-            crate::machine::model::Model::new(p, spec.proto.as_ref()).map_err(SpecError::new)?;
+        let model = crate::machine::model::Model::new(p).map_err(SpecError::new)?;
         let tokens = crate::emit::machine::emit_checker(p, &model)
             .map_err(|e| SpecError::new(format!("{module}: {e}")))?;
         let source = module::format_file(tokens).map_err(|e| {
@@ -104,15 +107,6 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
             path: format!("diagrams/{module}.md"),
             contents: crate::emit::diagram::diagrams_md(p),
         });
-        if spec.proto.is_some()
-            && let Some(m) = files
-                .iter_mut()
-                .find(|f| f.path == format!("src/{module}/mod.rs"))
-        {
-            m.contents.push_str(
-                "/// The sequence checker compiled from `machine.yaml`.\npub mod machine;\n",
-            );
-        }
     }
     if let Some(tokens) = crate::emit::skeleton::emit_skeleton(p) {
         let source = module::format_file(tokens).map_err(|e| {

@@ -35,6 +35,10 @@ pub struct Protocol {
     pub types_file: String,
     /// Sequence-state machines from `machine.yaml` (empty when the spec has none).
     pub machines: Vec<Machine>,
+    /// The protobuf package when the types come from a `.proto` file: the Rust types are then
+    /// prost's (oneofs as `Option<enum>`, enum fields as `i32`, implicit-presence scalars as
+    /// bare values) and the JSON form is proto3 JSON.
+    pub proto_package: Option<String>,
 }
 
 /// A message kind as machines name it: `role.kind`, or every kind of a role.
@@ -258,6 +262,15 @@ pub enum TypeKind {
         target: Ty,
         constraints: Constraints,
     },
+    /// A protobuf oneof: a union represented externally, by the case's field name among the
+    /// keys of the message that holds it (`{"register": {...}}`), with at most one case set.
+    /// The holding struct has one field of this type, named after the oneof, that stands for
+    /// those keys.
+    Oneof {
+        cases: Vec<Field>,
+        /// A stream wrapper's oneof (the message carries nothing else): unset is an error.
+        required: bool,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -288,6 +301,9 @@ pub struct Field {
     pub doc: String,
     pub constraints: Constraints,
     pub origin: Origin,
+    /// proto3 implicit presence: an absent key reads as the type's default, and the Rust
+    /// field holds the bare value (`optional` is then also set: the key may be absent).
+    pub defaulted: bool,
 }
 
 /// A type expression.
@@ -309,12 +325,61 @@ pub enum Ty {
     /// `T | null`.
     Nullable(Box<Ty>),
     Named(String),
+    /// A protobuf numeric or bytes scalar, with its proto3 JSON form.
+    Scalar(Scalar),
+}
+
+/// Protobuf scalars beyond `string` and `bool` (which lower to `Ty::String` and `Ty::Bool`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scalar {
+    /// `int32`, `sint32`, `sfixed32`: a JSON number.
+    Int32,
+    /// `uint32`, `fixed32`: a JSON number.
+    Uint32,
+    /// `int64`, `sint64`, `sfixed64`: written as a JSON string, read from a string or number.
+    Int64,
+    /// `uint64`, `fixed64`: as `Int64`, never negative.
+    Uint64,
+    /// `float`: a JSON number, or `"NaN"`, `"Infinity"`, `"-Infinity"`.
+    Float,
+    /// `double`: as `Float`.
+    Double,
+    /// `bytes`: standard base64 in a JSON string.
+    Bytes,
+}
+
+impl Scalar {
+    /// The Rust type prost uses.
+    pub fn rust(self) -> &'static str {
+        match self {
+            Scalar::Int32 => "i32",
+            Scalar::Uint32 => "u32",
+            Scalar::Int64 => "i64",
+            Scalar::Uint64 => "u64",
+            Scalar::Float => "f32",
+            Scalar::Double => "f64",
+            Scalar::Bytes => "Vec<u8>",
+        }
+    }
+
+    /// Whether the value is a number (and so takes `@minimum`/`@maximum`).
+    pub fn is_number(self) -> bool {
+        self != Scalar::Bytes
+    }
 }
 
 impl Ty {
     /// Whether JSON `null` is a value of this type.
     pub fn admits_null(&self) -> bool {
         matches!(self, Ty::Any | Ty::Nullable(_))
+    }
+
+    /// The type name of `Ty::Named`.
+    pub fn named(&self) -> Option<&str> {
+        match self {
+            Ty::Named(n) => Some(n),
+            _ => None,
+        }
     }
 }
 
@@ -365,6 +430,51 @@ impl Protocol {
         self.channels.iter().find(|c| c.from == role)
     }
 
+    /// Whether the Rust types are prost's (a `.proto` spec).
+    pub fn is_proto(&self) -> bool {
+        self.proto_package.is_some()
+    }
+
+    /// The oneof a stream wrapper message carries: the message's only field, of a oneof type.
+    pub fn wrapper_oneof(&self, name: &str) -> Option<(&Field, &[Field])> {
+        let TypeKind::Struct(fields) = &self.types.get(name)?.kind else {
+            return None;
+        };
+        let [field] = fields.as_slice() else {
+            return None;
+        };
+        match &self.types.get(field.ty.named()?)?.kind {
+            TypeKind::Oneof { cases, .. } => Some((field, cases)),
+            _ => None,
+        }
+    }
+
+    /// `(kind, member type)` of a channel union: the variants of a tagged union, or the cases
+    /// of a stream wrapper's oneof (a case of a non-message type is named by its type's
+    /// description, e.g. `string`).
+    pub fn channel_members(&self, name: &str) -> Option<Vec<(String, String)>> {
+        if let Some((_, variants)) = self.union_variants(name) {
+            return Some(
+                variants
+                    .iter()
+                    .map(|v| (v.value.clone(), v.type_name.clone()))
+                    .collect(),
+            );
+        }
+        let (_, cases) = self.wrapper_oneof(name)?;
+        Some(
+            cases
+                .iter()
+                .map(|c| {
+                    let ty =
+                        c.ty.named()
+                            .map_or_else(|| format!("{:?}", c.ty), str::to_owned);
+                    (c.name.clone(), ty)
+                })
+                .collect(),
+        )
+    }
+
     /// Members of a union, if `name` is one.
     pub fn union_variants(&self, name: &str) -> Option<(&str, &[Variant])> {
         match &self.types.get(name)?.kind {
@@ -378,7 +488,9 @@ impl Protocol {
         self.types
             .values()
             .map(|t| match &t.kind {
-                TypeKind::Struct(fields) => fields.iter().map(|f| f.constraints.rule_count()).sum(),
+                TypeKind::Struct(fields) | TypeKind::Oneof { cases: fields, .. } => {
+                    fields.iter().map(|f| f.constraints.rule_count()).sum()
+                }
                 TypeKind::Alias { constraints, .. } => constraints.rule_count(),
                 _ => 0,
             })

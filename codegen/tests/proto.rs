@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use agentwire_codegen::emit::proto::emit_proto;
-use agentwire_codegen::front::proto::{Tag, load_proto};
+use agentwire_codegen::front::proto::{ProtoSpec, load_proto};
+use agentwire_codegen::front::proto_lower::lower;
+use agentwire_codegen::ir::{Protocol, Transport, TypeKind};
 
 fn coven_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/coven")
@@ -16,26 +18,51 @@ fn coven_loads_with_constraints() {
         .map_err(report)
         .unwrap();
     let tags = &spec.constraints["coven.RegisterAgent.agent_id"];
-    assert_eq!(tags[0].tag, Tag::MinLength(1));
+    assert_eq!(tags.min_length, Some(1));
     assert!(spec.sources.contains_key("coven.proto"));
 }
 
 #[test]
 fn emission_is_deterministic() {
-    let spec = load_proto(&coven_dir(), "coven.proto")
-        .map_err(report)
-        .unwrap();
-    let first = emit_proto(&spec, "coven").map_err(report).unwrap();
-    let again = load_proto(&coven_dir(), "coven.proto")
-        .map_err(report)
-        .unwrap();
-    let second = emit_proto(&again, "coven").map_err(report).unwrap();
+    let emit = || {
+        let spec = agentwire_codegen::front::load::load_spec(&coven_dir())
+            .map_err(report)
+            .unwrap();
+        let proto = spec.proto.as_ref().unwrap();
+        emit_proto(&spec.protocol, proto).map_err(report).unwrap()
+    };
+    let first = emit();
+    let second = emit();
     assert_eq!(first, second);
     let names: Vec<_> = first.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(names, ["mod.rs", "types.rs", "json.rs", "validate.rs"]);
     let validate = &first[3].1;
-    assert!(validate.contains("impl Validate for AgentMessage"));
+    assert!(validate.contains("Validate for AgentMessage"));
     assert!(validate.contains("pub const KINDS"));
+}
+
+/// The IR of a lone `.proto` file, as the loader builds it (no catalogue, no channels).
+fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
+    let package = spec.package().map_err(report).unwrap();
+    Protocol {
+        module: module.to_owned(),
+        title: module.to_owned(),
+        summary: String::new(),
+        transport: Transport {
+            kind: "grpc".to_owned(),
+            framing: "grpc".to_owned(),
+            grpc: None,
+        },
+        roles: Vec::new(),
+        types: lower(spec, &package),
+        channels: Vec::new(),
+        messages: Vec::new(),
+        methods: Vec::new(),
+        routes: Vec::new(),
+        types_file: spec.file.clone(),
+        machines: Vec::new(),
+        proto_package: Some(package),
+    }
 }
 
 fn report(e: agentwire_codegen::diag::SpecErrors) -> String {
@@ -80,11 +107,11 @@ fn bad_tags_point_at_the_comment() {
     let (dir, lines) = errors_for("tags.proto", text);
     let file = dir.path().join("tags.proto").display().to_string();
     let expected = [
-        format!("{file}:6:6: `@minLength` needs a whole number"),
-        format!("{file}:8:19: `@maxLength` does not apply to field `b`"),
-        format!("{file}:9:20: unknown `@format` `email`"),
+        format!("{file}:6:6: `@minLength` needs a whole number, found `one`"),
+        format!("{file}:8:19: `@maxLength` applies to strings, and this field is not one"),
+        format!("{file}:9:20: unknown format `email` for `@format`"),
         format!("{file}:10:6: unknown constraint tag `@minlength`"),
-        format!("{file}:13:6: `@maxLength` 2 is below `@minLength` 5"),
+        format!("{file}:13:6: `@minLength 5` is above `@maxLength 2`: no value passes"),
     ];
     assert_eq!(lines.len(), expected.len(), "{lines:#?}");
     for (line, want) in lines.iter().zip(&expected) {
@@ -98,15 +125,104 @@ fn good_tags_are_collected() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("ok.proto"), text).unwrap();
     let spec = load_proto(dir.path(), "ok.proto").map_err(report).unwrap();
-    assert_eq!(spec.constraints["p.A.tags"][0].tag, Tag::MinItems(1));
+    assert_eq!(spec.constraints["p.A.tags"].min_items, Some(1));
     assert_eq!(
-        spec.constraints["p.A.name"][0].tag,
-        Tag::Pattern("^[a-z]+$".to_owned())
+        spec.constraints["p.A.name"].pattern.as_deref(),
+        Some("^[a-z]+$")
     );
-    assert_eq!(spec.constraints["p.A.ratio"][0].tag, Tag::Maximum(1.5));
+    assert_eq!(spec.constraints["p.A.ratio"].maximum, Some(1.5));
+    // The IR carries them on the fields.
+    let p = protocol_of(&spec, "p");
+    let TypeKind::Struct(fields) = &p.types["A"].kind else {
+        panic!("A is a struct")
+    };
+    assert_eq!(fields[0].constraints.min_items, Some(1));
     // A tagged spec emits regex statics and bound checks.
-    let out = emit_proto(&spec, "p").map_err(report).unwrap();
+    let out = emit_proto(&p, &spec).map_err(report).unwrap();
     let validate = &out[3].1;
-    assert!(validate.contains("PATTERN_0"), "{validate}");
+    assert!(validate.contains("PATTERN"), "{validate}");
     assert!(validate.contains("min_items"), "{validate}");
+}
+
+/// The coven JSON Schema (emitted from the IR, as `generated/schemas/coven.schema.json` is)
+/// accepts every valid proto3 JSON fixture and every `json` example of the protocol doc, and
+/// rejects every invalid fixture and every `json invalid` example.
+#[cfg(feature = "docs")]
+#[test]
+fn the_coven_schema_accepts_real_messages_and_rejects_broken_ones() {
+    use serde_json::{Value, json};
+
+    let spec = agentwire_codegen::front::load::load_spec(&coven_dir())
+        .map_err(report)
+        .unwrap();
+    let p = &spec.protocol;
+    let doc: Value =
+        serde_json::from_str(&agentwire_codegen::emit::schema::emit_schema(p)).unwrap();
+    let validator = |type_name: &str| {
+        let narrowed = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$defs": doc["$defs"],
+            "$ref": format!("#/$defs/{type_name}"),
+        });
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(true)
+            .build(&narrowed)
+            .unwrap()
+    };
+    let channel = |from: &str| {
+        let c = p.channel_from(from).unwrap();
+        validator(&c.union)
+    };
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/coven");
+    let mut checked = 0;
+    for (folder, valid) in [("valid", true), ("invalid", false)] {
+        let mut entries: Vec<_> = std::fs::read_dir(fixtures.join(folder))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let fixture: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let Some(from) = fixture["from"].as_str() else {
+                continue;
+            };
+            let ok = channel(from).is_valid(&fixture["message"]);
+            assert_eq!(ok, valid, "{}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "only {checked} fixtures");
+
+    // The protocol doc's examples: each is a message of one of the two directions.
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/protocols/coven.md"),
+    )
+    .unwrap();
+    let unions: Vec<_> = p.channels.iter().map(|c| validator(&c.union)).collect();
+    let mut examples = 0;
+    let mut block: Option<(bool, String)> = None;
+    for line in text.lines() {
+        match &mut block {
+            None => {
+                let fence = line.trim_start();
+                if fence == "```json" || fence == "```json invalid" {
+                    block = Some((fence.ends_with("invalid"), String::new()));
+                }
+            }
+            Some((invalid, body)) if line.trim_start().starts_with("```") => {
+                let value: Value = serde_json::from_str(body).unwrap();
+                let ok = unions.iter().any(|v| v.is_valid(&value));
+                assert_eq!(ok, !*invalid, "doc example:\n{body}");
+                examples += 1;
+                block = None;
+            }
+            Some((_, body)) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+    }
+    assert!(examples > 10, "only {examples} examples");
 }

@@ -27,6 +27,7 @@ fn ty_text(ty: &Ty) -> String {
         Ty::Map(t) => format!("{{[key: string]: {}}}", ty_text(t)),
         Ty::Nullable(t) => format!("{} | null", ty_text(t)),
         Ty::Named(n) => n.clone(),
+        Ty::Scalar(s) => s.rust().into(),
     }
 }
 
@@ -84,6 +85,14 @@ fn kind_text(def: &TypeDef) -> String {
                 .join(" | ")
         ),
         TypeKind::Alias { target, .. } => ty_text(target),
+        TypeKind::Oneof { cases, .. } => format!(
+            "oneof of {}",
+            cases
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ),
     }
 }
 

@@ -5,19 +5,16 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::types::{emit_type, type_ident};
-use crate::emit::validate::{emit_validate, fallible_types};
+use crate::emit::validate::Validators;
 use crate::ir::{Call, Method, Protocol};
 use crate::naming::pascal_case;
 
 /// The module's items as one token stream (no header, not yet formatted).
 pub fn emit_module(p: &Protocol) -> TokenStream {
-    let module = &p.module;
-    let roles = &p.roles;
-    let schema_path = format!("../schemas/{module}.schema.json");
-    let fallible = fallible_types(&p.types);
+    let validators = Validators::new(&p.types, None);
     let types = p.types.values().map(|d| {
         let ty = emit_type(d);
-        let validate = emit_validate(d, &fallible);
+        let validate = validators.emit(d);
         quote!(#ty #validate)
     });
     let channels = p.channels.iter().map(|c| {
@@ -44,7 +41,7 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
     } else {
         emit_jsonrpc(p)
     };
-    let dynamic = emit_dynamic(p);
+    let (surface, dynamic) = emit_surface(p);
     let http = crate::emit::http::emit_http(p);
     let machine_mod = if p.machines.is_empty() {
         TokenStream::new()
@@ -55,19 +52,85 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
         }
     };
     quote! {
-        /// The protocol's module name.
-        pub const MODULE: &str = #module;
-        /// The roles that exchange messages.
-        pub const ROLES: &[&str] = &[#(#roles),*];
-        /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
-        pub const SCHEMA: &str = include_str!(#schema_path);
-
+        #surface
         #(#types)*
         #(#channels)*
         #rpc
         #http
         #dynamic
         #machine_mod
+    }
+}
+
+/// What every module offers, JSON or protobuf: the constants `MODULE`, `ROLES`, `SCHEMA`,
+/// and the functions `decode_type` and `decode_message` (returned apart, as modules put them
+/// at the top and the bottom).
+pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
+    let module = &p.module;
+    let roles = &p.roles;
+    // A protobuf module is a folder (`src/<module>/mod.rs`), a JSON one a file.
+    let up = if p.is_proto() { "../.." } else { ".." };
+    let schema_path = format!("{up}/schemas/{module}.schema.json");
+    let dynamic = if p.is_proto() {
+        emit_proto_dynamic(p)
+    } else {
+        emit_dynamic(p)
+    };
+    let consts = quote! {
+        /// The protocol's module name.
+        pub const MODULE: &str = #module;
+        /// The roles that exchange messages.
+        pub const ROLES: &[&str] = &[#(#roles),*];
+        /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
+        pub const SCHEMA: &str = include_str!(#schema_path);
+    };
+    (consts, dynamic)
+}
+
+/// `decode_type` and `decode_message` of a protobuf module: over the messages (proto3 JSON)
+/// and the stream wrappers of each role.
+fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
+    let messages: Vec<&String> = p
+        .types
+        .iter()
+        .filter(|(_, d)| matches!(d.kind, crate::ir::TypeKind::Struct(_)))
+        .map(|(n, _)| n)
+        .collect();
+    let paths = messages.iter().map(|n| crate::emit::proto::prost_path(n));
+    let message_arms = p.channels.iter().map(|c| {
+        let role = &c.from;
+        let union = crate::emit::proto::prost_path(&c.union);
+        quote! {
+            #role => Some(#union::from_json(json).map(|m| {
+                agentwire_runtime::serde_json::to_value(&m).expect("generated messages always serialize")
+            })),
+        }
+    });
+    quote! {
+        /// Decodes (proto3 JSON) and validates a message of the type named `type_name`,
+        /// returning it as the typed code re-encodes it; `None` when the protocol has no such
+        /// message.
+        pub fn decode_type(
+            type_name: &str,
+            json: &str,
+        ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
+            Some(match type_name {
+                #( #messages => agentwire_runtime::dynamic::reencode::<#paths>(json), )*
+                _ => return None,
+            })
+        }
+
+        /// Decodes (proto3 JSON) and validates one message sent by `from`, returning it
+        /// re-encoded; `None` when `from` sends no messages in this protocol.
+        pub fn decode_message(
+            from: &str,
+            json: &str,
+        ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
+            match from {
+                #(#message_arms)*
+                _ => None,
+            }
+        }
     }
 }
 

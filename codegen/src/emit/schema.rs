@@ -1,37 +1,22 @@
 //! JSON Schema (draft 2020-12) emitter: one document per protocol with every type under
-//! `$defs`, published so other languages can validate the same messages.
+//! `$defs`, published so other languages can validate the same messages. A protobuf spec's
+//! schema describes its proto3 JSON form: a oneof's cases are keys of the message holding it
+//! (exactly one of them for a stream wrapper, at most one otherwise), 64-bit integers may be
+//! strings, bytes are base64 strings, enums are written by name, keys are the proto field
+//! names and no others.
 
 use serde_json::{Map, Value, json};
 
-use crate::ir::{Constraints, Protocol, Ty, TypeKind};
+use crate::ir::{Constraints, Field, Protocol, Scalar, Ty, TypeKind};
 
 /// The schema document of a protocol, pretty-printed with a trailing newline.
 pub fn emit_schema(p: &Protocol) -> String {
     let mut defs = Map::new();
     for (name, def) in &p.types {
         let mut schema = match &def.kind {
-            TypeKind::Struct(fields) => {
-                let mut props = Map::new();
-                let mut required = Vec::new();
-                for f in fields {
-                    let mut s = ty_schema(&f.ty);
-                    add_constraints(&mut s, &f.constraints);
-                    if !f.doc.is_empty() {
-                        s.insert("description".into(), f.doc.clone().into());
-                    }
-                    props.insert(f.name.clone(), Value::Object(s));
-                    if !f.optional {
-                        required.push(Value::String(f.name.clone()));
-                    }
-                }
-                let mut s = Map::new();
-                s.insert("type".into(), "object".into());
-                s.insert("properties".into(), Value::Object(props));
-                if !required.is_empty() {
-                    s.insert("required".into(), Value::Array(required));
-                }
-                s
-            }
+            TypeKind::Struct(fields) => struct_schema(p, fields),
+            // Described by the message holding it.
+            TypeKind::Oneof { .. } => continue,
             TypeKind::Enum(values) if values.len() == 1 => {
                 obj(json!({"type": "string", "const": values[0]}))
             }
@@ -71,7 +56,7 @@ pub fn emit_schema(p: &Protocol) -> String {
                 constraints,
             } => {
                 let mut s = ty_schema(target);
-                add_constraints(&mut s, constraints);
+                add_constraints(&mut s, target, constraints);
                 s
             }
         };
@@ -103,6 +88,94 @@ pub fn emit_schema(p: &Protocol) -> String {
     out
 }
 
+fn field_schema(f: &Field) -> Value {
+    let mut s = ty_schema(&f.ty);
+    add_constraints(&mut s, &f.ty, &f.constraints);
+    if !f.doc.is_empty() {
+        s.insert("description".into(), f.doc.clone().into());
+    }
+    Value::Object(s)
+}
+
+fn struct_schema(p: &Protocol, fields: &[Field]) -> Map<String, Value> {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    let mut oneofs = Vec::new();
+    for f in fields {
+        let oneof =
+            f.ty.named()
+                .and_then(|n| p.types.get(n))
+                .and_then(|d| match &d.kind {
+                    TypeKind::Oneof { cases, required } => Some((cases, *required)),
+                    _ => None,
+                });
+        if let Some((cases, required)) = oneof {
+            for c in cases {
+                props.insert(c.name.clone(), field_schema(c));
+            }
+            oneofs.push(oneof_rule(cases, required));
+            continue;
+        }
+        props.insert(f.name.clone(), field_schema(f));
+        if !f.optional || (f.defaulted && default_fails(f)) {
+            required.push(Value::String(f.name.clone()));
+        }
+    }
+    let mut s = Map::new();
+    s.insert("type".into(), "object".into());
+    s.insert("properties".into(), Value::Object(props));
+    if !required.is_empty() {
+        s.insert("required".into(), Value::Array(required));
+    }
+    if p.is_proto() {
+        // pbjson refuses keys the message does not have. (It also reads each field under its
+        // lowerCamelCase JSON name; the schema describes the form the spec writes, with the
+        // proto field names.)
+        s.insert("additionalProperties".into(), false.into());
+    }
+    match oneofs.len() {
+        0 => {}
+        1 => s.extend(obj(oneofs.remove(0))),
+        _ => {
+            s.insert("allOf".into(), Value::Array(oneofs));
+        }
+    }
+    s
+}
+
+/// Whether the value an absent proto3 field reads as (`""`, `0`, an empty list) breaks the
+/// field's constraints: then the key is required, as the validator rejects its absence.
+fn default_fails(f: &Field) -> bool {
+    let c = &f.constraints;
+    match &f.ty {
+        Ty::String => {
+            c.min_length.is_some_and(|n| n > 0)
+                || c.format.is_some()
+                || c.pattern
+                    .as_deref()
+                    .is_some_and(|p| regex::Regex::new(p).is_ok_and(|re| !re.is_match("")))
+        }
+        Ty::Scalar(s) if s.is_number() => {
+            c.minimum.is_some_and(|n| n > 0.0) || c.maximum.is_some_and(|n| n < 0.0)
+        }
+        Ty::Array(_) => c.min_items.is_some_and(|n| n > 0),
+        _ => false,
+    }
+}
+
+/// Exactly one case key (a stream wrapper's oneof), or at most one.
+fn oneof_rule(cases: &[Field], required: bool) -> Value {
+    let mut each: Vec<Value> = cases
+        .iter()
+        .map(|c| json!({"required": [c.name]}))
+        .collect();
+    if !required {
+        let none = json!({"not": {"anyOf": each.clone()}});
+        each.push(none);
+    }
+    json!({"oneOf": each})
+}
+
 fn obj(v: Value) -> Map<String, Value> {
     match v {
         Value::Object(m) => m,
@@ -126,10 +199,54 @@ fn ty_schema(ty: &Ty) -> Map<String, Value> {
             json!({"anyOf": [Value::Object(ty_schema(inner)), {"type": "null"}]})
         }
         Ty::Named(name) => json!({"$ref": format!("#/$defs/{name}")}),
+        Ty::Scalar(s) => scalar_schema(*s),
     })
 }
 
-fn add_constraints(s: &mut Map<String, Value>, c: &Constraints) {
+/// The proto3 JSON form of a scalar, as pbjson reads it.
+fn scalar_schema(s: Scalar) -> Value {
+    let special = json!({"enum": ["NaN", "Infinity", "-Infinity"]});
+    match s {
+        Scalar::Int32 => json!({"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX}),
+        Scalar::Uint32 => json!({"type": "integer", "minimum": 0, "maximum": u32::MAX}),
+        Scalar::Int64 => json!({"type": ["integer", "string"], "pattern": "^-?[0-9]+$"}),
+        Scalar::Uint64 => {
+            json!({"type": ["integer", "string"], "minimum": 0, "pattern": "^[0-9]+$"})
+        }
+        Scalar::Float | Scalar::Double => json!({"anyOf": [{"type": "number"}, special]}),
+        Scalar::Bytes => json!({"type": "string", "contentEncoding": "base64"}),
+    }
+}
+
+/// Adds `c` to the schema `s` of a value of type `ty`: on a list the item counts stay on the
+/// list and the other rules go to its items, on a map they go to its values.
+fn add_constraints(s: &mut Map<String, Value>, ty: &Ty, c: &Constraints) {
+    let element = Constraints {
+        min_items: None,
+        max_items: None,
+        ..c.clone()
+    };
+    let inner = match ty {
+        Ty::Array(inner) => Some(("items", inner)),
+        Ty::Map(inner) => Some(("additionalProperties", inner)),
+        _ => None,
+    };
+    if let Some((key, inner)) = inner
+        && !element.is_empty()
+        && let Some(Value::Object(item)) = s.get_mut(key)
+    {
+        add_constraints(item, inner, &element);
+        let counts = Constraints {
+            min_items: c.min_items,
+            max_items: c.max_items,
+            ..Constraints::default()
+        };
+        return put_constraints(s, &counts);
+    }
+    put_constraints(s, c);
+}
+
+fn put_constraints(s: &mut Map<String, Value>, c: &Constraints) {
     let mut put = |k: &str, v: Value| {
         s.insert(k.to_owned(), v);
     };

@@ -29,6 +29,10 @@ pub fn rust_ty(ty: &Ty) -> TokenStream {
         Ty::Bool => quote!(bool),
         Ty::Number => quote!(f64),
         Ty::Integer => quote!(i64),
+        Ty::Scalar(s) => {
+            let ty: TokenStream = s.rust().parse().unwrap_or_default();
+            quote!(#ty)
+        }
         Ty::Any => quote!(agentwire_runtime::serde_json::Value),
         Ty::BoolLiteral(true) => quote!(agentwire_runtime::literal::True),
         Ty::BoolLiteral(false) => quote!(agentwire_runtime::literal::False),
@@ -123,6 +127,8 @@ pub fn emit_type(def: &TypeDef) -> TokenStream {
         }
         TypeKind::Enum(values) => emit_enum(&name, &doc, values),
         TypeKind::Union { tag, variants } => emit_union(&name, &doc, tag, variants),
+        // Only protobuf specs have oneofs, and prost writes their types.
+        TypeKind::Oneof { .. } => TokenStream::new(),
         TypeKind::Alias {
             target,
             constraints,

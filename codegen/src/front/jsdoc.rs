@@ -1,7 +1,8 @@
 //! JSDoc comment parsing: free text becomes documentation, `@tag value` lines become
 //! constraints in the ts-json-schema-generator convention.
 
-use crate::ir::{Constraints, FORMATS};
+use crate::front::tags::{self, TagError, TagName};
+use crate::ir::Constraints;
 
 /// A parsed doc comment.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -11,8 +12,8 @@ pub struct DocComment {
 }
 
 /// Parses the raw comment (with or without its `/**` `*/` delimiters). An error names the tag
-/// whose value is malformed.
-pub fn parse(raw: &str) -> Result<DocComment, String> {
+/// whose value is malformed, misspelt or given twice, or the bounds that contradict.
+pub fn parse(raw: &str) -> Result<DocComment, TagError> {
     let body = raw
         .trim()
         .trim_start_matches("/**")
@@ -27,17 +28,32 @@ pub fn parse(raw: &str) -> Result<DocComment, String> {
             let (tag, value) = tag_line
                 .split_once(char::is_whitespace)
                 .map_or((tag_line, ""), |(t, v)| (t, v.trim()));
-            apply_tag(&mut doc.constraints, tag, value)?;
+            match tags::classify_tag(tag) {
+                TagName::Known(rule) => {
+                    let written = format!("@{tag}");
+                    let value = tags::parse_value(rule, &written, value)?;
+                    tags::apply(&mut doc.constraints, rule, &written, value)?;
+                }
+                TagName::Misspelt(rule) => return Err(TagError::misspelt(tag, rule)),
+                // Other tags (`@see`, `@deprecated`, ...) are documentation only.
+                TagName::Other => {}
+            }
         } else {
             text_lines.push(line);
         }
+    }
+    if let Some((_, e)) = tags::check_bounds(&doc.constraints, tags::tag_with_value)
+        .into_iter()
+        .next()
+    {
+        return Err(e);
     }
     doc.text = text_lines.join("\n").trim().to_owned();
     Ok(doc)
 }
 
-/// Applies every `@tag value` found anywhere in a one-line comment (proto trailing comments).
-pub fn parse_inline(raw: &str) -> Result<DocComment, String> {
+/// Applies every `@tag value` found anywhere in a one-line comment.
+pub fn parse_inline(raw: &str) -> Result<DocComment, TagError> {
     let mut lines = String::new();
     let mut rest = raw;
     let mut text = String::new();
@@ -58,45 +74,6 @@ pub fn parse_inline(raw: &str) -> Result<DocComment, String> {
     Ok(doc)
 }
 
-fn apply_tag(c: &mut Constraints, tag: &str, value: &str) -> Result<(), String> {
-    let count = |v: &str| {
-        v.parse::<u64>()
-            .map_err(|_| format!("`@{tag}` needs a non-negative integer, got `{v}`"))
-    };
-    let number = |v: &str| {
-        v.parse::<f64>()
-            .ok()
-            .filter(|n| n.is_finite())
-            .ok_or_else(|| format!("`@{tag}` needs a number, got `{v}`"))
-    };
-    match tag {
-        "minLength" => c.min_length = Some(count(value)?),
-        "maxLength" => c.max_length = Some(count(value)?),
-        "minItems" => c.min_items = Some(count(value)?),
-        "maxItems" => c.max_items = Some(count(value)?),
-        "minimum" => c.minimum = Some(number(value)?),
-        "maximum" => c.maximum = Some(number(value)?),
-        "pattern" => {
-            regex::Regex::new(value)
-                .map_err(|e| format!("`@pattern` is not a valid regular expression: {e}"))?;
-            c.pattern = Some(value.to_owned());
-        }
-        "format" => {
-            if !FORMATS.contains(&value) {
-                return Err(format!(
-                    "`@format {value}` is not supported; use one of {}",
-                    FORMATS.join(", ")
-                ));
-            }
-            c.format = Some(value.to_owned());
-        }
-        "trim" => c.trim = true,
-        // Other tags (`@see`, `@deprecated`, ...) are documentation only.
-        _ => {}
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,10 +91,23 @@ mod tests {
         assert!(
             parse("/** @minLength one */")
                 .unwrap_err()
+                .message
                 .contains("minLength")
         );
-        assert!(parse("/** @pattern [ */").unwrap_err().contains("pattern"));
-        assert!(parse("/** @format email */").unwrap_err().contains("email"));
+        assert!(
+            parse("/** @pattern [ */")
+                .unwrap_err()
+                .message
+                .contains("pattern")
+        );
+        assert!(
+            parse("/** @format email */")
+                .unwrap_err()
+                .message
+                .contains("email")
+        );
+        assert!(parse("/** @minlength 1 */").is_err());
+        assert!(parse("/** @minLength 3\n @maxLength 2 */").is_err());
     }
 
     #[test]

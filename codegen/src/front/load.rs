@@ -7,7 +7,7 @@ use serde_saphyr::Location;
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::front::protocol::{self, ProtocolFile, span_of};
-use crate::front::{proto, ts};
+use crate::front::{proto, proto_lower, ts};
 use crate::ir::{Body, Protocol};
 
 /// A loaded spec: the IR, the files it was read from (so the derive can make the crate
@@ -50,12 +50,20 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     let types_path = dir.join(&types_rel);
     let mut files = vec![yaml_path, types_path.clone()];
     let mut proto_spec = None;
+    let mut proto_package = None;
     let types = if types_rel.ends_with(".proto") {
-        match proto::load_proto(dir, &types_rel) {
-            Ok(p) => proto_spec = Some(p),
-            Err(e) => errors.errors.extend(e.errors),
+        match proto::load_proto(dir, &types_rel).and_then(|p| Ok((p.package()?, p))) {
+            Ok((package, p)) => {
+                let types = proto_lower::lower(&p, &package);
+                proto_spec = Some(p);
+                proto_package = Some(package);
+                types
+            }
+            Err(e) => {
+                errors.errors.extend(e.errors);
+                return Err(errors);
+            }
         }
-        Default::default()
     } else if types_rel.ends_with(".ts") {
         let ts_file = match SourceFile::read(&types_path) {
             Ok(f) => f,
@@ -109,11 +117,10 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         routes,
         types_file: types_rel,
         machines: Vec::new(),
+        proto_package,
     };
     let mut protocol = protocol;
-    if proto_spec.is_none() {
-        cross_check(&yaml, &pf, &protocol, &mut errors);
-    }
+    cross_check(&yaml, &pf, &protocol, &mut errors);
     let machine_path = dir.join("machine.yaml");
     if machine_path.is_file() && errors.is_empty() {
         files.push(machine_path.clone());
@@ -121,7 +128,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         match crate::front::machine::load(&machine_file) {
             Ok(machines) => {
                 protocol.machines = machines;
-                match crate::machine::model::Model::new(&protocol, proto_spec.as_ref()) {
+                match crate::machine::model::Model::new(&protocol) {
                     Ok(model) => {
                         let lint =
                             crate::machine::lint::lint(&protocol.machines, &model, &machine_file);
@@ -148,27 +155,29 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
         errors.push(SpecError::at(yaml, span_of(yaml, loc), msg));
     };
     for (channel, loc) in &pf.channels {
-        let Some((_, variants)) = p.union_variants(&channel.union) else {
+        let Some(members) = p.channel_members(&channel.union) else {
+            let what = if p.is_proto() {
+                "a message holding only a oneof"
+            } else {
+                "a union of interfaces"
+            };
             at(
                 loc,
-                format!(
-                    "`{}` is not a union of interfaces in {}",
-                    channel.union, p.types_file
-                ),
+                format!("`{}` is not {what} in {}", channel.union, p.types_file),
             );
             continue;
         };
-        for v in variants {
+        for (value, type_name) in members {
             let listed = p
                 .messages
                 .iter()
-                .any(|m| m.kind == v.value && m.from == channel.from && m.type_name == v.type_name);
+                .any(|m| m.kind == value && m.from == channel.from && m.type_name == type_name);
             if !listed {
                 at(
                     loc,
                     format!(
-                        "`{}` carries kind `{}` ({}) but the catalogue has no such entry from `{}`",
-                        channel.union, v.value, v.type_name, channel.from
+                        "`{}` carries kind `{value}` ({type_name}) but the catalogue has no such entry from `{}`",
+                        channel.union, channel.from
                     ),
                 );
             }
@@ -179,10 +188,9 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
             at(kind_loc, format!("no channel leaves role `{}`", m.from));
             continue;
         };
-        let in_union = p.union_variants(&channel.union).is_some_and(|(_, vs)| {
-            vs.iter()
-                .any(|v| v.value == m.kind && v.type_name == m.type_name)
-        });
+        let in_union = p
+            .channel_members(&channel.union)
+            .is_some_and(|vs| vs.iter().any(|(v, t)| *v == m.kind && *t == m.type_name));
         if !p.types.contains_key(&m.type_name) {
             at(type_loc, format!("unknown type `{}`", m.type_name));
         } else if !in_union {

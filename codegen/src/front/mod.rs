@@ -5,5 +5,7 @@ pub mod jsdoc;
 pub mod load;
 pub mod machine;
 pub mod proto;
+pub mod proto_lower;
 pub mod protocol;
+pub mod tags;
 pub mod ts;

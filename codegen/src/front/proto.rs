@@ -18,9 +18,11 @@ use std::path::{Path, PathBuf};
 
 use miette::Diagnostic;
 use prost_types::FileDescriptorSet;
-use protox::prost_reflect::{DescriptorPool, FieldDescriptor, Kind};
+use protox::prost_reflect::{DescriptorPool, FieldDescriptor};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::front::tags::{self, TagError, TagName};
+use crate::ir::Constraints;
 
 /// A compiled `.proto` spec: the descriptors prost and pbjson generate from, and the
 /// constraints found in comments.
@@ -34,19 +36,32 @@ pub struct ProtoSpec {
     pub fds: FileDescriptorSet,
     /// The same files as a reflection pool, for walking messages, fields and services.
     pub pool: DescriptorPool,
-    /// Constraint tags by the field's full proto name (`coven.RegisterAgent.agent_id`), in
-    /// the order they were written.
-    pub constraints: BTreeMap<String, Vec<Constraint>>,
+    /// Constraints by the field's full proto name (`coven.RegisterAgent.agent_id`).
+    pub constraints: BTreeMap<String, Constraints>,
     /// The spec folder's own `.proto` sources by proto file name, for later diagnostics.
     pub sources: BTreeMap<String, SourceFile>,
 }
 
 impl ProtoSpec {
-    /// The constraints on one field (empty when it has none).
-    pub fn constraints_of(&self, field: &FieldDescriptor) -> &[Constraint] {
-        self.constraints
-            .get(field.full_name())
-            .map_or(&[], Vec::as_slice)
+    /// The one proto package every file of the spec folder declares.
+    pub fn package(&self) -> Result<String, SpecErrors> {
+        let packages: std::collections::BTreeSet<&str> =
+            self.own_files().map(|f| f.package()).collect();
+        match packages.len() {
+            1 => Ok(packages.into_iter().next().unwrap_or_default().to_owned()),
+            0 => Err(SpecError::new(format!(
+                "{} declares no proto file of its own",
+                self.spec_dir.display()
+            ))
+            .into()),
+            _ => Err(SpecError::new(format!(
+                "the .proto files of {} declare several packages ({}); a protocol folder holds one",
+                self.spec_dir.display(),
+                packages.into_iter().collect::<Vec<_>>().join(", ")
+            ))
+            .with_help("give every file of the folder the same `package`")
+            .into()),
+        }
     }
 
     /// The files that belong to the spec folder (not `google/protobuf/*` imports).
@@ -57,45 +72,6 @@ impl ProtoSpec {
             .filter(|f| self.sources.contains_key(f.name()))
     }
 }
-
-/// One constraint tag and where it was written.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Constraint {
-    pub tag: Tag,
-    /// The proto file name (a key of `ProtoSpec::sources`).
-    pub file: String,
-    /// Byte offset and length of the tag text in that file.
-    pub span: (usize, usize),
-}
-
-/// A constraint tag with its parsed value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Tag {
-    MinLength(u64),
-    MaxLength(u64),
-    /// A regular expression (the `regex` crate's syntax), unanchored unless written anchored.
-    Pattern(String),
-    Minimum(f64),
-    Maximum(f64),
-    MinItems(u64),
-    MaxItems(u64),
-    /// One of `FORMATS`.
-    Format(String),
-}
-
-/// The `@format` names the runtime knows how to check.
-pub const FORMATS: &[&str] = &["uri", "date-time", "uuid"];
-
-const TAG_NAMES: &[&str] = &[
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "minItems",
-    "maxItems",
-    "format",
-];
 
 /// Compiles `spec_dir/file` (imports resolve inside `spec_dir`) and collects its constraint
 /// tags. Every problem is reported with its file, line and column.
@@ -141,9 +117,9 @@ pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> 
             else {
                 continue;
             };
-            let tags = tags_of_field(source, &file_name, location, &field, &mut errors);
-            if !tags.is_empty() {
-                constraints.insert(field.full_name().to_owned(), tags);
+            let c = tags_of_field(source, location, &field, &mut errors);
+            if !c.is_empty() {
+                constraints.insert(field.full_name().to_owned(), c);
             }
         }
     }
@@ -198,48 +174,55 @@ fn from_diagnostic(source: Option<&SourceFile>, d: &dyn Diagnostic) -> SpecError
     error
 }
 
-/// Parses the tags of one field and checks that they fit its type.
+/// Parses the tags of one field and checks that they fit its type, through the shared
+/// constraint pipeline (`front::tags`).
 fn tags_of_field(
     source: &SourceFile,
-    file_name: &str,
     location: &prost_types::source_code_info::Location,
     field: &FieldDescriptor,
     errors: &mut SpecErrors,
-) -> Vec<Constraint> {
+) -> Constraints {
+    let mut out = Constraints::default();
     let comments = [
         location.leading_comments.as_deref(),
         location.trailing_comments.as_deref(),
     ];
     if comments.iter().flatten().all(|c| !c.contains('@')) {
-        return Vec::new();
+        return out;
     }
-    let mut out = Vec::new();
+    let ty = crate::front::proto_lower::field_ty(field);
+    let mut spans = Vec::new();
     for region in comment_ranges(source, location) {
         let text = &source.text[region.0..region.1];
         for (offset, name, value) in scan_tags(text) {
             let span = (region.0 + offset, name.len() + 1 + value.len());
-            let here = |message: String| SpecError::at(source, span, message);
-            let Some(canonical) = TAG_NAMES.iter().find(|t| t.eq_ignore_ascii_case(name)) else {
-                continue;
+            let here = |e: TagError| SpecError::at(source, span, e.message).with_help(e.help);
+            let rule = match tags::classify_tag(name) {
+                TagName::Known(rule) => rule,
+                TagName::Misspelt(rule) => {
+                    errors.push(here(TagError::misspelt(name, rule)));
+                    continue;
+                }
+                TagName::Other => continue,
             };
-            if *canonical != name {
-                errors.push(
-                    here(format!("unknown constraint tag `@{name}`"))
-                        .with_help(format!("tags are case-sensitive: write `@{canonical}`")),
-                );
-                continue;
-            }
-            match parse_tag(name, value.trim()).and_then(|tag| fits(&tag, field).map(|()| tag)) {
-                Ok(tag) => out.push(Constraint {
-                    tag,
-                    file: file_name.to_owned(),
-                    span,
-                }),
-                Err((message, help)) => errors.push(here(message).with_help(help)),
+            let written = format!("@{name}");
+            let parsed = tags::parse_value(rule, &written, value)
+                .and_then(|v| tags::fits(rule, &written, tags::shape_for(rule, &ty)).map(|()| v))
+                .and_then(|v| tags::apply(&mut out, rule, &written, v));
+            match parsed {
+                Ok(()) => spans.push((rule, span)),
+                Err(e) => errors.push(here(e)),
             }
         }
     }
-    check_bounds(&out, source, errors);
+    // Say so at the upper bound.
+    for (rule, e) in tags::check_bounds(&out, tags::tag_with_value) {
+        let span = spans
+            .iter()
+            .find(|(r, _)| *r == rule)
+            .map_or((0, 0), |(_, s)| *s);
+        errors.push(SpecError::at(source, span, e.message).with_help(e.help));
+    }
     out
 }
 
@@ -381,7 +364,7 @@ fn scan_tags(text: &str) -> Vec<(usize, &str, &str)> {
                     continue;
                 }
                 let name = &body[at + 1..at + 1 + name_len];
-                if !TAG_NAMES.iter().any(|t| t.eq_ignore_ascii_case(name)) {
+                if tags::classify_tag(name) == TagName::Other {
                     continue; // `@someone` in free text is not a tag
                 }
                 let rest = &body[at + 1 + name_len..];
@@ -446,166 +429,6 @@ fn body_opens_block(body: &str, mut open: bool) -> bool {
     }
 }
 
-type TagError = (String, String);
-
-fn parse_tag(name: &str, value: &str) -> Result<Tag, TagError> {
-    let count = |value: &str| {
-        value.parse::<u64>().map_err(|_| {
-            (
-                format!("`@{name}` needs a whole number, found `{value}`"),
-                format!("write e.g. `@{name} 1`, one tag per line"),
-            )
-        })
-    };
-    let number = |value: &str| {
-        value
-            .parse::<f64>()
-            .ok()
-            .filter(|n| n.is_finite())
-            .ok_or_else(|| {
-                (
-                    format!("`@{name}` needs a number, found `{value}`"),
-                    format!("write e.g. `@{name} 0`, one tag per line"),
-                )
-            })
-    };
-    Ok(match name {
-        "minLength" => Tag::MinLength(count(value)?),
-        "maxLength" => Tag::MaxLength(count(value)?),
-        "minItems" => Tag::MinItems(count(value)?),
-        "maxItems" => Tag::MaxItems(count(value)?),
-        "minimum" => Tag::Minimum(number(value)?),
-        "maximum" => Tag::Maximum(number(value)?),
-        "pattern" => {
-            if value.is_empty() {
-                return Err((
-                    "`@pattern` needs a regular expression".to_owned(),
-                    "write e.g. `@pattern ^[a-z]+$`".to_owned(),
-                ));
-            }
-            if let Err(e) = regex::Regex::new(value) {
-                let first = e.to_string();
-                let first = first.lines().last().unwrap_or_default().trim().to_owned();
-                return Err((
-                    format!("`@pattern` is not a valid regular expression: {first}"),
-                    "the syntax is the Rust `regex` crate's (no look-around, no backreferences)"
-                        .to_owned(),
-                ));
-            }
-            Tag::Pattern(value.to_owned())
-        }
-        "format" => {
-            if !FORMATS.contains(&value) {
-                return Err((
-                    format!("unknown `@format` `{value}`"),
-                    format!("known formats: {}", FORMATS.join(", ")),
-                ));
-            }
-            Tag::Format(value.to_owned())
-        }
-        _ => unreachable!("only names from TAG_NAMES reach parse_tag"),
-    })
-}
-
-/// Whether a tag makes sense on a field of this type.
-fn fits(tag: &Tag, field: &FieldDescriptor) -> Result<(), TagError> {
-    let element = if field.is_map() {
-        match field.kind() {
-            Kind::Message(entry) => entry.map_entry_value_field().kind(),
-            other => other,
-        }
-    } else {
-        field.kind()
-    };
-    let is_string = matches!(element, Kind::String);
-    let is_number = matches!(
-        element,
-        Kind::Double
-            | Kind::Float
-            | Kind::Int32
-            | Kind::Int64
-            | Kind::Uint32
-            | Kind::Uint64
-            | Kind::Sint32
-            | Kind::Sint64
-            | Kind::Fixed32
-            | Kind::Fixed64
-            | Kind::Sfixed32
-            | Kind::Sfixed64
-    );
-    let name = tag_name(tag);
-    let (ok, wants) = match tag {
-        Tag::MinLength(_) | Tag::MaxLength(_) | Tag::Pattern(_) | Tag::Format(_) => {
-            (is_string, "a string field")
-        }
-        Tag::Minimum(_) | Tag::Maximum(_) => (is_number, "a numeric field"),
-        Tag::MinItems(_) | Tag::MaxItems(_) => (field.is_list(), "a repeated field"),
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err((
-            format!("`@{name}` does not apply to field `{}`", field.name()),
-            format!("`@{name}` needs {wants}"),
-        ))
-    }
-}
-
-/// The tag's name as written in comments.
-pub fn tag_name(tag: &Tag) -> &'static str {
-    match tag {
-        Tag::MinLength(_) => "minLength",
-        Tag::MaxLength(_) => "maxLength",
-        Tag::Pattern(_) => "pattern",
-        Tag::Minimum(_) => "minimum",
-        Tag::Maximum(_) => "maximum",
-        Tag::MinItems(_) => "minItems",
-        Tag::MaxItems(_) => "maxItems",
-        Tag::Format(_) => "format",
-    }
-}
-
-/// Which bound a tag sets: (the pair it belongs to, whether it is the upper one, its value).
-fn bound(tag: &Tag) -> Option<(u8, bool, f64)> {
-    Some(match tag {
-        Tag::MinLength(n) => (0, false, *n as f64),
-        Tag::MaxLength(n) => (0, true, *n as f64),
-        Tag::Minimum(n) => (1, false, *n),
-        Tag::Maximum(n) => (1, true, *n),
-        Tag::MinItems(n) => (2, false, *n as f64),
-        Tag::MaxItems(n) => (2, true, *n as f64),
-        Tag::Pattern(_) | Tag::Format(_) => return None,
-    })
-}
-
-/// A lower bound above its upper bound can never be met; say so at the upper bound.
-fn check_bounds(tags: &[Constraint], source: &SourceFile, errors: &mut SpecErrors) {
-    for hi in tags {
-        let Some((pair, true, hi_value)) = bound(&hi.tag) else {
-            continue;
-        };
-        for lo in tags {
-            if let Some((p, false, lo_value)) = bound(&lo.tag)
-                && p == pair
-                && lo_value > hi_value
-            {
-                errors.push(
-                    SpecError::at(
-                        source,
-                        hi.span,
-                        format!(
-                            "`@{}` {hi_value} is below `@{}` {lo_value}",
-                            tag_name(&hi.tag),
-                            tag_name(&lo.tag)
-                        ),
-                    )
-                    .with_help("no value can satisfy both"),
-                );
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -625,13 +448,5 @@ mod tests {
                 ("@", "maxItems", " 2")
             ]
         );
-    }
-
-    #[test]
-    fn bad_values_are_reported() {
-        assert!(parse_tag("minLength", "x").is_err());
-        assert!(parse_tag("format", "email").is_err());
-        assert!(parse_tag("pattern", "(").is_err());
-        assert_eq!(parse_tag("maximum", "2.5"), Ok(Tag::Maximum(2.5)));
     }
 }

@@ -13,6 +13,7 @@ use oxc_span::{GetSpan, SourceType, Span};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::front::jsdoc::{self, DocComment};
+use crate::front::tags;
 use crate::ir::{Field, Origin, Ty, TypeDef, TypeKind, Variant};
 use crate::naming::pascal_case;
 
@@ -126,9 +127,33 @@ impl<'f> Loader<'f> {
         };
         match jsdoc::parse(&text) {
             Ok(doc) => doc,
-            Err(message) => {
-                self.error(span, message);
+            Err(e) => {
+                self.errors.push(
+                    SpecError::at(
+                        self.file,
+                        (span.start as usize, span.size() as usize),
+                        e.message,
+                    )
+                    .with_help(e.help),
+                );
                 DocComment::default()
+            }
+        }
+    }
+
+    /// Reports a constraint tag that does not fit the type it is on (`@minItems` on a string).
+    fn check_fit(&mut self, c: &crate::ir::Constraints, ty: &Ty, span: Span) {
+        for rule in tags::rules_of(c) {
+            let shape = tags::shape_for(rule, ty);
+            if let Err(e) = tags::fits(rule, &format!("@{}", rule.tag()), shape) {
+                self.errors.push(
+                    SpecError::at(
+                        self.file,
+                        (span.start as usize, span.size() as usize),
+                        e.message,
+                    )
+                    .with_help(e.help),
+                );
             }
         }
     }
@@ -229,6 +254,7 @@ impl<'f> Loader<'f> {
             let Some(ty) = self.ty(&ann.type_annotation, &context) else {
                 continue;
             };
+            self.check_fit(&doc.constraints, &ty, p.span);
             fields.push(Field {
                 name: key,
                 ty,
@@ -236,6 +262,7 @@ impl<'f> Loader<'f> {
                 doc: doc.text,
                 constraints: doc.constraints,
                 origin: self.origin(p.span),
+                defaulted: false,
             });
         }
         fields
@@ -307,6 +334,7 @@ impl<'f> Loader<'f> {
         let Some(target) = self.ty(ty, &name) else {
             return;
         };
+        self.check_fit(&doc.constraints, &target, a.span);
         self.add(
             &name,
             doc.text,

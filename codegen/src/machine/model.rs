@@ -2,13 +2,12 @@
 //! pattern that recognises it, and how a field path of it becomes a typed field read.
 
 use proc_macro2::{Ident, TokenStream};
-use protox::prost_reflect::{Kind as ProtoKind, MessageDescriptor};
 use quote::{format_ident, quote};
 
 use crate::emit::http::path_params;
+use crate::emit::proto::{prost_field, prost_path, prost_variant};
 use crate::emit::types::{field_ident, type_ident};
-use crate::front::proto::ProtoSpec;
-use crate::ir::{Body, Call, KindRef, Protocol, Ty, TypeKind};
+use crate::ir::{Body, Call, KindRef, Protocol, Scalar, Ty, TypeKind};
 use crate::naming::pascal_case;
 
 /// Where a kind's field paths start.
@@ -28,10 +27,10 @@ enum Root {
     Http {
         route: usize,
     },
-    /// A protobuf oneof case holding `message`.
+    /// A protobuf oneof case holding the message type `message`.
     Proto {
         case: String,
-        message: MessageDescriptor,
+        message: String,
     },
 }
 
@@ -79,11 +78,11 @@ pub struct Model<'p> {
 }
 
 impl<'p> Model<'p> {
-    pub fn new(p: &'p Protocol, proto: Option<&ProtoSpec>) -> Result<Self, String> {
+    pub fn new(p: &'p Protocol) -> Result<Self, String> {
         let mut kinds = Vec::new();
         let mut sources = Vec::new();
         let mut source_roles = Vec::new();
-        let source_kind = if proto.is_some() {
+        let source_kind = if p.is_proto() {
             SourceKind::Proto
         } else if !p.methods.is_empty() {
             SourceKind::JsonRpc
@@ -92,36 +91,30 @@ impl<'p> Model<'p> {
         };
         let kind_variant =
             |role: &str, name: &str| format_ident!("{}{}", pascal_case(role), pascal_case(name));
-        if let Some(spec) = proto {
+        if p.is_proto() {
             for c in &p.channels {
                 let source = format_ident!("{}", pascal_case(&c.from));
-                let union = type_ident(&c.union);
-                sources.push((source.clone(), quote!(#union)));
+                let union = prost_path(&c.union);
+                sources.push((source.clone(), union.clone()));
                 source_roles.push((source.clone(), Some(c.from.clone())));
-                let desc = spec
-                    .pool
-                    .all_messages()
-                    .find(|m| m.name() == c.union)
-                    .ok_or_else(|| format!("no message `{}` in the proto", c.union))?;
-                let oneof = desc
-                    .oneofs()
-                    .next()
-                    .ok_or_else(|| format!("`{}` has no oneof", c.union))?;
-                let module = format_ident!("{}", snake(desc.name()));
-                let oneof_ty = format_ident!("{}", pascal_case(oneof.name()));
-                let oneof_field = format_ident!("{}", oneof.name());
-                for f in oneof.fields() {
-                    let ProtoKind::Message(message) = f.kind() else {
-                        return Err(format!("oneof case `{}` is not a message", f.name()));
+                let (field, cases) = p.wrapper_oneof(&c.union).ok_or_else(|| {
+                    format!("`{}` is not a message holding only a oneof", c.union)
+                })?;
+                let oneof_ty = prost_path(field.ty.named().unwrap_or_default());
+                let oneof_field = prost_field(&field.name);
+                for f in cases {
+                    let message = match f.ty.named().and_then(|n| p.types.get(n)) {
+                        Some(d) if matches!(d.kind, TypeKind::Struct(_)) => d.name.clone(),
+                        _ => return Err(format!("oneof case `{}` is not a message", f.name)),
                     };
-                    let case = format_ident!("{}", pascal_case(f.name()));
+                    let case = prost_variant(&f.name);
                     kinds.push(KindInfo {
                         role: c.from.clone(),
-                        name: f.name().to_owned(),
-                        variant: kind_variant(&c.from, f.name()),
-                        pattern: quote!(Message::#source(#union { #oneof_field: Some(#module::#oneof_ty::#case(m)) })),
+                        name: f.name.clone(),
+                        variant: kind_variant(&c.from, &f.name),
+                        pattern: quote!(Message::#source(#union { #oneof_field: Some(#oneof_ty::#case(m)) })),
                         root: Root::Proto {
-                            case: f.name().to_owned(),
+                            case: f.name.clone(),
                             message,
                         },
                     });
@@ -298,7 +291,9 @@ impl<'p> Model<'p> {
                 }
             }
             Root::Proto { case, message } => match segments.as_slice() {
-                [first, rest @ ..] if first == case => proto(message, Val::r(quote!(m)), rest, 0),
+                [first, rest @ ..] if first == case => {
+                    self.proto(message, Val::r(quote!(m)), rest, 0)
+                }
                 _ => Err(format!("paths of `{case}` start with `{case}.`")),
             },
         }
@@ -399,6 +394,112 @@ impl<'p> Model<'p> {
             _ => Err(format!("cannot read `{seg}` from a non-object value")),
         }
     }
+
+    /// Reads `rest` from `val`, the prost struct of the message type `message`.
+    fn proto(
+        &self,
+        message: &str,
+        val: Val,
+        rest: &[&str],
+        depth: usize,
+    ) -> Result<TokenStream, String> {
+        let f = quote!(agentwire_runtime::machine::Field);
+        let v = format_ident!("v{depth}");
+        let e = &val.expr;
+        let Some((seg, tail)) = rest.split_first() else {
+            return Ok(quote!(#f::Present));
+        };
+        let Some(TypeKind::Struct(fields)) = self.p.types.get(message).map(|d| &d.kind) else {
+            return Err(format!("`{message}` is not a message"));
+        };
+        for field in fields {
+            let Some(cases) = self.oneof_cases(&field.ty) else {
+                continue;
+            };
+            let member = prost_field(&field.name);
+            let ty = prost_path(field.ty.named().unwrap_or_default());
+            // A oneof by its own name yields the case that is set.
+            if field.name == *seg {
+                if !tail.is_empty() {
+                    return Err(format!("`{seg}` is a oneof: read one of its cases instead"));
+                }
+                let arms = cases.iter().map(|c| {
+                    let case = prost_variant(&c.name);
+                    let name = &c.name;
+                    quote!(Some(#ty::#case(_)) => #f::Str(#name),)
+                });
+                return Ok(quote!(match &#e.#member { #(#arms)* None => #f::Absent }));
+            }
+            if let Some(c) = cases.iter().find(|c| c.name == *seg) {
+                let case = prost_variant(&c.name);
+                let inner = self.proto_leaf(seg, &c.ty, Val::r(quote!(#v)), tail, depth)?;
+                return Ok(
+                    quote!(match &#e.#member { Some(#ty::#case(#v)) => #inner, _ => #f::Absent }),
+                );
+            }
+        }
+        let field = fields
+            .iter()
+            .find(|x| x.name == *seg)
+            .ok_or_else(|| format!("`{message}` has no field `{seg}`"))?;
+        let ident = prost_field(&field.name);
+        if field.optional && !field.defaulted {
+            let inner = self.proto_leaf(seg, &field.ty, Val::r(quote!(#v)), tail, depth)?;
+            return Ok(quote!(match &#e.#ident { Some(#v) => #inner, None => #f::Absent }));
+        }
+        self.proto_leaf(seg, &field.ty, Val::p(quote!(#e.#ident)), tail, depth)
+    }
+
+    fn oneof_cases(&self, ty: &Ty) -> Option<&'p [crate::ir::Field]> {
+        match &self.p.types.get(ty.named()?)?.kind {
+            TypeKind::Oneof { cases, .. } => Some(cases),
+            _ => None,
+        }
+    }
+
+    /// Reads `tail` from the value of field `seg`, of type `ty`.
+    fn proto_leaf(
+        &self,
+        seg: &str,
+        ty: &Ty,
+        value: Val,
+        tail: &[&str],
+        depth: usize,
+    ) -> Result<TokenStream, String> {
+        let f = quote!(agentwire_runtime::machine::Field);
+        let x = &value.expr;
+        let copy = value.copied();
+        if let Ty::Array(inner) = ty {
+            return match (&**inner, tail.is_empty()) {
+                (Ty::String, true) => Ok(quote!(#f::Strs(#x.as_slice()))),
+                _ => Err(format!(
+                    "`{seg}` is a repeated field; only lists of strings can be read"
+                )),
+            };
+        }
+        let kind = ty
+            .named()
+            .and_then(|n| self.p.types.get(n))
+            .map(|d| &d.kind);
+        match (ty, kind) {
+            (Ty::Named(n), Some(TypeKind::Struct(_))) => self.proto(n, value, tail, depth + 1),
+            _ if !tail.is_empty() => Err(format!("`{seg}` is not a message")),
+            (Ty::String, _) => Ok(quote!(#f::Str(#x.as_str()))),
+            (Ty::Bool, _) => Ok(quote!(#f::Bool(#copy))),
+            (Ty::Scalar(Scalar::Int32 | Scalar::Uint32), _) => {
+                Ok(quote!(#f::Int(i64::from(#copy))))
+            }
+            (Ty::Scalar(Scalar::Int64), _) => Ok(quote!(#f::Int(#copy))),
+            (Ty::Named(n), Some(TypeKind::Enum(_))) => {
+                let path = prost_path(n);
+                Ok(quote!(match #path::try_from(#copy) {
+                    Ok(e) => #f::Str(e.as_str_name()),
+                    Err(_) => #f::Int(i64::from(#copy)),
+                }))
+            }
+            _ => Ok(quote!(#f::Present)),
+        }
+    }
 }
 
 /// An expression in generated field-read code: a reference binding (`m`, `v3`) or a place
@@ -432,99 +533,4 @@ impl Val {
         let e = &self.expr;
         if self.is_ref { quote!(#e) } else { quote!(&#e) }
     }
-}
-
-fn snake(s: &str) -> String {
-    crate::naming::snake_case(s)
-}
-
-/// Reads `rest` from `val`, the prost struct of `message`.
-fn proto(
-    message: &MessageDescriptor,
-    val: Val,
-    rest: &[&str],
-    depth: usize,
-) -> Result<TokenStream, String> {
-    let f = quote!(agentwire_runtime::machine::Field);
-    let v = format_ident!("v{depth}");
-    let e = &val.expr;
-    let Some((seg, tail)) = rest.split_first() else {
-        return Ok(quote!(#f::Present));
-    };
-    // A oneof by its own name yields the case that is set.
-    if let Some(oneof) = message
-        .oneofs()
-        .find(|o| o.name() == *seg && !o.is_synthetic())
-    {
-        if !tail.is_empty() {
-            return Err(format!("`{seg}` is a oneof: read one of its cases instead"));
-        }
-        let module = format_ident!("{}", snake(message.name()));
-        let ty = format_ident!("{}", pascal_case(oneof.name()));
-        let field = format_ident!("{}", oneof.name());
-        let arms = oneof.fields().map(|c| {
-            let case = format_ident!("{}", pascal_case(c.name()));
-            let name = c.name().to_owned();
-            quote!(Some(#module::#ty::#case(_)) => #f::Str(#name),)
-        });
-        return Ok(quote!(match &#e.#field { #(#arms)* None => #f::Absent }));
-    }
-    let field = message
-        .get_field_by_name(seg)
-        .ok_or_else(|| format!("`{}` has no field `{seg}`", message.name()))?;
-    let ident = field_ident(field.name());
-    let leaf = |value: Val| -> Result<TokenStream, String> {
-        let x = &value.expr;
-        let copy = value.copied();
-        if field.is_list() {
-            return match (field.kind(), tail.is_empty()) {
-                (ProtoKind::String, true) => Ok(quote!(#f::Strs(#x.as_slice()))),
-                _ => Err(format!(
-                    "`{seg}` is a repeated field; only lists of strings can be read"
-                )),
-            };
-        }
-        match field.kind() {
-            ProtoKind::Message(inner) => proto(&inner, value, tail, depth + 1),
-            _ if !tail.is_empty() => Err(format!("`{seg}` is not a message")),
-            ProtoKind::String => Ok(quote!(#f::Str(#x.as_str()))),
-            ProtoKind::Bool => Ok(quote!(#f::Bool(#copy))),
-            ProtoKind::Int32
-            | ProtoKind::Sint32
-            | ProtoKind::Sfixed32
-            | ProtoKind::Uint32
-            | ProtoKind::Fixed32 => Ok(quote!(#f::Int(i64::from(#copy)))),
-            ProtoKind::Int64 | ProtoKind::Sint64 | ProtoKind::Sfixed64 => {
-                Ok(quote!(#f::Int(#copy)))
-            }
-            ProtoKind::Enum(en) => {
-                let ty = format_ident!("{}", pascal_case(en.name()));
-                Ok(quote!(match #ty::try_from(#copy) {
-                    Ok(e) => #f::Str(e.as_str_name()),
-                    Err(_) => #f::Int(i64::from(#copy)),
-                }))
-            }
-            _ => Ok(quote!(#f::Present)),
-        }
-    };
-    if let Some(oneof) = field.containing_oneof() {
-        let module = format_ident!("{}", snake(message.name()));
-        let oneof_field = format_ident!("{}", oneof.name());
-        if oneof.is_synthetic() {
-            // proto3 `optional`: an `Option<T>` named after the field.
-            let inner = leaf(Val::r(quote!(#v)))?;
-            return Ok(quote!(match &#e.#ident { Some(#v) => #inner, None => #f::Absent }));
-        }
-        let ty = format_ident!("{}", pascal_case(oneof.name()));
-        let case = format_ident!("{}", pascal_case(field.name()));
-        let inner = leaf(Val::r(quote!(#v)))?;
-        return Ok(
-            quote!(match &#e.#oneof_field { Some(#module::#ty::#case(#v)) => #inner, _ => #f::Absent }),
-        );
-    }
-    if matches!(field.kind(), ProtoKind::Message(_)) && !field.is_list() && !field.is_map() {
-        let inner = leaf(Val::r(quote!(#v)))?;
-        return Ok(quote!(match &#e.#ident { Some(#v) => #inner, None => #f::Absent }));
-    }
-    leaf(Val::p(quote!(#e.#ident)))
 }

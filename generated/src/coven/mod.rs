@@ -4,5 +4,111 @@ mod json;
 mod types;
 mod validate;
 pub use types::*;
+/// The protocol's module name.
+pub const MODULE: &str = "coven";
+/// The roles that exchange messages.
+pub const ROLES: &[&str] = &["agent", "gateway"];
+/// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
+pub const SCHEMA: &str = include_str!("../../schemas/coven.schema.json");
+/// Decodes (proto3 JSON) and validates a message of the type named `type_name`,
+/// returning it as the typed code re-encodes it; `None` when the protocol has no such
+/// message.
+pub fn decode_type(
+    type_name: &str,
+    json: &str,
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
+    Some(
+        match type_name {
+            "AgentMessage" => agentwire_runtime::dynamic::reencode::<AgentMessage>(json),
+            "AgentMetadata" => {
+                agentwire_runtime::dynamic::reencode::<AgentMetadata>(json)
+            }
+            "CancelRequest" => {
+                agentwire_runtime::dynamic::reencode::<CancelRequest>(json)
+            }
+            "Cancelled" => agentwire_runtime::dynamic::reencode::<Cancelled>(json),
+            "Done" => agentwire_runtime::dynamic::reencode::<Done>(json),
+            "ExecutePackTool" => {
+                agentwire_runtime::dynamic::reencode::<ExecutePackTool>(json)
+            }
+            "FileAttachment" => {
+                agentwire_runtime::dynamic::reencode::<FileAttachment>(json)
+            }
+            "FileData" => agentwire_runtime::dynamic::reencode::<FileData>(json),
+            "GitInfo" => agentwire_runtime::dynamic::reencode::<GitInfo>(json),
+            "Heartbeat" => agentwire_runtime::dynamic::reencode::<Heartbeat>(json),
+            "InjectContext" => {
+                agentwire_runtime::dynamic::reencode::<InjectContext>(json)
+            }
+            "InjectionAck" => agentwire_runtime::dynamic::reencode::<InjectionAck>(json),
+            "MessageResponse" => {
+                agentwire_runtime::dynamic::reencode::<MessageResponse>(json)
+            }
+            "PackToolResult" => {
+                agentwire_runtime::dynamic::reencode::<PackToolResult>(json)
+            }
+            "RegisterAgent" => {
+                agentwire_runtime::dynamic::reencode::<RegisterAgent>(json)
+            }
+            "RegistrationError" => {
+                agentwire_runtime::dynamic::reencode::<RegistrationError>(json)
+            }
+            "SendMessage" => agentwire_runtime::dynamic::reencode::<SendMessage>(json),
+            "ServerMessage" => {
+                agentwire_runtime::dynamic::reencode::<ServerMessage>(json)
+            }
+            "SessionInit" => agentwire_runtime::dynamic::reencode::<SessionInit>(json),
+            "SessionOrphaned" => {
+                agentwire_runtime::dynamic::reencode::<SessionOrphaned>(json)
+            }
+            "Shutdown" => agentwire_runtime::dynamic::reencode::<Shutdown>(json),
+            "TokenUsage" => agentwire_runtime::dynamic::reencode::<TokenUsage>(json),
+            "ToolApprovalRequest" => {
+                agentwire_runtime::dynamic::reencode::<ToolApprovalRequest>(json)
+            }
+            "ToolApprovalResponse" => {
+                agentwire_runtime::dynamic::reencode::<ToolApprovalResponse>(json)
+            }
+            "ToolDefinition" => {
+                agentwire_runtime::dynamic::reencode::<ToolDefinition>(json)
+            }
+            "ToolResult" => agentwire_runtime::dynamic::reencode::<ToolResult>(json),
+            "ToolStateUpdate" => {
+                agentwire_runtime::dynamic::reencode::<ToolStateUpdate>(json)
+            }
+            "ToolUse" => agentwire_runtime::dynamic::reencode::<ToolUse>(json),
+            "Welcome" => agentwire_runtime::dynamic::reencode::<Welcome>(json),
+            _ => return None,
+        },
+    )
+}
+/// Decodes (proto3 JSON) and validates one message sent by `from`, returning it
+/// re-encoded; `None` when `from` sends no messages in this protocol.
+pub fn decode_message(
+    from: &str,
+    json: &str,
+) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
+    match from {
+        "agent" => {
+            Some(
+                AgentMessage::from_json(json)
+                    .map(|m| {
+                        agentwire_runtime::serde_json::to_value(&m)
+                            .expect("generated messages always serialize")
+                    }),
+            )
+        }
+        "gateway" => {
+            Some(
+                ServerMessage::from_json(json)
+                    .map(|m| {
+                        agentwire_runtime::serde_json::to_value(&m)
+                            .expect("generated messages always serialize")
+                    }),
+            )
+        }
+        _ => None,
+    }
+}
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

@@ -1,0 +1,262 @@
+//! Lowers a compiled `.proto` spec into the IR: messages become structs (proto field names,
+//! as pbjson writes them with `preserve_proto_field_names`), enums become enums of their value
+//! names, a oneof becomes a `TypeKind::Oneof` (a union keyed by the case's field name), and
+//! scalars keep their proto3 JSON form (`Ty::Scalar`). Everything after the loader (schema,
+//! validators, the machine model, `decode_type`) reads this; only the prost/tonic/pbjson pass
+//! reads the descriptors.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use prost_types::source_code_info::Location;
+use protox::prost_reflect::{
+    Cardinality, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor,
+};
+
+use crate::front::proto::ProtoSpec;
+use crate::front::tags::{self, TagName};
+use crate::ir::{Field, Origin, Scalar, Ty, TypeDef, TypeKind};
+
+/// The IR types of `spec`'s own package, by local name (`Outer.Inner` for nested ones).
+pub fn lower(spec: &ProtoSpec, package: &str) -> BTreeMap<String, TypeDef> {
+    let wrappers = wrappers(spec, package);
+    let mut types = BTreeMap::new();
+    for message in spec.pool.all_messages() {
+        if message.package_name() != package
+            || message.is_map_entry()
+            || !spec.sources.contains_key(message.parent_file().name())
+        {
+            continue;
+        }
+        let wrapper = wrappers.contains(message.full_name());
+        lower_message(spec, &message, wrapper, &mut types);
+    }
+    for e in spec.pool.all_enums() {
+        if e.package_name() == package && spec.sources.contains_key(e.parent_file().name()) {
+            let name = local_name(e.full_name(), package);
+            types.insert(name.clone(), enum_def(spec, &e, name));
+        }
+    }
+    types
+}
+
+/// The name of a message or enum below its package: `Outer.Inner`.
+pub fn local_name(full_name: &str, package: &str) -> String {
+    full_name
+        .strip_prefix(package)
+        .and_then(|s| s.strip_prefix('.'))
+        .unwrap_or(full_name)
+        .to_owned()
+}
+
+/// The IR type of a field (a list or map of its element for repeated and map fields).
+pub fn field_ty(field: &FieldDescriptor) -> Ty {
+    if field.is_map() {
+        let value = match field.kind() {
+            Kind::Message(entry) => kind_ty(&entry.map_entry_value_field()),
+            _ => Ty::Any,
+        };
+        return Ty::Map(Box::new(value));
+    }
+    let ty = kind_ty(field);
+    if field.is_list() {
+        Ty::Array(Box::new(ty))
+    } else {
+        ty
+    }
+}
+
+fn kind_ty(field: &FieldDescriptor) -> Ty {
+    let package = field.parent_message().package_name().to_owned();
+    match field.kind() {
+        Kind::Double => Ty::Scalar(Scalar::Double),
+        Kind::Float => Ty::Scalar(Scalar::Float),
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Ty::Scalar(Scalar::Int32),
+        Kind::Uint32 | Kind::Fixed32 => Ty::Scalar(Scalar::Uint32),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Ty::Scalar(Scalar::Int64),
+        Kind::Uint64 | Kind::Fixed64 => Ty::Scalar(Scalar::Uint64),
+        Kind::Bool => Ty::Bool,
+        Kind::String => Ty::String,
+        Kind::Bytes => Ty::Scalar(Scalar::Bytes),
+        Kind::Message(m) => Ty::Named(local_name(m.full_name(), &package)),
+        Kind::Enum(e) => Ty::Named(local_name(e.full_name(), &package)),
+    }
+}
+
+/// Messages that carry one direction of a stream: an rpc's input or output type made of a
+/// single oneof and nothing else. An unset oneof is an error for them.
+fn wrappers(spec: &ProtoSpec, package: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for service in spec.pool.services() {
+        if service.package_name() != package {
+            continue;
+        }
+        for method in service.methods() {
+            for message in [method.input(), method.output()] {
+                let oneofs: Vec<_> = message.oneofs().filter(|o| !o.is_synthetic()).collect();
+                let all_in_oneof = message.fields().all(|f| f.containing_oneof().is_some());
+                if oneofs.len() == 1 && all_in_oneof {
+                    out.insert(message.full_name().to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn location<'a>(spec: &'a ProtoSpec, file: &str, path: &[i32]) -> Option<&'a Location> {
+    spec.fds
+        .file
+        .iter()
+        .find(|f| f.name() == file)?
+        .source_code_info
+        .as_ref()?
+        .location
+        .iter()
+        .find(|l| l.path == path)
+}
+
+/// The leading comment at `path`, without its constraint tags, and where it is.
+fn doc_and_origin(spec: &ProtoSpec, file: &str, path: &[i32]) -> (String, Origin) {
+    let loc = location(spec, file, path);
+    let line = loc
+        .and_then(|l| l.span.first())
+        .map_or(0, |l| (*l).max(0) as usize + 1);
+    let text = loc
+        .and_then(|l| l.leading_comments.as_deref())
+        .unwrap_or_default();
+    let doc = text
+        .lines()
+        .map(|l| without_tags(l.trim()))
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let origin = Origin {
+        file: file.to_owned(),
+        line,
+    };
+    (doc, origin)
+}
+
+/// A comment line up to its first constraint tag.
+fn without_tags(line: &str) -> &str {
+    let mut search = 0;
+    while let Some(i) = line[search..].find('@') {
+        let at = search + i;
+        let name: String = line[at + 1..]
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .collect();
+        let starts_word = at == 0 || line[..at].ends_with(char::is_whitespace);
+        if starts_word && tags::classify_tag(&name) != TagName::Other {
+            return line[..at].trim_end();
+        }
+        search = at + 1;
+    }
+    line
+}
+
+fn lower_message(
+    spec: &ProtoSpec,
+    message: &MessageDescriptor,
+    wrapper: bool,
+    types: &mut BTreeMap<String, TypeDef>,
+) {
+    let package = message.package_name();
+    let name = local_name(message.full_name(), package);
+    let file = message.parent_file().name().to_owned();
+    let mut fields = Vec::new();
+    let mut seen_oneofs = BTreeSet::new();
+    for field in message.fields() {
+        match field.containing_oneof().filter(|o| !o.is_synthetic()) {
+            Some(oneof) => {
+                if seen_oneofs.insert(oneof.name().to_owned()) {
+                    let oneof_name = format!("{name}.{}", oneof.name());
+                    let (doc, origin) = doc_and_origin(spec, &file, oneof.path());
+                    fields.push(Field {
+                        name: oneof.name().to_owned(),
+                        ty: Ty::Named(oneof_name.clone()),
+                        optional: !wrapper,
+                        doc: doc.clone(),
+                        constraints: Default::default(),
+                        origin: origin.clone(),
+                        defaulted: false,
+                    });
+                    let kind = TypeKind::Oneof {
+                        cases: oneof.fields().map(|f| case(spec, &file, &f)).collect(),
+                        required: wrapper,
+                    };
+                    types.insert(
+                        oneof_name.clone(),
+                        TypeDef {
+                            name: oneof_name,
+                            inline: true,
+                            doc,
+                            origin,
+                            kind,
+                        },
+                    );
+                }
+            }
+            None => fields.push(plain_field(spec, &file, &field)),
+        }
+    }
+    let (doc, origin) = doc_and_origin(spec, &file, message.path());
+    types.insert(
+        name.clone(),
+        TypeDef {
+            name,
+            inline: false,
+            doc,
+            origin,
+            kind: TypeKind::Struct(fields),
+        },
+    );
+}
+
+fn plain_field(spec: &ProtoSpec, file: &str, field: &FieldDescriptor) -> Field {
+    let (doc, origin) = doc_and_origin(spec, file, field.path());
+    // Singular messages and proto3 `optional` scalars have explicit presence (an `Option`
+    // in prost); everything else reads as its default when absent.
+    let explicit = !field.is_list()
+        && !field.is_map()
+        && (matches!(field.kind(), Kind::Message(_))
+            || (field.supports_presence() && field.cardinality() != Cardinality::Required));
+    Field {
+        name: field.name().to_owned(),
+        ty: field_ty(field),
+        optional: true,
+        doc,
+        constraints: spec
+            .constraints
+            .get(field.full_name())
+            .cloned()
+            .unwrap_or_default(),
+        origin,
+        defaulted: !explicit,
+    }
+}
+
+/// One case of a oneof: its field name is the JSON key, its type the value.
+fn case(spec: &ProtoSpec, file: &str, field: &FieldDescriptor) -> Field {
+    Field {
+        optional: false,
+        defaulted: false,
+        ..plain_field(spec, file, field)
+    }
+}
+
+fn enum_def(spec: &ProtoSpec, e: &EnumDescriptor, name: String) -> TypeDef {
+    let (doc, origin) = doc_and_origin(spec, e.parent_file().name(), e.path());
+    TypeDef {
+        name,
+        inline: false,
+        doc,
+        origin,
+        kind: TypeKind::Enum(e.values().map(|v| v.name().to_owned()).collect()),
+    }
+}
+
+/// The oneofs of a message that are real (not proto3 `optional`'s synthetic ones).
+pub fn real_oneofs(message: &MessageDescriptor) -> impl Iterator<Item = OneofDescriptor> + '_ {
+    message.oneofs().filter(|o| !o.is_synthetic())
+}
