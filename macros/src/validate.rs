@@ -8,13 +8,12 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Expr, Fields, Lit, LitStr, Type};
 
+use agentwire_codegen::front::tags::{self, Rule, TagError};
+
 use crate::ctxt::Ctxt;
 use crate::serde_names::{SerdeAttrs, field_name, unraw, variant_name};
 
 const FIELD_KEYS: &str = "`pattern`, `min_length`, `max_length`, `non_empty`, `min_items`, `max_items`, `minimum`, `maximum`, `format`, `trim`, `nested` or `custom`";
-
-/// The formats the runtime can check (`agentwire_runtime::formats`).
-const FORMATS: &[&str] = &["uri", "date-time", "uuid"];
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let mut cx = Ctxt::default();
@@ -272,15 +271,7 @@ fn parse_fields(fields: &Fields, cx: &mut Ctxt) -> Vec<FieldInfo> {
         .collect()
 }
 
-/// What a field's value is, as far as its written type tells.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    Text,
-    List,
-    Number,
-    /// A type the derive cannot see through (an alias, a newtype): rules are taken as written.
-    Unknown,
-}
+use tags::Shape;
 
 /// The rules of one field, in the order generated validators check them.
 #[derive(Default)]
@@ -331,12 +322,10 @@ impl Rules {
                         cx.error_at(&path, format!("duplicate `{key}`"));
                     }
                 };
-                let wrong_shape = |cx: &mut Ctxt, want: Shape, what: &str| {
-                    if shape != want && shape != Shape::Unknown {
-                        cx.error_at(
-                            &path,
-                            format!("`{key}` applies to {what}, and this field is not one"),
-                        );
+                // The shared pipeline's fit check and wording (JSDoc and proto tags use it too).
+                let wrong_shape = |cx: &mut Ctxt, rule: Rule| {
+                    if let Err(e) = tags::fits(rule, rule.key(), shape) {
+                        cx.error_at(&path, e.message);
                     }
                 };
                 match key.as_str() {
@@ -349,12 +338,12 @@ impl Rules {
                         match key.as_str() {
                             "trim" => {
                                 dup(rules.trim, cx);
-                                wrong_shape(cx, Shape::Text, "strings");
+                                wrong_shape(cx, Rule::Trim);
                                 rules.trim = true;
                             }
                             "non_empty" => {
                                 dup(rules.non_empty.is_some(), cx);
-                                if shape == Shape::Number {
+                                if shape == tags::Shape::Number {
                                     cx.error_at(&path, "`non_empty` applies to strings and lists, and this field is a number");
                                 }
                                 rules.non_empty = Some(meta.path.span());
@@ -366,11 +355,15 @@ impl Rules {
                         }
                     }
                     "min_length" | "max_length" | "min_items" | "max_items" => {
-                        let n = meta.value()?.parse::<syn::LitInt>().and_then(|l| l.base10_parse::<u64>());
-                        let n = match n {
+                        let expr: Expr = meta.value()?.parse()?;
+                        let parsed = match &expr {
+                            Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
+                            _ => None,
+                        };
+                        let n = match parsed.ok_or(()).or_else(|()| tags::count(&key, &quote!(#expr).to_string())) {
                             Ok(n) => n,
                             Err(e) => {
-                                cx.error_at(&path, format!("`{key}` takes a whole number: {e}"));
+                                cx.error_at(&expr, one_line(&e));
                                 return Ok(());
                             }
                         };
@@ -382,38 +375,45 @@ impl Rules {
                         };
                         dup(slot.is_some(), cx);
                         *slot = Some(n);
-                        if key.ends_with("_length") {
-                            wrong_shape(cx, Shape::Text, "strings");
-                        } else {
-                            wrong_shape(cx, Shape::List, "lists");
+                        if let Some(rule) = Rule::from_key(&key) {
+                            wrong_shape(cx, rule);
                         }
                     }
                     "minimum" | "maximum" => {
                         let expr: Expr = meta.value()?.parse()?;
-                        let Some(n) = number_of(&expr) else {
-                            cx.error_at(&expr, format!("`{key}` takes a finite number, e.g. `{key} = 1` or `{key} = -0.5`"));
-                            return Ok(());
+                        let n = match number_of(&expr) {
+                            Some(n) => n,
+                            None => {
+                                let e = tags::number(&key, &quote!(#expr).to_string())
+                                    .err()
+                                    .unwrap_or_else(|| tags::TagError {
+                                        message: format!("`{key}` needs a finite number literal"),
+                                        help: "write a number such as 1 or -0.5".to_owned(),
+                                    });
+                                cx.error_at(&expr, one_line(&e));
+                                return Ok(());
+                            }
                         };
                         let slot = if key == "minimum" { &mut rules.minimum } else { &mut rules.maximum };
                         dup(slot.is_some(), cx);
                         *slot = Some(n);
-                        wrong_shape(cx, Shape::Number, "numbers");
+                        wrong_shape(cx, Rule::Minimum);
                     }
                     "pattern" => {
                         let lit: LitStr = meta.value()?.parse()?;
                         dup(rules.pattern.is_some(), cx);
-                        wrong_shape(cx, Shape::Text, "strings");
-                        if let Err(e) = regex::Regex::new(&lit.value()) {
-                            cx.error_at(&lit, format!("`pattern` is not a valid regex: {}", last_line(&e.to_string())));
+                        wrong_shape(cx, Rule::Pattern);
+                        if let Err(e) = tags::pattern("pattern", &lit.value()) {
+                            cx.error_at(&lit, e.message);
                         }
                         rules.pattern = Some(lit);
                     }
                     "format" => {
                         let lit: LitStr = meta.value()?.parse()?;
                         dup(rules.format.is_some(), cx);
-                        wrong_shape(cx, Shape::Text, "strings");
-                        if !FORMATS.contains(&lit.value().as_str()) {
-                            cx.error_at(&lit, format!("unknown format {:?}; expected one of {}", lit.value(), FORMATS.join(", ")));
+                        wrong_shape(cx, Rule::Format);
+                        if let Err(e) = tags::format("format", &lit.value()) {
+                            cx.error_at(&lit, one_line(&e));
                         }
                         rules.format = Some(lit);
                     }
@@ -442,26 +442,17 @@ impl Rules {
             .as_ref()
             .map_or_else(|| field.ty.span(), |i| i.span());
         let mut fail = |message: String| cx.push(syn::Error::new(at, message));
-        if let (Some(min), Some(max)) = (self.min_length, self.max_length)
-            && min > max
-        {
-            fail(format!(
-                "`min_length = {min}` is above `max_length = {max}`: no value passes"
-            ));
-        }
-        if let (Some(min), Some(max)) = (self.min_items, self.max_items)
-            && min > max
-        {
-            fail(format!(
-                "`min_items = {min}` is above `max_items = {max}`: no value passes"
-            ));
-        }
-        if let (Some(min), Some(max)) = (self.minimum, self.maximum)
-            && min > max
-        {
-            fail(format!(
-                "`minimum = {min}` is above `maximum = {max}`: no value passes"
-            ));
+        let bounds = agentwire_codegen::ir::Constraints {
+            min_length: self.min_length,
+            max_length: self.max_length,
+            minimum: self.minimum,
+            maximum: self.maximum,
+            min_items: self.min_items,
+            max_items: self.max_items,
+            ..Default::default()
+        };
+        for (_, e) in tags::check_bounds(&bounds, |rule, v| format!("{} = {v}", rule.key())) {
+            fail(e.message);
         }
         if self.non_empty.is_some() && (self.min_length.is_some() || self.min_items.is_some()) {
             fail("`non_empty` means a minimum of 1; drop it or the explicit minimum".to_owned());
@@ -592,13 +583,9 @@ fn path_text(path: &syn::Path) -> String {
     quote!(#path).to_string().replace(' ', "")
 }
 
-/// regex's syntax errors draw the pattern over several lines; the last one says what is wrong.
-fn last_line(message: &str) -> &str {
-    message
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .map_or(message, |l| l.trim().trim_start_matches("error: "))
+/// A shared-pipeline error as one compile error line: what is wrong; how to fix it.
+fn one_line(e: &TagError) -> String {
+    format!("{}; {}", e.message, e.help)
 }
 
 /// `T` when `ty` is `Option<T>` (however the path to `Option` is written).
@@ -649,6 +636,7 @@ fn shape_of(ty: &Type) -> Shape {
                 },
                 "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
                 | "u128" | "usize" | "f32" | "f64" => Shape::Number,
+                "bool" => Shape::Other,
                 _ => Shape::Unknown,
             }
         }
@@ -682,9 +670,9 @@ mod tests {
             out.contains("unknown validate attribute `min_lenght`"),
             "{out}"
         );
-        assert!(out.contains("not a valid regex"), "{out}");
+        assert!(out.contains("not a valid regular expression"), "{out}");
         assert!(out.contains("`min_items` applies to lists"), "{out}");
-        assert!(out.contains("takes a finite number"), "{out}");
+        assert!(out.contains("needs a finite number"), "{out}");
     }
 
     #[test]
