@@ -90,9 +90,8 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
             p.rule_count()
         );
     }
-    if !p.machines.is_empty() {
-        let model = crate::machine::model::Model::new(p).map_err(SpecError::new)?;
-        let tokens = crate::emit::machine::emit_checker(p, &model)
+    if let Some(model) = &spec.analysis {
+        let tokens = crate::emit::machine::emit_checker(p, model)
             .map_err(|e| SpecError::new(format!("{module}: {e}")))?;
         let source = module::format_file(tokens).map_err(|e| {
             SpecError::new(format!(

@@ -7,12 +7,191 @@ use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Action, Condition, Literal, Machine, MemoryKind, Operator, Protocol, Subject};
-use crate::machine::model::{KindInfo, Model, SourceKind};
+use crate::machine::model::{KindInfo, Leaf, Missing, Model, Pattern, Read, SourceKind};
 use crate::naming::pascal_case;
+
+/// Rust text from the analysis (a path or an identifier) as tokens.
+fn tokens(text: &str) -> Result<TokenStream, String> {
+    text.parse()
+        .map_err(|e| format!("`{text}` is not Rust ({e}); a generator bug"))
+}
+
+/// The pattern over `&Message<'_>` that recognises a kind, binding its payload as `m`.
+fn pattern(p: &Pattern) -> Result<TokenStream, String> {
+    let rpc = quote!(agentwire_runtime::jsonrpc::Message);
+    Ok(match p {
+        Pattern::Union {
+            source,
+            union,
+            case,
+        } => {
+            let (source, union, case) = (tokens(source)?, tokens(union)?, tokens(case)?);
+            quote!(Message::#source(#union::#case(m)))
+        }
+        Pattern::Call {
+            source,
+            request,
+            set,
+            method,
+            params,
+        } => {
+            let (source, set, method) = (tokens(source)?, tokens(set)?, tokens(method)?);
+            let inner = if *params {
+                quote!(#set::#method(m))
+            } else {
+                quote!(#set::#method)
+            };
+            if *request {
+                quote!(Message::#source(#rpc::Request { id: m_id, request: #inner }))
+            } else {
+                quote!(Message::#source(#rpc::Notification(#inner)))
+            }
+        }
+        Pattern::Response { source } => {
+            let source = tokens(source)?;
+            quote!(Message::#source(#rpc::Response(m)))
+        }
+        Pattern::Oneof {
+            source,
+            union,
+            member,
+            oneof,
+            case,
+        } => {
+            let (source, union, member) = (tokens(source)?, tokens(union)?, tokens(member)?);
+            let (oneof, case) = (tokens(oneof)?, tokens(case)?);
+            quote!(Message::#source(#union { #member: Some(#oneof::#case(m)) }))
+        }
+        Pattern::Http { route } => {
+            let route = tokens(route)?;
+            quote!(Message::Http(HttpExchange::#route(m)))
+        }
+    })
+}
+
+/// An expression in generated field-read code: a reference binding (`m`, `v3`) or a place
+/// reached through one (`m.data.content`).
+#[derive(Debug, Clone)]
+struct Val {
+    expr: TokenStream,
+    is_ref: bool,
+}
+
+impl Val {
+    /// The value of a `Copy` scalar.
+    fn copied(&self) -> TokenStream {
+        let e = &self.expr;
+        if self.is_ref { quote!(*#e) } else { quote!(#e) }
+    }
+
+    /// A reference to the value, for `match`.
+    fn borrowed(&self) -> TokenStream {
+        let e = &self.expr;
+        if self.is_ref { quote!(#e) } else { quote!(&#e) }
+    }
+}
+
+/// The expression of type `Field<'_>` a read makes of `val`; `depth` names bindings apart.
+fn read_expr(read: &Read, val: Val, depth: usize) -> Result<TokenStream, String> {
+    let f = quote!(agentwire_runtime::machine::Field);
+    let v = format_ident!("v{depth}");
+    let bound = Val {
+        expr: quote!(#v),
+        is_ref: true,
+    };
+    let e = &val.expr;
+    let missing = |m: &Missing| match m {
+        Missing::Null => quote!(#f::Null),
+        Missing::Absent => quote!(#f::Absent),
+    };
+    Ok(match read {
+        Read::Member(name, then) => {
+            let name = tokens(name)?;
+            let place = Val {
+                expr: quote!(#e.#name),
+                is_ref: false,
+            };
+            read_expr(then, place, depth)?
+        }
+        Read::Inner(then) => {
+            let place = Val {
+                expr: quote!(#e.0),
+                is_ref: false,
+            };
+            read_expr(then, place, depth)?
+        }
+        Read::Option { then, missing: m } => {
+            let inner = read_expr(then, bound, depth + 1)?;
+            let (borrow, none) = (val.borrowed(), missing(m));
+            quote!(match #borrow { Some(#v) => #inner, None => #none })
+        }
+        Read::Cases {
+            arms,
+            in_some,
+            exhaustive,
+        } => {
+            let mut out = Vec::new();
+            for (path, arm) in arms {
+                let path = tokens(path)?;
+                // A constant arm needs no binding.
+                let binding = if matches!(arm, Read::Leaf(Leaf::ConstStr(_))) {
+                    quote!(_)
+                } else {
+                    quote!(#v)
+                };
+                let pat = if *in_some {
+                    quote!(Some(#path(#binding)))
+                } else {
+                    quote!(#path(#binding))
+                };
+                let inner = read_expr(arm, bound.clone(), depth + 1)?;
+                out.push(quote!(#pat => #inner,));
+            }
+            match (exhaustive, in_some) {
+                (true, true) => out.push(quote!(None => #f::Absent,)),
+                (true, false) => {}
+                (false, _) => out.push(quote!(_ => #f::Absent,)),
+            }
+            let borrow = val.borrowed();
+            quote!(match #borrow { #(#out)* })
+        }
+        Read::RequestId => quote!(agentwire_runtime::machine::rpc_id(m_id)),
+        Read::Leaf(l) => leaf_expr(l, &val)?,
+    })
+}
+
+fn leaf_expr(l: &Leaf, val: &Val) -> Result<TokenStream, String> {
+    let f = quote!(agentwire_runtime::machine::Field);
+    let (e, copy) = (&val.expr, val.copied());
+    Ok(match l {
+        Leaf::Str => quote!(#f::Str(#e.as_str())),
+        Leaf::Bool => quote!(#f::Bool(#copy)),
+        Leaf::Int => quote!(#f::Int(#copy)),
+        Leaf::IntFrom => quote!(#f::Int(i64::from(#copy))),
+        Leaf::Num => quote!(#f::Num(#copy)),
+        Leaf::Strs => quote!(#f::Strs(#e.as_slice())),
+        Leaf::AnyValue => quote!(if #e.is_null() { #f::Null } else { #f::Present }),
+        Leaf::UnionKind => quote!(#f::Str(#e.kind())),
+        Leaf::Present => quote!(#f::Present),
+        Leaf::ConstStr(s) => quote!(#f::Str(#s)),
+        Leaf::ConstBool(b) => quote!(#f::Bool(#b)),
+        Leaf::ProtoEnum(path) => {
+            let path = tokens(path)?;
+            quote!(match #path::try_from(#copy) {
+                Ok(e) => #f::Str(e.as_str_name()),
+                Err(_) => #f::Int(i64::from(#copy)),
+            })
+        }
+        Leaf::RpcId => {
+            let r = val.borrowed();
+            quote!(agentwire_runtime::machine::rpc_id(#r))
+        }
+    })
+}
 
 /// Field reads shared by all machines: one function per (kind, path).
 struct Reads<'m> {
-    model: &'m Model<'m>,
+    model: &'m Model,
     fns: BTreeMap<(String, String), (Ident, TokenStream)>,
 }
 
@@ -22,9 +201,13 @@ impl Reads<'_> {
         let key = (kind.label(), path.to_owned());
         let n = self.fns.len();
         if !self.fns.contains_key(&key) {
-            let body = self.model.field(kind, path)?;
+            let m = Val {
+                expr: quote!(m),
+                is_ref: true,
+            };
+            let body = read_expr(self.model.field(kind, path)?, m, 0)?;
             let name = format_ident!("read_{n}");
-            let pattern = &kind.pattern;
+            let pattern = pattern(&kind.pattern)?;
             let doc = format!(" `{path}` of `{}`.", kind.label());
             self.fns.insert(
                 key.clone(),
@@ -50,26 +233,34 @@ impl Reads<'_> {
 
 /// The generated `machine.rs` of a protocol (no header), or the errors of paths that do not
 /// resolve (the lint reports them with locations first, so these are rare).
-pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, String> {
+pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> {
     let mut reads = Reads {
         model,
         fns: BTreeMap::new(),
     };
-    let kind_variants: Vec<&Ident> = model.kinds.iter().map(|k| &k.variant).collect();
+    let kind_variants: Vec<Ident> = model
+        .kinds
+        .iter()
+        .map(|k| format_ident!("{}", k.variant))
+        .collect();
     let kind_labels: Vec<String> = model.kinds.iter().map(KindInfo::label).collect();
-    let kind_arms = model.kinds.iter().map(|k| {
-        let pattern = &k.pattern;
-        let v = &k.variant;
-        quote!(#pattern => Some(Kind::#v),)
-    });
+    let mut kind_arms = Vec::new();
+    for (k, v) in model.kinds.iter().zip(&kind_variants) {
+        let pattern = pattern(&k.pattern)?;
+        kind_arms.push(quote!(#pattern => Some(Kind::#v),));
+    }
     // JSON-RPC and protobuf types can hold messages no kind names (an unset oneof, a response
     // from a side that never receives requests); decoding rejects them, the checker skips them.
     let kind_fallback = match model.source_kind {
         SourceKind::Json => TokenStream::new(),
         SourceKind::JsonRpc | SourceKind::Proto => quote!(_ => None,),
     };
-    let sources = model.sources.iter().map(|(v, ty)| quote!(#v(&'a #ty),));
-    let recorded = emit_recorded(model);
+    let mut sources = Vec::new();
+    for s in &model.sources {
+        let (v, ty) = (tokens(&s.variant)?, tokens(&s.ty)?);
+        sources.push(quote!(#v(&'a #ty),));
+    }
+    let recorded = emit_recorded(model)?;
     let mut machine_items = Vec::new();
     let mut fields = Vec::new();
     let mut inits = Vec::new();
@@ -195,16 +386,19 @@ pub fn emit_checker(p: &Protocol, model: &Model<'_>) -> Result<TokenStream, Stri
 }
 
 /// `Recorded`: an owned, decoded message of any sender, as a trace line holds it.
-fn emit_recorded(model: &Model<'_>) -> TokenStream {
-    let variants = model.sources.iter().map(|(v, ty)| quote!(#v(#ty),));
-    let as_message = model
-        .sources
+fn emit_recorded(model: &Model) -> Result<TokenStream, String> {
+    let mut sources = Vec::new();
+    for s in &model.sources {
+        sources.push((tokens(&s.variant)?, tokens(&s.ty)?, s.role.clone()));
+    }
+    let variants = sources.iter().map(|(v, ty, _)| quote!(#v(#ty),));
+    let as_message = sources
         .iter()
-        .map(|(v, _)| quote!(Recorded::#v(m) => Message::#v(m),));
+        .map(|(v, _, _)| quote!(Recorded::#v(m) => Message::#v(m),));
     // HTTP lines are recognised by their `http` member before any sender's messages.
-    let mut ordered: Vec<_> = model.source_roles.iter().zip(&model.sources).collect();
-    ordered.sort_by_key(|((_, role), _)| role.is_some());
-    let decoders = ordered.into_iter().map(|((v, role), (_, ty))| {
+    let mut ordered: Vec<_> = sources.iter().collect();
+    ordered.sort_by_key(|(_, _, role)| role.is_some());
+    let decoders = ordered.into_iter().map(|(v, ty, role)| {
         match role {
             Some(role) => {
                 let decode = match model.source_kind {
@@ -239,7 +433,7 @@ fn emit_recorded(model: &Model<'_>) -> TokenStream {
             },
         }
     });
-    quote! {
+    Ok(quote! {
         /// One decoded message of the stream, owned; what a trace line holds.
         #[derive(Debug, Clone)]
         pub enum Recorded { #(#variants)* }
@@ -260,37 +454,57 @@ fn emit_recorded(model: &Model<'_>) -> TokenStream {
                 None
             }
         }
+    })
+}
+
+/// The names one machine's items share.
+struct Names {
+    state_ty: Ident,
+    inst_ty: Ident,
+}
+
+impl Names {
+    fn of(m: &Machine) -> Self {
+        let pascal = pascal_case(&m.name);
+        Self {
+            state_ty: format_ident!("{pascal}MachineState"),
+            inst_ty: format_ident!("{pascal}MachineInstance"),
+        }
+    }
+
+    /// `State::A | State::B` as a `matches!` test of `self`, or `false` for none.
+    fn any_of(&self, states: &[String]) -> TokenStream {
+        if states.is_empty() {
+            return quote!(false);
+        }
+        let state_ty = &self.state_ty;
+        let ids = states.iter().map(|s| state_ident(s));
+        quote!(matches!(self, #(#state_ty::#ids)|*))
     }
 }
 
-fn emit_machine(
-    m: &Machine,
-    model: &Model<'_>,
-    reads: &mut Reads<'_>,
-) -> Result<TokenStream, String> {
-    let pascal = pascal_case(&m.name);
-    let state_ty = format_ident!("{pascal}MachineState");
-    let inst_ty = format_ident!("{pascal}MachineInstance");
-    let step = format_ident!("step_{}", m.name);
-    let field = format_ident!("{}", m.name);
-    let name = &m.name;
-    let state_idents: Vec<Ident> = m
-        .states
-        .iter()
-        .map(|s| format_ident!("{}", pascal_case(s)))
-        .collect();
+fn state_ident(state: &str) -> Ident {
+    format_ident!("{}", pascal_case(state))
+}
+
+/// One machine's state enum, instance struct and `step_<name>` method.
+fn emit_machine(m: &Machine, model: &Model, reads: &mut Reads<'_>) -> Result<TokenStream, String> {
+    let names = Names::of(m);
+    let states = emit_states(m, model, &names);
+    let instance = emit_instance(m, &names);
+    let step = emit_step(m, model, reads, &names)?;
+    Ok(quote! {
+        #states
+        #instance
+        #step
+    })
+}
+
+/// The state enum: names, accepting and final states, and what each state allows.
+fn emit_states(m: &Machine, model: &Model, names: &Names) -> TokenStream {
+    let state_ty = &names.state_ty;
+    let state_idents: Vec<Ident> = m.states.iter().map(|s| state_ident(s)).collect();
     let state_names = &m.states;
-    let initial = format_ident!("{}", pascal_case(&m.initial));
-    let accepting: Vec<Ident> = m
-        .accepting
-        .iter()
-        .map(|s| format_ident!("{}", pascal_case(s)))
-        .collect();
-    let finals: Vec<Ident> = m
-        .finals
-        .iter()
-        .map(|s| format_ident!("{}", pascal_case(s)))
-        .collect();
     // What each state allows, for violation messages.
     let expected_arms = m.states.iter().zip(&state_idents).map(|(s, ident)| {
         let mut labels: Vec<String> = Vec::new();
@@ -306,151 +520,10 @@ fn emit_machine(
         }
         quote!(#state_ty::#ident => &[#(#labels),*],)
     });
-    let memory_fields = m.memory.iter().map(|(n, k)| {
-        let ident = format_ident!("{n}");
-        match k {
-            MemoryKind::Value => quote!(#ident: Option<agentwire_runtime::machine::Stored>,),
-            MemoryKind::Set => quote!(#ident: ::std::collections::BTreeSet<String>,),
-        }
-    });
-    // Key extraction.
-    let key_expr = match &m.key {
-        None => quote!(let key = ::std::borrow::Cow::Borrowed("connection");),
-        Some(rules) => {
-            let mut arms = Vec::new();
-            for r in rules {
-                for k in model.kinds_of(&r.on) {
-                    let read = reads.call(k, &r.field)?;
-                    let v = &k.variant;
-                    if r.guard.is_empty() {
-                        arms.push(quote!(Kind::#v => #read.key(),));
-                    } else {
-                        let guard = conditions(&r.guard, k, reads, m)?;
-                        arms.push(quote!(Kind::#v if #guard => #read.key(),));
-                    }
-                }
-            }
-            let covered: std::collections::BTreeSet<String> = rules
-                .iter()
-                .filter(|r| r.guard.is_empty())
-                .flat_map(|r| model.kinds_of(&r.on))
-                .map(KindInfo::label)
-                .collect();
-            let fallback = if covered.len() == model.kinds.len() {
-                TokenStream::new()
-            } else {
-                quote!(_ => None,)
-            };
-            quote! {
-                let Some(key) = (match kind { #(#arms)* #fallback }) else { return Ok(()) };
-            }
-        }
-    };
-    // Transitions, in order.
-    let mut branches = Vec::new();
-    for t in &m.transitions {
-        let from = match &t.from {
-            None => TokenStream::new(),
-            Some(states) => {
-                let ids = states.iter().map(|s| format_ident!("{}", pascal_case(s)));
-                quote!(matches!(state, #(#state_ty::#ids)|*) &&)
-            }
-        };
-        for k in model.kinds_of(&t.on) {
-            let v = &k.variant;
-            let guard = if t.guard.is_empty() {
-                TokenStream::new()
-            } else {
-                let g = conditions(&t.guard, k, reads, m)?;
-                quote!(&& #g)
-            };
-            // A check that a field extends a memory, with an action storing that same field
-            // into it (streamed text), compiles to one pass: compare the remembered prefix and
-            // append only the new tail. It runs after the other checks, so a failing message
-            // never changes the memory.
-            let fused: Vec<(usize, usize)> = t
-                .check
-                .iter()
-                .enumerate()
-                .filter_map(|(ci, c)| match (&c.subject, &c.op) {
-                    (Subject::Field(f), Operator::Extends(mem)) => t
-                        .actions
-                        .iter()
-                        .position(|a| matches!(a, Action::Set { memory, field } if memory == mem && field == f))
-                        .map(|ai| (ci, ai)),
-                    _ => None,
-                })
-                .collect();
-            let mut checks = Vec::new();
-            for (ci, c) in t.check.iter().enumerate() {
-                if fused.iter().any(|(x, _)| *x == ci) {
-                    continue;
-                }
-                let failed = negated(c, k, reads, m)?;
-                let text = &c.text;
-                checks.push(quote! {
-                    if #failed {
-                        break 'pick Err(agentwire_runtime::machine::Problem::Check(#text));
-                    }
-                });
-            }
-            for (ci, ai) in &fused {
-                let c = &t.check[*ci];
-                let Action::Set { memory, field } = &t.actions[*ai] else {
-                    unreachable!("paired with a set action above")
-                };
-                let read = reads.call(k, field)?;
-                let ident = format_ident!("{memory}");
-                let text = &c.text;
-                checks.push(quote! {
-                    if !#read.extend_into(&mut inst.#ident) {
-                        break 'pick Err(agentwire_runtime::machine::Problem::Check(#text));
-                    }
-                });
-            }
-            let mut actions = Vec::new();
-            for (ai, a) in t.actions.iter().enumerate() {
-                if fused.iter().any(|(_, x)| *x == ai) {
-                    continue;
-                }
-                actions.push(action(a, k, reads)?);
-            }
-            let to = match &t.to {
-                Some(s) => {
-                    let s = format_ident!("{}", pascal_case(s));
-                    quote!(#state_ty::#s)
-                }
-                None => quote!(state),
-            };
-            branches.push(quote! {
-                if #from kind == Kind::#v #guard {
-                    #(#checks)*
-                    #(#actions)*
-                    break 'pick Ok(#to);
-                }
-            });
-        }
-    }
-    let accepting_pat = if accepting.is_empty() {
-        quote!(false)
-    } else {
-        quote!(matches!(self, #(#state_ty::#accepting)|*))
-    };
-    let final_pat = if finals.is_empty() {
-        quote!(false)
-    } else {
-        quote!(matches!(self, #(#state_ty::#finals)|*))
-    };
-    let memory_inits = m.memory.iter().map(|(n, k)| {
-        let ident = format_ident!("{n}");
-        match k {
-            MemoryKind::Value => quote!(#ident: None,),
-            MemoryKind::Set => quote!(#ident: ::std::collections::BTreeSet::new(),),
-        }
-    });
-    let doc = format!(" States of the `{name}` machine.");
-    let inst_doc = format!(" One live instance of the `{name}` machine.");
-    Ok(quote! {
+    let accepting_pat = names.any_of(&m.accepting);
+    let final_pat = names.any_of(&m.finals);
+    let doc = format!(" States of the `{}` machine.", m.name);
+    quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum #state_ty { #(#state_idents,)* }
@@ -475,14 +548,217 @@ fn emit_machine(
                 match self { #(#expected_arms)* }
             }
         }
+    }
+}
 
-        #[doc = #inst_doc]
+/// The instance struct: the state and the machine's memory.
+fn emit_instance(m: &Machine, names: &Names) -> TokenStream {
+    let (state_ty, inst_ty) = (&names.state_ty, &names.inst_ty);
+    let memory_fields = m.memory.iter().map(|(n, k)| {
+        let ident = format_ident!("{n}");
+        match k {
+            MemoryKind::Value => quote!(#ident: Option<agentwire_runtime::machine::Stored>,),
+            MemoryKind::Set => quote!(#ident: ::std::collections::BTreeSet<String>,),
+        }
+    });
+    let doc = format!(" One live instance of the `{}` machine.", m.name);
+    quote! {
+        #[doc = #doc]
         #[derive(Debug, Clone)]
         pub struct #inst_ty {
             state: #state_ty,
             #(#memory_fields)*
         }
+    }
+}
 
+/// The statement binding `key`, the instance key of the message (returning early when no key
+/// rule matches it).
+fn key_binding(m: &Machine, model: &Model, reads: &mut Reads<'_>) -> Result<TokenStream, String> {
+    let Some(rules) = &m.key else {
+        return Ok(quote!(let key = ::std::borrow::Cow::Borrowed("connection");));
+    };
+    let mut arms = Vec::new();
+    for r in rules {
+        for k in model.kinds_of(&r.on) {
+            let read = reads.call(k, &r.field)?;
+            let v = format_ident!("{}", k.variant);
+            if r.guard.is_empty() {
+                arms.push(quote!(Kind::#v => #read.key(),));
+            } else {
+                let guard = conditions(&r.guard, k, reads, m)?;
+                arms.push(quote!(Kind::#v if #guard => #read.key(),));
+            }
+        }
+    }
+    let covered: std::collections::BTreeSet<String> = rules
+        .iter()
+        .filter(|r| r.guard.is_empty())
+        .flat_map(|r| model.kinds_of(&r.on))
+        .map(KindInfo::label)
+        .collect();
+    let fallback = if covered.len() == model.kinds.len() {
+        TokenStream::new()
+    } else {
+        quote!(_ => None,)
+    };
+    Ok(quote! {
+        let Some(key) = (match kind { #(#arms)* #fallback }) else { return Ok(()) };
+    })
+}
+
+/// One `if` per (transition, kind), in order: the first that matches picks the next state.
+fn emit_branches(
+    m: &Machine,
+    model: &Model,
+    reads: &mut Reads<'_>,
+    names: &Names,
+) -> Result<Vec<TokenStream>, String> {
+    let state_ty = &names.state_ty;
+    let mut branches = Vec::new();
+    for t in &m.transitions {
+        let from = match &t.from {
+            None => TokenStream::new(),
+            Some(states) => {
+                let ids = states.iter().map(|s| state_ident(s));
+                quote!(matches!(state, #(#state_ty::#ids)|*) &&)
+            }
+        };
+        let to = match &t.to {
+            Some(s) => {
+                let s = state_ident(s);
+                quote!(#state_ty::#s)
+            }
+            None => quote!(state),
+        };
+        for k in model.kinds_of(&t.on) {
+            let v = format_ident!("{}", k.variant);
+            let guard = if t.guard.is_empty() {
+                TokenStream::new()
+            } else {
+                let g = conditions(&t.guard, k, reads, m)?;
+                quote!(&& #g)
+            };
+            let body = transition_body(t, k, reads, m)?;
+            branches.push(quote! {
+                if #from kind == Kind::#v #guard {
+                    #body
+                    break 'pick Ok(#to);
+                }
+            });
+        }
+    }
+    Ok(branches)
+}
+
+/// A transition's checks, then its actions, for messages of kind `k`.
+fn transition_body(
+    t: &crate::ir::Transition,
+    k: &KindInfo,
+    reads: &mut Reads<'_>,
+    m: &Machine,
+) -> Result<TokenStream, String> {
+    // A check that a field extends a memory, with an action storing that same field into it
+    // (streamed text), compiles to one pass: compare the remembered prefix and append only the
+    // new tail. It runs after the other checks, so a failing message never changes the memory.
+    let fused: Vec<(usize, usize)> = t
+        .check
+        .iter()
+        .enumerate()
+        .filter_map(|(ci, c)| match (&c.subject, &c.op) {
+            (Subject::Field(f), Operator::Extends(mem)) => t
+                .actions
+                .iter()
+                .position(
+                    |a| matches!(a, Action::Set { memory, field } if memory == mem && field == f),
+                )
+                .map(|ai| (ci, ai)),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (ci, c) in t.check.iter().enumerate() {
+        if fused.iter().any(|(x, _)| *x == ci) {
+            continue;
+        }
+        let failed = negated(c, k, reads, m)?;
+        let text = &c.text;
+        out.push(quote! {
+            if #failed {
+                break 'pick Err(agentwire_runtime::machine::Problem::Check(#text));
+            }
+        });
+    }
+    for (ci, ai) in &fused {
+        let Action::Set { memory, field } = &t.actions[*ai] else {
+            continue;
+        };
+        let read = reads.call(k, field)?;
+        let ident = format_ident!("{memory}");
+        let text = &t.check[*ci].text;
+        out.push(quote! {
+            if !#read.extend_into(&mut inst.#ident) {
+                break 'pick Err(agentwire_runtime::machine::Problem::Check(#text));
+            }
+        });
+    }
+    for (ai, a) in t.actions.iter().enumerate() {
+        if !fused.iter().any(|(_, x)| *x == ai) {
+            out.push(action(a, k, reads)?);
+        }
+    }
+    Ok(quote!(#(#out)*))
+}
+
+/// `Checker::step_<name>`: finds or starts the message's instance and moves it.
+fn emit_step(
+    m: &Machine,
+    model: &Model,
+    reads: &mut Reads<'_>,
+    names: &Names,
+) -> Result<TokenStream, String> {
+    let (state_ty, inst_ty) = (&names.state_ty, &names.inst_ty);
+    let step = format_ident!("step_{}", m.name);
+    let field = format_ident!("{}", m.name);
+    let name = &m.name;
+    let initial = state_ident(&m.initial);
+    let key_expr = key_binding(m, model, reads)?;
+    let branches = emit_branches(m, model, reads, names)?;
+    let memory_inits = m.memory.iter().map(|(n, k)| {
+        let ident = format_ident!("{n}");
+        match k {
+            MemoryKind::Value => quote!(#ident: None,),
+            MemoryKind::Set => quote!(#ident: ::std::collections::BTreeSet::new(),),
+        }
+    });
+    // `problem` is the field as written (`problem` alone when a binding has its name).
+    let violation =
+        |index: TokenStream, state: TokenStream, expected: TokenStream, problem: TokenStream| {
+            quote! {
+                agentwire_runtime::machine::Violation {
+                    index: #index,
+                    machine: #name,
+                    key: key.into_owned(),
+                    state: #state,
+                    got: Some(kind.label()),
+                    expected: #expected,
+                    #problem,
+                }
+            }
+        };
+    let too_many = violation(
+        quote!(Some(index)),
+        quote!(#state_ty::#initial.name()),
+        quote!(#state_ty::#initial.expected()),
+        quote!(problem: agentwire_runtime::machine::Problem::TooManyInstances(self.limits.max_instances)),
+    );
+    let refused = violation(
+        quote!(Some(index)),
+        quote!(state.name()),
+        quote!(state.expected()),
+        quote!(problem),
+    );
+    Ok(quote! {
         impl Checker {
             #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
             fn #step(&mut self, index: usize, kind: Kind, msg: &Message<'_>) -> Result<(), agentwire_runtime::machine::Violation> {
@@ -490,15 +766,7 @@ fn emit_machine(
                 let existed = self.#field.contains(key.as_ref());
                 if !existed {
                     if self.#field.len() >= self.limits.max_instances {
-                        return Err(agentwire_runtime::machine::Violation {
-                            index: Some(index),
-                            machine: #name,
-                            key: key.into_owned(),
-                            state: #state_ty::#initial.name(),
-                            got: Some(kind.label()),
-                            expected: #state_ty::#initial.expected(),
-                            problem: agentwire_runtime::machine::Problem::TooManyInstances(self.limits.max_instances),
-                        });
+                        return Err(#too_many);
                     }
                     self.#field.insert(key.as_ref(), #inst_ty { state: #state_ty::#initial, #(#memory_inits)* });
                 }
@@ -522,15 +790,7 @@ fn emit_machine(
                         if !existed {
                             self.#field.remove(key.as_ref());
                         }
-                        Err(agentwire_runtime::machine::Violation {
-                            index: Some(index),
-                            machine: #name,
-                            key: key.into_owned(),
-                            state: state.name(),
-                            got: Some(kind.label()),
-                            expected: state.expected(),
-                            problem,
-                        })
+                        Err(#refused)
                     }
                 }
             }

@@ -17,6 +17,9 @@ pub struct LoadedSpec {
     pub protocol: Protocol,
     pub files: Vec<PathBuf>,
     pub proto: Option<proto::ProtoSpec>,
+    /// The machine analysis, built once here (the lint reads it, the checker emitter turns it
+    /// into code); `None` when the spec has no machines.
+    pub analysis: Option<crate::machine::model::Model>,
 }
 
 /// Loads `dir` (a `spec/<module>/` folder).
@@ -121,6 +124,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     };
     let mut protocol = protocol;
     cross_check(&yaml, &pf, &protocol, &mut errors);
+    let mut analysis = None;
     let machine_path = dir.join("machine.yaml");
     if machine_path.is_file() && errors.is_empty() {
         files.push(machine_path.clone());
@@ -133,6 +137,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
                         let lint =
                             crate::machine::lint::lint(&protocol.machines, &model, &machine_file);
                         errors.errors.extend(lint.errors);
+                        analysis = Some(model);
                     }
                     Err(e) => {
                         errors.push(SpecError::new(format!("{}: {e}", machine_path.display())))
@@ -146,6 +151,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         protocol,
         files,
         proto: proto_spec,
+        analysis,
     })
 }
 

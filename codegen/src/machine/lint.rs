@@ -29,7 +29,7 @@ fn at(file: &SourceFile, origin: &Origin, message: String) -> SpecError {
 }
 
 /// Lints every machine of a protocol against its message model.
-pub fn lint(machines: &[Machine], model: &Model<'_>, file: &SourceFile) -> SpecErrors {
+pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecErrors {
     let mut errors = SpecErrors::default();
     let mut used_kinds: BTreeSet<String> = BTreeSet::new();
     for m in machines {

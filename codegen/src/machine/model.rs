@@ -1,24 +1,100 @@
-//! The message model machines are compiled against: every `role.kind` of a protocol, the Rust
-//! pattern that recognises it, and how a field path of it becomes a typed field read.
+//! The machine analysis: every `role.kind` of a protocol, how the checker recognises it, and
+//! every field path its machines read, resolved to a typed read. Plain data (Rust paths and
+//! identifiers as text), computed once per spec from the IR by the loader, which keeps it for
+//! the lint and the emitter; `emit::machine` turns it into code.
 
-use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use std::collections::BTreeMap;
 
 use crate::emit::http::path_params;
 use crate::emit::proto::{prost_field, prost_path, prost_variant};
 use crate::emit::types::{field_ident, type_ident};
-use crate::ir::{Body, Call, KindRef, Protocol, Scalar, Ty, TypeKind};
+use crate::ir::{
+    Action, Body, Call, Field, KindRef, Machine, Protocol, Scalar, Subject, Ty, TypeKind,
+};
 use crate::naming::pascal_case;
 
+/// How the protocol's messages are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    Json,
+    JsonRpc,
+    Proto,
+}
+
+/// One variant of the checker's `Message` enum: the message type one sender writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The variant name (`Client`, `Http`).
+    pub variant: String,
+    /// The Rust type it holds, a path in the protocol module.
+    pub ty: String,
+    /// The role that sends it (`None` for HTTP, whose sender is in the exchange).
+    pub role: Option<String>,
+}
+
+/// How the checker recognises a message of one kind, binding its payload as `m` (and the
+/// request id as `m_id` for a JSON-RPC request).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pattern {
+    /// `Message::<source>(<union>::<case>(m))`: a member of a tagged union.
+    Union {
+        source: String,
+        union: String,
+        case: String,
+    },
+    /// A JSON-RPC request or notification of `set::<method>`, with or without params.
+    Call {
+        source: String,
+        request: bool,
+        set: String,
+        method: String,
+        params: bool,
+    },
+    /// A JSON-RPC response.
+    Response { source: String },
+    /// `Message::<source>(<union> { <member>: Some(<oneof>::<case>(m)) })`: a oneof case of
+    /// a protobuf stream wrapper.
+    Oneof {
+        source: String,
+        union: String,
+        member: String,
+        oneof: String,
+        case: String,
+    },
+    /// `Message::Http(HttpExchange::<route>(m))`.
+    Http { route: String },
+}
+
+/// One `role.kind`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindInfo {
+    pub role: String,
+    pub name: String,
+    /// The variant of the generated `Kind` enum.
+    pub variant: String,
+    pub pattern: Pattern,
+    root: Root,
+}
+
+impl KindInfo {
+    pub fn label(&self) -> String {
+        format!("{}.{}", self.role, self.name)
+    }
+
+    pub fn matches(&self, r: &KindRef) -> bool {
+        self.role == r.role && r.kind.as_ref().is_none_or(|k| *k == self.name)
+    }
+}
+
 /// Where a kind's field paths start.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Root {
-    /// A member struct of a TypeScript channel union; its discriminator is `tag`.
-    Ts {
+    /// A member struct of a tagged channel union; its discriminator is `tag`.
+    Union {
         ty: String,
         tag: String,
     },
-    /// A JSON-RPC request (`m_id` bound) or notification, with its params type.
+    /// A JSON-RPC request or notification, with its params type.
     RpcCall {
         params: Option<String>,
         request: bool,
@@ -34,54 +110,85 @@ enum Root {
     },
 }
 
-/// How the protocol's messages are encoded.
+/// What a value missing at some step reads as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceKind {
-    Json,
-    JsonRpc,
-    Proto,
+pub enum Missing {
+    /// JSON `null` (a nullable value that is null, a JSON-RPC response without an id).
+    Null,
+    /// The key is not there.
+    Absent,
 }
 
-/// One `role.kind`.
+/// A typed read of one field path, step by step from the message `m`. Each step either
+/// moves to a place inside the value or matches on it, binding the inner value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Read {
+    /// `value.<member>`, then the rest (the member is a Rust identifier, `r#type` for keywords).
+    Member(String, Box<Read>),
+    /// `value.0` of a newtype, then the rest.
+    Inner(Box<Read>),
+    /// `match value { Some(v) => then, None => missing }`.
+    Option {
+        then: Box<Read>,
+        missing: Missing,
+    },
+    /// `match value { <path>(v) => read, ... }`, each pattern inside `Some(..)` when `in_some`
+    /// (a oneof); unless `exhaustive`, any other value reads as absent. An arm whose read is
+    /// a constant binds nothing.
+    Cases {
+        arms: Vec<(String, Read)>,
+        in_some: bool,
+        exhaustive: bool,
+    },
+    /// The id of the JSON-RPC request being matched (`m_id`).
+    RequestId,
+    Leaf(Leaf),
+}
+
+/// The last step: how the value becomes a `machine::Field`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Leaf {
+    /// A `String` (or a string enum, through its `as_str`).
+    Str,
+    Bool,
+    /// An `i64`.
+    Int,
+    /// An integer that widens to `i64` (`i32`, `u32`, `u16`).
+    IntFrom,
+    Num,
+    /// A list of strings.
+    Strs,
+    /// A `serde_json::Value`: null or present.
+    AnyValue,
+    /// A tagged union: its discriminator value, through `kind()`.
+    UnionKind,
+    /// Anything else: present.
+    Present,
+    /// A fixed string (a discriminator or method name).
+    ConstStr(String),
+    ConstBool(bool),
+    /// A prost enum field (`i32`): the value's name, or its number when unknown. The path
+    /// names the enum.
+    ProtoEnum(String),
+    /// A JSON-RPC id (a response's).
+    RpcId,
+}
+
+/// Every kind of one protocol, the `Message` enum the checker observes, and every field read
+/// its machines make.
 #[derive(Debug, Clone)]
-pub struct KindInfo {
-    pub role: String,
-    pub name: String,
-    /// The variant of the generated `Kind` enum.
-    pub variant: Ident,
-    /// A pattern over `&Message<'_>` that binds the payload as `m`.
-    pub pattern: TokenStream,
-    root: Root,
-}
-
-impl KindInfo {
-    pub fn label(&self) -> String {
-        format!("{}.{}", self.role, self.name)
-    }
-
-    pub fn matches(&self, r: &KindRef) -> bool {
-        self.role == r.role && r.kind.as_ref().is_none_or(|k| *k == self.name)
-    }
-}
-
-/// Every kind of one protocol and the `Message` enum the checker observes.
-pub struct Model<'p> {
-    p: &'p Protocol,
+pub struct Model {
     pub kinds: Vec<KindInfo>,
-    /// `(variant, type)` of the `Message<'a>` enum.
-    pub sources: Vec<(Ident, TokenStream)>,
-    /// `(variant, role)`: which role sends each source (`None` for HTTP, whose sender is in
-    /// the exchange).
-    pub source_roles: Vec<(Ident, Option<String>)>,
+    pub sources: Vec<Source>,
     /// How each source is decoded from a trace line.
     pub source_kind: SourceKind,
+    /// `(kind label, path)` -> the read, or why the kind has no such path.
+    reads: BTreeMap<(String, String), Result<Read, String>>,
 }
 
-impl<'p> Model<'p> {
-    pub fn new(p: &'p Protocol) -> Result<Self, String> {
-        let mut kinds = Vec::new();
-        let mut sources = Vec::new();
-        let mut source_roles = Vec::new();
+impl Model {
+    /// The analysis of `p` and its machines.
+    pub fn new(p: &Protocol) -> Result<Self, String> {
         let source_kind = if p.is_proto() {
             SourceKind::Proto
         } else if !p.methods.is_empty() {
@@ -89,135 +196,24 @@ impl<'p> Model<'p> {
         } else {
             SourceKind::Json
         };
-        let kind_variant =
-            |role: &str, name: &str| format_ident!("{}{}", pascal_case(role), pascal_case(name));
-        if p.is_proto() {
-            for c in &p.channels {
-                let source = format_ident!("{}", pascal_case(&c.from));
-                let union = prost_path(&c.union);
-                sources.push((source.clone(), union.clone()));
-                source_roles.push((source.clone(), Some(c.from.clone())));
-                let (field, cases) = p.wrapper_oneof(&c.union).ok_or_else(|| {
-                    format!("`{}` is not a message holding only a oneof", c.union)
-                })?;
-                let oneof_ty = prost_path(field.ty.named().unwrap_or_default());
-                let oneof_field = prost_field(&field.name);
-                for f in cases {
-                    let message = match f.ty.named().and_then(|n| p.types.get(n)) {
-                        Some(d) if matches!(d.kind, TypeKind::Struct(_)) => d.name.clone(),
-                        _ => return Err(format!("oneof case `{}` is not a message", f.name)),
-                    };
-                    let case = prost_variant(&f.name);
-                    kinds.push(KindInfo {
-                        role: c.from.clone(),
-                        name: f.name.clone(),
-                        variant: kind_variant(&c.from, &f.name),
-                        pattern: quote!(Message::#source(#union { #oneof_field: Some(#oneof_ty::#case(m)) })),
-                        root: Root::Proto {
-                            case: f.name.clone(),
-                            message,
-                        },
-                    });
-                }
-            }
-        } else if !p.methods.is_empty() {
-            for role in &p.roles {
-                let sends = p.methods.iter().any(|m| &m.from == role);
-                let answers = p
-                    .methods
-                    .iter()
-                    .any(|m| m.call == Call::Request && &m.from != role);
-                if !sends && !answers {
-                    continue;
-                }
-                let source = format_ident!("{}", pascal_case(role));
-                let ty = format_ident!("{}Message", pascal_case(role));
-                sources.push((source.clone(), quote!(#ty)));
-                source_roles.push((source.clone(), Some(role.clone())));
-                let rpc = quote!(agentwire_runtime::jsonrpc::Message);
-                for m in p.methods.iter().filter(|m| &m.from == role) {
-                    let v = format_ident!("{}", pascal_case(&m.name));
-                    let set = match m.call {
-                        Call::Request => format_ident!("{}Request", pascal_case(role)),
-                        Call::Notification => format_ident!("{}Notification", pascal_case(role)),
-                    };
-                    let inner = if m.params.is_some() {
-                        quote!(#set::#v(m))
-                    } else {
-                        quote!(#set::#v)
-                    };
-                    let pattern = match m.call {
-                        Call::Request => {
-                            quote!(Message::#source(#rpc::Request { id: m_id, request: #inner }))
-                        }
-                        Call::Notification => quote!(Message::#source(#rpc::Notification(#inner))),
-                    };
-                    kinds.push(KindInfo {
-                        role: role.clone(),
-                        name: m.name.clone(),
-                        variant: kind_variant(role, &m.name),
-                        pattern,
-                        root: Root::RpcCall {
-                            params: m.params.clone(),
-                            request: m.call == Call::Request,
-                        },
-                    });
-                }
-                if answers {
-                    kinds.push(KindInfo {
-                        role: role.clone(),
-                        name: "response".to_owned(),
-                        variant: kind_variant(role, "response"),
-                        pattern: quote!(Message::#source(#rpc::Response(m))),
-                        root: Root::RpcResponse,
-                    });
-                }
-            }
-        } else {
-            for c in &p.channels {
-                let source = format_ident!("{}", pascal_case(&c.from));
-                let union = type_ident(&c.union);
-                sources.push((source.clone(), quote!(#union)));
-                source_roles.push((source.clone(), Some(c.from.clone())));
-                let (tag, variants) = p
-                    .union_variants(&c.union)
-                    .ok_or_else(|| format!("`{}` is not a union", c.union))?;
-                for v in variants {
-                    let case = format_ident!("{}", pascal_case(&v.value));
-                    kinds.push(KindInfo {
-                        role: c.from.clone(),
-                        name: v.value.clone(),
-                        variant: kind_variant(&c.from, &v.value),
-                        pattern: quote!(Message::#source(#union::#case(m))),
-                        root: Root::Ts {
-                            ty: v.type_name.clone(),
-                            tag: tag.to_owned(),
-                        },
-                    });
-                }
-            }
-        }
-        if !p.routes.is_empty() {
-            sources.push((format_ident!("Http"), quote!(HttpExchange)));
-            source_roles.push((format_ident!("Http"), None));
-            for (i, r) in p.routes.iter().enumerate() {
-                let v = format_ident!("{}", pascal_case(&r.name));
-                kinds.push(KindInfo {
-                    role: r.from.clone(),
-                    name: r.name.clone(),
-                    variant: kind_variant(&r.from, &r.name),
-                    pattern: quote!(Message::Http(HttpExchange::#v(m))),
-                    root: Root::Http { route: i },
-                });
-            }
-        }
-        Ok(Self {
-            p,
-            kinds,
-            sources,
-            source_roles,
+        let mut model = Self {
+            kinds: Vec::new(),
+            sources: Vec::new(),
             source_kind,
-        })
+            reads: BTreeMap::new(),
+        };
+        match source_kind {
+            SourceKind::Proto => model.proto_kinds(p)?,
+            SourceKind::JsonRpc => model.rpc_kinds(p),
+            SourceKind::Json => model.union_kinds(p)?,
+        }
+        model.http_kinds(p);
+        let resolver = Resolver { p };
+        for (kind, path) in machine_paths(&p.machines, &model) {
+            let read = resolver.field(&kind.root, &kind.name, &path);
+            model.reads.insert((kind.label(), path), read);
+        }
+        Ok(model)
     }
 
     /// The kinds a `role.kind` / `role.*` reference names.
@@ -225,312 +221,434 @@ impl<'p> Model<'p> {
         self.kinds.iter().filter(|k| k.matches(r)).collect()
     }
 
-    /// An expression of type `Field<'_>` reading `path` from a message of `kind` bound as
-    /// `m` (and `m_id` for JSON-RPC requests).
-    pub fn field(&self, kind: &KindInfo, path: &str) -> Result<TokenStream, String> {
-        let segments: Vec<&str> = path.split('.').collect();
-        let f = quote!(agentwire_runtime::machine::Field);
-        match &kind.root {
-            Root::Ts { ty, tag } => {
-                if segments == [tag.as_str()] {
-                    let v = &kind.name;
-                    return Ok(quote!(#f::Str(#v)));
+    /// The read of `path` on messages of `kind`; `Err` says why there is none.
+    pub fn field(&self, kind: &KindInfo, path: &str) -> Result<&Read, String> {
+        match self.reads.get(&(kind.label(), path.to_owned())) {
+            Some(Ok(read)) => Ok(read),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(format!(
+                "`{path}` of `{}` is not used by any machine (an analysis bug)",
+                kind.label()
+            )),
+        }
+    }
+
+    fn push_source(&mut self, variant: String, ty: String, role: Option<String>) {
+        self.sources.push(Source { variant, ty, role });
+    }
+
+    fn push_kind(&mut self, role: &str, name: &str, pattern: Pattern, root: Root) {
+        self.kinds.push(KindInfo {
+            role: role.to_owned(),
+            name: name.to_owned(),
+            variant: format!("{}{}", pascal_case(role), pascal_case(name)),
+            pattern,
+            root,
+        });
+    }
+
+    fn union_kinds(&mut self, p: &Protocol) -> Result<(), String> {
+        for c in &p.channels {
+            let source = pascal_case(&c.from);
+            let union = type_ident(&c.union).to_string();
+            self.push_source(source.clone(), union.clone(), Some(c.from.clone()));
+            let (tag, variants) = p
+                .union_variants(&c.union)
+                .ok_or_else(|| format!("`{}` is not a union", c.union))?;
+            for v in variants {
+                let pattern = Pattern::Union {
+                    source: source.clone(),
+                    union: union.clone(),
+                    case: pascal_case(&v.value),
+                };
+                let root = Root::Union {
+                    ty: v.type_name.clone(),
+                    tag: tag.to_owned(),
+                };
+                self.push_kind(&c.from, &v.value, pattern, root);
+            }
+        }
+        Ok(())
+    }
+
+    fn proto_kinds(&mut self, p: &Protocol) -> Result<(), String> {
+        for c in &p.channels {
+            let source = pascal_case(&c.from);
+            let union = prost_path(&c.union).to_string().replace(' ', "");
+            self.push_source(source.clone(), union.clone(), Some(c.from.clone()));
+            let (field, cases) = p
+                .wrapper_oneof(&c.union)
+                .ok_or_else(|| format!("`{}` is not a message holding only a oneof", c.union))?;
+            let oneof = prost_path(field.ty.named().unwrap_or_default())
+                .to_string()
+                .replace(' ', "");
+            for f in cases {
+                let message = match f.ty.named().and_then(|n| p.types.get(n)) {
+                    Some(d) if matches!(d.kind, TypeKind::Struct(_)) => d.name.clone(),
+                    _ => return Err(format!("oneof case `{}` is not a message", f.name)),
+                };
+                let pattern = Pattern::Oneof {
+                    source: source.clone(),
+                    union: union.clone(),
+                    member: prost_field(&field.name).to_string(),
+                    oneof: oneof.clone(),
+                    case: prost_variant(&f.name).to_string(),
+                };
+                let root = Root::Proto {
+                    case: f.name.clone(),
+                    message,
+                };
+                self.push_kind(&c.from, &f.name, pattern, root);
+            }
+        }
+        Ok(())
+    }
+
+    fn rpc_kinds(&mut self, p: &Protocol) {
+        for role in &p.roles {
+            let sends = p.methods.iter().any(|m| &m.from == role);
+            let answers = p
+                .methods
+                .iter()
+                .any(|m| m.call == Call::Request && &m.from != role);
+            if !sends && !answers {
+                continue;
+            }
+            let source = pascal_case(role);
+            self.push_source(
+                source.clone(),
+                format!("{}Message", pascal_case(role)),
+                Some(role.clone()),
+            );
+            for m in p.methods.iter().filter(|m| &m.from == role) {
+                let request = m.call == Call::Request;
+                let set = match m.call {
+                    Call::Request => format!("{}Request", pascal_case(role)),
+                    Call::Notification => format!("{}Notification", pascal_case(role)),
+                };
+                let pattern = Pattern::Call {
+                    source: source.clone(),
+                    request,
+                    set,
+                    method: pascal_case(&m.name),
+                    params: m.params.is_some(),
+                };
+                let root = Root::RpcCall {
+                    params: m.params.clone(),
+                    request,
+                };
+                self.push_kind(role, &m.name, pattern, root);
+            }
+            if answers {
+                let pattern = Pattern::Response {
+                    source: source.clone(),
+                };
+                self.push_kind(role, "response", pattern, Root::RpcResponse);
+            }
+        }
+    }
+
+    fn http_kinds(&mut self, p: &Protocol) {
+        if p.routes.is_empty() {
+            return;
+        }
+        self.push_source("Http".to_owned(), "HttpExchange".to_owned(), None);
+        for (i, r) in p.routes.iter().enumerate() {
+            let pattern = Pattern::Http {
+                route: pascal_case(&r.name),
+            };
+            self.push_kind(&r.from, &r.name, pattern, Root::Http { route: i });
+        }
+    }
+}
+
+/// Every `(kind, path)` the machines read: key fields, guard and check fields, action fields.
+fn machine_paths(machines: &[Machine], model: &Model) -> Vec<(KindInfo, String)> {
+    let mut out = Vec::new();
+    let mut add = |on: &KindRef, path: &str| {
+        for k in model.kinds_of(on) {
+            out.push((k.clone(), path.to_owned()));
+        }
+    };
+    for m in machines {
+        for r in m.key.iter().flatten() {
+            add(&r.on, &r.field);
+            for c in &r.guard {
+                if let Subject::Field(f) = &c.subject {
+                    add(&r.on, f);
                 }
-                self.ts(&Ty::Named(ty.clone()), Val::r(quote!(m)), &segments, 0)
+            }
+        }
+        for t in &m.transitions {
+            for c in t.guard.iter().chain(&t.check) {
+                if let Subject::Field(f) = &c.subject {
+                    add(&t.on, f);
+                }
+            }
+            for a in &t.actions {
+                match a {
+                    Action::Set { field, .. }
+                    | Action::Add { field, .. }
+                    | Action::Remove { field, .. } => add(&t.on, field),
+                    Action::Clear { .. } => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Resolves field paths against the IR.
+struct Resolver<'p> {
+    p: &'p Protocol,
+}
+
+fn leaf(l: Leaf) -> Read {
+    Read::Leaf(l)
+}
+
+fn member(name: impl ToString, then: Read) -> Read {
+    Read::Member(name.to_string(), Box::new(then))
+}
+
+fn option(then: Read, missing: Missing) -> Read {
+    Read::Option {
+        then: Box::new(then),
+        missing,
+    }
+}
+
+impl Resolver<'_> {
+    fn kind_of(&self, name: &str) -> Option<&TypeKind> {
+        self.p.types.get(name).map(|t| &t.kind)
+    }
+
+    fn field(&self, root: &Root, kind: &str, path: &str) -> Result<Read, String> {
+        let segments: Vec<&str> = path.split('.').collect();
+        match root {
+            Root::Union { ty, tag } => {
+                if segments == [tag.as_str()] {
+                    return Ok(leaf(Leaf::ConstStr(kind.to_owned())));
+                }
+                self.ts(&Ty::Named(ty.clone()), &segments)
             }
             Root::RpcCall { params, request } => match segments.as_slice() {
-                ["id"] if *request => Ok(quote!(agentwire_runtime::machine::rpc_id(m_id))),
-                ["method"] => {
-                    let v = &kind.name;
-                    Ok(quote!(#f::Str(#v)))
-                }
+                ["id"] if *request => Ok(Read::RequestId),
+                ["method"] => Ok(leaf(Leaf::ConstStr(kind.to_owned()))),
                 ["params", rest @ ..] if !rest.is_empty() => match params {
-                    Some(t) => self.ts(&Ty::Named(t.clone()), Val::r(quote!(m)), rest, 0),
-                    None => Err(format!("`{}` has no params", kind.name)),
+                    Some(t) => self.ts(&Ty::Named(t.clone()), rest),
+                    None => Err(format!("`{kind}` has no params")),
                 },
                 _ => Err(format!(
                     "`{path}` is not a field of a JSON-RPC call (id, method, params.*)"
                 )),
             },
             Root::RpcResponse => match segments.as_slice() {
-                ["id"] => Ok(quote!(match &m.id {
-                    Some(id) => agentwire_runtime::machine::rpc_id(id),
-                    None => #f::Null,
-                })),
+                ["id"] => Ok(member("id", option(leaf(Leaf::RpcId), Missing::Null))),
                 _ => Err(format!(
                     "`{path}` is not a field of a JSON-RPC response (id)"
                 )),
             },
-            Root::Http { route } => {
-                let r = &self.p.routes[*route];
-                match segments.as_slice() {
-                    ["status"] => Ok(quote!(match m.status {
-                        Some(s) => #f::Int(i64::from(s)),
-                        None => #f::Absent,
-                    })),
-                    ["path", name] if path_params(r).iter().any(|p| p == name) => {
-                        let ident = field_ident(name);
-                        let ty = match r.path_params.get(*name).map(String::as_str) {
-                            None | Some("string") => Ty::String,
-                            Some(t) => Ty::Named(t.to_owned()),
-                        };
-                        self.ts(&ty, Val::p(quote!(m.#ident)), &[], 0)
-                    }
-                    ["body"] if matches!(r.body, Body::Text(_)) => {
-                        Ok(quote!(#f::Str(m.body.as_str())))
-                    }
-                    ["body", rest @ ..] => match &r.body {
-                        Body::Json(t) => {
-                            self.ts(&Ty::Named(t.clone()), Val::p(quote!(m.body)), rest, 0)
-                        }
-                        _ => Err(format!("route `{}` has no JSON body", r.name)),
-                    },
-                    _ => Err(format!(
-                        "`{path}` is not a field of an HTTP exchange (status, path.*, body.*)"
-                    )),
-                }
-            }
+            Root::Http { route } => self.http(*route, path, &segments),
             Root::Proto { case, message } => match segments.as_slice() {
-                [first, rest @ ..] if first == case => {
-                    self.proto(message, Val::r(quote!(m)), rest, 0)
-                }
+                [first, rest @ ..] if first == case => self.proto(message, rest),
                 _ => Err(format!("paths of `{case}` start with `{case}.`")),
             },
         }
     }
 
-    /// Reads `rest` from `val`, a value of type `ty`.
-    fn ts(&self, ty: &Ty, val: Val, rest: &[&str], depth: usize) -> Result<TokenStream, String> {
-        let f = quote!(agentwire_runtime::machine::Field);
-        let v = format_ident!("v{depth}");
-        let bound = Val::r(quote!(#v));
-        let (e, copy, borrow) = (&val.expr, val.copied(), val.borrowed());
-        let Some((seg, tail)) = rest.split_first() else {
-            return Ok(match ty {
-                Ty::String => quote!(#f::Str(#e.as_str())),
-                Ty::Bool => quote!(#f::Bool(#copy)),
-                Ty::Integer => quote!(#f::Int(#copy)),
-                Ty::Number => quote!(#f::Num(#copy)),
-                Ty::BoolLiteral(b) => quote!(#f::Bool(#b)),
-                Ty::Nullable(inner) => {
-                    let inner = self.ts(inner, bound, &[], depth + 1)?;
-                    quote!(match #borrow { Some(#v) => #inner, None => #f::Null })
-                }
-                Ty::Array(inner) if **inner == Ty::String => quote!(#f::Strs(#e.as_slice())),
-                Ty::Any => quote!(if #e.is_null() { #f::Null } else { #f::Present }),
-                Ty::Named(n) => match &self.p.types.get(n).map(|t| &t.kind) {
-                    Some(TypeKind::Enum(_)) => quote!(#f::Str(#e.as_str())),
-                    Some(TypeKind::Union { .. }) => quote!(#f::Str(#e.kind())),
-                    Some(TypeKind::Alias {
-                        target,
-                        constraints,
-                    }) if !constraints.is_empty() => {
-                        self.ts(target, Val::p(quote!(#e.0)), &[], depth + 1)?
-                    }
-                    Some(TypeKind::Alias { target, .. }) => self.ts(target, val, &[], depth + 1)?,
-                    _ => quote!(#f::Present),
-                },
-                _ => quote!(#f::Present),
-            });
-        };
-        match ty {
-            Ty::Nullable(inner) => {
-                let inner = self.ts(inner, bound, rest, depth + 1)?;
-                Ok(quote!(match #borrow { Some(#v) => #inner, None => #f::Absent }))
+    fn http(&self, route: usize, path: &str, segments: &[&str]) -> Result<Read, String> {
+        let r = &self.p.routes[route];
+        match segments {
+            ["status"] => Ok(member(
+                "status",
+                option(leaf(Leaf::IntFrom), Missing::Absent),
+            )),
+            ["path", name] if path_params(r).iter().any(|p| p == name) => {
+                let ty = match r.path_params.get(*name).map(String::as_str) {
+                    None | Some("string") => Ty::String,
+                    Some(t) => Ty::Named(t.to_owned()),
+                };
+                Ok(member(field_ident(name), self.ts(&ty, &[])?))
             }
-            Ty::Named(n) => match self.p.types.get(n).map(|t| &t.kind) {
-                Some(TypeKind::Struct(fields)) => {
-                    let field = fields
-                        .iter()
-                        .find(|x| x.name == *seg)
-                        .ok_or_else(|| format!("`{n}` has no field `{seg}`"))?;
-                    let ident = field_ident(&field.name);
-                    if field.optional {
-                        let inner = self.ts(&field.ty, bound, tail, depth + 1)?;
-                        Ok(quote!(match &#e.#ident { Some(#v) => #inner, None => #f::Absent }))
-                    } else {
-                        self.ts(&field.ty, Val::p(quote!(#e.#ident)), tail, depth + 1)
-                    }
-                }
-                Some(TypeKind::Union { tag, variants }) => {
-                    if seg == tag && tail.is_empty() {
-                        return Ok(quote!(#f::Str(#e.kind())));
-                    }
-                    let union = type_ident(n);
-                    let mut arms = Vec::new();
-                    for var in variants {
-                        let has = matches!(
-                            self.p.types.get(&var.type_name).map(|t| &t.kind),
-                            Some(TypeKind::Struct(fs)) if fs.iter().any(|x| x.name == *seg)
-                        );
-                        if has {
-                            let case = format_ident!("{}", pascal_case(&var.value));
-                            let inner = self.ts(
-                                &Ty::Named(var.type_name.clone()),
-                                Val::r(quote!(#v)),
-                                rest,
-                                depth + 1,
-                            )?;
-                            arms.push(quote!(#union::#case(#v) => #inner,));
-                        }
-                    }
-                    if arms.is_empty() {
-                        return Err(format!("no variant of `{n}` has a field `{seg}`"));
-                    }
-                    if arms.len() < variants.len() {
-                        arms.push(quote!(_ => #f::Absent,));
-                    }
-                    Ok(quote!(match #borrow { #(#arms)* }))
-                }
-                Some(TypeKind::Alias {
-                    target,
-                    constraints,
-                }) if !constraints.is_empty() => {
-                    self.ts(target, Val::p(quote!(#e.0)), rest, depth + 1)
-                }
-                Some(TypeKind::Alias { target, .. }) => self.ts(target, val, rest, depth + 1),
-                _ => Err(format!("`{n}` has no field `{seg}`")),
+            ["body"] if matches!(r.body, Body::Text(_)) => Ok(member("body", leaf(Leaf::Str))),
+            ["body", rest @ ..] => match &r.body {
+                Body::Json(t) => Ok(member("body", self.ts(&Ty::Named(t.clone()), rest)?)),
+                _ => Err(format!("route `{}` has no JSON body", r.name)),
             },
-            _ => Err(format!("cannot read `{seg}` from a non-object value")),
+            _ => Err(format!(
+                "`{path}` is not a field of an HTTP exchange (status, path.*, body.*)"
+            )),
         }
     }
 
-    /// Reads `rest` from `val`, the prost struct of the message type `message`.
-    fn proto(
-        &self,
-        message: &str,
-        val: Val,
-        rest: &[&str],
-        depth: usize,
-    ) -> Result<TokenStream, String> {
-        let f = quote!(agentwire_runtime::machine::Field);
-        let v = format_ident!("v{depth}");
-        let e = &val.expr;
+    /// The leaf read of a whole value of type `ty`.
+    fn ts_leaf(&self, ty: &Ty) -> Result<Read, String> {
+        Ok(match ty {
+            Ty::String => leaf(Leaf::Str),
+            Ty::Bool => leaf(Leaf::Bool),
+            Ty::Integer => leaf(Leaf::Int),
+            Ty::Number => leaf(Leaf::Num),
+            Ty::BoolLiteral(b) => leaf(Leaf::ConstBool(*b)),
+            Ty::Nullable(inner) => option(self.ts_leaf(inner)?, Missing::Null),
+            Ty::Array(inner) if **inner == Ty::String => leaf(Leaf::Strs),
+            Ty::Any => leaf(Leaf::AnyValue),
+            Ty::Named(n) => match self.kind_of(n) {
+                Some(TypeKind::Enum(_)) => leaf(Leaf::Str),
+                Some(TypeKind::Union { .. }) => leaf(Leaf::UnionKind),
+                Some(TypeKind::Alias {
+                    target,
+                    constraints,
+                }) if !constraints.is_empty() => Read::Inner(Box::new(self.ts_leaf(target)?)),
+                Some(TypeKind::Alias { target, .. }) => self.ts_leaf(target)?,
+                _ => leaf(Leaf::Present),
+            },
+            _ => leaf(Leaf::Present),
+        })
+    }
+
+    /// Reads `rest` from a value of type `ty` of a JSON protocol.
+    fn ts(&self, ty: &Ty, rest: &[&str]) -> Result<Read, String> {
         let Some((seg, tail)) = rest.split_first() else {
-            return Ok(quote!(#f::Present));
+            return self.ts_leaf(ty);
         };
-        let Some(TypeKind::Struct(fields)) = self.p.types.get(message).map(|d| &d.kind) else {
+        let Ty::Named(n) = ty else {
+            return match ty {
+                Ty::Nullable(inner) => Ok(option(self.ts(inner, rest)?, Missing::Absent)),
+                _ => Err(format!("cannot read `{seg}` from a non-object value")),
+            };
+        };
+        match self.kind_of(n) {
+            Some(TypeKind::Struct(fields)) => {
+                let field = fields
+                    .iter()
+                    .find(|x| x.name == *seg)
+                    .ok_or_else(|| format!("`{n}` has no field `{seg}`"))?;
+                let inner = self.ts(&field.ty, tail)?;
+                let inner = if field.optional {
+                    option(inner, Missing::Absent)
+                } else {
+                    inner
+                };
+                Ok(member(field_ident(&field.name), inner))
+            }
+            Some(TypeKind::Union { tag, variants }) => {
+                if seg == tag && tail.is_empty() {
+                    return Ok(leaf(Leaf::UnionKind));
+                }
+                let mut arms = Vec::new();
+                for var in variants {
+                    let has = matches!(
+                        self.kind_of(&var.type_name),
+                        Some(TypeKind::Struct(fs)) if fs.iter().any(|x| x.name == *seg)
+                    );
+                    if has {
+                        let path = format!("{}::{}", type_ident(n), pascal_case(&var.value));
+                        arms.push((path, self.ts(&Ty::Named(var.type_name.clone()), rest)?));
+                    }
+                }
+                if arms.is_empty() {
+                    return Err(format!("no variant of `{n}` has a field `{seg}`"));
+                }
+                let exhaustive = arms.len() == variants.len();
+                Ok(Read::Cases {
+                    arms,
+                    in_some: false,
+                    exhaustive,
+                })
+            }
+            Some(TypeKind::Alias {
+                target,
+                constraints,
+            }) if !constraints.is_empty() => Ok(Read::Inner(Box::new(self.ts(target, rest)?))),
+            Some(TypeKind::Alias { target, .. }) => self.ts(target, rest),
+            _ => Err(format!("`{n}` has no field `{seg}`")),
+        }
+    }
+
+    fn oneof_cases(&self, ty: &Ty) -> Option<&[Field]> {
+        match self.kind_of(ty.named()?)? {
+            TypeKind::Oneof { cases, .. } => Some(cases),
+            _ => None,
+        }
+    }
+
+    /// Reads `rest` from the prost struct of the message type `message`. A oneof by its own
+    /// name yields the case that is set.
+    fn proto(&self, message: &str, rest: &[&str]) -> Result<Read, String> {
+        let Some((seg, tail)) = rest.split_first() else {
+            return Ok(leaf(Leaf::Present));
+        };
+        let Some(TypeKind::Struct(fields)) = self.kind_of(message) else {
             return Err(format!("`{message}` is not a message"));
         };
         for field in fields {
             let Some(cases) = self.oneof_cases(&field.ty) else {
                 continue;
             };
-            let member = prost_field(&field.name);
-            let ty = prost_path(field.ty.named().unwrap_or_default());
-            // A oneof by its own name yields the case that is set.
-            if field.name == *seg {
+            let oneof = prost_path(field.ty.named().unwrap_or_default())
+                .to_string()
+                .replace(' ', "");
+            let case_path = |c: &Field| format!("{oneof}::{}", prost_variant(&c.name));
+            let read = if field.name == *seg {
                 if !tail.is_empty() {
                     return Err(format!("`{seg}` is a oneof: read one of its cases instead"));
                 }
-                let arms = cases.iter().map(|c| {
-                    let case = prost_variant(&c.name);
-                    let name = &c.name;
-                    quote!(Some(#ty::#case(_)) => #f::Str(#name),)
-                });
-                return Ok(quote!(match &#e.#member { #(#arms)* None => #f::Absent }));
-            }
-            if let Some(c) = cases.iter().find(|c| c.name == *seg) {
-                let case = prost_variant(&c.name);
-                let inner = self.proto_leaf(seg, &c.ty, Val::r(quote!(#v)), tail, depth)?;
-                return Ok(
-                    quote!(match &#e.#member { Some(#ty::#case(#v)) => #inner, _ => #f::Absent }),
-                );
-            }
+                let arms = cases
+                    .iter()
+                    .map(|c| (case_path(c), leaf(Leaf::ConstStr(c.name.clone()))))
+                    .collect();
+                Read::Cases {
+                    arms,
+                    in_some: true,
+                    exhaustive: true,
+                }
+            } else if let Some(c) = cases.iter().find(|c| c.name == *seg) {
+                Read::Cases {
+                    arms: vec![(case_path(c), self.proto_leaf(seg, &c.ty, tail)?)],
+                    in_some: true,
+                    exhaustive: false,
+                }
+            } else {
+                continue;
+            };
+            return Ok(member(prost_field(&field.name), read));
         }
         let field = fields
             .iter()
             .find(|x| x.name == *seg)
             .ok_or_else(|| format!("`{message}` has no field `{seg}`"))?;
-        let ident = prost_field(&field.name);
-        if field.optional && !field.defaulted {
-            let inner = self.proto_leaf(seg, &field.ty, Val::r(quote!(#v)), tail, depth)?;
-            return Ok(quote!(match &#e.#ident { Some(#v) => #inner, None => #f::Absent }));
-        }
-        self.proto_leaf(seg, &field.ty, Val::p(quote!(#e.#ident)), tail, depth)
-    }
-
-    fn oneof_cases(&self, ty: &Ty) -> Option<&'p [crate::ir::Field]> {
-        match &self.p.types.get(ty.named()?)?.kind {
-            TypeKind::Oneof { cases, .. } => Some(cases),
-            _ => None,
-        }
+        let inner = self.proto_leaf(seg, &field.ty, tail)?;
+        let inner = if field.optional && !field.defaulted {
+            option(inner, Missing::Absent)
+        } else {
+            inner
+        };
+        Ok(member(prost_field(&field.name), inner))
     }
 
     /// Reads `tail` from the value of field `seg`, of type `ty`.
-    fn proto_leaf(
-        &self,
-        seg: &str,
-        ty: &Ty,
-        value: Val,
-        tail: &[&str],
-        depth: usize,
-    ) -> Result<TokenStream, String> {
-        let f = quote!(agentwire_runtime::machine::Field);
-        let x = &value.expr;
-        let copy = value.copied();
+    fn proto_leaf(&self, seg: &str, ty: &Ty, tail: &[&str]) -> Result<Read, String> {
         if let Ty::Array(inner) = ty {
             return match (&**inner, tail.is_empty()) {
-                (Ty::String, true) => Ok(quote!(#f::Strs(#x.as_slice()))),
+                (Ty::String, true) => Ok(leaf(Leaf::Strs)),
                 _ => Err(format!(
                     "`{seg}` is a repeated field; only lists of strings can be read"
                 )),
             };
         }
-        let kind = ty
-            .named()
-            .and_then(|n| self.p.types.get(n))
-            .map(|d| &d.kind);
-        match (ty, kind) {
-            (Ty::Named(n), Some(TypeKind::Struct(_))) => self.proto(n, value, tail, depth + 1),
-            _ if !tail.is_empty() => Err(format!("`{seg}` is not a message")),
-            (Ty::String, _) => Ok(quote!(#f::Str(#x.as_str()))),
-            (Ty::Bool, _) => Ok(quote!(#f::Bool(#copy))),
-            (Ty::Scalar(Scalar::Int32 | Scalar::Uint32), _) => {
-                Ok(quote!(#f::Int(i64::from(#copy))))
-            }
-            (Ty::Scalar(Scalar::Int64), _) => Ok(quote!(#f::Int(#copy))),
+        let kind = ty.named().and_then(|n| self.kind_of(n));
+        Ok(match (ty, kind) {
+            (Ty::Named(n), Some(TypeKind::Struct(_))) => return self.proto(n, tail),
+            _ if !tail.is_empty() => return Err(format!("`{seg}` is not a message")),
+            (Ty::String, _) => leaf(Leaf::Str),
+            (Ty::Bool, _) => leaf(Leaf::Bool),
+            (Ty::Scalar(Scalar::Int32 | Scalar::Uint32), _) => leaf(Leaf::IntFrom),
+            (Ty::Scalar(Scalar::Int64), _) => leaf(Leaf::Int),
             (Ty::Named(n), Some(TypeKind::Enum(_))) => {
-                let path = prost_path(n);
-                Ok(quote!(match #path::try_from(#copy) {
-                    Ok(e) => #f::Str(e.as_str_name()),
-                    Err(_) => #f::Int(i64::from(#copy)),
-                }))
+                leaf(Leaf::ProtoEnum(prost_path(n).to_string().replace(' ', "")))
             }
-            _ => Ok(quote!(#f::Present)),
-        }
-    }
-}
-
-/// An expression in generated field-read code: a reference binding (`m`, `v3`) or a place
-/// reached through one (`m.data.content`).
-#[derive(Debug, Clone)]
-struct Val {
-    expr: TokenStream,
-    is_ref: bool,
-}
-
-impl Val {
-    fn r(expr: TokenStream) -> Self {
-        Self { expr, is_ref: true }
-    }
-
-    fn p(expr: TokenStream) -> Self {
-        Self {
-            expr,
-            is_ref: false,
-        }
-    }
-
-    /// The value of a `Copy` scalar.
-    fn copied(&self) -> TokenStream {
-        let e = &self.expr;
-        if self.is_ref { quote!(*#e) } else { quote!(#e) }
-    }
-
-    /// A reference to the value, for `match`.
-    fn borrowed(&self) -> TokenStream {
-        let e = &self.expr;
-        if self.is_ref { quote!(#e) } else { quote!(&#e) }
+            _ => leaf(Leaf::Present),
+        })
     }
 }

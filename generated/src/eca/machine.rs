@@ -398,26 +398,26 @@ fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             ),
         ) => {
             match &m.content {
-                ChatContent::ReasonStarted(v1) => {
-                    agentwire_runtime::machine::Field::Str(v1.id.as_str())
+                ChatContent::ReasonStarted(v0) => {
+                    agentwire_runtime::machine::Field::Str(v0.id.as_str())
                 }
-                ChatContent::ReasonText(v1) => {
-                    agentwire_runtime::machine::Field::Str(v1.id.as_str())
+                ChatContent::ReasonText(v0) => {
+                    agentwire_runtime::machine::Field::Str(v0.id.as_str())
                 }
-                ChatContent::ReasonFinished(v1) => {
-                    agentwire_runtime::machine::Field::Str(v1.id.as_str())
+                ChatContent::ReasonFinished(v0) => {
+                    agentwire_runtime::machine::Field::Str(v0.id.as_str())
                 }
-                ChatContent::ToolCallPrepare(v1) => {
-                    agentwire_runtime::machine::Field::Str(v1.id.as_str())
+                ChatContent::ToolCallPrepare(v0) => {
+                    agentwire_runtime::machine::Field::Str(v0.id.as_str())
                 }
-                ChatContent::ToolCallRun(v1) => {
-                    agentwire_runtime::machine::Field::Str(v1.id.as_str())
+                ChatContent::ToolCallRun(v0) => {
+                    agentwire_runtime::machine::Field::Str(v0.id.as_str())
                 }
-                ChatContent::ToolCalled(v1) => {
-                    agentwire_runtime::machine::Field::Str(v1.id.as_str())
+                ChatContent::ToolCalled(v0) => {
+                    agentwire_runtime::machine::Field::Str(v0.id.as_str())
                 }
-                ChatContent::ToolCallRejected(v1) => {
-                    agentwire_runtime::machine::Field::Str(v1.id.as_str())
+                ChatContent::ToolCallRejected(v0) => {
+                    agentwire_runtime::machine::Field::Str(v0.id.as_str())
                 }
                 _ => agentwire_runtime::machine::Field::Absent,
             }
@@ -435,11 +435,11 @@ fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             ),
         ) => {
             match &m.content {
-                ChatContent::ToolCallPrepare(v1) => {
-                    agentwire_runtime::machine::Field::Bool(v1.manual_approval)
+                ChatContent::ToolCallPrepare(v0) => {
+                    agentwire_runtime::machine::Field::Bool(v0.manual_approval)
                 }
-                ChatContent::ToolCallRun(v1) => {
-                    agentwire_runtime::machine::Field::Bool(v1.manual_approval)
+                ChatContent::ToolCallRun(v0) => {
+                    agentwire_runtime::machine::Field::Bool(v0.manual_approval)
                 }
                 _ => agentwire_runtime::machine::Field::Absent,
             }
@@ -457,8 +457,8 @@ fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             ),
         ) => {
             match &m.content {
-                ChatContent::Progress(v1) => {
-                    agentwire_runtime::machine::Field::Str(v1.state.as_str())
+                ChatContent::Progress(v0) => {
+                    agentwire_runtime::machine::Field::Str(v0.state.as_str())
                 }
                 _ => agentwire_runtime::machine::Field::Absent,
             }
@@ -484,7 +484,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(agentwire_runtime::jsonrpc::Message::Response(m)) => {
             match &m.id {
-                Some(id) => agentwire_runtime::machine::rpc_id(id),
+                Some(v0) => agentwire_runtime::machine::rpc_id(v0),
                 None => agentwire_runtime::machine::Field::Null,
             }
         }

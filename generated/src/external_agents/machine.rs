@@ -187,8 +187,8 @@ fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::ForwardInput(m)) => {
-            match m.status {
-                Some(s) => agentwire_runtime::machine::Field::Int(i64::from(s)),
+            match &m.status {
+                Some(v0) => agentwire_runtime::machine::Field::Int(i64::from(*v0)),
                 None => agentwire_runtime::machine::Field::Absent,
             }
         }
@@ -250,8 +250,8 @@ fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::InjectMessage(m)) => {
-            match m.status {
-                Some(s) => agentwire_runtime::machine::Field::Int(i64::from(s)),
+            match &m.status {
+                Some(v0) => agentwire_runtime::machine::Field::Int(i64::from(*v0)),
                 None => agentwire_runtime::machine::Field::Absent,
             }
         }
@@ -286,8 +286,8 @@ fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 fn read_8<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::CreateSession(m)) => {
-            match m.status {
-                Some(s) => agentwire_runtime::machine::Field::Int(i64::from(s)),
+            match &m.status {
+                Some(v0) => agentwire_runtime::machine::Field::Int(i64::from(*v0)),
                 None => agentwire_runtime::machine::Field::Absent,
             }
         }

@@ -108,7 +108,7 @@ fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Helix(HelixMessage::ChatMessage(m)) => {
             match &m.data.acp_thread_id {
-                Some(v2) => agentwire_runtime::machine::Field::Str(v2.as_str()),
+                Some(v0) => agentwire_runtime::machine::Field::Str(v0.as_str()),
                 None => agentwire_runtime::machine::Field::Null,
             }
         }
