@@ -238,65 +238,20 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         model,
         fns: BTreeMap::new(),
     };
-    let kind_variants: Vec<Ident> = model
-        .kinds
-        .iter()
-        .map(|k| format_ident!("{}", k.variant))
-        .collect();
-    let kind_labels: Vec<String> = model.kinds.iter().map(KindInfo::label).collect();
-    let mut kind_arms = Vec::new();
-    for (k, v) in model.kinds.iter().zip(&kind_variants) {
-        let pattern = pattern(&k.pattern)?;
-        kind_arms.push(quote!(#pattern => Some(Kind::#v),));
-    }
-    // JSON-RPC and protobuf types can hold messages no kind names (an unset oneof, a response
-    // from a side that never receives requests); decoding rejects them, the checker skips them.
-    let kind_fallback = match model.source_kind {
-        SourceKind::Json => TokenStream::new(),
-        SourceKind::JsonRpc | SourceKind::Proto => quote!(_ => None,),
-    };
-    let mut sources = Vec::new();
-    for s in &model.sources {
-        let (v, ty) = (tokens(&s.variant)?, tokens(&s.ty)?);
-        sources.push(quote!(#v(&'a #ty),));
-    }
+    let (kinds, sources) = emit_kinds(model)?;
     let recorded = emit_recorded(model)?;
     let mut machine_items = Vec::new();
-    let mut fields = Vec::new();
-    let mut inits = Vec::new();
-    let mut steps = Vec::new();
-    let mut finishes = Vec::new();
+    let mut parts = CheckerParts::default();
     for m in &p.machines {
-        let items = emit_machine(m, model, &mut reads)?;
-        machine_items.push(items);
-        let field = format_ident!("{}", m.name);
-        let inst = format_ident!("{}MachineInstance", pascal_case(&m.name));
-        let step = format_ident!("step_{}", m.name);
-        fields.push(quote!(#field: agentwire_runtime::machine::Instances<#inst>,));
-        inits.push(match m.key {
-            None => quote!(#field: agentwire_runtime::machine::Instances::per_stream(),),
-            Some(_) => quote!(#field: agentwire_runtime::machine::Instances::keyed(),),
-        });
-        steps.push(quote!(self.#step(index, kind, msg)?;));
-        let name = &m.name;
-        let state_ty = format_ident!("{}MachineState", pascal_case(&m.name));
-        finishes.push(quote! {
-            for (key, inst) in self.#field.sorted() {
-                let state = inst.state;
-                if !state.accepting() {
-                    violations.push(agentwire_runtime::machine::Violation {
-                        index: None,
-                        machine: #name,
-                        key: key.to_owned(),
-                        state: state.name(),
-                        got: None,
-                        expected: #state_ty::expected(state),
-                        problem: agentwire_runtime::machine::Problem::Unfinished,
-                    });
-                }
-            }
-        });
+        machine_items.push(emit_machine(m, model, &mut reads)?);
+        parts.add(m);
     }
+    let CheckerParts {
+        fields,
+        inits,
+        steps,
+        finishes,
+    } = parts;
     let read_fns = reads.fns.values().map(|(_, body)| body);
     let field_names: Vec<Ident> = p
         .machines
@@ -313,22 +268,7 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         #[derive(Debug, Clone, Copy)]
         pub enum Message<'a> { #(#sources)* }
 
-        /// Every `role.kind` of the protocol.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Kind { #(#kind_variants,)* }
-
-        impl Kind {
-            /// `role.kind`, as violations and traces name it.
-            pub fn label(self) -> &'static str {
-                match self { #(Kind::#kind_variants => #kind_labels,)* }
-            }
-        }
-
-        /// The kind of a message (`None` for a message no kind describes).
-        #[allow(unused_variables)]
-        pub fn kind_of(msg: &Message<'_>) -> Option<Kind> {
-            match *msg { #(#kind_arms)* #kind_fallback }
-        }
+        #kinds
 
         #recorded
 
@@ -383,6 +323,94 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
             }
         }
     })
+}
+
+/// The `Kind` enum, `kind_of`, and the variants of `Message`.
+fn emit_kinds(model: &Model) -> Result<(TokenStream, Vec<TokenStream>), String> {
+    let kind_variants: Vec<Ident> = model
+        .kinds
+        .iter()
+        .map(|k| format_ident!("{}", k.variant))
+        .collect();
+    let kind_labels: Vec<String> = model.kinds.iter().map(KindInfo::label).collect();
+    let mut kind_arms = Vec::new();
+    for (k, v) in model.kinds.iter().zip(&kind_variants) {
+        let pattern = pattern(&k.pattern)?;
+        kind_arms.push(quote!(#pattern => Some(Kind::#v),));
+    }
+    // JSON-RPC and protobuf types can hold messages no kind names (an unset oneof, a response
+    // from a side that never receives requests); decoding rejects them, the checker skips them.
+    let kind_fallback = match model.source_kind {
+        SourceKind::Json => TokenStream::new(),
+        SourceKind::JsonRpc | SourceKind::Proto => quote!(_ => None,),
+    };
+    let mut sources = Vec::new();
+    for s in &model.sources {
+        let (v, ty) = (tokens(&s.variant)?, tokens(&s.ty)?);
+        sources.push(quote!(#v(&'a #ty),));
+    }
+    let kinds = quote! {
+        /// Every `role.kind` of the protocol.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Kind { #(#kind_variants,)* }
+
+        impl Kind {
+            /// `role.kind`, as violations and traces name it.
+            pub fn label(self) -> &'static str {
+                match self { #(Kind::#kind_variants => #kind_labels,)* }
+            }
+        }
+
+        /// The kind of a message (`None` for a message no kind describes).
+        #[allow(unused_variables)]
+        pub fn kind_of(msg: &Message<'_>) -> Option<Kind> {
+            match *msg { #(#kind_arms)* #kind_fallback }
+        }
+    };
+    Ok((kinds, sources))
+}
+
+/// What each machine adds to `Checker`: its instances field, their initial value, its step
+/// call in `observe`, and its end-of-stream check in `finish`.
+#[derive(Default)]
+struct CheckerParts {
+    fields: Vec<TokenStream>,
+    inits: Vec<TokenStream>,
+    steps: Vec<TokenStream>,
+    finishes: Vec<TokenStream>,
+}
+
+impl CheckerParts {
+    fn add(&mut self, m: &Machine) {
+        let names = Names::of(m);
+        let (state_ty, inst) = (&names.state_ty, &names.inst_ty);
+        let field = format_ident!("{}", m.name);
+        let step = format_ident!("step_{}", m.name);
+        self.fields
+            .push(quote!(#field: agentwire_runtime::machine::Instances<#inst>,));
+        self.inits.push(match m.key {
+            None => quote!(#field: agentwire_runtime::machine::Instances::per_stream(),),
+            Some(_) => quote!(#field: agentwire_runtime::machine::Instances::keyed(),),
+        });
+        self.steps.push(quote!(self.#step(index, kind, msg)?;));
+        let name = &m.name;
+        self.finishes.push(quote! {
+            for (key, inst) in self.#field.sorted() {
+                let state = inst.state;
+                if !state.accepting() {
+                    violations.push(agentwire_runtime::machine::Violation {
+                        index: None,
+                        machine: #name,
+                        key: key.to_owned(),
+                        state: state.name(),
+                        got: None,
+                        expected: #state_ty::expected(state),
+                        problem: agentwire_runtime::machine::Problem::Unfinished,
+                    });
+                }
+            }
+        });
+    }
 }
 
 /// `Recorded`: an owned, decoded message of any sender, as a trace line holds it.

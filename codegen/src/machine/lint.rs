@@ -121,57 +121,7 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
                 }
             }
         }
-        // Reachability, forwards from the initial state and backwards from the ends.
-        let edges: Vec<(String, String)> = m
-            .transitions
-            .iter()
-            .flat_map(|t| {
-                let froms: Vec<String> = t.from.clone().unwrap_or_else(|| m.states.clone());
-                froms
-                    .into_iter()
-                    .map(|f| {
-                        let to = t.to.clone().unwrap_or_else(|| f.clone());
-                        (f, to)
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        let closure = |start: Vec<String>, forward: bool| {
-            let mut seen: BTreeSet<String> = start.into_iter().collect();
-            loop {
-                let before = seen.len();
-                for (a, b) in &edges {
-                    let (src, dst) = if forward { (a, b) } else { (b, a) };
-                    if seen.contains(src) {
-                        seen.insert(dst.clone());
-                    }
-                }
-                if seen.len() == before {
-                    return seen;
-                }
-            }
-        };
-        let reachable = closure(vec![m.initial.clone()], true);
-        let ends: Vec<String> = m.accepting.iter().chain(&m.finals).cloned().collect();
-        let can_end = closure(ends, false);
-        for s in &m.states {
-            if !reachable.contains(s) {
-                errors.push(at(
-                    file,
-                    &m.origin,
-                    format!("machine `{}`: state `{s}` is unreachable", m.name),
-                ));
-            } else if !can_end.contains(s) {
-                errors.push(at(
-                    file,
-                    &m.origin,
-                    format!(
-                        "machine `{}`: no accepting or final state can be reached from `{s}`",
-                        m.name
-                    ),
-                ));
-            }
-        }
+        reachability(m, file, &mut errors);
     }
     for k in &model.kinds {
         if !used_kinds.contains(&k.label()) {
@@ -187,4 +137,60 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
         }
     }
     errors
+}
+
+/// States the initial state cannot reach, and states from which no accepting or final state
+/// can be reached.
+fn reachability(m: &Machine, file: &SourceFile, errors: &mut SpecErrors) {
+    // Reachability, forwards from the initial state and backwards from the ends.
+    let edges: Vec<(String, String)> = m
+        .transitions
+        .iter()
+        .flat_map(|t| {
+            let froms: Vec<String> = t.from.clone().unwrap_or_else(|| m.states.clone());
+            froms
+                .into_iter()
+                .map(|f| {
+                    let to = t.to.clone().unwrap_or_else(|| f.clone());
+                    (f, to)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let closure = |start: Vec<String>, forward: bool| {
+        let mut seen: BTreeSet<String> = start.into_iter().collect();
+        loop {
+            let before = seen.len();
+            for (a, b) in &edges {
+                let (src, dst) = if forward { (a, b) } else { (b, a) };
+                if seen.contains(src) {
+                    seen.insert(dst.clone());
+                }
+            }
+            if seen.len() == before {
+                return seen;
+            }
+        }
+    };
+    let reachable = closure(vec![m.initial.clone()], true);
+    let ends: Vec<String> = m.accepting.iter().chain(&m.finals).cloned().collect();
+    let can_end = closure(ends, false);
+    for s in &m.states {
+        if !reachable.contains(s) {
+            errors.push(at(
+                file,
+                &m.origin,
+                format!("machine `{}`: state `{s}` is unreachable", m.name),
+            ));
+        } else if !can_end.contains(s) {
+            errors.push(at(
+                file,
+                &m.origin,
+                format!(
+                    "machine `{}`: no accepting or final state can be reached from `{s}`",
+                    m.name
+                ),
+            ));
+        }
+    }
 }
