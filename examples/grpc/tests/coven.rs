@@ -36,3 +36,27 @@ fn the_checker_wants_register_first() {
     assert_eq!(violation.got, Some("agent.heartbeat"));
     assert_eq!(violation.state, "start");
 }
+
+#[test]
+fn the_module_surface_matches_the_json_modules() {
+    assert_eq!(coven::MODULE, "coven");
+    assert_eq!(coven::ROLES, ["agent", "gateway"]);
+    // The schema text is inline in the derived module (there is no `schemas/` folder here).
+    let schema: serde_json::Value = serde_json::from_str(coven::SCHEMA).unwrap();
+    assert!(schema["$defs"]["RegisterAgent"].is_object());
+
+    // By role: an agent sends a register, the gateway does not.
+    let value = coven::decode_message("agent", REGISTER).unwrap().unwrap();
+    assert_eq!(value["register"]["agent_id"], "a-1");
+    assert!(coven::decode_message("gateway", REGISTER).unwrap().is_err());
+    assert!(coven::decode_message("nobody", REGISTER).is_none());
+
+    // By type: any message, validated, re-encoded in proto3 JSON.
+    let heartbeat = coven::decode_type("Heartbeat", r#"{"timestamp_ms": 5}"#)
+        .unwrap()
+        .unwrap();
+    assert_eq!(heartbeat["timestamp_ms"], "5");
+    let empty_id = coven::decode_type("RegisterAgent", r#"{"agent_id": ""}"#).unwrap();
+    assert_eq!(empty_id.unwrap_err().errors[0].pointer, "/agent_id");
+    assert!(coven::decode_type("NoSuchMessage", "{}").is_none());
+}
