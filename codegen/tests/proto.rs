@@ -226,3 +226,101 @@ fn the_coven_schema_accepts_real_messages_and_rejects_broken_ones() {
     }
     assert!(examples > 10, "only {examples} examples");
 }
+
+/// The coven spec in the IR: oneofs as unions keyed by the case name, proto3 scalars with
+/// their JSON forms, presence as prost represents it, enums by value name.
+#[test]
+fn coven_is_lowered_into_the_ir() {
+    use agentwire_codegen::ir::{Scalar, Ty};
+
+    let spec = agentwire_codegen::front::load::load_spec(&coven_dir())
+        .map_err(report)
+        .unwrap();
+    let p = &spec.protocol;
+    assert_eq!(p.proto_package.as_deref(), Some("coven"));
+    let (field, cases) = p.wrapper_oneof("AgentMessage").unwrap();
+    assert_eq!(field.name, "payload");
+    assert_eq!(cases[0].name, "register");
+    assert_eq!(cases[0].ty, Ty::Named("RegisterAgent".to_owned()));
+    assert!(matches!(
+        p.types["AgentMessage.payload"].kind,
+        TypeKind::Oneof { required: true, .. }
+    ));
+    // A oneof among other fields may be unset.
+    let TypeKind::Struct(fields) = &p.types["MessageResponse"].kind else {
+        panic!("a struct")
+    };
+    let event = fields.iter().find(|f| f.name == "event").unwrap();
+    assert!(event.optional);
+    assert!(matches!(
+        p.types["MessageResponse.event"].kind,
+        TypeKind::Oneof {
+            required: false,
+            ..
+        }
+    ));
+    let field = |ty: &str, name: &str| {
+        let TypeKind::Struct(fields) = &p.types[ty].kind else {
+            panic!("{ty} is a struct")
+        };
+        fields.iter().find(|f| f.name == name).unwrap().clone()
+    };
+    let ts = field("Heartbeat", "timestamp_ms");
+    assert_eq!(ts.ty, Ty::Scalar(Scalar::Int64));
+    assert!(ts.optional && ts.defaulted);
+    let reason = field("InjectionAck", "reason");
+    assert!(
+        reason.optional && !reason.defaulted,
+        "proto3 optional is an Option"
+    );
+    let metadata = field("RegisterAgent", "metadata");
+    assert!(!metadata.defaulted, "a message field is an Option");
+    assert_eq!(
+        field("RegisterAgent", "agent_id").constraints.min_length,
+        Some(1)
+    );
+    assert!(
+        field("RegisterAgent", "agent_id")
+            .doc
+            .ends_with("identity.")
+    );
+    let TypeKind::Enum(values) = &p.types["InjectionPriority"].kind else {
+        panic!("an enum")
+    };
+    assert_eq!(values[0], "INJECTION_PRIORITY_UNSPECIFIED");
+}
+
+/// JSDoc tags and proto comment tags go through one pipeline: the same mistake reads the same.
+#[test]
+fn jsdoc_and_proto_tags_share_their_wording() {
+    let dir = tempfile::tempdir().unwrap();
+    let ts_path = dir.path().join("messages.ts");
+    std::fs::write(
+        &ts_path,
+        "interface A {\n  /** @minItems 1 */\n  name: string;\n  /**\n   * @minLength 5\n   * @maxLength 2\n   */\n  code: string;\n}\n",
+    )
+    .unwrap();
+    let file = agentwire_codegen::diag::SourceFile::read(&ts_path).unwrap();
+    let ts_errors: Vec<String> = agentwire_codegen::front::ts::load_types(&file, "messages.ts")
+        .unwrap_err()
+        .errors
+        .iter()
+        .map(|e| e.message.clone())
+        .collect();
+    let proto = "syntax = \"proto3\";\npackage p;\n\nmessage A {\n  // @minItems 1\n  string name = 1;\n  // @minLength 5\n  // @maxLength 2\n  string code = 2;\n}\n";
+    std::fs::write(dir.path().join("a.proto"), proto).unwrap();
+    let proto_errors: Vec<String> = load_proto(dir.path(), "a.proto")
+        .unwrap_err()
+        .errors
+        .iter()
+        .map(|e| e.message.clone())
+        .collect();
+    assert_eq!(
+        ts_errors,
+        [
+            "`@minItems` applies to lists, and this field is not one",
+            "`@minLength 5` is above `@maxLength 2`: no value passes",
+        ]
+    );
+    assert_eq!(ts_errors, proto_errors);
+}
