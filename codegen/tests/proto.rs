@@ -324,3 +324,32 @@ fn jsdoc_and_proto_tags_share_their_wording() {
     );
     assert_eq!(ts_errors, proto_errors);
 }
+
+/// Element rules on lists and map values, enum lists and maps with integer keys: the shared
+/// validator emitter walks each element of prost's types under its pointer.
+#[test]
+fn element_rules_reach_every_element() {
+    let text = "syntax = \"proto3\";\npackage p;\n\nenum Color {\n  COLOR_UNSPECIFIED = 0;\n  RED = 1;\n}\n\nmessage Inner {\n  string id = 1; // @minLength 1\n}\n\nmessage A {\n  // @minItems 1\n  // @maxLength 8\n  repeated string tags = 1;\n  repeated Color colors = 2;\n  map<int32, Inner> by_number = 3;\n  map<string, string> labels = 4; // @pattern ^[a-z]+$\n  optional int64 count = 5; // @minimum 1\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("e.proto"), text).unwrap();
+    let spec = load_proto(dir.path(), "e.proto").map_err(report).unwrap();
+    let p = protocol_of(&spec, "e");
+    let out = emit_proto(&p, &spec).map_err(report).unwrap();
+    let validate = &out[3].1;
+    syn::parse_file(validate).unwrap();
+    // Compared without whitespace: prettyplease breaks long calls over lines.
+    let flat: String = validate.split_whitespace().collect();
+    for needle in [
+        "min_items(v, 1u64",
+        "with_index(i",
+        "max_length(v, 8u64",
+        "Color::try_from(*v)",
+        "is not a value of p.Color",
+        "ToString::to_string(k)",
+        "pattern(v, &PATTERN",
+        "minimum(*v as f64, 1f64",
+    ] {
+        let needle: String = needle.split_whitespace().collect();
+        assert!(flat.contains(&needle), "no `{needle}` in\n{validate}");
+    }
+}

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use prost_types::source_code_info::Location;
 use protox::prost_reflect::{
-    Cardinality, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor, OneofDescriptor,
+    Cardinality, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor,
 };
 
 use crate::front::proto::ProtoSpec;
@@ -254,9 +254,4 @@ fn enum_def(spec: &ProtoSpec, e: &EnumDescriptor, name: String) -> TypeDef {
         origin,
         kind: TypeKind::Enum(e.values().map(|v| v.name().to_owned()).collect()),
     }
-}
-
-/// The oneofs of a message that are real (not proto3 `optional`'s synthetic ones).
-pub fn real_oneofs(message: &MessageDescriptor) -> impl Iterator<Item = OneofDescriptor> + '_ {
-    message.oneofs().filter(|o| !o.is_synthetic())
 }
