@@ -2,13 +2,15 @@
 //! tuned for text-heavy messages, which accepts exactly the JSON serde_json accepts and
 //! yields the same values.
 //!
-//! It never produces an error a user sees. Anything it refuses (malformed input, nesting
+//! It refuses an object with a key twice outright ([`Error::is_duplicate`], see [`unique`]).
+//! Otherwise it never produces an error a user sees. Anything it refuses (malformed input, nesting
 //! deeper than [`MAX_DEPTH`], serde_json's `RawValue`) makes `decode_json` parse again with
 //! serde_json, which either succeeds or reports the precise error with its pointer and rule.
 
 mod number;
 mod read;
 mod string;
+pub mod unique;
 
 use std::fmt;
 
@@ -20,17 +22,37 @@ pub const MAX_DEPTH: usize = 100;
 
 /// Why the fast path gave up; the caller falls back to serde_json for the real error.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error(String);
+pub struct Error {
+    what: String,
+    /// An object with a key twice: a final answer (rule `duplicate`), not a reason to fall
+    /// back to serde_json, which would keep one of the values.
+    duplicate: bool,
+}
 
 impl Error {
     fn new(what: &str) -> Self {
-        Error(what.to_owned())
+        Error {
+            what: what.to_owned(),
+            duplicate: false,
+        }
+    }
+
+    fn duplicate() -> Self {
+        Error {
+            what: "duplicate key".to_owned(),
+            duplicate: true,
+        }
+    }
+
+    /// Whether the input was refused for a key given twice in one object.
+    pub fn is_duplicate(&self) -> bool {
+        self.duplicate
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.what)
     }
 }
 
@@ -38,7 +60,10 @@ impl std::error::Error for Error {}
 
 impl de::Error for Error {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        Error(msg.to_string())
+        Error {
+            what: msg.to_string(),
+            duplicate: false,
+        }
     }
 }
 
