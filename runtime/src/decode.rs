@@ -30,17 +30,24 @@ pub fn decode_json<T: DeserializeOwned>(json: &str) -> Result<T, Invalid> {
     }
     // serde_json keeps one of two values for a key given twice: look for duplicates first.
     unique::check(json.as_bytes())?;
-    match serde_json::from_str::<T>(json) {
+    // serde_json recurses unguarded (up to its limit of 128 levels): give it room.
+    serde_json_room(|| match serde_json::from_str::<T>(json) {
         Ok(v) => Ok(v),
         Err(first) => Err(explain_str::<T>(json, first)),
-    }
+    })
+}
+
+/// Runs a parse by serde_json where its deepest recursion fits (see [`crate::json::with_stack`]).
+pub(crate) fn serde_json_room<R>(f: impl FnOnce() -> R) -> R {
+    use crate::json::{STACK_FOR_SERDE_JSON, with_stack};
+    with_stack(STACK_FOR_SERDE_JSON, 2 * STACK_FOR_SERDE_JSON, f)
 }
 
 /// Converts an already-parsed JSON value into `T`, with the same error shape as `decode_json`.
 /// A `Value` has lost any duplicate key already: read peer text into one with
 /// [`crate::json::unique::parse_value`], which refuses them.
 pub fn decode_value<T: DeserializeOwned>(value: &Value) -> Result<T, Invalid> {
-    match serde_path_to_error::deserialize::<_, T>(value) {
+    match serde_json_room(|| serde_path_to_error::deserialize::<_, T>(value)) {
         Ok(v) => Ok(v),
         Err(e) => {
             let pointer = path_to_pointer(e.path());

@@ -145,6 +145,17 @@ impl ContentLengthDecoder {
         self.base + self.pos as u64
     }
 
+    /// Whether part of a frame has been read (a header, some body, a skipped body, or
+    /// garbage being resynchronised past): the reader owes more input to finish it.
+    pub fn mid_frame(&self) -> bool {
+        let rest = &self.buf[self.pos..];
+        match self.state {
+            State::Header => !rest.iter().all(u8::is_ascii_whitespace),
+            State::Resync => !rest.is_empty(),
+            State::Body { .. } | State::Skip { .. } => true,
+        }
+    }
+
     /// Appends input. Bytes of a body being skipped are dropped here without being stored.
     pub fn push(&mut self, mut bytes: &[u8]) {
         if let State::Skip { remaining } = &mut self.state

@@ -20,6 +20,25 @@ use serde::de;
 /// serde_json is always refused here first.
 pub const MAX_DEPTH: usize = 100;
 
+/// Stack a container's decoding may use before the reader checks again: below it, the
+/// reader continues on a fresh segment of [`STACK_SEGMENT`] bytes. One nesting level takes
+/// a few KiB in a debug build, a few hundred bytes optimised.
+pub const STACK_RED_ZONE: usize = 64 * 1024;
+
+/// Size of each stack segment a deep parse continues on.
+pub const STACK_SEGMENT: usize = 1024 * 1024;
+
+/// Room a parse by serde_json (which recurses up to its own limit of 128 levels, unguarded)
+/// needs: below it, the parse runs on a fresh segment of twice this size.
+pub const STACK_FOR_SERDE_JSON: usize = 768 * 1024;
+
+/// Runs `f` where at least `need` bytes of stack are free: on the thread's own stack when they
+/// are (one comparison), otherwise on a new heap-allocated segment of `segment` bytes.
+#[inline]
+pub fn with_stack<R>(need: usize, segment: usize, f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(need, segment, f)
+}
+
 /// Why the fast path gave up; the caller falls back to serde_json for the real error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {

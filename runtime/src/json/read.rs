@@ -7,7 +7,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, V
 
 use super::string::{self, Decoded};
 use super::unique::Keys;
-use super::{Error, MAX_DEPTH, number};
+use super::{Error, MAX_DEPTH, STACK_RED_ZONE, STACK_SEGMENT, number, with_stack};
 
 pub(super) fn from_str<'de, T: de::Deserialize<'de>>(json: &'de str) -> Result<T, Error> {
     let mut de = Deserializer {
@@ -99,7 +99,7 @@ impl<'de> Deserializer<'de> {
                         }
                         self.pos += 1;
                     }
-                    self.skip_value()?;
+                    with_stack(STACK_RED_ZONE, STACK_SEGMENT, || self.skip_value())?;
                 }
                 self.keys.close(start);
                 self.leave(close)
@@ -158,10 +158,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Some(b'{') => {
                 self.enter()?;
                 let start = self.keys.open();
-                let value = visitor.visit_map(Entries {
-                    de: &mut *self,
-                    first: true,
-                    start,
+                let value = with_stack(STACK_RED_ZONE, STACK_SEGMENT, || {
+                    visitor.visit_map(Entries {
+                        de: &mut *self,
+                        first: true,
+                        start,
+                    })
                 })?;
                 self.keys.close(start);
                 self.leave(b'}')?;
@@ -169,9 +171,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             }
             Some(b'[') => {
                 self.enter()?;
-                let value = visitor.visit_seq(Elements {
-                    de: &mut *self,
-                    first: true,
+                let value = with_stack(STACK_RED_ZONE, STACK_SEGMENT, || {
+                    visitor.visit_seq(Elements {
+                        de: &mut *self,
+                        first: true,
+                    })
                 })?;
                 self.leave(b']')?;
                 Ok(value)

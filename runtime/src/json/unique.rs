@@ -78,7 +78,7 @@ pub fn check(json: &[u8]) -> Result<(), Invalid> {
 /// Parses `json` into a `Value`, refusing duplicate keys as [`check`] does; the way to read
 /// peer input for anything that then works on `Value` (trace checks, `decode_value`).
 pub fn parse_value(json: &str) -> Result<serde_json::Value, Invalid> {
-    let value = serde_json::from_str(json)
+    let value = crate::decode::serde_json_room(|| serde_json::from_str(json))
         .map_err(|e| Invalid::one(FieldError::new("", Rule::Syntax, e.to_string())))?;
     check(json.as_bytes())?;
     Ok(value)

@@ -5,9 +5,11 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-use super::link::write_loop;
+use super::close;
+use super::link::{Outgoing, write_loop};
 use super::{
     DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_OUTBOUND_QUEUE, Link, Refused,
     SendError, Side,
@@ -90,12 +92,7 @@ impl<S: Side> Client<S> {
         let (sink, mut stream) = socket.split();
         let (tx, rx) = mpsc::channel(queue);
         let link = Link::<S>::new(id, config.mode, config.max_sessions, tx);
-        let writer = tokio::spawn(write_loop(
-            sink,
-            rx,
-            |t| Message::Text(t.into()),
-            || Message::Close(None),
-        ));
+        let writer = tokio::spawn(write_loop(sink, rx, frame));
         let (in_tx, inbound) = mpsc::channel(queue);
         let reader_link = link.clone();
         let reader = tokio::spawn(async move {
@@ -113,6 +110,9 @@ impl<S: Side> Client<S> {
                     Ok(_) => continue,
                     Err(e) => {
                         tracing::warn!(role = S::ROLE, connection = id, error = %e, "connection failed");
+                        if let Some(reason) = close::for_error(&e) {
+                            reader_link.close_with(Some(reason)).await;
+                        }
                         break;
                     }
                 };
@@ -162,5 +162,17 @@ impl<S: Side> Client<S> {
         if tokio::time::timeout(CLOSE_GRACE, closing).await.is_err() {
             abort.abort();
         }
+    }
+}
+
+/// The WebSocket message for a queued frame.
+fn frame(item: Outgoing) -> Message {
+    match item {
+        Outgoing::Text(t) => Message::Text(t.into()),
+        Outgoing::Ping => Message::Ping(Default::default()),
+        Outgoing::Close(reason) => Message::Close(reason.map(|(code, reason)| CloseFrame {
+            code: code.into(),
+            reason: reason.into(),
+        })),
     }
 }
