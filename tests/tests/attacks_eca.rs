@@ -84,7 +84,10 @@ async fn closed_after(s: &mut TcpStream) -> Duration {
     let started = Instant::now();
     let mut buf = vec![0u8; 4096];
     loop {
-        match timeout(BOUND, s.read(&mut buf)).await.expect("closed in time") {
+        match timeout(BOUND, s.read(&mut buf))
+            .await
+            .expect("closed in time")
+        {
             Ok(0) | Err(_) => return started.elapsed(),
             Ok(_) => {}
         }
@@ -102,13 +105,18 @@ async fn incomplete_and_trickled_frames_cost_the_connection_after_the_frame_time
     let mut held = Vec::new();
     for _ in 0..4 {
         let mut s = TcpStream::connect(server.local_addr()).await.unwrap();
-        s.write_all(b"Content-Length: 16000000\r\n\r\n").await.unwrap();
+        s.write_all(b"Content-Length: 16000000\r\n\r\n")
+            .await
+            .unwrap();
         s.write_all(&vec![b' '; 64 * 1024]).await.unwrap();
         held.push(s);
     }
     // One trickles a byte every 50 ms: progress on the socket is not progress on a frame.
     let mut trickle = TcpStream::connect(server.local_addr()).await.unwrap();
-    trickle.write_all(b"Content-Length: 100\r\n\r\n").await.unwrap();
+    trickle
+        .write_all(b"Content-Length: 100\r\n\r\n")
+        .await
+        .unwrap();
     let trickled = async {
         for _ in 0..100 {
             sleep(Duration::from_millis(50)).await;

@@ -99,8 +99,8 @@ impl ReadDeadline {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_stalled_frame_expires_on_the_second_quiet_tick() {
+    #[tokio::test]
+    async fn a_stalled_frame_expires_on_the_second_quiet_tick() {
         let mut d = ReadDeadline::new(Some(Duration::from_secs(1)), None);
         assert_eq!(d.judge(true), None);
         assert_eq!(d.judge(true), Some(Expired::Frame));
@@ -112,8 +112,8 @@ mod tests {
         assert_eq!(d.judge(false), None);
     }
 
-    #[test]
-    fn idle_counts_whole_periods_without_a_frame() {
+    #[tokio::test]
+    async fn idle_counts_whole_periods_without_a_frame() {
         let mut d = ReadDeadline::new(Some(Duration::from_secs(1)), Some(Duration::from_secs(3)));
         assert_eq!(d.judge(false), None);
         assert_eq!(d.judge(false), None);

@@ -4,7 +4,7 @@
 //! and its checker); the generated skeleton implements it for both roles and wraps
 //! [`Server`] / [`Client`] in typed handler traits, senders and clients.
 
-mod accept;
+pub(crate) mod accept;
 mod client;
 pub mod close;
 mod link;

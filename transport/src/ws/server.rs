@@ -18,7 +18,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::accept::{DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_HANDSHAKES, Handshakes, accept_loop};
+use super::accept::{Accept, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_HANDSHAKES, accept_loop};
 use super::close::{self, CloseReason};
 use super::link::{Outgoing, write_loop};
 use super::{
@@ -154,8 +154,9 @@ pub async fn serve<S: Side, H: Handler<S>>(
     let shutdown = CancellationToken::new();
     let max_connections = config.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let permits = Arc::new(Semaphore::new(max_connections));
-    let handshakes = Handshakes {
-        timeout: config.handshake_timeout,
+    let handshakes = Accept {
+        header_timeout: config.handshake_timeout,
+        lifetime: Some(config.handshake_timeout),
         max: config.max_handshakes,
     };
     let shared = Arc::new(Shared {
