@@ -37,7 +37,7 @@ impl<'de> Keys<'de> {
             return set.insert(key);
         }
         let level = &self.list[start.min(self.list.len())..];
-        if level.iter().any(|k| *k == key) {
+        if level.contains(&key) {
             return false;
         }
         if level.len() < LINEAR_KEYS {
