@@ -222,3 +222,27 @@ async fn a_silent_connection_is_closed_and_a_live_one_is_kept() {
     assert!(timeout(WAIT, live.next()).await.unwrap().unwrap().is_ok());
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_client_gives_up_on_a_server_that_never_answers_the_upgrade() {
+    // A listener that accepts and then says nothing.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/", listener.local_addr().unwrap());
+    let hold = tokio::spawn(async move {
+        let (s, _) = listener.accept().await.unwrap();
+        sleep(Duration::from_secs(30)).await;
+        drop(s);
+    });
+    let started = Instant::now();
+    let config = ClientConfig {
+        handshake_timeout: Duration::from_millis(300),
+        ..ClientConfig::default()
+    };
+    let err = timeout(WAIT, hz_skel::Client::connect(&url, config))
+        .await
+        .expect("gave up in time")
+        .unwrap_err();
+    assert!(err.to_string().contains("did not finish in time"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    hold.abort();
+}

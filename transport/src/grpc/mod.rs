@@ -16,10 +16,10 @@ pub use limits::GrpcLimits;
 pub use link::Link;
 pub use outbound::{BoxStream, outbound_stream};
 pub use registry::{Claim, ClaimError, Registry};
+pub use tokio_util::sync::CancellationToken;
 pub use unregistered::{
     DEFAULT_MAX_UNREGISTERED, DEFAULT_REGISTER_TIMEOUT, Registered, StreamBudget, Unregistered,
 };
-pub use tokio_util::sync::CancellationToken;
 
 /// Milliseconds since the Unix epoch, for heartbeat timestamps (0 if the clock is before it).
 pub fn now_ms() -> i64 {

@@ -27,6 +27,9 @@ pub struct ClientConfig {
     pub max_sessions: usize,
     /// Depth of the outbound queue and of the inbound queue.
     pub queue: usize,
+    /// Deadline for the TCP connect and the HTTP upgrade together; a server that accepts
+    /// and then stalls fails the connect with a timed-out I/O error.
+    pub handshake_timeout: std::time::Duration,
 }
 
 impl Default for ClientConfig {
@@ -36,6 +39,7 @@ impl Default for ClientConfig {
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
             max_sessions: DEFAULT_MAX_SESSIONS,
             queue: DEFAULT_OUTBOUND_QUEUE,
+            handshake_timeout: super::DEFAULT_HANDSHAKE_TIMEOUT,
         }
     }
 }
@@ -80,13 +84,21 @@ impl<S: Side> Client<S> {
         let ws_config = WebSocketConfig::default()
             .max_message_size(Some(config.max_frame_bytes))
             .max_frame_size(Some(config.max_frame_bytes));
-        let (socket, _response) =
-            tokio_tungstenite::connect_async_with_config(url, Some(ws_config), false)
-                .await
-                .map_err(|source| ConnectError {
-                    url: url.to_owned(),
-                    source,
-                })?;
+        let connect = tokio_tungstenite::connect_async_with_config(url, Some(ws_config), false);
+        let connected = tokio::time::timeout(config.handshake_timeout, connect)
+            .await
+            .unwrap_or_else(|_| {
+                Err(tokio_tungstenite::tungstenite::Error::Io(
+                    std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the WebSocket handshake did not finish in time",
+                    ),
+                ))
+            });
+        let (socket, _response) = connected.map_err(|source| ConnectError {
+            url: url.to_owned(),
+            source,
+        })?;
         let id = NEXT_CONNECTION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let queue = config.queue.max(1);
         let (sink, mut stream) = socket.split();
