@@ -14,7 +14,7 @@ pub(super) fn from_str<'de, T: de::Deserialize<'de>>(json: &'de str) -> Result<T
         text: json,
         pos: 0,
         depth: 0,
-        keys: Keys::default(),
+        keys: Keys::new(),
     };
     let value = T::deserialize(&mut de)?;
     de.skip_ws();

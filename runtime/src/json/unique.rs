@@ -24,6 +24,15 @@ pub(super) struct Keys<'de> {
 }
 
 impl<'de> Keys<'de> {
+    /// Room for the keys along a typical message's deepest path, reserved once per document
+    /// so reading never grows the list.
+    pub(super) fn new() -> Self {
+        Self {
+            list: Vec::with_capacity(LINEAR_KEYS),
+            sets: Vec::new(),
+        }
+    }
+
     /// Where the object being opened starts in the shared list.
     pub(super) fn open(&self) -> usize {
         self.list.len()
