@@ -347,3 +347,35 @@ async fn generated_session_ids_are_random_128_bit() {
     }
     rig.stop().await;
 }
+
+#[tokio::test]
+async fn a_websocket_frame_that_is_not_utf8_is_closed_with_1007() {
+    let rig = rig(Guard::default()).await;
+    let mut s = TcpStream::connect(rig.addr()).await.unwrap();
+    s.write_all(
+        b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+          Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    )
+    .await
+    .unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let mut b = [0u8; 1];
+        assert_eq!(s.read(&mut b).await.unwrap(), 1);
+        head.push(b[0]);
+    }
+    assert!(head.starts_with(b"HTTP/1.1 101"));
+    // A masked (zero key) text frame whose payload is not UTF-8.
+    s.write_all(&[0x81, 0x82, 0, 0, 0, 0, 0xff, 0xfe])
+        .await
+        .unwrap();
+    let mut frame = Vec::new();
+    let _ = timeout(BOUND, s.read_to_end(&mut frame)).await.unwrap();
+    // The server's close frame: opcode 8, then the status code.
+    let close = frame
+        .windows(2)
+        .position(|w| w[0] == 0x88)
+        .expect("a close frame");
+    assert_eq!(&frame[close + 2..close + 4], &1007u16.to_be_bytes());
+    rig.stop().await;
+}
