@@ -249,6 +249,11 @@ pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8]) -> Vec<Finding> {
                 continue;
             }
         };
+        // A key twice is refused as the skeletons refuse it (serde_json keeps the last value).
+        if let Err(invalid) = agentwire_runtime::json::unique::check(line) {
+            out.extend(invalid_findings(file, at, &invalid, ""));
+            continue;
+        }
         let field_error = |pointer: &str, rule: Rule, message: String| {
             finding(FieldError::new(pointer, rule, message).to_string())
         };
@@ -317,6 +322,9 @@ fn read_capture<P: Protocol>(
             }
             Err(e) => return out.push(finding(format!("invalid JSON: {e}"))),
         };
+        if let Err(invalid) = agentwire_runtime::json::unique::check(body) {
+            return out.extend(invalid_findings(file, at, &invalid, ""));
+        }
         let shape = Shape::of(&message);
         let entry = json!({"from": capture.role, "message": message});
         match P::decode(&capture.role, &entry) {

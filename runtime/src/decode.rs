@@ -8,25 +8,46 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{FieldError, Invalid, Rule};
+use crate::json::unique;
 use crate::tagged::AT_PREFIX;
 
 /// Parses `json` into `T`; a failure carries the pointer and the rule it broke.
 ///
 /// The fast path accepts exactly what serde_json accepts; where it refuses (bad input, deep
 /// nesting, a `RawValue` field) serde_json decides.
+///
+/// An object with a key twice is refused with rule `duplicate` wherever it is (see
+/// [`crate::json::unique`]), so no consumer reads a different message from the same text.
 pub fn decode_json<T: DeserializeOwned>(json: &str) -> Result<T, Invalid> {
-    if let Ok(v) = crate::json::from_str::<T>(json) {
-        return Ok(v);
+    match crate::json::from_str::<T>(json) {
+        Ok(v) => return Ok(v),
+        Err(e) if e.is_duplicate() => {
+            return Err(unique::check(json.as_bytes()).err().unwrap_or_else(|| {
+                Invalid::one(FieldError::new("", Rule::Duplicate, "duplicate key"))
+            }));
+        }
+        Err(_) => {}
     }
-    match serde_json::from_str::<T>(json) {
+    // serde_json keeps one of two values for a key given twice: look for duplicates first.
+    unique::check(json.as_bytes())?;
+    // serde_json recurses unguarded (up to its limit of 128 levels): give it room.
+    serde_json_room(|| match serde_json::from_str::<T>(json) {
         Ok(v) => Ok(v),
         Err(first) => Err(explain_str::<T>(json, first)),
-    }
+    })
+}
+
+/// Runs a parse by serde_json where its deepest recursion fits (see [`crate::json::with_stack`]).
+pub(crate) fn serde_json_room<R>(f: impl FnOnce() -> R) -> R {
+    use crate::json::{STACK_FOR_SERDE_JSON, with_stack};
+    with_stack(STACK_FOR_SERDE_JSON, 2 * STACK_FOR_SERDE_JSON, f)
 }
 
 /// Converts an already-parsed JSON value into `T`, with the same error shape as `decode_json`.
+/// A `Value` has lost any duplicate key already: read peer text into one with
+/// [`crate::json::unique::parse_value`], which refuses them.
 pub fn decode_value<T: DeserializeOwned>(value: &Value) -> Result<T, Invalid> {
-    match serde_path_to_error::deserialize::<_, T>(value) {
+    match serde_json_room(|| serde_path_to_error::deserialize::<_, T>(value)) {
         Ok(v) => Ok(v),
         Err(e) => {
             let pointer = path_to_pointer(e.path());

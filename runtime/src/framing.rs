@@ -12,7 +12,9 @@
 //! skipped as it arrives, so the frames after it are still decoded. An error that loses the
 //! frame boundary (a header block without a usable `Content-Length`, a malformed or endless
 //! header block) makes the decoder skip ahead to the next `Content-Length` or `Content-Type`
-//! header it finds.
+//! header it finds: after the whole block when every line of it was a header (so a second,
+//! conflicting `Content-Length` is not taken for the next frame's), from the byte after the
+//! block's start when a line was not (the block may be a body's tail running into a header).
 
 /// The frame-size limit a new decoder starts with: 16 MiB.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 16 * 1024 * 1024;
@@ -141,6 +143,17 @@ impl ContentLengthDecoder {
     /// Stream offset of the next unread byte.
     pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
+    }
+
+    /// Whether part of a frame has been read (a header, some body, a skipped body, or
+    /// garbage being resynchronised past): the reader owes more input to finish it.
+    pub fn mid_frame(&self) -> bool {
+        let rest = &self.buf[self.pos..];
+        match self.state {
+            State::Header => !rest.iter().all(u8::is_ascii_whitespace),
+            State::Resync => !rest.is_empty(),
+            State::Body { .. } | State::Skip { .. } => true,
+        }
     }
 
     /// Appends input. Bytes of a body being skipped are dropped here without being stored.
@@ -281,6 +294,14 @@ impl ContentLengthDecoder {
             return Ok(false);
         };
         match parse_headers(&avail[..block_len]) {
+            Err(kind @ FramingErrorKind::BadContentLength(_)) => {
+                // Every line was a header: the block is a frame's, with a length that cannot
+                // be used. Resynchronise after the whole block, so none of its lines (a second
+                // `Content-Length`) is taken for the next frame's header.
+                self.pos = start + block_len;
+                self.state = State::Resync;
+                Err(FramingError { offset, kind })
+            }
             Err(kind) => {
                 // The block may be the tail of a body whose length was wrong; a frame can
                 // start anywhere after its first byte.
@@ -629,6 +650,25 @@ mod tests {
         );
         let out = decode_all(b"Content-Length: 2\r\ncontent-length: 2\r\n\r\n{}", 100);
         assert_eq!(bodies(&out), vec!["{}"]);
+    }
+
+    #[test]
+    fn a_bad_header_block_loses_nothing_after_it() {
+        for block in [
+            &b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}"[..],
+            b"Content-Length: 3\r\nContent-Length: 2\r\n\r\n{}",
+            b"Content-Length: 1x\r\nContent-Length: 2\r\n\r\n{}",
+        ] {
+            let mut input = block.to_vec();
+            encode_into("{\"a\":1}", &mut input);
+            encode_into("[2]", &mut input);
+            let out = decode_all(&input, 100);
+            assert_eq!(bodies(&out), vec!["{\"a\":1}", "[2]"], "after {block:?}");
+            assert!(matches!(
+                kinds(&out)[..],
+                [FramingErrorKind::BadContentLength(_)]
+            ));
+        }
     }
 
     #[test]

@@ -351,12 +351,16 @@ fn decode_json_borrowed(json: &str) -> Result<Envelope<'_>, Invalid> {
         if let Err(syntax) = serde_json::from_str::<IgnoredAny>(json) {
             return err("", Rule::Syntax, syntax.to_string());
         }
+        let message = e.to_string();
+        if let Some(rest) = message.strip_prefix(DUPLICATE) {
+            let pointer = rest.split_once(": ").map_or(rest, |(p, _)| p);
+            return err(pointer, Rule::Duplicate, message.clone());
+        }
         let rule = if e.is_syntax() || e.is_eof() {
             Rule::Syntax
         } else {
             Rule::Type
         };
-        let message = e.to_string();
         let pointer = match rule {
             Rule::Type => ENVELOPE_KEYS
                 .iter()
@@ -370,6 +374,9 @@ fn decode_json_borrowed(json: &str) -> Result<Envelope<'_>, Invalid> {
 }
 
 const ENVELOPE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+
+/// How the envelope visitor words a key given twice: "duplicate key at `/pointer`: ...".
+const DUPLICATE: &str = "duplicate key at ";
 
 struct EnvelopeVisitor;
 
@@ -391,8 +398,39 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         };
         // Member errors are prefixed with the member name so the caller can point at it.
         let at = |key: &str, e: A::Error| de::Error::custom(format_args!("{key}: {e}"));
+        // A key twice is refused, as `decode_json` does, so no reader sees another message.
+        let mut known = [false; ENVELOPE_KEYS.len()];
+        let mut others: Vec<Text<'de>> = Vec::new();
         while let Some(key) = map.next_key::<Text<'de>>()? {
-            let key = key.as_str();
+            let position = ENVELOPE_KEYS.iter().position(|k| *k == key.as_str());
+            let twice = match position {
+                Some(i) => std::mem::replace(&mut known[i], true),
+                None => others.iter().any(|k| k.as_str() == key.as_str()),
+            };
+            let pointer = |key: &str| format!("/{}", key.replace('~', "~0").replace('/', "~1"));
+            if twice {
+                return Err(de::Error::custom(format_args!(
+                    "{DUPLICATE}{}: duplicate key `{}`",
+                    pointer(key.as_str()),
+                    key.as_str()
+                )));
+            }
+            let Some(i) = position else {
+                // A member nobody reads: still no key twice inside it.
+                let raw: &'de RawValue = map.next_value()?;
+                if let Err(e) = crate::json::unique::check(raw.get().as_bytes()) {
+                    let inner = &e.errors[0];
+                    return Err(de::Error::custom(format_args!(
+                        "{DUPLICATE}{}{}: {}",
+                        pointer(key.as_str()),
+                        inner.pointer,
+                        inner.message
+                    )));
+                }
+                others.push(key);
+                continue;
+            };
+            let key = ENVELOPE_KEYS[i];
             match key {
                 "jsonrpc" => env.jsonrpc = Some(map.next_value().map_err(|e| at(key, e))?),
                 "id" => env.id = Some(map.next_value().map_err(|e| at(key, e))?),
@@ -406,9 +444,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                     let raw: &'de RawValue = map.next_value().map_err(|e| at(key, e))?;
                     env.error = Some(raw);
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => {}
             }
         }
         Ok(env)

@@ -168,13 +168,22 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for ChainedMap<'de, A> {
         // The value went through a `Value` on its way here, so the outer path tracker cannot
         // see inside it: track the inner path ourselves and carry it in the message.
         let mut track = serde_path_to_error::Track::new();
-        seed.deserialize(serde_path_to_error::Deserializer::new(value, &mut track))
-            .map_err(|e| {
-                let mut pointer = String::from("/");
-                pointer.push_str(&escape(key.as_str()));
-                pointer.push_str(&crate::decode::path_to_pointer(&track.path()));
-                de::Error::custom(format_args!("{AT_PREFIX}{pointer}`: {e}"))
-            })
+        // A container recurses once per level outside the guarded reader: give it room.
+        let deep = matches!(value, Value::Array(_) | Value::Object(_));
+        let read = |track: &mut serde_path_to_error::Track| {
+            seed.deserialize(serde_path_to_error::Deserializer::new(value, track))
+        };
+        let read = if deep {
+            crate::decode::serde_json_room(|| read(&mut track))
+        } else {
+            read(&mut track)
+        };
+        read.map_err(|e| {
+            let mut pointer = String::from("/");
+            pointer.push_str(&escape(key.as_str()));
+            pointer.push_str(&crate::decode::path_to_pointer(&track.path()));
+            de::Error::custom(format_args!("{AT_PREFIX}{pointer}`: {e}"))
+        })
     }
 
     fn size_hint(&self) -> Option<usize> {

@@ -6,9 +6,27 @@ use proptest::prelude::*;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
-/// Checks one input: where serde_json refuses, the reader refuses; where serde_json accepts,
+/// Checks one input: an object with a key twice is refused; otherwise where serde_json
+/// refuses, the reader refuses; where serde_json accepts,
 /// the reader yields the identical value (or refuses only for nesting past its depth limit).
 fn agrees(input: &str) {
+    // A key given twice: serde_json keeps the last value, the reader refuses, read or skipped.
+    if serde_json::from_str::<IgnoredAny>(input).is_ok()
+        && json::unique::check(input.as_bytes()).is_err()
+    {
+        let as_value = serde_json::from_str::<Value>(input).is_ok();
+        for (fast, parses) in [
+            (json::from_str::<Value>(input).map(drop), as_value),
+            (json::from_str::<IgnoredAny>(input).map(drop), true),
+        ] {
+            match fast {
+                Err(e) if e.is_duplicate() || !parses => {}
+                Err(_) if depth(input) > json::MAX_DEPTH => {}
+                other => panic!("{input:?} has a key twice, the reader gave {other:?}"),
+            }
+        }
+        return;
+    }
     let reference = serde_json::from_str::<Value>(input);
     let fast = json::from_str::<Value>(input);
     match (&reference, &fast) {
@@ -105,6 +123,10 @@ fn edge_cases_agree_with_serde_json() {
         "{1:2}",
         "{\"a\":1 \"b\":2}",
         "{\"a\":1,\"a\":2}",
+        "{\"a\":1,\"\\u0061\":2}",
+        "{\"x\":{\"a\":1,\"b\":{},\"a\":2}}",
+        "[{\"a\":1},{\"a\":1}]",
+        "{\"\\ud83d\":1,\"\\ud83d\":2}",
         "[1] x",
         "[1]   ",
         "  [1]",

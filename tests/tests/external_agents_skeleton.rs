@@ -97,6 +97,7 @@ async fn rig(
         agents: sk::agent_entries(&agents),
         limits,
         mode,
+        guard: Default::default(),
     };
     let agent = sk::AgentServer::new(config, store);
     let server = agent.serve(listener).unwrap();

@@ -37,6 +37,7 @@ async fn start(store: Arc<dyn SessionStore>) -> (sk::AgentServer, ServerHandle, 
         ],
         limits: Default::default(),
         mode: CheckMode::Enforce,
+        guard: Default::default(),
     };
     let server = sk::AgentServer::new(config, store);
     let handle = server.serve(listener).unwrap();

@@ -54,6 +54,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         agents: sk::agent_entries(&agents),
         limits: Default::default(),
         mode: CheckMode::Enforce,
+        guard: Default::default(),
     };
     let store = Arc::new(SqliteSessionStore::open(&db)?);
     let server = sk::AgentServer::new(config, store).serve(listener)?;

@@ -1,16 +1,20 @@
 //! The `Deserializer` itself: whitespace, literals, containers and the serde access types;
 //! strings and numbers are read by their own modules.
 
+use std::borrow::Cow;
+
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
 use super::string::{self, Decoded};
-use super::{Error, MAX_DEPTH, number};
+use super::unique::Keys;
+use super::{Error, MAX_DEPTH, STACK_RED_ZONE, STACK_SEGMENT, number, with_stack};
 
 pub(super) fn from_str<'de, T: de::Deserialize<'de>>(json: &'de str) -> Result<T, Error> {
     let mut de = Deserializer {
         text: json,
         pos: 0,
         depth: 0,
+        keys: Keys::new(),
     };
     let value = T::deserialize(&mut de)?;
     de.skip_ws();
@@ -24,6 +28,8 @@ struct Deserializer<'de> {
     text: &'de str,
     pos: usize,
     depth: usize,
+    /// The keys of every open object, to refuse a key given twice.
+    keys: Keys<'de>,
 }
 
 impl<'de> Deserializer<'de> {
@@ -68,6 +74,7 @@ impl<'de> Deserializer<'de> {
             Some(open @ (b'[' | b'{')) => {
                 let close = if open == b'[' { b']' } else { b'}' };
                 self.enter()?;
+                let start = self.keys.open();
                 let mut first = true;
                 while self.peek() != Some(close) {
                     if !first {
@@ -81,18 +88,41 @@ impl<'de> Deserializer<'de> {
                         if self.peek() != Some(b'"') {
                             return Err(Error::new("expected a key"));
                         }
-                        string::skip(bytes, &mut self.pos)?;
+                        // Keys of skipped objects are checked too: a consumer that reads
+                        // this value as a `Value` must not see one of two values.
+                        let key = self.skip_key()?;
+                        if !self.keys.insert(start, key) {
+                            return Err(Error::duplicate());
+                        }
                         if self.peek() != Some(b':') {
                             return Err(Error::new("expected `:`"));
                         }
                         self.pos += 1;
                     }
-                    self.skip_value()?;
+                    with_stack(STACK_RED_ZONE, STACK_SEGMENT, || self.skip_value())?;
                 }
+                self.keys.close(start);
                 self.leave(close)
             }
             _ => Err(Error::new("expected a value")),
         }
+    }
+
+    /// Steps over a key of a skipped object and returns its text. A skipped value is checked
+    /// as leniently as serde_json skips (a lone surrogate passes), so an escape that does not
+    /// decode leaves the key as written.
+    fn skip_key(&mut self) -> Result<Cow<'de, str>, Error> {
+        let begin = self.pos;
+        string::skip(self.text.as_bytes(), &mut self.pos)?;
+        let raw = self
+            .text
+            .get(begin + 1..self.pos - 1)
+            .ok_or_else(|| Error::new("key bounds"))?;
+        if !raw.contains('\\') {
+            return Ok(Cow::Borrowed(raw));
+        }
+        let mut at = begin;
+        Ok(string::read(self.text, &mut at).map_or(Cow::Borrowed(raw), |d| d.into_cow()))
     }
 
     /// Steps into an array or object whose opening bracket is at `self.pos`.
@@ -127,18 +157,25 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             },
             Some(b'{') => {
                 self.enter()?;
-                let value = visitor.visit_map(Entries {
-                    de: &mut *self,
-                    first: true,
+                let start = self.keys.open();
+                let value = with_stack(STACK_RED_ZONE, STACK_SEGMENT, || {
+                    visitor.visit_map(Entries {
+                        de: &mut *self,
+                        first: true,
+                        start,
+                    })
                 })?;
+                self.keys.close(start);
                 self.leave(b'}')?;
                 Ok(value)
             }
             Some(b'[') => {
                 self.enter()?;
-                let value = visitor.visit_seq(Elements {
-                    de: &mut *self,
-                    first: true,
+                let value = with_stack(STACK_RED_ZONE, STACK_SEGMENT, || {
+                    visitor.visit_seq(Elements {
+                        de: &mut *self,
+                        first: true,
+                    })
                 })?;
                 self.leave(b']')?;
                 Ok(value)
@@ -242,6 +279,8 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
 struct Entries<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     first: bool,
+    /// Where this object's keys start in the shared key list.
+    start: usize,
 }
 
 impl<'de> MapAccess<'de> for Entries<'_, 'de> {
@@ -263,9 +302,14 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
             _ => return Err(Error::new("expected a key")),
         }
         self.first = false;
-        let key = match self.de.read_str()? {
-            Decoded::Borrowed(s) => seed.deserialize(de::value::BorrowedStrDeserializer::new(s)),
-            Decoded::Owned(s) => seed.deserialize(de::value::StringDeserializer::new(s)),
+        let key = self.de.read_str()?.into_cow();
+        // An escaped key (rare) is copied: one copy to remember, one for the visitor.
+        if !self.de.keys.insert(self.start, key.clone()) {
+            return Err(Error::duplicate());
+        }
+        let key = match key {
+            Cow::Borrowed(s) => seed.deserialize(de::value::BorrowedStrDeserializer::new(s)),
+            Cow::Owned(s) => seed.deserialize(de::value::StringDeserializer::new(s)),
         }?;
         Ok(Some(key))
     }

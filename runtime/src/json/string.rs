@@ -18,6 +18,15 @@ pub(super) enum Decoded<'de> {
 const RESERVE_LIMIT: usize = 64 * 1024;
 
 /// Reads the string whose opening quote is at `*pos`, leaving `*pos` after its closing quote.
+impl<'de> Decoded<'de> {
+    pub(super) fn into_cow(self) -> std::borrow::Cow<'de, str> {
+        match self {
+            Decoded::Borrowed(s) => std::borrow::Cow::Borrowed(s),
+            Decoded::Owned(s) => std::borrow::Cow::Owned(s),
+        }
+    }
+}
+
 pub(super) fn read<'de>(text: &'de str, pos: &mut usize) -> Result<Decoded<'de>, Error> {
     let bytes = text.as_bytes();
     let start = *pos + 1;

@@ -8,6 +8,7 @@ mod limits;
 mod link;
 mod outbound;
 mod registry;
+mod unregistered;
 
 pub use admit::{admit_inbound, invalid_status, violation_status};
 pub use error::{ConnectError, SendError};
@@ -16,6 +17,9 @@ pub use link::Link;
 pub use outbound::{BoxStream, outbound_stream};
 pub use registry::{Claim, ClaimError, Registry};
 pub use tokio_util::sync::CancellationToken;
+pub use unregistered::{
+    DEFAULT_MAX_UNREGISTERED, DEFAULT_REGISTER_TIMEOUT, Registered, StreamBudget, Unregistered,
+};
 
 /// Milliseconds since the Unix epoch, for heartbeat timestamps (0 if the clock is before it).
 pub fn now_ms() -> i64 {

@@ -9,6 +9,7 @@
 mod client;
 mod clock;
 mod forward;
+pub mod guard;
 mod hub;
 mod limits;
 mod serve;
@@ -19,7 +20,8 @@ mod wire;
 pub use client::{ClientError, HttpReply, WsClient, post};
 pub use clock::Clock;
 pub use forward::{ForwardError, Forwarder};
+pub use guard::Guard;
 pub use limits::Limits;
-pub use serve::{ServerHandle, serve_router};
+pub use serve::{ServerHandle, serve_router, serve_router_guarded};
 pub use server::{AgentEntry, AgentServer, AgentServerConfig, ExternalEndpoints, ServerError};
 pub use wire::{ApiError, CreateRequest, Frame, Wire, WsError};

@@ -39,19 +39,34 @@ impl ServerHandle {
     }
 }
 
-/// Serves `router` on `listener` until `shutdown` is cancelled.
+/// Serves `router` on `listener` until `shutdown` is cancelled, with the default guard.
 pub fn serve_router(
     listener: TcpListener,
     router: axum::Router,
     shutdown: CancellationToken,
 ) -> std::io::Result<ServerHandle> {
+    serve_router_guarded(listener, router, shutdown, &super::Guard::default())
+}
+
+/// The same with `guard`'s header timeout and cap on connections not upgraded.
+pub fn serve_router_guarded(
+    listener: TcpListener,
+    router: axum::Router,
+    shutdown: CancellationToken,
+    guard: &super::Guard,
+) -> std::io::Result<ServerHandle> {
     let addr = listener.local_addr()?;
-    let stop = shutdown.clone();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(stop.cancelled_owned())
-            .await
-    });
+    let accept = crate::ws::accept::Accept {
+        header_timeout: guard.header_timeout,
+        lifetime: None,
+        max: guard.max_http_connections,
+    };
+    let task = tokio::spawn(crate::ws::accept::accept_loop(
+        listener,
+        router,
+        accept,
+        shutdown.clone(),
+    ));
     Ok(ServerHandle {
         addr,
         shutdown,

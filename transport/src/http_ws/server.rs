@@ -19,7 +19,7 @@ use super::clock::Clock;
 use super::forward::{ForwardError, Forwarder};
 use super::hub::Hub;
 use super::limits::Limits;
-use super::serve::{ServerHandle, serve_router};
+use super::serve::ServerHandle;
 use super::socket;
 use super::wire::{ApiError, CreateRequest, Wire, WsError};
 use crate::check::{CheckMode, Gate};
@@ -47,6 +47,8 @@ pub struct AgentServerConfig {
     pub agents: Vec<AgentEntry>,
     pub limits: Limits,
     pub mode: CheckMode,
+    /// Timeouts, forward caps and the optional shared token ([`super::Guard`]).
+    pub guard: super::Guard,
 }
 
 /// A failure inside the server (not the client's fault).
@@ -90,6 +92,8 @@ pub(crate) struct Shared<W: Wire> {
     forwarder: Forwarder,
     connections: Arc<Semaphore>,
     pub(crate) shutdown: CancellationToken,
+    guard: super::Guard,
+    forwards: super::guard::ForwardSlots,
     /// Sequence violations of the server's own output (enforced or not).
     pub(crate) violations: Arc<AtomicU64>,
 }
@@ -185,6 +189,8 @@ impl<W: Wire> AgentServer<W> {
             forwarder: Forwarder::new(limits.forward_timeout),
             connections: Arc::new(Semaphore::new(limits.max_connections)),
             shutdown: CancellationToken::new(),
+            forwards: super::guard::ForwardSlots::new(&config.guard),
+            guard: config.guard,
             violations,
         };
         Self {
@@ -206,7 +212,7 @@ impl<W: Wire> AgentServer<W> {
 
     /// The three endpoints of the protocol, ready to merge into a bigger router.
     pub fn router(&self) -> Router {
-        Router::new()
+        let router = Router::new()
             .route("/api/plugins/sessions/operations/create", post(create::<W>))
             .route(
                 "/external/sessions/{session_id}/messages",
@@ -215,13 +221,19 @@ impl<W: Wire> AgentServer<W> {
             .route("/ws", get(ws::<W>))
             // Bodies are read with our own limit so an oversized one gets the protocol's 413.
             .layer(DefaultBodyLimit::disable())
-            .with_state(self.shared.clone())
+            .with_state(self.shared.clone());
+        super::guard::wrap(
+            router,
+            &self.shared.guard,
+            self.shared.limits.max_body_bytes,
+        )
     }
 
     /// Serves on `listener` until the returned handle is shut down; shutdown also closes
     /// every WebSocket with 1001 (going away).
     pub fn serve(&self, listener: TcpListener) -> std::io::Result<ServerHandle> {
-        serve_router(listener, self.router(), self.shared.shutdown.clone())
+        let shutdown = self.shared.shutdown.clone();
+        super::serve::serve_router_guarded(listener, self.router(), shutdown, &self.shared.guard)
     }
 }
 
@@ -244,9 +256,7 @@ impl<W: Wire> Shared<W> {
             Some(id) => id,
             None => {
                 core.generated += 1;
-                let stamp = core.clock.now();
-                let digits: String = stamp.chars().filter(char::is_ascii_digit).collect();
-                format!("s{digits}-{}", core.generated)
+                super::guard::random_session_id()
             }
         };
         if !self.agents.contains_key(&req.agent_id) {
@@ -404,11 +414,15 @@ impl<W: Wire> Shared<W> {
     pub(crate) async fn forward(self: Arc<Self>, rec: SessionRecord, job: ForwardJob<W>) {
         // A shutdown cuts a forward short: it is recorded as failed now rather than left to
         // land in the store after the server is gone.
-        let result = tokio::select! {
-            r = self.forwarder.post_json(&job.url, W::encode_payload(&job.payload)) => r,
-            () = self.shutdown.cancelled() => {
-                Err(ForwardError::Unreachable("the agent server shut down first".into()))
-            }
+        let result = match self.forwards.try_start(&rec.session_id) {
+            // Shed: recorded as a failed forward (an error line), no connection opened.
+            Err(shed) => Err(ForwardError::Unreachable(shed.to_string())),
+            Ok(_slot) => tokio::select! {
+                r = self.forwarder.post_json(&job.url, W::encode_payload(&job.payload)) => r,
+                () = self.shutdown.cancelled() => {
+                    Err(ForwardError::Unreachable("the agent server shut down first".into()))
+                }
+            },
         };
         let status = match &result {
             Ok(s) => Some(*s),

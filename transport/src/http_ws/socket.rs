@@ -72,7 +72,9 @@ pub(crate) async fn run<W: Wire>(
                         break None;
                     }
                 }
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break None,
+                Some(Ok(Message::Close(_))) | None => break None,
+                // The RFC 6455 code for what the WebSocket layer could not read (1002/1007/1009).
+                Some(Err(e)) => break crate::ws::close::for_axum_error(&e),
                 Some(Ok(_)) => {}
             },
         }

@@ -35,6 +35,11 @@ impl ContentLengthCodec {
     pub fn max_frame_size(&self) -> usize {
         self.decoder.max_frame_size()
     }
+
+    /// Whether part of a frame has arrived and the rest is still owed.
+    pub fn mid_frame(&self) -> bool {
+        self.decoder.mid_frame()
+    }
 }
 
 impl Decoder for ContentLengthCodec {

@@ -6,6 +6,7 @@
 //! [`Side`] and its behaviour through [`Dispatch`].
 
 mod codec;
+mod deadline;
 mod error;
 mod listen;
 mod peer;
@@ -21,6 +22,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 pub use codec::ContentLengthCodec;
+pub use deadline::DEFAULT_FRAME_TIMEOUT;
 pub use error::{CallError, SendError};
 pub use listen::{TcpServer, serve_tcp};
 pub use peer::{Answer, Connection, Dispatch, Inbound, Outbound, Peer, SERVER_BUSY, Side, Stats};
@@ -56,6 +58,14 @@ pub struct Config {
     pub violation_code: i64,
     /// Live instances per checker machine.
     pub checker_limits: Limits,
+    /// A frame whose first byte has arrived must be complete within this (give or take: the
+    /// connection closes between one and two times it after the frame started), so a peer
+    /// trickling a large body cannot hold its buffer forever. `None`: no limit. Default 30 s.
+    pub frame_timeout: Option<Duration>,
+    /// A connection that completes no frame for this long is closed (rounded up to whole
+    /// `frame_timeout`s). Default `None`: an editor over stdio may be quiet for hours; set it
+    /// for servers on a network.
+    pub idle_timeout: Option<Duration>,
 }
 
 impl Default for Config {
@@ -69,6 +79,8 @@ impl Default for Config {
             request_timeout: None,
             violation_code: SEQUENCE_VIOLATION,
             checker_limits: Limits::default(),
+            frame_timeout: Some(DEFAULT_FRAME_TIMEOUT),
+            idle_timeout: None,
         }
     }
 }

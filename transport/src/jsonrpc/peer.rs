@@ -22,6 +22,8 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::codec::{FramedRead, FramedWrite};
+
+use super::deadline::ReadDeadline;
 use tokio_util::sync::CancellationToken;
 
 use super::codec::ContentLengthCodec;
@@ -438,12 +440,22 @@ impl<S: Side> Peer<S> {
         let in_flight = Arc::new(Semaphore::new(self.inner.config.max_in_flight.max(1)));
         let mut tasks = JoinSet::new();
         let cancel = self.inner.cancel.clone();
+        let config = &self.inner.config;
+        let mut deadline = ReadDeadline::new(config.frame_timeout, config.idle_timeout);
         loop {
             let item = tokio::select! {
                 _ = cancel.cancelled() => break,
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
                 item = frames.next() => item,
+                () = deadline.tick() => match deadline.judge(frames.decoder().mid_frame()) {
+                    Some(expired) => {
+                        tracing::warn!(?expired, "closing a connection too slow to read from");
+                        break;
+                    }
+                    None => continue,
+                },
             };
+            deadline.progressed();
             let text = match item {
                 None => break,
                 Some(Err(e)) => {

@@ -5,9 +5,11 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-use super::link::write_loop;
+use super::close;
+use super::link::{Outgoing, write_loop};
 use super::{
     DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_OUTBOUND_QUEUE, Link, Refused,
     SendError, Side,
@@ -25,6 +27,9 @@ pub struct ClientConfig {
     pub max_sessions: usize,
     /// Depth of the outbound queue and of the inbound queue.
     pub queue: usize,
+    /// Deadline for the TCP connect and the HTTP upgrade together; a server that accepts
+    /// and then stalls fails the connect with a timed-out I/O error.
+    pub handshake_timeout: std::time::Duration,
 }
 
 impl Default for ClientConfig {
@@ -34,6 +39,7 @@ impl Default for ClientConfig {
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
             max_sessions: DEFAULT_MAX_SESSIONS,
             queue: DEFAULT_OUTBOUND_QUEUE,
+            handshake_timeout: super::DEFAULT_HANDSHAKE_TIMEOUT,
         }
     }
 }
@@ -78,24 +84,27 @@ impl<S: Side> Client<S> {
         let ws_config = WebSocketConfig::default()
             .max_message_size(Some(config.max_frame_bytes))
             .max_frame_size(Some(config.max_frame_bytes));
-        let (socket, _response) =
-            tokio_tungstenite::connect_async_with_config(url, Some(ws_config), false)
-                .await
-                .map_err(|source| ConnectError {
-                    url: url.to_owned(),
-                    source,
-                })?;
+        let connect = tokio_tungstenite::connect_async_with_config(url, Some(ws_config), false);
+        let connected = tokio::time::timeout(config.handshake_timeout, connect)
+            .await
+            .unwrap_or_else(|_| {
+                Err(tokio_tungstenite::tungstenite::Error::Io(
+                    std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the WebSocket handshake did not finish in time",
+                    ),
+                ))
+            });
+        let (socket, _response) = connected.map_err(|source| ConnectError {
+            url: url.to_owned(),
+            source,
+        })?;
         let id = NEXT_CONNECTION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let queue = config.queue.max(1);
         let (sink, mut stream) = socket.split();
         let (tx, rx) = mpsc::channel(queue);
         let link = Link::<S>::new(id, config.mode, config.max_sessions, tx);
-        let writer = tokio::spawn(write_loop(
-            sink,
-            rx,
-            |t| Message::Text(t.into()),
-            || Message::Close(None),
-        ));
+        let writer = tokio::spawn(write_loop(sink, rx, frame));
         let (in_tx, inbound) = mpsc::channel(queue);
         let reader_link = link.clone();
         let reader = tokio::spawn(async move {
@@ -113,6 +122,9 @@ impl<S: Side> Client<S> {
                     Ok(_) => continue,
                     Err(e) => {
                         tracing::warn!(role = S::ROLE, connection = id, error = %e, "connection failed");
+                        if let Some(reason) = close::for_error(&e) {
+                            reader_link.close_with(Some(reason)).await;
+                        }
                         break;
                     }
                 };
@@ -162,5 +174,17 @@ impl<S: Side> Client<S> {
         if tokio::time::timeout(CLOSE_GRACE, closing).await.is_err() {
             abort.abort();
         }
+    }
+}
+
+/// The WebSocket message for a queued frame.
+fn frame(item: Outgoing) -> Message {
+    match item {
+        Outgoing::Text(t) => Message::Text(t.into()),
+        Outgoing::Ping => Message::Ping(Default::default()),
+        Outgoing::Close(reason) => Message::Close(reason.map(|(code, reason)| CloseFrame {
+            code: code.into(),
+            reason: reason.into(),
+        })),
     }
 }

@@ -14,7 +14,10 @@ use crate::check::{CheckMode, Gate};
 /// A frame for the writer task.
 pub(crate) enum Outgoing {
     Text(String),
-    Close,
+    /// A keep-alive ping (server side, when the peer has been quiet).
+    Ping,
+    /// A close frame, with a status code when the close has a reason the peer should know.
+    Close(Option<super::close::CloseReason>),
 }
 
 /// Why a message was not sent.
@@ -126,7 +129,17 @@ impl<S: Side> Link<S> {
 
     /// Asks the writer to send a close frame and stop; later sends fail with `Closed`.
     pub async fn close(&self) {
-        let _ = self.tx.send(Outgoing::Close).await;
+        let _ = self.tx.send(Outgoing::Close(None)).await;
+    }
+
+    /// Closes with a status code and reason (or none).
+    pub(crate) async fn close_with(&self, reason: Option<super::close::CloseReason>) {
+        let _ = self.tx.send(Outgoing::Close(reason)).await;
+    }
+
+    /// Queues a ping without waiting: a full queue means traffic is flowing anyway.
+    pub(crate) fn ping(&self) {
+        let _ = self.tx.try_send(Outgoing::Ping);
     }
 }
 
@@ -136,8 +149,7 @@ impl<S: Side> Link<S> {
 pub(crate) async fn write_loop<M, W>(
     mut sink: W,
     mut rx: mpsc::Receiver<Outgoing>,
-    text: fn(String) -> M,
-    close: fn() -> M,
+    frame: fn(Outgoing) -> M,
 ) where
     W: Sink<M> + Unpin,
 {
@@ -145,17 +157,17 @@ pub(crate) async fn write_loop<M, W>(
         let mut next = Some(first);
         while let Some(item) = next.take() {
             match item {
-                Outgoing::Text(t) => {
-                    if sink.feed(text(t)).await.is_err() {
-                        rx.close();
-                        return;
-                    }
-                }
-                Outgoing::Close => {
-                    let _ = sink.send(close()).await;
+                Outgoing::Close(_) => {
+                    let _ = sink.send(frame(item)).await;
                     let _ = sink.close().await;
                     rx.close();
                     return;
+                }
+                other => {
+                    if sink.feed(frame(other)).await.is_err() {
+                        rx.close();
+                        return;
+                    }
                 }
             }
             next = rx.try_recv().ok();

@@ -4,7 +4,9 @@
 //! and its checker); the generated skeleton implements it for both roles and wraps
 //! [`Server`] / [`Client`] in typed handler traits, senders and clients.
 
+pub(crate) mod accept;
 mod client;
+pub mod close;
 mod link;
 mod refused;
 mod server;
@@ -12,10 +14,11 @@ mod server;
 use agentwire_runtime::Invalid;
 use agentwire_runtime::machine::{Limits, Violation};
 
+pub use accept::{DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_HANDSHAKES};
 pub use client::{Client, ClientConfig, ConnectError};
 pub use link::{Link, SendError};
 pub use refused::Refused;
-pub use server::{Handler, Server, ServerConfig, serve};
+pub use server::{DEFAULT_IDLE_TIMEOUT, Handler, Server, ServerConfig, serve};
 
 /// One role of a WebSocket protocol: the messages it receives and sends and the checker that
 /// watches both directions. Generated skeletons implement it once per role.

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::Router;
 use axum::extract::State;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
@@ -18,7 +18,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::link::write_loop;
+use super::accept::{Accept, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_HANDSHAKES, accept_loop};
+use super::close::{self, CloseReason};
+use super::link::{Outgoing, write_loop};
 use super::{
     DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_SESSIONS, DEFAULT_OUTBOUND_QUEUE,
     Link, Refused, Side,
@@ -27,6 +29,10 @@ use crate::check::CheckMode;
 
 /// How long a closing connection may take to flush its close frame.
 const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Default idle timeout: a connection that sends nothing, not even a pong to the pings the
+/// server sends when it is quiet, is closed after this long.
+pub const DEFAULT_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Limits and checking of a server.
 #[derive(Debug, Clone)]
@@ -45,6 +51,16 @@ pub struct ServerConfig {
     pub max_in_flight: usize,
     /// Depth of each connection's outbound queue.
     pub outbound_queue: usize,
+    /// Deadline for a connection's HTTP upgrade, from accept to the `101` answer (a peer
+    /// trickling its header is dropped when it passes).
+    pub handshake_timeout: std::time::Duration,
+    /// Connections in their HTTP upgrade at most, counted apart from `max_connections` so
+    /// they cannot take an upgraded peer's slot; one more is closed on accept.
+    pub max_handshakes: usize,
+    /// A connection that sends nothing for this long is closed (code 1000, "idle timeout").
+    /// The server pings a quiet peer every third of it, so a live peer, whose WebSocket
+    /// stack answers pings, is never cut. `None`: no idle timeout.
+    pub idle_timeout: Option<std::time::Duration>,
 }
 
 impl Default for ServerConfig {
@@ -56,6 +72,9 @@ impl Default for ServerConfig {
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            max_handshakes: DEFAULT_MAX_HANDSHAKES,
+            idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
         }
     }
 }
@@ -135,6 +154,11 @@ pub async fn serve<S: Side, H: Handler<S>>(
     let shutdown = CancellationToken::new();
     let max_connections = config.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let permits = Arc::new(Semaphore::new(max_connections));
+    let handshakes = Accept {
+        header_timeout: config.handshake_timeout,
+        lifetime: Some(config.handshake_timeout),
+        max: config.max_handshakes,
+    };
     let shared = Arc::new(Shared {
         handler: Arc::new(handler),
         config,
@@ -144,11 +168,7 @@ pub async fn serve<S: Side, H: Handler<S>>(
     });
     let app = Router::new().fallback(upgrade::<S, H>).with_state(shared);
     let stop = shutdown.clone();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move { stop.cancelled().await })
-            .await
-    });
+    let task = tokio::spawn(accept_loop(listener, app, handshakes, stop));
     Ok(Server {
         addr,
         shutdown,
@@ -190,18 +210,24 @@ async fn connection<S: Side, H: Handler<S>>(
     let in_flight = Arc::new(Semaphore::new(
         shared.config.max_in_flight.clamp(1, Semaphore::MAX_PERMITS),
     ));
-    let writer = tokio::spawn(write_loop(
-        sink,
-        rx,
-        |t| Message::Text(t.into()),
-        || Message::Close(None),
-    ));
+    let writer = tokio::spawn(write_loop(sink, rx, frame));
     tracing::debug!(role = S::ROLE, connection = id, "connection open");
+    let mut idle = Idle::new(shared.config.idle_timeout);
+    let mut close_reason = None;
     loop {
         let frame = tokio::select! {
             _ = shared.shutdown.cancelled() => break,
             frame = stream.next() => frame,
+            () = idle.tick() => {
+                if idle.expired() {
+                    close_reason = Some(close::IDLE);
+                    break;
+                }
+                link.ping();
+                continue;
+            }
         };
+        idle.seen();
         let text = match frame {
             Some(Ok(Message::Text(text))) => text,
             Some(Ok(Message::Binary(bytes))) => {
@@ -213,6 +239,7 @@ async fn connection<S: Side, H: Handler<S>>(
             Some(Ok(Message::Close(_))) | None => break,
             Some(Err(e)) => {
                 tracing::warn!(role = S::ROLE, connection = id, error = %e, "connection failed");
+                close_reason = close::for_axum_error(&e);
                 break;
             }
         };
@@ -227,7 +254,7 @@ async fn connection<S: Side, H: Handler<S>>(
     // moment, then drop the socket.
     let abort = writer.abort_handle();
     let closing = async move {
-        link.close().await;
+        link.close_with(close_reason).await;
         drop(link);
         let _ = writer.await;
     };
@@ -262,4 +289,66 @@ async fn admit<S: Side, H: Handler<S>>(
         handler.message(link, msg).await;
         drop(permit);
     });
+}
+
+/// The WebSocket message for a queued frame.
+fn frame(item: Outgoing) -> Message {
+    match item {
+        Outgoing::Text(t) => Message::Text(t.into()),
+        Outgoing::Ping => Message::Ping(Default::default()),
+        Outgoing::Close(reason) => {
+            Message::Close(reason.map(|(code, reason): CloseReason| CloseFrame {
+                code,
+                reason: reason.into(),
+            }))
+        }
+    }
+}
+
+/// The idle timeout of one connection: a ticker at a third of the timeout, and whether a
+/// frame arrived since the last tick. Marking a frame is one store, so traffic pays nothing.
+struct Idle {
+    ticker: Option<tokio::time::Interval>,
+    seen: bool,
+    quiet_ticks: u8,
+}
+
+impl Idle {
+    fn new(timeout: Option<std::time::Duration>) -> Self {
+        let ticker = timeout.map(|t| {
+            let period = (t / 3).max(std::time::Duration::from_millis(1));
+            let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker
+        });
+        Self {
+            ticker,
+            seen: false,
+            quiet_ticks: 0,
+        }
+    }
+
+    fn seen(&mut self) {
+        self.seen = true;
+    }
+
+    /// Waits for the next tick (forever without a timeout) and counts it.
+    async fn tick(&mut self) {
+        match &mut self.ticker {
+            Some(ticker) => {
+                ticker.tick().await;
+            }
+            None => std::future::pending().await,
+        }
+        if std::mem::take(&mut self.seen) {
+            self.quiet_ticks = 0;
+        } else {
+            self.quiet_ticks = self.quiet_ticks.saturating_add(1);
+        }
+    }
+
+    /// Three quiet ticks in a row: the whole timeout passed without a frame.
+    fn expired(&self) -> bool {
+        self.quiet_ticks >= 3
+    }
 }

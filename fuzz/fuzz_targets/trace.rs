@@ -1,0 +1,45 @@
+//! `agentwire trace check`'s reader on arbitrary bytes, for every protocol: as a JSON Lines
+//! trace (the newline framing: lines split on `\n`, `\r\n` tolerated), and as one or two raw
+//! captures (JSON Lines or `Content-Length` framed, detected from the bytes) merged by the
+//! checker. The CLI's own modules are compiled in, so this is the code the command runs.
+#![no_main]
+#![allow(dead_code)]
+
+#[path = "../../cli/src/check.rs"]
+mod check;
+#[path = "../../cli/src/merge.rs"]
+mod merge;
+
+use check::{Agentloop, Capture, Coven, Eca, ExternalAgents, HelixZed, Protocol};
+use libfuzzer_sys::fuzz_target;
+
+fn run<P: Protocol>(bytes: &[u8], roles: [&str; 2]) {
+    let _ = check::check_trace::<P>("t.jsonl", bytes);
+    // Split at the first NUL (if any) into two captures, one per role.
+    let (a, b) = match bytes.iter().position(|&x| x == 0) {
+        Some(i) => (&bytes[..i], &bytes[i + 1..]),
+        None => (bytes, &[][..]),
+    };
+    let captures = [
+        Capture {
+            role: roles[0].to_owned(),
+            file: "a".to_owned(),
+            bytes: a.to_vec(),
+        },
+        Capture {
+            role: roles[1].to_owned(),
+            file: "b".to_owned(),
+            bytes: b.to_vec(),
+        },
+    ];
+    let _ = check::check_captures::<P>(&captures, 1 << 16);
+    let _ = check::check_captures::<P>(&captures[..1], 1 << 16);
+}
+
+fuzz_target!(|bytes: &[u8]| {
+    run::<HelixZed>(bytes, ["helix", "zed"]);
+    run::<Agentloop>(bytes, ["client", "server"]);
+    run::<ExternalAgents>(bytes, ["web_ui", "agent_server"]);
+    run::<Eca>(bytes, ["client", "server"]);
+    run::<Coven>(bytes, ["agent", "gateway"]);
+});

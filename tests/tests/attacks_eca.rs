@@ -1,0 +1,185 @@
+//! Hostile peers against the eca JSON-RPC TCP server, loopback only: a frame trickled or left
+//! incomplete costs its connection after `frame_timeout`, a silent connection goes after
+//! `idle_timeout`, and a declared length over the limit is refused from the header alone.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agentwire_protocols::eca::{
+    ChatDeleteParams, ChatDeleteResponse, ChatPromptParams, ChatPromptResponse,
+    ChatQueryCommandsParams, ChatQueryCommandsResponse, ChatQueryContextParams,
+    ChatQueryContextResponse, InitializeParams, InitializeResponse,
+};
+use agentwire_protocols::skeletons::eca::{ServerHandler, ServerSender, serve_tcp};
+use agentwire_runtime::jsonrpc::RpcError;
+use agentwire_transport::jsonrpc::{Config, ContentLengthCodec, TcpServer};
+use agentwire_transport::tokio_util::codec::FramedRead;
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::time::{sleep, timeout};
+
+const BOUND: Duration = Duration::from_secs(20);
+
+/// Answers every request with an error: these tests only look at framing and deadlines.
+struct Refuser;
+
+fn no() -> RpcError {
+    RpcError {
+        code: -32601,
+        message: "not here".into(),
+        data: None,
+    }
+}
+
+impl ServerHandler for Refuser {
+    async fn initialize(
+        &self,
+        _: ServerSender,
+        _: InitializeParams,
+    ) -> Result<InitializeResponse, RpcError> {
+        Err(no())
+    }
+    async fn shutdown(&self, _: ServerSender) -> Result<(), RpcError> {
+        Err(no())
+    }
+    async fn chat_prompt(
+        &self,
+        _: ServerSender,
+        _: ChatPromptParams,
+    ) -> Result<ChatPromptResponse, RpcError> {
+        Err(no())
+    }
+    async fn chat_query_context(
+        &self,
+        _: ServerSender,
+        _: ChatQueryContextParams,
+    ) -> Result<ChatQueryContextResponse, RpcError> {
+        Err(no())
+    }
+    async fn chat_query_commands(
+        &self,
+        _: ServerSender,
+        _: ChatQueryCommandsParams,
+    ) -> Result<ChatQueryCommandsResponse, RpcError> {
+        Err(no())
+    }
+    async fn chat_delete(
+        &self,
+        _: ServerSender,
+        _: ChatDeleteParams,
+    ) -> Result<ChatDeleteResponse, RpcError> {
+        Err(no())
+    }
+}
+
+async fn server(config: Config) -> TcpServer {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    serve_tcp(Arc::new(Refuser), listener, config, 16).unwrap()
+}
+
+/// Waits until the server closes `s`; returns how long that took.
+async fn closed_after(s: &mut TcpStream) -> Duration {
+    let started = Instant::now();
+    let mut buf = vec![0u8; 4096];
+    loop {
+        match timeout(BOUND, s.read(&mut buf))
+            .await
+            .expect("closed in time")
+        {
+            Ok(0) | Err(_) => return started.elapsed(),
+            Ok(_) => {}
+        }
+    }
+}
+
+#[tokio::test]
+async fn incomplete_and_trickled_frames_cost_the_connection_after_the_frame_timeout() {
+    let server = server(Config {
+        frame_timeout: Some(Duration::from_millis(300)),
+        ..Config::default()
+    })
+    .await;
+    // Four peers declare 16 MB (under the limit) and send only part of it.
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let mut s = TcpStream::connect(server.local_addr()).await.unwrap();
+        s.write_all(b"Content-Length: 16000000\r\n\r\n")
+            .await
+            .unwrap();
+        s.write_all(&vec![b' '; 64 * 1024]).await.unwrap();
+        held.push(s);
+    }
+    // One trickles a byte every 50 ms: progress on the socket is not progress on a frame.
+    let mut trickle = TcpStream::connect(server.local_addr()).await.unwrap();
+    trickle
+        .write_all(b"Content-Length: 100\r\n\r\n")
+        .await
+        .unwrap();
+    let trickled = async {
+        for _ in 0..100 {
+            sleep(Duration::from_millis(50)).await;
+            if trickle.write_all(b" ").await.is_err() {
+                return true;
+            }
+        }
+        false
+    };
+    let (trickle_dropped, ()) = tokio::join!(trickled, async {
+        for s in &mut held {
+            assert!(closed_after(s).await < Duration::from_secs(3));
+        }
+    });
+    assert!(trickle_dropped, "trickling peer still connected after 5 s");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_silent_connection_is_closed_after_the_idle_timeout() {
+    let server = server(Config {
+        frame_timeout: Some(Duration::from_millis(200)),
+        idle_timeout: Some(Duration::from_millis(400)),
+        ..Config::default()
+    })
+    .await;
+    let mut s = TcpStream::connect(server.local_addr()).await.unwrap();
+    let took = closed_after(&mut s).await;
+    assert!(took >= Duration::from_millis(350), "closed early: {took:?}");
+    assert!(took < Duration::from_secs(3), "closed late: {took:?}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_declared_length_over_the_limit_is_refused_from_the_header() {
+    let server = server(Config {
+        max_frame_size: 1024,
+        ..Config::default()
+    })
+    .await;
+    let s = TcpStream::connect(server.local_addr()).await.unwrap();
+    let (read, mut write) = s.into_split();
+    // No body byte follows: the answer must come from the header alone.
+    write
+        .write_all(b"Content-Length: 10000000000\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answers = FramedRead::new(read, ContentLengthCodec::default());
+    let answer = timeout(Duration::from_secs(5), answers.next())
+        .await
+        .expect("answered before any body byte")
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert!(answer["id"].is_null());
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exceeds the limit"),
+        "{answer}"
+    );
+    server.shutdown().await;
+}
