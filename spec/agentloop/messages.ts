@@ -3,7 +3,7 @@
 // decisions; the server streams response items, loading state, approval requests,
 // context statistics and errors.
 
-// Spec note: the document's generic envelope (`id`, `type`, `payload?: any`) is not a type
+// Spec note: the document's generic envelope `WSMessage` (`id`, `type`, `payload?: any`) is not a type
 // of its own here; every kind below narrows it, and `id` is required and non-empty on all.
 // The document recommends, but does not require, UUIDs (its test sample uses 'test-id'),
 // so no uuid format is enforced.

@@ -1,5 +1,5 @@
-//! Structural comparison of a document's type declarations with the spec's: TypeScript
-//! interfaces and aliases through the same loader the generator uses, protobuf through protox.
+//! Structural comparison of a document's protobuf declarations with the spec's, through protox,
+//! and the TypeScript-style rendering of IR types every finding uses.
 
 use std::collections::BTreeMap;
 
@@ -8,14 +8,11 @@ use protox::prost_reflect::{
 };
 
 use super::Finding;
-use crate::diag::SourceFile;
-use crate::front::load::LoadedSpec;
 use crate::front::proto::ProtoSpec;
-use crate::front::ts;
 use crate::ir::{Constraints, Field, Ty, TypeDef, TypeKind};
 
 /// A type expression written the TypeScript way, for findings.
-fn ty_text(ty: &Ty) -> String {
+pub(super) fn ty_text(ty: &Ty) -> String {
     match ty {
         Ty::String => "string".into(),
         Ty::Bool => "boolean".into(),
@@ -30,7 +27,7 @@ fn ty_text(ty: &Ty) -> String {
     }
 }
 
-fn field_text(f: &Field) -> String {
+pub(super) fn field_text(f: &Field) -> String {
     format!(
         "{}{}: {}",
         f.name,
@@ -39,7 +36,7 @@ fn field_text(f: &Field) -> String {
     )
 }
 
-fn constraints_text(c: &Constraints) -> String {
+pub(super) fn constraints_text(c: &Constraints) -> String {
     let mut parts = Vec::new();
     let mut put = |k: &str, v: Option<String>| {
         if let Some(v) = v {
@@ -64,7 +61,7 @@ fn constraints_text(c: &Constraints) -> String {
     }
 }
 
-fn kind_text(def: &TypeDef) -> String {
+pub(super) fn kind_text(def: &TypeDef) -> String {
     match &def.kind {
         TypeKind::Struct(fields) => format!(
             "{{ {} }}",
@@ -85,189 +82,6 @@ fn kind_text(def: &TypeDef) -> String {
         ),
         TypeKind::Alias { target, .. } => ty_text(target),
     }
-}
-
-/// Compares every declaration of the document's TypeScript (`file` holds the blocks at their
-/// document lines) with the spec's; returns how many declarations the document holds.
-pub fn typescript(spec: &LoadedSpec, file: &SourceFile, findings: &mut Vec<Finding>) -> usize {
-    let p = &spec.protocol;
-    let rel = &p.types_file;
-    let doc_types = match ts::load_types(file, rel) {
-        Ok(t) => t,
-        Err(errors) => {
-            for e in errors.errors {
-                let line = e
-                    .location()
-                    .and_then(|l| l.rsplit(':').nth(1).and_then(|n| n.parse().ok()))
-                    .unwrap_or(1);
-                findings.push(Finding {
-                    line,
-                    message: format!("TypeScript block: {}", e.message),
-                });
-            }
-            return 0;
-        }
-    };
-    let spec_at = |def: &TypeDef| format!("{}:{}", def.origin.file, def.origin.line);
-    // Declarations (not inline types: those follow their parents) the document never shows.
-    for (name, def) in &p.types {
-        if !doc_types.contains_key(name) && !def.inline {
-            findings.push(Finding {
-                line: 1,
-                message: format!(
-                    "declaration `{name}` differs: doc says nothing, spec ({}) declares {}",
-                    spec_at(def),
-                    kind_text(def)
-                ),
-            });
-        }
-    }
-    let mut count = 0;
-    for (name, doc_def) in &doc_types {
-        count += 1;
-        let line = doc_def.origin.line;
-        let Some(spec_def) = p.types.get(name) else {
-            findings.push(Finding {
-                line,
-                message: format!("declaration `{name}` differs: doc says {}, spec ({rel}) has no such declaration", kind_text(doc_def)),
-            });
-            continue;
-        };
-        let mut differ = |line: usize, what: String, doc: String, spec: String, at: String| {
-            findings.push(Finding {
-                line,
-                message: format!("{what} differs: doc says {doc}, spec ({at}) says {spec}"),
-            });
-        };
-        match (&doc_def.kind, &spec_def.kind) {
-            (TypeKind::Struct(doc_fields), TypeKind::Struct(spec_fields)) => {
-                for sf in spec_fields {
-                    match doc_fields.iter().find(|f| f.name == sf.name) {
-                        None => differ(
-                            line,
-                            format!("field `{name}.{}`", sf.name),
-                            "nothing".into(),
-                            field_text(sf),
-                            format!("{}:{}", sf.origin.file, sf.origin.line),
-                        ),
-                        Some(df) => {
-                            let at = format!("{}:{}", sf.origin.file, sf.origin.line);
-                            if df.optional != sf.optional || df.ty != sf.ty {
-                                differ(
-                                    df.origin.line,
-                                    format!("field `{name}.{}`", sf.name),
-                                    field_text(df),
-                                    field_text(sf),
-                                    at.clone(),
-                                );
-                            }
-                            if df.constraints != sf.constraints {
-                                differ(
-                                    df.origin.line,
-                                    format!("constraints of `{name}.{}`", sf.name),
-                                    constraints_text(&df.constraints),
-                                    constraints_text(&sf.constraints),
-                                    at,
-                                );
-                            }
-                        }
-                    }
-                }
-                for df in doc_fields
-                    .iter()
-                    .filter(|df| !spec_fields.iter().any(|s| s.name == df.name))
-                {
-                    differ(
-                        df.origin.line,
-                        format!("field `{name}.{}`", df.name),
-                        field_text(df),
-                        "nothing".into(),
-                        spec_at(spec_def),
-                    );
-                }
-            }
-            (
-                TypeKind::Alias {
-                    target: dt,
-                    constraints: dc,
-                },
-                TypeKind::Alias {
-                    target: st,
-                    constraints: sc,
-                },
-            ) => {
-                if dt != st {
-                    differ(
-                        line,
-                        format!("type `{name}`"),
-                        ty_text(dt),
-                        ty_text(st),
-                        spec_at(spec_def),
-                    );
-                } else if dc != sc {
-                    differ(
-                        line,
-                        format!("constraints of `{name}`"),
-                        constraints_text(dc),
-                        constraints_text(sc),
-                        spec_at(spec_def),
-                    );
-                }
-            }
-            (
-                TypeKind::Union {
-                    tag: dt,
-                    variants: dv,
-                },
-                TypeKind::Union {
-                    tag: st,
-                    variants: sv,
-                },
-            ) if dt == st => {
-                // Point at the member whose discriminator value moved, not just the union.
-                for d in dv {
-                    match sv.iter().find(|s| s.type_name == d.type_name) {
-                        Some(s) if s.value != d.value => differ(
-                            d.origin.line,
-                            format!("discriminator of `{}`", d.type_name),
-                            format!("{dt}: '{}'", d.value),
-                            format!("{st}: '{}'", s.value),
-                            format!("{}:{}", s.origin.file, s.origin.line),
-                        ),
-                        Some(_) => {}
-                        None => differ(
-                            line,
-                            format!("member `{}` of `{name}`", d.type_name),
-                            "a member".into(),
-                            "nothing".into(),
-                            spec_at(spec_def),
-                        ),
-                    }
-                }
-                for s in sv
-                    .iter()
-                    .filter(|s| !dv.iter().any(|d| d.type_name == s.type_name))
-                {
-                    differ(
-                        line,
-                        format!("member `{}` of `{name}`", s.type_name),
-                        "nothing".into(),
-                        "a member".into(),
-                        spec_at(spec_def),
-                    );
-                }
-            }
-            (d, s) if d != s => differ(
-                line,
-                format!("type `{name}`"),
-                kind_text(doc_def),
-                kind_text(spec_def),
-                spec_at(spec_def),
-            ),
-            _ => {}
-        }
-    }
-    count
 }
 
 fn proto_type(f: &FieldDescriptor) -> String {
@@ -325,12 +139,10 @@ pub fn protobuf(spec: &ProtoSpec, text: &str, findings: &mut Vec<Finding>) -> us
     }) {
         Ok(p) => p,
         Err(e) => {
-            let line = e
-                .to_string()
-                .split(':')
-                .nth(1)
-                .and_then(|n| n.trim().parse().ok())
-                .unwrap_or(1);
+            // The error's own label locates it in `text`, whose lines are the document's.
+            let line = miette::Diagnostic::labels(&e)
+                .and_then(|mut l| l.next())
+                .map_or(1, |l| text[..l.offset().min(text.len())].matches('\n').count() + 1);
             findings.push(Finding {
                 line,
                 message: format!("protobuf block: {e}"),

@@ -6,10 +6,10 @@ pub mod compare;
 pub mod examples;
 pub mod markdown;
 pub mod sequences;
+pub mod typescript;
 
 use std::path::Path;
 
-use crate::diag::SourceFile;
 use crate::front::load::LoadedSpec;
 use markdown::Block;
 
@@ -28,6 +28,8 @@ pub struct Report {
     pub json_examples: usize,
     pub sequences: usize,
     pub findings: Vec<Finding>,
+    /// What was not compared and why, and differences the spec explains in a `Spec note:`.
+    pub notes: Vec<Finding>,
 }
 
 /// The marker lines between which `cargo xtask gen` writes the state diagrams.
@@ -36,7 +38,7 @@ pub const DIAGRAM_END: &str = "<!-- agentwire:diagram:end -->";
 
 /// A document whose lines outside `blocks` of `langs` are blanked, so a parser's line numbers
 /// are the document's.
-fn overlay(doc: &str, blocks: &[&Block], header: &str) -> String {
+pub(super) fn overlay(doc: &str, blocks: &[&Block], header: &str) -> String {
     let total = doc.lines().count().max(1);
     let mut lines = vec![String::new(); total + 1];
     lines[0] = header.to_owned();
@@ -67,11 +69,7 @@ pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
         .filter(|b| b.lang == "proto" || b.lang == "protobuf")
         .collect();
     if !ts.is_empty() {
-        let file = SourceFile {
-            path: doc_path.to_path_buf(),
-            text: overlay(&doc, &ts, "").into(),
-        };
-        report.declarations += compare::typescript(spec, &file, &mut report.findings);
+        typescript::check(spec, doc_path, &doc, &ts, &mut report);
     }
     if !proto.is_empty()
         && let Some(p) = &spec.proto
@@ -122,7 +120,7 @@ pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
 }
 
 /// Names declared by `interface X` / `type X =` in a TypeScript block.
-fn declared_names(text: &str) -> Vec<String> {
+pub(super) fn declared_names(text: &str) -> Vec<String> {
     text.lines()
         .filter_map(|l| {
             let l = l.trim_start().trim_start_matches("export ");
