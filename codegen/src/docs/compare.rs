@@ -142,7 +142,9 @@ pub fn protobuf(spec: &ProtoSpec, text: &str, findings: &mut Vec<Finding>) -> us
             // The error's own label locates it in `text`, whose lines are the document's.
             let line = miette::Diagnostic::labels(&e)
                 .and_then(|mut l| l.next())
-                .map_or(1, |l| text[..l.offset().min(text.len())].matches('\n').count() + 1);
+                .map_or(1, |l| {
+                    text[..l.offset().min(text.len())].matches('\n').count() + 1
+                });
             findings.push(Finding {
                 line,
                 message: format!("protobuf block: {e}"),

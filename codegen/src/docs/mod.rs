@@ -68,9 +68,11 @@ pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
         .iter()
         .filter(|b| b.lang == "proto" || b.lang == "protobuf")
         .collect();
-    if !ts.is_empty() {
-        typescript::check(spec, doc_path, &doc, &ts, &mut report);
-    }
+    let doc_types = if ts.is_empty() {
+        typescript::Types::new()
+    } else {
+        typescript::check(spec, doc_path, &doc, &ts, &mut report)
+    };
     if !proto.is_empty()
         && let Some(p) = &spec.proto
     {
@@ -84,17 +86,10 @@ pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
         let text = overlay(&doc, &proto, &header);
         report.declarations += compare::protobuf(p, &text, &mut report.findings);
     }
+    let schemas = examples::Schemas::new(&spec.protocol, &doc_types);
     for b in blocks.iter().filter(|b| b.lang == "json") {
         report.json_examples += 1;
-        // Values of named types are checked against the types declared in the same section.
-        let declared: Vec<String> = ts
-            .iter()
-            .filter(|t| t.section == b.section)
-            .flat_map(|t| declared_names(&t.text))
-            .collect();
-        if let Some(f) = examples::check(spec, b, &declared) {
-            report.findings.push(f);
-        }
+        report.findings.extend(examples::check(spec, b, &schemas));
     }
     for b in blocks
         .iter()
@@ -143,9 +138,23 @@ fn unmentioned(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
         .messages
         .iter()
         .map(|m| m.kind.as_str())
-        .chain(p.methods.iter().map(|m| m.name.as_str()))
-        .chain(p.routes.iter().map(|r| r.name.as_str()));
+        .chain(p.methods.iter().map(|m| m.name.as_str()));
     let mut out = Vec::new();
+    // A route is mentioned by its name or by its path (`:param` and `{param}` placeholders
+    // match any segment).
+    for r in p
+        .routes
+        .iter()
+        .filter(|r| !doc.contains(r.name.as_str()) && !mentions_path(doc, &r.path))
+    {
+        out.push(Finding {
+            line: 1,
+            message: format!(
+                "the spec's `{}` ({} {}) is never mentioned",
+                r.name, r.method, r.path
+            ),
+        });
+    }
     for name in names {
         let mentioned = doc.match_indices(name).any(|(i, _)| {
             let before = doc[..i].chars().next_back();
@@ -165,6 +174,23 @@ fn unmentioned(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Whether `doc` writes `path`, a placeholder segment standing for any segment.
+fn mentions_path(doc: &str, path: &str) -> bool {
+    let placeholder = |s: &str| s.starts_with(':') || s.starts_with('{') || s.starts_with('<');
+    let want: Vec<&str> = path.split('/').collect();
+    doc.split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '(' | ')'))
+        .filter(|w| w.starts_with('/') || w.starts_with("http"))
+        .any(|w| {
+            let w = w.split(['?', '#']).next().unwrap_or(w);
+            let got: Vec<&str> = w.split('/').collect();
+            got.len() >= want.len()
+                && got[got.len() - want.len()..]
+                    .iter()
+                    .zip(&want)
+                    .all(|(g, s)| g == s || placeholder(s) || placeholder(g))
+        })
 }
 
 /// The diagram between the markers, as `cargo xtask gen` writes it.

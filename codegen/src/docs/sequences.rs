@@ -100,11 +100,7 @@ fn always_present(p: &Protocol, role: &str, kind: &str, path: &str) -> bool {
 /// The spec role a listing names: the same name in any case, with spaces or dashes for
 /// underscores (`Client`, `Agent Server`), or one of the names the spec declares for it.
 pub fn role_of<'p>(p: &'p Protocol, written: &str) -> Option<&'p str> {
-    let norm = |s: &str| {
-        s.trim()
-            .to_lowercase()
-            .replace([' ', '-'], "_")
-    };
+    let norm = |s: &str| s.trim().to_lowercase().replace([' ', '-'], "_");
     let w = norm(written);
     p.roles.iter().map(String::as_str).find(|r| {
         norm(r) == w

@@ -17,10 +17,17 @@ use crate::front::load::LoadedSpec;
 use crate::front::ts::{self, UNREADABLE};
 use crate::ir::{Field, Ty, TypeDef, TypeKind, Variant};
 
-type Types = BTreeMap<String, TypeDef>;
+pub type Types = BTreeMap<String, TypeDef>;
 
 /// Compares the TypeScript `blocks` of `doc` with the spec, adding to `report`.
-pub fn check(spec: &LoadedSpec, doc_path: &std::path::Path, doc: &str, blocks: &[&Block], report: &mut Report) {
+/// Returns the document's declarations, for checking its examples against them.
+pub fn check(
+    spec: &LoadedSpec,
+    doc_path: &std::path::Path,
+    doc: &str,
+    blocks: &[&Block],
+    report: &mut Report,
+) -> Types {
     let mut kept = Vec::new();
     for b in blocks {
         match parse_alone(b) {
@@ -33,7 +40,7 @@ pub fn check(spec: &LoadedSpec, doc_path: &std::path::Path, doc: &str, blocks: &
         }
     }
     if kept.is_empty() {
-        return;
+        return Types::new();
     }
     let file = SourceFile {
         path: doc_path.to_path_buf(),
@@ -46,13 +53,20 @@ pub fn check(spec: &LoadedSpec, doc_path: &std::path::Path, doc: &str, blocks: &
             .location()
             .and_then(|l| l.rsplit(':').nth(1).and_then(|n| n.parse().ok()))
             .unwrap_or(1);
-        match e.message.strip_prefix("unknown type `").and_then(|r| r.strip_suffix('`')) {
+        match e
+            .message
+            .strip_prefix("unknown type `")
+            .and_then(|r| r.strip_suffix('`'))
+        {
             Some(name) => {
                 dangling.entry(name.to_owned()).or_insert(line);
             }
             None => report.notes.push(Finding {
                 line,
-                message: format!("TypeScript block: {} (that part is not compared)", e.message),
+                message: format!(
+                    "TypeScript block: {} (that part is not compared)",
+                    e.message
+                ),
             }),
         }
     }
@@ -71,11 +85,20 @@ pub fn check(spec: &LoadedSpec, doc_path: &std::path::Path, doc: &str, blocks: &
     for (name, line) in dangling {
         let spec_says = cmp.spec.get(&name).map_or_else(
             || format!("spec ({}) has no such declaration either", cmp.rel),
-            |d| format!("spec ({}:{}) declares {}", d.origin.file, d.origin.line, kind_text(d)),
+            |d| {
+                format!(
+                    "spec ({}:{}) declares {}",
+                    d.origin.file,
+                    d.origin.line,
+                    kind_text(d)
+                )
+            },
         );
         report.findings.push(Finding {
             line,
-            message: format!("declaration `{name}` differs: doc uses it but never declares it, {spec_says}"),
+            message: format!(
+                "declaration `{name}` differs: doc uses it but never declares it, {spec_says}"
+            ),
         });
     }
     for (name, def) in &doc_types {
@@ -86,6 +109,7 @@ pub fn check(spec: &LoadedSpec, doc_path: &std::path::Path, doc: &str, blocks: &
         report.declarations += usize::from(!def.inline);
         cmp.declaration(name, def, report);
     }
+    doc_types
 }
 
 /// `Ok` when the block parses and declares something; `Err(None)` when it declares nothing;
@@ -103,7 +127,10 @@ fn parse_alone(b: &Block) -> Result<(), Option<Finding>> {
     let line = b.line + b.text[..offset.min(b.text.len())].matches('\n').count();
     Err(Some(Finding {
         line,
-        message: format!("TypeScript block differs: doc says text that does not parse ({}), spec says declarations", d.message),
+        message: format!(
+            "TypeScript block differs: doc says text that does not parse ({}), spec says declarations",
+            d.message
+        ),
     }))
 }
 
@@ -164,9 +191,9 @@ impl Compare<'_> {
                 }
                 _ => false,
             },
-            (Ty::Array(x), Ty::Array(y)) | (Ty::Map(x), Ty::Map(y)) | (Ty::Nullable(x), Ty::Nullable(y)) => {
-                self.same_ty(x, y, depth)
-            }
+            (Ty::Array(x), Ty::Array(y))
+            | (Ty::Map(x), Ty::Map(y))
+            | (Ty::Nullable(x), Ty::Nullable(y)) => self.same_ty(x, y, depth),
             _ => d == s,
         }
     }
@@ -177,11 +204,15 @@ impl Compare<'_> {
                 df.len() == sf.len()
                     && sf.iter().all(|s| {
                         df.iter().any(|d| {
-                            d.name == s.name && d.optional == s.optional && self.same_ty(&d.ty, &s.ty, depth)
+                            d.name == s.name
+                                && d.optional == s.optional
+                                && self.same_ty(&d.ty, &s.ty, depth)
                         })
                     })
             }
-            (TypeKind::Alias { target: a, .. }, TypeKind::Alias { target: b, .. }) => self.same_ty(a, b, depth),
+            (TypeKind::Alias { target: a, .. }, TypeKind::Alias { target: b, .. }) => {
+                self.same_ty(a, b, depth)
+            }
             _ => d == s,
         }
     }
@@ -205,15 +236,47 @@ impl Compare<'_> {
         let spec_at = format!("{}:{}", spec_def.origin.file, spec_def.origin.line);
         match (&doc_def.kind, &spec_def.kind) {
             (TypeKind::Struct(d), TypeKind::Struct(s)) => self.fields(name, spec_def, d, s, report),
-            (TypeKind::Alias { target: dt, constraints: dc }, TypeKind::Alias { target: st, constraints: sc }) => {
+            (
+                TypeKind::Alias {
+                    target: dt,
+                    constraints: dc,
+                },
+                TypeKind::Alias {
+                    target: st,
+                    constraints: sc,
+                },
+            ) => {
                 if !self.same_ty(dt, st, 0) {
-                    differ(report, line, format!("type `{name}`"), ty_text(dt), ty_text(st), &spec_at);
+                    differ(
+                        report,
+                        line,
+                        format!("type `{name}`"),
+                        ty_text(dt),
+                        ty_text(st),
+                        &spec_at,
+                    );
                 } else if dc != sc && *dc != Default::default() {
                     let (d, s) = (constraints_text(dc), constraints_text(sc));
-                    differ(report, line, format!("constraints of `{name}`"), d, s, &spec_at);
+                    differ(
+                        report,
+                        line,
+                        format!("constraints of `{name}`"),
+                        d,
+                        s,
+                        &spec_at,
+                    );
                 }
             }
-            (TypeKind::Union { tag: dt, variants: dv }, TypeKind::Union { tag: st, variants: sv }) if dt == st => {
+            (
+                TypeKind::Union {
+                    tag: dt,
+                    variants: dv,
+                },
+                TypeKind::Union {
+                    tag: st,
+                    variants: sv,
+                },
+            ) if dt == st => {
                 union_members(name, line, (dt, dv), (st, sv), &spec_at, report);
             }
             (d, s) if !self.same_kind(d, s, 0) => {
@@ -226,10 +289,19 @@ impl Compare<'_> {
 
     /// Field by field; a difference the spec explains in a `Spec note:` (on the field or its
     /// type) is the spec's documented reading, shown as a note rather than a finding.
-    fn fields(&self, name: &str, spec_def: &TypeDef, doc: &[Field], spec: &[Field], report: &mut Report) {
+    fn fields(
+        &self,
+        name: &str,
+        spec_def: &TypeDef,
+        doc: &[Field],
+        spec: &[Field],
+        report: &mut Report,
+    ) {
         let explained = |f: &Field| {
             let notes = &self.notes;
-            f.doc.contains("Spec note:") || notes.above(f.origin.line) || notes.above(spec_def.origin.line)
+            f.doc.contains("Spec note:")
+                || notes.above(f.origin.line)
+                || notes.above(spec_def.origin.line)
         };
         let tag = self.variant_tag(name);
         for sf in spec {
@@ -245,25 +317,47 @@ impl Compare<'_> {
                 found.push((what, field_text(df), field_text(sf)));
             }
             if df.constraints != sf.constraints && df.constraints != Default::default() {
-                let (d, s) = (constraints_text(&df.constraints), constraints_text(&sf.constraints));
+                let (d, s) = (
+                    constraints_text(&df.constraints),
+                    constraints_text(&sf.constraints),
+                );
                 found.push((format!("constraints of `{name}.{}`", sf.name), d, s));
             }
             for (what, d, s) in found {
                 let message = format!("{what} differs: doc says {d}, spec ({at}) says {s}");
                 if explained(sf) {
-                    report.notes.push(Finding { line: df.origin.line, message: format!("{message}, as its `Spec note:` explains") });
+                    report.notes.push(Finding {
+                        line: df.origin.line,
+                        message: format!("{message}, as its `Spec note:` explains"),
+                    });
                 } else {
-                    report.findings.push(Finding { line: df.origin.line, message });
+                    report.findings.push(Finding {
+                        line: df.origin.line,
+                        message,
+                    });
                 }
             }
         }
         let spec_at = format!("{}:{}", spec_def.origin.file, spec_def.origin.line);
-        for df in doc.iter().filter(|d| !spec.iter().any(|s| s.name == d.name)) {
+        for df in doc
+            .iter()
+            .filter(|d| !spec.iter().any(|s| s.name == d.name))
+        {
             // A union member's discriminator lives on the union in the spec's IR.
-            if tag.as_ref().is_some_and(|(t, v)| *t == df.name && self.literal(&df.ty) == Some(v.as_str())) {
+            if tag
+                .as_ref()
+                .is_some_and(|(t, v)| *t == df.name && self.literal(&df.ty) == Some(v.as_str()))
+            {
                 continue;
             }
-            differ(report, df.origin.line, format!("field `{name}.{}`", df.name), field_text(df), "nothing".into(), &spec_at);
+            differ(
+                report,
+                df.origin.line,
+                format!("field `{name}.{}`", df.name),
+                field_text(df),
+                "nothing".into(),
+                &spec_at,
+            );
         }
     }
 }
@@ -310,11 +404,28 @@ fn union_members(
                 &format!("{}:{}", s.origin.file, s.origin.line),
             ),
             Some(_) => {}
-            None => differ(report, line, format!("member `{}` of `{name}`", d.type_name), "a member".into(), "nothing".into(), spec_at),
+            None => differ(
+                report,
+                line,
+                format!("member `{}` of `{name}`", d.type_name),
+                "a member".into(),
+                "nothing".into(),
+                spec_at,
+            ),
         }
     }
-    for s in sv.iter().filter(|s| !dv.iter().any(|d| d.type_name == s.type_name)) {
-        differ(report, line, format!("member `{}` of `{name}`", s.type_name), "nothing".into(), "a member".into(), spec_at);
+    for s in sv
+        .iter()
+        .filter(|s| !dv.iter().any(|d| d.type_name == s.type_name))
+    {
+        differ(
+            report,
+            line,
+            format!("member `{}` of `{name}`", s.type_name),
+            "nothing".into(),
+            "a member".into(),
+            spec_at,
+        );
     }
 }
 
