@@ -98,6 +98,15 @@ pub fn check(spec: &LoadedSpec, block: &Block, schemas: &Schemas) -> Vec<Finding
             rpc_outcome(&spec.protocol, block, &value, &validates)
                 .map_err(|e| vec![(String::new(), e)])
         }
+        // An example marked invalid claims not to be a message: only the channels' unions count.
+        None if !expect_valid => {
+            let p = &spec.protocol;
+            p.channels
+                .iter()
+                .find(|c| validator(&schemas.spec, &c.union).is_some_and(|v| v.is_valid(&value)))
+                .map(|c| c.union.clone())
+                .ok_or_else(Vec::new)
+        }
         None => json_outcome(&spec.protocol, &schemas.spec, &value),
     };
     let lines = pointer_lines(&block.text);
@@ -135,8 +144,19 @@ fn own_declarations(schemas: &Schemas, ty: &str, value: &Value) -> Vec<(String, 
     let Some(v) = validator(doc, ty) else {
         return Vec::new();
     };
-    v.iter_errors(value)
-        .map(|e| (e.instance_path().to_string(), e.to_string()))
+    // For a JSON-RPC message `ty` types its params or result.
+    let (inner, prefix) = match (
+        value.get("jsonrpc"),
+        value.get("params"),
+        value.get("result"),
+    ) {
+        (None, ..) => (value, ""),
+        (Some(_), Some(p), _) => (p, "/params"),
+        (Some(_), None, Some(r)) => (r, "/result"),
+        (Some(_), None, None) => return Vec::new(),
+    };
+    v.iter_errors(inner)
+        .map(|e| (format!("{prefix}{}", e.instance_path()), e.to_string()))
         .collect()
 }
 

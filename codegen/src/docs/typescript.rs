@@ -186,9 +186,8 @@ impl Compare<'_> {
             (Ty::Named(n), _) if n == UNREADABLE => true,
             (Ty::Named(a), Ty::Named(b)) if a == b => true,
             (Ty::Named(a), Ty::Named(b)) => match (self.doc.get(a), self.spec.get(b)) {
-                (Some(da), Some(sb)) if depth < 8 && (da.inline || sb.inline) => {
-                    self.same_kind(&da.kind, &sb.kind, depth + 1)
-                }
+                // Different names for one shape: how the doc names it is its own business.
+                (Some(da), Some(sb)) if depth < 8 => self.same_kind(&da.kind, &sb.kind, depth + 1),
                 _ => false,
             },
             (Ty::Array(x), Ty::Array(y))
@@ -213,6 +212,17 @@ impl Compare<'_> {
             (TypeKind::Alias { target: a, .. }, TypeKind::Alias { target: b, .. }) => {
                 self.same_ty(a, b, depth)
             }
+            // `type ShowMessageParams = Error` against the spec's struct of that shape.
+            (
+                TypeKind::Alias {
+                    target: Ty::Named(n),
+                    ..
+                },
+                s,
+            ) if depth < 8 => self
+                .doc
+                .get(n)
+                .is_some_and(|d| self.same_kind(&d.kind, s, depth + 1)),
             _ => d == s,
         }
     }
