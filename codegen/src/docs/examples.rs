@@ -185,7 +185,13 @@ fn json_outcome(
         .filter(|(_, d)| matches!(d.kind, TypeKind::Struct(_) | TypeKind::Union { .. }))
         .map(|(n, _)| n)
         .collect();
-    for ty in tagged.iter().chain(structs.iter().copied()) {
+    // A value carrying a member's discriminator claims to be that member: only those count.
+    let tried: Vec<&String> = if tagged.is_empty() {
+        structs.clone()
+    } else {
+        tagged.iter().collect()
+    };
+    for ty in tried {
         if validator(schema, ty).is_some_and(|v| v.is_valid(value)) {
             return Ok(ty.clone());
         }
