@@ -80,7 +80,7 @@ fn helix_session() -> String {
 }
 
 #[test]
-fn a_valid_helix_zed_trace_passes_silently() {
+fn a_valid_helix_zed_trace_passes_with_a_summary() {
     let dir = tempfile::tempdir().unwrap();
     // Blank lines are skipped, and CRLF line ends are fine.
     let text = helix_session().replace('\n', "\r\n\n");
@@ -90,7 +90,11 @@ fn a_valid_helix_zed_trace_passes_silently() {
             dir.path(),
             &["trace", "check", "--protocol", "helix_zed", "ok.jsonl"]
         ),
-        (0, String::new(), String::new())
+        (
+            0,
+            "ok: 5 message(s) in 1 stream(s), 1 sequence instance(s), protocol helix_zed\n".into(),
+            String::new()
+        )
     );
 }
 
@@ -123,7 +127,13 @@ fn an_out_of_order_helix_zed_trace_is_reported_line_by_line() {
              expected one of zed.message_added, zed.message_completed",
         ]
     );
-    assert_eq!((code, stderr.as_str()), (1, ""));
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            1,
+            "3 finding(s) in 6 message(s) in 1 stream(s), 1 sequence instance(s), protocol helix_zed\n"
+        )
+    );
 }
 
 #[test]
@@ -155,9 +165,13 @@ fn bad_lines_get_one_finding_each_and_the_rest_is_still_checked() {
             "bad.jsonl:line 4: /from: unknown sender `bob` for protocol helix_zed [unknown_kind]",
             "bad.jsonl:line 5: (root): a trace line must be an object {\"from\": ..., \"message\": ...} [type]",
             "bad.jsonl:line 6: /from: missing field `from` [required]",
+            // Line 2 counts as arrived (its empty ids read as the shortest valid ones), so
+            // line 7's thread no longer matches, and the session is left streaming.
             "bad.jsonl:line 7: /message/data/role: missing field `role` [required]",
-            "bad.jsonl:end of stream: session ses_1 in state waiting_first: \
-             expected one of zed.context_created, zed.message_added",
+            "bad.jsonl:line 7: session ses_1 in state streaming_first: got zed.message_added, \
+             but data.acp_thread_id equals thread does not hold",
+            "bad.jsonl:end of stream: session ses_1 in state streaming_first: \
+             expected one of zed.message_added, zed.context_created",
         ]
     );
 }
@@ -248,7 +262,11 @@ fn framed_eca_captures_of_both_directions_pass() {
     let mut server = b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n".to_vec();
     server.extend(framed("content-length", &eca_server()));
     write(dir.path(), "server.bin", server);
-    let clean = (0, String::new(), String::new());
+    let clean = (
+        0,
+        "ok: 11 message(s) in 1 stream(s), 5 sequence instance(s), protocol eca\n".into(),
+        String::new(),
+    );
     let check = |args: &[&str]| {
         let mut all = vec!["trace", "check", "--protocol", "eca"];
         all.extend_from_slice(args);
@@ -334,7 +352,13 @@ fn a_framed_eca_capture_with_a_violation_is_reported_by_frame() {
              expected one of server.chat/contentReceived, client.chat/promptStop",
         ]
     );
-    assert_eq!((code, stderr.as_str()), (1, ""));
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            1,
+            "3 finding(s) in 12 message(s) in 1 stream(s), 5 sequence instance(s), protocol eca\n"
+        )
+    );
 }
 
 #[test]
@@ -496,4 +520,72 @@ fn usage_errors_exit_with_2_and_print_nothing_on_stdout() {
         assert_eq!(stdout, "", "{args:?}");
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
     }
+}
+
+fn agentloop(id: &str, kind: &str, payload: Value) -> Value {
+    json!({"id": id, "type": kind, "payload": payload})
+}
+
+fn user_input(id: &str) -> Value {
+    let text = json!({"type": "message", "role": "user",
+        "content": [{"type": "input_text", "text": "hi"}]});
+    agentloop(id, "user_input", json!({"input": [text]}))
+}
+
+#[test]
+fn an_invalid_message_is_reported_once_and_the_sequence_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // The user_input has an empty id: one schema finding, and the turn still starts.
+    let text = trace(&[
+        ("client", user_input("")),
+        (
+            "server",
+            agentloop("2", "loading_state", json!({"loading": true})),
+        ),
+        (
+            "server",
+            agentloop("3", "loading_state", json!({"loading": false})),
+        ),
+        (
+            "server",
+            agentloop("4", "agent_finished", json!({"responseId": "r"})),
+        ),
+    ]);
+    write(dir.path(), "t.jsonl", text);
+    let (code, stdout, _) = agentwire(
+        dir.path(),
+        &["trace", "check", "--protocol", "agentloop", "t.jsonl"],
+    );
+    assert_eq!(
+        lines(&stdout),
+        ["t.jsonl:line 1: /message/id: length 0 is below the minimum 1 [min_length 1]"]
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_one_sided_capture_is_checked_without_the_missing_replies() {
+    let dir = tempfile::tempdir().unwrap();
+    // What a client recorded: two turns and a context query, none of the server's replies.
+    let text = trace(&[
+        ("client", user_input("1")),
+        ("client", user_input("2")),
+        ("client", agentloop("3", "get_context_info", json!({}))),
+    ]);
+    write(dir.path(), "client.jsonl", text);
+    let args = ["trace", "check", "--protocol", "agentloop", "client.jsonl"];
+    let (code, stdout, _) = agentwire(dir.path(), &args);
+    assert_eq!(
+        code, 1,
+        "both sides expected: the replies are missing\n{stdout}"
+    );
+    let mut one_sided = args.to_vec();
+    one_sided.push("--one-sided");
+    let (code, stdout, stderr) = agentwire(dir.path(), &one_sided);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert!(
+        stdout.starts_with("ok: 3 message(s) in 1 stream(s), ")
+            && stdout.ends_with("protocol agentloop (one-sided)\n"),
+        "{stdout}"
+    );
 }
