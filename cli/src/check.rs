@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::merge::{Shape, merge};
 
 mod repair;
+mod status;
 
 /// One generated protocol module, as the checker drives it.
 pub trait Protocol {
@@ -24,6 +25,8 @@ pub trait Protocol {
     fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>>;
     /// Instances the checker holds right now.
     fn live(checker: &Self::Checker) -> usize;
+    /// Whether the protocol runs on gRPC, whose traces may record the call's status.
+    const GRPC: bool = false;
 
     /// Whether `role` sends messages in this protocol.
     fn has_role(role: &str) -> bool {
@@ -33,11 +36,18 @@ pub trait Protocol {
 
 macro_rules! protocol {
     ($ty:ident, $module:ident) => {
+        protocol!($ty, $module, false);
+    };
+    ($ty:ident, $module:ident, grpc) => {
+        protocol!($ty, $module, true);
+    };
+    ($ty:ident, $module:ident, $grpc:literal) => {
         #[doc = concat!("The `", stringify!($module), "` protocol.")]
         pub struct $ty;
 
         impl Protocol for $ty {
             const NAME: &'static str = stringify!($module);
+            const GRPC: bool = $grpc;
             type Recorded = agentwire_protocols::$module::machine::Recorded;
             type Checker = agentwire_protocols::$module::machine::Checker;
 
@@ -64,7 +74,7 @@ protocol!(HelixZed, helix_zed);
 protocol!(Agentloop, agentloop);
 protocol!(ExternalAgents, external_agents);
 protocol!(Eca, eca);
-protocol!(Coven, coven);
+protocol!(Coven, coven, grpc);
 
 /// Where in a file a finding points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,9 +251,13 @@ impl<P: Protocol> Run<P> {
         }
     }
 
-    fn finish(mut self, stream: &str, out: &mut Vec<Finding>) -> Stats {
+    /// Ends the stream; `aborted` when a gRPC status other than OK ended it, so instances
+    /// left mid-flow are answered by that status.
+    fn finish(mut self, stream: &str, out: &mut Vec<Finding>, aborted: bool) -> Stats {
         let checker = std::mem::replace(&mut self.checker, P::checker());
-        if let Err(end) = P::finish(checker) {
+        if let Err(end) = P::finish(checker)
+            && !aborted
+        {
             out.extend(end.iter().filter(|v| !self.excused(v)).map(|v| Finding {
                 file: stream.to_owned(),
                 at: At::End,
@@ -322,6 +336,8 @@ pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8], sides: Sides) -> (Vec<
     let mut out = Vec::new();
     let present = (sides == Sides::OneSided).then(|| senders(bytes));
     let mut run = Run::<P>::new(present);
+    // The line and code of the gRPC status that ended the stream, once one has.
+    let mut ended: Option<(usize, &str)> = None;
     for (n, line) in lines(bytes) {
         let at = At::Line(n);
         let finding = |text: String| Finding {
@@ -362,6 +378,27 @@ pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8], sides: Sides) -> (Vec<
                 continue;
             }
         };
+        if let Some((line, code)) = ended {
+            out.push(finding(format!(
+                "the stream already ended with status {code} at line {line}"
+            )));
+            continue;
+        }
+        if status::is_status(&entry) {
+            match status::code(&entry) {
+                Ok(_) if !P::GRPC => out.push(field_error(
+                    "/status",
+                    Rule::UnknownKind,
+                    format!(
+                        "protocol {} is not gRPC; only gRPC traces record a status",
+                        P::NAME
+                    ),
+                )),
+                Ok(code) => ended = Some((n, code)),
+                Err((pointer, why)) => out.push(field_error(pointer, Rule::Type, why)),
+            }
+            continue;
+        }
         match P::decode(from, &entry) {
             None => out.push(field_error(
                 "/from",
@@ -379,7 +416,8 @@ pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8], sides: Sides) -> (Vec<
             Some(Ok(msg)) => run.observe(&files, 0, at, &msg, &mut out),
         }
     }
-    let stats = run.finish(file, &mut out);
+    let aborted = ended.is_some_and(|(_, code)| code != "OK");
+    let stats = run.finish(file, &mut out, aborted);
     (out, stats)
 }
 
@@ -498,7 +536,7 @@ pub fn check_captures<P: Protocol>(
         let item = &decoded[side][index];
         run.observe(&files, side, item.at, &item.msg, &mut out);
     }
-    let stats = run.finish(&files.join("+"), &mut out);
+    let stats = run.finish(&files.join("+"), &mut out, false);
     (out, stats)
 }
 

@@ -161,17 +161,19 @@ fn bad_lines_get_one_finding_each_and_the_rest_is_still_checked() {
         [
             "bad.jsonl:line 2: /message/data/acp_thread_id: length 0 is below the minimum 1 [min_length 1]",
             "bad.jsonl:line 2: /message/data/message_id: length 0 is below the minimum 1 [min_length 1]",
+            // Line 2 still counts as arrived (its empty ids read as the shortest valid ones),
+            // and a message_added before context_created breaks the session's order.
+            "bad.jsonl:line 2: session ses_1 in state waiting_first: got zed.message_added, \
+             expected one of zed.context_created",
             "bad.jsonl:line 3: invalid JSON: expected `,` or `}` at column 16",
             "bad.jsonl:line 4: /from: unknown sender `bob` for protocol helix_zed [unknown_kind]",
             "bad.jsonl:line 5: (root): a trace line must be an object {\"from\": ..., \"message\": ...} [type]",
             "bad.jsonl:line 6: /from: missing field `from` [required]",
-            // Line 2 counts as arrived (its empty ids read as the shortest valid ones), so
-            // line 7's thread no longer matches, and the session is left streaming.
             "bad.jsonl:line 7: /message/data/role: missing field `role` [required]",
-            "bad.jsonl:line 7: session ses_1 in state streaming_first: got zed.message_added, \
-             but data.acp_thread_id equals thread does not hold",
-            "bad.jsonl:end of stream: session ses_1 in state streaming_first: \
-             expected one of zed.message_added, zed.context_created",
+            "bad.jsonl:line 7: session ses_1 in state waiting_first: got zed.message_added, \
+             expected one of zed.context_created",
+            "bad.jsonl:end of stream: session ses_1 in state waiting_first: \
+             expected one of zed.context_created",
         ]
     );
 }
@@ -202,7 +204,7 @@ fn every_file_is_a_stream_of_its_own() {
         lines(&stdout),
         [
             "first.jsonl:end of stream: session ses_1 in state waiting_first: \
-             expected one of zed.context_created, zed.message_added",
+             expected one of zed.context_created",
             "second.jsonl:line 1: session ses_1 in state new: got zed.context_created, \
              expected one of helix.chat_message",
             "second.jsonl:line 2: session ses_1 in state new: got zed.message_added, \
@@ -349,7 +351,8 @@ fn a_framed_eca_capture_with_a_violation_is_reported_by_frame() {
              client.initialize, client.shutdown, client.chat/prompt, client.chat/queryContext, \
              client.chat/queryCommands, client.chat/delete",
             "client.bin+server.bin:end of stream: chat chat-1 in state running: \
-             expected one of server.chat/contentReceived, client.chat/promptStop",
+             expected one of server.chat/contentReceived, client.chat/promptStop, \
+             client.chat/delete",
         ]
     );
     assert_eq!(
@@ -587,5 +590,58 @@ fn a_one_sided_capture_is_checked_without_the_missing_replies() {
         stdout.starts_with("ok: 3 message(s) in 1 stream(s), ")
             && stdout.ends_with("protocol agentloop (one-sided)\n"),
         "{stdout}"
+    );
+}
+
+#[test]
+fn a_grpc_status_ends_the_stream_and_answers_what_it_left_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let register = json!({"register": {"agent_id": "agent-1", "name": "a1",
+        "capabilities": ["chat"], "protocol_features": []}});
+    let refused = json!({"from": "gateway", "status": {"code": "ALREADY_EXISTS",
+        "message": "Agent with same ID already connected"}});
+    let mut text = trace(&[("agent", register.clone())]);
+    text.push_str(&format!("{refused}\n"));
+    write(dir.path(), "refused.jsonl", &text);
+    let check = |file: &str, protocol: &str| {
+        agentwire(
+            dir.path(),
+            &["trace", "check", "--protocol", protocol, file],
+        )
+    };
+    let (code, stdout, _) = check("refused.jsonl", "coven");
+    assert_eq!(code, 0, "{stdout}");
+    // Nothing may follow the status; an OK status leaves the registration unanswered.
+    text.push_str(&trace(&[("agent", register.clone())]));
+    write(dir.path(), "after.jsonl", &text);
+    let ok = json!({"from": "gateway", "status": {"code": 0}});
+    write(
+        dir.path(),
+        "ok.jsonl",
+        format!("{}{ok}\n", trace(&[("agent", register)])),
+    );
+    let (_, stdout, _) = check("after.jsonl", "coven");
+    assert_eq!(
+        lines(&stdout),
+        ["after.jsonl:line 3: the stream already ended with status ALREADY_EXISTS at line 2"]
+    );
+    let (_, stdout, _) = check("ok.jsonl", "coven");
+    assert_eq!(
+        lines(&stdout),
+        [
+            "ok.jsonl:end of stream: stream connection in state registering: \
+          expected one of gateway.welcome, gateway.registration_error, agent.heartbeat"
+        ]
+    );
+    // Only gRPC traces have statuses.
+    write(dir.path(), "ws.jsonl", format!("{refused}\n"));
+    let (code, stdout, _) = check("ws.jsonl", "agentloop");
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines(&stdout),
+        [
+            "ws.jsonl:line 1: /status: protocol agentloop is not gRPC; only gRPC traces record \
+          a status [unknown_kind]"
+        ]
     );
 }
