@@ -336,3 +336,35 @@ fn roles_match_in_any_case_and_routes_by_path() {
         .collect();
     assert!(routes.is_empty(), "{routes:#?}");
 }
+
+#[test]
+fn every_spec_note_is_shown_in_the_protocol_docs_and_kept_fresh() {
+    use agentwire_codegen::docs::{NOTES_BEGIN, notes::spec_notes};
+    for module in ["helix_zed", "agentloop", "external_agents", "eca", "coven"] {
+        let (spec, doc) = load(module);
+        let notes = spec_notes(&spec);
+        assert!(
+            notes.iter().any(|n| n.file == "machine.yaml"),
+            "{module}: no machine notes"
+        );
+        for n in &notes {
+            let entry = format!("- `{}:{}`: {}", n.file, n.line, n.text);
+            assert!(doc.contains(&entry), "{module}: not shown: {entry}");
+        }
+        // A note edited in the doc (or one the spec gained since) is stale.
+        let start = doc.find(NOTES_BEGIN).unwrap();
+        let line = doc[..start].matches('\n').count() + 1;
+        let edited = format!(
+            "{}{}",
+            &doc[..start],
+            doc[start..].replacen("- `", "- `x", 1)
+        );
+        let found = findings(&spec, &edited);
+        assert!(
+            found
+                .iter()
+                .any(|f| f.line == line && f.message.contains("spec notes differ")),
+            "{module}: {found:#?}"
+        );
+    }
+}

@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod examples;
 pub mod markdown;
+pub mod notes;
 pub mod sequences;
 pub mod typescript;
 
@@ -35,6 +36,9 @@ pub struct Report {
 /// The marker lines between which `cargo xtask gen` writes the state diagrams.
 pub const DIAGRAM_BEGIN: &str = "<!-- agentwire:diagram:begin -->";
 pub const DIAGRAM_END: &str = "<!-- agentwire:diagram:end -->";
+/// The marker lines between which `cargo xtask gen` writes the spec's `Spec note:` list.
+pub const NOTES_BEGIN: &str = "<!-- agentwire:notes:begin -->";
+pub const NOTES_END: &str = "<!-- agentwire:notes:end -->";
 
 /// A document whose lines outside `blocks` of `langs` are blanked, so a parser's line numbers
 /// are the document's.
@@ -208,29 +212,49 @@ pub fn diagram_block(spec: &LoadedSpec) -> String {
     out
 }
 
-/// `doc` with the text between the diagram markers replaced; `None` without markers.
-pub fn with_diagram(spec: &LoadedSpec, doc: &str) -> Option<String> {
-    let start = doc.find(DIAGRAM_BEGIN)? + DIAGRAM_BEGIN.len();
-    let end = doc[start..].find(DIAGRAM_END)? + start;
+/// `doc` with the text between `begin` and `end` replaced by `content`; `None` without them.
+fn with_region(doc: &str, begin: &str, end: &str, content: &str) -> Option<String> {
+    let start = doc.find(begin)? + begin.len();
+    let stop = doc[start..].find(end)? + start;
     Some(format!(
         "{}\n{}{}",
         &doc[..start],
-        diagram_block(spec).trim_start_matches('\n'),
-        &doc[end..]
+        content.trim_start_matches('\n'),
+        &doc[stop..]
     ))
+}
+
+/// `doc` with its generated regions (the state diagrams, the spec notes) as `cargo xtask gen`
+/// writes them; `None` when it has neither region's markers.
+pub fn with_diagram(spec: &LoadedSpec, doc: &str) -> Option<String> {
+    let diagram = with_region(doc, DIAGRAM_BEGIN, DIAGRAM_END, &diagram_block(spec));
+    let base = diagram.as_deref().unwrap_or(doc);
+    let notes = with_region(base, NOTES_BEGIN, NOTES_END, &notes::notes_block(spec));
+    notes.or(diagram)
 }
 
 fn stale_diagram(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
     match with_diagram(spec, doc) {
         Some(fresh) if fresh != doc => {
-            let line = doc[..doc.find(DIAGRAM_BEGIN).unwrap_or(0)]
-                .matches('\n')
-                .count()
-                + 1;
+            // Point at the first region that changed.
+            let region = |d: &str| {
+                let start = d.find(DIAGRAM_BEGIN)?;
+                d[start..]
+                    .find(DIAGRAM_END)
+                    .map(|end| d[start..start + end].to_owned())
+            };
+            let (marker, what) = if region(doc) != region(&fresh) {
+                (DIAGRAM_BEGIN, "the state diagram differs from the machines")
+            } else {
+                (
+                    NOTES_BEGIN,
+                    "the spec notes differ from the spec's `Spec note:` comments",
+                )
+            };
+            let line = doc[..doc.find(marker).unwrap_or(0)].matches('\n').count() + 1;
             vec![Finding {
                 line,
-                message: "the state diagram differs from the machines: run `cargo xtask gen`"
-                    .to_owned(),
+                message: format!("{what}: run `cargo xtask gen`"),
             }]
         }
         _ => Vec::new(),
