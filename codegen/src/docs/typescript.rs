@@ -229,7 +229,12 @@ impl Compare<'_> {
 
     fn declaration(&self, name: &str, doc_def: &TypeDef, report: &mut Report) {
         let line = doc_def.origin.line;
-        let Some(spec_def) = self.spec.get(name) else {
+        // A union member the doc names differently is compared with the spec's member.
+        let spec_def = self
+            .spec
+            .get(name)
+            .or_else(|| self.renamed(name).and_then(|s| self.spec.get(s)));
+        let Some(spec_def) = spec_def else {
             let message = format!(
                 "declaration `{name}` differs: doc says {}, spec ({}) has no such declaration",
                 kind_text(doc_def),
@@ -373,6 +378,24 @@ impl Compare<'_> {
 }
 
 impl Compare<'_> {
+    /// The spec's name for a doc union member the spec names otherwise: the member of the
+    /// same union (by name) with the same discriminator value.
+    fn renamed(&self, name: &str) -> Option<&str> {
+        self.doc.iter().find_map(|(union, def)| {
+            let TypeKind::Union { variants: dv, .. } = &def.kind else {
+                return None;
+            };
+            let d = dv.iter().find(|d| d.type_name == name)?;
+            match &self.spec.get(union)?.kind {
+                TypeKind::Union { variants: sv, .. } => sv
+                    .iter()
+                    .find(|s| s.value == d.value)
+                    .map(|s| s.type_name.as_str()),
+                _ => None,
+            }
+        })
+    }
+
     /// The discriminator field and value of `name` when the spec has it as a union member.
     fn variant_tag(&self, name: &str) -> Option<(String, String)> {
         self.spec.values().find_map(|d| match &d.kind {
@@ -414,6 +437,9 @@ fn union_members(
                 &format!("{}:{}", s.origin.file, s.origin.line),
             ),
             Some(_) => {}
+            // The same discriminator value under another name: a rename, whose declaration
+            // is compared with the spec's member on its own.
+            None if sv.iter().any(|s| s.value == d.value) => {}
             None => differ(
                 report,
                 line,
@@ -424,10 +450,10 @@ fn union_members(
             ),
         }
     }
-    for s in sv
-        .iter()
-        .filter(|s| !dv.iter().any(|d| d.type_name == s.type_name))
-    {
+    for s in sv.iter().filter(|s| {
+        !dv.iter()
+            .any(|d| d.type_name == s.type_name || d.value == s.value)
+    }) {
         differ(
             report,
             line,
