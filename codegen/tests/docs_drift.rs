@@ -145,6 +145,35 @@ fn proto_drift_is_reported_at_its_line() {
         0,
     );
     assert_reported("coven", "change a label", &mutated, line);
+    // A block that does not compile is one finding at its own line; the rest still compare.
+    let broken = format!("{doc}\n```proto\nmessage Broken {{\n  string a = 1;\n```\n");
+    let (mutated, line) = mutate(&broken, "string agent_id = 1;", "string agent_id = 9;", 0);
+    let (spec, _) = load("coven");
+    let found = findings(&spec, &mutated);
+    let broken_line = line_of(&mutated, "message Broken {") + 1;
+    assert!(
+        found
+            .iter()
+            .any(|f| f.line == line && f.message.contains("agent_id")),
+        "{found:#?}"
+    );
+    assert_eq!(
+        found
+            .iter()
+            .filter(|f| f.message.starts_with("protobuf block"))
+            .count(),
+        1,
+        "{found:#?}"
+    );
+    let block_end = broken_line
+        + mutated[mutated.find("message Broken {").unwrap()..]
+            .find("```")
+            .map_or(0, |i| mutated[..i].len().min(i));
+    assert!(
+        found.iter().any(|f| f.message.starts_with("protobuf block")
+            && (broken_line - 1..=block_end).contains(&f.line)),
+        "{found:#?}"
+    );
 }
 
 #[test]

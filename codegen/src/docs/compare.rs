@@ -8,6 +8,7 @@ use protox::prost_reflect::{
 };
 
 use super::Finding;
+use super::markdown::Block;
 use crate::front::proto::ProtoSpec;
 use crate::ir::{Constraints, Field, Ty, TypeDef, TypeKind};
 
@@ -111,47 +112,102 @@ fn line_of(text: &str, after: &str, needle: &str) -> usize {
     text[..at].matches('\n').count() + 1
 }
 
-/// Compares the document's protobuf (`text` holds the blocks at their document lines under a
-/// `syntax`/`package` header) with the spec's; returns how many declarations it holds.
-pub fn protobuf(spec: &ProtoSpec, text: &str, findings: &mut Vec<Finding>) -> usize {
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => {
-            findings.push(Finding {
-                line: 1,
-                message: format!("cannot check protobuf blocks: {e}"),
-            });
-            return 0;
-        }
-    };
-    let name = "doc.proto";
-    if let Err(e) = std::fs::write(dir.path().join(name), text) {
-        findings.push(Finding {
-            line: 1,
-            message: format!("cannot check protobuf blocks: {e}"),
-        });
-        return 0;
-    }
-    let doc_pool = match protox::Compiler::new([dir.path()]).and_then(|mut c| {
-        c.include_imports(true);
-        c.open_file(name)?;
-        Ok(c.descriptor_pool())
-    }) {
-        Ok(p) => p,
-        Err(e) => {
+/// A protobuf text that does not compile: the line the error points at, the message, and
+/// whether it is a syntax error (found without looking at any other block).
+type CompileError = (usize, String, bool);
+
+/// Compiles `text` (one file, `doc.proto`).
+fn compile(text: &str) -> Result<DescriptorPool, CompileError> {
+    let io = |e: std::io::Error| (1, format!("cannot check protobuf blocks: {e}"), false);
+    let dir = tempfile::tempdir().map_err(io)?;
+    std::fs::write(dir.path().join(DOC_PROTO), text).map_err(io)?;
+    protox::Compiler::new([dir.path()])
+        .and_then(|mut c| {
+            c.include_imports(true);
+            c.open_file(DOC_PROTO)?;
+            Ok(c.descriptor_pool())
+        })
+        .map_err(|e| {
             // The error's own label locates it in `text`, whose lines are the document's.
             let line = miette::Diagnostic::labels(&e)
                 .and_then(|mut l| l.next())
                 .map_or(1, |l| {
                     text[..l.offset().min(text.len())].matches('\n').count() + 1
                 });
-            findings.push(Finding {
-                line,
-                message: format!("protobuf block: {e}"),
-            });
-            return 0;
+            (line, format!("protobuf block: {e}"), e.is_parse())
+        })
+}
+
+const DOC_PROTO: &str = "doc.proto";
+
+/// Compares the document's protobuf blocks with the spec's: they are compiled together (a
+/// message may use one declared in another block); a block that does not compile is one
+/// finding and the others are compared without it. Returns how many declarations they hold.
+pub fn protobuf(
+    spec: &ProtoSpec,
+    doc: &str,
+    blocks: &[&Block],
+    header: &str,
+    findings: &mut Vec<Finding>,
+) -> usize {
+    let mut kept: Vec<&Block> = Vec::new();
+    // Names declared in blocks dropped for their syntax: a reference to one is no new finding.
+    let mut lost: Vec<String> = Vec::new();
+    // Syntax first, block by block: an unclosed brace would otherwise swallow later blocks.
+    for b in blocks {
+        match compile(&super::overlay(doc, &[b], header)) {
+            Err((line, message, true)) => {
+                lost.extend(declared_in(&b.text));
+                let last = b.line + b.text.lines().count().saturating_sub(1);
+                findings.push(Finding {
+                    line: line.clamp(b.line, last.max(b.line)),
+                    message,
+                });
+            }
+            _ => kept.push(b),
         }
-    };
+    }
+    while !kept.is_empty() {
+        let text = super::overlay(doc, &kept, header);
+        match compile(&text) {
+            Ok(pool) => return compare_pool(spec, &pool, &text, findings),
+            Err((line, message, _)) => {
+                if !lost.iter().any(|n| message.contains(&format!("'{n}'"))) {
+                    findings.push(Finding { line, message });
+                }
+                let failing = kept
+                    .iter()
+                    .position(|b| (b.line..b.line + b.text.lines().count()).contains(&line));
+                match failing {
+                    Some(i) => {
+                        kept.remove(i);
+                    }
+                    None => return 0,
+                }
+            }
+        }
+    }
+    0
+}
+
+/// Message and enum names a protobuf text declares.
+fn declared_in(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .zip(text.split_whitespace().skip(1))
+        .filter(|(k, _)| matches!(*k, "message" | "enum"))
+        .map(|(_, n)| n.trim_end_matches('{').to_owned())
+        .collect()
+}
+
+/// Compares a compiled document (`text` holds its blocks at their document lines) with the
+/// spec; returns how many declarations it holds.
+fn compare_pool(
+    spec: &ProtoSpec,
+    doc_pool: &DescriptorPool,
+    text: &str,
+    findings: &mut Vec<Finding>,
+) -> usize {
+    let name = DOC_PROTO;
     let spec_text: String = spec.sources.values().map(|s| s.text.to_string()).collect();
     let spec_file = &spec.file;
     let doc_line = |needle: &str, after: &str| line_of(text, after, needle);
@@ -214,10 +270,10 @@ pub fn protobuf(spec: &ProtoSpec, text: &str, findings: &mut Vec<Finding>) -> us
         }
     }
     compare_enums(
-        &doc_pool, &spec.pool, name, text, &spec_text, spec_file, findings, &mut count,
+        doc_pool, &spec.pool, name, text, &spec_text, spec_file, findings, &mut count,
     );
     compare_services(
-        &doc_pool, &spec.pool, name, text, spec_file, findings, &mut count,
+        doc_pool, &spec.pool, name, text, spec_file, findings, &mut count,
     );
     count
 }

@@ -87,8 +87,7 @@ pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
             .and_then(|f| f.package.clone())
             .unwrap_or_default();
         let header = format!("syntax = \"proto3\"; package {package};");
-        let text = overlay(&doc, &proto, &header);
-        report.declarations += compare::protobuf(p, &text, &mut report.findings);
+        report.declarations += compare::protobuf(p, &doc, &proto, &header, &mut report.findings);
     }
     let schemas = examples::Schemas::new(&spec.protocol, &doc_types);
     for b in blocks.iter().filter(|b| b.lang == "json") {
