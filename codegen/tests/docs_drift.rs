@@ -397,3 +397,25 @@ fn every_spec_note_is_shown_in_the_protocol_docs_and_kept_fresh() {
         );
     }
 }
+
+#[test]
+fn roles_match_through_the_aliases_a_spec_declares() {
+    let (mut spec, _) = load("helix_zed");
+    let listing = "# Flow\n\n```\nExternal System → Zed: chat_message\n\
+                   Zed → External System: context_created\n```\n";
+    let senders = |spec: &LoadedSpec| {
+        findings(spec, listing)
+            .into_iter()
+            .filter(|f| f.message.starts_with("sequence"))
+            .count()
+    };
+    assert_eq!(
+        senders(&spec),
+        2,
+        "without the alias both steps name an unknown role"
+    );
+    spec.protocol
+        .role_aliases
+        .insert("helix".into(), vec!["External System".into()]);
+    assert_eq!(senders(&spec), 0);
+}

@@ -17,7 +17,12 @@ fn step(line: &str) -> Option<(&str, &str, &str)> {
         .or_else(|| line.trim().split_once("->"))?;
     let (to, rest) = rest.split_once(':')?;
     let kind = rest.split_whitespace().next()?;
-    let ok = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    // Role names as people write them: `client`, `Client`, `External System`, `web-ui`.
+    let ok = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | ' ' | '-'))
+    };
     let (from, to) = (from.trim(), to.trim());
     (ok(from) && ok(to)).then_some((from, to, kind))
 }
