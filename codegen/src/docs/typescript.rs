@@ -47,6 +47,36 @@ pub fn check(
         text: super::overlay(doc, &kept, "").into(),
     };
     let (doc_types, errors) = ts::load_doc_types(&file, &spec.protocol.types_file);
+    let dangling = undeclared(errors, report);
+    let spec_text = spec
+        .files
+        .iter()
+        .find(|f| f.ends_with(&spec.protocol.types_file))
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .unwrap_or_default();
+    let cmp = Compare {
+        doc: &doc_types,
+        spec: &spec.protocol.types,
+        rel: &spec.protocol.types_file,
+        notes: SpecNotes::new(&spec_text),
+    };
+    for (name, line) in dangling {
+        cmp.dangling(&name, line, report);
+    }
+    for (name, def) in &doc_types {
+        // Inline shapes the spec does not name compare through the field that holds them.
+        if def.inline && !cmp.spec.contains_key(name) {
+            continue;
+        }
+        report.declarations += usize::from(!def.inline);
+        cmp.declaration(name, def, report);
+    }
+    doc_types
+}
+
+/// The names the document uses but never declares, each with the line of its first use; the
+/// loader's other errors become notes (that part of the document is not compared).
+fn undeclared(errors: crate::diag::SpecErrors, report: &mut Report) -> BTreeMap<String, usize> {
     let mut dangling: BTreeMap<String, usize> = BTreeMap::new();
     for e in errors.errors {
         let line = e
@@ -70,46 +100,7 @@ pub fn check(
             }),
         }
     }
-    let spec_text = spec
-        .files
-        .iter()
-        .find(|f| f.ends_with(&spec.protocol.types_file))
-        .and_then(|f| std::fs::read_to_string(f).ok())
-        .unwrap_or_default();
-    let cmp = Compare {
-        doc: &doc_types,
-        spec: &spec.protocol.types,
-        rel: &spec.protocol.types_file,
-        notes: SpecNotes::new(&spec_text),
-    };
-    for (name, line) in dangling {
-        let spec_says = cmp.spec.get(&name).map_or_else(
-            || format!("spec ({}) has no such declaration either", cmp.rel),
-            |d| {
-                format!(
-                    "spec ({}:{}) declares {}",
-                    d.origin.file,
-                    d.origin.line,
-                    kind_text(d)
-                )
-            },
-        );
-        report.findings.push(Finding {
-            line,
-            message: format!(
-                "declaration `{name}` differs: doc uses it but never declares it, {spec_says}"
-            ),
-        });
-    }
-    for (name, def) in &doc_types {
-        // Inline shapes the spec does not name compare through the field that holds them.
-        if def.inline && !cmp.spec.contains_key(name) {
-            continue;
-        }
-        report.declarations += usize::from(!def.inline);
-        cmp.declaration(name, def, report);
-    }
-    doc_types
+    dangling
 }
 
 /// `Ok` when the block parses and declares something; `Err(None)` when it declares nothing;
@@ -378,6 +369,27 @@ impl Compare<'_> {
 }
 
 impl Compare<'_> {
+    /// A name the document uses but never declares.
+    fn dangling(&self, name: &str, line: usize, report: &mut Report) {
+        let spec_says = self.spec.get(name).map_or_else(
+            || format!("spec ({}) has no such declaration either", self.rel),
+            |d| {
+                format!(
+                    "spec ({}:{}) declares {}",
+                    d.origin.file,
+                    d.origin.line,
+                    kind_text(d)
+                )
+            },
+        );
+        report.findings.push(Finding {
+            line,
+            message: format!(
+                "declaration `{name}` differs: doc uses it but never declares it, {spec_says}"
+            ),
+        });
+    }
+
     /// The spec's name for a doc union member the spec names otherwise: the member of the
     /// same union (by name) with the same discriminator value.
     fn renamed(&self, name: &str) -> Option<&str> {
