@@ -23,7 +23,15 @@ pub struct Schemas {
 }
 
 impl Schemas {
-    pub fn new(p: &Protocol, doc_types: &BTreeMap<String, TypeDef>) -> Self {
+    pub fn new(spec: &LoadedSpec, doc_types: &BTreeMap<String, TypeDef>) -> Self {
+        let p = &spec.protocol;
+        if spec.proto.is_some() {
+            // Protobuf examples are checked through the descriptor pool instead.
+            return Self {
+                spec: Value::Null,
+                doc: None,
+            };
+        }
         let parse =
             |p: &Protocol| serde_json::from_str::<Value>(&emit_schema(p)).unwrap_or(Value::Null);
         let doc = (!doc_types.is_empty()).then(|| {
@@ -61,7 +69,7 @@ fn sanitize(
         TypeKind::Struct(fields) => fields.iter_mut().for_each(|f| ty(&mut f.ty, &known)),
         TypeKind::Alias { target, .. } => ty(target, &known),
         TypeKind::Union { variants, .. } => variants.retain(|v| known(&v.type_name)),
-        TypeKind::Enum(_) => {}
+        _ => {}
     }
 }
 

@@ -89,7 +89,7 @@ pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
         let header = format!("syntax = \"proto3\"; package {package};");
         report.declarations += compare::protobuf(p, &doc, &proto, &header, &mut report.findings);
     }
-    let schemas = examples::Schemas::new(&spec.protocol, &doc_types);
+    let schemas = examples::Schemas::new(spec, &doc_types);
     for b in blocks.iter().filter(|b| b.lang == "json") {
         report.json_examples += 1;
         report.findings.extend(examples::check(spec, b, &schemas));
