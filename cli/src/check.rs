@@ -230,10 +230,18 @@ impl<P: Protocol> Run<P> {
             && self.excused(v)
         {
             // The absent side's replies would have moved the instance on: start afresh with
-            // this message as the first.
-            self.checker = P::checker();
-            self.base = self.origins.len() - 1;
+            // this message as the first. If a fresh start cannot take it either, those replies
+            // are still to come: keep the waiting checker and leave this message unjudged.
+            let waiting = std::mem::replace(&mut self.checker, P::checker());
+            let base = std::mem::replace(&mut self.base, self.origins.len() - 1);
+            let instances = self.stats.instances;
             result = self.step(msg);
+            if result.is_err() {
+                self.checker = waiting;
+                self.base = base;
+                self.stats.instances = instances;
+                result = Ok(());
+            }
         }
         if let Err(v) = result
             && !self.excused(&v)

@@ -645,3 +645,44 @@ fn a_grpc_status_ends_the_stream_and_answers_what_it_left_open() {
         ]
     );
 }
+
+#[test]
+fn a_one_sided_eca_capture_of_the_client_passes_with_one_sided() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "client.bin",
+        framed("Content-Length", &eca_client()),
+    );
+    let args = [
+        "trace",
+        "check",
+        "--protocol",
+        "eca",
+        "--from",
+        "client",
+        "client.bin",
+    ];
+    let (code, stdout, _) = agentwire(dir.path(), &args);
+    assert_eq!(code, 1, "the server's answers are missing: {stdout}");
+    let mut one_sided = args.to_vec();
+    one_sided.push("--one-sided");
+    let (code, stdout, stderr) = agentwire(dir.path(), &one_sided);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert!(stdout.ends_with("protocol eca (one-sided)\n"), "{stdout}");
+    // What no server message could explain is still found: initialized before initialize.
+    let mut early = eca_client();
+    early.swap(0, 1);
+    write(dir.path(), "early.bin", framed("Content-Length", &early));
+    let mut args = one_sided.clone();
+    args[6] = "early.bin";
+    let (code, stdout, _) = agentwire(dir.path(), &args);
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines(&stdout),
+        [
+            "early.bin:frame 1: lifecycle connection in state start: got client.initialized, \
+          expected one of client.initialize"
+        ]
+    );
+}
