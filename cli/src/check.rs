@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 
 use crate::merge::{Shape, merge};
 
+mod repair;
+mod status;
+
 /// One generated protocol module, as the checker drives it.
 pub trait Protocol {
     /// The module name, as `--protocol` spells it.
@@ -20,6 +23,10 @@ pub trait Protocol {
     fn checker() -> Self::Checker;
     fn observe(checker: &mut Self::Checker, msg: &Self::Recorded) -> Result<(), Violation>;
     fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>>;
+    /// Instances the checker holds right now.
+    fn live(checker: &Self::Checker) -> usize;
+    /// Whether the protocol runs on gRPC, whose traces may record the call's status.
+    const GRPC: bool = false;
 
     /// Whether `role` sends messages in this protocol.
     fn has_role(role: &str) -> bool {
@@ -29,11 +36,18 @@ pub trait Protocol {
 
 macro_rules! protocol {
     ($ty:ident, $module:ident) => {
+        protocol!($ty, $module, false);
+    };
+    ($ty:ident, $module:ident, grpc) => {
+        protocol!($ty, $module, true);
+    };
+    ($ty:ident, $module:ident, $grpc:literal) => {
         #[doc = concat!("The `", stringify!($module), "` protocol.")]
         pub struct $ty;
 
         impl Protocol for $ty {
             const NAME: &'static str = stringify!($module);
+            const GRPC: bool = $grpc;
             type Recorded = agentwire_protocols::$module::machine::Recorded;
             type Checker = agentwire_protocols::$module::machine::Checker;
 
@@ -49,6 +63,9 @@ macro_rules! protocol {
             fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>> {
                 checker.finish()
             }
+            fn live(checker: &Self::Checker) -> usize {
+                checker.live_instances()
+            }
         }
     };
 }
@@ -57,7 +74,7 @@ protocol!(HelixZed, helix_zed);
 protocol!(Agentloop, agentloop);
 protocol!(ExternalAgents, external_agents);
 protocol!(Eca, eca);
-protocol!(Coven, coven);
+protocol!(Coven, coven, grpc);
 
 /// Where in a file a finding points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,20 +149,70 @@ pub struct Capture {
     pub bytes: Vec<u8>,
 }
 
+/// What a check saw, for the summary line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Messages given to the sequence checker (an invalid one counts when it could be read
+    /// as its kind; see `repair`).
+    pub messages: usize,
+    /// Sequence instances started (each correlation key's machine run).
+    pub instances: usize,
+}
+
+/// How a check treats the directions it sees.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Sides {
+    /// The trace holds every direction.
+    #[default]
+    Both,
+    /// The trace is a capture of some directions only (`--one-sided`): a violation that a
+    /// message of an absent sender could have prevented is no finding, and the check goes on
+    /// from a fresh checker as if those messages had come.
+    OneSided,
+}
+
 /// Runs messages through a checker, remembering where each came from so violations can be
 /// pointed back at a file position.
 struct Run<P: Protocol> {
     checker: P::Checker,
-    /// File and position of every message observed so far, by the checker's message index.
+    /// File and position of every message observed so far, in order.
     origins: Vec<(usize, At)>,
+    /// Index in `origins` of the current checker's message 0 (moved on each restart).
+    base: usize,
+    /// The senders a one-sided capture holds; `None` when every direction is recorded.
+    present: Option<Vec<String>>,
+    stats: Stats,
 }
 
 impl<P: Protocol> Run<P> {
-    fn new() -> Self {
+    fn new(present: Option<Vec<String>>) -> Self {
         Self {
             checker: P::checker(),
             origins: Vec::new(),
+            base: 0,
+            present,
+            stats: Stats::default(),
         }
+    }
+
+    /// Whether a message of a sender the capture does not hold could have satisfied `v`.
+    fn excused(&self, v: &Violation) -> bool {
+        use agentwire_runtime::machine::Problem;
+        let Some(present) = &self.present else {
+            return false;
+        };
+        matches!(v.problem, Problem::Unexpected | Problem::Unfinished)
+            && v.expected.iter().any(|k| {
+                let role = k.split('.').next().unwrap_or_default();
+                !present.iter().any(|p| p == role)
+            })
+    }
+
+    fn step(&mut self, msg: &P::Recorded) -> Result<(), Violation> {
+        let before = P::live(&self.checker);
+        let result = P::observe(&mut self.checker, msg);
+        self.stats.instances += P::live(&self.checker).saturating_sub(before);
+        result
     }
 
     fn observe(
@@ -157,11 +224,32 @@ impl<P: Protocol> Run<P> {
         out: &mut Vec<Finding>,
     ) {
         self.origins.push((file, at));
-        if let Err(v) = P::observe(&mut self.checker, msg) {
+        self.stats.messages += 1;
+        let mut result = self.step(msg);
+        if let Err(v) = &result
+            && self.excused(v)
+        {
+            // The absent side's replies would have moved the instance on: start afresh with
+            // this message as the first. If a fresh start cannot take it either, those replies
+            // are still to come: keep the waiting checker and leave this message unjudged.
+            let waiting = std::mem::replace(&mut self.checker, P::checker());
+            let base = std::mem::replace(&mut self.base, self.origins.len() - 1);
+            let instances = self.stats.instances;
+            result = self.step(msg);
+            if result.is_err() {
+                self.checker = waiting;
+                self.base = base;
+                self.stats.instances = instances;
+                result = Ok(());
+            }
+        }
+        if let Err(v) = result
+            && !self.excused(&v)
+        {
             // The checker counts every message it is given, so its index is ours.
             let (file, at) = v
                 .index
-                .and_then(|i| self.origins.get(i).copied())
+                .and_then(|i| self.origins.get(self.base + i).copied())
                 .unwrap_or((file, at));
             out.push(Finding {
                 file: files[file].clone(),
@@ -171,14 +259,20 @@ impl<P: Protocol> Run<P> {
         }
     }
 
-    fn finish(self, stream: &str, out: &mut Vec<Finding>) {
-        if let Err(end) = P::finish(self.checker) {
-            out.extend(end.iter().map(|v| Finding {
+    /// Ends the stream; `aborted` when a gRPC status other than OK ended it, so instances
+    /// left mid-flow are answered by that status.
+    fn finish(mut self, stream: &str, out: &mut Vec<Finding>, aborted: bool) -> Stats {
+        let checker = std::mem::replace(&mut self.checker, P::checker());
+        if let Err(end) = P::finish(checker)
+            && !aborted
+        {
+            out.extend(end.iter().filter(|v| !self.excused(v)).map(|v| Finding {
                 file: stream.to_owned(),
                 at: At::End,
                 text: violation_text(v),
             }));
         }
+        self.stats
     }
 }
 
@@ -230,11 +324,28 @@ fn invalid_findings(file: &str, at: At, invalid: &Invalid, strip: &str) -> Vec<F
         .collect()
 }
 
+/// The senders named by a trace's lines (for a one-sided capture), in first-seen order.
+fn senders(bytes: &[u8]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, line) in lines(bytes) {
+        let from = serde_json::from_slice::<Value>(line)
+            .ok()
+            .and_then(|v| v.get("from").and_then(Value::as_str).map(str::to_owned));
+        if let Some(from) = from.filter(|f| !out.contains(f)) {
+            out.push(from);
+        }
+    }
+    out
+}
+
 /// Checks one JSON Lines trace (`{"from": ..., "message": ...}` per line) as its own stream.
-pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8]) -> Vec<Finding> {
+pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8], sides: Sides) -> (Vec<Finding>, Stats) {
     let files = [file.to_owned()];
     let mut out = Vec::new();
-    let mut run = Run::<P>::new();
+    let present = (sides == Sides::OneSided).then(|| senders(bytes));
+    let mut run = Run::<P>::new(present);
+    // The line and code of the gRPC status that ended the stream, once one has.
+    let mut ended: Option<(usize, &str)> = None;
     for (n, line) in lines(bytes) {
         let at = At::Line(n);
         let finding = |text: String| Finding {
@@ -280,18 +391,47 @@ pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8]) -> Vec<Finding> {
                 continue;
             }
         };
+        if let Some((line, code)) = ended {
+            out.push(finding(format!(
+                "the stream already ended with status {code} at line {line}"
+            )));
+            continue;
+        }
+        if status::is_status(&entry) {
+            match status::code(&entry) {
+                Ok(_) if !P::GRPC => out.push(field_error(
+                    "/status",
+                    Rule::UnknownKind,
+                    format!(
+                        "protocol {} is not gRPC; only gRPC traces record a status",
+                        P::NAME
+                    ),
+                )),
+                Ok(code) => ended = Some((n, code)),
+                Err((pointer, why)) => out.push(field_error(pointer, Rule::Type, why)),
+            }
+            continue;
+        }
         match P::decode(from, &entry) {
             None => out.push(field_error(
                 "/from",
                 Rule::UnknownKind,
                 format!("unknown sender `{from}` for protocol {}", P::NAME),
             )),
-            Some(Err(invalid)) => out.extend(invalid_findings(file, at, &invalid, "")),
+            Some(Err(invalid)) => {
+                out.extend(invalid_findings(file, at, &invalid, ""));
+                // Reported once; the sequence goes on as if the message had arrived.
+                if let Some(msg) = repair::decode_repaired(&entry, &invalid, |e| P::decode(from, e))
+                {
+                    run.observe(&files, 0, at, &msg, &mut out);
+                }
+            }
             Some(Ok(msg)) => run.observe(&files, 0, at, &msg, &mut out),
         }
     }
-    run.finish(file, &mut out);
-    out
+    let aborted = ended.is_some_and(|(_, code)| code != "OK");
+    let stats = run.finish(file, &mut out, aborted);
+    (out, stats)
 }
 
 /// A decoded message of a capture, with what the merge needs.
@@ -333,7 +473,13 @@ fn read_capture<P: Protocol>(
                 capture.role,
                 P::NAME
             ))),
-            Some(Err(invalid)) => out.extend(invalid_findings(file, at, &invalid, "/message")),
+            Some(Err(invalid)) => {
+                out.extend(invalid_findings(file, at, &invalid, "/message"));
+                let decode = |e: &Value| P::decode(&capture.role, e);
+                if let Some(msg) = repair::decode_repaired(&entry, &invalid, decode) {
+                    items.push(Item { at, shape, msg });
+                }
+            }
             Some(Ok(msg)) => items.push(Item { at, shape, msg }),
         }
     };
@@ -384,24 +530,30 @@ fn read_capture<P: Protocol>(
 
 /// Checks captures of the sides of one connection (one file per sender) as a single stream,
 /// merged as `merge` describes. End-of-stream findings name the files joined by `+`.
-pub fn check_captures<P: Protocol>(captures: &[Capture], max_frame_size: usize) -> Vec<Finding> {
+pub fn check_captures<P: Protocol>(
+    captures: &[Capture],
+    max_frame_size: usize,
+    sides: Sides,
+) -> (Vec<Finding>, Stats) {
     let mut out = Vec::new();
-    let sides: Vec<Vec<Item<P::Recorded>>> = captures
+    let decoded: Vec<Vec<Item<P::Recorded>>> = captures
         .iter()
         .map(|c| read_capture::<P>(c, max_frame_size, &mut out))
         .collect();
-    let shapes: Vec<Vec<Shape>> = sides
+    let shapes: Vec<Vec<Shape>> = decoded
         .iter()
         .map(|items| items.iter().map(|i| i.shape.clone()).collect())
         .collect();
     let files: Vec<String> = captures.iter().map(|c| c.file.clone()).collect();
-    let mut run = Run::<P>::new();
+    let present =
+        (sides == Sides::OneSided).then(|| captures.iter().map(|c| c.role.clone()).collect());
+    let mut run = Run::<P>::new(present);
     for (side, index) in merge(&shapes) {
-        let item = &sides[side][index];
+        let item = &decoded[side][index];
         run.observe(&files, side, item.at, &item.msg, &mut out);
     }
-    run.finish(&files.join("+"), &mut out);
-    out
+    let stats = run.finish(&files.join("+"), &mut out, false);
+    (out, stats)
 }
 
 #[cfg(test)]

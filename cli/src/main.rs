@@ -52,6 +52,14 @@ standard output as one line:
   FILE:line N: MACHINE KEY in state S: got X, but CHECK does not hold
   FILE:end of stream: MACHINE KEY in state S: expected one of Y, Z
 
+A message that breaks its schema is reported once and still counts as arrived for the
+sequence check (its failing values read as the nearest valid ones), so it does not make every
+later message a violation. With --one-sided (a capture of some senders only), a violation that
+a message of an absent sender could have prevented is not reported.
+
+On success one line says what was checked (messages, streams, sequence instances, protocol);
+otherwise the same line goes to standard error after the count of findings.
+
 Exit status: 0 when nothing was found, 1 when anything was, 2 on a usage error (bad
 arguments, a file that cannot be read).";
 
@@ -94,6 +102,12 @@ struct CheckArgs {
     #[arg(long = "from", num_args = 2, value_names = ["ROLE", "FILE"])]
     from: Vec<String>,
 
+    /// The traffic was captured on one side only (some senders' messages are missing): a
+    /// violation a missing sender's message could have prevented is not reported, and the
+    /// check goes on as if that message had come.
+    #[arg(long)]
+    one_sided: bool,
+
     /// Largest Content-Length accepted in a framed capture.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FRAME_SIZE)]
     max_frame_size: usize,
@@ -130,7 +144,7 @@ fn main() -> ExitCode {
         ProtocolName::Eca => trace_check::<check::Eca>(&args),
         ProtocolName::Coven => trace_check::<check::Coven>(&args),
     };
-    let findings = match findings {
+    let (findings, summary) = match findings {
         Ok(f) => f,
         Err((kind, message)) => {
             let mut cmd = Cli::command();
@@ -154,6 +168,12 @@ fn main() -> ExitCode {
             break;
         }
     }
+    if findings.is_empty() {
+        // Success says what was checked, so it cannot be mistaken for checking nothing.
+        let _ = writeln!(out, "ok: {summary}");
+    } else {
+        eprintln!("{} finding(s) in {summary}", findings.len());
+    }
     let _ = out.flush();
     if findings.is_empty() {
         ExitCode::SUCCESS
@@ -165,7 +185,7 @@ fn main() -> ExitCode {
 type UsageError = (ErrorKind, String);
 
 /// Reads every input first (so a usage error stops the run before any output), then checks.
-fn trace_check<P: Protocol>(args: &CheckArgs) -> Result<Vec<Finding>, UsageError> {
+fn trace_check<P: Protocol>(args: &CheckArgs) -> Result<(Vec<Finding>, String), UsageError> {
     let read = |path: &PathBuf| {
         std::fs::read(path).map_err(|e| {
             (
@@ -227,12 +247,35 @@ fn trace_check<P: Protocol>(args: &CheckArgs) -> Result<Vec<Finding>, UsageError
         });
     }
 
+    let sides = if args.one_sided {
+        check::Sides::OneSided
+    } else {
+        check::Sides::Both
+    };
     let mut findings = Vec::new();
+    let mut total = check::Stats::default();
+    let mut add = |(f, stats): (Vec<Finding>, check::Stats)| {
+        findings.extend(f);
+        total.messages += stats.messages;
+        total.instances += stats.instances;
+    };
     for (name, bytes) in &traces {
-        findings.extend(check::check_trace::<P>(name, bytes));
+        add(check::check_trace::<P>(name, bytes, sides));
     }
     if !captures.is_empty() {
-        findings.extend(check::check_captures::<P>(&captures, args.max_frame_size));
+        add(check::check_captures::<P>(
+            &captures,
+            args.max_frame_size,
+            sides,
+        ));
     }
-    Ok(findings)
+    let streams = traces.len() + usize::from(!captures.is_empty());
+    let summary = format!(
+        "{} message(s) in {streams} stream(s), {} sequence instance(s), protocol {}{}",
+        total.messages,
+        total.instances,
+        P::NAME,
+        if args.one_sided { " (one-sided)" } else { "" }
+    );
+    Ok((findings, summary))
 }

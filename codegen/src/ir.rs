@@ -22,6 +22,9 @@ pub struct Protocol {
     pub summary: String,
     pub transport: Transport,
     pub roles: Vec<String>,
+    /// Other names documents use for a role (`role_aliases` in `protocol.yaml`), by role;
+    /// only the docs drift check reads them.
+    pub role_aliases: BTreeMap<String, Vec<String>>,
     /// Every named type of the message file, by name.
     pub types: BTreeMap<String, TypeDef>,
     pub channels: Vec<Channel>,

@@ -3,10 +3,14 @@
 // decisions; the server streams response items, loading state, approval requests,
 // context statistics and errors.
 
-// Spec note: the document's generic envelope (`id`, `type`, `payload?: any`) is not a type
-// of its own here; every kind below narrows it, and `id` is required and non-empty on all.
-// The document recommends, but does not require, UUIDs (its test sample uses 'test-id'),
-// so no uuid format is enforced.
+// Spec note: the document's generic envelope `WSMessage` (`id`, `type`, `payload?: any`) is
+// not a type of its own here; every kind below narrows it, and `id` is required and
+// non-empty on all. The document recommends, but does not require, UUIDs (its test sample
+// uses 'test-id'), so no uuid format is enforced.
+//
+// Spec note: the document's examples reuse frame ids (`...440002`, `...440003`, `...440007`,
+// `...440008`, `...440011` and `...440012` each name two different frames) and item ids
+// (`resp_abc123` for several messages); it never says ids are unique, so no rule requires it.
 
 // ---------------------------------------------------------------------------------------
 // Client -> Server
@@ -305,6 +309,10 @@ interface ApplyPatchCommand {
 
 // Spec note: ResponseItem is used but never defined; it is the union of the six item kinds
 // the document's examples show, each built from its example's fields.
+//
+// Spec note: the document's streaming client snippet also reads a message item's `content`
+// as a plain string (`else if (item.content) chunkText = item.content`), but every interface
+// and example gives an array of text parts; the spec accepts only the array.
 /** One output item of the agent, dispatched on `type`. */
 type ResponseItem =
   | MessageItem

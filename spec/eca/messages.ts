@@ -138,6 +138,9 @@ interface ChatPromptParams {
      */
     chatId?: string;
 
+    // Spec note: the document says requestId is "used to match with next async messages",
+    // but no chat/contentReceived carries it (they name only chatId); the machines therefore
+    // relate content to its prompt by chatId, and requestId is only checked to be present.
     /**
      * Identifier of this prompt, used to relate the notifications that follow to it.
      */
@@ -567,6 +570,9 @@ interface ToolCalledContent {
      */
     name: string;
 
+    // Spec note: the document types the arguments of toolCallRun and toolCallRejected as a
+    // map `{[key: string]: string}` but those of toolCalled as `string[]`; the spec keeps each
+    // as written, since a client that reads one shape for all three would fail either way.
     /**
      * The arguments the tool ran with.
      */

@@ -239,9 +239,11 @@ interface SessionReadyMessage {
   agentId: string;
 }
 
-// Spec note: the document says the server broadcasts stored user messages, injected
-// assistant replies and forwarding failures through its usual message path without
-// defining that path's shape; the spec uses one `message` kind told apart by `role`.
+// Spec note: the document says the server persists a user message "as normal", broadcasts an
+// injected assistant reply ("persist assistant + broadcast over WS") and shows a forwarding
+// failure as an error line, without defining the shape of those frames; the spec uses one
+// `message` kind told apart by `role`. It does not say a stored user message is broadcast
+// back, so a `user` echo is allowed but not required (machine.yaml).
 /** A message appended to the session's conversation, sent to every attached client. */
 interface ChatMessageBroadcast {
   type: 'message';

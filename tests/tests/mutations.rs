@@ -330,6 +330,9 @@ macro_rules! mutation_property {
 /// rejected: the machines are not vacuous.
 macro_rules! rejects_most_mutations {
     ($name:ident, $module:ident) => {
+        rejects_most_mutations!($name, $module, 1 / 2);
+    };
+    ($name:ident, $module:ident, $num:literal / $den:literal) => {
         #[test]
         fn $name() {
             let traces = module_traces!($module);
@@ -349,7 +352,7 @@ macro_rules! rejects_most_mutations {
                 }
             }
             assert!(
-                rejected * 2 > total,
+                rejected * $den > total * $num,
                 "{}: only {rejected} of {total} mutations rejected",
                 stringify!($module)
             );
@@ -364,6 +367,13 @@ mutation_property!(eca_mutations, eca);
 mutation_property!(coven_mutations, coven);
 rejects_most_mutations!(helix_zed_rejects_most_mutations, helix_zed);
 rejects_most_mutations!(agentloop_rejects_most_mutations, agentloop);
-rejects_most_mutations!(external_agents_rejects_most_mutations, external_agents);
+// By its document an external_agents user message need not be echoed and an attach may answer
+// 201 like a create (spec/external_agents/machine.yaml), so dropping, repeating or moving
+// those lines is rightly accepted: more than a third must still be rejected.
+rejects_most_mutations!(
+    external_agents_rejects_most_mutations,
+    external_agents,
+    1 / 3
+);
 rejects_most_mutations!(eca_rejects_most_mutations, eca);
 rejects_most_mutations!(coven_rejects_most_mutations, coven);

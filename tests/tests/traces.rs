@@ -7,13 +7,16 @@ use agentwire_runtime::machine::Violation;
 use serde_json::{Value, json};
 
 /// Runs one trace through a protocol's checker: every message violation, then every
-/// end-of-stream violation. Lines that do not decode are test failures.
+/// end-of-stream violation. Lines that do not decode are test failures. A gRPC status line
+/// (`{"from", "status": {"code"}}`, spec/README.md "Trace files") ends the stream: nothing may
+/// follow it, and a code other than OK answers every instance it left mid-flow.
 macro_rules! run_trace {
     ($module:ident, $path:expr) => {{
         use agentwire_protocols::$module::machine::{Checker, Recorded};
         let text = std::fs::read_to_string($path).unwrap();
         let mut checker = Checker::new();
         let mut violations: Vec<Violation> = Vec::new();
+        let mut status: Option<String> = None;
         for (n, line) in text
             .lines()
             .enumerate()
@@ -21,6 +24,19 @@ macro_rules! run_trace {
         {
             let entry: Value = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{}:{}: not JSON: {e}", $path.display(), n + 1));
+            assert!(
+                status.is_none(),
+                "{}:{}: a line after the status",
+                $path.display(),
+                n + 1
+            );
+            if let Some(code) = entry.get("status").map(|s| s["code"].clone()) {
+                let code = code
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{}:{}: status code", $path.display(), n + 1));
+                status = Some(code.to_owned());
+                continue;
+            }
             let from = entry["from"].as_str().unwrap_or_default();
             let recorded = Recorded::decode(from, &entry)
                 .unwrap_or_else(|| panic!("{}:{}: unknown sender `{from}`", $path.display(), n + 1))
@@ -29,7 +45,9 @@ macro_rules! run_trace {
                 violations.push(v);
             }
         }
-        if let Err(end) = checker.finish() {
+        if let Err(end) = checker.finish()
+            && status.as_deref().is_none_or(|code| code == "OK")
+        {
             violations.extend(end);
         }
         violations

@@ -207,6 +207,9 @@ pub fn check_docs(
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Io(format!("cannot read {}: {e}", path.display())))?;
         let report = docs::check_doc(&spec, path, &text);
+        for note in render(path, root, &report.notes) {
+            eprintln!("note: {note}");
+        }
         out.extend(render(path, root, &report.findings));
     }
     Ok(out)

@@ -1,5 +1,5 @@
-//! Structural comparison of a document's type declarations with the spec's: TypeScript
-//! interfaces and aliases through the same loader the generator uses, protobuf through protox.
+//! Structural comparison of a document's protobuf declarations with the spec's, through protox,
+//! and the TypeScript-style rendering of IR types every finding uses.
 
 use std::collections::BTreeMap;
 
@@ -8,14 +8,12 @@ use protox::prost_reflect::{
 };
 
 use super::Finding;
-use crate::diag::SourceFile;
-use crate::front::load::LoadedSpec;
+use super::markdown::Block;
 use crate::front::proto::ProtoSpec;
-use crate::front::ts;
 use crate::ir::{Constraints, Field, Ty, TypeDef, TypeKind};
 
 /// A type expression written the TypeScript way, for findings.
-fn ty_text(ty: &Ty) -> String {
+pub(super) fn ty_text(ty: &Ty) -> String {
     match ty {
         Ty::String => "string".into(),
         Ty::Bool => "boolean".into(),
@@ -31,7 +29,7 @@ fn ty_text(ty: &Ty) -> String {
     }
 }
 
-fn field_text(f: &Field) -> String {
+pub(super) fn field_text(f: &Field) -> String {
     format!(
         "{}{}: {}",
         f.name,
@@ -40,7 +38,7 @@ fn field_text(f: &Field) -> String {
     )
 }
 
-fn constraints_text(c: &Constraints) -> String {
+pub(super) fn constraints_text(c: &Constraints) -> String {
     let mut parts = Vec::new();
     let mut put = |k: &str, v: Option<String>| {
         if let Some(v) = v {
@@ -65,7 +63,7 @@ fn constraints_text(c: &Constraints) -> String {
     }
 }
 
-fn kind_text(def: &TypeDef) -> String {
+pub(super) fn kind_text(def: &TypeDef) -> String {
     match &def.kind {
         TypeKind::Struct(fields) => format!(
             "{{ {} }}",
@@ -96,189 +94,6 @@ fn kind_text(def: &TypeDef) -> String {
     }
 }
 
-/// Compares every declaration of the document's TypeScript (`file` holds the blocks at their
-/// document lines) with the spec's; returns how many declarations the document holds.
-pub fn typescript(spec: &LoadedSpec, file: &SourceFile, findings: &mut Vec<Finding>) -> usize {
-    let p = &spec.protocol;
-    let rel = &p.types_file;
-    let doc_types = match ts::load_types(file, rel) {
-        Ok(t) => t,
-        Err(errors) => {
-            for e in errors.errors {
-                let line = e
-                    .location()
-                    .and_then(|l| l.rsplit(':').nth(1).and_then(|n| n.parse().ok()))
-                    .unwrap_or(1);
-                findings.push(Finding {
-                    line,
-                    message: format!("TypeScript block: {}", e.message),
-                });
-            }
-            return 0;
-        }
-    };
-    let spec_at = |def: &TypeDef| format!("{}:{}", def.origin.file, def.origin.line);
-    // Declarations (not inline types: those follow their parents) the document never shows.
-    for (name, def) in &p.types {
-        if !doc_types.contains_key(name) && !def.inline {
-            findings.push(Finding {
-                line: 1,
-                message: format!(
-                    "declaration `{name}` differs: doc says nothing, spec ({}) declares {}",
-                    spec_at(def),
-                    kind_text(def)
-                ),
-            });
-        }
-    }
-    let mut count = 0;
-    for (name, doc_def) in &doc_types {
-        count += 1;
-        let line = doc_def.origin.line;
-        let Some(spec_def) = p.types.get(name) else {
-            findings.push(Finding {
-                line,
-                message: format!("declaration `{name}` differs: doc says {}, spec ({rel}) has no such declaration", kind_text(doc_def)),
-            });
-            continue;
-        };
-        let mut differ = |line: usize, what: String, doc: String, spec: String, at: String| {
-            findings.push(Finding {
-                line,
-                message: format!("{what} differs: doc says {doc}, spec ({at}) says {spec}"),
-            });
-        };
-        match (&doc_def.kind, &spec_def.kind) {
-            (TypeKind::Struct(doc_fields), TypeKind::Struct(spec_fields)) => {
-                for sf in spec_fields {
-                    match doc_fields.iter().find(|f| f.name == sf.name) {
-                        None => differ(
-                            line,
-                            format!("field `{name}.{}`", sf.name),
-                            "nothing".into(),
-                            field_text(sf),
-                            format!("{}:{}", sf.origin.file, sf.origin.line),
-                        ),
-                        Some(df) => {
-                            let at = format!("{}:{}", sf.origin.file, sf.origin.line);
-                            if df.optional != sf.optional || df.ty != sf.ty {
-                                differ(
-                                    df.origin.line,
-                                    format!("field `{name}.{}`", sf.name),
-                                    field_text(df),
-                                    field_text(sf),
-                                    at.clone(),
-                                );
-                            }
-                            if df.constraints != sf.constraints {
-                                differ(
-                                    df.origin.line,
-                                    format!("constraints of `{name}.{}`", sf.name),
-                                    constraints_text(&df.constraints),
-                                    constraints_text(&sf.constraints),
-                                    at,
-                                );
-                            }
-                        }
-                    }
-                }
-                for df in doc_fields
-                    .iter()
-                    .filter(|df| !spec_fields.iter().any(|s| s.name == df.name))
-                {
-                    differ(
-                        df.origin.line,
-                        format!("field `{name}.{}`", df.name),
-                        field_text(df),
-                        "nothing".into(),
-                        spec_at(spec_def),
-                    );
-                }
-            }
-            (
-                TypeKind::Alias {
-                    target: dt,
-                    constraints: dc,
-                },
-                TypeKind::Alias {
-                    target: st,
-                    constraints: sc,
-                },
-            ) => {
-                if dt != st {
-                    differ(
-                        line,
-                        format!("type `{name}`"),
-                        ty_text(dt),
-                        ty_text(st),
-                        spec_at(spec_def),
-                    );
-                } else if dc != sc {
-                    differ(
-                        line,
-                        format!("constraints of `{name}`"),
-                        constraints_text(dc),
-                        constraints_text(sc),
-                        spec_at(spec_def),
-                    );
-                }
-            }
-            (
-                TypeKind::Union {
-                    tag: dt,
-                    variants: dv,
-                },
-                TypeKind::Union {
-                    tag: st,
-                    variants: sv,
-                },
-            ) if dt == st => {
-                // Point at the member whose discriminator value moved, not just the union.
-                for d in dv {
-                    match sv.iter().find(|s| s.type_name == d.type_name) {
-                        Some(s) if s.value != d.value => differ(
-                            d.origin.line,
-                            format!("discriminator of `{}`", d.type_name),
-                            format!("{dt}: '{}'", d.value),
-                            format!("{st}: '{}'", s.value),
-                            format!("{}:{}", s.origin.file, s.origin.line),
-                        ),
-                        Some(_) => {}
-                        None => differ(
-                            line,
-                            format!("member `{}` of `{name}`", d.type_name),
-                            "a member".into(),
-                            "nothing".into(),
-                            spec_at(spec_def),
-                        ),
-                    }
-                }
-                for s in sv
-                    .iter()
-                    .filter(|s| !dv.iter().any(|d| d.type_name == s.type_name))
-                {
-                    differ(
-                        line,
-                        format!("member `{}` of `{name}`", s.type_name),
-                        "nothing".into(),
-                        "a member".into(),
-                        spec_at(spec_def),
-                    );
-                }
-            }
-            (d, s) if d != s => differ(
-                line,
-                format!("type `{name}`"),
-                kind_text(doc_def),
-                kind_text(spec_def),
-                spec_at(spec_def),
-            ),
-            _ => {}
-        }
-    }
-    count
-}
-
 fn proto_type(f: &FieldDescriptor) -> String {
     let base = match f.kind() {
         ProtoKind::Message(m) => m.name().to_owned(),
@@ -306,47 +121,102 @@ fn line_of(text: &str, after: &str, needle: &str) -> usize {
     text[..at].matches('\n').count() + 1
 }
 
-/// Compares the document's protobuf (`text` holds the blocks at their document lines under a
-/// `syntax`/`package` header) with the spec's; returns how many declarations it holds.
-pub fn protobuf(spec: &ProtoSpec, text: &str, findings: &mut Vec<Finding>) -> usize {
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => {
-            findings.push(Finding {
-                line: 1,
-                message: format!("cannot check protobuf blocks: {e}"),
-            });
-            return 0;
+/// A protobuf text that does not compile: the line the error points at, the message, and
+/// whether it is a syntax error (found without looking at any other block).
+type CompileError = (usize, String, bool);
+
+/// Compiles `text` (one file, `doc.proto`).
+fn compile(text: &str) -> Result<DescriptorPool, CompileError> {
+    let io = |e: std::io::Error| (1, format!("cannot check protobuf blocks: {e}"), false);
+    let dir = tempfile::tempdir().map_err(io)?;
+    std::fs::write(dir.path().join(DOC_PROTO), text).map_err(io)?;
+    protox::Compiler::new([dir.path()])
+        .and_then(|mut c| {
+            c.include_imports(true);
+            c.open_file(DOC_PROTO)?;
+            Ok(c.descriptor_pool())
+        })
+        .map_err(|e| {
+            // The error's own label locates it in `text`, whose lines are the document's.
+            let line = miette::Diagnostic::labels(&e)
+                .and_then(|mut l| l.next())
+                .map_or(1, |l| {
+                    text[..l.offset().min(text.len())].matches('\n').count() + 1
+                });
+            (line, format!("protobuf block: {e}"), e.is_parse())
+        })
+}
+
+const DOC_PROTO: &str = "doc.proto";
+
+/// Compares the document's protobuf blocks with the spec's: they are compiled together (a
+/// message may use one declared in another block); a block that does not compile is one
+/// finding and the others are compared without it. Returns how many declarations they hold.
+pub fn protobuf(
+    spec: &ProtoSpec,
+    doc: &str,
+    blocks: &[&Block],
+    header: &str,
+    findings: &mut Vec<Finding>,
+) -> usize {
+    let mut kept: Vec<&Block> = Vec::new();
+    // Names declared in blocks dropped for their syntax: a reference to one is no new finding.
+    let mut lost: Vec<String> = Vec::new();
+    // Syntax first, block by block: an unclosed brace would otherwise swallow later blocks.
+    for b in blocks {
+        match compile(&super::overlay(doc, &[b], header)) {
+            Err((line, message, true)) => {
+                lost.extend(declared_in(&b.text));
+                let last = b.line + b.text.lines().count().saturating_sub(1);
+                findings.push(Finding {
+                    line: line.clamp(b.line, last.max(b.line)),
+                    message,
+                });
+            }
+            _ => kept.push(b),
         }
-    };
-    let name = "doc.proto";
-    if let Err(e) = std::fs::write(dir.path().join(name), text) {
-        findings.push(Finding {
-            line: 1,
-            message: format!("cannot check protobuf blocks: {e}"),
-        });
-        return 0;
     }
-    let doc_pool = match protox::Compiler::new([dir.path()]).and_then(|mut c| {
-        c.include_imports(true);
-        c.open_file(name)?;
-        Ok(c.descriptor_pool())
-    }) {
-        Ok(p) => p,
-        Err(e) => {
-            let line = e
-                .to_string()
-                .split(':')
-                .nth(1)
-                .and_then(|n| n.trim().parse().ok())
-                .unwrap_or(1);
-            findings.push(Finding {
-                line,
-                message: format!("protobuf block: {e}"),
-            });
-            return 0;
+    while !kept.is_empty() {
+        let text = super::overlay(doc, &kept, header);
+        match compile(&text) {
+            Ok(pool) => return compare_pool(spec, &pool, &text, findings),
+            Err((line, message, _)) => {
+                if !lost.iter().any(|n| message.contains(&format!("'{n}'"))) {
+                    findings.push(Finding { line, message });
+                }
+                let failing = kept
+                    .iter()
+                    .position(|b| (b.line..b.line + b.text.lines().count()).contains(&line));
+                match failing {
+                    Some(i) => {
+                        kept.remove(i);
+                    }
+                    None => return 0,
+                }
+            }
         }
-    };
+    }
+    0
+}
+
+/// Message and enum names a protobuf text declares.
+fn declared_in(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .zip(text.split_whitespace().skip(1))
+        .filter(|(k, _)| matches!(*k, "message" | "enum"))
+        .map(|(_, n)| n.trim_end_matches('{').to_owned())
+        .collect()
+}
+
+/// Compares a compiled document (`text` holds its blocks at their document lines) with the
+/// spec; returns how many declarations it holds.
+fn compare_pool(
+    spec: &ProtoSpec,
+    doc_pool: &DescriptorPool,
+    text: &str,
+    findings: &mut Vec<Finding>,
+) -> usize {
+    let name = DOC_PROTO;
     let spec_text: String = spec.sources.values().map(|s| s.text.to_string()).collect();
     let spec_file = &spec.file;
     let doc_line = |needle: &str, after: &str| line_of(text, after, needle);
@@ -409,10 +279,10 @@ pub fn protobuf(spec: &ProtoSpec, text: &str, findings: &mut Vec<Finding>) -> us
         }
     }
     compare_enums(
-        &doc_pool, &spec.pool, name, text, &spec_text, spec_file, findings, &mut count,
+        doc_pool, &spec.pool, name, text, &spec_text, spec_file, findings, &mut count,
     );
     compare_services(
-        &doc_pool, &spec.pool, name, text, spec_file, findings, &mut count,
+        doc_pool, &spec.pool, name, text, spec_file, findings, &mut count,
     );
     count
 }

@@ -5,11 +5,12 @@
 pub mod compare;
 pub mod examples;
 pub mod markdown;
+pub mod notes;
 pub mod sequences;
+pub mod typescript;
 
 use std::path::Path;
 
-use crate::diag::SourceFile;
 use crate::front::load::LoadedSpec;
 use markdown::Block;
 
@@ -28,15 +29,20 @@ pub struct Report {
     pub json_examples: usize,
     pub sequences: usize,
     pub findings: Vec<Finding>,
+    /// What was not compared and why, and differences the spec explains in a `Spec note:`.
+    pub notes: Vec<Finding>,
 }
 
 /// The marker lines between which `cargo xtask gen` writes the state diagrams.
 pub const DIAGRAM_BEGIN: &str = "<!-- agentwire:diagram:begin -->";
 pub const DIAGRAM_END: &str = "<!-- agentwire:diagram:end -->";
+/// The marker lines between which `cargo xtask gen` writes the spec's `Spec note:` list.
+pub const NOTES_BEGIN: &str = "<!-- agentwire:notes:begin -->";
+pub const NOTES_END: &str = "<!-- agentwire:notes:end -->";
 
 /// A document whose lines outside `blocks` of `langs` are blanked, so a parser's line numbers
 /// are the document's.
-fn overlay(doc: &str, blocks: &[&Block], header: &str) -> String {
+pub(super) fn overlay(doc: &str, blocks: &[&Block], header: &str) -> String {
     let total = doc.lines().count().max(1);
     let mut lines = vec![String::new(); total + 1];
     lines[0] = header.to_owned();
@@ -66,13 +72,11 @@ pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
         .iter()
         .filter(|b| b.lang == "proto" || b.lang == "protobuf")
         .collect();
-    if !ts.is_empty() {
-        let file = SourceFile {
-            path: doc_path.to_path_buf(),
-            text: overlay(&doc, &ts, "").into(),
-        };
-        report.declarations += compare::typescript(spec, &file, &mut report.findings);
-    }
+    let doc_types = if ts.is_empty() {
+        typescript::Types::new()
+    } else {
+        typescript::check(spec, doc_path, &doc, &ts, &mut report)
+    };
     if !proto.is_empty()
         && let Some(p) = &spec.proto
     {
@@ -83,20 +87,12 @@ pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
             .and_then(|f| f.package.clone())
             .unwrap_or_default();
         let header = format!("syntax = \"proto3\"; package {package};");
-        let text = overlay(&doc, &proto, &header);
-        report.declarations += compare::protobuf(p, &text, &mut report.findings);
+        report.declarations += compare::protobuf(p, &doc, &proto, &header, &mut report.findings);
     }
+    let schemas = examples::Schemas::new(spec, &doc_types);
     for b in blocks.iter().filter(|b| b.lang == "json") {
         report.json_examples += 1;
-        // Values of named types are checked against the types declared in the same section.
-        let declared: Vec<String> = ts
-            .iter()
-            .filter(|t| t.section == b.section)
-            .flat_map(|t| declared_names(&t.text))
-            .collect();
-        if let Some(f) = examples::check(spec, b, &declared) {
-            report.findings.push(f);
-        }
+        report.findings.extend(examples::check(spec, b, &schemas));
     }
     for b in blocks
         .iter()
@@ -122,7 +118,7 @@ pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
 }
 
 /// Names declared by `interface X` / `type X =` in a TypeScript block.
-fn declared_names(text: &str) -> Vec<String> {
+pub(super) fn declared_names(text: &str) -> Vec<String> {
     text.lines()
         .filter_map(|l| {
             let l = l.trim_start().trim_start_matches("export ");
@@ -145,9 +141,23 @@ fn unmentioned(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
         .messages
         .iter()
         .map(|m| m.kind.as_str())
-        .chain(p.methods.iter().map(|m| m.name.as_str()))
-        .chain(p.routes.iter().map(|r| r.name.as_str()));
+        .chain(p.methods.iter().map(|m| m.name.as_str()));
     let mut out = Vec::new();
+    // A route is mentioned by its name or by its path (`:param` and `{param}` placeholders
+    // match any segment).
+    for r in p
+        .routes
+        .iter()
+        .filter(|r| !doc.contains(r.name.as_str()) && !mentions_path(doc, &r.path))
+    {
+        out.push(Finding {
+            line: 1,
+            message: format!(
+                "the spec's `{}` ({} {}) is never mentioned",
+                r.name, r.method, r.path
+            ),
+        });
+    }
     for name in names {
         let mentioned = doc.match_indices(name).any(|(i, _)| {
             let before = doc[..i].chars().next_back();
@@ -169,6 +179,23 @@ fn unmentioned(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
     out
 }
 
+/// Whether `doc` writes `path`, a placeholder segment standing for any segment.
+fn mentions_path(doc: &str, path: &str) -> bool {
+    let placeholder = |s: &str| s.starts_with(':') || s.starts_with('{') || s.starts_with('<');
+    let want: Vec<&str> = path.split('/').collect();
+    doc.split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '(' | ')'))
+        .filter(|w| w.starts_with('/') || w.starts_with("http"))
+        .any(|w| {
+            let w = w.split(['?', '#']).next().unwrap_or(w);
+            let got: Vec<&str> = w.split('/').collect();
+            got.len() >= want.len()
+                && got[got.len() - want.len()..]
+                    .iter()
+                    .zip(&want)
+                    .all(|(g, s)| g == s || placeholder(s) || placeholder(g))
+        })
+}
+
 /// The diagram between the markers, as `cargo xtask gen` writes it.
 pub fn diagram_block(spec: &LoadedSpec) -> String {
     let mut out = String::new();
@@ -184,29 +211,49 @@ pub fn diagram_block(spec: &LoadedSpec) -> String {
     out
 }
 
-/// `doc` with the text between the diagram markers replaced; `None` without markers.
-pub fn with_diagram(spec: &LoadedSpec, doc: &str) -> Option<String> {
-    let start = doc.find(DIAGRAM_BEGIN)? + DIAGRAM_BEGIN.len();
-    let end = doc[start..].find(DIAGRAM_END)? + start;
+/// `doc` with the text between `begin` and `end` replaced by `content`; `None` without them.
+fn with_region(doc: &str, begin: &str, end: &str, content: &str) -> Option<String> {
+    let start = doc.find(begin)? + begin.len();
+    let stop = doc[start..].find(end)? + start;
     Some(format!(
         "{}\n{}{}",
         &doc[..start],
-        diagram_block(spec).trim_start_matches('\n'),
-        &doc[end..]
+        content.trim_start_matches('\n'),
+        &doc[stop..]
     ))
+}
+
+/// `doc` with its generated regions (the state diagrams, the spec notes) as `cargo xtask gen`
+/// writes them; `None` when it has neither region's markers.
+pub fn with_diagram(spec: &LoadedSpec, doc: &str) -> Option<String> {
+    let diagram = with_region(doc, DIAGRAM_BEGIN, DIAGRAM_END, &diagram_block(spec));
+    let base = diagram.as_deref().unwrap_or(doc);
+    let notes = with_region(base, NOTES_BEGIN, NOTES_END, &notes::notes_block(spec));
+    notes.or(diagram)
 }
 
 fn stale_diagram(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
     match with_diagram(spec, doc) {
         Some(fresh) if fresh != doc => {
-            let line = doc[..doc.find(DIAGRAM_BEGIN).unwrap_or(0)]
-                .matches('\n')
-                .count()
-                + 1;
+            // Point at the first region that changed.
+            let region = |d: &str| {
+                let start = d.find(DIAGRAM_BEGIN)?;
+                d[start..]
+                    .find(DIAGRAM_END)
+                    .map(|end| d[start..start + end].to_owned())
+            };
+            let (marker, what) = if region(doc) != region(&fresh) {
+                (DIAGRAM_BEGIN, "the state diagram differs from the machines")
+            } else {
+                (
+                    NOTES_BEGIN,
+                    "the spec notes differ from the spec's `Spec note:` comments",
+                )
+            };
+            let line = doc[..doc.find(marker).unwrap_or(0)].matches('\n').count() + 1;
             vec![Finding {
                 line,
-                message: "the state diagram differs from the machines: run `cargo xtask gen`"
-                    .to_owned(),
+                message: format!("{what}: run `cargo xtask gen`"),
             }]
         }
         _ => Vec::new(),

@@ -17,7 +17,12 @@ fn step(line: &str) -> Option<(&str, &str, &str)> {
         .or_else(|| line.trim().split_once("->"))?;
     let (to, rest) = rest.split_once(':')?;
     let kind = rest.split_whitespace().next()?;
-    let ok = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    // Role names as people write them: `client`, `Client`, `External System`, `web-ui`.
+    let ok = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | ' ' | '-'))
+    };
     let (from, to) = (from.trim(), to.trim());
     (ok(from) && ok(to)).then_some((from, to, kind))
 }
@@ -97,13 +102,75 @@ fn always_present(p: &Protocol, role: &str, kind: &str, path: &str) -> bool {
     !matches!(ty, Ty::Nullable(_))
 }
 
-/// Replays one listing; returns a finding per step no machine allows.
+/// The spec role a listing names: the same name in any case, with spaces or dashes for
+/// underscores (`Client`, `Agent Server`), or one of the names the spec declares for it.
+pub fn role_of<'p>(p: &'p Protocol, written: &str) -> Option<&'p str> {
+    let norm = |s: &str| s.trim().to_lowercase().replace([' ', '-'], "_");
+    let w = norm(written);
+    p.roles.iter().map(String::as_str).find(|r| {
+        norm(r) == w
+            || p.role_aliases
+                .get(*r)
+                .is_some_and(|a| a.iter().any(|a| norm(a) == w))
+    })
+}
+
+/// One machine's possible states while a listing is replayed.
+struct Replay<'m> {
+    machine: &'m Machine,
+    states: BTreeSet<String>,
+}
+
+impl Replay<'_> {
+    /// The states `from.kind` leads to from `states` (a final state restarts the instance).
+    fn step(&self, states: &BTreeSet<String>, from: &str, kind: &str) -> BTreeSet<String> {
+        let m = self.machine;
+        let mut next = BTreeSet::new();
+        for s in states {
+            for t in &m.transitions {
+                let from_ok = t.from.as_ref().is_none_or(|f| f.contains(s));
+                let kind_ok = t.on.role == from && t.on.kind.as_deref().is_none_or(|k| k == kind);
+                if from_ok && kind_ok {
+                    let target = t.to.clone().unwrap_or_else(|| s.clone());
+                    next.insert(if m.finals.contains(&target) {
+                        m.initial.clone()
+                    } else {
+                        target
+                    });
+                }
+            }
+        }
+        next
+    }
+
+    fn allowed(&self) -> Vec<String> {
+        let set: BTreeSet<String> = self
+            .machine
+            .transitions
+            .iter()
+            .filter(|t| {
+                t.from
+                    .as_ref()
+                    .is_none_or(|f| f.iter().any(|x| self.states.contains(x)))
+            })
+            .map(|t| t.on.to_string())
+            .collect();
+        set.into_iter().collect()
+    }
+}
+
+/// Replays one listing; returns a finding per step no machine allows. After a mismatch the
+/// replay goes on as if the step had happened (from every state that allows it), so one
+/// difference is one finding, not one per later step.
 pub fn replay(p: &Protocol, block: &Block) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let mut possible: Vec<BTreeSet<String>> = p
+    let mut replays: Vec<Replay> = p
         .machines
         .iter()
-        .map(|m| BTreeSet::from([m.initial.clone()]))
+        .map(|m| Replay {
+            machine: m,
+            states: BTreeSet::from([m.initial.clone()]),
+        })
         .collect();
     for (i, line) in block.text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -120,70 +187,65 @@ pub fn replay(p: &Protocol, block: &Block) -> Vec<Finding> {
             });
             continue;
         };
-        for (role, what) in [(from, "sender"), (to, "receiver")] {
-            if !p.roles.iter().any(|r| r == role) {
-                findings.push(Finding {
+        let mut roles = Vec::new();
+        for (written, what) in [(from, "sender"), (to, "receiver")] {
+            match role_of(p, written) {
+                Some(r) => roles.push(r),
+                None => findings.push(Finding {
                     line: line_no,
                     message: format!(
-                        "sequence {what} differs: doc says `{role}`, spec roles are {}",
+                        "sequence {what} differs: doc says `{written}`, spec roles are {}",
                         p.roles.join(", ")
                     ),
-                });
+                }),
             }
         }
-        for (m, states) in p.machines.iter().zip(possible.iter_mut()) {
-            let Some(certain) = tracks(p, m, from, kind) else {
-                continue;
-            };
-            let mut next = BTreeSet::new();
-            for s in states.iter() {
-                for t in &m.transitions {
-                    let from_ok = t.from.as_ref().is_none_or(|f| f.contains(s));
-                    let kind_ok =
-                        t.on.role == from && t.on.kind.as_deref().is_none_or(|k| k == kind);
-                    if from_ok && kind_ok {
-                        let target = t.to.clone().unwrap_or_else(|| s.clone());
-                        // A final state drops the instance: the next message starts a new one.
-                        let target = if m.finals.contains(&target) {
-                            m.initial.clone()
-                        } else {
-                            target
-                        };
-                        next.insert(target);
-                    }
-                }
-            }
-            if next.is_empty() && !certain {
-                // The message may not carry this machine's key at all.
-                continue;
-            }
-            if next.is_empty() {
-                let allowed: BTreeSet<String> = m
-                    .transitions
-                    .iter()
-                    .filter(|t| {
-                        t.from
-                            .as_ref()
-                            .is_none_or(|f| f.iter().any(|x| states.contains(x)))
-                    })
-                    .map(|t| t.on.to_string())
-                    .collect();
-                findings.push(Finding {
-                    line: line_no,
-                    message: format!(
-                        "sequence step differs: doc says `{from}.{kind}`, spec (machine.yaml:{}, machine `{}` in state {}) allows {}",
-                        m.origin.line,
-                        m.name,
-                        states.iter().cloned().collect::<Vec<_>>().join(" or "),
-                        allowed.into_iter().collect::<Vec<_>>().join(", ")
-                    ),
-                });
-            } else {
-                *states = next;
-            }
-        }
+        let [from, _to] = roles[..] else { continue };
+        advance(p, &mut replays, from, kind, line_no, &mut findings);
     }
     findings
+}
+
+/// Moves every machine over one step, reporting the machines that cannot take it.
+fn advance(
+    p: &Protocol,
+    replays: &mut [Replay],
+    from: &str,
+    kind: &str,
+    line: usize,
+    findings: &mut Vec<Finding>,
+) {
+    for r in replays.iter_mut() {
+        let m = r.machine;
+        let Some(certain) = tracks(p, m, from, kind) else {
+            continue;
+        };
+        let next = r.step(&r.states, from, kind);
+        if !next.is_empty() {
+            r.states = next;
+            continue;
+        }
+        if !certain {
+            // The message may not carry this machine's key at all.
+            continue;
+        }
+        findings.push(Finding {
+            line,
+            message: format!(
+                "sequence step differs: doc says `{from}.{kind}`, spec (machine.yaml:{}, machine `{}` in state {}) allows {}",
+                m.origin.line,
+                m.name,
+                r.states.iter().cloned().collect::<Vec<_>>().join(" or "),
+                r.allowed().join(", ")
+            ),
+        });
+        // Resynchronise: the step happened, so the machine is wherever it may lead.
+        let every: BTreeSet<String> = m.states.iter().cloned().collect();
+        let resumed = r.step(&every, from, kind);
+        if !resumed.is_empty() {
+            r.states = resumed;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ pub struct ProtocolFile {
     pub summary: String,
     pub transport: Transport,
     pub roles: Vec<String>,
+    /// Other names documents use for a role (`role_aliases`), by role.
+    pub role_aliases: std::collections::BTreeMap<String, Vec<String>>,
     pub types_file: Spanned<String>,
     pub channels: Vec<(Channel, Location)>,
     pub messages: Vec<(MessageKind, Location, Location)>,
@@ -42,6 +44,8 @@ struct Raw {
     summary: String,
     transport: RawTransport,
     roles: Vec<Spanned<String>>,
+    #[serde(default)]
+    role_aliases: std::collections::BTreeMap<String, Vec<String>>,
     types: Spanned<String>,
     #[serde(default)]
     channels: Vec<RawChannel>,
@@ -203,6 +207,19 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         }
     }
     let roles: Vec<String> = raw.roles.iter().map(|r| r.value.clone()).collect();
+    if let (Some(bad), Some(first)) = (
+        raw.role_aliases.keys().find(|r| !roles.contains(r)),
+        raw.roles.first(),
+    ) {
+        err(
+            &mut errors,
+            &first.referenced,
+            format!(
+                "role_aliases names `{bad}`, which is not one of the roles ({})",
+                roles.join(", ")
+            ),
+        );
+    }
     let check_role = |errors: &mut SpecErrors, role: &Spanned<String>| {
         if !roles.contains(&role.value) {
             err(
@@ -350,6 +367,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
             }),
         },
         roles,
+        role_aliases: raw.role_aliases,
         types_file: raw.types,
         channels,
         messages,

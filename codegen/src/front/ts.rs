@@ -17,11 +17,26 @@ use crate::front::tags;
 use crate::ir::{Field, Origin, Ty, TypeDef, TypeKind, Variant};
 use crate::naming::pascal_case;
 
+/// The type of a document's field that [`load_doc_types`] could not read (the error says why).
+pub const UNREADABLE: &str = "?";
+
 /// Names the loader understands without a declaration.
 const BUILTIN_INTEGER: &str = "integer";
 
 /// Parses `file` (relative name `rel`) into named IR types.
 pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
+    let (types, errors) = load(file, rel, false);
+    errors.finish(types)
+}
+
+/// Reads a document's TypeScript as people write it: every declaration that loads is kept
+/// beside the errors, and a one-element tuple `[T]` reads as `T[]` (the spec's reading, see
+/// spec/README.md). For the docs drift check.
+pub fn load_doc_types(file: &SourceFile, rel: &str) -> (BTreeMap<String, TypeDef>, SpecErrors) {
+    load(file, rel, true)
+}
+
+fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDef>, SpecErrors) {
     let allocator = Allocator::default();
     let parsed = Parser::new(&allocator, &file.text, SourceType::ts()).parse();
     let mut errors = SpecErrors::default();
@@ -41,9 +56,10 @@ pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeD
         errors.push(e);
     }
     if !errors.is_empty() {
-        return Err(errors);
+        return (BTreeMap::new(), errors);
     }
     let mut loader = Loader {
+        lenient,
         file,
         rel,
         docs: jsdoc_by_target(&parsed.program.comments, &file.text),
@@ -75,7 +91,7 @@ pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeD
     }
     loader.resolve_unions();
     let Loader { types, errors, .. } = loader;
-    errors.finish(types)
+    (types, errors)
 }
 
 enum Decl<'r, 'a> {
@@ -93,6 +109,8 @@ struct PendingUnion {
 }
 
 struct Loader<'f> {
+    /// Reading a document: a one-element tuple is a list.
+    lenient: bool,
     file: &'f SourceFile,
     rel: &'f str,
     /// JSDoc text and its span, by the start offset of the node it documents.
@@ -251,8 +269,11 @@ impl<'f> Loader<'f> {
                 self.literal_fields
                     .insert((owner.to_owned(), key.clone()), lit.to_owned());
             }
-            let Some(ty) = self.ty(&ann.type_annotation, &context) else {
-                continue;
+            let ty = match self.ty(&ann.type_annotation, &context) {
+                Some(ty) => ty,
+                // A document's field of a type the loader cannot read compares as anything.
+                None if self.lenient => Ty::Named(UNREADABLE.to_owned()),
+                None => continue,
             };
             self.check_fit(&doc.constraints, &ty, p.span);
             fields.push(Field {
@@ -380,7 +401,9 @@ impl<'f> Loader<'f> {
                     (_, []) if self.declared.contains(name) => Ty::Named(name.to_owned()),
                     (_, []) => {
                         self.error(r.span, format!("unknown type `{name}`"));
-                        return None;
+                        // A document may use a name it never declares: keep the reference so
+                        // the field still compares, the error says what is missing.
+                        return self.lenient.then(|| Ty::Named(name.to_owned()));
                     }
                     _ => {
                         self.error(r.span, format!("unsupported generic type `{name}<...>`"));
@@ -448,6 +471,10 @@ impl<'f> Loader<'f> {
                     self.add_inline(context, lit.span, TypeKind::Struct(fields));
                     Ty::Named(context.to_owned())
                 }
+            }
+            TSType::TSTupleType(tuple) if self.lenient && tuple.element_types.len() == 1 => {
+                let element = tuple.element_types[0].as_ts_type()?;
+                Ty::Array(Box::new(self.ty(element, context)?))
             }
             TSType::TSTupleType(tuple) => {
                 // A one-element tuple is read as "a list of this element"; see spec/README.md.

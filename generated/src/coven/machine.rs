@@ -437,6 +437,7 @@ impl StreamMachineState {
                 &[
                     "agent.heartbeat",
                     "gateway.send_message",
+                    "gateway.cancel_request",
                     "gateway.inject_context",
                     "agent.injection_ack",
                     "gateway.tool_approval",
@@ -491,6 +492,7 @@ impl StreamMachineState {
 pub struct StreamMachineInstance {
     state: StreamMachineState,
     features: ::std::collections::BTreeSet<String>,
+    finished: Option<agentwire_runtime::machine::Stored>,
     request: Option<agentwire_runtime::machine::Stored>,
 }
 impl Checker {
@@ -523,6 +525,7 @@ impl Checker {
                     StreamMachineInstance {
                         state: StreamMachineState::Start,
                         features: ::std::collections::BTreeSet::new(),
+                        finished: None,
                         request: None,
                     },
                 );
@@ -617,6 +620,7 @@ impl Checker {
                         ),
                     );
                 }
+                read_3(msg).store_into(&mut inst.finished);
                 inst.request = Default::default();
                 break 'pick Ok(StreamMachineState::Ready);
             }
@@ -664,6 +668,28 @@ impl Checker {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "cancel_request.request_id equals request",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, StreamMachineState::Ready)
+                && kind == Kind::GatewayCancelRequest
+            {
+                if !agentwire_runtime::machine::Field::Str("cancellation")
+                    .as_str()
+                    .is_some_and(|s| inst.features.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"cancellation\" in features",
+                        ),
+                    );
+                }
+                if !(read_4(msg).equals(inst.finished.as_ref())) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "cancel_request.request_id equals finished",
                         ),
                     );
                 }

@@ -233,6 +233,24 @@ fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
+/// `params.chatId` of `client.chat/delete`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::ChatDelete(m),
+            },
+        ) => {
+            match &m.chat_id {
+                Some(v0) => agentwire_runtime::machine::Field::Str(v0.as_str()),
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
 /// `id` of `client.chat/prompt`.
 #[allow(unused_variables, clippy::match_single_binding)]
 fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
@@ -304,7 +322,7 @@ fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.toolCallId` of `client.chat/toolCallApprove`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -316,7 +334,7 @@ fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.toolCallId` of `client.chat/toolCallReject`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -341,7 +359,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.name` of `client.mcp/startServer`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -353,7 +371,7 @@ fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.name` of `client.mcp/stopServer`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -390,7 +408,7 @@ fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.content.id` of `server.chat/contentReceived`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -427,7 +445,7 @@ fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.content.manualApproval` of `server.chat/contentReceived`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -449,7 +467,7 @@ fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.content.state` of `server.chat/contentReceived`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -468,7 +486,7 @@ fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.content.type` of `server.chat/contentReceived`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -493,7 +511,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.name` of `server.tool/serverUpdated`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -550,12 +568,8 @@ impl LifecycleMachineState {
     pub fn expected(self) -> &'static [&'static str] {
         match self {
             LifecycleMachineState::Start => &["client.initialize"],
-            LifecycleMachineState::Initializing => {
-                &["server.$/showMessage", "server.response"]
-            }
-            LifecycleMachineState::InitializedPending => {
-                &["server.$/showMessage", "client.initialized"]
-            }
+            LifecycleMachineState::Initializing => &["server.response"],
+            LifecycleMachineState::InitializedPending => &["client.initialized"],
             LifecycleMachineState::Running => {
                 &[
                     "client.chat/prompt",
@@ -629,13 +643,6 @@ impl Checker {
             {
                 read_0(msg).store_into(&mut inst.init);
                 break 'pick Ok(LifecycleMachineState::Initializing);
-            }
-            if matches!(
-                state, LifecycleMachineState::Initializing |
-                LifecycleMachineState::InitializedPending
-            ) && kind == Kind::ServerShowMessage
-            {
-                break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Initializing)
                 && kind == Kind::ServerResponse
@@ -957,6 +964,7 @@ impl ChatMachineState {
                     "client.chat/prompt",
                     "server.chat/contentReceived",
                     "client.chat/promptStop",
+                    "client.chat/delete",
                 ]
             }
             ChatMachineState::Prompted => {
@@ -964,11 +972,18 @@ impl ChatMachineState {
                     "client.chat/prompt",
                     "server.chat/contentReceived",
                     "client.chat/promptStop",
+                    "client.chat/delete",
                 ]
             }
-            ChatMachineState::Idle => &["client.chat/prompt", "client.chat/promptStop"],
+            ChatMachineState::Idle => {
+                &["client.chat/prompt", "client.chat/promptStop", "client.chat/delete"]
+            }
             ChatMachineState::Running => {
-                &["server.chat/contentReceived", "client.chat/promptStop"]
+                &[
+                    "server.chat/contentReceived",
+                    "client.chat/promptStop",
+                    "client.chat/delete",
+                ]
             }
         }
     }
@@ -990,6 +1005,7 @@ impl Checker {
             Kind::ClientChatPrompt => read_7(msg).key(),
             Kind::ClientChatPromptStop => read_8(msg).key(),
             Kind::ServerChatContentReceived => read_9(msg).key(),
+            Kind::ClientChatDelete => read_10(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.chat.contains(key.as_ref());
@@ -1027,14 +1043,14 @@ impl Checker {
             }
             if matches!(state, ChatMachineState::New)
                 && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("progress")) && (read_11(msg).is_str("running"))
+                && (read_11(msg).is_str("progress")) && (read_12(msg).is_str("running"))
             {
                 break 'pick Ok(ChatMachineState::Running);
             }
             if matches!(state, ChatMachineState::New)
                 && kind == Kind::ServerChatContentReceived
             {
-                if read_10(msg).is_str("progress") {
+                if read_11(msg).is_str("progress") {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "params.content.type is not \"progress\"",
@@ -1045,14 +1061,14 @@ impl Checker {
             }
             if matches!(state, ChatMachineState::Prompted)
                 && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("progress")) && (read_11(msg).is_str("running"))
+                && (read_11(msg).is_str("progress")) && (read_12(msg).is_str("running"))
             {
                 break 'pick Ok(ChatMachineState::Running);
             }
             if matches!(state, ChatMachineState::Prompted)
                 && kind == Kind::ServerChatContentReceived
             {
-                if read_10(msg).is_str("progress") {
+                if read_11(msg).is_str("progress") {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "params.content.type is not \"progress\"",
@@ -1063,7 +1079,7 @@ impl Checker {
             }
             if matches!(state, ChatMachineState::Running)
                 && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("progress")) && (read_11(msg).is_str("finished"))
+                && (read_11(msg).is_str("progress")) && (read_12(msg).is_str("finished"))
             {
                 break 'pick Ok(ChatMachineState::Idle);
             }
@@ -1074,6 +1090,9 @@ impl Checker {
             }
             if kind == Kind::ClientChatPromptStop {
                 break 'pick Ok(state);
+            }
+            if kind == Kind::ClientChatDelete {
+                break 'pick Ok(ChatMachineState::New);
             }
             Err(agentwire_runtime::machine::Problem::Unexpected)
         };
@@ -1160,12 +1179,12 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
-            Kind::ServerChatContentReceived if (read_10(msg).is_str("toolCallPrepare")
-                || read_10(msg).is_str("toolCallRun")
-                || read_10(msg).is_str("toolCalled")
-                || read_10(msg).is_str("toolCallRejected")) => read_12(msg).key(),
-            Kind::ClientChatToolCallApprove => read_13(msg).key(),
-            Kind::ClientChatToolCallReject => read_14(msg).key(),
+            Kind::ServerChatContentReceived if (read_11(msg).is_str("toolCallPrepare")
+                || read_11(msg).is_str("toolCallRun")
+                || read_11(msg).is_str("toolCalled")
+                || read_11(msg).is_str("toolCallRejected")) => read_13(msg).key(),
+            Kind::ClientChatToolCallApprove => read_14(msg).key(),
+            Kind::ClientChatToolCallReject => read_15(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.tool_call.contains(key.as_ref());
@@ -1197,21 +1216,21 @@ impl Checker {
             if matches!(
                 state, ToolCallMachineState::Idle | ToolCallMachineState::Preparing
             ) && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("toolCallPrepare"))
+                && (read_11(msg).is_str("toolCallPrepare"))
             {
                 break 'pick Ok(ToolCallMachineState::Preparing);
             }
             if matches!(
                 state, ToolCallMachineState::Idle | ToolCallMachineState::Preparing
             ) && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("toolCallRun")) && (read_15(msg).is_bool(true))
+                && (read_11(msg).is_str("toolCallRun")) && (read_16(msg).is_bool(true))
             {
                 break 'pick Ok(ToolCallMachineState::AwaitingApproval);
             }
             if matches!(
                 state, ToolCallMachineState::Idle | ToolCallMachineState::Preparing
             ) && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("toolCallRun"))
+                && (read_11(msg).is_str("toolCallRun"))
             {
                 break 'pick Ok(ToolCallMachineState::Running);
             }
@@ -1227,13 +1246,13 @@ impl Checker {
             }
             if matches!(state, ToolCallMachineState::Running)
                 && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("toolCalled"))
+                && (read_11(msg).is_str("toolCalled"))
             {
                 break 'pick Ok(ToolCallMachineState::Done);
             }
             if matches!(state, ToolCallMachineState::Rejecting)
                 && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("toolCallRejected"))
+                && (read_11(msg).is_str("toolCallRejected"))
             {
                 break 'pick Ok(ToolCallMachineState::Done);
             }
@@ -1311,9 +1330,9 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
-            Kind::ServerChatContentReceived if (read_10(msg).is_str("reasonStarted")
-                || read_10(msg).is_str("reasonText")
-                || read_10(msg).is_str("reasonFinished")) => read_12(msg).key(),
+            Kind::ServerChatContentReceived if (read_11(msg).is_str("reasonStarted")
+                || read_11(msg).is_str("reasonText")
+                || read_11(msg).is_str("reasonFinished")) => read_13(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.reason.contains(key.as_ref());
@@ -1344,19 +1363,19 @@ impl Checker {
         let next: Result<ReasonMachineState, agentwire_runtime::machine::Problem> = 'pick: {
             if matches!(state, ReasonMachineState::Idle)
                 && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("reasonStarted"))
+                && (read_11(msg).is_str("reasonStarted"))
             {
                 break 'pick Ok(ReasonMachineState::Reasoning);
             }
             if matches!(state, ReasonMachineState::Reasoning)
                 && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("reasonText"))
+                && (read_11(msg).is_str("reasonText"))
             {
                 break 'pick Ok(state);
             }
             if matches!(state, ReasonMachineState::Reasoning)
                 && kind == Kind::ServerChatContentReceived
-                && (read_10(msg).is_str("reasonFinished"))
+                && (read_11(msg).is_str("reasonFinished"))
             {
                 break 'pick Ok(ReasonMachineState::Done);
             }
@@ -1443,9 +1462,9 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
-            Kind::ClientMcpStopServer => read_16(msg).key(),
-            Kind::ClientMcpStartServer => read_17(msg).key(),
-            Kind::ServerToolServerUpdated => read_18(msg).key(),
+            Kind::ClientMcpStopServer => read_17(msg).key(),
+            Kind::ClientMcpStartServer => read_18(msg).key(),
+            Kind::ServerToolServerUpdated => read_19(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.mcp_server.contains(key.as_ref());

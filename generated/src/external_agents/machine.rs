@@ -154,7 +154,7 @@ fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `body.agentId` of `agent_server.forward_input`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::ForwardInput(m)) => {
             agentwire_runtime::machine::Field::Str(m.body.agent_id.as_str())
@@ -164,7 +164,7 @@ fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `body.message.createdAt` of `agent_server.forward_input`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::ForwardInput(m)) => {
             agentwire_runtime::machine::Field::Str(m.body.message.created_at.as_str())
@@ -174,7 +174,7 @@ fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `body.sessionId` of `agent_server.forward_input`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::ForwardInput(m)) => {
             agentwire_runtime::machine::Field::Str(m.body.session_id.0.as_str())
@@ -184,7 +184,7 @@ fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `status` of `agent_server.forward_input`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::ForwardInput(m)) => {
             match &m.status {
@@ -195,19 +195,9 @@ fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
-/// `createdAt` of `agent_server.message`.
-#[allow(unused_variables, clippy::match_single_binding)]
-fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
-    match *msg {
-        Message::AgentServer(AgentServerMessage::Message(m)) => {
-            agentwire_runtime::machine::Field::Str(m.created_at.as_str())
-        }
-        _ => agentwire_runtime::machine::Field::Absent,
-    }
-}
 /// `role` of `agent_server.message`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::AgentServer(AgentServerMessage::Message(m)) => {
             agentwire_runtime::machine::Field::Str(m.role.as_str())
@@ -217,7 +207,7 @@ fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `sessionId` of `agent_server.message`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::AgentServer(AgentServerMessage::Message(m)) => {
             agentwire_runtime::machine::Field::Str(m.session_id.0.as_str())
@@ -237,7 +227,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `path.sessionId` of `external_system.inject_message`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::InjectMessage(m)) => {
             agentwire_runtime::machine::Field::Str(m.session_id.0.as_str())
@@ -247,7 +237,7 @@ fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `status` of `external_system.inject_message`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::InjectMessage(m)) => {
             match &m.status {
@@ -260,7 +250,7 @@ fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `body.agentId` of `web_ui.create_session`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_8<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::CreateSession(m)) => {
             agentwire_runtime::machine::Field::Str(m.body.agent_id.as_str())
@@ -270,7 +260,7 @@ fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `body.sessionId` of `web_ui.create_session`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::CreateSession(m)) => {
             match &m.body.session_id {
@@ -283,7 +273,7 @@ fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `status` of `web_ui.create_session`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_8<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Http(HttpExchange::CreateSession(m)) => {
             match &m.status {
@@ -310,7 +300,6 @@ pub enum ConnectionMachineState {
     Fresh,
     Ready,
     Attaching,
-    Sending,
 }
 impl ConnectionMachineState {
     pub fn name(self) -> &'static str {
@@ -318,7 +307,6 @@ impl ConnectionMachineState {
             Self::Fresh => "fresh",
             Self::Ready => "ready",
             Self::Attaching => "attaching",
-            Self::Sending => "sending",
         }
     }
     /// The stream may end with an instance in this state.
@@ -355,16 +343,6 @@ impl ConnectionMachineState {
             ConnectionMachineState::Attaching => {
                 &[
                     "agent_server.session_ready",
-                    "agent_server.error",
-                    "web_ui.create_session",
-                    "agent_server.forward_input",
-                    "external_system.inject_message",
-                ]
-            }
-            ConnectionMachineState::Sending => {
-                &[
-                    "web_ui.user_message",
-                    "agent_server.message",
                     "agent_server.error",
                     "web_ui.create_session",
                     "agent_server.forward_input",
@@ -446,30 +424,12 @@ impl Checker {
             if matches!(state, ConnectionMachineState::Ready)
                 && kind == Kind::WebUiUserMessage
             {
-                break 'pick Ok(ConnectionMachineState::Sending);
-            }
-            if matches!(state, ConnectionMachineState::Sending)
-                && kind == Kind::WebUiUserMessage
-            {
                 break 'pick Ok(state);
             }
-            if matches!(state, ConnectionMachineState::Sending)
-                && kind == Kind::AgentServerMessage && (read_3(msg).is_str("user"))
+            if matches!(state, ConnectionMachineState::Ready)
+                && kind == Kind::AgentServerMessage
             {
-                if !(read_4(msg).equals(inst.session.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "sessionId equals session",
-                        ),
-                    );
-                }
-                break 'pick Ok(ConnectionMachineState::Ready);
-            }
-            if matches!(
-                state, ConnectionMachineState::Ready | ConnectionMachineState::Sending
-            ) && kind == Kind::AgentServerMessage
-            {
-                if !(read_4(msg).equals(inst.session.as_ref())) {
+                if !(read_3(msg).equals(inst.session.as_ref())) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "sessionId equals session",
@@ -477,11 +437,6 @@ impl Checker {
                     );
                 }
                 break 'pick Ok(state);
-            }
-            if matches!(state, ConnectionMachineState::Sending)
-                && kind == Kind::AgentServerError
-            {
-                break 'pick Ok(ConnectionMachineState::Ready);
             }
             if kind == Kind::AgentServerError {
                 break 'pick Ok(state);
@@ -600,7 +555,7 @@ impl SessionMachineState {
 pub struct SessionMachineInstance {
     state: SessionMachineState,
     agent: ::std::collections::BTreeSet<String>,
-    stored: ::std::collections::BTreeSet<String>,
+    forwarded: ::std::collections::BTreeSet<String>,
 }
 impl Checker {
     #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
@@ -611,11 +566,11 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
-            Kind::WebUiCreateSession => read_5(msg).key(),
+            Kind::WebUiCreateSession => read_4(msg).key(),
             Kind::AgentServerSessionReady => read_1(msg).key(),
-            Kind::AgentServerMessage => read_4(msg).key(),
-            Kind::AgentServerForwardInput => read_6(msg).key(),
-            Kind::ExternalSystemInjectMessage => read_7(msg).key(),
+            Kind::AgentServerMessage => read_3(msg).key(),
+            Kind::AgentServerForwardInput => read_5(msg).key(),
+            Kind::ExternalSystemInjectMessage => read_6(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.session.contains(key.as_ref());
@@ -639,7 +594,7 @@ impl Checker {
                     SessionMachineInstance {
                         state: SessionMachineState::Unknown,
                         agent: ::std::collections::BTreeSet::new(),
-                        stored: ::std::collections::BTreeSet::new(),
+                        forwarded: ::std::collections::BTreeSet::new(),
                     },
                 );
         }
@@ -648,9 +603,9 @@ impl Checker {
         let next: Result<SessionMachineState, agentwire_runtime::machine::Problem> = 'pick: {
             if matches!(state, SessionMachineState::Unknown)
                 && kind == Kind::WebUiCreateSession
-                && (read_8(msg).is_num(200.0) || read_8(msg).is_num(201.0))
+                && (read_7(msg).is_num(200.0) || read_7(msg).is_num(201.0))
             {
-                read_9(msg)
+                read_8(msg)
                     .for_each_str(|s| {
                         inst.agent.insert(s.to_owned());
                     });
@@ -659,7 +614,7 @@ impl Checker {
             if matches!(state, SessionMachineState::Unknown)
                 && kind == Kind::WebUiCreateSession
             {
-                if !(read_8(msg).is_num(400.0) || read_8(msg).is_num(404.0)) {
+                if !(read_7(msg).is_num(400.0) || read_7(msg).is_num(404.0)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "status is one of 400, 404",
@@ -671,9 +626,10 @@ impl Checker {
             if matches!(
                 state, SessionMachineState::Live | SessionMachineState::OweError |
                 SessionMachineState::OweReply | SessionMachineState::OweBoth
-            ) && kind == Kind::WebUiCreateSession && (read_8(msg).is_num(200.0))
+            ) && kind == Kind::WebUiCreateSession
+                && (read_7(msg).is_num(200.0) || read_7(msg).is_num(201.0))
             {
-                if !read_9(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
+                if !read_8(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "body.agentId in agent",
@@ -685,9 +641,9 @@ impl Checker {
             if matches!(
                 state, SessionMachineState::Live | SessionMachineState::OweError |
                 SessionMachineState::OweReply | SessionMachineState::OweBoth
-            ) && kind == Kind::WebUiCreateSession && (read_8(msg).is_num(409.0))
+            ) && kind == Kind::WebUiCreateSession && (read_7(msg).is_num(409.0))
             {
-                if read_9(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
+                if read_8(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "body.agentId not in agent",
@@ -701,7 +657,7 @@ impl Checker {
                 SessionMachineState::OweReply | SessionMachineState::OweBoth
             ) && kind == Kind::WebUiCreateSession
             {
-                if !(read_8(msg).is_num(400.0) || read_8(msg).is_num(404.0)) {
+                if !(read_7(msg).is_num(400.0) || read_7(msg).is_num(404.0)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "status is one of 400, 404",
@@ -720,87 +676,83 @@ impl Checker {
             if matches!(
                 state, SessionMachineState::Live | SessionMachineState::OweError |
                 SessionMachineState::OweReply | SessionMachineState::OweBoth
-            ) && kind == Kind::AgentServerMessage && (read_3(msg).is_str("user"))
+            ) && kind == Kind::AgentServerMessage && (read_9(msg).is_str("user"))
             {
-                read_10(msg)
-                    .for_each_str(|s| {
-                        inst.stored.insert(s.to_owned());
-                    });
                 break 'pick Ok(state);
             }
             if matches!(
                 state, SessionMachineState::Live | SessionMachineState::OweError |
                 SessionMachineState::OweReply | SessionMachineState::OweBoth
             ) && kind == Kind::AgentServerForwardInput
-                && (read_11(msg).is_num(200.0) || read_11(msg).is_num(201.0)
-                    || read_11(msg).is_num(202.0) || read_11(msg).is_num(203.0)
-                    || read_11(msg).is_num(204.0) || read_11(msg).is_num(205.0)
-                    || read_11(msg).is_num(206.0) || read_11(msg).is_num(207.0)
-                    || read_11(msg).is_num(208.0) || read_11(msg).is_num(226.0))
+                && (read_10(msg).is_num(200.0) || read_10(msg).is_num(201.0)
+                    || read_10(msg).is_num(202.0) || read_10(msg).is_num(203.0)
+                    || read_10(msg).is_num(204.0) || read_10(msg).is_num(205.0)
+                    || read_10(msg).is_num(206.0) || read_10(msg).is_num(207.0)
+                    || read_10(msg).is_num(208.0) || read_10(msg).is_num(226.0))
             {
-                if !read_12(msg).as_str().is_some_and(|s| inst.stored.contains(s)) {
+                if read_11(msg).as_str().is_some_and(|s| inst.forwarded.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
-                            "body.message.createdAt in stored",
+                            "body.message.createdAt not in forwarded",
                         ),
                     );
                 }
-                if !read_13(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
+                if !read_12(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "body.agentId in agent",
                         ),
                     );
                 }
-                read_12(msg)
+                read_11(msg)
                     .for_each_str(|s| {
-                        inst.stored.remove(s);
+                        inst.forwarded.insert(s.to_owned());
                     });
                 break 'pick Ok(state);
             }
             if matches!(state, SessionMachineState::Live)
                 && kind == Kind::AgentServerForwardInput
             {
-                if !read_12(msg).as_str().is_some_and(|s| inst.stored.contains(s)) {
+                if read_11(msg).as_str().is_some_and(|s| inst.forwarded.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
-                            "body.message.createdAt in stored",
+                            "body.message.createdAt not in forwarded",
                         ),
                     );
                 }
-                if !read_13(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
+                if !read_12(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "body.agentId in agent",
                         ),
                     );
                 }
-                read_12(msg)
+                read_11(msg)
                     .for_each_str(|s| {
-                        inst.stored.remove(s);
+                        inst.forwarded.insert(s.to_owned());
                     });
                 break 'pick Ok(SessionMachineState::OweError);
             }
             if matches!(state, SessionMachineState::OweReply)
                 && kind == Kind::AgentServerForwardInput
             {
-                if !read_12(msg).as_str().is_some_and(|s| inst.stored.contains(s)) {
+                if read_11(msg).as_str().is_some_and(|s| inst.forwarded.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
-                            "body.message.createdAt in stored",
+                            "body.message.createdAt not in forwarded",
                         ),
                     );
                 }
-                if !read_13(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
+                if !read_12(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "body.agentId in agent",
                         ),
                     );
                 }
-                read_12(msg)
+                read_11(msg)
                     .for_each_str(|s| {
-                        inst.stored.remove(s);
+                        inst.forwarded.insert(s.to_owned());
                     });
                 break 'pick Ok(SessionMachineState::OweBoth);
             }
@@ -808,41 +760,41 @@ impl Checker {
                 state, SessionMachineState::OweError | SessionMachineState::OweBoth
             ) && kind == Kind::AgentServerForwardInput
             {
-                if !read_12(msg).as_str().is_some_and(|s| inst.stored.contains(s)) {
+                if read_11(msg).as_str().is_some_and(|s| inst.forwarded.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
-                            "body.message.createdAt in stored",
+                            "body.message.createdAt not in forwarded",
                         ),
                     );
                 }
-                if !read_13(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
+                if !read_12(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "body.agentId in agent",
                         ),
                     );
                 }
-                read_12(msg)
+                read_11(msg)
                     .for_each_str(|s| {
-                        inst.stored.remove(s);
+                        inst.forwarded.insert(s.to_owned());
                     });
                 break 'pick Ok(state);
             }
             if matches!(state, SessionMachineState::OweError)
-                && kind == Kind::AgentServerMessage && (read_3(msg).is_str("error"))
+                && kind == Kind::AgentServerMessage && (read_9(msg).is_str("error"))
             {
                 break 'pick Ok(SessionMachineState::Live);
             }
             if matches!(state, SessionMachineState::OweBoth)
-                && kind == Kind::AgentServerMessage && (read_3(msg).is_str("error"))
+                && kind == Kind::AgentServerMessage && (read_9(msg).is_str("error"))
             {
                 break 'pick Ok(SessionMachineState::OweReply);
             }
             if matches!(state, SessionMachineState::Unknown)
                 && kind == Kind::ExternalSystemInjectMessage
             {
-                if !(read_14(msg).is_num(400.0) || read_14(msg).is_num(404.0)
-                    || read_14(msg).is_num(413.0))
+                if !(read_13(msg).is_num(400.0) || read_13(msg).is_num(404.0)
+                    || read_13(msg).is_num(413.0))
                 {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
@@ -854,20 +806,20 @@ impl Checker {
             }
             if matches!(state, SessionMachineState::Live)
                 && kind == Kind::ExternalSystemInjectMessage
-                && (read_14(msg).is_num(200.0))
+                && (read_13(msg).is_num(200.0))
             {
                 break 'pick Ok(SessionMachineState::OweReply);
             }
             if matches!(state, SessionMachineState::OweError)
                 && kind == Kind::ExternalSystemInjectMessage
-                && (read_14(msg).is_num(200.0))
+                && (read_13(msg).is_num(200.0))
             {
                 break 'pick Ok(SessionMachineState::OweBoth);
             }
             if matches!(
                 state, SessionMachineState::OweReply | SessionMachineState::OweBoth
             ) && kind == Kind::ExternalSystemInjectMessage
-                && (read_14(msg).is_num(200.0))
+                && (read_13(msg).is_num(200.0))
             {
                 break 'pick Ok(state);
             }
@@ -876,7 +828,7 @@ impl Checker {
                 SessionMachineState::OweReply | SessionMachineState::OweBoth
             ) && kind == Kind::ExternalSystemInjectMessage
             {
-                if !(read_14(msg).is_num(400.0) || read_14(msg).is_num(413.0)) {
+                if !(read_13(msg).is_num(400.0) || read_13(msg).is_num(413.0)) {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
                             "status is one of 400, 413",
@@ -886,12 +838,12 @@ impl Checker {
                 break 'pick Ok(state);
             }
             if matches!(state, SessionMachineState::OweReply)
-                && kind == Kind::AgentServerMessage && (read_3(msg).is_str("assistant"))
+                && kind == Kind::AgentServerMessage && (read_9(msg).is_str("assistant"))
             {
                 break 'pick Ok(SessionMachineState::Live);
             }
             if matches!(state, SessionMachineState::OweBoth)
-                && kind == Kind::AgentServerMessage && (read_3(msg).is_str("assistant"))
+                && kind == Kind::AgentServerMessage && (read_9(msg).is_str("assistant"))
             {
                 break 'pick Ok(SessionMachineState::OweError);
             }

@@ -251,7 +251,6 @@ pub enum SessionMachineState {
     New,
     WaitingFirst,
     Waiting,
-    StreamingFirst,
     Streaming,
     Complete,
 }
@@ -261,7 +260,6 @@ impl SessionMachineState {
             Self::New => "new",
             Self::WaitingFirst => "waiting_first",
             Self::Waiting => "waiting",
-            Self::StreamingFirst => "streaming_first",
             Self::Streaming => "streaming",
             Self::Complete => "complete",
         }
@@ -278,13 +276,8 @@ impl SessionMachineState {
     pub fn expected(self) -> &'static [&'static str] {
         match self {
             SessionMachineState::New => &["helix.chat_message"],
-            SessionMachineState::WaitingFirst => {
-                &["zed.context_created", "zed.message_added"]
-            }
+            SessionMachineState::WaitingFirst => &["zed.context_created"],
             SessionMachineState::Waiting => &["zed.message_added"],
-            SessionMachineState::StreamingFirst => {
-                &["zed.message_added", "zed.context_created"]
-            }
             SessionMachineState::Streaming => {
                 &["zed.message_added", "zed.message_completed"]
             }
@@ -346,17 +339,17 @@ impl Checker {
         let state = inst.state;
         let next: Result<SessionMachineState, agentwire_runtime::machine::Problem> = 'pick: {
             if matches!(state, SessionMachineState::New)
-                && kind == Kind::HelixChatMessage
+                && kind == Kind::HelixChatMessage && (read_4(msg).is_null())
             {
-                if !read_4(msg).is_null() {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.acp_thread_id is null",
-                        ),
-                    );
-                }
                 read_5(msg).store_into(&mut inst.request);
                 break 'pick Ok(SessionMachineState::WaitingFirst);
+            }
+            if matches!(state, SessionMachineState::New)
+                && kind == Kind::HelixChatMessage
+            {
+                read_4(msg).store_into(&mut inst.thread);
+                read_5(msg).store_into(&mut inst.request);
+                break 'pick Ok(SessionMachineState::Waiting);
             }
             if matches!(state, SessionMachineState::WaitingFirst)
                 && kind == Kind::ZedContextCreated
@@ -370,59 +363,6 @@ impl Checker {
                 }
                 read_7(msg).store_into(&mut inst.thread);
                 break 'pick Ok(SessionMachineState::Waiting);
-            }
-            if matches!(state, SessionMachineState::WaitingFirst)
-                && kind == Kind::ZedMessageAdded
-            {
-                read_8(msg).store_into(&mut inst.thread);
-                read_9(msg).store_into(&mut inst.message);
-                read_10(msg).store_into(&mut inst.content);
-                break 'pick Ok(SessionMachineState::StreamingFirst);
-            }
-            if matches!(state, SessionMachineState::StreamingFirst)
-                && kind == Kind::ZedMessageAdded
-            {
-                if !(read_8(msg).equals(inst.thread.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.acp_thread_id equals thread",
-                        ),
-                    );
-                }
-                if !(read_9(msg).equals(inst.message.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.message_id equals message",
-                        ),
-                    );
-                }
-                if !read_10(msg).extend_into(&mut inst.content) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.content extends content",
-                        ),
-                    );
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, SessionMachineState::StreamingFirst)
-                && kind == Kind::ZedContextCreated
-            {
-                if !(read_6(msg).is_key(&key)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.helix_session_id equals $key",
-                        ),
-                    );
-                }
-                if !(read_7(msg).equals(inst.thread.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.acp_thread_id equals thread",
-                        ),
-                    );
-                }
-                break 'pick Ok(SessionMachineState::Streaming);
             }
             if matches!(state, SessionMachineState::Waiting)
                 && kind == Kind::ZedMessageAdded
