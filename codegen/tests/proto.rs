@@ -62,6 +62,7 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
         types_file: spec.file.clone(),
         machines: Vec::new(),
         proto_package: Some(package),
+        role_aliases: Default::default(),
     }
 }
 
