@@ -94,6 +94,8 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         messages,
         methods,
         routes,
+        features,
+        events,
         ..
     } = pf.clone();
     let protocol = Protocol {
@@ -109,6 +111,8 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         routes,
         types_file: types_rel,
         machines: Vec::new(),
+        features,
+        events,
     };
     let mut protocol = protocol;
     if proto_spec.is_none() {
