@@ -114,7 +114,7 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
             );
         }
     }
-    if let Some(tokens) = crate::emit::skeleton::emit_skeleton(p) {
+    if let Some(tokens) = crate::emit::skeleton::emit_skeleton(p, spec.proto.as_ref()) {
         let source = module::format_file(tokens).map_err(|e| {
             SpecError::new(format!(
                 "internal error: the skeleton for {module} does not parse: {e}"

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::front::grpc;
 use crate::ir::{
     Body, Call, Channel, Event, Feature, GrpcRpc, HttpResponse, MessageKind, Method, Origin, Route,
     Transport,
@@ -70,6 +71,10 @@ struct RawFeature {
     name: Spanned<String>,
     #[serde(default)]
     description: String,
+    #[serde(default)]
+    kinds: Vec<Spanned<String>>,
+    #[serde(default)]
+    events: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -83,8 +88,18 @@ struct RawEvent {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawGrpc {
-    service: String,
+    service: Spanned<String>,
     rpc: String,
+    #[serde(default)]
+    handshake: Option<grpc::RawHandshake>,
+    #[serde(default)]
+    exchange: Option<grpc::RawExchange>,
+    #[serde(default)]
+    shutdown: Option<grpc::RawShutdown>,
+    #[serde(default)]
+    heartbeat: Option<grpc::RawHeartbeat>,
+    #[serde(default)]
+    acknowledged: Vec<grpc::RawAck>,
 }
 
 #[derive(Deserialize)]
@@ -236,6 +251,25 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         .collect();
     let features = cx.features(&raw.features);
     let events = cx.events(&raw.events);
+    for f in &raw.features {
+        grpc::check_gates(file, &f.kinds, &f.events, &messages, &events, &mut cx.errors);
+    }
+    let skeleton = raw.grpc.as_ref().map(|g| {
+        let parts = grpc::RawSkeleton {
+            at: g.service.referenced,
+            handshake: g.handshake.as_ref(),
+            exchange: g.exchange.as_ref(),
+            shutdown: g.shutdown.as_ref(),
+            heartbeat: g.heartbeat.as_ref(),
+            acknowledged: &g.acknowledged,
+        };
+        grpc::lower(file, &parts, &messages, &events, &mut cx.errors)
+    });
+    if raw.transport.kind.value == "grpc" && raw.grpc.is_none() {
+        let msg = "a grpc protocol needs a `grpc:` section: service, rpc, handshake and exchange \
+                   (see spec/README.md)";
+        cx.err(&raw.transport.kind.referenced, msg.to_owned());
+    }
     let Checker { roles, errors, .. } = cx;
     errors.finish(ProtocolFile {
         module: raw.protocol,
@@ -245,8 +279,9 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
             kind: raw.transport.kind.value,
             framing: raw.transport.framing.value,
             grpc: raw.grpc.map(|g| GrpcRpc {
-                service: g.service,
+                service: g.service.value,
                 rpc: g.rpc,
+                skeleton: skeleton.flatten(),
             }),
         },
         roles,
@@ -416,6 +451,8 @@ impl Checker<'_> {
             out.push(Feature {
                 name: f.name.value.clone(),
                 description: f.description.clone(),
+                kinds: f.kinds.iter().map(|k| k.value.clone()).collect(),
+                events: f.events.iter().map(|e| e.value.clone()).collect(),
                 origin: origin(&f.name.referenced),
             });
         }
