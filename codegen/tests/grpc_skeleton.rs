@@ -62,7 +62,13 @@ fn a_second_grpc_protocol_gets_both_roles_named_after_its_own_spec() {
         assert!(code.contains(needle), "missing `{needle}` in\n{code}");
     }
     // Nothing of the other gRPC protocol leaks in.
-    for absent in ["RegisterAgent", "welcome", "send_message", "agent_id", "coven"] {
+    for absent in [
+        "RegisterAgent",
+        "welcome",
+        "send_message",
+        "agent_id",
+        "coven",
+    ] {
         assert!(!code.contains(absent), "`{absent}` in the jobs skeleton");
     }
 }
@@ -79,7 +85,8 @@ fn a_grpc_spec_without_handshake_or_exchange_says_what_to_add() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].contains("protocol.yaml:10:12:")
-            && errors[0].contains("needs `handshake:` (hello, peer_id, accept, refuse) and `exchange:`"),
+            && errors[0]
+                .contains("needs `handshake:` (hello, peer_id, accept, refuse) and `exchange:`"),
         "{errors:?}"
     );
 }
@@ -101,7 +108,10 @@ fn wrong_kinds_roles_and_events_are_located() {
         "`abortt` is not a kind of the `messages:` catalogue",
     ];
     for e in expect {
-        assert!(errors.iter().any(|x| x.contains(e)), "no `{e}` in {errors:?}");
+        assert!(
+            errors.iter().any(|x| x.contains(e)),
+            "no `{e}` in {errors:?}"
+        );
     }
 }
 

@@ -149,7 +149,10 @@ impl Check<'_> {
                 self.err(&n.referenced, msg);
             }
             Some(e) if terminal && !e.terminal => {
-                let msg = format!("event `{}` ends a request: mark it `terminal: true` in `events:`", n.value);
+                let msg = format!(
+                    "event `{}` ends a request: mark it `terminal: true` in `events:`",
+                    n.value
+                );
                 self.err(&n.referenced, msg);
             }
             Some(_) => {}
@@ -175,10 +178,12 @@ pub fn lower(
     };
     let (Some(h), Some(x)) = (raw.handshake, raw.exchange) else {
         let missing: Vec<&str> = [
-            raw.handshake.is_none().then_some("`handshake:` (hello, peer_id, accept, refuse)"),
-            raw.exchange.is_none().then_some(
-                "`exchange:` (request, response, correlation, event, failure)",
-            ),
+            raw.handshake
+                .is_none()
+                .then_some("`handshake:` (hello, peer_id, accept, refuse)"),
+            raw.exchange
+                .is_none()
+                .then_some("`exchange:` (request, response, correlation, event, failure)"),
         ]
         .into_iter()
         .flatten()

@@ -252,7 +252,14 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
     let features = cx.features(&raw.features);
     let events = cx.events(&raw.events);
     for f in &raw.features {
-        grpc::check_gates(file, &f.kinds, &f.events, &messages, &events, &mut cx.errors);
+        grpc::check_gates(
+            file,
+            &f.kinds,
+            &f.events,
+            &messages,
+            &events,
+            &mut cx.errors,
+        );
     }
     let skeleton = raw.grpc.as_ref().map(|g| {
         let parts = grpc::RawSkeleton {

@@ -95,7 +95,10 @@ impl<B: Binding> Session<B> {
 type CancelReason = Arc<Mutex<Option<String>>>;
 
 fn reason_of(reason: &CancelReason) -> Option<String> {
-    reason.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    reason
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
 }
 
 /// The writer of one request's responses. Terminal events end the request; later sends
@@ -334,7 +337,11 @@ impl<S: AgentSide> Run<S> {
         beat.tick().await;
         let close = self.session.close.clone();
         let result = loop {
-            if self.in_flight.as_ref().is_some_and(|f| f.task.is_finished()) {
+            if self
+                .in_flight
+                .as_ref()
+                .is_some_and(|f| f.task.is_finished())
+            {
                 self.in_flight = None;
             }
             if self.draining && self.in_flight.is_none() {
@@ -370,7 +377,10 @@ impl<S: AgentSide> Run<S> {
         // this side queued last (its final event); wait, bounded, for the other side to end
         // the stream after reading our end.
         let flushed = async { while let Ok(Some(_)) = inbound.message().await {} };
-        if tokio::time::timeout(Duration::from_secs(5), flushed).await.is_err() {
+        if tokio::time::timeout(Duration::from_secs(5), flushed)
+            .await
+            .is_err()
+        {
             tracing::debug!("the accepting side did not end the stream after ours; dropping it");
         }
         result
@@ -407,7 +417,11 @@ impl<S: AgentSide> Run<S> {
         match S::B::classify_down(msg) {
             Down::Request(r) => self.start(r),
             Down::Cancel { request_id, reason } => {
-                if let Some(f) = self.in_flight.as_ref().filter(|f| f.request_id == request_id) {
+                if let Some(f) = self
+                    .in_flight
+                    .as_ref()
+                    .filter(|f| f.request_id == request_id)
+                {
                     *f.reason.lock().unwrap_or_else(PoisonError::into_inner) =
                         Some(reason.unwrap_or_else(|| "cancelled".to_owned()));
                     f.cancel.cancel();

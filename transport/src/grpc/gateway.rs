@@ -26,9 +26,7 @@ pub trait GatewaySide: Send + Sync + 'static {
     fn decide(
         &self,
         hello: &<Self::B as Binding>::Hello,
-    ) -> impl Future<
-        Output = Result<<Self::B as Binding>::Accept, <Self::B as Binding>::Refuse>,
-    > + Send;
+    ) -> impl Future<Output = Result<<Self::B as Binding>::Accept, <Self::B as Binding>::Refuse>> + Send;
 
     /// A peer was accepted; `peer` stays usable until it disconnects.
     fn connected(&self, peer: Peer<Self::B>) -> impl Future<Output = ()> + Send;
@@ -187,7 +185,11 @@ struct Stream<S: GatewaySide> {
 impl<S: GatewaySide> Stream<S> {
     /// The stream's slot and its peer id are free again before the final status leaves, so
     /// a peer that saw the status can reconnect at once.
-    async fn run(self, mut inbound: Streaming<<S::B as Binding>::Up>, permit: OwnedSemaphorePermit) {
+    async fn run(
+        self,
+        mut inbound: Streaming<<S::B as Binding>::Up>,
+        permit: OwnedSemaphorePermit,
+    ) {
         let outcome = self.registered(&mut inbound).await;
         drop(permit);
         if let Some(status) = outcome {
@@ -317,7 +319,9 @@ impl<S: GatewaySide> Stream<S> {
                 Up::Response(r) => peer.route(r).await,
                 Up::Other(m) => inner.side.dispatch(peer, m).await,
                 Up::Hello => {
-                    return Some(Status::failed_precondition("the peer is registered already"));
+                    return Some(Status::failed_precondition(
+                        "the peer is registered already",
+                    ));
                 }
                 Up::Empty => return Some(Status::invalid_argument("a message without payload")),
             }

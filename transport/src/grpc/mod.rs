@@ -20,12 +20,12 @@ mod registry;
 pub use admit::{admit_inbound, invalid_status, violation_status};
 pub use agent::{AgentOptions, AgentSide, AgentTask, Reply, Session, UpStream, connect};
 pub use binding::{Answer, Binding, Down, TextField, Up, build, text_value};
-pub use gateway::{Gateway, GatewayConfig, GatewaySide};
-pub use peer::{Peer, ResponseStream};
 pub use error::{ConnectError, SendError};
+pub use gateway::{Gateway, GatewayConfig, GatewaySide};
 pub use limits::GrpcLimits;
 pub use link::Link;
 pub use outbound::{BoxStream, outbound_stream};
+pub use peer::{Peer, ResponseStream};
 pub use registry::{Claim, ClaimError, Registry};
 pub use tokio_util::sync::CancellationToken;
 

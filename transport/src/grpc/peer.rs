@@ -40,9 +40,7 @@ impl<B: Binding> Clone for Peer<B> {
 
 impl<B: Binding> std::fmt::Debug for Peer<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Peer")
-            .field("id", &self.peer_id())
-            .finish()
+        f.debug_struct("Peer").field("id", &self.peer_id()).finish()
     }
 }
 

@@ -13,7 +13,8 @@ mod binding;
 mod gateway;
 mod proto_view;
 
-use heck::{ToSnakeCase, ToUpperCamelCase};
+// A glob import: prost spells names with heck's conversions.
+use heck::*;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -55,7 +56,12 @@ fn ident(name: &str) -> Ident {
 
 /// `snake_case` as prost spells fields and modules.
 fn snake(name: &str) -> Ident {
-    ident(&name.to_snake_case())
+    ident(&snake_name(name))
+}
+
+/// A name in `snake_case` as prost spells fields, modules and methods.
+fn snake_name(name: &str) -> String {
+    name.to_snake_case()
 }
 
 /// A oneof case's variant name as prost spells it.
@@ -90,7 +96,11 @@ impl<'a> Ctx<'a> {
     fn case(&self, kind: &str, binding: TokenStream) -> TokenStream {
         let v = variant(kind);
         let client = self.kind(kind).is_some_and(|m| m.from == self.s.client);
-        let case = if client { &self.up_case } else { &self.down_case };
+        let case = if client {
+            &self.up_case
+        } else {
+            &self.down_case
+        };
         quote!(Some(#case::#v(#binding)))
     }
 
@@ -107,7 +117,11 @@ impl<'a> Ctx<'a> {
     fn event_type(&self, name: &str) -> TokenStream {
         let x = &self.s.exchange;
         let response = self.kind(&x.response).map_or("", |m| m.type_name.as_str());
-        let found = self.view.cases(response, &x.event).into_iter().find(|(n, _)| n == name);
+        let found = self
+            .view
+            .cases(response, &x.event)
+            .into_iter()
+            .find(|(n, _)| n == name);
         match found.and_then(|(_, arg)| arg) {
             Some(proto_view::CaseArg::Value(t)) => t,
             Some(proto_view::CaseArg::Text { message, .. }) => message,
@@ -117,7 +131,11 @@ impl<'a> Ctx<'a> {
 
     /// Role-derived type names: `Gateway`, `AgentHandle`, ...
     fn role_ty(&self, client: bool, suffix: &str) -> Ident {
-        let role = if client { &self.s.client } else { &self.s.server };
+        let role = if client {
+            &self.s.client
+        } else {
+            &self.s.server
+        };
         ident(&format!("{}{suffix}", role.to_upper_camel_case()))
     }
 }
@@ -128,10 +146,10 @@ fn service(p: &Protocol) -> Option<Service> {
     let svc = grpc.service.rsplit('.').next()?;
     let rpc = &grpc.rpc;
     Some(Service {
-        server_mod: format_ident!("{}_server", svc.to_snake_case()),
+        server_mod: format_ident!("{}_server", snake_name(svc)),
         server_ty: format_ident!("{svc}Server"),
         trait_name: format_ident!("{svc}"),
-        client_mod: format_ident!("{}_client", svc.to_snake_case()),
+        client_mod: format_ident!("{}_client", snake_name(svc)),
         client_ty: format_ident!("{svc}Client"),
         rpc: snake(rpc),
         stream_ty: format_ident!("{rpc}Stream"),
@@ -213,7 +231,7 @@ fn handler_methods(cx: &Ctx<'_>, inbound: &[&MessageKind], context: &TokenStream
     inbound
         .iter()
         .map(|m| {
-            let method = format_ident!("on_{}", m.kind.to_snake_case());
+            let method = format_ident!("on_{}", snake_name(&m.kind));
             let t = cx.ty(&m.kind);
             let doc = format!(" `{}`: {}", m.kind, m.summary);
             quote! {
@@ -235,7 +253,7 @@ fn dispatch_arms(
     inbound
         .iter()
         .map(|m| {
-            let method = format_ident!("on_{}", m.kind.to_snake_case());
+            let method = format_ident!("on_{}", snake_name(&m.kind));
             let pat = cx.case(&m.kind, quote!(m));
             let call = call(&method);
             quote! { #pat => #call, }

@@ -2,12 +2,11 @@
 //! writer with one helper per event, the session's typed senders, and `connect` over
 //! `grpc::connect`.
 
-use heck::ToSnakeCase;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::proto_view::CaseArg;
-use super::{Ctx, dispatch_arms, handler_methods, senders, snake, variant};
+use super::{Ctx, dispatch_arms, handler_methods, senders, snake, snake_name, variant};
 
 pub fn emit(cx: &Ctx<'_>) -> TokenStream {
     let config = config(cx);
@@ -64,14 +63,14 @@ fn plain_inbound<'a>(cx: &Ctx<'a>) -> Vec<&'a crate::ir::MessageKind> {
 fn handler_trait(cx: &Ctx<'_>) -> TokenStream {
     let x = &cx.s.exchange;
     let handler = cx.role_ty(true, "Handler");
-    let on_request = format_ident!("on_{}", x.request.to_snake_case());
+    let on_request = format_ident!("on_{}", snake_name(&x.request));
     let request = cx.ty(&x.request);
     let request_doc = format!(
         " Answer one `{}` through `reply`, ending with one of its terminal methods. Returning without one ends the request with the `{}` event (or the cancel event, after a cancel).",
         x.request, x.failure
     );
     let acks = cx.s.acknowledged.iter().map(|a| {
-        let method = format_ident!("on_{}", a.kind.to_snake_case());
+        let method = format_ident!("on_{}", snake_name(&a.kind));
         let t = cx.ty(&a.kind);
         let doc = format!(
             " `{}`: `Ok(())` accepts it, `Err(reason)` declines it; the skeleton sends the `{}`. The default declines.",
@@ -86,7 +85,7 @@ fn handler_trait(cx: &Ctx<'_>) -> TokenStream {
         }
     });
     let shutdown = cx.s.shutdown.as_ref().map(|s| {
-        let method = format_ident!("on_{}", s.kind.to_snake_case());
+        let method = format_ident!("on_{}", snake_name(&s.kind));
         let t = cx.ty(&s.kind);
         quote! {
             /// The other side asked to wind down; the skeleton lets the request in flight
@@ -115,12 +114,12 @@ fn handler_trait(cx: &Ctx<'_>) -> TokenStream {
 fn side(cx: &Ctx<'_>) -> TokenStream {
     let x = &cx.s.exchange;
     let handler = cx.role_ty(true, "Handler");
-    let on_request = format_ident!("on_{}", x.request.to_snake_case());
+    let on_request = format_ident!("on_{}", snake_name(&x.request));
     let down_oneof = &cx.down_oneof;
     let shutdown = match &cx.s.shutdown {
         Some(s) => {
             let pat = cx.case(&s.kind, quote!(m));
-            let method = format_ident!("on_{}", s.kind.to_snake_case());
+            let method = format_ident!("on_{}", snake_name(&s.kind));
             quote! {
                 if let #pat = &msg.#down_oneof {
                     self.0.#method(m).await;
@@ -129,31 +128,35 @@ fn side(cx: &Ctx<'_>) -> TokenStream {
         }
         None => quote!(let _ = msg;),
     };
-    let acks: Vec<TokenStream> = cx.s.acknowledged.iter().map(|a| {
-        let pat = cx.case(&a.kind, quote!(m));
-        let method = format_ident!("on_{}", a.kind.to_snake_case());
-        let answer = cx.ty(&a.answer);
-        let (id, accepted) = (snake(&a.id), snake(&a.accepted));
-        let reason = a.reason.as_ref().map(|r| {
+    let acks: Vec<TokenStream> =
+        cx.s.acknowledged
+            .iter()
+            .map(|a| {
+                let pat = cx.case(&a.kind, quote!(m));
+                let method = format_ident!("on_{}", snake_name(&a.kind));
+                let answer = cx.ty(&a.answer);
+                let (id, accepted) = (snake(&a.id), snake(&a.accepted));
+                let reason = a.reason.as_ref().map(|r| {
             let r = snake(r);
             quote!(if let Err(reason) = taken { grpc::TextField::put(&mut ack.#r, reason); })
         });
-        let wrap = cx.wrap(&a.answer, quote!(ack));
-        quote! {
-            #pat => {
-                let id = m.#id.clone();
-                let taken = self.0.#method(m).await;
-                let ack = grpc::build(|ack: &mut #answer| {
-                    ack.#id = id;
-                    ack.#accepted = taken.is_ok();
-                    #reason
-                });
-                if let Err(e) = session.0.send(#wrap).await {
-                    tracing::warn!(error = %e, "acknowledgement not sent");
+                let wrap = cx.wrap(&a.answer, quote!(ack));
+                quote! {
+                    #pat => {
+                        let id = m.#id.clone();
+                        let taken = self.0.#method(m).await;
+                        let ack = grpc::build(|ack: &mut #answer| {
+                            ack.#id = id;
+                            ack.#accepted = taken.is_ok();
+                            #reason
+                        });
+                        if let Err(e) = session.0.send(#wrap).await {
+                            tracing::warn!(error = %e, "acknowledgement not sent");
+                        }
+                    }
                 }
-            }
-        }
-    }).collect();
+            })
+            .collect();
     let inbound = plain_inbound(cx);
     let plain = dispatch_arms(cx, &inbound, |m| quote!(self.0.#m(&session, m).await));
     let dispatch = if acks.is_empty() && inbound.is_empty() {
@@ -210,13 +213,18 @@ fn reply(cx: &Ctx<'_>) -> TokenStream {
         .view
         .cases(response, &x.event)
         .into_iter()
-        .filter(|(name, _)| !RESERVED.contains(&name.as_str()) && Some(name.as_str()) != cancel_event)
+        .filter(|(name, _)| {
+            !RESERVED.contains(&name.as_str()) && Some(name.as_str()) != cancel_event
+        })
         .filter_map(|(name, arg)| {
             let terminal = cx.p.events.iter().any(|e| e.name == name && e.terminal);
             Some(helper(event, &name, &arg?, terminal))
         });
     let cancel_done = x.cancel.as_ref().map(|c| {
-        let doc = format!(" Ends the request with `{}`, echoing the cancel's reason.", c.event);
+        let doc = format!(
+            " Ends the request with `{}`, echoing the cancel's reason.",
+            c.event
+        );
         quote! {
             #[doc = #doc]
             pub async fn cancel_done(self) -> Result<(), SendError> {
@@ -261,14 +269,25 @@ fn helper(event: &TokenStream, name: &str, arg: &CaseArg, terminal: bool) -> Tok
         }
         CaseArg::Value(t) => (t.clone(), quote!(value)),
         CaseArg::Text { message, field } => {
-            let f = format_ident!("{}", field.to_snake_case());
-            (quote!(impl Into<String>), quote!(#message { #f: value.into() }))
+            let f = format_ident!("{}", snake_name(field));
+            (
+                quote!(impl Into<String>),
+                quote!(#message { #f: value.into() }),
+            )
         }
     };
     let (receiver, call, doc) = if terminal {
-        (quote!(self), quote!(finish), format!(" Ends the request with a `{name}` event."))
+        (
+            quote!(self),
+            quote!(finish),
+            format!(" Ends the request with a `{name}` event."),
+        )
     } else {
-        (quote!(&mut self), quote!(event), format!(" Sends a `{name}` event."))
+        (
+            quote!(&mut self),
+            quote!(event),
+            format!(" Sends a `{name}` event."),
+        )
     };
     quote! {
         #[doc = #doc]

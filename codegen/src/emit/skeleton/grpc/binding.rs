@@ -147,12 +147,11 @@ fn exchange(cx: &Ctx<'_>) -> TokenStream {
     let wrap_request = cx.wrap(&x.request, quote!(request));
     let wrap_response = cx.wrap(&x.response, quote!(response));
     let response = cx.ty(&x.response);
-    let terminal = cx
-        .p
-        .events
-        .iter()
-        .filter(|e| e.terminal)
-        .map(|e| variant(&e.name));
+    let terminal =
+        cx.p.events
+            .iter()
+            .filter(|e| e.terminal)
+            .map(|e| variant(&e.name));
     let failure = variant(&x.failure);
     let cancelled = match &x.cancel {
         Some(c) => {
@@ -283,7 +282,12 @@ fn features(cx: &Ctx<'_>) -> TokenStream {
     };
     let mut out = TokenStream::new();
     for (client, method, oneof, ty) in [
-        (false, quote!(down_feature), &cx.down_oneof, quote!(Self::Down)),
+        (
+            false,
+            quote!(down_feature),
+            &cx.down_oneof,
+            quote!(Self::Down),
+        ),
         (true, quote!(up_feature), &cx.up_oneof, quote!(Self::Up)),
     ] {
         let arms = gated(client);
@@ -299,18 +303,17 @@ fn features(cx: &Ctx<'_>) -> TokenStream {
         }
     }
     let event = &cx.event;
-    let arms: Vec<TokenStream> = cx
-        .p
-        .features
-        .iter()
-        .flat_map(|f| {
-            let name = &f.name;
-            f.events.iter().map(move |e| {
-                let v = variant(e);
-                quote!(#event::#v(_) => Some(#name),)
+    let arms: Vec<TokenStream> =
+        cx.p.features
+            .iter()
+            .flat_map(|f| {
+                let name = &f.name;
+                f.events.iter().map(move |e| {
+                    let v = variant(e);
+                    quote!(#event::#v(_) => Some(#name),)
+                })
             })
-        })
-        .collect();
+            .collect();
     if !arms.is_empty() {
         out.extend(quote! {
             fn event_feature(event: &Self::Event) -> Option<&'static str> {

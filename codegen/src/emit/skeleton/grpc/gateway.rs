@@ -1,11 +1,10 @@
 //! The accepting role (the gRPC server): its handler trait, the typed handle on a connected
 //! peer, and the tonic service over `grpc::Gateway`.
 
-use heck::ToSnakeCase;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{Ctx, dispatch_arms, handler_methods, senders, snake};
+use super::{Ctx, dispatch_arms, handler_methods, senders, snake, snake_name};
 
 pub fn emit(cx: &Ctx<'_>) -> TokenStream {
     let handler = handler_trait(cx);
@@ -27,10 +26,10 @@ fn handler_trait(cx: &Ctx<'_>) -> TokenStream {
     let (h, x) = (&cx.s.handshake, &cx.s.exchange);
     let handler = cx.role_ty(false, "Handler");
     let handle = cx.role_ty(true, "Handle");
-    let on_hello = format_ident!("on_{}", h.hello.to_snake_case());
+    let on_hello = format_ident!("on_{}", snake_name(&h.hello));
     let hello_arg = snake(&h.hello);
     let [hello, accept, refuse] = [&h.hello, &h.accept, &h.refuse].map(|k| cx.ty(k));
-    let peer_id = format_ident!("_{}", h.peer_id.to_snake_case());
+    let peer_id = format_ident!("_{}", snake_name(&h.peer_id));
     let inbound = cx.kinds_of(&cx.s.client, &[&h.hello, &x.response]);
     let methods = handler_methods(cx, &inbound, &quote!(_peer: &#handle));
     let doc = format!(
@@ -160,7 +159,7 @@ fn server(cx: &Ctx<'_>) -> TokenStream {
     let handler = cx.role_ty(false, "Handler");
     let handle = cx.role_ty(true, "Handle");
     let one = snake(&cx.s.client);
-    let all = format_ident!("{}s", cx.s.client.to_snake_case());
+    let all = format_ident!("{}s", snake_name(&cx.s.client));
     let (up, down) = (&cx.up, &cx.down);
     quote! {
         use proto::#server_mod::{#server_ty, #trait_name};
