@@ -131,3 +131,32 @@ fn a_grpc_transport_without_a_grpc_section_is_an_error() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn fields_and_events_are_checked_against_the_proto() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = edited(tmp.path(), |y| {
+        y.replace("    peer_id: name", "    peer_id: nam")
+            .replace("    features: caps", "    features: name")
+            .replace("    clock_ms: at_ms", "    clock_ms: at")
+            .replace(
+                "  - name: percent\n    terminal: false\n",
+                "  - name: percnt\n",
+            )
+            .replace("events: [percent]", "events: [percnt]")
+    });
+    let errors = errors_of(&dir);
+    let expect = [
+        "protocol.yaml:14:14: `Hello` has no field `nam`",
+        "protocol.yaml:15:15: `Hello.name` must be a `repeated string` field",
+        "protocol.yaml:35:15: `Ping` has no field `at`",
+        "event `percnt` is not a case of `Progress.update`",
+        "case `percent` of `Progress.update` is missing from `events:`",
+    ];
+    for e in expect {
+        assert!(
+            errors.iter().any(|x| x.contains(e)),
+            "no `{e}` in {errors:?}"
+        );
+    }
+}

@@ -1,16 +1,19 @@
 //! The skeleton part of `protocol.yaml`'s `grpc:` section (handshake, exchange, shutdown,
 //! heartbeat, acknowledged kinds) and the kinds and events each feature gates: read with
 //! their locations, checked against the catalogue, `events:` and the roles, and lowered into
-//! `ir::GrpcSkeleton`. Each missing piece is a diagnostic that says what to add.
+//! `ir::GrpcSkeleton`. Each missing piece is a diagnostic that says what to add. Once the
+//! proto is compiled, [`check_proto`] checks the named fields and events against it.
 
+use protox::prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::front::proto::ProtoSpec;
 use crate::front::protocol::span_of;
 use crate::ir::{
     Event, GrpcAck, GrpcCancel, GrpcExchange, GrpcHandshake, GrpcHeartbeat, GrpcShutdown,
-    GrpcSkeleton, MessageKind,
+    GrpcSkeleton, MessageKind, Protocol,
 };
 
 type Name = Spanned<String>;
@@ -108,7 +111,7 @@ fn opt(n: Option<&Name>) -> Option<String> {
 impl Check<'_> {
     fn err(&mut self, loc: &Location, msg: String) {
         let e = SpecError::at(self.file, span_of(self.file, loc), msg)
-            .with_help("see \"gRPC skeletons\" in spec/README.md");
+            .with_help("see \"gRPC protocols\" in spec/README.md");
         self.errors.push(e);
     }
 
@@ -302,5 +305,262 @@ pub fn check_gates(
     }
     for e in gated_events {
         cx.event(e, false);
+    }
+}
+
+/// `protocol.yaml` read again for the locations of the skeleton's field and event names
+/// (the IR keeps the names only); other keys are skipped.
+#[derive(Deserialize)]
+struct Located {
+    #[serde(default)]
+    grpc: Option<LocatedGrpc>,
+    #[serde(default)]
+    events: Vec<LocatedEvent>,
+}
+
+#[derive(Deserialize)]
+struct LocatedGrpc {
+    service: Name,
+    #[serde(default)]
+    handshake: Option<RawHandshake>,
+    #[serde(default)]
+    exchange: Option<RawExchange>,
+    #[serde(default)]
+    shutdown: Option<RawShutdown>,
+    #[serde(default)]
+    heartbeat: Option<RawHeartbeat>,
+    #[serde(default)]
+    acknowledged: Vec<RawAck>,
+}
+
+#[derive(Deserialize)]
+struct LocatedEvent {
+    name: Name,
+}
+
+/// What a named field must be.
+#[derive(Clone, Copy)]
+enum Want {
+    /// `string` or `optional string`.
+    Text,
+    /// `string` (not optional: the skeleton reads it as `&str`).
+    Str,
+    /// `repeated string`.
+    Strings,
+    Bool,
+    Int64,
+}
+
+impl Want {
+    fn holds(self, f: &FieldDescriptor) -> bool {
+        let list = f.is_list();
+        let optional = f.supports_presence();
+        match (self, f.kind()) {
+            (Self::Text, Kind::String) => !list,
+            (Self::Str, Kind::String) => !list && !optional,
+            (Self::Strings, Kind::String) => list,
+            (Self::Bool, Kind::Bool) => !list && !optional,
+            (Self::Int64, Kind::Int64 | Kind::Sint64 | Kind::Sfixed64) => !list && !optional,
+            _ => false,
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            Self::Text => "a `string` (or `optional string`) field",
+            Self::Str => "a `string` field",
+            Self::Strings => "a `repeated string` field",
+            Self::Bool => "a `bool` field",
+            Self::Int64 => "an `int64` field",
+        }
+    }
+}
+
+struct ProtoCheck<'a> {
+    file: &'a SourceFile,
+    p: &'a Protocol,
+    proto: &'a ProtoSpec,
+    errors: &'a mut SpecErrors,
+}
+
+impl ProtoCheck<'_> {
+    fn err(&mut self, loc: &Location, msg: String) {
+        let e = SpecError::at(self.file, span_of(self.file, loc), msg)
+            .with_help("see \"gRPC protocols\" in spec/README.md");
+        self.errors.push(e);
+    }
+
+    fn message(&self, name: &str) -> Option<MessageDescriptor> {
+        self.proto
+            .pool
+            .all_messages()
+            .find(|m| m.name() == name && m.parent_message().is_none())
+    }
+
+    /// The message type of a catalogue kind.
+    fn type_of(&self, kind: &str) -> Option<MessageDescriptor> {
+        let m = self.p.messages.iter().find(|m| m.kind == kind)?;
+        self.message(&m.type_name)
+    }
+
+    /// `field` of `kind`'s message must be what `want` says.
+    fn field(&mut self, kind: &str, field: &Name, want: Want) {
+        let Some(m) = self.type_of(kind) else { return };
+        self.field_of(&m, field, want);
+    }
+
+    fn field_of(&mut self, m: &MessageDescriptor, field: &Name, want: Want) {
+        match m.get_field_by_name(&field.value) {
+            Some(f) if want.holds(&f) => {}
+            Some(_) => {
+                let msg = format!("`{}.{}` must be {}", m.name(), field.value, want.text());
+                self.err(&field.referenced, msg);
+            }
+            None => {
+                let msg = format!("`{}` has no field `{}`", m.name(), field.value);
+                self.err(&field.referenced, msg);
+            }
+        }
+    }
+
+    /// Every channel union has one oneof holding its kinds.
+    fn unions(&mut self, at: &Location) {
+        for c in &self.p.channels {
+            let ok = self
+                .message(&c.union)
+                .is_some_and(|m| m.oneofs().any(|o| !o.is_synthetic()));
+            if !ok {
+                let msg = format!(
+                    "the gRPC skeleton needs `{}` to be a message with a oneof of its kinds",
+                    c.union
+                );
+                self.err(at, msg);
+            }
+        }
+    }
+
+    /// The response's event oneof and `events:` list the same cases.
+    fn events(&mut self, x: &RawExchange, events: &[LocatedEvent]) {
+        let Some(m) = self.type_of(&x.response.value) else {
+            return;
+        };
+        let Some(oneof) = m.oneofs().find(|o| o.name() == x.event.value) else {
+            let msg = format!("`{}` has no oneof `{}`", m.name(), x.event.value);
+            self.err(&x.event.referenced, msg);
+            return;
+        };
+        let cases: Vec<FieldDescriptor> = oneof.fields().collect();
+        for e in events {
+            if !cases.iter().any(|c| c.name() == e.name.value) {
+                let msg = format!(
+                    "event `{}` is not a case of `{}.{}`",
+                    e.name.value,
+                    m.name(),
+                    oneof.name()
+                );
+                self.err(&e.name.referenced, msg);
+            }
+        }
+        for c in &cases {
+            if !events.iter().any(|e| e.name.value == c.name()) {
+                let msg = format!(
+                    "case `{}` of `{}.{}` is missing from `events:`",
+                    c.name(),
+                    m.name(),
+                    oneof.name()
+                );
+                self.err(&x.event.referenced, msg);
+            }
+        }
+        let case = |name: &str| cases.iter().find(|c| c.name() == name).cloned();
+        if let Some(f) = case(&x.failure.value)
+            && !Want::Text.holds(&f)
+        {
+            let msg = format!(
+                "the failure event `{}` must be a `string` case",
+                x.failure.value
+            );
+            self.err(&x.failure.referenced, msg);
+        }
+        let Some(c) = &x.cancel else { return };
+        let Some(f) = case(&c.event.value) else {
+            return;
+        };
+        match (&c.event_reason, f.kind()) {
+            (Some(reason), Kind::Message(em)) => self.field_of(&em, reason, Want::Text),
+            (Some(reason), _) => {
+                let msg = format!(
+                    "`event_reason` needs the `{}` case to be a message",
+                    c.event.value
+                );
+                self.err(&reason.referenced, msg);
+            }
+            (None, _) if !Want::Text.holds(&f) => {
+                let msg = format!(
+                    "the `{}` case is not a string: name its reason field with `event_reason:`",
+                    c.event.value
+                );
+                self.err(&c.event.referenced, msg);
+            }
+            (None, _) => {}
+        }
+    }
+}
+
+/// Checks the skeleton's field and event names against the compiled proto.
+pub fn check_proto(file: &SourceFile, p: &Protocol, proto: &ProtoSpec, errors: &mut SpecErrors) {
+    let Ok(located) = serde_saphyr::from_str::<Located>(&file.text) else {
+        return;
+    };
+    let (Some(g), Some(_)) = (
+        &located.grpc,
+        p.transport.grpc.as_ref().and_then(|g| g.skeleton.as_ref()),
+    ) else {
+        return;
+    };
+    let mut cx = ProtoCheck {
+        file,
+        p,
+        proto,
+        errors,
+    };
+    cx.unions(&g.service.referenced);
+    if let Some(h) = &g.handshake {
+        cx.field(&h.hello.value, &h.peer_id, Want::Str);
+        if let Some(f) = &h.features {
+            cx.field(&h.hello.value, f, Want::Strings);
+        }
+        if let Some(f) = &h.accept_id {
+            cx.field(&h.accept.value, f, Want::Str);
+        }
+    }
+    if let Some(x) = &g.exchange {
+        cx.field(&x.request.value, &x.correlation, Want::Str);
+        cx.field(&x.response.value, &x.correlation, Want::Str);
+        if let Some(c) = &x.cancel {
+            cx.field(&c.kind.value, &x.correlation, Want::Str);
+            if let Some(r) = &c.reason {
+                cx.field(&c.kind.value, r, Want::Text);
+            }
+        }
+        cx.events(x, &located.events);
+    }
+    if let Some(s) = &g.shutdown
+        && let Some(r) = &s.reason
+    {
+        cx.field(&s.kind.value, r, Want::Text);
+    }
+    if let Some(b) = &g.heartbeat
+        && let Some(c) = &b.clock_ms
+    {
+        cx.field(&b.kind.value, c, Want::Int64);
+    }
+    for a in &g.acknowledged {
+        cx.field(&a.kind.value, &a.id, Want::Str);
+        cx.field(&a.answer.value, &a.id, Want::Str);
+        cx.field(&a.answer.value, &a.accepted, Want::Bool);
+        if let Some(r) = &a.reason {
+            cx.field(&a.answer.value, r, Want::Text);
+        }
     }
 }

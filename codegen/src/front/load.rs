@@ -118,6 +118,9 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     if proto_spec.is_none() {
         cross_check(&yaml, &pf, &protocol, &mut errors);
     }
+    if let Some(proto) = &proto_spec {
+        crate::front::grpc::check_proto(&yaml, &protocol, proto, &mut errors);
+    }
     let machine_path = dir.join("machine.yaml");
     if machine_path.is_file() && errors.is_empty() {
         files.push(machine_path.clone());
