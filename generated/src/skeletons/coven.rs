@@ -3,7 +3,7 @@
 use std::future::Future;
 use agentwire_transport::grpc::{self, GrpcLimits, SendError};
 use agentwire_transport::tonic::{Request, Response, Status, Streaming};
-use agentwire_transport::{tokio, tonic, tracing, CheckMode};
+use agentwire_transport::{tokio, tonic, CheckMode};
 use crate::coven as proto;
 use crate::coven::machine::{Checker, Message};
 /// The protocol as the engines in `agentwire_transport::grpc` see it.
@@ -270,6 +270,7 @@ impl<H: GatewayHandler> grpc::GatewaySide for ServeGateway<H> {
     fn disconnected(&self, peer_id: &str) -> impl Future<Output = ()> + Send {
         self.0.on_disconnected(peer_id)
     }
+    #[allow(clippy::single_match)]
     async fn dispatch(
         &self,
         peer: &grpc::Peer<Binding>,
@@ -522,6 +523,7 @@ impl<H: AgentHandler> grpc::AgentSide for ServeAgent<H> {
             self.0.on_shutdown(m).await;
         }
     }
+    #[allow(clippy::single_match)]
     async fn dispatch(
         &self,
         session: &grpc::Session<Binding>,
@@ -550,7 +552,9 @@ impl<H: AgentHandler> grpc::AgentSide for ServeAgent<H> {
                     )
                     .await
                 {
-                    tracing::warn!(error = % e, "acknowledgement not sent");
+                    agentwire_transport::tracing::warn!(
+                        error = % e, "acknowledgement not sent"
+                    );
                 }
             }
             Some(proto::server_message::Payload::ToolApproval(m)) => {

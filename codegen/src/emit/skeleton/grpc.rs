@@ -215,7 +215,7 @@ pub fn emit(p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream> {
 
         use agentwire_transport::grpc::{self, GrpcLimits, SendError};
         use agentwire_transport::tonic::{Request, Response, Status, Streaming};
-        use agentwire_transport::{tokio, tonic, tracing, CheckMode};
+        use agentwire_transport::{tokio, tonic, CheckMode};
         use crate::#module as proto;
         use crate::#module::machine::{Checker, Message};
 

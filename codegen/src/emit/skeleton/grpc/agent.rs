@@ -128,35 +128,36 @@ fn side(cx: &Ctx<'_>) -> TokenStream {
         }
         None => quote!(let _ = msg;),
     };
-    let acks: Vec<TokenStream> =
-        cx.s.acknowledged
-            .iter()
-            .map(|a| {
-                let pat = cx.case(&a.kind, quote!(m));
-                let method = format_ident!("on_{}", snake_name(&a.kind));
-                let answer = cx.ty(&a.answer);
-                let (id, accepted) = (snake(&a.id), snake(&a.accepted));
-                let reason = a.reason.as_ref().map(|r| {
-            let r = snake(r);
-            quote!(if let Err(reason) = taken { grpc::TextField::put(&mut ack.#r, reason); })
-        });
-                let wrap = cx.wrap(&a.answer, quote!(ack));
-                quote! {
-                    #pat => {
-                        let id = m.#id.clone();
-                        let taken = self.0.#method(m).await;
-                        let ack = grpc::build(|ack: &mut #answer| {
-                            ack.#id = id;
-                            ack.#accepted = taken.is_ok();
-                            #reason
-                        });
-                        if let Err(e) = session.0.send(#wrap).await {
-                            tracing::warn!(error = %e, "acknowledgement not sent");
-                        }
+    let acks: Vec<TokenStream> = cx
+        .s
+        .acknowledged
+        .iter()
+        .map(|a| {
+            let pat = cx.case(&a.kind, quote!(m));
+            let method = format_ident!("on_{}", snake_name(&a.kind));
+            let answer = cx.ty(&a.answer);
+            let (id, accepted) = (snake(&a.id), snake(&a.accepted));
+            let reason = a.reason.as_ref().map(|r| {
+                let r = snake(r);
+                quote!(if let Err(reason) = taken { grpc::TextField::put(&mut ack.#r, reason); })
+            });
+            let wrap = cx.wrap(&a.answer, quote!(ack));
+            quote! {
+                #pat => {
+                    let id = m.#id.clone();
+                    let taken = self.0.#method(m).await;
+                    let ack = grpc::build(|ack: &mut #answer| {
+                        ack.#id = id;
+                        ack.#accepted = taken.is_ok();
+                        #reason
+                    });
+                    if let Err(e) = session.0.send(#wrap).await {
+                        agentwire_transport::tracing::warn!(error = %e, "acknowledgement not sent");
                     }
                 }
-            })
-            .collect();
+            }
+        })
+        .collect();
     let inbound = plain_inbound(cx);
     let plain = dispatch_arms(cx, &inbound, |m| quote!(self.0.#m(&session, m).await));
     let dispatch = if acks.is_empty() && inbound.is_empty() {
@@ -186,6 +187,8 @@ fn side(cx: &Ctx<'_>) -> TokenStream {
                 #shutdown
             }
 
+            // One arm per kind; a protocol with a single one gets a one-arm match.
+            #[allow(clippy::single_match)]
             async fn dispatch(&self, session: &grpc::Session<Binding>, msg: <Binding as grpc::Binding>::Down) {
                 #dispatch
             }
