@@ -167,3 +167,26 @@ pub fn text_value<T: TextField + Default>(text: String) -> T {
     v.put(text);
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Msg {
+        plain: String,
+        optional: Option<String>,
+    }
+
+    #[test]
+    fn text_fields_of_either_shape_are_set_and_read() {
+        let m = build(|m: &mut Msg| {
+            m.plain.put("a".to_owned());
+            m.optional.put("b".to_owned());
+        });
+        assert_eq!((m.plain.text(), m.optional.text()), (Some("a"), Some("b")));
+        assert_eq!(Msg::default().optional.text(), None);
+        let s: String = text_value("c".to_owned());
+        assert_eq!(s, "c");
+    }
+}
