@@ -161,13 +161,6 @@ pub fn build<T: Default>(f: impl FnOnce(&mut T)) -> T {
     v
 }
 
-/// A string event value (`string` case) or a message built from a text by `f`.
-pub fn text_value<T: TextField + Default>(text: String) -> T {
-    let mut v = T::default();
-    v.put(text);
-    v
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,7 +179,5 @@ mod tests {
         });
         assert_eq!((m.plain.text(), m.optional.text()), (Some("a"), Some("b")));
         assert_eq!(Msg::default().optional.text(), None);
-        let s: String = text_value("c".to_owned());
-        assert_eq!(s, "c");
     }
 }

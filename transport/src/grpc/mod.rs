@@ -19,7 +19,7 @@ mod registry;
 
 pub use admit::{admit_inbound, invalid_status, violation_status};
 pub use agent::{AgentOptions, AgentSide, AgentTask, Reply, Session, UpStream, connect};
-pub use binding::{Answer, Binding, Down, TextField, Up, build, text_value};
+pub use binding::{Answer, Binding, Down, TextField, Up, build};
 pub use error::{ConnectError, SendError};
 pub use gateway::{Gateway, GatewayConfig, GatewaySide};
 pub use limits::GrpcLimits;
