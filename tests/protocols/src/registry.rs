@@ -6,7 +6,48 @@ use agentwire_runtime::serde_json::Value;
 use agentwire_runtime::Invalid;
 /// Every protocol of this crate, sorted by module name.
 pub fn protocols() -> &'static [&'static dyn Protocol] {
-    &[&KvRpc, &RoomChat]
+    &[&Jobs, &KvRpc, &RoomChat]
+}
+/// `jobs` (Jobs) in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Jobs;
+impl Protocol for Jobs {
+    fn name(&self) -> &'static str {
+        "jobs"
+    }
+    fn title(&self) -> &'static str {
+        "Jobs"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["worker", "hub"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::Grpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Grpc
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        crate::jobs::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("jobs", m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        Some(Box::new(JobsChecker(crate::jobs::machine::Checker::new())))
+    }
+}
+/// The `jobs` sequence checker behind `registry::Checker`.
+struct JobsChecker(crate::jobs::machine::Checker);
+impl Checker for JobsChecker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::jobs::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("jobs", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
 }
 /// `kv_rpc` (Key-value store (test protocol)) in the registry.
 #[derive(Debug, Clone, Copy)]

@@ -303,7 +303,16 @@ struct InFlight {
     request_id: String,
     cancel: CancellationToken,
     reason: CancelReason,
+    /// Set once its terminal event is queued: from then on the other side may send the
+    /// next request, even while the handler's task is still winding down.
+    finished: Arc<AtomicBool>,
     task: JoinHandle<()>,
+}
+
+impl InFlight {
+    fn answered(&self) -> bool {
+        self.finished.load(Ordering::SeqCst) || self.task.is_finished()
+    }
 }
 
 /// The reading loop's state.
@@ -344,7 +353,7 @@ impl<S: AgentSide> Run<S> {
             {
                 self.in_flight = None;
             }
-            if self.draining && self.in_flight.is_none() {
+            if self.draining && self.in_flight.as_ref().is_none_or(InFlight::answered) {
                 tracing::debug!("shut down with no request in flight: closing");
                 break Ok(());
             }
@@ -396,7 +405,11 @@ impl<S: AgentSide> Run<S> {
 
     /// One inbound message.
     async fn take(&mut self, msg: <S::B as Binding>::Down) {
-        let busy = self.in_flight.as_ref().map(|f| f.request_id.clone());
+        let busy = self
+            .in_flight
+            .as_ref()
+            .filter(|f| !f.answered())
+            .map(|f| f.request_id.clone());
         if let (Some(busy), Some(r)) = (&busy, S::B::as_request(&msg)) {
             // One request at a time, whatever the check mode: the second one gets the
             // protocol's own answer, a failure event, and the first one carries on.
@@ -456,6 +469,7 @@ impl<S: AgentSide> Run<S> {
         };
         let cancel = reply.cancel.clone();
         let reason = Arc::clone(&reply.reason);
+        let finished = Arc::clone(&reply.finished);
         let side = Arc::clone(&self.side);
         let task = tokio::spawn(async move {
             // The handler runs as its own task so that a panic in it still ends the request
@@ -463,10 +477,13 @@ impl<S: AgentSide> Run<S> {
             let ran = tokio::spawn(async move { side.request(request, reply).await }).await;
             guard.finish(ran.is_err()).await;
         });
+        // A previous request whose terminal event is out may still be winding down; its
+        // task runs on, detached.
         self.in_flight = Some(InFlight {
             request_id,
             cancel,
             reason,
+            finished,
             task,
         });
     }
