@@ -160,3 +160,22 @@ fn fields_and_events_are_checked_against_the_proto() {
         );
     }
 }
+
+#[test]
+fn a_grpc_protocol_needs_proto_types() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = edited(tmp.path(), |y| {
+        y.replace("types: jobs.proto", "types: messages.ts")
+    });
+    std::fs::write(
+        dir.join("messages.ts"),
+        "type WorkerMessage = Hello;\ninterface Hello { type: 'hello'; name: string }\n",
+    )
+    .unwrap();
+    let errors = errors_of(&dir);
+    assert!(
+        errors.iter().any(|e| e
+            .contains("protocol.yaml:8:8: a grpc protocol takes its types from a `.proto` file")),
+        "{errors:?}"
+    );
+}

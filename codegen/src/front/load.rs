@@ -120,6 +120,12 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     }
     if let Some(proto) = &proto_spec {
         crate::front::grpc::check_proto(&yaml, &protocol, proto, &mut errors);
+    } else if protocol.transport.kind == "grpc" {
+        errors.push(SpecError::at(
+            &yaml,
+            span_of(&yaml, &pf.types_file.referenced),
+            "a grpc protocol takes its types from a `.proto` file",
+        ));
     }
     let machine_path = dir.join("machine.yaml");
     if machine_path.is_file() && errors.is_empty() {
