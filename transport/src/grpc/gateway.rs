@@ -87,7 +87,8 @@ impl<S: GatewaySide> Clone for Gateway<S> {
     }
 }
 
-type Link2<B> = Link<<B as Binding>::Down, <B as Binding>::Checker>;
+/// The checked link on which the accepting side writes to one peer.
+type DownLink<B> = Link<<B as Binding>::Down, <B as Binding>::Checker>;
 
 fn permits(limits: &GrpcLimits) -> usize {
     limits.max_streams.min(Semaphore::MAX_PERMITS)
@@ -178,7 +179,7 @@ impl<S: GatewaySide> Gateway<S> {
 /// One stream from its first message to its end.
 struct Stream<S: GatewaySide> {
     inner: Arc<Inner<S>>,
-    link: Link2<S::B>,
+    link: DownLink<S::B>,
     close: CancellationToken,
 }
 
