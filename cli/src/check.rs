@@ -5,6 +5,7 @@ use std::fmt;
 
 use agentwire_runtime::framing::{ContentLengthDecoder, FramingError, FramingErrorKind};
 use agentwire_runtime::machine::Violation;
+use agentwire_runtime::registry::{Checker, Decoded, Protocol, TransportKind};
 use agentwire_runtime::{FieldError, Invalid, Rule};
 use serde_json::{Value, json};
 
@@ -13,68 +14,10 @@ use crate::merge::{Shape, merge};
 mod repair;
 mod status;
 
-/// One generated protocol module, as the checker drives it.
-pub trait Protocol {
-    /// The module name, as `--protocol` spells it.
-    const NAME: &'static str;
-    type Recorded;
-    type Checker;
-    fn decode(from: &str, entry: &Value) -> Option<Result<Self::Recorded, Invalid>>;
-    fn checker() -> Self::Checker;
-    fn observe(checker: &mut Self::Checker, msg: &Self::Recorded) -> Result<(), Violation>;
-    fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>>;
-    /// Instances the checker holds right now.
-    fn live(checker: &Self::Checker) -> usize;
-    /// Whether the protocol runs on gRPC, whose traces may record the call's status.
-    const GRPC: bool = false;
-
-    /// Whether `role` sends messages in this protocol.
-    fn has_role(role: &str) -> bool {
-        Self::decode(role, &json!({})).is_some()
-    }
+/// Whether `role` sends messages in `p` (its decoder knows the role).
+pub fn has_role(p: &dyn Protocol, role: &str) -> bool {
+    p.decode(role, &json!({})).is_some()
 }
-
-macro_rules! protocol {
-    ($ty:ident, $module:ident) => {
-        protocol!($ty, $module, false);
-    };
-    ($ty:ident, $module:ident, grpc) => {
-        protocol!($ty, $module, true);
-    };
-    ($ty:ident, $module:ident, $grpc:literal) => {
-        #[doc = concat!("The `", stringify!($module), "` protocol.")]
-        pub struct $ty;
-
-        impl Protocol for $ty {
-            const NAME: &'static str = stringify!($module);
-            const GRPC: bool = $grpc;
-            type Recorded = agentwire_protocols::$module::machine::Recorded;
-            type Checker = agentwire_protocols::$module::machine::Checker;
-
-            fn decode(from: &str, entry: &Value) -> Option<Result<Self::Recorded, Invalid>> {
-                Self::Recorded::decode(from, entry)
-            }
-            fn checker() -> Self::Checker {
-                Self::Checker::new()
-            }
-            fn observe(checker: &mut Self::Checker, msg: &Self::Recorded) -> Result<(), Violation> {
-                checker.observe(msg.as_message())
-            }
-            fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>> {
-                checker.finish()
-            }
-            fn live(checker: &Self::Checker) -> usize {
-                checker.live_instances()
-            }
-        }
-    };
-}
-
-protocol!(HelixZed, helix_zed);
-protocol!(Agentloop, agentloop);
-protocol!(ExternalAgents, external_agents);
-protocol!(Eca, eca);
-protocol!(Coven, coven, grpc);
 
 /// Where in a file a finding points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,8 +116,10 @@ pub enum Sides {
 
 /// Runs messages through a checker, remembering where each came from so violations can be
 /// pointed back at a file position.
-struct Run<P: Protocol> {
-    checker: P::Checker,
+struct Run<'p> {
+    protocol: &'p dyn Protocol,
+    /// `None` only for a protocol without a machine, which the command refuses up front.
+    checker: Option<Box<dyn Checker>>,
     /// File and position of every message observed so far, in order.
     origins: Vec<(usize, At)>,
     /// Index in `origins` of the current checker's message 0 (moved on each restart).
@@ -184,10 +129,11 @@ struct Run<P: Protocol> {
     stats: Stats,
 }
 
-impl<P: Protocol> Run<P> {
-    fn new(present: Option<Vec<String>>) -> Self {
+impl<'p> Run<'p> {
+    fn new(protocol: &'p dyn Protocol, present: Option<Vec<String>>) -> Self {
         Self {
-            checker: P::checker(),
+            protocol,
+            checker: protocol.checker(),
             origins: Vec::new(),
             base: 0,
             present,
@@ -208,10 +154,13 @@ impl<P: Protocol> Run<P> {
             })
     }
 
-    fn step(&mut self, msg: &P::Recorded) -> Result<(), Violation> {
-        let before = P::live(&self.checker);
-        let result = P::observe(&mut self.checker, msg);
-        self.stats.instances += P::live(&self.checker).saturating_sub(before);
+    fn step(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        let Some(checker) = self.checker.as_mut() else {
+            return Ok(());
+        };
+        let before = checker.live_instances();
+        let result = checker.observe(msg);
+        self.stats.instances += checker.live_instances().saturating_sub(before);
         result
     }
 
@@ -220,7 +169,7 @@ impl<P: Protocol> Run<P> {
         files: &[String],
         file: usize,
         at: At,
-        msg: &P::Recorded,
+        msg: &Decoded,
         out: &mut Vec<Finding>,
     ) {
         self.origins.push((file, at));
@@ -232,7 +181,7 @@ impl<P: Protocol> Run<P> {
             // The absent side's replies would have moved the instance on: start afresh with
             // this message as the first. If a fresh start cannot take it either, those replies
             // are still to come: keep the waiting checker and leave this message unjudged.
-            let waiting = std::mem::replace(&mut self.checker, P::checker());
+            let waiting = std::mem::replace(&mut self.checker, self.protocol.checker());
             let base = std::mem::replace(&mut self.base, self.origins.len() - 1);
             let instances = self.stats.instances;
             result = self.step(msg);
@@ -262,8 +211,7 @@ impl<P: Protocol> Run<P> {
     /// Ends the stream; `aborted` when a gRPC status other than OK ended it, so instances
     /// left mid-flow are answered by that status.
     fn finish(mut self, stream: &str, out: &mut Vec<Finding>, aborted: bool) -> Stats {
-        let checker = std::mem::replace(&mut self.checker, P::checker());
-        if let Err(end) = P::finish(checker)
+        if let Some(Err(end)) = self.checker.take().map(|c| c.finish())
             && !aborted
         {
             out.extend(end.iter().filter(|v| !self.excused(v)).map(|v| Finding {
@@ -339,11 +287,16 @@ fn senders(bytes: &[u8]) -> Vec<String> {
 }
 
 /// Checks one JSON Lines trace (`{"from": ..., "message": ...}` per line) as its own stream.
-pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8], sides: Sides) -> (Vec<Finding>, Stats) {
+pub fn check_trace(
+    p: &dyn Protocol,
+    file: &str,
+    bytes: &[u8],
+    sides: Sides,
+) -> (Vec<Finding>, Stats) {
     let files = [file.to_owned()];
     let mut out = Vec::new();
     let present = (sides == Sides::OneSided).then(|| senders(bytes));
-    let mut run = Run::<P>::new(present);
+    let mut run = Run::new(p, present);
     // The line and code of the gRPC status that ended the stream, once one has.
     let mut ended: Option<(usize, &str)> = None;
     for (n, line) in lines(bytes) {
@@ -399,12 +352,12 @@ pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8], sides: Sides) -> (Vec<
         }
         if status::is_status(&entry) {
             match status::code(&entry) {
-                Ok(_) if !P::GRPC => out.push(field_error(
+                Ok(_) if p.transport() != TransportKind::Grpc => out.push(field_error(
                     "/status",
                     Rule::UnknownKind,
                     format!(
                         "protocol {} is not gRPC; only gRPC traces record a status",
-                        P::NAME
+                        p.name()
                     ),
                 )),
                 Ok(code) => ended = Some((n, code)),
@@ -412,16 +365,16 @@ pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8], sides: Sides) -> (Vec<
             }
             continue;
         }
-        match P::decode(from, &entry) {
+        match p.decode(from, &entry) {
             None => out.push(field_error(
                 "/from",
                 Rule::UnknownKind,
-                format!("unknown sender `{from}` for protocol {}", P::NAME),
+                format!("unknown sender `{from}` for protocol {}", p.name()),
             )),
             Some(Err(invalid)) => {
                 out.extend(invalid_findings(file, at, &invalid, ""));
                 // Reported once; the sequence goes on as if the message had arrived.
-                if let Some(msg) = repair::decode_repaired(&entry, &invalid, |e| P::decode(from, e))
+                if let Some(msg) = repair::decode_repaired(&entry, &invalid, |e| p.decode(from, e))
                 {
                     run.observe(&files, 0, at, &msg, &mut out);
                 }
@@ -442,11 +395,12 @@ struct Item<R> {
 }
 
 /// Reads one capture: every message that decodes, plus findings for the rest.
-fn read_capture<P: Protocol>(
+fn read_capture(
+    p: &dyn Protocol,
     capture: &Capture,
     max_frame_size: usize,
     out: &mut Vec<Finding>,
-) -> Vec<Item<P::Recorded>> {
+) -> Vec<Item<Decoded>> {
     let file = capture.file.as_str();
     let mut items = Vec::new();
     let mut take = |at: At, body: &[u8], out: &mut Vec<Finding>| {
@@ -467,15 +421,15 @@ fn read_capture<P: Protocol>(
         }
         let shape = Shape::of(&message);
         let entry = json!({"from": capture.role, "message": message});
-        match P::decode(&capture.role, &entry) {
+        match p.decode(&capture.role, &entry) {
             None => out.push(finding(format!(
                 "`{}` sends nothing in protocol {}",
                 capture.role,
-                P::NAME
+                p.name()
             ))),
             Some(Err(invalid)) => {
                 out.extend(invalid_findings(file, at, &invalid, "/message"));
-                let decode = |e: &Value| P::decode(&capture.role, e);
+                let decode = |e: &Value| p.decode(&capture.role, e);
                 if let Some(msg) = repair::decode_repaired(&entry, &invalid, decode) {
                     items.push(Item { at, shape, msg });
                 }
@@ -530,15 +484,16 @@ fn read_capture<P: Protocol>(
 
 /// Checks captures of the sides of one connection (one file per sender) as a single stream,
 /// merged as `merge` describes. End-of-stream findings name the files joined by `+`.
-pub fn check_captures<P: Protocol>(
+pub fn check_captures(
+    p: &dyn Protocol,
     captures: &[Capture],
     max_frame_size: usize,
     sides: Sides,
 ) -> (Vec<Finding>, Stats) {
     let mut out = Vec::new();
-    let decoded: Vec<Vec<Item<P::Recorded>>> = captures
+    let decoded: Vec<Vec<Item<Decoded>>> = captures
         .iter()
-        .map(|c| read_capture::<P>(c, max_frame_size, &mut out))
+        .map(|c| read_capture(p, c, max_frame_size, &mut out))
         .collect();
     let shapes: Vec<Vec<Shape>> = decoded
         .iter()
@@ -547,7 +502,7 @@ pub fn check_captures<P: Protocol>(
     let files: Vec<String> = captures.iter().map(|c| c.file.clone()).collect();
     let present =
         (sides == Sides::OneSided).then(|| captures.iter().map(|c| c.role.clone()).collect());
-    let mut run = Run::<P>::new(present);
+    let mut run = Run::new(p, present);
     for (side, index) in merge(&shapes) {
         let item = &decoded[side][index];
         run.observe(&files, side, item.at, &item.msg, &mut out);
@@ -598,8 +553,16 @@ mod tests {
 
     #[test]
     fn roles_come_from_the_generated_decoder() {
-        assert!(Eca::has_role("client") && Eca::has_role("server"));
-        assert!(!Eca::has_role("zed"));
-        assert!(HelixZed::has_role("zed"));
+        for p in agentwire_protocols::protocols() {
+            if p.checker().is_none() {
+                continue;
+            }
+            assert!(
+                p.roles().iter().any(|role| has_role(*p, role)),
+                "{}",
+                p.name()
+            );
+            assert!(!has_role(*p, "no_such_role"), "{}", p.name());
+        }
     }
 }

@@ -42,6 +42,30 @@ pub struct Protocol {
     /// prost's (oneofs as `Option<enum>`, enum fields as `i32`, implicit-presence scalars as
     /// bare values) and the JSON form is proto3 JSON.
     pub proto_package: Option<String>,
+    /// Optional capabilities a peer may announce (`features:` in `protocol.yaml`), in spec order.
+    pub features: Vec<Feature>,
+    /// The cases of a streamed response event (`events:` in `protocol.yaml`), in spec order.
+    pub events: Vec<Event>,
+}
+
+/// One optional capability from `features:`; plain data that skeleton emitters give meaning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Feature {
+    pub name: String,
+    pub description: String,
+    /// Catalogue kinds that only go to (or come from) a peer that declared the feature.
+    pub kinds: Vec<String>,
+    /// Events (`events:` names) only a peer that declared the feature sends.
+    pub events: Vec<String>,
+    pub origin: Origin,
+}
+
+/// One case of a streamed response from `events:`; a terminal event ends its request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub name: String,
+    pub terminal: bool,
+    pub origin: Origin,
 }
 
 /// A message kind as machines name it: `role.kind`, or every kind of a role.
@@ -165,6 +189,86 @@ pub struct Transport {
 pub struct GrpcRpc {
     pub service: String,
     pub rpc: String,
+    /// What the generated gateway and agent are built around; `None` only when the loader
+    /// already reported what is missing.
+    pub skeleton: Option<GrpcSkeleton>,
+}
+
+/// The skeleton keys of `grpc:`: which kinds and fields play each part of the stream.
+/// Kinds are catalogue kinds, fields proto field names, events oneof cases from `events:`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcSkeleton {
+    /// The role that sends the hello (the gRPC client) and the other one (the server).
+    pub client: String,
+    pub server: String,
+    pub handshake: GrpcHandshake,
+    pub exchange: GrpcExchange,
+    pub shutdown: Option<GrpcShutdown>,
+    pub heartbeat: Option<GrpcHeartbeat>,
+    /// Server kinds the client answers with an accepted/refused acknowledgement.
+    pub acknowledged: Vec<GrpcAck>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcHandshake {
+    pub hello: String,
+    /// The hello's string field naming the peer (unique among connected peers).
+    pub peer_id: String,
+    /// The hello's repeated string field of declared features.
+    pub features: Option<String>,
+    pub accept: String,
+    /// The accept's field filled with the peer id when the handler leaves it empty.
+    pub accept_id: Option<String>,
+    pub refuse: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcExchange {
+    pub request: String,
+    pub response: String,
+    /// The string field of request, response (and cancel) that ties them together.
+    pub correlation: String,
+    /// The response's oneof whose case is the event.
+    pub event: String,
+    /// The string event the client ends a request with when it cannot answer it.
+    pub failure: String,
+    pub cancel: Option<GrpcCancel>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcCancel {
+    pub kind: String,
+    /// The cancel's text field with the reason.
+    pub reason: Option<String>,
+    /// The terminal event of a cancelled request.
+    pub event: String,
+    /// The event message's field the reason is echoed into; `None`: the event is a string.
+    pub event_reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcShutdown {
+    pub kind: String,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcHeartbeat {
+    pub kind: String,
+    /// The int64 field set to the sender's clock in milliseconds.
+    pub clock_ms: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcAck {
+    pub kind: String,
+    pub answer: String,
+    /// The string field both carry.
+    pub id: String,
+    /// The answer's bool field.
+    pub accepted: String,
+    /// The answer's text field with the reason of a refusal.
+    pub reason: Option<String>,
 }
 
 /// One direction of a message stream and the union that carries it.

@@ -106,6 +106,8 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         messages,
         methods,
         routes,
+        features,
+        events,
         ..
     } = pf.clone();
     let protocol = Protocol {
@@ -123,9 +125,20 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         types_file: types_rel,
         machines: Vec::new(),
         proto_package,
+        features,
+        events,
     };
     let mut protocol = protocol;
     cross_check(&yaml, &pf, &protocol, &mut errors);
+    if let Some(proto) = &proto_spec {
+        crate::front::grpc::check_proto(&yaml, &protocol, proto, &mut errors);
+    } else if protocol.transport.kind == "grpc" {
+        errors.push(SpecError::at(
+            &yaml,
+            span_of(&yaml, &pf.types_file.referenced),
+            "a grpc protocol takes its types from a `.proto` file",
+        ));
+    }
     let mut analysis = None;
     let machine_path = dir.join("machine.yaml");
     if machine_path.is_file() && errors.is_empty() {

@@ -8,6 +8,7 @@
 
 use proc_macro2::TokenStream;
 
+use crate::front::proto::ProtoSpec;
 use crate::ir::Protocol;
 
 mod grpc;
@@ -16,12 +17,14 @@ mod jsonrpc;
 mod ws;
 
 /// The skeleton module of `p`, or `None` when its transport has no skeleton emitter.
-pub fn emit_skeleton(p: &Protocol) -> Option<TokenStream> {
+/// `proto` is the compiled `.proto` of a protobuf spec (the gRPC emitter reads oneof names
+/// and event case types from it).
+pub fn emit_skeleton(p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream> {
     match p.transport.kind.as_str() {
         "websocket" => ws::emit(p),
         "http+websocket" => http_ws::emit(p),
         "jsonrpc" => jsonrpc::emit(p),
-        "grpc" => grpc::emit(p),
+        "grpc" => grpc::emit(p, proto),
         _ => None,
     }
 }
