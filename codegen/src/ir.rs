@@ -4,6 +4,9 @@
 
 use std::collections::BTreeMap;
 
+mod skeleton;
+pub use skeleton::*;
+
 /// Where something was declared, for diagnostics and for the drift check's `file:line`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Origin {
@@ -35,6 +38,10 @@ pub struct Protocol {
     pub types_file: String,
     /// Sequence-state machines from `machine.yaml` (empty when the spec has none).
     pub machines: Vec<Machine>,
+    /// The `sessions:` section (http+websocket skeletons).
+    pub sessions: Option<Sessions>,
+    /// The `tracking:` section (a WebSocket client's kept state).
+    pub tracking: Option<Tracking>,
 }
 
 /// A message kind as machines name it: `role.kind`, or every kind of a role.

@@ -109,10 +109,15 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         routes,
         types_file: types_rel,
         machines: Vec::new(),
+        sessions: None,
+        tracking: None,
     };
     let mut protocol = protocol;
     if proto_spec.is_none() {
         cross_check(&yaml, &pf, &protocol, &mut errors);
+        if errors.is_empty() {
+            crate::front::skeleton::lower(&yaml, &pf, &mut protocol, &mut errors);
+        }
     }
     let machine_path = dir.join("machine.yaml");
     if machine_path.is_file() && errors.is_empty() {

@@ -6,4 +6,5 @@ pub mod load;
 pub mod machine;
 pub mod proto;
 pub mod protocol;
+pub mod skeleton;
 pub mod ts;

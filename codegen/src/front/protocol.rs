@@ -24,6 +24,10 @@ pub struct ProtocolFile {
     pub messages: Vec<(MessageKind, Location, Location)>,
     pub methods: Vec<(Method, MethodLocations)>,
     pub routes: Vec<Route>,
+    /// Where `transport.kind` is written (for "this transport needs ..." diagnostics).
+    pub transport_at: Location,
+    pub sessions: Option<crate::front::skeleton::RawSessions>,
+    pub tracking: Option<crate::front::skeleton::RawTracking>,
 }
 
 /// Where a method's type names are written, for "unknown type" diagnostics.
@@ -53,6 +57,10 @@ struct Raw {
     http: Option<RawHttp>,
     #[serde(default)]
     grpc: Option<RawGrpc>,
+    #[serde(default)]
+    sessions: Option<crate::front::skeleton::RawSessions>,
+    #[serde(default)]
+    tracking: Option<crate::front::skeleton::RawTracking>,
 }
 
 #[derive(Deserialize)]
@@ -338,6 +346,9 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         });
     }
     errors.finish(ProtocolFile {
+        transport_at: raw.transport.kind.referenced,
+        sessions: raw.sessions,
+        tracking: raw.tracking,
         module: raw.protocol,
         title: raw.title,
         summary: raw.summary,
