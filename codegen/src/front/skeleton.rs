@@ -65,6 +65,7 @@ struct RawInput {
     text: S,
     forward: S,
     payload: Spanned<Value>,
+    receipt: Spanned<Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -389,11 +390,20 @@ fn input(
     };
     let allowed = ["$session", "$owner", "$callback_url", "$text", "$created_at"];
     t.check(c, &i.payload, payload, &allowed);
+    if let Some(ok) = route.responses.iter().find(|r| (200..300).contains(&r.status)) {
+        match &ok.body {
+            Body::Json(ok) => t.check(c, &i.receipt, ok, &[]),
+            _ => c.at(&i.forward.referenced, format!("route `{}` needs a JSON body for its 2xx answer", route.name)),
+        }
+    } else {
+        c.at(&i.forward.referenced, format!("route `{}` must list a 2xx response", route.name));
+    }
     Some(Input {
         kind: i.kind.value.clone(),
         text: i.text.value.clone(),
         forward: route.name,
         payload: i.payload.value.clone(),
+        receipt: i.receipt.value.clone(),
     })
 }
 

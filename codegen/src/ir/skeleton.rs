@@ -60,6 +60,8 @@ pub struct Input {
     pub text: String,
     pub forward: String,
     pub payload: Value,
+    /// The body the receiving side answers a forward it took with.
+    pub receipt: Value,
 }
 
 /// The inbound route that appends a reply to a session.

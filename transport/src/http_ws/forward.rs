@@ -1,15 +1,15 @@
-//! `POST inputUrl`: one attempt, bounded by a timeout, success only on a 2xx status.
+//! Forwarding input to an owner's URL: one attempt, bounded by a timeout, success only on a 2xx status.
 
 use std::time::Duration;
 
 /// Why a forward failed; each case becomes an error line in the conversation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ForwardError {
-    #[error("the external agent answered HTTP {0}")]
+    #[error("the receiver answered HTTP {0}")]
     Status(u16),
-    #[error("the external agent did not answer within {0:?}")]
+    #[error("the receiver did not answer within {0:?}")]
     Timeout(Duration),
-    #[error("the external agent could not be reached: {0}")]
+    #[error("the receiver could not be reached: {0}")]
     Unreachable(String),
 }
 

@@ -1,17 +1,19 @@
-//! What the helix_zed skeleton adds on top of the generic WebSocket one: the Helix side's
-//! stored state (`session -> acp_thread_id`, interaction states) and resumed sessions.
+//! What a WebSocket skeleton adds when its spec has a `tracking:` section: the client's
+//! kept state (`agentwire_transport::ws::TrackedClient`, named by the section) and resumed
+//! sessions on both sides.
 //!
-//! Zed keeps no session state, so a Helix that reconnects (or restarts) continues a session
-//! by sending its stored thread id on a new connection. The generated checker is per
-//! connection and would see that follow-up as a first message carrying a thread; both sides
-//! therefore prime a fresh checker with the completed first turn the thread id proves.
+//! A server that keeps no state lets a client continue a session on a new connection by
+//! sending its stored thread. The per-connection checker would read that follow-up as a
+//! first message carrying a thread; both sides therefore replay the section's `resume`
+//! entries (a finished first turn) into a fresh checker first.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
-use crate::ir::Protocol;
+use crate::emit::types::type_ident;
+use crate::ir::{Protocol, Tracking};
 
-/// Pieces spliced into the generic skeleton; empty for protocols without extras.
+/// Pieces spliced into the generic skeleton; empty for protocols without `tracking:`.
 #[derive(Default)]
 pub struct Extras {
     /// Body items of the server `Side` impl.
@@ -23,9 +25,12 @@ pub struct Extras {
 }
 
 pub fn extras(p: &Protocol) -> Extras {
-    if p.module != "helix_zed" {
+    let Some(t) = &p.tracking else {
         return Extras::default();
-    }
+    };
+    let Some(items) = items(p, t) else {
+        return Extras::default();
+    };
     Extras {
         server_resume: quote! {
             fn resume_inbound(checker: &mut Self::Checker, msg: &Self::Inbound) {
@@ -37,173 +42,134 @@ pub fn extras(p: &Protocol) -> Extras {
                 resume_session(checker, msg);
             }
         },
-        items: items(),
+        items,
     }
 }
 
-fn items() -> TokenStream {
-    quote! {
-        /// The placeholder ids of the first turn a resumed session is primed with.
-        const RESUMED: &str = "resumed";
+fn track_layout(p: &Protocol, t: &Tracking) -> Option<TokenStream> {
+    let up = p.roles.first()?;
+    let down = p.roles.get(1)?;
+    let (out_tag, _) = p.union_variants(&p.channel_from(up)?.union)?;
+    let (in_tag, _) = p.union_variants(&p.channel_from(down)?.union)?;
+    let tu = &t.turn;
+    let (tk, ts, tt, tr, tx) = (&tu.kind, &tu.session, &tu.thread, &tu.request, &tu.text);
+    let (bk, bs, bt) = (&t.bind.kind, &t.bind.session, &t.bind.thread);
+    let (ck, cf) = (&t.complete.kind, &t.complete.field);
+    let word = |w: &str| t.states.get(w).cloned().unwrap_or_else(|| w.to_owned());
+    let (waiting, complete, error) = (word("waiting"), word("complete"), word("error"));
+    let resume = t.resume.iter().map(|(from, v)| {
+        let v = v.to_string();
+        quote!((#from, #v),)
+    });
+    Some(quote! {
+        static TRACK: ws::TrackLayout = ws::TrackLayout {
+            out_tag: #out_tag,
+            in_tag: #in_tag,
+            turn_kind: #tk,
+            turn_session: #ts,
+            turn_thread: #tt,
+            turn_request: #tr,
+            turn_text: #tx,
+            bind_kind: #bk,
+            bind_session: #bs,
+            bind_thread: #bt,
+            complete_kind: #ck,
+            complete_request: #cf,
+            waiting: #waiting,
+            complete: #complete,
+            error: #error,
+            resume: &[#(#resume)*],
+        };
+    })
+}
 
-        /// A follow-up (`acp_thread_id` set) for a session this connection's checker has not
-        /// seen continues a session from an earlier connection: the checker is first shown a
-        /// completed first turn that created that thread. A session already live on this
-        /// connection refuses the primer's first message and is checked as it stands.
-        fn resume_session(checker: &mut machine::Checker, msg: &protocol::HelixMessage) {
-            let protocol::HelixMessage::ChatMessage(chat) = msg;
-            let Some(thread) = &chat.data.acp_thread_id else {
+fn items(p: &Protocol, t: &Tracking) -> Option<TokenStream> {
+    let layout = track_layout(p, t)?;
+    let up = p.roles.first()?;
+    let side = format_ident!("{}Side", crate::naming::pascal_case(up));
+    let out_union = type_ident(&p.channel_from(up)?.union);
+    let in_union = type_ident(&p.channel_from(p.roles.get(1)?)?.union);
+    let name = format_ident!("{}", t.name);
+    let states = type_ident(&t.states_type);
+    let doc = format!(
+        " The `{up}` side with its kept state: each `{}` carries the session's stored thread \
+         (or `null`), `{}` binds it, `{}` completes the turn. The store survives restarts, so \
+         a new `{}` over the same store continues every session.",
+        t.turn.kind, t.bind.kind, t.complete.kind, t.name
+    );
+    Some(quote! {
+        #layout
+
+        fn resume_session<M: agentwire_runtime::serde::Serialize>(checker: &mut machine::Checker, msg: &M) {
+            let Ok(value) = agentwire_runtime::serde_json::to_value(msg) else {
                 return;
             };
-            let session = &chat.data.helix_session_id;
-            let first = protocol::HelixMessage::ChatMessage(protocol::ChatMessage {
-                data: protocol::ChatMessageData {
-                    helix_session_id: session.clone(),
-                    acp_thread_id: None,
-                    message: String::new(),
-                    request_id: RESUMED.to_owned(),
-                },
-            });
-            if checker.observe(machine::Message::Helix(&first)).is_err() {
-                return;
-            }
-            let turn = [
-                protocol::ZedEvent::ContextCreated(protocol::ContextCreatedEvent {
-                    session_id: session.clone(),
-                    data: protocol::ContextCreatedData {
-                        acp_thread_id: thread.clone(),
-                        helix_session_id: session.clone(),
-                    },
-                }),
-                protocol::ZedEvent::MessageAdded(protocol::MessageAddedEvent {
-                    session_id: session.clone(),
-                    data: protocol::MessageAddedData {
-                        acp_thread_id: thread.clone(),
-                        message_id: RESUMED.to_owned(),
-                        role: protocol::MessageAddedDataRole::Assistant,
-                        content: String::new(),
-                        timestamp: 0,
-                    },
-                }),
-                protocol::ZedEvent::MessageCompleted(protocol::MessageCompletedEvent {
-                    session_id: session.clone(),
-                    data: protocol::MessageCompletedData {
-                        acp_thread_id: thread.clone(),
-                        message_id: RESUMED.to_owned(),
-                        request_id: RESUMED.to_owned(),
-                    },
-                }),
-            ];
-            for event in &turn {
-                if let Err(v) = checker.observe(machine::Message::Zed(event)) {
-                    agentwire_transport::tracing::warn!(violation = %v, "could not resume session");
-                    return;
+            ws::resume(checker, &TRACK, &value, |c, from, entry| {
+                match machine::Recorded::decode(from, entry) {
+                    Some(Ok(m)) => c.observe(m.as_message()),
+                    _ => Ok(()),
                 }
+            });
+        }
+
+        impl ws::Track for #side {
+            const TRACK: &'static ws::TrackLayout = &TRACK;
+
+            fn outbound(json: &str) -> Result<protocol::#out_union, agentwire_runtime::Invalid> {
+                protocol::#out_union::from_json(json)
+            }
+
+            fn inbound_json(msg: &protocol::#in_union) -> agentwire_runtime::serde_json::Value {
+                agentwire_runtime::serde_json::to_value(msg).unwrap_or_default()
             }
         }
 
-        /// The Helix side with its state: sends each session's stored `acp_thread_id` (or
-        /// `null` for a new session), records every interaction as `waiting`, binds the
-        /// thread from `context_created` and completes the interaction on
-        /// `message_completed`. The store survives restarts, so a new `HelixAgent` over the
-        /// same store continues every session.
+        #[doc = #doc]
         #[derive(Debug)]
-        pub struct HelixAgent<St> {
-            client: Client,
-            store: St,
-            /// Interactions started on this connection and not finished yet.
-            open: std::sync::Mutex<Vec<String>>,
-        }
+        pub struct #name<St>(ws::TrackedClient<#side, St>);
 
-        impl<St: agentwire_transport::store::helix::HelixStore> HelixAgent<St> {
-            /// Connects to the Zed side at `url`.
-            pub async fn connect(
-                url: &str,
-                config: ws::ClientConfig,
-                store: St,
-            ) -> Result<Self, ws::ConnectError> {
-                Ok(Self {
-                    client: Client::connect(url, config).await?,
-                    store,
-                    open: std::sync::Mutex::new(Vec::new()),
-                })
+        impl<St> #name<St>
+        where
+            St: agentwire_transport::store::keyed::MappingStore + agentwire_transport::store::keyed::StateStore,
+        {
+            /// Connects to the server at `url`.
+            pub async fn connect(url: &str, config: ws::ClientConfig, store: St) -> Result<Self, ws::ConnectError> {
+                ws::TrackedClient::connect(url, config, store).await.map(Self)
             }
 
             /// The state store.
             pub fn store(&self) -> &St {
-                &self.store
+                self.0.store()
             }
 
-            /// Sends one user turn of `session`, marking interaction `request_id` waiting.
-            pub async fn chat(
-                &self,
-                session: &str,
-                message: &str,
-                request_id: &str,
-            ) -> Result<(), agentwire_transport::store::helix::HelixError> {
-                use agentwire_transport::store::helix::Interaction;
-                let thread = self.store.thread(session)?;
-                self.store.begin(session, request_id)?;
-                let chat = protocol::ChatMessage {
-                    data: protocol::ChatMessageData {
-                        helix_session_id: session.to_owned(),
-                        acp_thread_id: thread,
-                        message: message.to_owned(),
-                        request_id: request_id.to_owned(),
-                    },
-                };
-                if let Err(e) = self.client.chat_message(chat).await {
-                    self.store.finish(request_id, Interaction::Error)?;
-                    return Err(e.into());
-                }
-                if let Ok(mut open) = self.open.lock() {
-                    open.push(request_id.to_owned());
-                }
-                Ok(())
+            /// The thread bound to `session`, if any.
+            pub fn thread(&self, session: &str) -> Result<Option<String>, agentwire_transport::store::StoreError> {
+                self.0.thread(session)
             }
 
-            /// The next event from Zed, after the store took it into account. When the
-            /// connection ends, interactions still waiting on it become `error`: Zed keeps
-            /// no state, so their replies can never arrive.
-            pub async fn next(
-                &mut self,
-            ) -> Option<Result<protocol::ZedEvent, agentwire_transport::store::helix::HelixError>> {
-                use agentwire_transport::store::helix::Interaction;
-                let Some(item) = self.client.next().await else {
-                    let open = self.open.lock().map(|mut o| std::mem::take(&mut *o)).unwrap_or_default();
-                    for request_id in open {
-                        if let Err(e) = self.store.finish(&request_id, Interaction::Error) {
-                            return Some(Err(e.into()));
-                        }
-                    }
-                    return None;
+            /// Where turn `request` stands.
+            pub fn state(&self, request: &str) -> Result<Option<protocol::#states>, ws::TrackError> {
+                let Some(s) = self.0.state(request)? else {
+                    return Ok(None);
                 };
-                let event = match item {
-                    Ok(event) => event,
-                    Err(refused) => return Some(Err(refused.into())),
-                };
-                let stored = match &event {
-                    protocol::ZedEvent::ContextCreated(e) => {
-                        self.store.bind_thread(&e.session_id, &e.data.acp_thread_id)
-                    }
-                    protocol::ZedEvent::MessageCompleted(e) => {
-                        if let Ok(mut open) = self.open.lock() {
-                            open.retain(|r| r != &e.data.request_id);
-                        }
-                        self.store
-                            .finish(&e.data.request_id, Interaction::Complete)
-                            .map(|_| ())
-                    }
-                    protocol::ZedEvent::MessageAdded(_) => Ok(()),
-                };
-                Some(stored.map(|()| event).map_err(Into::into))
+                let json = agentwire_runtime::serde_json::Value::String(s).to_string();
+                Ok(Some(agentwire_runtime::decode_json(&json)?))
+            }
+
+            /// Sends one turn of `session`, marking turn `request_id` waiting.
+            pub async fn chat(&self, session: &str, message: &str, request_id: &str) -> Result<(), ws::TrackError> {
+                self.0.turn(session, message, request_id).await
+            }
+
+            /// The next server message, after the store took it into account.
+            pub async fn next(&mut self) -> Option<Result<protocol::#in_union, ws::TrackError>> {
+                self.0.next().await
             }
 
             /// Closes the connection and hands the store back.
             pub async fn close(self) -> St {
-                self.client.close().await;
-                self.store
+                self.0.close().await
             }
         }
-    }
+    })
 }
