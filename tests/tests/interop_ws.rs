@@ -96,7 +96,9 @@ async fn python_agentloop_client_against_our_server() {
 }
 
 /// Events of one turn up to message_completed; the refusals seen on the way are counted.
-async fn turn<St: MappingStore + StateStore>(agent: &mut hz_skel::HelixAgent<St>) -> (Vec<hz::ZedEvent>, usize) {
+async fn turn<St: MappingStore + StateStore>(
+    agent: &mut hz_skel::HelixAgent<St>,
+) -> (Vec<hz::ZedEvent>, usize) {
     let mut events = Vec::new();
     let mut refused = 0;
     loop {
@@ -132,10 +134,7 @@ async fn our_helix_client_against_a_python_zed_server() {
         })
         .collect();
     assert_eq!(created.len(), 1);
-    assert_eq!(
-        agent.thread("ses_py").unwrap(),
-        Some(created[0].clone())
-    );
+    assert_eq!(agent.thread("ses_py").unwrap(), Some(created[0].clone()));
     assert_eq!(
         agent.state("r1").unwrap(),
         Some(hz::InteractionState::Complete)

@@ -57,7 +57,9 @@ fn chat(session: &str, thread: Option<&str>, text: &str, request: &str) -> hz::C
 }
 
 /// Reads a HelixAgent's events up to message_completed; returns them by kind.
-async fn helix_turn<St: MappingStore + StateStore>(agent: &mut hz_skel::HelixAgent<St>) -> Vec<hz::ZedEvent> {
+async fn helix_turn<St: MappingStore + StateStore>(
+    agent: &mut hz_skel::HelixAgent<St>,
+) -> Vec<hz::ZedEvent> {
     let mut events = Vec::new();
     loop {
         let ev = timeout(WAIT, agent.next())

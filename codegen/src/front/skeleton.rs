@@ -154,7 +154,11 @@ impl Check<'_> {
 
     fn role(&mut self, r: &S) -> String {
         if !self.p.roles.contains(&r.value) {
-            let msg = format!("`{}` is not one of the roles ({})", r.value, self.p.roles.join(", "));
+            let msg = format!(
+                "`{}` is not one of the roles ({})",
+                r.value,
+                self.p.roles.join(", ")
+            );
             self.at(&r.referenced, msg);
         }
         r.value.clone()
@@ -163,7 +167,10 @@ impl Check<'_> {
     fn route(&mut self, r: &S) -> Option<Route> {
         let found = self.p.routes.iter().find(|x| x.name == r.value).cloned();
         if found.is_none() {
-            let msg = format!("no route is named `{}`: add it under `http.routes`", r.value);
+            let msg = format!(
+                "no route is named `{}`: add it under `http.routes`",
+                r.value
+            );
             self.at(&r.referenced, msg);
         }
         found
@@ -171,7 +178,11 @@ impl Check<'_> {
 
     /// The member type of catalogue kind `kind` sent by `from`.
     fn kind(&mut self, from: &str, k: &S) -> Option<String> {
-        let found = self.p.messages.iter().find(|m| m.from == from && m.kind == k.value);
+        let found = self
+            .p
+            .messages
+            .iter()
+            .find(|m| m.from == from && m.kind == k.value);
         if found.is_none() {
             let msg = format!("`{from}` sends no kind `{}`: add it to `messages`", k.value);
             self.at(&k.referenced, msg);
@@ -214,7 +225,10 @@ impl Check<'_> {
                 _ => None,
             });
         if found.is_none() {
-            let msg = format!("route `{}` needs a JSON body for status {status}", route.name);
+            let msg = format!(
+                "route `{}` needs a JSON body for status {status}",
+                route.name
+            );
             self.at(loc, msg);
         }
         found
@@ -252,7 +266,9 @@ fn step(p: &Protocol, ty: &Ty, seg: &str) -> Option<Ty> {
 }
 
 fn words(raw: &BTreeMap<String, S>) -> BTreeMap<String, String> {
-    raw.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect()
+    raw.iter()
+        .map(|(k, v)| (k.clone(), v.value.clone()))
+        .collect()
 }
 
 /// Lowers and checks `sessions:`; `None` (with diagnostics) when anything is missing.
@@ -260,7 +276,10 @@ pub(crate) fn sessions(c: &mut Check<'_>, raw: &RawSessions) -> Option<Sessions>
     let server = c.role(&raw.server);
     let client = c.role(&raw.client);
     if !raw.websocket.value.starts_with('/') {
-        let msg = format!("`websocket: {}` must be a path starting with `/`", raw.websocket.value);
+        let msg = format!(
+            "`websocket: {}` must be a path starting with `/`",
+            raw.websocket.value
+        );
         c.at(&raw.websocket.referenced, msg);
     }
     if !c.p.types.contains_key(&raw.id.value) {
@@ -269,14 +288,25 @@ pub(crate) fn sessions(c: &mut Check<'_>, raw: &RawSessions) -> Option<Sessions>
     }
     let words = words(&raw.words);
     for (k, v) in &raw.words {
-        if !WS_CODES.contains(&k.as_str()) && !HTTP_CODES.contains(&k.as_str()) && !LOG_ROLES.contains(&k.as_str()) {
-            let msg = format!("`{k}` is not an engine word (error codes: {}; {}; log roles: {})", WS_CODES.join(", "), HTTP_CODES.join(", "), LOG_ROLES.join(", "));
+        if !WS_CODES.contains(&k.as_str())
+            && !HTTP_CODES.contains(&k.as_str())
+            && !LOG_ROLES.contains(&k.as_str())
+        {
+            let msg = format!(
+                "`{k}` is not an engine word (error codes: {}; {}; log roles: {})",
+                WS_CODES.join(", "),
+                HTTP_CODES.join(", "),
+                LOG_ROLES.join(", ")
+            );
             c.at(&v.referenced, msg);
         }
     }
     let t = template::Templates { words: &words };
     let create = create(c, &t, raw, &client, &server);
-    let (hello, input) = (hello(c, &t, raw, &client, &server), input(c, &t, raw, &client, &server));
+    let (hello, input) = (
+        hello(c, &t, raw, &client, &server),
+        input(c, &t, raw, &client, &server),
+    );
     let callback = callback(c, &t, raw, &server);
     let outbound = c.p.channel_from(&server).map(|ch| ch.union.clone());
     let Some(outbound) = outbound else {
@@ -284,7 +314,12 @@ pub(crate) fn sessions(c: &mut Check<'_>, raw: &RawSessions) -> Option<Sessions>
         c.at(&raw.server.referenced, msg);
         return None;
     };
-    t.check(c, &raw.broadcast, &outbound, &["$session", "$role", "$text", "$created_at"]);
+    t.check(
+        c,
+        &raw.broadcast,
+        &outbound,
+        &["$session", "$role", "$text", "$created_at"],
+    );
     t.check(c, &raw.refusal, &outbound, &["$code:ws", "$message"]);
     let error_type = create.as_ref().map(|(_, e)| e.clone());
     if let Some(e) = &error_type {
@@ -319,7 +354,10 @@ fn create(
     let r = &raw.create;
     let route = c.route(&r.route)?;
     if route.from != client || route.to != server {
-        let msg = format!("route `{}` must go from `{client}` to `{server}`", route.name);
+        let msg = format!(
+            "route `{}` must go from `{client}` to `{server}`",
+            route.name
+        );
         c.at(&r.route.referenced, msg);
     }
     let statuses = [
@@ -331,7 +369,10 @@ fn create(
     ];
     c.status(&route, &r.route.referenced, &statuses);
     let Body::Json(body) = &route.body else {
-        c.at(&r.route.referenced, format!("route `{}` needs a JSON body", route.name));
+        c.at(
+            &r.route.referenced,
+            format!("route `{}` needs a JSON body", route.name),
+        );
         return None;
     };
     c.field(body, &r.owner);
@@ -381,22 +422,47 @@ fn input(
     c.field(&ty, &i.text)?;
     let route = c.route(&i.forward)?;
     if route.from != server || route.to == server {
-        let msg = format!("route `{}` must go from `{server}` to another role", route.name);
+        let msg = format!(
+            "route `{}` must go from `{server}` to another role",
+            route.name
+        );
         c.at(&i.forward.referenced, msg);
     }
     let Body::Json(payload) = &route.body else {
-        c.at(&i.forward.referenced, format!("route `{}` needs a JSON body", route.name));
+        c.at(
+            &i.forward.referenced,
+            format!("route `{}` needs a JSON body", route.name),
+        );
         return None;
     };
-    let allowed = ["$session", "$owner", "$callback_url", "$text", "$created_at"];
+    let allowed = [
+        "$session",
+        "$owner",
+        "$callback_url",
+        "$text",
+        "$created_at",
+    ];
     t.check(c, &i.payload, payload, &allowed);
-    if let Some(ok) = route.responses.iter().find(|r| (200..300).contains(&r.status)) {
+    if let Some(ok) = route
+        .responses
+        .iter()
+        .find(|r| (200..300).contains(&r.status))
+    {
         match &ok.body {
             Body::Json(ok) => t.check(c, &i.receipt, ok, &[]),
-            _ => c.at(&i.forward.referenced, format!("route `{}` needs a JSON body for its 2xx answer", route.name)),
+            _ => c.at(
+                &i.forward.referenced,
+                format!(
+                    "route `{}` needs a JSON body for its 2xx answer",
+                    route.name
+                ),
+            ),
         }
     } else {
-        c.at(&i.forward.referenced, format!("route `{}` must list a 2xx response", route.name));
+        c.at(
+            &i.forward.referenced,
+            format!("route `{}` must list a 2xx response", route.name),
+        );
     }
     Some(Input {
         kind: i.kind.value.clone(),
@@ -419,8 +485,15 @@ fn callback(
         let msg = format!("route `{}` must go to `{server}`", route.name);
         c.at(&cb.route.referenced, msg);
     }
-    if !route.path.split('/').any(|s| s.strip_prefix(':') == Some(cb.session.value.as_str())) {
-        let msg = format!("route `{}` has no path parameter `:{}`", route.name, cb.session.value);
+    if !route
+        .path
+        .split('/')
+        .any(|s| s.strip_prefix(':') == Some(cb.session.value.as_str()))
+    {
+        let msg = format!(
+            "route `{}` has no path parameter `:{}`",
+            route.name, cb.session.value
+        );
         c.at(&cb.session.referenced, msg);
     }
     let statuses = [
@@ -441,7 +514,10 @@ fn callback(
 
 fn owners(c: &mut Check<'_>, raw: &RawOwners) -> Option<Owners> {
     if !c.p.types.contains_key(&raw.config.value) {
-        let msg = format!("unknown type `{}` (the owner definitions)", raw.config.value);
+        let msg = format!(
+            "unknown type `{}` (the owner definitions)",
+            raw.config.value
+        );
         c.at(&raw.config.referenced, msg);
         return None;
     }
@@ -460,7 +536,10 @@ fn owners(c: &mut Check<'_>, raw: &RawOwners) -> Option<Owners> {
 /// Lowers and checks `tracking:`.
 pub(crate) fn tracking(c: &mut Check<'_>, raw: &RawTracking) -> Option<Tracking> {
     let (Some(up), Some(down)) = (c.p.roles.first().cloned(), c.p.roles.get(1).cloned()) else {
-        c.at(&raw.name.referenced, "`tracking` needs two roles, the client first".to_owned());
+        c.at(
+            &raw.name.referenced,
+            "`tracking` needs two roles, the client first".to_owned(),
+        );
         return None;
     };
     let t = &raw.turn;
@@ -468,8 +547,14 @@ pub(crate) fn tracking(c: &mut Check<'_>, raw: &RawTracking) -> Option<Tracking>
     for f in [&t.session, &t.thread, &t.request, &t.text] {
         c.field(&turn_ty, f)?;
     }
-    if !matches!(field_path(c.p, &turn_ty, &t.thread.value), Some(Ty::Nullable(_))) {
-        let msg = format!("`{}` must be nullable: it is null until the session has a thread", t.thread.value);
+    if !matches!(
+        field_path(c.p, &turn_ty, &t.thread.value),
+        Some(Ty::Nullable(_))
+    ) {
+        let msg = format!(
+            "`{}` must be nullable: it is null until the session has a thread",
+            t.thread.value
+        );
         c.at(&t.thread.referenced, msg);
     }
     let b = &raw.bind;
@@ -486,7 +571,10 @@ pub(crate) fn tracking(c: &mut Check<'_>, raw: &RawTracking) -> Option<Tracking>
             for w in ["waiting", "complete", "error"] {
                 let v = states.get(w).map_or(w, String::as_str);
                 if !values.iter().any(|x| x == v) {
-                    let msg = format!("`{}` has no value `{v}` (the engine's `{w}` state)", st.value);
+                    let msg = format!(
+                        "`{}` has no value `{v}` (the engine's `{w}` state)",
+                        st.value
+                    );
                     c.at(&st.referenced, msg);
                 }
             }
@@ -500,7 +588,10 @@ pub(crate) fn tracking(c: &mut Check<'_>, raw: &RawTracking) -> Option<Tracking>
     for e in &raw.resume {
         let from = c.role(&e.from);
         if let Some(ch) = c.p.channel_from(&from).map(|ch| ch.union.clone()) {
-            template::Templates { words: &BTreeMap::new() }.check(c, &e.message, &ch, &["$session", "$thread"]);
+            template::Templates {
+                words: &BTreeMap::new(),
+            }
+            .check(c, &e.message, &ch, &["$session", "$thread"]);
         }
         resume.push((from, e.message.value.clone()));
     }
@@ -569,7 +660,9 @@ mod tests {
     use crate::front::load::load_spec;
 
     fn spec_dir(module: &str) -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec").join(module)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../spec")
+            .join(module)
     }
 
     /// A copy of a built-in spec with `edit` applied to its protocol.yaml.
@@ -597,28 +690,46 @@ mod tests {
     fn the_built_in_sections_load() {
         let p = load_spec(&spec_dir("external_agents")).unwrap().protocol;
         let s = p.sessions.expect("sessions");
-        assert_eq!((s.server.as_str(), s.websocket.as_str()), ("agent_server", "/ws"));
+        assert_eq!(
+            (s.server.as_str(), s.websocket.as_str()),
+            ("agent_server", "/ws")
+        );
         let p = load_spec(&spec_dir("helix_zed")).unwrap().protocol;
         assert!(p.tracking.is_some());
     }
 
     #[test]
     fn a_missing_section_says_what_to_add() {
-        let errs = errors_of("external_agents", |y| y.split("\nsessions:").next().unwrap().to_owned());
-        assert!(errs.iter().any(|e| e.contains("needs a `sessions:` section")), "{errs:?}");
+        let errs = errors_of("external_agents", |y| {
+            y.split("\nsessions:").next().unwrap().to_owned()
+        });
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("needs a `sessions:` section")),
+            "{errs:?}"
+        );
     }
 
     #[test]
     fn wrong_names_are_reported_where_written() {
         let errs = errors_of("external_agents", |y| {
-            y.replace("kind: user_message\n    text: text", "kind: user_msg\n    text: text")
-                .replace("role: $role", "role: $rol")
-                .replace("session_owner_mismatch: session_agent_mismatch", "session_owner_mismatch: mismatch")
+            y.replace(
+                "kind: user_message\n    text: text",
+                "kind: user_msg\n    text: text",
+            )
+            .replace("role: $role", "role: $rol")
+            .replace(
+                "session_owner_mismatch: session_agent_mismatch",
+                "session_owner_mismatch: mismatch",
+            )
         });
         let all = errs.join("\n");
         assert!(all.contains("`web_ui` sends no kind `user_msg`"), "{all}");
         assert!(all.contains("`$rol` is not available here"), "{all}");
-        assert!(all.contains("the engine's `session_owner_mismatch` is `mismatch`"), "{all}");
+        assert!(
+            all.contains("the engine's `session_owner_mismatch` is `mismatch`"),
+            "{all}"
+        );
         assert!(errs.iter().all(|e| e.contains("protocol.yaml:")), "{all}");
     }
 }

@@ -35,11 +35,9 @@ pub fn fill(tpl: &Value, vals: &[(&str, &str)]) -> Value {
             .iter()
             .find(|(k, _)| k == s)
             .map_or_else(|| tpl.clone(), |(_, v)| Value::String((*v).to_owned())),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| (k.clone(), fill(v, vals)))
-                .collect(),
-        ),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), fill(v, vals))).collect())
+        }
         Value::Array(a) => Value::Array(a.iter().map(|v| fill(v, vals)).collect()),
         _ => tpl.clone(),
     }
@@ -106,9 +104,20 @@ impl<B: Binding> Engine<B> {
         self.build(&self.hello_answer, self.layout.outbound, &vals)
     }
 
-    pub fn broadcast(&self, session: &str, role: &'static str, text: &str, at: &str) -> Result<Value, Invalid> {
+    pub fn broadcast(
+        &self,
+        session: &str,
+        role: &'static str,
+        text: &str,
+        at: &str,
+    ) -> Result<Value, Invalid> {
         let role = self.layout.word(role);
-        let vals = [("$session", session), ("$role", role), ("$text", text), ("$created_at", at)];
+        let vals = [
+            ("$session", session),
+            ("$role", role),
+            ("$text", text),
+            ("$created_at", at),
+        ];
         self.build(&self.broadcast, self.layout.outbound, &vals)
     }
 
@@ -116,18 +125,38 @@ impl<B: Binding> Engine<B> {
     /// replaced by the code itself.
     pub fn refusal(&self, code: &'static str, message: &str) -> Result<Value, Invalid> {
         let code = self.layout.word(code);
-        let message = if message.trim().is_empty() { code } else { message };
-        self.build(&self.refusal, self.layout.outbound, &[("$code", code), ("$message", message)])
+        let message = if message.trim().is_empty() {
+            code
+        } else {
+            message
+        };
+        self.build(
+            &self.refusal,
+            self.layout.outbound,
+            &[("$code", code), ("$message", message)],
+        )
     }
 
     pub fn error_body(&self, code: &'static str, message: &str) -> Result<Value, Invalid> {
         let code = self.layout.word(code);
-        let message = if message.trim().is_empty() { code } else { message };
-        self.build(&self.error_body, self.layout.error_type, &[("$code", code), ("$message", message)])
+        let message = if message.trim().is_empty() {
+            code
+        } else {
+            message
+        };
+        self.build(
+            &self.error_body,
+            self.layout.error_type,
+            &[("$code", code), ("$message", message)],
+        )
     }
 
     pub fn create_reply(&self, session: &str, owner: &str, at: &str) -> Result<Value, Invalid> {
-        let vals = [("$session", session), ("$owner", owner), ("$created_at", at)];
+        let vals = [
+            ("$session", session),
+            ("$owner", owner),
+            ("$created_at", at),
+        ];
         self.build(&self.create_reply, self.layout.create.reply, &vals)
     }
 
@@ -135,7 +164,14 @@ impl<B: Binding> Engine<B> {
         self.build(&self.callback_reply, self.layout.callback.reply, &[])
     }
 
-    pub fn payload(&self, session: &str, owner: &str, callback_url: &str, text: &str, at: &str) -> Result<Value, Invalid> {
+    pub fn payload(
+        &self,
+        session: &str,
+        owner: &str,
+        callback_url: &str,
+        text: &str,
+        at: &str,
+    ) -> Result<Value, Invalid> {
         let vals = [
             ("$session", session),
             ("$owner", owner),
@@ -148,14 +184,24 @@ impl<B: Binding> Engine<B> {
 
     /// Trims (when the id's rules say so) and validates a session id.
     pub fn session_id(&self, raw: &str) -> Result<String, Invalid> {
-        let id = if self.layout.trim_session { raw.trim() } else { raw };
-        B::decode(self.layout.session_type, &Value::String(id.to_owned()).to_string())?;
+        let id = if self.layout.trim_session {
+            raw.trim()
+        } else {
+            raw
+        };
+        B::decode(
+            self.layout.session_type,
+            &Value::String(id.to_owned()).to_string(),
+        )?;
         Ok(id.to_owned())
     }
 
     /// The callback URL handed out for `session`.
     pub fn callback_url(&self, base: &str, session: &str) -> String {
-        let path = route_path(&self.layout.callback, &[(self.layout.callback_session, session)]);
+        let path = route_path(
+            &self.layout.callback,
+            &[(self.layout.callback_session, session)],
+        );
         format!("{}{path}", base.trim_end_matches('/'))
     }
 
@@ -167,12 +213,24 @@ impl<B: Binding> Engine<B> {
         B::observe(c, B::LAYOUT.server, &json!({ "message": frame }))
     }
 
-    fn observe_http(c: &mut B::Checker, route: &RouteLayout, path: &str, status: Option<u16>, body: Value) -> Result<(), Violation> {
-        let entry = json!({"http": {"method": route.method, "path": path, "status": status, "body": body}});
+    fn observe_http(
+        c: &mut B::Checker,
+        route: &RouteLayout,
+        path: &str,
+        status: Option<u16>,
+        body: Value,
+    ) -> Result<(), Violation> {
+        let entry =
+            json!({"http": {"method": route.method, "path": path, "status": status, "body": body}});
         B::observe(c, route.from, &entry)
     }
 
-    pub fn observe_create(c: &mut B::Checker, owner: &str, session: &str, status: u16) -> Result<(), Violation> {
+    pub fn observe_create(
+        c: &mut B::Checker,
+        owner: &str,
+        session: &str,
+        status: u16,
+    ) -> Result<(), Violation> {
         let l = B::LAYOUT;
         let mut body = Value::Object(Map::new());
         set_path(&mut body, l.create_owner, owner.into());
@@ -180,12 +238,21 @@ impl<B: Binding> Engine<B> {
         Self::observe_http(c, &l.create, l.create.path, Some(status), body)
     }
 
-    pub fn observe_forward(c: &mut B::Checker, payload: &Value, status: Option<u16>) -> Result<(), Violation> {
+    pub fn observe_forward(
+        c: &mut B::Checker,
+        payload: &Value,
+        status: Option<u16>,
+    ) -> Result<(), Violation> {
         let l = B::LAYOUT;
         Self::observe_http(c, &l.forward, l.forward.path, status, payload.clone())
     }
 
-    pub fn observe_callback(c: &mut B::Checker, session: &str, text: &str, status: u16) -> Result<(), Violation> {
+    pub fn observe_callback(
+        c: &mut B::Checker,
+        session: &str,
+        text: &str,
+        status: u16,
+    ) -> Result<(), Violation> {
         let l = B::LAYOUT;
         let path = route_path(&l.callback, &[(l.callback_session, session)]);
         Self::observe_http(c, &l.callback, &path, Some(status), text.into())
@@ -247,11 +314,21 @@ mod tests {
     fn fills_and_sets_paths() {
         let tpl = json!({"a": "$x", "b": {"c": "$y", "d": true}, "e": "$unknown"});
         let v = fill(&tpl, &[("$x", "1"), ("$y", "2")]);
-        assert_eq!(v, json!({"a": "1", "b": {"c": "2", "d": true}, "e": "$unknown"}));
+        assert_eq!(
+            v,
+            json!({"a": "1", "b": {"c": "2", "d": true}, "e": "$unknown"})
+        );
         let mut o = json!({});
         set_path(&mut o, "p.q", "v".into());
         assert_eq!(get_path(&o, "p.q"), Some(&json!("v")));
-        let r = RouteLayout { name: "n", method: "POST", path: "/s/:id/m", from: "x", body: "", reply: "" };
+        let r = RouteLayout {
+            name: "n",
+            method: "POST",
+            path: "/s/:id/m",
+            from: "x",
+            body: "",
+            reply: "",
+        };
         assert_eq!(route_path(&r, &[("id", "A-1")]), "/s/A-1/m");
     }
 }

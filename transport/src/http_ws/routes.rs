@@ -61,10 +61,20 @@ async fn read_text<B: Binding>(
     let max = limits.max_body_bytes;
     let bytes = axum::body::to_bytes(body, max).await.map_err(|_| {
         let m = format!("the body exceeds {max} bytes (or was cut off)");
-        api(engine, StatusCode::PAYLOAD_TOO_LARGE, ApiError::PayloadTooLarge, &m)
+        api(
+            engine,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::PayloadTooLarge,
+            &m,
+        )
     })?;
     String::from_utf8(bytes.into()).map_err(|_| {
-        api(engine, StatusCode::BAD_REQUEST, ApiError::InvalidRequest, "the body is not UTF-8")
+        api(
+            engine,
+            StatusCode::BAD_REQUEST,
+            ApiError::InvalidRequest,
+            "the body is not UTF-8",
+        )
     })
 }
 
@@ -86,17 +96,27 @@ pub(crate) async fn create<B: Binding>(State(s): State<Arc<Shared<B>>>, body: Bo
     let req = match B::decode(l.create.body, &text) {
         Ok(r) => r,
         Err(inv) => {
-            let code = if bad_id(&inv) { ApiError::InvalidSessionId } else { ApiError::InvalidRequest };
+            let code = if bad_id(&inv) {
+                ApiError::InvalidSessionId
+            } else {
+                ApiError::InvalidRequest
+            };
             return s.api(StatusCode::BAD_REQUEST, code, &inv.to_string());
         }
     };
-    let owner = get_path(&req, l.create_owner).and_then(Value::as_str).unwrap_or_default();
+    let owner = get_path(&req, l.create_owner)
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let session = match get_path(&req, l.create_session).and_then(Value::as_str) {
         None => None,
         Some(raw) => match s.engine.session_id(raw) {
             Ok(id) => Some(id),
             Err(inv) => {
-                return s.api(StatusCode::BAD_REQUEST, ApiError::InvalidSessionId, &inv.to_string());
+                return s.api(
+                    StatusCode::BAD_REQUEST,
+                    ApiError::InvalidSessionId,
+                    &inv.to_string(),
+                );
             }
         },
     };
@@ -118,7 +138,11 @@ pub(crate) async fn callback<B: Binding>(
         Ok(id) => id,
         Err(inv) => {
             let inv = inv.under(&format!("/path/{}", B::LAYOUT.callback_session));
-            return s.api(StatusCode::BAD_REQUEST, ApiError::InvalidSessionId, &inv.to_string());
+            return s.api(
+                StatusCode::BAD_REQUEST,
+                ApiError::InvalidSessionId,
+                &inv.to_string(),
+            );
         }
     };
     let text = match read_text(&s.engine, &s.limits, body).await {
@@ -126,12 +150,19 @@ pub(crate) async fn callback<B: Binding>(
         Err(r) => return r,
     };
     if text.trim().is_empty() {
-        return s.api(StatusCode::BAD_REQUEST, ApiError::EmptyMessage, "the message is blank");
+        return s.api(
+            StatusCode::BAD_REQUEST,
+            ApiError::EmptyMessage,
+            "the message is blank",
+        );
     }
     or_internal(s.callback(&session_id, &text))
 }
 
-pub(crate) async fn ws<B: Binding>(State(s): State<Arc<Shared<B>>>, upgrade: WebSocketUpgrade) -> Response {
+pub(crate) async fn ws<B: Binding>(
+    State(s): State<Arc<Shared<B>>>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
     if s.shutdown.is_cancelled() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }

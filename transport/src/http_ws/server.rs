@@ -48,7 +48,11 @@ impl Owner {
     /// layout's paths; `None` without an id.
     pub fn from_config<B: Binding>(config: &Value) -> Option<Self> {
         let l = B::LAYOUT;
-        let text = |path| get_path(config, path).and_then(Value::as_str).map(str::to_owned);
+        let text = |path| {
+            get_path(config, path)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
         let forward = match (text(l.owner_forward_url), text(l.owner_callback_base)) {
             (Some(url), Some(callback_base)) => Some(Endpoints { url, callback_base }),
             _ => None,
@@ -222,7 +226,10 @@ impl<B: Binding> SessionServer<B> {
         let l = B::LAYOUT;
         Router::new()
             .route(&routes::axum_path(l.create.path), post(routes::create::<B>))
-            .route(&routes::axum_path(l.callback.path), post(routes::callback::<B>))
+            .route(
+                &routes::axum_path(l.callback.path),
+                post(routes::callback::<B>),
+            )
             .route(l.websocket, get(routes::ws::<B>))
             // Bodies are read with our own limit so an oversized one gets the protocol's 413.
             .layer(DefaultBodyLimit::disable())
@@ -254,7 +261,11 @@ impl<B: Binding> Shared<B> {
     }
 
     /// Creates, attaches to or revives a session (`session` already trimmed and valid).
-    pub(crate) fn create(&self, owner: &str, session: Option<String>) -> Result<Response, ServerError> {
+    pub(crate) fn create(
+        &self,
+        owner: &str,
+        session: Option<String>,
+    ) -> Result<Response, ServerError> {
         let mut core = self.lock()?;
         let session_id = session.unwrap_or_else(|| {
             core.generated += 1;
@@ -305,9 +316,9 @@ impl<B: Binding> Shared<B> {
                 ..record.clone()
             })?;
         }
-        let reply = self
-            .engine
-            .create_reply(&record.session_id, &record.owner, &record.created_at)?;
+        let reply =
+            self.engine
+                .create_reply(&record.session_id, &record.owner, &record.created_at)?;
         Ok(json(status, &reply))
     }
 
@@ -320,7 +331,8 @@ impl<B: Binding> Shared<B> {
         status: StatusCode,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let (owner, session) = (&record.owner, &record.session_id);
-        let observe = |c: &mut B::Checker| Engine::<B>::observe_create(c, owner, session, status.as_u16());
+        let observe =
+            |c: &mut B::Checker| Engine::<B>::observe_create(c, owner, session, status.as_u16());
         if status != StatusCode::CREATED {
             return core.gate(&self.engine, record).admit(observe);
         }
@@ -385,10 +397,16 @@ impl<B: Binding> Shared<B> {
             return Ok(Err(WsError::SessionNotFound));
         };
         let created_at = self.append(&mut core, &live, LogRole::User, text)?;
-        let Some(ext) = self.owners.get(&live.owner).and_then(|o| o.forward.as_ref()) else {
+        let Some(ext) = self
+            .owners
+            .get(&live.owner)
+            .and_then(|o| o.forward.as_ref())
+        else {
             return Ok(Ok(None));
         };
-        let callback = self.engine.callback_url(&ext.callback_base, &live.session_id);
+        let callback = self
+            .engine
+            .callback_url(&ext.callback_base, &live.session_id);
         let payload =
             self.engine
                 .payload(&live.session_id, &live.owner, &callback, text, &created_at)?;

@@ -131,7 +131,10 @@ async fn refuse<B: Binding>(
     code: WsError,
     message: &str,
 ) -> Result<(), ConnError> {
-    let msg = s.engine.refusal(code.word(), message).map_err(ServerError::Build)?;
+    let msg = s
+        .engine
+        .refusal(code.word(), message)
+        .map_err(ServerError::Build)?;
     send::<B>(&conn.violations, socket, &mut conn.gate, &msg).await?;
     Ok(())
 }
@@ -174,7 +177,11 @@ async fn on_text<B: Binding>(
         };
         return refuse(s, socket, conn, code, &format!("out of sequence: {v}")).await;
     }
-    let field = |path| get_path(&msg, path).and_then(Value::as_str).unwrap_or_default();
+    let field = |path| {
+        get_path(&msg, path)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
     if kind == l.hello_kind {
         hello(s, socket, conn, field(l.hello_session)).await
     } else if kind == l.input_kind {
@@ -203,7 +210,10 @@ async fn hello<B: Binding>(
         Engine::<B>::prime(c, &rec.session_id, &rec.owner);
         Ok(())
     });
-    let ready = s.engine.ready(&rec.session_id, &rec.owner).map_err(ServerError::Build)?;
+    let ready = s
+        .engine
+        .ready(&rec.session_id, &rec.owner)
+        .map_err(ServerError::Build)?;
     conn.attached = Some((rec, id));
     conn.rx = Some(rx);
     send::<B>(&conn.violations, socket, &mut conn.gate, &ready).await?;

@@ -74,10 +74,12 @@ impl SqliteKeyedStore {
 impl MappingStore for SqliteKeyedStore {
     fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
         self.with(|c| {
-            Ok(c.query_row("SELECT value FROM mappings WHERE key = ?1", [key], |r| {
-                r.get(0)
-            })
-            .optional()?)
+            Ok(
+                c.query_row("SELECT value FROM mappings WHERE key = ?1", [key], |r| {
+                    r.get(0)
+                })
+                .optional()?,
+            )
         })
     }
 
@@ -158,7 +160,10 @@ mod tests {
         assert_eq!(store.get("ses_1").unwrap().as_deref(), Some("thread-a"));
         assert_eq!(store.get("ses_2").unwrap(), None);
         assert_eq!(store.state("req-1").unwrap().as_deref(), Some("complete"));
-        assert_eq!(store.keys_in("ses_1", "waiting").unwrap(), vec!["req-2".to_owned()]);
+        assert_eq!(
+            store.keys_in("ses_1", "waiting").unwrap(),
+            vec!["req-2".to_owned()]
+        );
     }
 
     #[test]

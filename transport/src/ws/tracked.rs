@@ -102,7 +102,9 @@ pub struct TrackedClient<S: Track, St> {
 
 impl<S: Track, St: std::fmt::Debug> std::fmt::Debug for TrackedClient<S, St> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TrackedClient").field("store", &self.store).finish_non_exhaustive()
+        f.debug_struct("TrackedClient")
+            .field("store", &self.store)
+            .finish_non_exhaustive()
     }
 }
 
@@ -137,7 +139,11 @@ impl<S: Track, St: MappingStore + StateStore> TrackedClient<S, St> {
         let thread = self.store.get(session)?;
         let mut msg = json!({ t.out_tag: t.turn_kind });
         set_path(&mut msg, t.turn_session, session.into());
-        set_path(&mut msg, t.turn_thread, thread.map_or(Value::Null, Value::String));
+        set_path(
+            &mut msg,
+            t.turn_thread,
+            thread.map_or(Value::Null, Value::String),
+        );
         set_path(&mut msg, t.turn_text, text.into());
         set_path(&mut msg, t.turn_request, request.into());
         let msg = S::outbound(&msg.to_string())?;
@@ -157,7 +163,11 @@ impl<S: Track, St: MappingStore + StateStore> TrackedClient<S, St> {
     pub async fn next(&mut self) -> Option<Result<S::Inbound, TrackError>> {
         let t = S::TRACK;
         let Some(item) = self.client.next().await else {
-            let open = self.open.lock().map(|mut o| std::mem::take(&mut *o)).unwrap_or_default();
+            let open = self
+                .open
+                .lock()
+                .map(|mut o| std::mem::take(&mut *o))
+                .unwrap_or_default();
             for request in open {
                 if let Err(e) = self.store.advance(&request, t.waiting, t.error) {
                     return Some(Err(e.into()));
@@ -174,7 +184,11 @@ impl<S: Track, St: MappingStore + StateStore> TrackedClient<S, St> {
 
     fn record(&self, v: &Value) -> Result<(), TrackError> {
         let t = S::TRACK;
-        let text = |path| get_path(v, path).and_then(Value::as_str).unwrap_or_default();
+        let text = |path| {
+            get_path(v, path)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        };
         let kind = v.get(t.in_tag).and_then(Value::as_str);
         if kind == Some(t.bind_kind) {
             self.store.put(text(t.bind_session), text(t.bind_thread))?;

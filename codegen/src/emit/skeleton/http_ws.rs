@@ -28,18 +28,31 @@ pub fn emit(p: &Protocol) -> Option<TokenStream> {
     let binding = layout::emit_binding(p, s)?;
     let server = format_ident!("{}", pascal_case(&s.server));
     let owners = emit_owners(s);
-    let replies = p.routes.iter().filter(|r| r.from != s.server).map(routes::emit_reply);
+    let replies = p
+        .routes
+        .iter()
+        .filter(|r| r.from != s.server)
+        .map(routes::emit_reply);
     let clients = routes::emit_http_clients(p, &s.server);
     let receipt = s.input.receipt.to_string();
     let receiver = receiver::emit_receiver(p, forward, &receipt);
     let ws_client = emit_ws_client(p, s)?;
     let doc = [
-        format!(" Client and server skeletons of {}, over HTTP and a WebSocket (`{}`).", p.title, s.websocket),
-        format!(" [`{server}`] is the session server (the engine in `agentwire_transport::http_ws`, bound"),
-        " by [`Binding`] to this protocol's `sessions:` section); the other roles get typed".to_owned(),
+        format!(
+            " Client and server skeletons of {}, over HTTP and a WebSocket (`{}`).",
+            p.title, s.websocket
+        ),
+        format!(
+            " [`{server}`] is the session server (the engine in `agentwire_transport::http_ws`, bound"
+        ),
+        " by [`Binding`] to this protocol's `sessions:` section); the other roles get typed"
+            .to_owned(),
         " HTTP clients, a receiver for the server's forwards, and a WebSocket client.".to_owned(),
     ];
-    let server_doc = format!(" The `{}` role: sessions, `{}`, forwarding, callbacks.", s.server, s.websocket);
+    let server_doc = format!(
+        " The `{}` role: sessions, `{}`, forwarding, callbacks.",
+        s.server, s.websocket
+    );
     Some(quote! {
         #(#![doc = #doc])*
 
@@ -104,7 +117,10 @@ fn emit_ws_client(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
             }
         }
     });
-    let doc = format!(" The `{}` role's WebSocket connection to `{}`.", s.client, s.websocket);
+    let doc = format!(
+        " The `{}` role's WebSocket connection to `{}`.",
+        s.client, s.websocket
+    );
     Some(quote! {
         #[doc = #doc]
         #[derive(Debug)]

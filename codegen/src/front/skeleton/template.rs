@@ -42,13 +42,28 @@ impl Templates<'_> {
     /// (`$code:ws` / `$code:http` name the code set).
     pub fn check(&self, c: &mut Check<'_>, tpl: &Spanned<Value>, ty: &str, allowed: &[&str]) {
         let mut problems = Vec::new();
-        self.walk(c.p, &tpl.value, &Ty::Named(ty.to_owned()), allowed, "", &mut problems);
+        self.walk(
+            c.p,
+            &tpl.value,
+            &Ty::Named(ty.to_owned()),
+            allowed,
+            "",
+            &mut problems,
+        );
         for p in problems {
             c.at(&tpl.referenced, format!("template for `{ty}`: {p}"));
         }
     }
 
-    fn walk(&self, p: &Protocol, v: &Value, ty: &Ty, allowed: &[&str], at: &str, out: &mut Vec<String>) {
+    fn walk(
+        &self,
+        p: &Protocol,
+        v: &Value,
+        ty: &Ty,
+        allowed: &[&str],
+        at: &str,
+        out: &mut Vec<String>,
+    ) {
         let here = if at.is_empty() { "the root" } else { at };
         if let Some(ph) = v.as_str().filter(|s| s.starts_with('$')) {
             self.placeholder(p, ph, ty, allowed, here, out);
@@ -65,7 +80,15 @@ impl Templates<'_> {
         }
     }
 
-    fn named(&self, p: &Protocol, name: &str, v: &Value, allowed: &[&str], at: &str, out: &mut Vec<String>) {
+    fn named(
+        &self,
+        p: &Protocol,
+        name: &str,
+        v: &Value,
+        allowed: &[&str],
+        at: &str,
+        out: &mut Vec<String>,
+    ) {
         let here = if at.is_empty() { "the root" } else { at };
         let Some(def) = p.types.get(name) else {
             out.push(format!("{here}: unknown type `{name}`"));
@@ -85,7 +108,10 @@ impl Templates<'_> {
                         None => out.push(format!("`{name}` has no field `{k}` ({here})")),
                     }
                 }
-                for f in fields.iter().filter(|f| !f.optional && !map.contains_key(&f.name)) {
+                for f in fields
+                    .iter()
+                    .filter(|f| !f.optional && !map.contains_key(&f.name))
+                {
                     out.push(format!("{here} lacks the required field `{}`", f.name));
                 }
             }
@@ -93,7 +119,10 @@ impl Templates<'_> {
                 let value = map.get(tag).and_then(Value::as_str).unwrap_or_default();
                 let Some(member) = variants.iter().find(|m| m.value == value) else {
                     let kinds: Vec<&str> = variants.iter().map(|m| m.value.as_str()).collect();
-                    out.push(format!("{here}: `{tag}` must be one of {}", kinds.join(", ")));
+                    out.push(format!(
+                        "{here}: `{tag}` must be one of {}",
+                        kinds.join(", ")
+                    ));
                     return;
                 };
                 let mut rest = map.clone();
@@ -104,7 +133,15 @@ impl Templates<'_> {
         }
     }
 
-    fn placeholder(&self, p: &Protocol, ph: &str, ty: &Ty, allowed: &[&str], here: &str, out: &mut Vec<String>) {
+    fn placeholder(
+        &self,
+        p: &Protocol,
+        ph: &str,
+        ty: &Ty,
+        allowed: &[&str],
+        here: &str,
+        out: &mut Vec<String>,
+    ) {
         let set = match ph {
             "$code" => allowed.iter().find_map(|a| match *a {
                 "$code:ws" => Some(WS_CODES),
@@ -114,7 +151,10 @@ impl Templates<'_> {
             "$role" if allowed.contains(&"$role") => Some(LOG_ROLES),
             _ if allowed.contains(&ph) => None,
             _ => {
-                out.push(format!("{here}: `{ph}` is not available here (use one of {})", allowed.join(", ")));
+                out.push(format!(
+                    "{here}: `{ph}` is not available here (use one of {})",
+                    allowed.join(", ")
+                ));
                 return;
             }
         };

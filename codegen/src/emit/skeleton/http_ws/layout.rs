@@ -40,12 +40,14 @@ fn trims(p: &Protocol, ty: &str) -> bool {
     matches!(p.types.get(ty).map(|t| &t.kind), Some(TypeKind::Alias { constraints, .. }) if constraints.trim)
 }
 
-/// `Binding`, its `static` layout and the trait impl; `None` if a name the loader checked
-/// is missing (an IR edited by hand).
-pub(super) fn emit_binding(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
+/// The `sessions:` section as a `static hw::Layout`.
+fn emit_layout(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
     let find = |n: &str| p.routes.iter().find(|r| r.name == n);
-    let (create, forward, callback) =
-        (find(&s.create.route)?, find(&s.input.forward)?, find(&s.callback.route)?);
+    let (create, forward, callback) = (
+        find(&s.create.route)?,
+        find(&s.input.forward)?,
+        find(&s.callback.route)?,
+    );
     let inbound = &p.channel_from(&s.client)?.union;
     let (inbound_tag, _) = p.union_variants(inbound)?;
     let outbound = &p.channel_from(&s.server)?.union;
@@ -55,15 +57,22 @@ pub(super) fn emit_binding(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
     let error_type = reply_type(create, 400);
     let trim = trims(p, &s.id_type);
     let (server, client, websocket, id_type) = (&s.server, &s.client, &s.websocket, &s.id_type);
-    let (c_owner, c_session, c_reply) = (&s.create.owner, &s.create.session, s.create.reply.to_string());
-    let (h_kind, h_session, h_answer) = (&s.hello.kind, &s.hello.session, s.hello.answer.to_string());
+    let (c_owner, c_session, c_reply) = (
+        &s.create.owner,
+        &s.create.session,
+        s.create.reply.to_string(),
+    );
+    let (h_kind, h_session, h_answer) =
+        (&s.hello.kind, &s.hello.session, s.hello.answer.to_string());
     let (i_kind, i_text, payload) = (&s.input.kind, &s.input.text, s.input.payload.to_string());
     let (cb_session, cb_reply) = (&s.callback.session, s.callback.reply.to_string());
-    let (broadcast, refusal, error_body) =
-        (s.broadcast.to_string(), s.refusal.to_string(), s.error_body.to_string());
+    let (broadcast, refusal, error_body) = (
+        s.broadcast.to_string(),
+        s.refusal.to_string(),
+        s.error_body.to_string(),
+    );
     let (o_id, o_url, o_base) = (&s.owners.id, &s.owners.forward_url, &s.owners.callback_base);
     let words = s.words.iter().map(|(k, v)| quote!((#k, #v),));
-    let module = quote::format_ident!("{}", p.module);
     let layout = quote! {
         static LAYOUT: hw::Layout = hw::Layout {
             server: #server,
@@ -98,6 +107,14 @@ pub(super) fn emit_binding(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
             words: &[#(#words)*],
         };
     };
+    Some(layout)
+}
+
+/// `Binding`, its `static` layout and the trait impl; `None` if a name the loader checked
+/// is missing (an IR edited by hand).
+pub(super) fn emit_binding(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
+    let layout = emit_layout(p, s)?;
+    let module = quote::format_ident!("{}", p.module);
     Some(quote! {
         /// Binds `agentwire_transport::http_ws` to this protocol: its `sessions:` section,
         /// generated decoders and sequence checker.

@@ -30,7 +30,10 @@ pub(super) fn emit_receiver(p: &Protocol, forward: &Route, receipt: &str) -> Tok
             let Body::Json(body) = &r.body else {
                 return None;
             };
-            let ok = r.responses.iter().find(|x| (200..300).contains(&x.status))?;
+            let ok = r
+                .responses
+                .iter()
+                .find(|x| (200..300).contains(&x.status))?;
             let Body::Json(ok) = &ok.body else {
                 return None;
             };
@@ -143,18 +146,21 @@ fn emit_server(n: &Names, routes: &[&Route]) -> TokenStream {
     let (handler, server) = (&n.handler, &n.server);
     let mut path_args = Vec::new();
     let mut call_args = Vec::new();
-    let mounts = routes.iter().map(|r| {
-        let h = format_ident!("route_{}", snake_case(&r.name));
-        if r.path.starts_with('{') {
-            let arg = format_ident!("{}_path", snake_case(&r.name));
-            path_args.push(quote!(#arg: &str,));
-            call_args.push(arg.clone());
-            quote!(.route(#arg, axum::routing::post(#h::<H>)))
-        } else {
-            let path = agentwire_path(&r.path);
-            quote!(.route(#path, axum::routing::post(#h::<H>)))
-        }
-    }).collect::<Vec<_>>();
+    let mounts = routes
+        .iter()
+        .map(|r| {
+            let h = format_ident!("route_{}", snake_case(&r.name));
+            if r.path.starts_with('{') {
+                let arg = format_ident!("{}_path", snake_case(&r.name));
+                path_args.push(quote!(#arg: &str,));
+                call_args.push(arg.clone());
+                quote!(.route(#arg, axum::routing::post(#h::<H>)))
+            } else {
+                let path = agentwire_path(&r.path);
+                quote!(.route(#path, axum::routing::post(#h::<H>)))
+            }
+        })
+        .collect::<Vec<_>>();
     quote! {
         /// The receiving side's HTTP server: validates each body, then hands it to the
         /// handler; 2xx tells the server the input was taken.
