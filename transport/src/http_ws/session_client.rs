@@ -71,10 +71,8 @@ where
             match v.as_str() {
                 Some("$session") => session = get_path(msg, k)?.as_str().map(str::to_owned),
                 Some("$owner") => owner = get_path(msg, k)?.as_str().map(str::to_owned),
-                Some(lit) if !lit.starts_with('$') => {
-                    if msg.get(k)?.as_str()? != lit {
-                        return None;
-                    }
+                Some(lit) if !lit.starts_with('$') && msg.get(k)?.as_str()? != lit => {
+                    return None;
                 }
                 _ => {}
             }
