@@ -265,7 +265,8 @@ impl WebUiHttp {
             body.validate().map_err(|e| e.under("/body"))?;
             agentwire_runtime::serde_json::to_string(body).unwrap_or_default()
         };
-        let reply = hw::post(&self.http, &url, "application/json", body).await?;
+        let reply = hw::request(&self.http, "POST", &url, "application/json", body)
+            .await?;
         CreateSessionReply::decode(reply)
     }
 }
@@ -295,7 +296,14 @@ impl ExternalSystemHttp {
             .map_err(|e| e.under("/path/sessionId"))?;
         let url = format!("{}/external/sessions/{}/messages", self.base_url, session_id);
         let body = body.to_owned();
-        let reply = hw::post(&self.http, &url, "text/plain; charset=utf-8", body).await?;
+        let reply = hw::request(
+                &self.http,
+                "POST",
+                &url,
+                "text/plain; charset=utf-8",
+                body,
+            )
+            .await?;
         InjectMessageReply::decode(reply)
     }
 }
@@ -389,7 +397,10 @@ impl<H: ExternalSystemHandler> ExternalSystemServer<H> {
     /// The routes, at the paths the receiving side chose for its URLs.
     pub fn router(&self, forward_input_path: &str) -> axum::Router {
         axum::Router::new()
-            .route(forward_input_path, axum::routing::post(route_forward_input::<H>))
+            .route(
+                forward_input_path,
+                hw::method_router("POST", route_forward_input::<H>),
+            )
             .layer(axum::extract::DefaultBodyLimit::disable())
             .with_state(self.receiver.clone())
     }

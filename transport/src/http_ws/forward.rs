@@ -40,9 +40,21 @@ impl Forwarder {
 
     /// Posts `json` to `url`; `Ok(status)` for a 2xx answer.
     pub async fn post_json(&self, url: &str, json: String) -> Result<u16, ForwardError> {
+        self.send_json("POST", url, json).await
+    }
+
+    /// Sends `json` to `url` with `method`; `Ok(status)` for a 2xx answer.
+    pub async fn send_json(
+        &self,
+        method: &str,
+        url: &str,
+        json: String,
+    ) -> Result<u16, ForwardError> {
+        let method = reqwest::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+            .unwrap_or(reqwest::Method::POST);
         let sent = self
             .client
-            .post(url)
+            .request(method, url)
             .timeout(self.timeout)
             .header("content-type", "application/json")
             .body(json)

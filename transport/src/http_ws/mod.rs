@@ -20,13 +20,13 @@ mod server;
 mod session_client;
 mod socket;
 
-pub use client::{ClientError, HttpReply, WsClient, post};
+pub use client::{ClientError, HttpReply, WsClient, post, request};
 pub use clock::Clock;
 pub use engine::{Engine, fill, get_path, set_path};
 pub use forward::{ForwardError, Forwarder};
 pub use layout::{ApiError, Binding, Layout, LogRole, RouteLayout, WsError};
 pub use limits::Limits;
-pub use routes::axum_path;
+pub use routes::{axum_path, method_router};
 pub use serve::{ServerHandle, serve_router};
 pub use server::{Endpoints, Owner, ServerConfig, ServerError, SessionServer};
 pub use session_client::SessionClient;

@@ -52,6 +52,21 @@ pub fn axum_path(path: &str) -> String {
         .join("/")
 }
 
+/// A method router for `handler` on the spec's `method` (POST when it names no method
+/// axum routes).
+pub fn method_router<H, T, S>(method: &str, handler: H) -> axum::routing::MethodRouter<S>
+where
+    H: axum::handler::Handler<T, S>,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    let filter = axum::http::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+        .ok()
+        .and_then(|m| axum::routing::MethodFilter::try_from(m).ok())
+        .unwrap_or(axum::routing::MethodFilter::POST);
+    axum::routing::on(filter, handler)
+}
+
 /// Reads a request body as text: 413 past the size limit, 400 when it is not UTF-8.
 async fn read_text<B: Binding>(
     engine: &Engine<B>,

@@ -10,7 +10,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::get;
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -225,10 +225,13 @@ impl<B: Binding> SessionServer<B> {
     pub fn router(&self) -> Router {
         let l = B::LAYOUT;
         Router::new()
-            .route(&routes::axum_path(l.create.path), post(routes::create::<B>))
+            .route(
+                &routes::axum_path(l.create.path),
+                routes::method_router(l.create.method, routes::create::<B>),
+            )
             .route(
                 &routes::axum_path(l.callback.path),
-                post(routes::callback::<B>),
+                routes::method_router(l.callback.method, routes::callback::<B>),
             )
             .route(l.websocket, get(routes::ws::<B>))
             // Bodies are read with our own limit so an oversized one gets the protocol's 413.
@@ -421,7 +424,7 @@ impl<B: Binding> Shared<B> {
         // A shutdown cuts a forward short: it is recorded as failed now rather than left to
         // land in the store after the server is gone.
         let result = tokio::select! {
-            r = self.forwarder.post_json(&job.url, job.payload.to_string()) => r,
+            r = self.forwarder.send_json(B::LAYOUT.forward.method, &job.url, job.payload.to_string()) => r,
             () = self.shutdown.cancelled() => {
                 Err(ForwardError::Unreachable("the server shut down first".into()))
             }

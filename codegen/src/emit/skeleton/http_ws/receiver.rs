@@ -150,14 +150,15 @@ fn emit_server(n: &Names, routes: &[&Route]) -> TokenStream {
         .iter()
         .map(|r| {
             let h = format_ident!("route_{}", snake_case(&r.name));
+            let m = &r.method;
             if r.path.starts_with('{') {
                 let arg = format_ident!("{}_path", snake_case(&r.name));
                 path_args.push(quote!(#arg: &str,));
                 call_args.push(arg.clone());
-                quote!(.route(#arg, axum::routing::post(#h::<H>)))
+                quote!(.route(#arg, hw::method_router(#m, #h::<H>)))
             } else {
                 let path = agentwire_path(&r.path);
-                quote!(.route(#path, axum::routing::post(#h::<H>)))
+                quote!(.route(#path, hw::method_router(#m, #h::<H>)))
             }
         })
         .collect::<Vec<_>>();

@@ -108,6 +108,7 @@ pub(super) fn emit_http_clients(p: &Protocol, server: &str) -> TokenStream {
 
 fn emit_client_method(r: &Route) -> TokenStream {
     let method = format_ident!("{}", snake_case(&r.name));
+    let http_method = &r.method;
     let reply = reply_ident(r);
     let params = path_params(r);
     let args = params.iter().map(|n| {
@@ -169,7 +170,7 @@ fn emit_client_method(r: &Route) -> TokenStream {
             #(#checks)*
             let url = format!(#fmt, self.base_url, #(#fmt_args),*);
             let body = #body_expr;
-            let reply = hw::post(&self.http, &url, #content_type, body).await?;
+            let reply = hw::request(&self.http, #http_method, &url, #content_type, body).await?;
             #reply::decode(reply)
         }
     }
