@@ -1,143 +1,25 @@
-//! The `sessions:` and `tracking:` sections of `protocol.yaml`: read with their locations,
-//! then checked against the roles, catalogue, routes and types, so that a skeleton emitter
-//! never has to guess a name. Every problem is a diagnostic at its `file:line:col`.
+//! The `sessions:` and `tracking:` sections of `protocol.yaml`: read with their locations
+//! (`raw`), then checked against the roles, catalogue, routes and types (`sessions`,
+//! `tracking`, `template`), so that a skeleton emitter never has to guess a name. Every
+//! problem is a diagnostic at its `file:line:col`.
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
-use serde_json::Value;
-use serde_saphyr::{Location, Spanned};
+use serde_saphyr::Location;
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::front::protocol::{ProtocolFile, span_of};
-use crate::ir::{
-    BindKind, Body, Callback, CreateRoute, Hello, Input, KindField, Owners, Protocol, Route,
-    Sessions, Tracking, TurnKind, Ty, TypeKind,
-};
+use crate::ir::{Body, Protocol, Route, Ty, TypeKind};
 
+mod raw;
+mod sessions;
 mod template;
+mod tracking;
 
+pub use raw::{RawSessions, RawTracking};
 pub use template::{HTTP_CODES, LOG_ROLES, WS_CODES};
 
-type S = Spanned<String>;
-
-/// `sessions:` as written.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawSessions {
-    server: S,
-    client: S,
-    websocket: S,
-    id: S,
-    create: RawCreate,
-    hello: RawHello,
-    input: RawInput,
-    callback: RawCallback,
-    broadcast: Spanned<Value>,
-    refusal: Spanned<Value>,
-    error_body: Spanned<Value>,
-    owners: RawOwners,
-    #[serde(default)]
-    words: BTreeMap<String, S>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCreate {
-    route: S,
-    owner: S,
-    session: S,
-    reply: Spanned<Value>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawHello {
-    kind: S,
-    session: S,
-    answer: Spanned<Value>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawInput {
-    kind: S,
-    text: S,
-    forward: S,
-    payload: Spanned<Value>,
-    receipt: Spanned<Value>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCallback {
-    route: S,
-    session: S,
-    reply: Spanned<Value>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOwners {
-    config: S,
-    id: S,
-    forward_url: S,
-    callback_base: S,
-}
-
-/// `tracking:` as written.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawTracking {
-    name: S,
-    turn: RawTurn,
-    bind: RawBind,
-    complete: RawKindField,
-    states: RawStates,
-    #[serde(default)]
-    resume: Vec<RawEntry>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTurn {
-    kind: S,
-    session: S,
-    thread: S,
-    request: S,
-    text: S,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBind {
-    kind: S,
-    session: S,
-    thread: S,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawKindField {
-    kind: S,
-    field: S,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawStates {
-    #[serde(rename = "type")]
-    type_name: S,
-    #[serde(default)]
-    words: BTreeMap<String, S>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawEntry {
-    from: S,
-    message: Spanned<Value>,
-}
+use raw::S;
 
 /// Collects diagnostics against one file.
 pub(crate) struct Check<'a> {
@@ -271,361 +153,13 @@ fn words(raw: &BTreeMap<String, S>) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Lowers and checks `sessions:`; `None` (with diagnostics) when anything is missing.
-pub(crate) fn sessions(c: &mut Check<'_>, raw: &RawSessions) -> Option<Sessions> {
-    let server = c.role(&raw.server);
-    let client = c.role(&raw.client);
-    if !raw.websocket.value.starts_with('/') {
-        let msg = format!(
-            "`websocket: {}` must be a path starting with `/`",
-            raw.websocket.value
-        );
-        c.at(&raw.websocket.referenced, msg);
-    }
-    if !c.p.types.contains_key(&raw.id.value) {
-        let msg = format!("unknown type `{}` (the session id's type)", raw.id.value);
-        c.at(&raw.id.referenced, msg);
-    }
-    let words = words(&raw.words);
-    for (k, v) in &raw.words {
-        if !WS_CODES.contains(&k.as_str())
-            && !HTTP_CODES.contains(&k.as_str())
-            && !LOG_ROLES.contains(&k.as_str())
-        {
-            let msg = format!(
-                "`{k}` is not an engine word (error codes: {}; {}; log roles: {})",
-                WS_CODES.join(", "),
-                HTTP_CODES.join(", "),
-                LOG_ROLES.join(", ")
-            );
-            c.at(&v.referenced, msg);
-        }
-    }
-    let t = template::Templates { words: &words };
-    let create = create(c, &t, raw, &client, &server);
-    let (hello, input) = (
-        hello(c, &t, raw, &client, &server),
-        input(c, &t, raw, &client, &server),
-    );
-    let callback = callback(c, &t, raw, &server);
-    let outbound = c.p.channel_from(&server).map(|ch| ch.union.clone());
-    let Some(outbound) = outbound else {
-        let msg = format!("`{server}` needs a channel (its WebSocket union) under `channels`");
-        c.at(&raw.server.referenced, msg);
-        return None;
-    };
-    t.check(
-        c,
-        &raw.broadcast,
-        &outbound,
-        &["$session", "$role", "$text", "$created_at"],
-    );
-    t.check(c, &raw.refusal, &outbound, &["$code:ws", "$message"]);
-    let error_type = create.as_ref().map(|(_, e)| e.clone());
-    if let Some(e) = &error_type {
-        t.check(c, &raw.error_body, e, &["$code:http", "$message"]);
-    }
-    let owners = owners(c, &raw.owners);
-    Some(Sessions {
-        server,
-        client,
-        websocket: raw.websocket.value.clone(),
-        id_type: raw.id.value.clone(),
-        create: create?.0,
-        hello: hello?,
-        input: input?,
-        callback: callback?,
-        broadcast: raw.broadcast.value.clone(),
-        refusal: raw.refusal.value.clone(),
-        error_body: raw.error_body.value.clone(),
-        owners: owners?,
-        words,
-    })
-}
-
-/// The create route and the HTTP error body type (its 400 answer).
-fn create(
-    c: &mut Check<'_>,
-    t: &template::Templates<'_>,
-    raw: &RawSessions,
-    client: &str,
-    server: &str,
-) -> Option<(CreateRoute, String)> {
-    let r = &raw.create;
-    let route = c.route(&r.route)?;
-    if route.from != client || route.to != server {
-        let msg = format!(
-            "route `{}` must go from `{client}` to `{server}`",
-            route.name
-        );
-        c.at(&r.route.referenced, msg);
-    }
-    let statuses = [
-        (201, "when it creates the session"),
-        (200, "on attach and revival"),
-        (400, "for a bad body or id"),
-        (404, "for an unknown owner"),
-        (409, "when the session belongs to another owner"),
-    ];
-    c.status(&route, &r.route.referenced, &statuses);
-    let Body::Json(body) = &route.body else {
-        c.at(
-            &r.route.referenced,
-            format!("route `{}` needs a JSON body", route.name),
-        );
-        return None;
-    };
-    c.field(body, &r.owner);
-    c.field(body, &r.session);
-    let reply = c.json_response(&route, 201, &r.route.referenced)?;
-    t.check(c, &r.reply, &reply, &["$session", "$owner", "$created_at"]);
-    let error = c.json_response(&route, 400, &r.route.referenced)?;
-    Some((
-        CreateRoute {
-            route: route.name,
-            owner: r.owner.value.clone(),
-            session: r.session.value.clone(),
-            reply: r.reply.value.clone(),
-        },
-        error,
-    ))
-}
-
-fn hello(
-    c: &mut Check<'_>,
-    t: &template::Templates<'_>,
-    raw: &RawSessions,
-    client: &str,
-    server: &str,
-) -> Option<Hello> {
-    let h = &raw.hello;
-    let ty = c.kind(client, &h.kind)?;
-    c.field(&ty, &h.session)?;
-    let outbound = c.p.channel_from(server)?.union.clone();
-    t.check(c, &h.answer, &outbound, &["$session", "$owner"]);
-    Some(Hello {
-        kind: h.kind.value.clone(),
-        session: h.session.value.clone(),
-        answer: h.answer.value.clone(),
-    })
-}
-
-fn input(
-    c: &mut Check<'_>,
-    t: &template::Templates<'_>,
-    raw: &RawSessions,
-    client: &str,
-    server: &str,
-) -> Option<Input> {
-    let i = &raw.input;
-    let ty = c.kind(client, &i.kind)?;
-    c.field(&ty, &i.text)?;
-    let route = c.route(&i.forward)?;
-    if route.from != server || route.to == server {
-        let msg = format!(
-            "route `{}` must go from `{server}` to another role",
-            route.name
-        );
-        c.at(&i.forward.referenced, msg);
-    }
-    let Body::Json(payload) = &route.body else {
-        c.at(
-            &i.forward.referenced,
-            format!("route `{}` needs a JSON body", route.name),
-        );
-        return None;
-    };
-    let allowed = [
-        "$session",
-        "$owner",
-        "$callback_url",
-        "$text",
-        "$created_at",
-    ];
-    t.check(c, &i.payload, payload, &allowed);
-    if let Some(ok) = route
-        .responses
-        .iter()
-        .find(|r| (200..300).contains(&r.status))
-    {
-        match &ok.body {
-            Body::Json(ok) => t.check(c, &i.receipt, ok, &[]),
-            _ => c.at(
-                &i.forward.referenced,
-                format!(
-                    "route `{}` needs a JSON body for its 2xx answer",
-                    route.name
-                ),
-            ),
-        }
-    } else {
-        c.at(
-            &i.forward.referenced,
-            format!("route `{}` must list a 2xx response", route.name),
-        );
-    }
-    Some(Input {
-        kind: i.kind.value.clone(),
-        text: i.text.value.clone(),
-        forward: route.name,
-        payload: i.payload.value.clone(),
-        receipt: i.receipt.value.clone(),
-    })
-}
-
-fn callback(
-    c: &mut Check<'_>,
-    t: &template::Templates<'_>,
-    raw: &RawSessions,
-    server: &str,
-) -> Option<Callback> {
-    let cb = &raw.callback;
-    let route = c.route(&cb.route)?;
-    if route.to != server {
-        let msg = format!("route `{}` must go to `{server}`", route.name);
-        c.at(&cb.route.referenced, msg);
-    }
-    if !route
-        .path
-        .split('/')
-        .any(|s| s.strip_prefix(':') == Some(cb.session.value.as_str()))
-    {
-        let msg = format!(
-            "route `{}` has no path parameter `:{}`",
-            route.name, cb.session.value
-        );
-        c.at(&cb.session.referenced, msg);
-    }
-    let statuses = [
-        (200, "when the reply is appended"),
-        (400, "for a bad id or a blank body"),
-        (404, "for an unknown or deleted session"),
-        (413, "for a body over the size limit"),
-    ];
-    c.status(&route, &cb.route.referenced, &statuses);
-    let reply = c.json_response(&route, 200, &cb.route.referenced)?;
-    t.check(c, &cb.reply, &reply, &[]);
-    Some(Callback {
-        route: route.name,
-        session: cb.session.value.clone(),
-        reply: cb.reply.value.clone(),
-    })
-}
-
-fn owners(c: &mut Check<'_>, raw: &RawOwners) -> Option<Owners> {
-    if !c.p.types.contains_key(&raw.config.value) {
-        let msg = format!(
-            "unknown type `{}` (the owner definitions)",
-            raw.config.value
-        );
-        c.at(&raw.config.referenced, msg);
-        return None;
-    }
-    let config = &raw.config.value;
-    c.field(config, &raw.id)?;
-    c.field(config, &raw.forward_url)?;
-    c.field(config, &raw.callback_base)?;
-    Some(Owners {
-        config: config.clone(),
-        id: raw.id.value.clone(),
-        forward_url: raw.forward_url.value.clone(),
-        callback_base: raw.callback_base.value.clone(),
-    })
-}
-
-/// Lowers and checks `tracking:`.
-pub(crate) fn tracking(c: &mut Check<'_>, raw: &RawTracking) -> Option<Tracking> {
-    let (Some(up), Some(down)) = (c.p.roles.first().cloned(), c.p.roles.get(1).cloned()) else {
-        c.at(
-            &raw.name.referenced,
-            "`tracking` needs two roles, the client first".to_owned(),
-        );
-        return None;
-    };
-    let t = &raw.turn;
-    let turn_ty = c.kind(&up, &t.kind)?;
-    for f in [&t.session, &t.thread, &t.request, &t.text] {
-        c.field(&turn_ty, f)?;
-    }
-    if !matches!(
-        field_path(c.p, &turn_ty, &t.thread.value),
-        Some(Ty::Nullable(_))
-    ) {
-        let msg = format!(
-            "`{}` must be nullable: it is null until the session has a thread",
-            t.thread.value
-        );
-        c.at(&t.thread.referenced, msg);
-    }
-    let b = &raw.bind;
-    let bind_ty = c.kind(&down, &b.kind)?;
-    c.field(&bind_ty, &b.session)?;
-    c.field(&bind_ty, &b.thread)?;
-    let done = &raw.complete;
-    let done_ty = c.kind(&down, &done.kind)?;
-    c.field(&done_ty, &done.field)?;
-    let states = words(&raw.states.words);
-    let st = &raw.states.type_name;
-    match c.p.types.get(&st.value).map(|d| &d.kind) {
-        Some(TypeKind::Enum(values)) => {
-            for w in ["waiting", "complete", "error"] {
-                let v = states.get(w).map_or(w, String::as_str);
-                if !values.iter().any(|x| x == v) {
-                    let msg = format!(
-                        "`{}` has no value `{v}` (the engine's `{w}` state)",
-                        st.value
-                    );
-                    c.at(&st.referenced, msg);
-                }
-            }
-        }
-        _ => {
-            let msg = format!("`{}` must be an enum of string literals", st.value);
-            c.at(&st.referenced, msg);
-        }
-    }
-    let mut resume = Vec::new();
-    for e in &raw.resume {
-        let from = c.role(&e.from);
-        if let Some(ch) = c.p.channel_from(&from).map(|ch| ch.union.clone()) {
-            template::Templates {
-                words: &BTreeMap::new(),
-            }
-            .check(c, &e.message, &ch, &["$session", "$thread"]);
-        }
-        resume.push((from, e.message.value.clone()));
-    }
-    Some(Tracking {
-        name: raw.name.value.clone(),
-        turn: TurnKind {
-            kind: t.kind.value.clone(),
-            session: t.session.value.clone(),
-            thread: t.thread.value.clone(),
-            request: t.request.value.clone(),
-            text: t.text.value.clone(),
-        },
-        bind: BindKind {
-            kind: b.kind.value.clone(),
-            session: b.session.value.clone(),
-            thread: b.thread.value.clone(),
-        },
-        complete: KindField {
-            kind: done.kind.value.clone(),
-            field: done.field.value.clone(),
-        },
-        states_type: st.value.clone(),
-        states,
-        resume,
-    })
-}
-
 /// Checks and lowers both sections into `p`. An `http+websocket` protocol must have
 /// `sessions:`; `tracking:` belongs to `websocket` protocols.
 pub fn lower(file: &SourceFile, pf: &ProtocolFile, p: &mut Protocol, errors: &mut SpecErrors) {
     let mut c = Check { file, p, errors };
     let kind = c.p.transport.kind.clone();
     let sessions = match (&pf.sessions, kind.as_str()) {
-        (Some(raw), "http+websocket") => sessions(&mut c, raw),
+        (Some(raw), "http+websocket") => sessions::sessions(&mut c, raw),
         (None, "http+websocket") => {
             let msg = "an `http+websocket` protocol needs a `sessions:` section: the roles, \
                        routes, kinds and message templates its session engine uses \
@@ -635,16 +169,16 @@ pub fn lower(file: &SourceFile, pf: &ProtocolFile, p: &mut Protocol, errors: &mu
         }
         (Some(raw), _) => {
             let msg = format!("`sessions:` applies to `http+websocket` protocols, not `{kind}`");
-            c.at(&raw.server.referenced, msg);
+            c.at(raw.server_at(), msg);
             None
         }
         (None, _) => None,
     };
     let tracking = match &pf.tracking {
-        Some(raw) if kind == "websocket" => tracking(&mut c, raw),
+        Some(raw) if kind == "websocket" => tracking::tracking(&mut c, raw),
         Some(raw) => {
             let msg = format!("`tracking:` applies to `websocket` protocols, not `{kind}`");
-            c.at(&raw.name.referenced, msg);
+            c.at(raw.name_at(), msg);
             None
         }
         None => None,
