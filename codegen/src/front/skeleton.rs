@@ -266,4 +266,23 @@ mod tests {
         );
         assert!(errs.iter().all(|e| e.contains("protocol.yaml:")), "{all}");
     }
+
+    #[test]
+    fn tracking_names_are_checked_too() {
+        let errs = errors_of("helix_zed", |y| {
+            y.replace(
+                "thread: data.acp_thread_id     #",
+                "thread: data.message     #",
+            )
+            .replace("type: InteractionState", "type: ChatMessage")
+            .replace(
+                "- from: zed\n      message: {event_type: context_created",
+                "- from: zed\n      message: {event_type: context_made",
+            )
+        });
+        let all = errs.join("\n");
+        assert!(all.contains("`data.message` must be nullable"), "{all}");
+        assert!(all.contains("`ChatMessage` must be an enum"), "{all}");
+        assert!(all.contains("`event_type` must be one of"), "{all}");
+    }
 }
