@@ -5,59 +5,16 @@ use std::fmt;
 
 use agentwire_runtime::framing::{ContentLengthDecoder, FramingError, FramingErrorKind};
 use agentwire_runtime::machine::Violation;
+use agentwire_runtime::registry::{Checker, Decoded, Protocol};
 use agentwire_runtime::{FieldError, Invalid, Rule};
 use serde_json::{Value, json};
 
 use crate::merge::{Shape, merge};
 
-/// One generated protocol module, as the checker drives it.
-pub trait Protocol {
-    /// The module name, as `--protocol` spells it.
-    const NAME: &'static str;
-    type Recorded;
-    type Checker;
-    fn decode(from: &str, entry: &Value) -> Option<Result<Self::Recorded, Invalid>>;
-    fn checker() -> Self::Checker;
-    fn observe(checker: &mut Self::Checker, msg: &Self::Recorded) -> Result<(), Violation>;
-    fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>>;
-
-    /// Whether `role` sends messages in this protocol.
-    fn has_role(role: &str) -> bool {
-        Self::decode(role, &json!({})).is_some()
-    }
+/// Whether `role` sends messages in `p` (its decoder knows the role).
+pub fn has_role(p: &dyn Protocol, role: &str) -> bool {
+    p.decode(role, &json!({})).is_some()
 }
-
-macro_rules! protocol {
-    ($ty:ident, $module:ident) => {
-        #[doc = concat!("The `", stringify!($module), "` protocol.")]
-        pub struct $ty;
-
-        impl Protocol for $ty {
-            const NAME: &'static str = stringify!($module);
-            type Recorded = agentwire_protocols::$module::machine::Recorded;
-            type Checker = agentwire_protocols::$module::machine::Checker;
-
-            fn decode(from: &str, entry: &Value) -> Option<Result<Self::Recorded, Invalid>> {
-                Self::Recorded::decode(from, entry)
-            }
-            fn checker() -> Self::Checker {
-                Self::Checker::new()
-            }
-            fn observe(checker: &mut Self::Checker, msg: &Self::Recorded) -> Result<(), Violation> {
-                checker.observe(msg.as_message())
-            }
-            fn finish(checker: Self::Checker) -> Result<(), Vec<Violation>> {
-                checker.finish()
-            }
-        }
-    };
-}
-
-protocol!(HelixZed, helix_zed);
-protocol!(Agentloop, agentloop);
-protocol!(ExternalAgents, external_agents);
-protocol!(Eca, eca);
-protocol!(Coven, coven);
 
 /// Where in a file a finding points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,16 +91,17 @@ pub struct Capture {
 
 /// Runs messages through a checker, remembering where each came from so violations can be
 /// pointed back at a file position.
-struct Run<P: Protocol> {
-    checker: P::Checker,
+struct Run {
+    /// `None` only for a protocol without a machine, which the command refuses up front.
+    checker: Option<Box<dyn Checker>>,
     /// File and position of every message observed so far, by the checker's message index.
     origins: Vec<(usize, At)>,
 }
 
-impl<P: Protocol> Run<P> {
-    fn new() -> Self {
+impl Run {
+    fn new(p: &dyn Protocol) -> Self {
         Self {
-            checker: P::checker(),
+            checker: p.checker(),
             origins: Vec::new(),
         }
     }
@@ -153,11 +111,14 @@ impl<P: Protocol> Run<P> {
         files: &[String],
         file: usize,
         at: At,
-        msg: &P::Recorded,
+        msg: &Decoded,
         out: &mut Vec<Finding>,
     ) {
         self.origins.push((file, at));
-        if let Err(v) = P::observe(&mut self.checker, msg) {
+        let Some(checker) = self.checker.as_mut() else {
+            return;
+        };
+        if let Err(v) = checker.observe(msg) {
             // The checker counts every message it is given, so its index is ours.
             let (file, at) = v
                 .index
@@ -172,7 +133,7 @@ impl<P: Protocol> Run<P> {
     }
 
     fn finish(self, stream: &str, out: &mut Vec<Finding>) {
-        if let Err(end) = P::finish(self.checker) {
+        if let Some(Err(end)) = self.checker.map(|c| c.finish()) {
             out.extend(end.iter().map(|v| Finding {
                 file: stream.to_owned(),
                 at: At::End,
@@ -231,10 +192,10 @@ fn invalid_findings(file: &str, at: At, invalid: &Invalid, strip: &str) -> Vec<F
 }
 
 /// Checks one JSON Lines trace (`{"from": ..., "message": ...}` per line) as its own stream.
-pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8]) -> Vec<Finding> {
+pub fn check_trace(p: &dyn Protocol, file: &str, bytes: &[u8]) -> Vec<Finding> {
     let files = [file.to_owned()];
     let mut out = Vec::new();
-    let mut run = Run::<P>::new();
+    let mut run = Run::new(p);
     for (n, line) in lines(bytes) {
         let at = At::Line(n);
         let finding = |text: String| Finding {
@@ -275,11 +236,11 @@ pub fn check_trace<P: Protocol>(file: &str, bytes: &[u8]) -> Vec<Finding> {
                 continue;
             }
         };
-        match P::decode(from, &entry) {
+        match p.decode(from, &entry) {
             None => out.push(field_error(
                 "/from",
                 Rule::UnknownKind,
-                format!("unknown sender `{from}` for protocol {}", P::NAME),
+                format!("unknown sender `{from}` for protocol {}", p.name()),
             )),
             Some(Err(invalid)) => out.extend(invalid_findings(file, at, &invalid, "")),
             Some(Ok(msg)) => run.observe(&files, 0, at, &msg, &mut out),
@@ -297,11 +258,12 @@ struct Item<R> {
 }
 
 /// Reads one capture: every message that decodes, plus findings for the rest.
-fn read_capture<P: Protocol>(
+fn read_capture(
+    p: &dyn Protocol,
     capture: &Capture,
     max_frame_size: usize,
     out: &mut Vec<Finding>,
-) -> Vec<Item<P::Recorded>> {
+) -> Vec<Item<Decoded>> {
     let file = capture.file.as_str();
     let mut items = Vec::new();
     let mut take = |at: At, body: &[u8], out: &mut Vec<Finding>| {
@@ -319,11 +281,11 @@ fn read_capture<P: Protocol>(
         };
         let shape = Shape::of(&message);
         let entry = json!({"from": capture.role, "message": message});
-        match P::decode(&capture.role, &entry) {
+        match p.decode(&capture.role, &entry) {
             None => out.push(finding(format!(
                 "`{}` sends nothing in protocol {}",
                 capture.role,
-                P::NAME
+                p.name()
             ))),
             Some(Err(invalid)) => out.extend(invalid_findings(file, at, &invalid, "/message")),
             Some(Ok(msg)) => items.push(Item { at, shape, msg }),
@@ -376,18 +338,22 @@ fn read_capture<P: Protocol>(
 
 /// Checks captures of the sides of one connection (one file per sender) as a single stream,
 /// merged as `merge` describes. End-of-stream findings name the files joined by `+`.
-pub fn check_captures<P: Protocol>(captures: &[Capture], max_frame_size: usize) -> Vec<Finding> {
+pub fn check_captures(
+    p: &dyn Protocol,
+    captures: &[Capture],
+    max_frame_size: usize,
+) -> Vec<Finding> {
     let mut out = Vec::new();
-    let sides: Vec<Vec<Item<P::Recorded>>> = captures
+    let sides: Vec<Vec<Item<Decoded>>> = captures
         .iter()
-        .map(|c| read_capture::<P>(c, max_frame_size, &mut out))
+        .map(|c| read_capture(p, c, max_frame_size, &mut out))
         .collect();
     let shapes: Vec<Vec<Shape>> = sides
         .iter()
         .map(|items| items.iter().map(|i| i.shape.clone()).collect())
         .collect();
     let files: Vec<String> = captures.iter().map(|c| c.file.clone()).collect();
-    let mut run = Run::<P>::new();
+    let mut run = Run::new(p);
     for (side, index) in merge(&shapes) {
         let item = &sides[side][index];
         run.observe(&files, side, item.at, &item.msg, &mut out);
@@ -438,8 +404,16 @@ mod tests {
 
     #[test]
     fn roles_come_from_the_generated_decoder() {
-        assert!(Eca::has_role("client") && Eca::has_role("server"));
-        assert!(!Eca::has_role("zed"));
-        assert!(HelixZed::has_role("zed"));
+        for p in agentwire_protocols::protocols() {
+            if p.checker().is_none() {
+                continue;
+            }
+            assert!(
+                p.roles().iter().any(|role| has_role(*p, role)),
+                "{}",
+                p.name()
+            );
+            assert!(!has_role(*p, "no_such_role"), "{}", p.name());
+        }
     }
 }

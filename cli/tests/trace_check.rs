@@ -427,7 +427,7 @@ fn usage_errors_exit_with_2_and_print_nothing_on_stdout() {
         (&["trace", "check", "--protocol", "helix_zed"], "required"),
         (
             &["trace", "check", "--protocol", "nope", "ok.jsonl"],
-            "invalid value 'nope'",
+            "unknown protocol `nope`; the known protocols are agentloop, coven, eca",
         ),
         (&["trace", "check", "ok.jsonl"], "--protocol"),
         (
@@ -475,7 +475,7 @@ fn usage_errors_exit_with_2_and_print_nothing_on_stdout() {
                 "zed",
                 "ok.jsonl",
             ],
-            "JSON-RPC",
+            "Content-Length framed protocols (eca)",
         ),
         (
             &[

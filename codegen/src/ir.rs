@@ -42,6 +42,26 @@ pub struct Protocol {
     pub sessions: Option<Sessions>,
     /// The `tracking:` section (a WebSocket client's kept state).
     pub tracking: Option<Tracking>,
+    /// Optional capabilities a peer may announce (`features:` in `protocol.yaml`), in spec order.
+    pub features: Vec<Feature>,
+    /// The cases of a streamed response event (`events:` in `protocol.yaml`), in spec order.
+    pub events: Vec<Event>,
+}
+
+/// One optional capability from `features:`; plain data that skeleton emitters give meaning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Feature {
+    pub name: String,
+    pub description: String,
+    pub origin: Origin,
+}
+
+/// One case of a streamed response from `events:`; a terminal event ends its request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub name: String,
+    pub terminal: bool,
+    pub origin: Origin,
 }
 
 /// A message kind as machines name it: `role.kind`, or every kind of a role.

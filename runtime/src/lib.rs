@@ -11,6 +11,7 @@ pub mod json;
 pub mod jsonrpc;
 pub mod literal;
 pub mod machine;
+pub mod registry;
 pub mod serde_helpers;
 pub mod tagged;
 pub mod validate;

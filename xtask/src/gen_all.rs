@@ -70,10 +70,42 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// One generated crate: the spec folders it is built from and where its files go.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The folder holding one spec folder per protocol.
+    pub specs: PathBuf,
+    /// The generated crate's root (`src/`, `schemas/` and `diagrams/` are written there).
+    pub out: PathBuf,
+    /// The crate's one-line doc.
+    pub doc: &'static str,
+    /// Whether `docs/protocols/<module>.md` is checked and its diagrams kept fresh.
+    pub docs: bool,
+}
+
+/// The crates `cargo xtask gen` writes: the built-ins from `spec/`, and the test protocols,
+/// whose spec folders sit inside their own crate at `tests/protocols/`.
+pub fn targets(root: &Path) -> Vec<Target> {
+    vec![
+        Target {
+            specs: root.join("spec"),
+            out: root.join("generated"),
+            doc: "The built-in agent protocols, generated from `spec/` by `cargo xtask gen`.",
+            docs: true,
+        },
+        Target {
+            specs: root.join("tests/protocols"),
+            out: root.join("tests/protocols"),
+            doc: "Protocols that exist only for tests, generated from the spec folders beside this crate's `src/` by `cargo xtask gen`.",
+            docs: false,
+        },
+    ]
+}
+
 /// Every spec folder, sorted by name so output order is stable.
-fn spec_dirs(root: &Path) -> Result<Vec<PathBuf>, Error> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("spec"))
-        .map_err(|e| Error::Io(format!("cannot list spec/: {e}")))?
+fn spec_dirs(specs: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(specs)
+        .map_err(|e| Error::Io(format!("cannot list {}: {e}", specs.display())))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.join("protocol.yaml").is_file())
         .collect();
@@ -81,14 +113,57 @@ fn spec_dirs(root: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(dirs)
 }
 
+/// A spec folder's `talk.rs` as `src/`-relative path, when the folder sits inside the
+/// generated crate (as the test protocols do) and has one.
+fn talk_path(spec_dir: &Path, out: &Path) -> Option<String> {
+    let rel = spec_dir.strip_prefix(out).ok()?;
+    spec_dir
+        .join("talk.rs")
+        .is_file()
+        .then(|| format!("../{}/talk.rs", rel.to_string_lossy().replace('\\', "/")))
+}
+
+/// Regenerates (or checks) every target.
 pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
     let mut report = Report::default();
+    for target in targets(root) {
+        run_target(root, &target, mode, &mut report)?;
+    }
+    Ok(report)
+}
+
+/// The doc of `module`, refreshed (its diagrams) and checked; findings go to `findings`.
+fn check_protocol_doc(
+    root: &Path,
+    g: &agentwire_codegen::Generated,
+    report: &mut Report,
+    findings: &mut Vec<String>,
+) -> Option<(PathBuf, String)> {
+    let doc_path = root.join("docs/protocols").join(format!("{}.md", g.module));
+    let doc = std::fs::read_to_string(&doc_path).ok()?;
+    // The state diagrams between the doc's markers are generated output too.
+    let update = match docs::with_diagram(&g.spec, &doc) {
+        Some(fresh) if fresh != doc => Some((doc_path.clone(), fresh)),
+        _ => None,
+    };
+    let fresh = docs::with_diagram(&g.spec, &doc).unwrap_or(doc);
+    let checked = docs::check_doc(&g.spec, &doc_path, &fresh);
+    report.summaries.push(format!(
+        "  docs/protocols/{}.md: {} declarations, {} JSON examples, {} sequences checked",
+        g.module, checked.declarations, checked.json_examples, checked.sequences
+    ));
+    findings.extend(render(&doc_path, root, &checked.findings));
+    update
+}
+
+fn run_target(root: &Path, target: &Target, mode: Mode, report: &mut Report) -> Result<(), Error> {
     let mut files: Vec<OutputFile> = Vec::new();
     let mut modules = Vec::new();
+    let mut protocols = Vec::new();
     let mut spec_errors = Vec::new();
     let mut doc_findings = Vec::new();
     let mut doc_updates: Vec<(PathBuf, String)> = Vec::new();
-    for dir in spec_dirs(root)? {
+    for dir in spec_dirs(&target.specs)? {
         match generate(&dir) {
             Ok(g) => {
                 report.summaries.push(g.summary.clone());
@@ -97,24 +172,12 @@ pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
                     module: g.module.clone(),
                     title: g.spec.protocol.title.clone(),
                     skeleton,
+                    talk: talk_path(&dir, &target.out),
                 });
-                let doc_path = root.join("docs/protocols").join(format!("{}.md", g.module));
-                if let Ok(doc) = std::fs::read_to_string(&doc_path) {
-                    // The state diagrams between the doc's markers are generated output too.
-                    match docs::with_diagram(&g.spec, &doc) {
-                        Some(fresh) if fresh != doc => {
-                            doc_updates.push((doc_path.clone(), fresh.clone()))
-                        }
-                        _ => {}
-                    }
-                    let fresh = docs::with_diagram(&g.spec, &doc).unwrap_or(doc);
-                    let checked = docs::check_doc(&g.spec, &doc_path, &fresh);
-                    report.summaries.push(format!(
-                        "  docs/protocols/{}.md: {} declarations, {} JSON examples, {} sequences checked",
-                        g.module, checked.declarations, checked.json_examples, checked.sequences
-                    ));
-                    doc_findings.extend(render(&doc_path, root, &checked.findings));
+                if target.docs {
+                    doc_updates.extend(check_protocol_doc(root, &g, report, &mut doc_findings));
                 }
+                protocols.push(g.spec.protocol);
                 files.extend(g.files);
             }
             Err(e) => spec_errors.push((dir, e)),
@@ -123,14 +186,62 @@ pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
     if !spec_errors.is_empty() {
         return Err(Error::Spec(spec_errors));
     }
-    files.push(OutputFile {
-        path: "src/lib.rs".to_owned(),
-        contents: lib_rs(&modules),
-    });
-    let generated = root.join("generated");
+    files.extend(crate_files(target.doc, &modules, &protocols).map_err(Error::Io)?);
+    let mut stale = sync(&target.out, &files, mode, report)?;
+    for (path, fresh) in doc_updates {
+        match mode {
+            Mode::Check => stale.push(path),
+            Mode::Write => {
+                std::fs::write(&path, fresh)
+                    .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+                report.changed.push(path);
+            }
+        }
+    }
+    if !stale.is_empty() {
+        return Err(Error::Stale(stale));
+    }
+    if mode == Mode::Check && !doc_findings.is_empty() {
+        return Err(Error::Docs(doc_findings));
+    }
+    Ok(())
+}
+
+/// The crate-level files: `src/lib.rs` and `src/registry.rs`.
+fn crate_files(
+    doc: &str,
+    modules: &[ModuleEntry],
+    protocols: &[agentwire_codegen::ir::Protocol],
+) -> Result<Vec<OutputFile>, String> {
+    let refs: Vec<&agentwire_codegen::ir::Protocol> = protocols.iter().collect();
+    let registry = agentwire_codegen::emit::module::format_file(
+        agentwire_codegen::emit::registry::emit_registry(&refs),
+    )
+    .map_err(|e| format!("internal error: the registry does not parse: {e}"))?;
+    Ok(vec![
+        OutputFile {
+            path: "src/lib.rs".to_owned(),
+            contents: lib_rs(doc, modules),
+        },
+        OutputFile {
+            path: "src/registry.rs".to_owned(),
+            contents: format!("// @generated by `cargo xtask gen`; do not edit.\n{registry}"),
+        },
+    ])
+}
+
+/// Writes (or, in check mode, compares) `files` under `out`, and removes (or reports) files
+/// under `out`'s generated folders that no generator produces any more. Returns the stale
+/// paths found in check mode.
+fn sync(
+    out: &Path,
+    files: &[OutputFile],
+    mode: Mode,
+    report: &mut Report,
+) -> Result<Vec<PathBuf>, Error> {
     let mut stale = Vec::new();
-    for file in &files {
-        let path = generated.join(&file.path);
+    for file in files {
+        let path = out.join(&file.path);
         let current = std::fs::read_to_string(&path).ok();
         if current.as_deref() == Some(file.contents.as_str()) {
             continue;
@@ -150,9 +261,9 @@ pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
         }
     }
     // Files no generator produces any more are stale too (a removed protocol).
-    for path in existing_generated(&generated) {
+    for path in existing_generated(out) {
         let rel = path
-            .strip_prefix(&generated)
+            .strip_prefix(out)
             .map(|p| p.to_string_lossy().replace('\\', "/"))
             .unwrap_or_default();
         if !files.iter().any(|f| f.path == rel) {
@@ -166,23 +277,7 @@ pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
             }
         }
     }
-    for (path, fresh) in doc_updates {
-        match mode {
-            Mode::Check => stale.push(path),
-            Mode::Write => {
-                std::fs::write(&path, fresh)
-                    .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
-                report.changed.push(path);
-            }
-        }
-    }
-    if !stale.is_empty() {
-        return Err(Error::Stale(stale));
-    }
-    if mode == Mode::Check && !doc_findings.is_empty() {
-        return Err(Error::Docs(doc_findings));
-    }
-    Ok(report)
+    Ok(stale)
 }
 
 /// Findings as `doc:line: message`, with the document path relative to the workspace.
@@ -212,10 +307,15 @@ pub fn check_docs(
     Ok(out)
 }
 
-/// Generated files on disk: everything under `generated/src` and `generated/schemas`.
+/// Generated files on disk: everything under a generated crate's `src`, `schemas` and
+/// `diagrams`.
 fn existing_generated(generated: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![generated.join("src"), generated.join("schemas")];
+    let mut stack = vec![
+        generated.join("src"),
+        generated.join("schemas"),
+        generated.join("diagrams"),
+    ];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;

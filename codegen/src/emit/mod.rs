@@ -5,6 +5,7 @@ pub mod http;
 pub mod machine;
 pub mod module;
 pub mod proto;
+pub mod registry;
 pub mod schema;
 pub mod skeleton;
 pub mod types;

@@ -94,6 +94,8 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         messages,
         methods,
         routes,
+        features,
+        events,
         ..
     } = pf.clone();
     let protocol = Protocol {
@@ -111,6 +113,8 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         machines: Vec::new(),
         sessions: None,
         tracking: None,
+        features,
+        events,
     };
     let mut protocol = protocol;
     if proto_spec.is_none() {

@@ -1,5 +1,5 @@
 //! `protocol.yaml` loader: reads the transport, roles, channels, catalogue, JSON-RPC methods
-//! and HTTP routes, keeping every value's location for diagnostics.
+//! HTTP routes, features and events, keeping every value's location for diagnostics.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +8,8 @@ use serde_saphyr::{Location, Spanned};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::ir::{
-    Body, Call, Channel, GrpcRpc, HttpResponse, MessageKind, Method, Origin, Route, Transport,
+    Body, Call, Channel, Event, Feature, GrpcRpc, HttpResponse, MessageKind, Method, Origin, Route,
+    Transport,
 };
 
 /// What `protocol.yaml` declares, before it is checked against the types file.
@@ -28,6 +29,8 @@ pub struct ProtocolFile {
     pub transport_at: Location,
     pub sessions: Option<crate::front::skeleton::RawSessions>,
     pub tracking: Option<crate::front::skeleton::RawTracking>,
+    pub features: Vec<Feature>,
+    pub events: Vec<Event>,
 }
 
 /// Where a method's type names are written, for "unknown type" diagnostics.
@@ -38,7 +41,9 @@ pub struct MethodLocations {
     pub result: Option<Location>,
 }
 
+/// Every struct here denies unknown keys, so a misspelt key is an error at its line.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Raw {
     protocol: Spanned<String>,
     title: String,
@@ -61,6 +66,26 @@ struct Raw {
     sessions: Option<crate::front::skeleton::RawSessions>,
     #[serde(default)]
     tracking: Option<crate::front::skeleton::RawTracking>,
+    #[serde(default)]
+    features: Vec<RawFeature>,
+    #[serde(default)]
+    events: Vec<RawEvent>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFeature {
+    name: Spanned<String>,
+    #[serde(default)]
+    description: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEvent {
+    name: Spanned<String>,
+    #[serde(default)]
+    terminal: bool,
 }
 
 #[derive(Deserialize)]
@@ -97,6 +122,7 @@ struct RawMessage {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawJsonRpc {
     methods: Vec<RawMethod>,
 }
@@ -116,6 +142,7 @@ struct RawMethod {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawHttp {
     routes: Vec<RawRoute>,
 }
@@ -190,111 +217,153 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         SpecError::at(file, span, format!("malformed protocol.yaml: {e}"))
             .with_help("see spec/README.md for the protocol.yaml format")
     })?;
-    let mut errors = SpecErrors::default();
-    let err = |errors: &mut SpecErrors, loc: &Location, msg: String| {
-        errors.push(SpecError::at(file, span_of(file, loc), msg));
-    };
-    let origin = |loc: &Location| Origin {
-        file: "protocol.yaml".to_owned(),
-        line: loc.line() as usize,
+    let mut cx = Checker {
+        file,
+        roles: raw.roles.iter().map(|r| r.value.clone()).collect(),
+        errors: SpecErrors::default(),
     };
     for (value, allowed) in [
         (&raw.transport.kind, TRANSPORTS),
         (&raw.transport.framing, FRAMINGS),
     ] {
         if !allowed.contains(&value.value.as_str()) {
-            err(
-                &mut errors,
+            cx.err(
                 &value.referenced,
                 format!("`{}` is not one of {}", value.value, allowed.join(", ")),
             );
         }
     }
-    let roles: Vec<String> = raw.roles.iter().map(|r| r.value.clone()).collect();
-    let check_role = |errors: &mut SpecErrors, role: &Spanned<String>| {
-        if !roles.contains(&role.value) {
-            err(
-                errors,
-                &role.referenced,
-                format!(
-                    "`{}` is not one of the roles ({})",
-                    role.value,
-                    roles.join(", ")
-                ),
-            );
-        }
-    };
-    let mut channels = Vec::new();
-    for c in &raw.channels {
-        check_role(&mut errors, &c.from);
-        check_role(&mut errors, &c.to);
-        channels.push((
-            Channel {
-                from: c.from.value.clone(),
-                to: c.to.value.clone(),
-                union: c.union.value.clone(),
-            },
-            c.union.referenced,
-        ));
+    let channels = raw.channels.iter().map(|c| cx.channel(c)).collect();
+    let messages = cx.messages(&raw.messages);
+    let methods = cx.methods(raw.jsonrpc.iter().flat_map(|j| &j.methods));
+    let routes = raw
+        .http
+        .iter()
+        .flat_map(|h| &h.routes)
+        .map(|r| cx.route(r))
+        .collect();
+    let features = cx.features(&raw.features);
+    let events = cx.events(&raw.events);
+    let Checker { roles, errors, .. } = cx;
+    errors.finish(ProtocolFile {
+        transport_at: raw.transport.kind.referenced,
+        sessions: raw.sessions,
+        tracking: raw.tracking,
+        module: raw.protocol,
+        title: raw.title,
+        summary: raw.summary,
+        transport: Transport {
+            kind: raw.transport.kind.value,
+            framing: raw.transport.framing.value,
+            grpc: raw.grpc.map(|g| GrpcRpc {
+                service: g.service,
+                rpc: g.rpc,
+            }),
+        },
+        roles,
+        types_file: raw.types,
+        channels,
+        messages,
+        methods,
+        routes,
+        features,
+        events,
+    })
+}
+
+fn origin(loc: &Location) -> Origin {
+    Origin {
+        file: "protocol.yaml".to_owned(),
+        line: loc.line() as usize,
     }
-    let mut messages: Vec<(MessageKind, Location, Location)> = Vec::new();
-    for m in &raw.messages {
-        check_role(&mut errors, &m.from);
-        if messages
-            .iter()
-            .any(|(k, _, _)| k.kind == m.kind.value && k.from == m.from.value)
-        {
-            err(
-                &mut errors,
-                &m.kind.referenced,
-                format!("message kind `{}` is listed twice", m.kind.value),
+}
+
+/// The checks of one `protocol.yaml`: the declared roles and the errors found so far.
+struct Checker<'a> {
+    file: &'a SourceFile,
+    roles: Vec<String>,
+    errors: SpecErrors,
+}
+
+impl Checker<'_> {
+    fn err(&mut self, loc: &Location, msg: String) {
+        self.errors
+            .push(SpecError::at(self.file, span_of(self.file, loc), msg));
+    }
+
+    fn check_role(&mut self, role: &Spanned<String>) {
+        if !self.roles.contains(&role.value) {
+            let msg = format!(
+                "`{}` is not one of the roles ({})",
+                role.value,
+                self.roles.join(", ")
             );
+            self.err(&role.referenced, msg);
         }
-        messages.push((
-            MessageKind {
+    }
+
+    fn channel(&mut self, c: &RawChannel) -> (Channel, Location) {
+        self.check_role(&c.from);
+        self.check_role(&c.to);
+        let channel = Channel {
+            from: c.from.value.clone(),
+            to: c.to.value.clone(),
+            union: c.union.value.clone(),
+        };
+        (channel, c.union.referenced)
+    }
+
+    fn messages(&mut self, raw: &[RawMessage]) -> Vec<(MessageKind, Location, Location)> {
+        let mut messages: Vec<(MessageKind, Location, Location)> = Vec::new();
+        for m in raw {
+            self.check_role(&m.from);
+            if messages
+                .iter()
+                .any(|(k, _, _)| k.kind == m.kind.value && k.from == m.from.value)
+            {
+                self.err(
+                    &m.kind.referenced,
+                    format!("message kind `{}` is listed twice", m.kind.value),
+                );
+            }
+            let kind = MessageKind {
                 kind: m.kind.value.clone(),
                 from: m.from.value.clone(),
                 type_name: m.type_name.value.clone(),
                 summary: m.summary.clone(),
                 origin: origin(&m.kind.referenced),
-            },
-            m.kind.referenced,
-            m.type_name.referenced,
-        ));
+            };
+            messages.push((kind, m.kind.referenced, m.type_name.referenced));
+        }
+        messages
     }
-    let mut methods: Vec<(Method, MethodLocations)> = Vec::new();
-    for m in raw.jsonrpc.iter().flat_map(|j| &j.methods) {
-        check_role(&mut errors, &m.from);
-        let call = match m.call.value.as_str() {
-            "request" => Call::Request,
-            "notification" => Call::Notification,
-            other => {
-                err(
-                    &mut errors,
-                    &m.call.referenced,
-                    format!("`call: {other}` must be `request` or `notification`"),
-                );
-                Call::Notification
+
+    fn methods<'r>(
+        &mut self,
+        raw: impl Iterator<Item = &'r RawMethod>,
+    ) -> Vec<(Method, MethodLocations)> {
+        let mut methods: Vec<(Method, MethodLocations)> = Vec::new();
+        for m in raw {
+            self.check_role(&m.from);
+            let call = match m.call.value.as_str() {
+                "request" => Call::Request,
+                "notification" => Call::Notification,
+                other => {
+                    let msg = format!("`call: {other}` must be `request` or `notification`");
+                    self.err(&m.call.referenced, msg);
+                    Call::Notification
+                }
+            };
+            if call == Call::Notification
+                && let Some(r) = &m.result
+            {
+                self.err(&r.referenced, "a notification has no result".to_owned());
             }
-        };
-        if call == Call::Notification
-            && let Some(r) = &m.result
-        {
-            err(
-                &mut errors,
-                &r.referenced,
-                "a notification has no result".to_owned(),
-            );
-        }
-        if methods.iter().any(|(x, _)| x.name == m.method.value) {
-            err(
-                &mut errors,
-                &m.method.referenced,
-                format!("method `{}` is listed twice", m.method.value),
-            );
-        }
-        methods.push((
-            Method {
+            if methods.iter().any(|(x, _)| x.name == m.method.value) {
+                let msg = format!("method `{}` is listed twice", m.method.value);
+                self.err(&m.method.referenced, msg);
+            }
+            let method = Method {
                 name: m.method.value.clone(),
                 call,
                 from: m.from.value.clone(),
@@ -302,24 +371,26 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
                 result: m.result.as_ref().map(|p| p.value.clone()),
                 summary: m.summary.clone(),
                 origin: origin(&m.method.referenced),
-            },
-            MethodLocations {
+            };
+            let locations = MethodLocations {
                 name: m.method.referenced,
                 params: m.params.as_ref().map(|p| p.referenced),
                 result: m.result.as_ref().map(|p| p.referenced),
-            },
-        ));
+            };
+            methods.push((method, locations));
+        }
+        methods
     }
-    let mut routes = Vec::new();
-    for r in raw.http.iter().flat_map(|h| &h.routes) {
-        check_role(&mut errors, &r.from);
-        check_role(&mut errors, &r.to);
+
+    fn route(&mut self, r: &RawRoute) -> Route {
+        self.check_role(&r.from);
+        self.check_role(&r.to);
         let body = |json: &Option<String>, text: &Option<String>| match (json, text) {
             (Some(j), _) => Body::Json(j.clone()),
             (None, Some(t)) => Body::Text(t.clone()),
             (None, None) => Body::None,
         };
-        routes.push(Route {
+        Route {
             name: r.name.value.clone(),
             method: r.method.clone(),
             path: r.path.clone(),
@@ -343,28 +414,38 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
             retries: r.retries,
             summary: r.summary.clone(),
             origin: origin(&r.name.referenced),
-        });
+        }
     }
-    errors.finish(ProtocolFile {
-        transport_at: raw.transport.kind.referenced,
-        sessions: raw.sessions,
-        tracking: raw.tracking,
-        module: raw.protocol,
-        title: raw.title,
-        summary: raw.summary,
-        transport: Transport {
-            kind: raw.transport.kind.value,
-            framing: raw.transport.framing.value,
-            grpc: raw.grpc.map(|g| GrpcRpc {
-                service: g.service,
-                rpc: g.rpc,
-            }),
-        },
-        roles,
-        types_file: raw.types,
-        channels,
-        messages,
-        methods,
-        routes,
-    })
+
+    fn features(&mut self, raw: &[RawFeature]) -> Vec<Feature> {
+        let mut out: Vec<Feature> = Vec::new();
+        for f in raw {
+            if out.iter().any(|x| x.name == f.name.value) {
+                let msg = format!("feature `{}` is listed twice", f.name.value);
+                self.err(&f.name.referenced, msg);
+            }
+            out.push(Feature {
+                name: f.name.value.clone(),
+                description: f.description.clone(),
+                origin: origin(&f.name.referenced),
+            });
+        }
+        out
+    }
+
+    fn events(&mut self, raw: &[RawEvent]) -> Vec<Event> {
+        let mut out: Vec<Event> = Vec::new();
+        for e in raw {
+            if out.iter().any(|x| x.name == e.name.value) {
+                let msg = format!("event `{}` is listed twice", e.name.value);
+                self.err(&e.name.referenced, msg);
+            }
+            out.push(Event {
+                name: e.name.value.clone(),
+                terminal: e.terminal,
+                origin: origin(&e.name.referenced),
+            });
+        }
+        out
+    }
 }

@@ -229,7 +229,8 @@ fn refusal_answer(p: &Protocol, out: &Direction<'_>) -> TokenStream {
     let id = if has_id {
         quote!(frame.insert("id".to_owned(), format!("refused-{connection}-{seq}").into());)
     } else {
-        TokenStream::new()
+        // Without an id field the frame's numbering is not needed.
+        quote!(let _ = (connection, seq);)
     };
     quote! {
         /// The protocol's `error` message, naming the failing rule in `details`.

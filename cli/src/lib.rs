@@ -1,0 +1,9 @@
+//! The `agentwire` command line as a library: `run` parses the arguments and runs the command
+//! against any registry of generated protocols, so tests (and crates with protocols of their
+//! own) use the same entry point as the binary, which passes `agentwire_protocols::protocols()`.
+
+mod app;
+mod check;
+mod merge;
+
+pub use app::run;

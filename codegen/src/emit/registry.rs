@@ -1,0 +1,119 @@
+//! The generated crate's registry: one `agentwire_runtime::registry::Protocol` implementation
+//! per module, built from the IR, and `protocols()` listing them all in module order.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::ir::Protocol;
+use crate::naming::pascal_case;
+
+/// `src/registry.rs` of a generated crate holding `protocols` (sorted by module name).
+pub fn emit_registry(protocols: &[&Protocol]) -> TokenStream {
+    let entries = protocols.iter().map(|p| emit_entry(p));
+    let names = protocols
+        .iter()
+        .map(|p| format_ident!("{}", pascal_case(&p.module)));
+    quote! {
+        //! Every protocol of this crate behind one trait object, for tools that must not name them.
+        use agentwire_runtime::registry::{Checker, Decoded, Framing, Protocol, TransportKind};
+        use agentwire_runtime::machine::Violation;
+        use agentwire_runtime::serde_json::Value;
+        use agentwire_runtime::Invalid;
+
+        /// Every protocol of this crate, sorted by module name.
+        pub fn protocols() -> &'static [&'static dyn Protocol] {
+            &[#(&#names),*]
+        }
+
+        #(#entries)*
+    }
+}
+
+/// The registry entry of one protocol: a unit struct implementing `Protocol`, plus a checker
+/// wrapper when the spec has a `machine.yaml`.
+fn emit_entry(p: &Protocol) -> TokenStream {
+    let module = &p.module;
+    let module_ident = format_ident!("{module}");
+    let name = format_ident!("{}", pascal_case(module));
+    let title = &p.title;
+    let roles = &p.roles;
+    let transport = format_ident!(
+        "{}",
+        match p.transport.kind.as_str() {
+            "http+websocket" => "HttpWebSocket",
+            "jsonrpc" => "JsonRpc",
+            "grpc" => "Grpc",
+            _ => "WebSocket",
+        }
+    );
+    let framing = format_ident!(
+        "{}",
+        match p.transport.framing.as_str() {
+            "content-length" => "ContentLength",
+            "grpc" => "Grpc",
+            _ => "JsonText",
+        }
+    );
+    let doc = format!(" `{module}` ({title}) in the registry.");
+    let (decode, checker, wrapper) = if p.machines.is_empty() {
+        (quote!(None), quote!(None), TokenStream::new())
+    } else {
+        let wrapper = format_ident!("{name}Checker");
+        let wrapper_doc = format!(" The `{module}` sequence checker behind `registry::Checker`.");
+        (
+            quote! {
+                crate::#module_ident::machine::Recorded::decode(from, entry)
+                    .map(|r| r.map(|m| Decoded::new(#module, m)))
+            },
+            quote!(Some(Box::new(#wrapper(crate::#module_ident::machine::Checker::new())))),
+            quote! {
+                #[doc = #wrapper_doc]
+                struct #wrapper(crate::#module_ident::machine::Checker);
+
+                impl Checker for #wrapper {
+                    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+                        match msg.get::<crate::#module_ident::machine::Recorded>() {
+                            Some(m) => self.0.observe(m.as_message()),
+                            None => Err(agentwire_runtime::registry::foreign(#module, msg)),
+                        }
+                    }
+                    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+                        self.0.finish()
+                    }
+                }
+            },
+        )
+    };
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, Copy)]
+        pub struct #name;
+
+        impl Protocol for #name {
+            fn name(&self) -> &'static str {
+                #module
+            }
+            fn title(&self) -> &'static str {
+                #title
+            }
+            fn roles(&self) -> &'static [&'static str] {
+                &[#(#roles),*]
+            }
+            fn transport(&self) -> TransportKind {
+                TransportKind::#transport
+            }
+            fn framing(&self) -> Framing {
+                Framing::#framing
+            }
+            #[allow(unused_variables)]
+            fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+                #decode
+            }
+            fn checker(&self) -> Option<Box<dyn Checker>> {
+                #checker
+            }
+        }
+
+        #wrapper
+    }
+}

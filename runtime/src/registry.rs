@@ -1,0 +1,140 @@
+//! The registry of generated protocols: one object-safe trait every generated module
+//! implements, so tools (the trace checker, the tests) iterate protocols instead of naming them.
+
+use std::any::Any;
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::Invalid;
+use crate::machine::{Problem, Violation};
+
+/// How a protocol's peers connect (`transport.kind` in `protocol.yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportKind {
+    WebSocket,
+    HttpWebSocket,
+    JsonRpc,
+    Grpc,
+}
+
+/// How messages are delimited on the wire (`transport.framing` in `protocol.yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Framing {
+    /// One JSON text per WebSocket text frame (or per line of a trace).
+    JsonText,
+    /// LSP-style `Content-Length` headers before each JSON body.
+    ContentLength,
+    /// gRPC's length-prefixed protobuf messages.
+    Grpc,
+}
+
+impl TransportKind {
+    /// The spelling `protocol.yaml` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportKind::WebSocket => "websocket",
+            TransportKind::HttpWebSocket => "http+websocket",
+            TransportKind::JsonRpc => "jsonrpc",
+            TransportKind::Grpc => "grpc",
+        }
+    }
+}
+
+impl Framing {
+    /// The spelling `protocol.yaml` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Framing::JsonText => "json-text",
+            Framing::ContentLength => "content-length",
+            Framing::Grpc => "grpc",
+        }
+    }
+}
+
+/// A decoded, validated message of some protocol, as its checker takes it. Only the protocol
+/// that decoded it can look inside.
+pub struct Decoded {
+    protocol: &'static str,
+    message: Box<dyn Any + Send>,
+}
+
+impl Decoded {
+    /// Wraps a message decoded by `protocol`.
+    pub fn new<T: Any + Send>(protocol: &'static str, message: T) -> Self {
+        Decoded {
+            protocol,
+            message: Box::new(message),
+        }
+    }
+
+    /// The protocol that decoded the message.
+    pub fn protocol(&self) -> &'static str {
+        self.protocol
+    }
+
+    /// The message, if it is a `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.message.downcast_ref()
+    }
+}
+
+impl fmt::Debug for Decoded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Decoded({})", self.protocol)
+    }
+}
+
+/// One protocol's sequence checker, behind a pointer.
+pub trait Checker: Send {
+    /// Runs one message through every machine; `Err` names the broken rule.
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation>;
+    /// Ends the stream; every instance left outside an accepting state is a violation.
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>>;
+}
+
+/// One generated protocol, as tools see it. Each generated module has one implementation,
+/// listed by the generated crate's `protocols()`.
+pub trait Protocol: Sync {
+    /// The module name (the spec folder's name).
+    fn name(&self) -> &'static str;
+    /// The human title from `protocol.yaml`.
+    fn title(&self) -> &'static str;
+    /// The roles that exchange messages, in spec order.
+    fn roles(&self) -> &'static [&'static str];
+    fn transport(&self) -> TransportKind;
+    fn framing(&self) -> Framing;
+    /// Decodes and validates one trace entry (`{"from": role, "message": ...}`, or
+    /// `{"from": role, "http": {...}}` for HTTP exchanges). `None` when `from` sends nothing
+    /// in this protocol, or the protocol has no sequence checker to take the message.
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>>;
+    /// A fresh checker for one stream; `None` when the spec has no `machine.yaml`.
+    fn checker(&self) -> Option<Box<dyn Checker>>;
+}
+
+impl fmt::Debug for dyn Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Protocol({})", self.name())
+    }
+}
+
+/// Finds `name` among `protocols`.
+pub fn find<'a>(protocols: &[&'a dyn Protocol], name: &str) -> Option<&'a dyn Protocol> {
+    protocols.iter().copied().find(|p| p.name() == name)
+}
+
+/// What a checker answers when handed a message another protocol decoded: a caller's
+/// mistake, reported as a violation rather than a panic.
+pub fn foreign(checker: &'static str, msg: &Decoded) -> Violation {
+    Violation {
+        index: None,
+        machine: checker,
+        key: msg.protocol().to_owned(),
+        state: "-",
+        got: None,
+        expected: &[],
+        problem: Problem::Check("the message was decoded by another protocol"),
+    }
+}
