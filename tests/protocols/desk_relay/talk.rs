@@ -68,18 +68,25 @@ async fn the_desk_and_the_backend_talk_through_the_relay_and_a_bad_frame_is_refu
         })
         .await
         .unwrap();
-    assert!(matches!(opened, sk::OpenTicketReply::Status201(_)), "{opened:?}");
+    assert!(
+        matches!(opened, sk::OpenTicketReply::Status201(_)),
+        "{opened:?}"
+    );
 
     // WebSocket at the spec's path: join, answered by `joined`.
     let ws = format!("{}/live", base.replacen("http", "ws", 1));
-    let mut desk = sk::DeskClient::connect(&ws, CheckMode::Enforce).await.unwrap();
+    let mut desk = sk::DeskClient::connect(&ws, CheckMode::Enforce)
+        .await
+        .unwrap();
     desk.join(proto::JoinFrame {
         ticket: proto::TicketId(" T-7 ".into()),
     })
     .await
     .unwrap();
     match next(&mut desk).await {
-        proto::RelayFrame::Joined(j) => assert_eq!((j.ticket.0.as_str(), j.desk.as_str()), ("T-7", "front")),
+        proto::RelayFrame::Joined(j) => {
+            assert_eq!((j.ticket.0.as_str(), j.desk.as_str()), ("T-7", "front"))
+        }
         other => panic!("expected joined, got {other:?}"),
     }
 
@@ -95,7 +102,10 @@ async fn the_desk_and_the_backend_talk_through_the_relay_and_a_bad_frame_is_refu
         .await
         .unwrap()
         .unwrap();
-    assert_eq!((q.ticket.0.as_str(), q.question.as_str()), ("T-7", "where is my order?"));
+    assert_eq!(
+        (q.ticket.0.as_str(), q.question.as_str()),
+        ("T-7", "where is my order?")
+    );
     assert_eq!(q.at, echo.at);
     assert_eq!(q.reply_to, format!("{base}/tickets/T-7/answers"));
 
@@ -104,7 +114,10 @@ async fn the_desk_and_the_backend_talk_through_the_relay_and_a_bad_frame_is_refu
         .post_answer("T-7", "it ships today")
         .await
         .unwrap();
-    assert!(matches!(reply, sk::PostAnswerReply::Status200(_)), "{reply:?}");
+    assert!(
+        matches!(reply, sk::PostAnswerReply::Status200(_)),
+        "{reply:?}"
+    );
     let answer = entry(next(&mut desk).await);
     assert_eq!(
         (answer.author, answer.body.as_str()),
@@ -116,25 +129,37 @@ async fn the_desk_and_the_backend_talk_through_the_relay_and_a_bad_frame_is_refu
         use futures_util::{SinkExt, StreamExt};
         use tokio_tungstenite::tungstenite::Message as M;
         let (mut raw, _) = tokio_tungstenite::connect_async(&ws).await.unwrap();
-        raw.send(M::text(r#"{"op":"ask","question":"too early"}"#)).await.unwrap();
+        raw.send(M::text(r#"{"op":"ask","question":"too early"}"#))
+            .await
+            .unwrap();
         let got = tokio::time::timeout(Duration::from_secs(5), raw.next())
             .await
             .unwrap()
             .unwrap()
             .unwrap();
         match proto::RelayFrame::from_json(got.into_text().unwrap().as_str()).unwrap() {
-            proto::RelayFrame::Refused(r) => assert_eq!(r.reason, proto::RefusedFrameReason::JoinFirst),
+            proto::RelayFrame::Refused(r) => {
+                assert_eq!(r.reason, proto::RefusedFrameReason::JoinFirst)
+            }
             other => panic!("expected refused, got {other:?}"),
         }
-        raw.send(M::text(r#"{"op":"join","ticket":"nope"}"#)).await.unwrap();
+        raw.send(M::text(r#"{"op":"join","ticket":"nope"}"#))
+            .await
+            .unwrap();
         let got = raw.next().await.unwrap().unwrap();
         match proto::RelayFrame::from_json(got.into_text().unwrap().as_str()).unwrap() {
-            proto::RelayFrame::Refused(r) => assert_eq!(r.reason, proto::RefusedFrameReason::BadTicket),
+            proto::RelayFrame::Refused(r) => {
+                assert_eq!(r.reason, proto::RefusedFrameReason::BadTicket)
+            }
             other => panic!("expected refused, got {other:?}"),
         }
     }
     // An unknown ticket on the callback route gets the protocol's HTTP error body.
-    match sk::BackendHttp::new(&base).post_answer("T-99", "?").await.unwrap() {
+    match sk::BackendHttp::new(&base)
+        .post_answer("T-99", "?")
+        .await
+        .unwrap()
+    {
         sk::PostAnswerReply::Status404(p) => assert_eq!(p.reason, proto::ProblemReason::NoTicket),
         other => panic!("expected 404, got {other:?}"),
     }
