@@ -4,6 +4,9 @@
 
 use std::collections::BTreeMap;
 
+mod skeleton;
+pub use skeleton::*;
+
 /// Where something was declared, for diagnostics and for the drift check's `file:line`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Origin {
@@ -42,6 +45,10 @@ pub struct Protocol {
     /// prost's (oneofs as `Option<enum>`, enum fields as `i32`, implicit-presence scalars as
     /// bare values) and the JSON form is proto3 JSON.
     pub proto_package: Option<String>,
+    /// The `sessions:` section (http+websocket skeletons).
+    pub sessions: Option<Sessions>,
+    /// The `tracking:` section (a WebSocket client's kept state).
+    pub tracking: Option<Tracking>,
     /// Optional capabilities a peer may announce (`features:` in `protocol.yaml`), in spec order.
     pub features: Vec<Feature>,
     /// The cases of a streamed response event (`events:` in `protocol.yaml`), in spec order.

@@ -63,6 +63,10 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
         machines: Vec::new(),
         proto_package: Some(package),
         role_aliases: Default::default(),
+        features: Vec::new(),
+        events: Vec::new(),
+        sessions: None,
+        tracking: None,
     }
 }
 

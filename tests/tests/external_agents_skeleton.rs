@@ -8,8 +8,8 @@ use std::time::Duration;
 use agentwire_protocols::external_agents as proto;
 use agentwire_protocols::skeletons::external_agents as sk;
 use agentwire_transport::CheckMode;
-use agentwire_transport::http_ws::{AgentServerConfig, Limits, ServerHandle};
-use agentwire_transport::store::external_agents::{LogRole, SessionStore, SqliteSessionStore};
+use agentwire_transport::http_ws::{Limits, ServerConfig, ServerHandle};
+use agentwire_transport::store::sessions::{SessionStore, SqliteSessionStore};
 use tokio::sync::mpsc;
 
 /// What the test's external system does with each forwarded input.
@@ -93,8 +93,8 @@ async fn rig(
             description: None,
         }),
     ];
-    let config = AgentServerConfig {
-        agents: sk::agent_entries(&agents),
+    let config = ServerConfig {
+        owners: sk::owners(&agents),
         limits,
         mode,
         guard: Default::default(),
@@ -160,6 +160,16 @@ fn ws_error(msg: proto::AgentServerMessage) -> proto::WsErrorCode {
         proto::AgentServerMessage::Error(e) => e.code,
         other => panic!("expected an error frame, got {other:?}"),
     }
+}
+
+/// The session's conversation log, as the broadcasts it stored.
+fn log(store: &dyn SessionStore, session: &str) -> Vec<proto::ChatMessageBroadcast> {
+    store
+        .log(session)
+        .unwrap()
+        .into_iter()
+        .map(|e| chat(proto::AgentServerMessage::from_json(&e.value.to_string()).unwrap()))
+        .collect()
 }
 
 fn memory() -> Arc<dyn SessionStore> {
@@ -247,13 +257,15 @@ async fn forward_failure_injects_an_error_line(behaviour: Behaviour, expect: &st
     let err = chat(next(&mut ui).await);
     assert_eq!(err.role, proto::ChatMessageBroadcastRole::Error);
     assert!(err.text.contains(expect), "{}", err.text);
-    let roles: Vec<LogRole> = store
-        .log("FAIL-1")
-        .unwrap()
-        .iter()
-        .map(|e| e.role)
-        .collect();
-    assert_eq!(roles, [LogRole::User, LogRole::Error]);
+    let roles: Vec<proto::ChatMessageBroadcastRole> =
+        log(&*store, "FAIL-1").iter().map(|e| e.role).collect();
+    assert_eq!(
+        roles,
+        [
+            proto::ChatMessageBroadcastRole::User,
+            proto::ChatMessageBroadcastRole::Error
+        ]
+    );
     rig.stop().await;
 }
 
@@ -445,19 +457,18 @@ async fn a_restarted_server_keeps_sessions_and_conversations() {
     .unwrap();
     chat(next(&mut ui).await);
     assert_eq!(second.inputs.recv().await.unwrap().message.text, "after");
-    let log: Vec<(LogRole, String)> = open()
-        .log("KEEP-1")
-        .unwrap()
+    use proto::ChatMessageBroadcastRole::{Assistant, User};
+    let log: Vec<(proto::ChatMessageBroadcastRole, String)> = log(&*open(), "KEEP-1")
         .into_iter()
         .map(|e| (e.role, e.text))
         .collect();
     assert_eq!(
         log,
         [
-            (LogRole::User, "before".to_owned()),
-            (LogRole::Assistant, "reply 1".to_owned()),
-            (LogRole::Assistant, "reply 2".to_owned()),
-            (LogRole::User, "after".to_owned()),
+            (User, "before".to_owned()),
+            (Assistant, "reply 1".to_owned()),
+            (Assistant, "reply 2".to_owned()),
+            (User, "after".to_owned()),
         ]
     );
     second.stop().await;

@@ -9,10 +9,8 @@ use std::time::Duration;
 use agentwire_protocols::external_agents as proto;
 use agentwire_protocols::skeletons::external_agents as sk;
 use agentwire_transport::CheckMode;
-use agentwire_transport::http_ws::{
-    AgentEntry, AgentServerConfig, ExternalEndpoints, ServerHandle,
-};
-use agentwire_transport::store::external_agents::{LogRole, SessionStore, SqliteSessionStore};
+use agentwire_transport::http_ws::{Endpoints, Owner, ServerConfig, ServerHandle};
+use agentwire_transport::store::sessions::{SessionStore, SqliteSessionStore};
 use serde_json::Value;
 
 const MARKDOWN: &str = "Here is a *Markdown* reply.\n\n- One\n- Two\n";
@@ -20,19 +18,19 @@ const MARKDOWN: &str = "Here is a *Markdown* reply.\n\n- One\n- Two\n";
 async fn start(store: Arc<dyn SessionStore>) -> (sk::AgentServer, ServerHandle, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let config = AgentServerConfig {
-        agents: vec![
-            AgentEntry {
-                agent_id: "ext-a".into(),
-                external: Some(ExternalEndpoints {
+    let config = ServerConfig {
+        owners: vec![
+            Owner {
+                id: "ext-a".into(),
+                forward: Some(Endpoints {
                     // Nothing listens on the discard port: these tests send no user messages.
-                    input_url: "http://127.0.0.1:9/input".into(),
-                    callback_base_url: base.clone(),
+                    url: "http://127.0.0.1:9/input".into(),
+                    callback_base: base.clone(),
                 }),
             },
-            AgentEntry {
-                agent_id: "chat-b".into(),
-                external: None,
+            Owner {
+                id: "chat-b".into(),
+                forward: None,
             },
         ],
         limits: Default::default(),
@@ -126,9 +124,13 @@ async fn curl_drives_create_attach_reject_and_callbacks() {
     // The heredoc body arrived byte for byte, as one assistant line of the conversation.
     let log = store.log("EXTERNAL-123").unwrap();
     assert_eq!(log.len(), 1);
+    let entry = match proto::AgentServerMessage::from_json(&log[0].value.to_string()).unwrap() {
+        proto::AgentServerMessage::Message(m) => m,
+        other => panic!("expected a message, got {other:?}"),
+    };
     assert_eq!(
-        (log[0].role, log[0].text.as_str()),
-        (LogRole::Assistant, MARKDOWN)
+        (entry.role, entry.text.as_str()),
+        (proto::ChatMessageBroadcastRole::Assistant, MARKDOWN)
     );
     assert_eq!(agent.violations(), 0);
     server.shutdown().await.unwrap();

@@ -10,7 +10,8 @@ use agentwire_protocols::agentloop as al;
 use agentwire_protocols::helix_zed as hz;
 use agentwire_protocols::skeletons::{agentloop as al_skel, helix_zed as hz_skel};
 use agentwire_tests::peers::python;
-use agentwire_transport::store::helix::{HelixError, HelixStore, Interaction, SqliteHelixStore};
+use agentwire_transport::store::keyed::{MappingStore, SqliteKeyedStore, StateStore};
+use agentwire_transport::ws::TrackError as HelixError;
 use agentwire_transport::ws::{ClientConfig, Refused, ServerConfig};
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -95,7 +96,9 @@ async fn python_agentloop_client_against_our_server() {
 }
 
 /// Events of one turn up to message_completed; the refusals seen on the way are counted.
-async fn turn<St: HelixStore>(agent: &mut hz_skel::HelixAgent<St>) -> (Vec<hz::ZedEvent>, usize) {
+async fn turn<St: MappingStore + StateStore>(
+    agent: &mut hz_skel::HelixAgent<St>,
+) -> (Vec<hz::ZedEvent>, usize) {
     let mut events = Vec::new();
     let mut refused = 0;
     loop {
@@ -116,7 +119,7 @@ async fn turn<St: HelixStore>(agent: &mut hz_skel::HelixAgent<St>) -> (Vec<hz::Z
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_helix_client_against_a_python_zed_server() {
     let peer = PythonServer::start("helix");
-    let store = SqliteHelixStore::in_memory().unwrap();
+    let store = SqliteKeyedStore::in_memory().unwrap();
     let mut agent = hz_skel::HelixAgent::connect(&peer.url, ClientConfig::default(), store)
         .await
         .unwrap();
@@ -131,13 +134,10 @@ async fn our_helix_client_against_a_python_zed_server() {
         })
         .collect();
     assert_eq!(created.len(), 1);
+    assert_eq!(agent.thread("ses_py").unwrap(), Some(created[0].clone()));
     assert_eq!(
-        agent.store().thread("ses_py").unwrap(),
-        Some(created[0].clone())
-    );
-    assert_eq!(
-        agent.store().interaction("r1").unwrap(),
-        Some(Interaction::Complete)
+        agent.state("r1").unwrap(),
+        Some(hz::InteractionState::Complete)
     );
 
     agent.chat("ses_py", "again", "r2").await.unwrap();
@@ -150,8 +150,8 @@ async fn our_helix_client_against_a_python_zed_server() {
     assert_eq!(last.data.content, "Python Zed heard: again");
     assert_eq!(last.data.acp_thread_id, created[0]);
     assert_eq!(
-        agent.store().interaction("r2").unwrap(),
-        Some(Interaction::Complete)
+        agent.state("r2").unwrap(),
+        Some(hz::InteractionState::Complete)
     );
     agent.close().await;
 }

@@ -9,7 +9,7 @@ use agentwire_protocols::agentloop as al;
 use agentwire_protocols::helix_zed as hz;
 use agentwire_protocols::skeletons::{agentloop as al_skel, helix_zed as hz_skel};
 use agentwire_transport::CheckMode;
-use agentwire_transport::store::helix::{HelixStore, Interaction, SqliteHelixStore};
+use agentwire_transport::store::keyed::{MappingStore, SqliteKeyedStore, StateStore};
 use agentwire_transport::ws::{ClientConfig, Refused, SendError, Server, ServerConfig};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -57,7 +57,9 @@ fn chat(session: &str, thread: Option<&str>, text: &str, request: &str) -> hz::C
 }
 
 /// Reads a HelixAgent's events up to message_completed; returns them by kind.
-async fn helix_turn<St: HelixStore>(agent: &mut hz_skel::HelixAgent<St>) -> Vec<hz::ZedEvent> {
+async fn helix_turn<St: MappingStore + StateStore>(
+    agent: &mut hz_skel::HelixAgent<St>,
+) -> Vec<hz::ZedEvent> {
     let mut events = Vec::new();
     loop {
         let ev = timeout(WAIT, agent.next())
@@ -83,14 +85,14 @@ async fn helix_state_survives_a_client_restart_mid_session() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("helix.db");
 
-    let store = SqliteHelixStore::open(&db).unwrap();
+    let store = SqliteKeyedStore::open(&db).unwrap();
     let mut agent = hz_skel::HelixAgent::connect(&server.url(), ClientConfig::default(), store)
         .await
         .unwrap();
     agent.chat("ses_1", "hello zed", "req-1").await.unwrap();
     assert_eq!(
-        agent.store().interaction("req-1").unwrap(),
-        Some(Interaction::Waiting)
+        agent.state("req-1").unwrap(),
+        Some(hz::InteractionState::Waiting)
     );
     let events = helix_turn(&mut agent).await;
     assert_eq!(count(&events, "context_created"), 1);
@@ -99,10 +101,10 @@ async fn helix_state_survives_a_client_restart_mid_session() {
         panic!("context_created comes first here: {events:?}");
     };
     let thread = created.data.acp_thread_id.clone();
-    assert_eq!(agent.store().thread("ses_1").unwrap(), Some(thread.clone()));
+    assert_eq!(agent.thread("ses_1").unwrap(), Some(thread.clone()));
     assert_eq!(
-        agent.store().interaction("req-1").unwrap(),
-        Some(Interaction::Complete)
+        agent.state("req-1").unwrap(),
+        Some(hz::InteractionState::Complete)
     );
 
     // Restart: the connection, the agent, the store and the Zed server all go away.
@@ -112,7 +114,7 @@ async fn helix_state_survives_a_client_restart_mid_session() {
     assert_eq!(received_before, 1);
     let (server, zed) = zed_server(ServerConfig::default()).await;
 
-    let store = SqliteHelixStore::open(&db).unwrap();
+    let store = SqliteKeyedStore::open(&db).unwrap();
     let mut agent = hz_skel::HelixAgent::connect(&server.url(), ClientConfig::default(), store)
         .await
         .unwrap();
@@ -133,12 +135,12 @@ async fn helix_state_survives_a_client_restart_mid_session() {
         Some(thread.as_str())
     );
     assert_eq!(
-        agent.store().interaction("req-1").unwrap(),
-        Some(Interaction::Complete)
+        agent.state("req-1").unwrap(),
+        Some(hz::InteractionState::Complete)
     );
     assert_eq!(
-        agent.store().interaction("req-2").unwrap(),
-        Some(Interaction::Complete)
+        agent.state("req-2").unwrap(),
+        Some(hz::InteractionState::Complete)
     );
     agent.close().await;
     server.shutdown().await.unwrap();
@@ -147,7 +149,7 @@ async fn helix_state_survives_a_client_restart_mid_session() {
 #[tokio::test]
 async fn helix_interactions_left_waiting_become_error_when_the_connection_ends() {
     let (server, _zed) = zed_server(ServerConfig::default()).await;
-    let store = SqliteHelixStore::in_memory().unwrap();
+    let store = SqliteKeyedStore::in_memory().unwrap();
     let mut agent = hz_skel::HelixAgent::connect(&server.url(), ClientConfig::default(), store)
         .await
         .unwrap();
@@ -160,8 +162,8 @@ async fn helix_interactions_left_waiting_become_error_when_the_connection_ends()
         item.unwrap();
     }
     assert_eq!(
-        agent.store().interaction("req-x").unwrap(),
-        Some(Interaction::Error)
+        agent.state("req-x").unwrap(),
+        Some(hz::InteractionState::Error)
     );
 }
 

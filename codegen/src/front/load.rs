@@ -125,11 +125,16 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         types_file: types_rel,
         machines: Vec::new(),
         proto_package,
+        sessions: None,
+        tracking: None,
         features,
         events,
     };
     let mut protocol = protocol;
     cross_check(&yaml, &pf, &protocol, &mut errors);
+    if proto_spec.is_none() && errors.is_empty() {
+        crate::front::skeleton::lower(&yaml, &pf, &mut protocol, &mut errors);
+    }
     if let Some(proto) = &proto_spec {
         crate::front::grpc::check_proto(&yaml, &protocol, proto, &mut errors);
     } else if protocol.transport.kind == "grpc" {

@@ -9,4 +9,5 @@ pub mod proto;
 pub mod proto_lower;
 pub mod protocol;
 pub mod tags;
+pub mod skeleton;
 pub mod ts;

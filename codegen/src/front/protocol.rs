@@ -28,6 +28,10 @@ pub struct ProtocolFile {
     pub messages: Vec<(MessageKind, Location, Location)>,
     pub methods: Vec<(Method, MethodLocations)>,
     pub routes: Vec<Route>,
+    /// Where `transport.kind` is written (for "this transport needs ..." diagnostics).
+    pub transport_at: Location,
+    pub sessions: Option<crate::front::skeleton::RawSessions>,
+    pub tracking: Option<crate::front::skeleton::RawTracking>,
     pub features: Vec<Feature>,
     pub events: Vec<Event>,
 }
@@ -63,6 +67,10 @@ struct Raw {
     http: Option<RawHttp>,
     #[serde(default)]
     grpc: Option<RawGrpc>,
+    #[serde(default)]
+    sessions: Option<crate::front::skeleton::RawSessions>,
+    #[serde(default)]
+    tracking: Option<crate::front::skeleton::RawTracking>,
     #[serde(default)]
     features: Vec<RawFeature>,
     #[serde(default)]
@@ -293,6 +301,9 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
     }
     let Checker { roles, errors, .. } = cx;
     errors.finish(ProtocolFile {
+        transport_at: raw.transport.kind.referenced,
+        sessions: raw.sessions,
+        tracking: raw.tracking,
         module: raw.protocol,
         title: raw.title,
         summary: raw.summary,

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use agentwire_protocols::external_agents as proto;
 use agentwire_protocols::skeletons::external_agents as sk;
 use agentwire_transport::CheckMode;
-use agentwire_transport::http_ws::AgentServerConfig;
-use agentwire_transport::store::external_agents::SqliteSessionStore;
+use agentwire_transport::http_ws::ServerConfig;
+use agentwire_transport::store::sessions::SqliteSessionStore;
 use tokio::io::AsyncBufReadExt;
 
 fn env_or(key: &str, default: &str) -> String {
@@ -50,8 +50,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             description: None,
         }),
     ];
-    let config = AgentServerConfig {
-        agents: sk::agent_entries(&agents),
+    let config = ServerConfig {
+        owners: sk::owners(&agents),
         limits: Default::default(),
         mode: CheckMode::Enforce,
         guard: Default::default(),

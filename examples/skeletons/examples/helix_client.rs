@@ -7,7 +7,7 @@
 
 use agentwire_protocols::helix_zed as hz;
 use agentwire_protocols::skeletons::helix_zed::HelixAgent;
-use agentwire_transport::store::helix::{HelixStore, SqliteHelixStore};
+use agentwire_transport::store::keyed::{MappingStore, SqliteKeyedStore};
 use agentwire_transport::ws::ClientConfig;
 
 #[tokio::main]
@@ -30,8 +30,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .as_millis()
     );
 
-    let store = SqliteHelixStore::open(&db)?;
-    let known = store.thread(session)?;
+    let store = SqliteKeyedStore::open(&db)?;
+    let known = store.get(session)?;
     println!(
         "session {session}: thread {known:?} (store {})",
         db.display()
@@ -50,8 +50,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    let state = agent.store().interaction(&request_id)?;
-    println!("interaction {request_id}: {:?}", state.map(|s| s.as_str()));
+    let state = agent.state(&request_id)?;
+    println!("interaction {request_id}: {state:?}");
     agent.close().await;
     Ok(())
 }

@@ -184,164 +184,124 @@ impl Client {
         self.0.send(&protocol::HelixMessage::ChatMessage(msg)).await
     }
 }
-/// The placeholder ids of the first turn a resumed session is primed with.
-const RESUMED: &str = "resumed";
-/// A follow-up (`acp_thread_id` set) for a session this connection's checker has not
-/// seen continues a session from an earlier connection: the checker is first shown a
-/// completed first turn that created that thread. A session already live on this
-/// connection refuses the primer's first message and is checked as it stands.
-fn resume_session(checker: &mut machine::Checker, msg: &protocol::HelixMessage) {
-    let protocol::HelixMessage::ChatMessage(chat) = msg;
-    let Some(thread) = &chat.data.acp_thread_id else {
+static TRACK: ws::TrackLayout = ws::TrackLayout {
+    out_tag: "type",
+    in_tag: "event_type",
+    turn_kind: "chat_message",
+    turn_session: "data.helix_session_id",
+    turn_thread: "data.acp_thread_id",
+    turn_request: "data.request_id",
+    turn_text: "data.message",
+    bind_kind: "context_created",
+    bind_session: "session_id",
+    bind_thread: "data.acp_thread_id",
+    complete_kind: "message_completed",
+    complete_request: "data.request_id",
+    waiting: "waiting",
+    complete: "complete",
+    error: "error",
+    resume: &[
+        (
+            "helix",
+            "{\"data\":{\"acp_thread_id\":null,\"helix_session_id\":\"$session\",\"message\":\"\",\"request_id\":\"resumed\"},\"type\":\"chat_message\"}",
+        ),
+        (
+            "zed",
+            "{\"data\":{\"acp_thread_id\":\"$thread\",\"helix_session_id\":\"$session\"},\"event_type\":\"context_created\",\"session_id\":\"$session\"}",
+        ),
+        (
+            "zed",
+            "{\"data\":{\"acp_thread_id\":\"$thread\",\"content\":\"\",\"message_id\":\"resumed\",\"role\":\"assistant\",\"timestamp\":0},\"event_type\":\"message_added\",\"session_id\":\"$session\"}",
+        ),
+        (
+            "zed",
+            "{\"data\":{\"acp_thread_id\":\"$thread\",\"message_id\":\"resumed\",\"request_id\":\"resumed\"},\"event_type\":\"message_completed\",\"session_id\":\"$session\"}",
+        ),
+    ],
+};
+fn resume_session<M: agentwire_runtime::serde::Serialize>(
+    checker: &mut machine::Checker,
+    msg: &M,
+) {
+    let Ok(value) = agentwire_runtime::serde_json::to_value(msg) else {
         return;
     };
-    let session = &chat.data.helix_session_id;
-    let first = protocol::HelixMessage::ChatMessage(protocol::ChatMessage {
-        data: protocol::ChatMessageData {
-            helix_session_id: session.clone(),
-            acp_thread_id: None,
-            message: String::new(),
-            request_id: RESUMED.to_owned(),
+    ws::resume(
+        checker,
+        &TRACK,
+        &value,
+        |c, from, entry| {
+            match machine::Recorded::decode(from, entry) {
+                Some(Ok(m)) => c.observe(m.as_message()),
+                _ => Ok(()),
+            }
         },
-    });
-    if checker.observe(machine::Message::Helix(&first)).is_err() {
-        return;
+    );
+}
+impl ws::Track for HelixSide {
+    const TRACK: &'static ws::TrackLayout = &TRACK;
+    fn outbound(
+        json: &str,
+    ) -> Result<protocol::HelixMessage, agentwire_runtime::Invalid> {
+        protocol::HelixMessage::from_json(json)
     }
-    let turn = [
-        protocol::ZedEvent::ContextCreated(protocol::ContextCreatedEvent {
-            session_id: session.clone(),
-            data: protocol::ContextCreatedData {
-                acp_thread_id: thread.clone(),
-                helix_session_id: session.clone(),
-            },
-        }),
-        protocol::ZedEvent::MessageAdded(protocol::MessageAddedEvent {
-            session_id: session.clone(),
-            data: protocol::MessageAddedData {
-                acp_thread_id: thread.clone(),
-                message_id: RESUMED.to_owned(),
-                role: protocol::MessageAddedDataRole::Assistant,
-                content: String::new(),
-                timestamp: 0,
-            },
-        }),
-        protocol::ZedEvent::MessageCompleted(protocol::MessageCompletedEvent {
-            session_id: session.clone(),
-            data: protocol::MessageCompletedData {
-                acp_thread_id: thread.clone(),
-                message_id: RESUMED.to_owned(),
-                request_id: RESUMED.to_owned(),
-            },
-        }),
-    ];
-    for event in &turn {
-        if let Err(v) = checker.observe(machine::Message::Zed(event)) {
-            agentwire_transport::tracing::warn!(
-                violation = % v, "could not resume session"
-            );
-            return;
-        }
+    fn inbound_json(msg: &protocol::ZedEvent) -> agentwire_runtime::serde_json::Value {
+        agentwire_runtime::serde_json::to_value(msg).unwrap_or_default()
     }
 }
-/// The Helix side with its state: sends each session's stored `acp_thread_id` (or
-/// `null` for a new session), records every interaction as `waiting`, binds the
-/// thread from `context_created` and completes the interaction on
-/// `message_completed`. The store survives restarts, so a new `HelixAgent` over the
-/// same store continues every session.
+/// The `helix` side with its kept state: each `chat_message` carries the session's stored thread (or `null`), `context_created` binds it, `message_completed` completes the turn. The store survives restarts, so a new `HelixAgent` over the same store continues every session.
 #[derive(Debug)]
-pub struct HelixAgent<St> {
-    client: Client,
-    store: St,
-    /// Interactions started on this connection and not finished yet.
-    open: std::sync::Mutex<Vec<String>>,
-}
-impl<St: agentwire_transport::store::helix::HelixStore> HelixAgent<St> {
-    /// Connects to the Zed side at `url`.
+pub struct HelixAgent<St>(ws::TrackedClient<HelixSide, St>);
+impl<St> HelixAgent<St>
+where
+    St: agentwire_transport::store::keyed::MappingStore
+        + agentwire_transport::store::keyed::StateStore,
+{
+    /// Connects to the server at `url`.
     pub async fn connect(
         url: &str,
         config: ws::ClientConfig,
         store: St,
     ) -> Result<Self, ws::ConnectError> {
-        Ok(Self {
-            client: Client::connect(url, config).await?,
-            store,
-            open: std::sync::Mutex::new(Vec::new()),
-        })
+        ws::TrackedClient::connect(url, config, store).await.map(Self)
     }
     /// The state store.
     pub fn store(&self) -> &St {
-        &self.store
+        self.0.store()
     }
-    /// Sends one user turn of `session`, marking interaction `request_id` waiting.
+    /// The thread bound to `session`, if any.
+    pub fn thread(
+        &self,
+        session: &str,
+    ) -> Result<Option<String>, agentwire_transport::store::StoreError> {
+        self.0.thread(session)
+    }
+    /// Where turn `request` stands.
+    pub fn state(
+        &self,
+        request: &str,
+    ) -> Result<Option<protocol::InteractionState>, ws::TrackError> {
+        let Some(s) = self.0.state(request)? else {
+            return Ok(None);
+        };
+        let json = agentwire_runtime::serde_json::Value::String(s).to_string();
+        Ok(Some(agentwire_runtime::decode_json(&json)?))
+    }
+    /// Sends one turn of `session`, marking turn `request_id` waiting.
     pub async fn chat(
         &self,
         session: &str,
         message: &str,
         request_id: &str,
-    ) -> Result<(), agentwire_transport::store::helix::HelixError> {
-        use agentwire_transport::store::helix::Interaction;
-        let thread = self.store.thread(session)?;
-        self.store.begin(session, request_id)?;
-        let chat = protocol::ChatMessage {
-            data: protocol::ChatMessageData {
-                helix_session_id: session.to_owned(),
-                acp_thread_id: thread,
-                message: message.to_owned(),
-                request_id: request_id.to_owned(),
-            },
-        };
-        if let Err(e) = self.client.chat_message(chat).await {
-            self.store.finish(request_id, Interaction::Error)?;
-            return Err(e.into());
-        }
-        if let Ok(mut open) = self.open.lock() {
-            open.push(request_id.to_owned());
-        }
-        Ok(())
+    ) -> Result<(), ws::TrackError> {
+        self.0.turn(session, message, request_id).await
     }
-    /// The next event from Zed, after the store took it into account. When the
-    /// connection ends, interactions still waiting on it become `error`: Zed keeps
-    /// no state, so their replies can never arrive.
-    pub async fn next(
-        &mut self,
-    ) -> Option<
-        Result<protocol::ZedEvent, agentwire_transport::store::helix::HelixError>,
-    > {
-        use agentwire_transport::store::helix::Interaction;
-        let Some(item) = self.client.next().await else {
-            let open = self
-                .open
-                .lock()
-                .map(|mut o| std::mem::take(&mut *o))
-                .unwrap_or_default();
-            for request_id in open {
-                if let Err(e) = self.store.finish(&request_id, Interaction::Error) {
-                    return Some(Err(e.into()));
-                }
-            }
-            return None;
-        };
-        let event = match item {
-            Ok(event) => event,
-            Err(refused) => return Some(Err(refused.into())),
-        };
-        let stored = match &event {
-            protocol::ZedEvent::ContextCreated(e) => {
-                self.store.bind_thread(&e.session_id, &e.data.acp_thread_id)
-            }
-            protocol::ZedEvent::MessageCompleted(e) => {
-                if let Ok(mut open) = self.open.lock() {
-                    open.retain(|r| r != &e.data.request_id);
-                }
-                self.store.finish(&e.data.request_id, Interaction::Complete).map(|_| ())
-            }
-            protocol::ZedEvent::MessageAdded(_) => Ok(()),
-        };
-        Some(stored.map(|()| event).map_err(Into::into))
+    /// The next server message, after the store took it into account.
+    pub async fn next(&mut self) -> Option<Result<protocol::ZedEvent, ws::TrackError>> {
+        self.0.next().await
     }
     /// Closes the connection and hands the store back.
     pub async fn close(self) -> St {
-        self.client.close().await;
-        self.store
+        self.0.close().await
     }
 }

@@ -6,7 +6,51 @@ use agentwire_runtime::serde_json::Value;
 use agentwire_runtime::Invalid;
 /// Every protocol of this crate, sorted by module name.
 pub fn protocols() -> &'static [&'static dyn Protocol] {
-    &[&Jobs, &KvRpc, &RoomChat]
+    &[&DeskRelay, &Jobs, &KvRpc, &RoomChat]
+}
+/// `desk_relay` (Desk relay) in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct DeskRelay;
+impl Protocol for DeskRelay {
+    fn name(&self) -> &'static str {
+        "desk_relay"
+    }
+    fn title(&self) -> &'static str {
+        "Desk relay"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["desk", "relay", "backend"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::HttpWebSocket
+    }
+    fn framing(&self) -> Framing {
+        Framing::JsonText
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        crate::desk_relay::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("desk_relay", m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        Some(Box::new(DeskRelayChecker(crate::desk_relay::machine::Checker::new())))
+    }
+}
+/// The `desk_relay` sequence checker behind `registry::Checker`.
+struct DeskRelayChecker(crate::desk_relay::machine::Checker);
+impl Checker for DeskRelayChecker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::desk_relay::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("desk_relay", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
+    }
 }
 /// `jobs` (Jobs) in the registry.
 #[derive(Debug, Clone, Copy)]

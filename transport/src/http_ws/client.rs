@@ -35,8 +35,22 @@ pub async fn post(
     content_type: &str,
     body: String,
 ) -> Result<HttpReply, ClientError> {
+    request(client, "POST", url, content_type, body).await
+}
+
+/// Sends `body` with `method` (as the spec writes it) and returns whatever the server
+/// answered.
+pub async fn request(
+    client: &reqwest::Client,
+    method: &str,
+    url: &str,
+    content_type: &str,
+    body: String,
+) -> Result<HttpReply, ClientError> {
+    let method = reqwest::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+        .unwrap_or(reqwest::Method::POST);
     let resp = client
-        .post(url)
+        .request(method, url)
         .header("content-type", content_type)
         .body(body)
         .send()

@@ -1,15 +1,15 @@
-//! `POST inputUrl`: one attempt, bounded by a timeout, success only on a 2xx status.
+//! Forwarding input to an owner's URL: one attempt, bounded by a timeout, success only on a 2xx status.
 
 use std::time::Duration;
 
 /// Why a forward failed; each case becomes an error line in the conversation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ForwardError {
-    #[error("the external agent answered HTTP {0}")]
+    #[error("the receiver answered HTTP {0}")]
     Status(u16),
-    #[error("the external agent did not answer within {0:?}")]
+    #[error("the receiver did not answer within {0:?}")]
     Timeout(Duration),
-    #[error("the external agent could not be reached: {0}")]
+    #[error("the receiver could not be reached: {0}")]
     Unreachable(String),
 }
 
@@ -40,9 +40,21 @@ impl Forwarder {
 
     /// Posts `json` to `url`; `Ok(status)` for a 2xx answer.
     pub async fn post_json(&self, url: &str, json: String) -> Result<u16, ForwardError> {
+        self.send_json("POST", url, json).await
+    }
+
+    /// Sends `json` to `url` with `method`; `Ok(status)` for a 2xx answer.
+    pub async fn send_json(
+        &self,
+        method: &str,
+        url: &str,
+        json: String,
+    ) -> Result<u16, ForwardError> {
+        let method = reqwest::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+            .unwrap_or(reqwest::Method::POST);
         let sent = self
             .client
-            .post(url)
+            .request(method, url)
             .timeout(self.timeout)
             .header("content-type", "application/json")
             .body(json)

@@ -13,7 +13,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -53,20 +53,33 @@ impl Default for Guard {
     }
 }
 
-/// Wraps the protocol's router: token check (when configured), then the body guard.
-pub fn wrap(router: Router, guard: &Guard, max_body_bytes: usize) -> Router {
+/// The answer a request without the right token gets, built by the protocol's binding (its
+/// own error body).
+pub type Unauthorized = Arc<dyn Fn() -> Response + Send + Sync>;
+
+/// Puts `router`'s request bodies under the guard: a deadline, and a declared length over
+/// `max_body_bytes` refused from the header.
+pub fn wrap_bodies(router: Router, guard: &Guard, max_body_bytes: usize) -> Router {
     let bodies = BodyGuard {
         timeout: guard.body_timeout,
         max: max_body_bytes,
     };
-    let router = router.layer(axum::middleware::from_fn(move |req, next| {
+    router.layer(axum::middleware::from_fn(move |req, next| {
         guard_body(bodies, req, next)
-    }));
+    }))
+}
+
+/// Demands `guard.token` (when one is configured) on every route of `router`; the routes a
+/// protocol guards are its callback and its WebSocket, which the engine puts in `router`.
+pub fn with_token<S>(router: Router<S>, guard: &Guard, unauthorized: Unauthorized) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
     match guard.token.clone() {
         Some(token) => {
             let token: Arc<str> = token.into();
-            router.layer(axum::middleware::from_fn(move |req, next| {
-                require_token(token.clone(), req, next)
+            router.route_layer(axum::middleware::from_fn(move |req, next| {
+                require_token(token.clone(), unauthorized.clone(), req, next)
             }))
         }
         None => router,
@@ -124,27 +137,22 @@ fn deadline_body(body: Body, timeout: Duration) -> Body {
     ))
 }
 
-/// Whether the request may reach the callback route or the WebSocket.
-async fn require_token(token: Arc<str>, req: Request, next: Next) -> Response {
-    let path = req.uri().path();
-    let guarded = path == "/ws" || path.starts_with("/external/sessions/");
-    if !guarded || presented(&req).is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
-    {
+/// Whether the request presents the token; otherwise the protocol's 401 answer.
+async fn require_token(
+    token: Arc<str>,
+    unauthorized: Unauthorized,
+    req: Request,
+    next: Next,
+) -> Response {
+    if presented(&req).is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes())) {
         return next.run(req).await;
     }
-    let body = serde_json::json!({
-        "ok": false,
-        "error": {"code": "unauthorized", "message": "a valid token is required"}
-    });
-    (
-        StatusCode::UNAUTHORIZED,
-        [
-            (header::WWW_AUTHENTICATE, "Bearer"),
-            (header::CONTENT_TYPE, "application/json"),
-        ],
-        body.to_string(),
-    )
-        .into_response()
+    let mut answer = unauthorized();
+    *answer.status_mut() = StatusCode::UNAUTHORIZED;
+    answer
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+    answer
 }
 
 /// The token a request presents: the bearer credential, else the `token` query parameter.

@@ -1,27 +1,34 @@
-//! HTTP + WebSocket machinery for the external_agents protocol family: the agent server
-//! (session create/attach, WS `/ws`, forwarding to `inputUrl`, callback injection), the
-//! external system's `inputUrl` receiver and callback client, and a web UI WebSocket client.
+//! HTTP + WebSocket session engine: a server that creates, attaches to and revives sessions
+//! over one HTTP route, attaches WebSocket clients with a hello, stores and broadcasts their
+//! input, forwards it to the session owner's URL (timeout, no retries), and appends what
+//! comes back on a callback route; plus the clients of those routes and of the WebSocket.
 //!
-//! The behaviour the protocol fixes lives here; the typed messages, validators and checker
-//! come from generated code through the [`Wire`] trait, which
-//! `agentwire_protocols::skeletons::external_agents` implements.
+//! Which route, kind and field plays each part is the protocol's `sessions:` section, handed
+//! over by generated code as a [`Layout`]; the protocol's decoders and sequence checker come
+//! through the [`Binding`] trait. The external_agents skeleton is one such binding.
 
 mod client;
 mod clock;
+mod engine;
 mod forward;
 pub mod guard;
 mod hub;
+mod layout;
 mod limits;
+mod routes;
 mod serve;
 mod server;
+mod session_client;
 mod socket;
-mod wire;
 
-pub use client::{ClientError, HttpReply, WsClient, post};
+pub use client::{ClientError, HttpReply, WsClient, post, request};
 pub use clock::Clock;
+pub use engine::{Engine, fill, get_path, set_path};
 pub use forward::{ForwardError, Forwarder};
+pub use layout::{ApiError, Binding, Layout, LogRole, RouteLayout, WsError};
 pub use guard::Guard;
 pub use limits::Limits;
+pub use routes::{axum_path, method_router};
 pub use serve::{ServerHandle, serve_router, serve_router_guarded};
-pub use server::{AgentEntry, AgentServer, AgentServerConfig, ExternalEndpoints, ServerError};
-pub use wire::{ApiError, CreateRequest, Frame, Wire, WsError};
+pub use server::{Endpoints, Owner, ServerConfig, ServerError, SessionServer};
+pub use session_client::SessionClient;

@@ -1,50 +1,73 @@
-//! The agent server: session create/attach/revive, callback injection, the shared ordering
-//! lock, and forwarding to `inputUrl`. The WebSocket side is in `socket`.
+//! The session server: create/attach/revive, callbacks, the shared ordering lock, and
+//! forwarding input to the owner's URL. The HTTP handlers are in `routes`, the WebSocket
+//! side in `socket`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
-use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Path, State, WebSocketUpgrade};
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::get;
+use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::Clock;
+use super::engine::{Engine, get_path};
 use super::forward::{ForwardError, Forwarder};
 use super::hub::Hub;
+use super::layout::{ApiError, Binding, LogRole, WsError};
 use super::limits::Limits;
+use super::routes::{self, api, internal, json};
 use super::serve::ServerHandle;
-use super::socket;
-use super::wire::{ApiError, CreateRequest, Wire, WsError};
 use crate::check::{CheckMode, Gate};
-use crate::store::external_agents::{LogRole, SessionRecord, SessionStore, StoreError};
+use crate::store::StoreError;
+use crate::store::sessions::{SessionRecord, SessionStore};
 
-/// An agent the server knows. `external` is set for agents of type `external`; the others
-/// (type `chat`) get their user messages stored and echoed but not forwarded, since running
-/// an in-process model is not this protocol's business.
+/// An owner the server knows (an agent, say). `forward` is set for owners whose input is
+/// posted elsewhere; the others get their input stored and echoed only.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentEntry {
-    pub agent_id: String,
-    pub external: Option<ExternalEndpoints>,
+pub struct Owner {
+    pub id: String,
+    pub forward: Option<Endpoints>,
 }
 
-/// Where an external agent takes input, and the base of the callback URLs handed to it.
+/// Where an owner takes input, and the base of the callback URLs handed to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExternalEndpoints {
-    pub input_url: String,
-    pub callback_base_url: String,
+pub struct Endpoints {
+    pub url: String,
+    pub callback_base: String,
 }
 
-/// Everything the agent server is configured with, besides its store.
+impl Owner {
+    /// Reads an owner definition (the protocol's config type, as JSON) through the
+    /// layout's paths; `None` without an id.
+    pub fn from_config<B: Binding>(config: &Value) -> Option<Self> {
+        let l = B::LAYOUT;
+        let text = |path| {
+            get_path(config, path)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let forward = match (text(l.owner_forward_url), text(l.owner_callback_base)) {
+            (Some(url), Some(callback_base)) => Some(Endpoints { url, callback_base }),
+            _ => None,
+        };
+        Some(Self {
+            id: text(l.owner_id)?,
+            forward,
+        })
+    }
+}
+
+/// Everything the server is configured with, besides its store.
 #[derive(Debug, Clone, Default)]
-pub struct AgentServerConfig {
-    pub agents: Vec<AgentEntry>,
+pub struct ServerConfig {
+    pub owners: Vec<Owner>,
     pub limits: Limits,
     pub mode: CheckMode,
     /// Timeouts, forward caps and the optional shared token ([`super::Guard`]).
@@ -58,14 +81,16 @@ pub enum ServerError {
     Store(#[from] StoreError),
     #[error("the server's ordering lock was poisoned by a panic elsewhere")]
     Poisoned,
+    #[error("the server built a message its protocol refuses: {0}")]
+    Build(#[from] agentwire_runtime::Invalid),
 }
 
-/// The agent server of one protocol binding `W`.
-pub struct AgentServer<W: Wire> {
-    shared: Arc<Shared<W>>,
+/// The session server of one protocol binding `B`.
+pub struct SessionServer<B: Binding> {
+    shared: Arc<Shared<B>>,
 }
 
-impl<W: Wire> Clone for AgentServer<W> {
+impl<B: Binding> Clone for SessionServer<B> {
     fn clone(&self) -> Self {
         Self {
             shared: self.shared.clone(),
@@ -73,24 +98,25 @@ impl<W: Wire> Clone for AgentServer<W> {
     }
 }
 
-impl<W: Wire> std::fmt::Debug for AgentServer<W> {
+impl<B: Binding> std::fmt::Debug for SessionServer<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AgentServer")
-            .field("agents", &self.shared.agents.len())
+        f.debug_struct("SessionServer")
+            .field("owners", &self.shared.owners.len())
             .field("limits", &self.shared.limits)
             .field("mode", &self.shared.mode)
             .finish()
     }
 }
 
-pub(crate) struct Shared<W: Wire> {
-    agents: HashMap<String, AgentEntry>,
+pub(crate) struct Shared<B: Binding> {
+    owners: HashMap<String, Owner>,
+    pub(crate) engine: Engine<B>,
     pub(crate) limits: Limits,
     pub(crate) mode: CheckMode,
     store: Arc<dyn SessionStore>,
-    core: Mutex<Core<W>>,
+    core: Mutex<Core<B>>,
     forwarder: Forwarder,
-    connections: Arc<Semaphore>,
+    pub(crate) connections: Arc<Semaphore>,
     pub(crate) shutdown: CancellationToken,
     guard: super::Guard,
     forwards: super::guard::ForwardSlots,
@@ -100,40 +126,38 @@ pub(crate) struct Shared<W: Wire> {
 
 /// State changed under one lock so that the store, the per-session checkers and every
 /// broadcast see events in the same order.
-pub(crate) struct Core<W: Wire> {
+pub(crate) struct Core<B: Binding> {
     mode: CheckMode,
     /// The server's own view of each session it has touched: HTTP exchanges and broadcasts
-    /// (sent once, whoever is attached). One checker per session because the protocol's
-    /// connection machine follows a single session; each is primed as if one connection
-    /// were attached, which is what a broadcast assumes.
-    checkers: HashMap<String, Gate<W::Checker>>,
+    /// (sent once, whoever is attached). One checker per session, primed as if one
+    /// connection were attached, which is what a broadcast assumes.
+    checkers: HashMap<String, Gate<B::Checker>>,
     violations: Arc<AtomicU64>,
     clock: Clock,
-    generated: u64,
-    pub(crate) hub: Hub<W::Outbound>,
+    pub(crate) hub: Hub<Value>,
 }
 
-/// A user message to post to `inputUrl` once the lock is released.
-pub(crate) struct ForwardJob<W: Wire> {
+/// An input to post to the owner's URL once the lock is released.
+pub(crate) struct ForwardJob {
     url: String,
-    payload: W::Payload,
+    payload: Value,
 }
 
-impl<W: Wire> Core<W> {
-    fn fresh_gate(&self) -> Gate<W::Checker> {
-        Gate::new(self.mode, W::new_checker(64))
+impl<B: Binding> Core<B> {
+    fn fresh_gate(&self) -> Gate<B::Checker> {
+        Gate::new(self.mode, B::new_checker(64))
     }
 
     /// The session's checker, primed from the stored record the first time.
-    fn gate(&mut self, rec: &SessionRecord) -> &mut Gate<W::Checker> {
+    fn gate(&mut self, engine: &Engine<B>, rec: &SessionRecord) -> &mut Gate<B::Checker> {
         let mode = self.mode;
         self.checkers
             .entry(rec.session_id.clone())
             .or_insert_with(|| {
-                let mut g = Gate::new(mode, W::new_checker(64));
+                let mut g = Gate::new(mode, B::new_checker(64));
                 let _ = g.admit(|c| {
-                    W::prime(c, &rec.session_id, &rec.agent_id);
-                    W::prime_connection(c, &rec.session_id, &rec.agent_id);
+                    Engine::<B>::prime(c, &rec.session_id, &rec.owner);
+                    engine.prime_connection(c, &rec.session_id, &rec.owner);
                     Ok(())
                 });
                 g
@@ -142,30 +166,20 @@ impl<W: Wire> Core<W> {
 
     /// Feeds an outbound message the server already committed to; a violation here is a
     /// server bug, reported loudly (and counted) but not undoable.
-    fn note_out(&mut self, rec: &SessionRecord, msg: &W::Outbound) {
+    fn note_out(&mut self, engine: &Engine<B>, rec: &SessionRecord, msg: &Value) {
         let violations = self.violations.clone();
-        if let Err(v) = self.gate(rec).admit(|c| W::observe_out(c, msg)) {
+        if let Err(v) = self
+            .gate(engine, rec)
+            .admit(|c| Engine::<B>::observe_out(c, msg))
+        {
             violations.fetch_add(1, Ordering::Relaxed);
-            tracing::error!(violation = %v, "agent server broke the protocol's sequence rules");
+            tracing::error!(violation = %v, "server broke the protocol's sequence rules");
         }
     }
 }
 
-fn json(status: StatusCode, body: String) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-fn api<W: Wire>(status: StatusCode, code: ApiError, message: &str) -> Response {
-    json(status, W::api_error(code, message))
-}
-
-fn internal(e: &ServerError) -> Response {
-    tracing::error!(error = %e, "agent server failure");
-    (StatusCode::INTERNAL_SERVER_ERROR, "internal error").into_response()
-}
-
-impl<W: Wire> AgentServer<W> {
-    pub fn new(config: AgentServerConfig, store: Arc<dyn SessionStore>) -> Self {
+impl<B: Binding> SessionServer<B> {
+    pub fn new(config: ServerConfig, store: Arc<dyn SessionStore>) -> Self {
         let limits = config.limits;
         let violations = Arc::new(AtomicU64::new(0));
         let core = Core {
@@ -173,15 +187,15 @@ impl<W: Wire> AgentServer<W> {
             checkers: HashMap::new(),
             violations: violations.clone(),
             clock: Clock::new(),
-            generated: 0,
             hub: Hub::new(),
         };
         let shared = Shared {
-            agents: config
-                .agents
+            owners: config
+                .owners
                 .into_iter()
-                .map(|a| (a.agent_id.clone(), a))
+                .map(|o| (o.id.clone(), o))
                 .collect(),
+            engine: Engine::new(),
             limits,
             mode: config.mode,
             store,
@@ -210,23 +224,34 @@ impl<W: Wire> AgentServer<W> {
         self.shared.store.clone()
     }
 
-    /// The three endpoints of the protocol, ready to merge into a bigger router.
+    /// The create and callback routes and the WebSocket, ready to merge into a bigger
+    /// router.
     pub fn router(&self) -> Router {
-        let router = Router::new()
-            .route("/api/plugins/sessions/operations/create", post(create::<W>))
+        let l = B::LAYOUT;
+        let open = Router::new().route(
+            &routes::axum_path(l.create.path),
+            routes::method_router(l.create.method, routes::create::<B>),
+        );
+        // The callback and the WebSocket are what a shared token protects (off by default).
+        let guarded = Router::new()
             .route(
-                "/external/sessions/{session_id}/messages",
-                post(inject::<W>),
+                &routes::axum_path(l.callback.path),
+                routes::method_router(l.callback.method, routes::callback::<B>),
             )
-            .route("/ws", get(ws::<W>))
+            .route(l.websocket, get(routes::ws::<B>));
+        let shared = self.shared.clone();
+        let unauthorized: super::guard::Unauthorized = Arc::new(move || {
+            let m = "a valid token is required";
+            shared.api(StatusCode::UNAUTHORIZED, ApiError::InvalidRequest, m)
+        });
+        let guarded = super::guard::with_token(guarded, &self.shared.guard, unauthorized);
+        let router = open
+            .merge(guarded)
             // Bodies are read with our own limit so an oversized one gets the protocol's 413.
             .layer(DefaultBodyLimit::disable())
             .with_state(self.shared.clone());
-        super::guard::wrap(
-            router,
-            &self.shared.guard,
-            self.shared.limits.max_body_bytes,
-        )
+        let max_body = self.shared.limits.max_body_bytes;
+        super::guard::wrap_bodies(router, &self.shared.guard, max_body)
     }
 
     /// Serves on `listener` until the returned handle is shut down; shutdown also closes
@@ -237,8 +262,8 @@ impl<W: Wire> AgentServer<W> {
     }
 }
 
-impl<W: Wire> Shared<W> {
-    pub(crate) fn lock(&self) -> Result<MutexGuard<'_, Core<W>>, ServerError> {
+impl<B: Binding> Shared<B> {
+    pub(crate) fn lock(&self) -> Result<MutexGuard<'_, Core<B>>, ServerError> {
         self.core.lock().map_err(|_| ServerError::Poisoned)
     }
 
@@ -250,44 +275,42 @@ impl<W: Wire> Shared<W> {
         Ok(self.store.session(session_id)?.filter(|r| !r.deleted))
     }
 
-    fn create(&self, req: CreateRequest) -> Result<Response, ServerError> {
+    pub(crate) fn api(&self, status: StatusCode, code: ApiError, message: &str) -> Response {
+        api(&self.engine, status, code, message)
+    }
+
+    /// Creates, attaches to or revives a session (`session` already trimmed and valid).
+    pub(crate) fn create(
+        &self,
+        owner: &str,
+        session: Option<String>,
+    ) -> Result<Response, ServerError> {
         let mut core = self.lock()?;
-        let session_id = match req.session_id {
-            Some(id) => id,
-            None => {
-                core.generated += 1;
-                super::guard::random_session_id()
-            }
-        };
-        if !self.agents.contains_key(&req.agent_id) {
+        // Generated ids are random (128 bits): a callback needs only the id, so it must not
+        // be guessable.
+        let session_id = session.unwrap_or_else(super::guard::random_session_id);
+        if !self.owners.contains_key(owner) {
             // No session comes of it: checked on a throwaway checker, not remembered.
             let _ = core
                 .fresh_gate()
-                .admit(|c| W::observe_create(c, &req.agent_id, &session_id, 404));
-            return Ok(api::<W>(
-                StatusCode::NOT_FOUND,
-                ApiError::AgentNotFound,
-                &format!("no agent has the id {:?}", req.agent_id),
-            ));
+                .admit(|c| Engine::<B>::observe_create(c, owner, &session_id, 404));
+            let m = format!("no owner has the id {owner:?}");
+            return Ok(self.api(StatusCode::NOT_FOUND, ApiError::OwnerNotFound, &m));
         }
-        let existing = self.store.session(&session_id)?;
-        let (status, record) = match existing {
-            Some(rec) if rec.agent_id != req.agent_id => {
+        let (status, record) = match self.store.session(&session_id)? {
+            Some(rec) if rec.owner != owner => {
                 let _ = core
-                    .gate(&rec)
-                    .admit(|c| W::observe_create(c, &req.agent_id, &session_id, 409));
-                return Ok(api::<W>(
-                    StatusCode::CONFLICT,
-                    ApiError::SessionAgentMismatch,
-                    &format!("session {session_id:?} belongs to another agent"),
-                ));
+                    .gate(&self.engine, &rec)
+                    .admit(|c| Engine::<B>::observe_create(c, owner, &session_id, 409));
+                let m = format!("session {session_id:?} belongs to another owner");
+                return Ok(self.api(StatusCode::CONFLICT, ApiError::SessionOwnerMismatch, &m));
             }
             Some(rec) => (StatusCode::OK, rec),
             None => {
                 let created_at = core.clock.now();
                 let rec = SessionRecord {
                     session_id: session_id.clone(),
-                    agent_id: req.agent_id.clone(),
+                    owner: owner.to_owned(),
                     deleted: true,
                     created_at,
                 };
@@ -296,34 +319,12 @@ impl<W: Wire> Shared<W> {
         };
         // `deleted` here means "not live yet": a new session or one to revive.
         if record.deleted && self.store.live_sessions()? >= self.limits.max_sessions {
-            return Ok(api::<W>(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ApiError::InvalidRequest,
-                "the server holds its maximum number of live sessions",
-            ));
+            let m = "the server holds its maximum number of live sessions";
+            return Ok(self.api(StatusCode::SERVICE_UNAVAILABLE, ApiError::InvalidRequest, m));
         }
-        let observe =
-            |c: &mut W::Checker| W::observe_create(c, &req.agent_id, &session_id, status.as_u16());
-        let checked = if status == StatusCode::CREATED {
-            let mut gate = core.fresh_gate();
-            let r = gate.admit(observe);
-            if r.is_ok() {
-                let _ = gate.admit(|c| {
-                    W::prime_connection(c, &session_id, &req.agent_id);
-                    Ok(())
-                });
-                core.checkers.insert(session_id.clone(), gate);
-            }
-            r
-        } else {
-            core.gate(&record).admit(observe)
-        };
-        if let Err(v) = checked {
-            return Ok(api::<W>(
-                StatusCode::BAD_REQUEST,
-                ApiError::InvalidRequest,
-                &format!("refused by the sequence checker: {v}"),
-            ));
+        if let Err(v) = self.check_create(&mut core, &record, status) {
+            let m = format!("refused by the sequence checker: {v}");
+            return Ok(self.api(StatusCode::BAD_REQUEST, ApiError::InvalidRequest, &m));
         }
         if record.deleted {
             self.store.put_session(&SessionRecord {
@@ -331,96 +332,118 @@ impl<W: Wire> Shared<W> {
                 ..record.clone()
             })?;
         }
-        Ok(json(
-            status,
-            W::create_reply(&record.session_id, &record.agent_id, &record.created_at),
-        ))
+        let reply =
+            self.engine
+                .create_reply(&record.session_id, &record.owner, &record.created_at)?;
+        Ok(json(status, &reply))
     }
 
-    fn inject(&self, session_id: &str, text: &str) -> Result<Response, ServerError> {
+    /// Runs a successful create answer through the session's checker; a new session gets
+    /// a fresh checker, kept only if it accepts.
+    fn check_create(
+        &self,
+        core: &mut Core<B>,
+        record: &SessionRecord,
+        status: StatusCode,
+    ) -> Result<(), agentwire_runtime::machine::Violation> {
+        let (owner, session) = (&record.owner, &record.session_id);
+        let observe =
+            |c: &mut B::Checker| Engine::<B>::observe_create(c, owner, session, status.as_u16());
+        if status != StatusCode::CREATED {
+            return core.gate(&self.engine, record).admit(observe);
+        }
+        let mut gate = core.fresh_gate();
+        gate.admit(observe)?;
+        let _ = gate.admit(|c| {
+            self.engine.prime_connection(c, session, owner);
+            Ok(())
+        });
+        core.checkers.insert(session.clone(), gate);
+        Ok(())
+    }
+
+    /// Appends a callback's text as a reply and broadcasts it.
+    pub(crate) fn callback(&self, session_id: &str, text: &str) -> Result<Response, ServerError> {
         let mut core = self.lock()?;
-        let rec = self.store.session(session_id)?;
-        let Some(rec) = rec.filter(|r| !r.deleted) else {
+        let Some(rec) = self.live_session(session_id)? else {
             let _ = core
                 .fresh_gate()
-                .admit(|c| W::observe_inject(c, session_id, text, 404));
-            return Ok(api::<W>(
-                StatusCode::NOT_FOUND,
-                ApiError::SessionNotFound,
-                &format!("no live session has the id {session_id:?}"),
-            ));
+                .admit(|c| Engine::<B>::observe_callback(c, session_id, text, 404));
+            let m = format!("no live session has the id {session_id:?}");
+            return Ok(self.api(StatusCode::NOT_FOUND, ApiError::SessionNotFound, &m));
         };
         if let Err(v) = core
-            .gate(&rec)
-            .admit(|c| W::observe_inject(c, session_id, text, 200))
+            .gate(&self.engine, &rec)
+            .admit(|c| Engine::<B>::observe_callback(c, session_id, text, 200))
         {
-            return Ok(api::<W>(
-                StatusCode::BAD_REQUEST,
-                ApiError::InvalidRequest,
-                &format!("refused by the sequence checker: {v}"),
-            ));
+            let m = format!("refused by the sequence checker: {v}");
+            return Ok(self.api(StatusCode::BAD_REQUEST, ApiError::InvalidRequest, &m));
         }
-        let created_at = core.clock.now();
-        self.store
-            .append(&rec.session_id, LogRole::Assistant, text, &created_at)?;
-        let msg = W::chat_message(&rec.session_id, LogRole::Assistant, text, &created_at);
-        core.note_out(&rec, &msg);
-        core.hub.broadcast(&rec.session_id, &msg);
-        Ok(json(StatusCode::OK, W::ok_reply()))
+        self.append(&mut core, &rec, LogRole::Assistant, text)?;
+        Ok(json(StatusCode::OK, &self.engine.callback_reply()?))
     }
 
-    /// Stores and broadcasts a user message; returns the forward to make, if the session's
-    /// agent is external.
-    pub(crate) fn user_message(
+    /// Stores, checks and broadcasts one conversation entry; returns its time.
+    fn append(
+        &self,
+        core: &mut Core<B>,
+        rec: &SessionRecord,
+        role: LogRole,
+        text: &str,
+    ) -> Result<String, ServerError> {
+        let created_at = core.clock.now();
+        let msg = self
+            .engine
+            .broadcast(&rec.session_id, role.word(), text, &created_at)?;
+        self.store.append(&rec.session_id, &msg)?;
+        core.note_out(&self.engine, rec, &msg);
+        core.hub.broadcast(&rec.session_id, &msg);
+        Ok(created_at)
+    }
+
+    /// Stores and broadcasts a user input; returns the forward to make, if the session's
+    /// owner takes input elsewhere.
+    pub(crate) fn input(
         &self,
         rec: &SessionRecord,
         text: &str,
-    ) -> Result<Result<Option<ForwardJob<W>>, WsError>, ServerError> {
+    ) -> Result<Result<Option<ForwardJob>, WsError>, ServerError> {
         let mut core = self.lock()?;
         let Some(live) = self.live_session(&rec.session_id)? else {
             return Ok(Err(WsError::SessionNotFound));
         };
-        let created_at = core.clock.now();
-        self.store
-            .append(&live.session_id, LogRole::User, text, &created_at)?;
-        let msg = W::chat_message(&live.session_id, LogRole::User, text, &created_at);
-        core.note_out(&live, &msg);
-        core.hub.broadcast(&live.session_id, &msg);
-        let job = self
-            .agents
-            .get(&live.agent_id)
-            .and_then(|a| a.external.as_ref())
-            .map(|ext| {
-                let callback = format!(
-                    "{}/external/sessions/{}/messages",
-                    ext.callback_base_url.trim_end_matches('/'),
-                    live.session_id
-                );
-                ForwardJob {
-                    url: ext.input_url.clone(),
-                    payload: W::payload(
-                        &live.session_id,
-                        &live.agent_id,
-                        &callback,
-                        text,
-                        &created_at,
-                    ),
-                }
-            });
-        Ok(Ok(job))
+        let created_at = self.append(&mut core, &live, LogRole::User, text)?;
+        let Some(ext) = self
+            .owners
+            .get(&live.owner)
+            .and_then(|o| o.forward.as_ref())
+        else {
+            return Ok(Ok(None));
+        };
+        let callback = self
+            .engine
+            .callback_url(&ext.callback_base, &live.session_id);
+        let payload =
+            self.engine
+                .payload(&live.session_id, &live.owner, &callback, text, &created_at)?;
+        Ok(Ok(Some(ForwardJob {
+            url: ext.url.clone(),
+            payload,
+        })))
     }
 
-    /// Posts one user message to `inputUrl`; a failure becomes an error line of the session.
-    pub(crate) async fn forward(self: Arc<Self>, rec: SessionRecord, job: ForwardJob<W>) {
+    /// Posts one input to the owner's URL; a failure becomes an error entry of the session.
+    pub(crate) async fn forward(self: Arc<Self>, rec: SessionRecord, job: ForwardJob) {
         // A shutdown cuts a forward short: it is recorded as failed now rather than left to
         // land in the store after the server is gone.
+        let method = B::LAYOUT.forward.method;
         let result = match self.forwards.try_start(&rec.session_id) {
             // Shed: recorded as a failed forward (an error line), no connection opened.
             Err(shed) => Err(ForwardError::Unreachable(shed.to_string())),
             Ok(_slot) => tokio::select! {
-                r = self.forwarder.post_json(&job.url, W::encode_payload(&job.payload)) => r,
+                r = self.forwarder.send_json(method, &job.url, job.payload.to_string()) => r,
                 () = self.shutdown.cancelled() => {
-                    Err(ForwardError::Unreachable("the agent server shut down first".into()))
+                    Err(ForwardError::Unreachable("the server shut down first".into()))
                 }
             },
         };
@@ -432,21 +455,16 @@ impl<W: Wire> Shared<W> {
         let outcome = (|| -> Result<(), ServerError> {
             let mut core = self.lock()?;
             if let Err(v) = core
-                .gate(&rec)
-                .admit(|c| W::observe_forward(c, &job.payload, status))
+                .gate(&self.engine, &rec)
+                .admit(|c| Engine::<B>::observe_forward(c, &job.payload, status))
             {
                 self.violations.fetch_add(1, Ordering::Relaxed);
                 tracing::error!(violation = %v, "forward broke the protocol's sequence rules");
             }
             if let Err(e) = &result {
-                tracing::warn!(session_id, error = %e, "forward to inputUrl failed");
-                let text = format!("Forwarding to the external agent failed: {e}");
-                let created_at = core.clock.now();
-                self.store
-                    .append(session_id, LogRole::Error, &text, &created_at)?;
-                let msg = W::chat_message(session_id, LogRole::Error, &text, &created_at);
-                core.note_out(&rec, &msg);
-                core.hub.broadcast(session_id, &msg);
+                tracing::warn!(session_id, error = %e, "forward failed");
+                let text = format!("Forwarding failed: {e}");
+                self.append(&mut core, &rec, LogRole::Error, &text)?;
             }
             Ok(())
         })();
@@ -456,101 +474,7 @@ impl<W: Wire> Shared<W> {
     }
 }
 
-/// Reads a request body as text: 413 past the size limit, 400 when it is not UTF-8.
-async fn read_text<W: Wire>(limits: &Limits, body: Body) -> Result<String, Response> {
-    let bytes = axum::body::to_bytes(body, limits.max_body_bytes)
-        .await
-        .map_err(|_| {
-            api::<W>(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                ApiError::PayloadTooLarge,
-                &format!(
-                    "the body exceeds {} bytes (or was cut off)",
-                    limits.max_body_bytes
-                ),
-            )
-        })?;
-    String::from_utf8(bytes.into()).map_err(|_| {
-        api::<W>(
-            StatusCode::BAD_REQUEST,
-            ApiError::InvalidRequest,
-            "the body is not UTF-8",
-        )
-    })
-}
-
-async fn create<W: Wire>(State(s): State<Arc<Shared<W>>>, body: Body) -> Response {
-    let text = match read_text::<W>(&s.limits, body).await {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
-    let req = match W::decode_create(&text) {
-        Ok(r) => r,
-        Err(inv) => {
-            let code = if inv
-                .errors
-                .iter()
-                .any(|e| e.pointer.starts_with("/sessionId"))
-            {
-                ApiError::InvalidSessionId
-            } else {
-                ApiError::InvalidRequest
-            };
-            return api::<W>(StatusCode::BAD_REQUEST, code, &inv.to_string());
-        }
-    };
-    s.create(req).unwrap_or_else(|e| internal(&e))
-}
-
-async fn inject<W: Wire>(
-    State(s): State<Arc<Shared<W>>>,
-    raw_id: Result<Path<String>, axum::extract::rejection::PathRejection>,
-    body: Body,
-) -> Response {
-    // A segment that does not percent-decode to UTF-8 is a bad id too, answered in the
-    // protocol's error form rather than axum's plain-text rejection.
-    let Ok(Path(raw_id)) = raw_id else {
-        return api::<W>(
-            StatusCode::BAD_REQUEST,
-            ApiError::InvalidSessionId,
-            "the session id in the path is not valid percent-encoded UTF-8",
-        );
-    };
-    let session_id = match W::session_id(&raw_id) {
-        Ok(id) => id,
-        Err(inv) => {
-            return api::<W>(
-                StatusCode::BAD_REQUEST,
-                ApiError::InvalidSessionId,
-                &inv.to_string(),
-            );
-        }
-    };
-    let text = match read_text::<W>(&s.limits, body).await {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
-    if text.trim().is_empty() {
-        return api::<W>(
-            StatusCode::BAD_REQUEST,
-            ApiError::EmptyMessage,
-            "the message is blank",
-        );
-    }
-    s.inject(&session_id, &text)
-        .unwrap_or_else(|e| internal(&e))
-}
-
-async fn ws<W: Wire>(State(s): State<Arc<Shared<W>>>, upgrade: WebSocketUpgrade) -> Response {
-    if s.shutdown.is_cancelled() {
-        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
-    }
-    let Ok(permit) = s.connections.clone().try_acquire_owned() else {
-        return (StatusCode::SERVICE_UNAVAILABLE, "too many connections").into_response();
-    };
-    let hard_cap = s.limits.max_frame_bytes.saturating_mul(4);
-    upgrade
-        .max_message_size(hard_cap)
-        .max_frame_size(hard_cap)
-        .on_upgrade(move |socket| socket::run(s, socket, permit))
+/// Reports a server failure as 500.
+pub(crate) fn or_internal(r: Result<Response, ServerError>) -> Response {
+    r.unwrap_or_else(|e| internal(&e))
 }

@@ -1,6 +1,6 @@
-//! One web UI WebSocket on the agent server: decode, validate and check every frame, answer
-//! refusals with an `error` frame (the connection stays open), attach on `hello`, and relay
-//! the session's broadcasts.
+//! One client WebSocket on the session server: decode, validate and check every frame,
+//! answer refusals with the protocol's refusal frame (the connection stays open), attach on
+//! the hello kind, and relay the session's broadcasts.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -8,19 +8,23 @@ use std::sync::atomic::AtomicU64;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
+use serde_json::Value;
+
+use super::engine::{Engine, get_path};
+use super::layout::{Binding, WsError};
+use super::routes::pointer;
 use super::server::{ServerError, Shared};
-use super::wire::{Frame, Wire, WsError};
 use crate::check::Gate;
-use crate::store::external_agents::SessionRecord;
+use crate::store::sessions::SessionRecord;
 
 /// Close codes: 1001 going away (shutdown), 1008 policy (the client fell too far behind).
 const GOING_AWAY: u16 = 1001;
 const POLICY: u16 = 1008;
 
-struct Conn<W: Wire> {
-    gate: Gate<W::Checker>,
+struct Conn<B: Binding> {
+    gate: Gate<B::Checker>,
     attached: Option<(SessionRecord, u64)>,
-    rx: Option<mpsc::Receiver<W::Outbound>>,
+    rx: Option<mpsc::Receiver<Value>>,
     violations: Arc<AtomicU64>,
 }
 
@@ -31,15 +35,15 @@ async fn next_broadcast<T>(rx: &mut Option<mpsc::Receiver<T>>) -> Option<T> {
     }
 }
 
-pub(crate) async fn run<W: Wire>(
-    s: Arc<Shared<W>>,
+pub(crate) async fn run<B: Binding>(
+    s: Arc<Shared<B>>,
     mut socket: WebSocket,
     _permit: OwnedSemaphorePermit,
 ) {
     // One session instance per distinct session this connection says hello to.
     let max_instances = 1024;
-    let mut conn = Conn::<W> {
-        gate: Gate::new(s.mode, W::new_checker(max_instances)),
+    let mut conn = Conn::<B> {
+        gate: Gate::new(s.mode, B::new_checker(max_instances)),
         attached: None,
         rx: None,
         violations: s.violations.clone(),
@@ -53,7 +57,7 @@ pub(crate) async fn run<W: Wire>(
             () = s.shutdown.cancelled() => break Some((GOING_AWAY, "server shutting down")),
             out = next_broadcast(&mut conn.rx) => match out {
                 Some(msg) => {
-                    if send::<W>(&conn.violations, &mut socket, &mut conn.gate, &msg).await.is_err() {
+                    if send::<B>(&conn.violations, &mut socket, &mut conn.gate, &msg).await.is_err() {
                         break None;
                     }
                 }
@@ -67,8 +71,8 @@ pub(crate) async fn run<W: Wire>(
                     }
                 }
                 Some(Ok(Message::Binary(_))) => {
-                    let msg = W::ws_error(WsError::InvalidMessage, "binary frames are not part of the protocol");
-                    if send::<W>(&conn.violations, &mut socket, &mut conn.gate, &msg).await.is_err() {
+                    let m = "binary frames are not part of the protocol";
+                    if refuse(&s, &mut socket, &mut conn, WsError::InvalidMessage, m).await.is_err() {
                         break None;
                     }
                 }
@@ -89,7 +93,7 @@ pub(crate) async fn run<W: Wire>(
     detach(&s, &mut conn);
 }
 
-fn detach<W: Wire>(s: &Shared<W>, conn: &mut Conn<W>) {
+fn detach<B: Binding>(s: &Shared<B>, conn: &mut Conn<B>) {
     conn.rx = None;
     if let Some((rec, id)) = conn.attached.take()
         && let Ok(mut core) = s.lock()
@@ -100,18 +104,18 @@ fn detach<W: Wire>(s: &Shared<W>, conn: &mut Conn<W>) {
 
 /// Sends one outbound message through the connection's checker; in enforce mode a message
 /// the checker refuses is not sent (and logged, since it is the server's own mistake).
-async fn send<W: Wire>(
+async fn send<B: Binding>(
     violations: &AtomicU64,
     socket: &mut WebSocket,
-    gate: &mut Gate<W::Checker>,
-    msg: &W::Outbound,
+    gate: &mut Gate<B::Checker>,
+    msg: &Value,
 ) -> Result<(), axum::Error> {
-    if let Err(v) = gate.admit(|c| W::observe_out(c, msg)) {
+    if let Err(v) = gate.admit(|c| Engine::<B>::observe_out(c, msg)) {
         violations.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::error!(violation = %v, "outbound frame refused by the sequence checker");
         return Ok(());
     }
-    socket.send(Message::Text(W::encode(msg).into())).await
+    socket.send(Message::Text(msg.to_string().into())).await
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -122,85 +126,118 @@ enum ConnError {
     Server(#[from] ServerError),
 }
 
-async fn refuse<W: Wire>(
+async fn refuse<B: Binding>(
+    s: &Shared<B>,
     socket: &mut WebSocket,
-    conn: &mut Conn<W>,
+    conn: &mut Conn<B>,
     code: WsError,
     message: &str,
 ) -> Result<(), ConnError> {
-    let msg = W::ws_error(code, message);
-    send::<W>(&conn.violations, socket, &mut conn.gate, &msg).await?;
+    let msg = s
+        .engine
+        .refusal(code.word(), message)
+        .map_err(ServerError::Build)?;
+    send::<B>(&conn.violations, socket, &mut conn.gate, &msg).await?;
     Ok(())
 }
 
-async fn on_text<W: Wire>(
-    s: &Arc<Shared<W>>,
+async fn on_text<B: Binding>(
+    s: &Arc<Shared<B>>,
     socket: &mut WebSocket,
-    conn: &mut Conn<W>,
+    conn: &mut Conn<B>,
     text: &str,
 ) -> Result<(), ConnError> {
+    let l = B::LAYOUT;
     if text.len() > s.limits.max_frame_bytes {
         let m = format!(
             "a frame of {} bytes exceeds the limit of {}",
             text.len(),
             s.limits.max_frame_bytes
         );
-        return refuse(socket, conn, WsError::InvalidMessage, &m).await;
+        return refuse(s, socket, conn, WsError::InvalidMessage, &m).await;
     }
-    let msg = match W::decode_frame(text) {
+    let msg = match B::decode(l.inbound, text) {
         Ok(m) => m,
         Err(inv) => {
-            let code = if inv
-                .errors
-                .iter()
-                .any(|e| e.pointer.starts_with("/sessionId"))
-            {
+            let at = pointer(l.hello_session);
+            let code = if inv.errors.iter().any(|e| e.pointer.starts_with(&at)) {
                 WsError::InvalidSessionId
             } else {
                 WsError::InvalidMessage
             };
-            return refuse(socket, conn, code, &inv.to_string()).await;
+            return refuse(s, socket, conn, code, &inv.to_string()).await;
         }
     };
-    let frame = W::frame(&msg);
-    if let Err(v) = conn.gate.admit(|c| W::observe_in(c, &msg)) {
-        let code = match frame {
-            Frame::UserMessage { .. } if conn.attached.is_none() => WsError::HelloRequired,
-            _ => WsError::InvalidMessage,
+    // The server acts on the trimmed id, so the checker sees the hello that way too.
+    let msg = Engine::<B>::trimmed_hello(&msg).unwrap_or(msg);
+    let kind = Engine::<B>::frame_kind(&msg).unwrap_or_default();
+    if let Err(v) = conn.gate.admit(|c| Engine::<B>::observe_in(c, &msg)) {
+        let code = if kind == l.input_kind && conn.attached.is_none() {
+            WsError::HelloRequired
+        } else {
+            WsError::InvalidMessage
         };
-        return refuse(socket, conn, code, &format!("out of sequence: {v}")).await;
+        return refuse(s, socket, conn, code, &format!("out of sequence: {v}")).await;
     }
-    match frame {
-        Frame::Hello { session_id } => {
-            let Some(rec) = s.live_session(session_id)? else {
-                let m = format!("no live session has the id {session_id:?}");
-                return refuse(socket, conn, WsError::SessionNotFound, &m).await;
-            };
-            detach(s, conn);
-            let (tx, rx) = mpsc::channel(s.limits.max_queued_frames.max(1));
-            let id = s.lock()?.hub.attach(&rec.session_id, tx);
-            let _ = conn.gate.admit(|c| {
-                W::prime(c, &rec.session_id, &rec.agent_id);
-                Ok(())
-            });
-            let ready = W::session_ready(&rec.session_id, &rec.agent_id);
-            conn.attached = Some((rec, id));
-            conn.rx = Some(rx);
-            send::<W>(&conn.violations, socket, &mut conn.gate, &ready).await?;
+    let field = |path| {
+        get_path(&msg, path)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    if kind == l.hello_kind {
+        hello(s, socket, conn, field(l.hello_session)).await
+    } else if kind == l.input_kind {
+        input(s, socket, conn, field(l.input_text)).await
+    } else {
+        // Other kinds the protocol adds are checked and accepted; the engine has no part
+        // for them.
+        Ok(())
+    }
+}
+
+async fn hello<B: Binding>(
+    s: &Arc<Shared<B>>,
+    socket: &mut WebSocket,
+    conn: &mut Conn<B>,
+    session_id: &str,
+) -> Result<(), ConnError> {
+    let Some(rec) = s.live_session(session_id)? else {
+        let m = format!("no live session has the id {session_id:?}");
+        return refuse(s, socket, conn, WsError::SessionNotFound, &m).await;
+    };
+    detach(s, conn);
+    let (tx, rx) = mpsc::channel(s.limits.max_queued_frames.max(1));
+    let id = s.lock()?.hub.attach(&rec.session_id, tx);
+    let _ = conn.gate.admit(|c| {
+        Engine::<B>::prime(c, &rec.session_id, &rec.owner);
+        Ok(())
+    });
+    let ready = s
+        .engine
+        .ready(&rec.session_id, &rec.owner)
+        .map_err(ServerError::Build)?;
+    conn.attached = Some((rec, id));
+    conn.rx = Some(rx);
+    send::<B>(&conn.violations, socket, &mut conn.gate, &ready).await?;
+    Ok(())
+}
+
+async fn input<B: Binding>(
+    s: &Arc<Shared<B>>,
+    socket: &mut WebSocket,
+    conn: &mut Conn<B>,
+    text: &str,
+) -> Result<(), ConnError> {
+    let Some((rec, _)) = &conn.attached else {
+        return refuse(s, socket, conn, WsError::HelloRequired, "send hello first").await;
+    };
+    match s.input(rec, text)? {
+        Ok(Some(job)) => {
+            tokio::spawn(s.clone().forward(rec.clone(), job));
         }
-        Frame::UserMessage { text } => {
-            let Some((rec, _)) = &conn.attached else {
-                return refuse(socket, conn, WsError::HelloRequired, "send hello first").await;
-            };
-            match s.user_message(rec, text)? {
-                Ok(Some(job)) => {
-                    tokio::spawn(s.clone().forward(rec.clone(), job));
-                }
-                Ok(None) => {}
-                Err(code) => {
-                    return refuse(socket, conn, code, "the session no longer exists").await;
-                }
-            }
+        Ok(None) => {}
+        Err(code) => {
+            return refuse(s, socket, conn, code, "the session no longer exists").await;
         }
     }
     Ok(())

@@ -1,15 +1,29 @@
-//! State a protocol side owns, behind small store traits, with SQLite defaults that survive
-//! a restart (rusqlite, bundled SQLite: no system library needed).
+//! State a protocol side owns, behind small store traits named by what they hold, with
+//! SQLite defaults that survive a restart (rusqlite, bundled SQLite: no system library
+//! needed): [`sessions`] (sessions with an owner and a deleted flag, and each one's ordered
+//! log of JSON values) and [`keyed`] (key -> value mappings and keyed states).
 
-pub mod helix;
+pub mod keyed;
+pub mod sessions;
 
 use std::path::Path;
-
 use std::sync::Mutex;
 
 use rusqlite::Connection;
 
-pub mod external_agents;
+/// Why a store could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// Another backend's failure, as text.
+    #[error("store: {0}")]
+    Backend(String),
+    #[error("store: the lock was poisoned by a panic elsewhere")]
+    Poisoned,
+    #[error("store: unreadable data: {0}")]
+    Corrupt(String),
+}
 
 /// Opens (or creates) the SQLite database at `path` the way every default store wants it:
 /// write-ahead logging, so readers never block the writer, and `synchronous = NORMAL`,

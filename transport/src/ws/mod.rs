@@ -10,6 +10,7 @@ pub mod close;
 mod link;
 mod refused;
 mod server;
+mod tracked;
 
 use agentwire_runtime::Invalid;
 use agentwire_runtime::machine::{Limits, Violation};
@@ -19,6 +20,7 @@ pub use client::{Client, ClientConfig, ConnectError};
 pub use link::{Link, SendError};
 pub use refused::Refused;
 pub use server::{DEFAULT_IDLE_TIMEOUT, Handler, Server, ServerConfig, serve};
+pub use tracked::{Track, TrackError, TrackLayout, TrackedClient, resume};
 
 /// One role of a WebSocket protocol: the messages it receives and sends and the checker that
 /// watches both directions. Generated skeletons implement it once per role.

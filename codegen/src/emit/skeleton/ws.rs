@@ -13,7 +13,7 @@ use crate::emit::types::type_ident;
 use crate::ir::{Protocol, Ty, TypeKind};
 use crate::naming::{is_keyword, pascal_case, snake_case};
 
-mod helix;
+mod tracking;
 
 /// One direction as the emitter needs it.
 struct Direction<'a> {
@@ -94,7 +94,7 @@ pub fn emit(p: &Protocol) -> Option<TokenStream> {
     let up = direction(p, client_role)?;
     let down = direction(p, server_role)?;
     let module = format_ident!("{}", p.module);
-    let extras = helix::extras(p);
+    let extras = tracking::extras(p);
     let server_side = emit_side(&up, &down, &extras.server_resume, refusal_answer(p, &down));
     let client_side = emit_side(&down, &up, &extras.client_resume, TokenStream::new());
     let server = emit_server(&up, &down);
