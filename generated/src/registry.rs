@@ -35,6 +35,23 @@ impl Protocol for Agentloop {
     fn checker(&self) -> Option<Box<dyn Checker>> {
         Some(Box::new(AgentloopChecker(crate::agentloop::machine::Checker::new())))
     }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::agentloop::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::agentloop::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::agentloop::decode_type(type_name, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::agentloop::schemars_schema(type_name)
+    }
 }
 /// The `agentloop` sequence checker behind `registry::Checker`.
 struct AgentloopChecker(crate::agentloop::machine::Checker);
@@ -76,6 +93,27 @@ impl Protocol for Coven {
     fn checker(&self) -> Option<Box<dyn Checker>> {
         Some(Box::new(CovenChecker(crate::coven::machine::Checker::new())))
     }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        Some(
+            match from {
+                "agent" => {
+                    crate::coven::AgentMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::from_str(&m.to_json())
+                                .expect("proto3 JSON is JSON")
+                        })
+                }
+                "gateway" => {
+                    crate::coven::ServerMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::from_str(&m.to_json())
+                                .expect("proto3 JSON is JSON")
+                        })
+                }
+                _ => return None,
+            },
+        )
+    }
 }
 /// The `coven` sequence checker behind `registry::Checker`.
 struct CovenChecker(crate::coven::machine::Checker);
@@ -116,6 +154,30 @@ impl Protocol for Eca {
     }
     fn checker(&self) -> Option<Box<dyn Checker>> {
         Some(Box::new(EcaChecker(crate::eca::machine::Checker::new())))
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::eca::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::eca::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::eca::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::eca::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::eca::schemars_schema(type_name)
     }
 }
 /// The `eca` sequence checker behind `registry::Checker`.
@@ -162,6 +224,23 @@ impl Protocol for ExternalAgents {
             ),
         )
     }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::external_agents::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::external_agents::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::external_agents::decode_type(type_name, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::external_agents::schemars_schema(type_name)
+    }
 }
 /// The `external_agents` sequence checker behind `registry::Checker`.
 struct ExternalAgentsChecker(crate::external_agents::machine::Checker);
@@ -202,6 +281,23 @@ impl Protocol for HelixZed {
     }
     fn checker(&self) -> Option<Box<dyn Checker>> {
         Some(Box::new(HelixZedChecker(crate::helix_zed::machine::Checker::new())))
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::helix_zed::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::helix_zed::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::helix_zed::decode_type(type_name, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::helix_zed::schemars_schema(type_name)
     }
 }
 /// The `helix_zed` sequence checker behind `registry::Checker`.

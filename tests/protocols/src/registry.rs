@@ -35,6 +35,30 @@ impl Protocol for KvRpc {
     fn checker(&self) -> Option<Box<dyn Checker>> {
         Some(Box::new(KvRpcChecker(crate::kv_rpc::machine::Checker::new())))
     }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::kv_rpc::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::kv_rpc::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::kv_rpc::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::kv_rpc::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::kv_rpc::schemars_schema(type_name)
+    }
 }
 /// The `kv_rpc` sequence checker behind `registry::Checker`.
 struct KvRpcChecker(crate::kv_rpc::machine::Checker);
@@ -75,6 +99,23 @@ impl Protocol for RoomChat {
     }
     fn checker(&self) -> Option<Box<dyn Checker>> {
         Some(Box::new(RoomChatChecker(crate::room_chat::machine::Checker::new())))
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::room_chat::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::room_chat::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::room_chat::decode_type(type_name, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::room_chat::schemars_schema(type_name)
     }
 }
 /// The `room_chat` sequence checker behind `registry::Checker`.
