@@ -10,6 +10,8 @@ pub mod generate;
 pub mod ir;
 pub mod machine;
 pub mod naming;
+pub mod output;
 
 pub use diag::{SpecError, SpecErrors};
-pub use generate::{Generated, OutputFile, generate};
+pub use generate::{Generated, generate};
+pub use output::{Contents, OutputFile};

@@ -19,8 +19,9 @@
 //! }
 //! ```
 //!
-//! The generated files are taken as text from `agentwire_codegen::generate` (the call
-//! `cargo xtask gen` makes) and parsed back, so both front doors share every byte of output.
+//! The generated files are taken as syntax trees from `agentwire_codegen::generate` (the
+//! call `cargo xtask gen` makes, which prints the same trees), so both front doors share every
+//! item.
 //! Three things differ by design: each `mod name;` is replaced by the file it names, inline;
 //! `SCHEMA`'s `include_str!` of the schema file becomes the schema text itself (there is no
 //! `schemas/` folder downstream); and unless the attribute says `schemars`, the items and
@@ -29,7 +30,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwire_codegen::{OutputFile, generate};
+use agentwire_codegen::{Contents, OutputFile, generate};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -290,8 +291,11 @@ fn load_module(
         .iter()
         .find(|f| f.path == path)
         .ok_or_else(|| format!("internal error: the generator wrote no {path}"))?;
-    let parsed = syn::parse_file(&file.contents)
-        .map_err(|e| format!("internal error: generated {path} does not parse: {e}"))?;
+    let parsed = match &file.contents {
+        Contents::Rust(tree) => tree.clone(),
+        Contents::Source(text) | Contents::Text(text) => syn::parse_file(text)
+            .map_err(|e| format!("internal error: generated {path} does not parse: {e}"))?,
+    };
     // `src/m.rs` and `src/m/mod.rs` both keep their submodules in `src/m/`.
     let children = path
         .strip_suffix("/mod.rs")
@@ -324,7 +328,12 @@ fn load_module(
                     let included = files.iter().find(|f| f.path == target).ok_or_else(|| {
                         format!("internal error: generated {path} includes {rel}, which the generator did not write")
                     })?;
-                    let text = LitStr::new(&included.contents, c.expr.span());
+                    let Contents::Text(included) = &included.contents else {
+                        return Err(format!(
+                            "internal error: generated {path} includes Rust source {rel}"
+                        ));
+                    };
+                    let text = LitStr::new(included, c.expr.span());
                     *c.expr = syn::parse_quote!(#text);
                 }
             }
