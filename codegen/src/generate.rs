@@ -10,6 +10,7 @@ use crate::diag::{SpecError, SpecErrors};
 use crate::emit::{module, proto, schema};
 use crate::front::load::{LoadedSpec, load_spec};
 use crate::ir::{Call, Protocol, TypeKind};
+use crate::options::Options;
 pub use crate::output::{Contents, OutputFile};
 
 /// Everything generated for one protocol.
@@ -25,8 +26,13 @@ fn internal(e: String) -> SpecErrors {
     SpecError::new(e).into()
 }
 
-/// Loads `spec_dir` and emits its module.
+/// Loads `spec_dir` and emits its module, as `cargo xtask gen` writes it.
 pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
+    generate_with(spec_dir, &Options::default())
+}
+
+/// Loads `spec_dir` and emits its module, shaped by `options` (the derive's settings).
+pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, SpecErrors> {
     let spec = load_spec(spec_dir)?;
     let p = &spec.protocol;
     let module = p.module.clone();
@@ -67,6 +73,7 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
             .map_err(internal)?;
         files.push(OutputFile::rust(skeleton_path(&module), skeleton));
     }
+    crate::options::apply(&mut files, options).map_err(internal)?;
     Ok(Generated {
         module,
         files,

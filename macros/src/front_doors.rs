@@ -25,7 +25,9 @@ use std::path::{Path, PathBuf};
 use quote::quote;
 use syn::{Item, ItemMod};
 
-use crate::protocol::{Settings, expand_spec, included_path, runtime_alias, strip_schemars};
+use agentwire_codegen::options::{included_path, runtime_alias, strip_schemars};
+
+use crate::protocol::{Settings, expand_spec};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -130,7 +132,7 @@ fn compare(generated: &Path, path: &str, m: &ItemMod, settings: &Settings) -> us
     let mut items = items.clone();
 
     // The runtime alias comes first, exactly once.
-    let alias = runtime_alias(settings);
+    let alias = runtime_alias(&settings.runtime);
     assert_eq!(
         items.first().map(|i| quote!(#i).to_string()),
         Some(quote!(#alias).to_string()),
