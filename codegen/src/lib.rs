@@ -10,6 +10,9 @@ pub mod generate;
 pub mod ir;
 pub mod machine;
 pub mod naming;
+pub mod options;
+pub mod output;
 
 pub use diag::{SpecError, SpecErrors};
-pub use generate::{Generated, OutputFile, generate};
+pub use generate::{Generated, generate, generate_with};
+pub use output::{Contents, OutputFile};

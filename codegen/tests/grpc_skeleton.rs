@@ -38,7 +38,8 @@ fn a_second_grpc_protocol_gets_both_roles_named_after_its_own_spec() {
         .iter()
         .find(|f| f.path == "src/skeletons/jobs.rs")
         .expect("a skeleton for the jobs protocol");
-    let code = &skeleton.contents;
+    let code = skeleton.render("tests/protocols/jobs");
+    let code = code.as_str();
     for needle in [
         "pub struct Hub<H: HubHandler>",
         "pub trait HubHandler",

@@ -2,7 +2,6 @@
 //! AgentLoop: A web client drives a coding agent over a WebSocket, approving its commands as it runs.
 //!
 //! Transport: websocket (json-text framing). Roles: client, server.
-
 /// The protocol's module name.
 pub const MODULE: &str = "agentloop";
 /// The roles that exchange messages.

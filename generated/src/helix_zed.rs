@@ -2,7 +2,6 @@
 //! Helix <-> Zed external agent: Helix drives Zed's agent over a WebSocket; Zed streams the reply back as context and message events.
 //!
 //! Transport: websocket (json-text framing). Roles: helix, zed.
-
 /// The protocol's module name.
 pub const MODULE: &str = "helix_zed";
 /// The roles that exchange messages.

@@ -1,6 +1,6 @@
-//! The two front doors agree: for each built-in spec, the module `#[derive(Protocol)]` expands
+//! The two front doors agree: for each spec folder (the built-ins and the test protocols), the module `#[derive(Protocol)]` expands
 //! to (the same `expand_spec` the proc macro calls) has the same items as the files
-//! `cargo xtask gen` checked in under `generated/`.
+//! `cargo xtask gen` checked in (under `generated/`, or the test protocols' crate).
 //!
 //! Both sides are compared as prettyplease output of parsed token streams, file by file.
 //! What differs by design, and is normalized before comparing:
@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use quote::quote;
 use syn::{Item, ItemMod};
 
-use crate::protocol::{Settings, expand_spec, included_path, runtime_alias, strip_schemars};
+use agentwire_codegen::options::{included_path, runtime_alias, strip_schemars};
 
-const MODULES: &[&str] = &["agentloop", "coven", "eca", "external_agents", "helix_zed"];
+use crate::protocol::{Settings, expand_spec};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -36,17 +36,49 @@ fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
+/// Every spec folder `cargo xtask gen` generates, with the crate it generates it into: the
+/// built-ins (`spec/` into `generated/`) and the test protocols (inside their own crate).
+fn spec_folders() -> Vec<(PathBuf, PathBuf)> {
+    let root = workspace();
+    let mut out = Vec::new();
+    for (specs, generated) in [
+        (root.join("spec"), root.join("generated")),
+        (root.join("tests/protocols"), root.join("tests/protocols")),
+    ] {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&specs)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.join("protocol.yaml").is_file())
+            .collect();
+        dirs.sort();
+        out.extend(dirs.into_iter().map(|d| (d, generated.clone())));
+    }
+    assert!(out.len() >= 7, "spec folders missing: {out:?}");
+    out
+}
+
+/// A spec folder's spec files: everything but its talk test and traces.
+fn spec_files_on_disk(dir: &Path) -> Vec<PathBuf> {
+    let mut on_disk: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && !p.ends_with("talk.rs"))
+        .collect();
+    on_disk.sort();
+    on_disk
+}
+
 #[test]
 fn derive_and_xtask_gen_produce_the_same_items() {
     let root = workspace();
-    for module in MODULES {
+    for (dir, generated) in spec_folders() {
+        let module = dir.file_name().unwrap().to_string_lossy().into_owned();
         let settings = Settings {
             schemars: true,
             ..Settings::default()
         };
-        let expansion = expand_spec(&root.join("spec").join(module), &root, &settings)
-            .unwrap_or_else(|e| panic!("{module}: {e:?}"));
-        let generated = root.join("generated");
+        let expansion =
+            expand_spec(&dir, &root, &settings).unwrap_or_else(|e| panic!("{module}: {e:?}"));
         let file = if generated.join(format!("src/{module}.rs")).is_file() {
             format!("src/{module}.rs")
         } else {
@@ -59,11 +91,7 @@ fn derive_and_xtask_gen_produce_the_same_items() {
         );
 
         // Every file of the spec folder is included, so editing any of them rebuilds.
-        let mut on_disk: Vec<PathBuf> = std::fs::read_dir(root.join("spec").join(module))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        on_disk.sort();
+        let on_disk = spec_files_on_disk(&dir);
         let mut included = expansion.spec_files.clone();
         included.sort();
         assert_eq!(included, on_disk, "{module}: spec files included");
@@ -73,8 +101,8 @@ fn derive_and_xtask_gen_produce_the_same_items() {
 #[test]
 fn the_default_expansion_only_drops_schemars() {
     let root = workspace();
-    for module in MODULES {
-        let dir = root.join("spec").join(module);
+    for (dir, _) in spec_folders() {
+        let module = dir.file_name().unwrap().to_string_lossy().into_owned();
         let plain = expand_spec(&dir, &root, &Settings::default()).unwrap();
         let with = expand_spec(
             &dir,
@@ -104,7 +132,7 @@ fn compare(generated: &Path, path: &str, m: &ItemMod, settings: &Settings) -> us
     let mut items = items.clone();
 
     // The runtime alias comes first, exactly once.
-    let alias = runtime_alias(settings);
+    let alias = runtime_alias(&settings.runtime);
     assert_eq!(
         items.first().map(|i| quote!(#i).to_string()),
         Some(quote!(#alias).to_string()),

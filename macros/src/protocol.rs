@@ -19,8 +19,10 @@
 //! }
 //! ```
 //!
-//! The generated files are taken as text from `agentwire_codegen::generate` (the call
-//! `cargo xtask gen` makes) and parsed back, so both front doors share every byte of output.
+//! The generated files are taken as syntax trees from `agentwire_codegen::generate_with` (the
+//! generator `cargo xtask gen` runs, which prints the same trees), with the attribute's
+//! options passed in: `schemars`, the runtime path, and assets inlined; so both front doors
+//! share every item.
 //! Three things differ by design: each `mod name;` is replaced by the file it names, inline;
 //! `SCHEMA`'s `include_str!` of the schema file becomes the schema text itself (there is no
 //! `schemas/` folder downstream); and unless the attribute says `schemars`, the items and
@@ -29,10 +31,10 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwire_codegen::{OutputFile, generate};
-use proc_macro2::{Span, TokenStream, TokenTree};
+use agentwire_codegen::options::Options as GenOptions;
+use agentwire_codegen::{Contents, OutputFile, generate_with};
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{Attribute, DeriveInput, Expr, Item, LitStr};
 
 use crate::ctxt::Ctxt;
@@ -226,7 +228,12 @@ pub(crate) fn expand_spec(
     manifest_dir: &Path,
     settings: &Settings,
 ) -> Result<Expansion, Vec<String>> {
-    let generated = generate(spec_dir).map_err(|errors| {
+    let options = GenOptions {
+        schemars: settings.schemars,
+        inline_assets: true,
+        runtime: Some(settings.runtime.clone()),
+    };
+    let generated = generate_with(spec_dir, &options).map_err(|errors| {
         errors
             .errors
             .iter()
@@ -242,10 +249,7 @@ pub(crate) fn expand_spec(
                 "internal error: the generator wrote no module for {module}"
             )]
         })?;
-    let (attrs, mut items) = load_module(&generated.files, &root, settings).map_err(|e| vec![e])?;
-    if !settings.schemars {
-        strip_schemars(&mut items);
-    }
+    let (attrs, items) = load_module(&generated.files, &root).map_err(|e| vec![e])?;
     let ident = syn::parse_str::<syn::Ident>(module)
         .map_err(|_| vec![format!("protocol name `{module}` is not a Rust identifier")])?;
     let module = syn::ItemMod {
@@ -270,36 +274,25 @@ fn relative_to(line: &str, manifest_dir: &Path) -> String {
     line.replace(&prefix, "")
 }
 
-/// The `use` that lets emitted code name the runtime `agentwire_runtime`.
-pub(crate) fn runtime_alias(settings: &Settings) -> Item {
-    let runtime = &settings.runtime;
-    syn::parse_quote! {
-        #[allow(unused_imports)]
-        use #runtime as agentwire_runtime;
-    }
-}
-
-/// Parses the generated file at `path` (inner attributes, items), inlining the files its
-/// `mod name;` items name and the generated files it `include_str!`s.
-fn load_module(
-    files: &[OutputFile],
-    path: &str,
-    settings: &Settings,
-) -> Result<(Vec<Attribute>, Vec<Item>), String> {
+/// The generated file at `path` (inner attributes, items), with the files its `mod name;`
+/// items name inlined.
+fn load_module(files: &[OutputFile], path: &str) -> Result<(Vec<Attribute>, Vec<Item>), String> {
     let file = files
         .iter()
         .find(|f| f.path == path)
         .ok_or_else(|| format!("internal error: the generator wrote no {path}"))?;
-    let parsed = syn::parse_file(&file.contents)
-        .map_err(|e| format!("internal error: generated {path} does not parse: {e}"))?;
+    let parsed = match &file.contents {
+        Contents::Rust(tree) => tree.clone(),
+        Contents::Source(text) | Contents::Text(text) => syn::parse_file(text)
+            .map_err(|e| format!("internal error: generated {path} does not parse: {e}"))?,
+    };
     // `src/m.rs` and `src/m/mod.rs` both keep their submodules in `src/m/`.
     let children = path
         .strip_suffix("/mod.rs")
         .or_else(|| path.strip_suffix(".rs"))
         .unwrap_or(path)
         .to_owned();
-    let base = path.rsplit_once('/').map_or("", |(dir, _)| dir).to_owned();
-    let mut items = vec![runtime_alias(settings)];
+    let mut items = Vec::new();
     for mut item in parsed.items {
         match &mut item {
             Item::Mod(m) if m.content.is_none() => {
@@ -313,20 +306,10 @@ fn load_module(
                 .ok_or_else(|| {
                     format!("internal error: `mod {name};` in generated {path} has no file")
                 })?;
-                let (inner, child_items) = load_module(files, &child, settings)?;
+                let (inner, child_items) = load_module(files, &child)?;
                 m.attrs.extend(inner);
                 m.content = Some((Default::default(), child_items));
                 m.semi = None;
-            }
-            Item::Const(c) => {
-                if let Some(rel) = included_path(&c.expr) {
-                    let target = join(&base, &rel);
-                    let included = files.iter().find(|f| f.path == target).ok_or_else(|| {
-                        format!("internal error: generated {path} includes {rel}, which the generator did not write")
-                    })?;
-                    let text = LitStr::new(&included.contents, c.expr.span());
-                    *c.expr = syn::parse_quote!(#text);
-                }
             }
             _ => {}
         }
@@ -335,197 +318,9 @@ fn load_module(
     Ok((parsed.attrs, items))
 }
 
-/// The argument of `include_str!("...")`, when `expr` is one.
-pub(crate) fn included_path(expr: &Expr) -> Option<String> {
-    let Expr::Macro(m) = expr else { return None };
-    if !m.mac.path.is_ident("include_str") {
-        return None;
-    }
-    m.mac.parse_body::<LitStr>().ok().map(|l| l.value())
-}
-
-/// `base/rel` with `.` and `..` segments resolved, `/`-separated.
-fn join(base: &str, rel: &str) -> String {
-    let mut parts: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            s => parts.push(s),
-        }
-    }
-    parts.join("/")
-}
-
-/// Drops every item gated on `cfg(feature = "schemars")` and every
-/// `cfg_attr(feature = "schemars", ...)` attribute, at any depth.
-pub(crate) fn strip_schemars(items: &mut Vec<Item>) {
-    items.retain(|item| !item_attrs(item).iter().any(is_schemars_cfg));
-    for item in items {
-        if let Some(attrs) = item_attrs_mut(item) {
-            strip_attrs(attrs);
-        }
-        match item {
-            Item::Struct(s) => strip_fields(&mut s.fields),
-            Item::Enum(e) => {
-                for v in &mut e.variants {
-                    strip_attrs(&mut v.attrs);
-                    strip_fields(&mut v.fields);
-                }
-            }
-            Item::Mod(m) => {
-                if let Some((_, items)) = &mut m.content {
-                    strip_schemars(items);
-                }
-            }
-            Item::Impl(i) => {
-                i.items
-                    .retain(|it| !impl_item_attrs(it).iter().any(is_schemars_cfg));
-                for it in &mut i.items {
-                    match it {
-                        syn::ImplItem::Fn(f) => strip_attrs(&mut f.attrs),
-                        syn::ImplItem::Const(c) => strip_attrs(&mut c.attrs),
-                        syn::ImplItem::Type(t) => strip_attrs(&mut t.attrs),
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn strip_fields(fields: &mut syn::Fields) {
-    for f in fields.iter_mut() {
-        strip_attrs(&mut f.attrs);
-    }
-}
-
-fn strip_attrs(attrs: &mut Vec<Attribute>) {
-    attrs.retain(|a| !is_schemars_cfg_attr(a));
-}
-
-fn impl_item_attrs(item: &syn::ImplItem) -> &[Attribute] {
-    match item {
-        syn::ImplItem::Fn(f) => &f.attrs,
-        syn::ImplItem::Const(c) => &c.attrs,
-        syn::ImplItem::Type(t) => &t.attrs,
-        syn::ImplItem::Macro(m) => &m.attrs,
-        _ => &[],
-    }
-}
-
-fn item_attrs(item: &Item) -> &[Attribute] {
-    match item {
-        Item::Const(i) => &i.attrs,
-        Item::Enum(i) => &i.attrs,
-        Item::ExternCrate(i) => &i.attrs,
-        Item::Fn(i) => &i.attrs,
-        Item::ForeignMod(i) => &i.attrs,
-        Item::Impl(i) => &i.attrs,
-        Item::Macro(i) => &i.attrs,
-        Item::Mod(i) => &i.attrs,
-        Item::Static(i) => &i.attrs,
-        Item::Struct(i) => &i.attrs,
-        Item::Trait(i) => &i.attrs,
-        Item::TraitAlias(i) => &i.attrs,
-        Item::Type(i) => &i.attrs,
-        Item::Union(i) => &i.attrs,
-        Item::Use(i) => &i.attrs,
-        _ => &[],
-    }
-}
-
-fn item_attrs_mut(item: &mut Item) -> Option<&mut Vec<Attribute>> {
-    Some(match item {
-        Item::Const(i) => &mut i.attrs,
-        Item::Enum(i) => &mut i.attrs,
-        Item::ExternCrate(i) => &mut i.attrs,
-        Item::Fn(i) => &mut i.attrs,
-        Item::ForeignMod(i) => &mut i.attrs,
-        Item::Impl(i) => &mut i.attrs,
-        Item::Macro(i) => &mut i.attrs,
-        Item::Mod(i) => &mut i.attrs,
-        Item::Static(i) => &mut i.attrs,
-        Item::Struct(i) => &mut i.attrs,
-        Item::Trait(i) => &mut i.attrs,
-        Item::TraitAlias(i) => &mut i.attrs,
-        Item::Type(i) => &mut i.attrs,
-        Item::Union(i) => &mut i.attrs,
-        Item::Use(i) => &mut i.attrs,
-        _ => return None,
-    })
-}
-
-/// Whether the first tokens of `attr`'s list are `feature = "schemars"`.
-fn gated_on_schemars(attr: &Attribute) -> bool {
-    let Ok(list) = attr.meta.require_list() else {
-        return false;
-    };
-    let first: Vec<String> = list
-        .tokens
-        .clone()
-        .into_iter()
-        .take(3)
-        .map(|t| match t {
-            TokenTree::Literal(l) => l.to_string(),
-            other => other.to_string(),
-        })
-        .collect();
-    first == ["feature", "=", "\"schemars\""]
-}
-
-/// `#[cfg(feature = "schemars")]`.
-fn is_schemars_cfg(attr: &Attribute) -> bool {
-    attr.path().is_ident("cfg") && gated_on_schemars(attr)
-}
-
-/// `#[cfg_attr(feature = "schemars", ...)]`.
-fn is_schemars_cfg_attr(attr: &Attribute) -> bool {
-    attr.path().is_ident("cfg_attr") && gated_on_schemars(attr)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn include_paths_resolve_against_the_including_file() {
-        assert_eq!(
-            join("src", "../schemas/x.schema.json"),
-            "schemas/x.schema.json"
-        );
-        assert_eq!(join("src/m", "./a.rs"), "src/m/a.rs");
-    }
-
-    #[test]
-    fn schemars_gates_are_dropped_at_every_depth() {
-        let mut items: Vec<Item> = vec![
-            syn::parse_quote! {
-                #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-                #[derive(Debug)]
-                pub struct A {
-                    #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
-                    pub id: String,
-                }
-            },
-            syn::parse_quote! {
-                #[cfg(feature = "schemars")]
-                pub fn schemars_schema() {}
-            },
-            syn::parse_quote! {
-                #[cfg(feature = "other")]
-                pub fn kept() {}
-            },
-        ];
-        strip_schemars(&mut items);
-        let text = quote!(#(#items)*).to_string();
-        assert!(!text.contains("schemars"), "{text}");
-        assert!(text.contains("derive (Debug)"), "{text}");
-        assert!(text.contains("fn kept"), "{text}");
-    }
 
     #[test]
     fn errors_name_paths_relative_to_the_crate() {

@@ -114,6 +114,34 @@ pub trait Protocol: Sync {
     fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>>;
     /// A fresh checker for one stream; `None` when the spec has no `machine.yaml`.
     fn checker(&self) -> Option<Box<dyn Checker>>;
+
+    /// The published JSON Schema text, when the module has one.
+    fn schema(&self) -> Option<&'static str> {
+        None
+    }
+    /// Decodes and validates one message `from` sends, returning it re-encoded; `None` when
+    /// `from` sends nothing here.
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        let _ = (from, json);
+        None
+    }
+    /// Decodes and validates a value of the named type, returning it re-encoded; `None` for
+    /// a name the module does not define (or a module that cannot decode by type name).
+    fn decode_type(&self, type_name: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        let _ = (type_name, json);
+        None
+    }
+    /// JSON-RPC protocols: decodes the response to a request of `method`; `None` otherwise.
+    fn decode_response(&self, method: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        let _ = (method, json);
+        None
+    }
+    /// The schema schemars derives for the named type (feature `schemars`).
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<schemars::Schema> {
+        let _ = type_name;
+        None
+    }
 }
 
 impl fmt::Debug for dyn Protocol {

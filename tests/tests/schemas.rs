@@ -2,26 +2,15 @@
 //! fixture and rejects every invalid one, and the schema schemars derives from the Rust types
 //! (feature `schemars`) agrees with it on every fixture.
 
-use agentwire_protocols::{agentloop, eca, external_agents, helix_zed};
+use agentwire_runtime::registry::Protocol;
 use serde_json::{Value, json};
 
-/// (module, published schema, schemars schema of a named type)
-type Module = (
-    &'static str,
-    &'static str,
-    fn(&str) -> Option<schemars::Schema>,
-);
-
-const MODULES: &[Module] = &[
-    ("helix_zed", helix_zed::SCHEMA, helix_zed::schemars_schema),
-    ("agentloop", agentloop::SCHEMA, agentloop::schemars_schema),
-    (
-        "external_agents",
-        external_agents::SCHEMA,
-        external_agents::schemars_schema,
-    ),
-    ("eca", eca::SCHEMA, eca::schemars_schema),
-];
+/// Every built-in protocol that publishes a JSON Schema, with its schema text.
+fn modules() -> impl Iterator<Item = (&'static dyn Protocol, &'static str)> {
+    agentwire_protocols::protocols()
+        .iter()
+        .filter_map(|p| Some((*p, p.schema()?)))
+}
 
 fn compile(schema: &Value) -> jsonschema::Validator {
     jsonschema::options()
@@ -87,7 +76,8 @@ fn published_schemas_are_valid_and_match_the_fixtures() {
     let meta = compile(&json!({"$ref": "https://json-schema.org/draft/2020-12/schema"}));
     let mut failures = Vec::new();
     let mut checked = 0;
-    for (module, text, _) in MODULES {
+    for (p, text) in modules() {
+        let module = p.name();
         let doc: Value = serde_json::from_str(text).unwrap();
         assert!(
             meta.is_valid(&doc),
@@ -117,7 +107,8 @@ fn published_schemas_are_valid_and_match_the_fixtures() {
 fn schemars_schemas_agree_with_the_published_ones() {
     let mut disagreements = Vec::new();
     let mut checked = 0;
-    for (module, text, schemars_schema) in MODULES {
+    for (p, text) in modules() {
+        let module = p.name();
         let doc: Value = serde_json::from_str(text).unwrap();
         for kind in ["valid", "invalid"] {
             for (name, fixture) in fixtures(module, kind) {
@@ -127,8 +118,9 @@ fn schemars_schemas_agree_with_the_published_ones() {
                 if kind == "invalid" && !schema_can_express(&fixture) {
                     continue;
                 }
-                let derived =
-                    schemars_schema(&ty).unwrap_or_else(|| panic!("{module}: no Rust type `{ty}`"));
+                let derived = p
+                    .schemars_schema(&ty)
+                    .unwrap_or_else(|| panic!("{module}: no Rust type `{ty}`"));
                 let derived = compile(&serde_json::to_value(&derived).unwrap());
                 let published = compile(&published_for(&doc, &ty));
                 checked += 1;

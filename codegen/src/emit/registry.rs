@@ -87,6 +87,7 @@ fn emit_entry(p: &Protocol) -> TokenStream {
             },
         )
     };
+    let surface = emit_surface(p);
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, Copy)]
@@ -115,8 +116,61 @@ fn emit_entry(p: &Protocol) -> TokenStream {
             fn checker(&self) -> Option<Box<dyn Checker>> {
                 #checker
             }
+            #surface
         }
 
         #wrapper
+    }
+}
+
+/// The module's decoding surface behind the trait: schema, `decode_message`, `decode_type`,
+/// `decode_response` and `schemars_schema`, as far as the module offers them.
+fn emit_surface(p: &Protocol) -> TokenStream {
+    let m = format_ident!("{}", p.module);
+    if p.types_file.ends_with(".proto") {
+        // Protobuf modules decode each direction through its channel union's proto3 JSON.
+        let arms = p.channels.iter().map(|c| {
+            let role = &c.from;
+            let union = format_ident!("{}", c.union);
+            quote! {
+                #role => crate::#m::#union::from_json(json).map(|m| {
+                    agentwire_runtime::serde_json::from_str(&m.to_json())
+                        .expect("proto3 JSON is JSON")
+                }),
+            }
+        });
+        return quote! {
+            fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+                Some(match from {
+                    #(#arms)*
+                    _ => return None,
+                })
+            }
+        };
+    }
+    let response = if p.methods.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            fn decode_response(&self, method: &str, json: &str) -> Option<Result<Value, Invalid>> {
+                crate::#m::decode_response(method, json)
+            }
+        }
+    };
+    quote! {
+        fn schema(&self) -> Option<&'static str> {
+            Some(crate::#m::SCHEMA)
+        }
+        fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+            crate::#m::decode_message(from, json)
+        }
+        fn decode_type(&self, type_name: &str, json: &str) -> Option<Result<Value, Invalid>> {
+            crate::#m::decode_type(type_name, json)
+        }
+        #response
+        #[cfg(feature = "schemars")]
+        fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+            crate::#m::schemars_schema(type_name)
+        }
     }
 }
