@@ -505,3 +505,47 @@ async fn check_modes_decide_what_a_sequence_violation_costs() {
     .await
     .unwrap();
 }
+
+/// Streams that never register (the starvation attack): past the waiting budget each new
+/// stream displaces the oldest waiting one, a waiting stream is closed after the register
+/// timeout, and neither a registered agent nor one that registers now loses its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_that_never_register_cannot_starve_agents() {
+    tokio::time::timeout(LIMIT, async {
+        let mut config = GatewayConfig::default();
+        config.limits.max_streams = 2;
+        config.limits.max_unregistered = 4;
+        config.limits.register_timeout = Duration::from_millis(400);
+        let mut gw = start(config).await;
+        let early = agent(&gw.addr, "early", &[]).await;
+        let early_handle = gw.connected.recv().await.unwrap();
+
+        // Twelve silent streams: three times the waiting budget.
+        let mut silent = Vec::new();
+        for _ in 0..12 {
+            silent.push(raw(&gw.addr, Vec::new()).await);
+        }
+        // An agent that says hello at once still gets in, and the early one still works.
+        let late = agent(&gw.addr, "late", &[]).await;
+        let _late_handle = gw.connected.recv().await.unwrap();
+        let answer = early_handle
+            .send_message(request("r1", "hi"))
+            .await
+            .unwrap()
+            .collect()
+            .await;
+        assert_eq!(answer.len(), 3, "the registered agent is served");
+
+        // Every silent stream ends: displaced, or closed at the register timeout.
+        for (_tx, stream) in silent {
+            let status = final_status(stream).await;
+            assert_ne!(status.code(), Code::Ok, "{status:?}");
+        }
+        gw.gateway.shutdown();
+        early.wait().await.unwrap();
+        late.wait().await.unwrap();
+        gw.server.await.unwrap().unwrap();
+    })
+    .await
+    .unwrap();
+}

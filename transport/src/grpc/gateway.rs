@@ -7,13 +7,14 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tonic::{Status, Streaming};
 
 use super::binding::{Binding, Up};
 use super::inbound::{Next, idle_status, next_inbound};
 use super::peer::Peer;
+use super::unregistered::{StreamBudget, Unregistered};
 use super::{BoxStream, GrpcLimits, Link, Registry, admit_inbound, outbound_stream};
 use crate::check::{CheckMode, Gate};
 
@@ -68,9 +69,9 @@ struct Inner<S: GatewaySide> {
     side: S,
     config: GatewayConfig,
     peers: Registry<Peer<S::B>>,
-    /// One permit per open stream, registered or not, so streams that never register
-    /// cannot pile up past the limit.
-    streams: Arc<Semaphore>,
+    /// Streams that have not said hello and registered ones have separate budgets, so
+    /// streams that never register cannot take a registered peer's place.
+    streams: StreamBudget,
     shutdown: CancellationToken,
 }
 
@@ -90,16 +91,12 @@ impl<S: GatewaySide> Clone for Gateway<S> {
 /// The checked link on which the accepting side writes to one peer.
 type DownLink<B> = Link<<B as Binding>::Down, <B as Binding>::Checker>;
 
-fn permits(limits: &GrpcLimits) -> usize {
-    limits.max_streams.min(Semaphore::MAX_PERMITS)
-}
-
 impl<S: GatewaySide> Gateway<S> {
     pub fn new(side: S, config: GatewayConfig) -> Self {
         let inner = Inner {
             side,
             peers: Registry::new(config.limits.max_streams),
-            streams: Arc::new(Semaphore::new(permits(&config.limits))),
+            streams: StreamBudget::new(config.limits.max_streams, config.limits.max_unregistered),
             config,
             shutdown: CancellationToken::new(),
         };
@@ -138,10 +135,14 @@ impl<S: GatewaySide> Gateway<S> {
         let inner = Arc::clone(&self.inner);
         async move {
             inner.shutdown.cancelled().await;
-            let all = u32::try_from(permits(&inner.config.limits)).unwrap_or(u32::MAX);
             let bound = inner.config.shutdown_grace + Duration::from_secs(1);
-            let acquire = inner.streams.acquire_many(all);
-            if tokio::time::timeout(bound, acquire).await.is_err() {
+            let streams = inner.streams.clone();
+            let ended = async move {
+                while streams.registered() + streams.waiting() > 0 {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            };
+            if tokio::time::timeout(bound, ended).await.is_err() {
                 tracing::warn!("streams still open after the shutdown grace period; closing them");
             }
         }
@@ -156,14 +157,9 @@ impl<S: GatewaySide> Gateway<S> {
         if inner.shutdown.is_cancelled() {
             return Err(Status::unavailable("the gateway is shutting down"));
         }
-        let Ok(permit) = Arc::clone(&inner.streams).try_acquire_owned() else {
-            return Err(Status::resource_exhausted(format!(
-                "the limit of {} open streams is reached",
-                inner.config.limits.max_streams
-            )));
-        };
         let (tx, rx) = mpsc::channel(inner.config.limits.outbound_buffer.max(1));
         let close = CancellationToken::new();
+        let pending = inner.streams.open();
         let gate = Gate::new(inner.config.mode, S::B::checker());
         let link = Link::new(tx, Arc::new(tokio::sync::Mutex::new(gate)));
         let stream = Stream {
@@ -171,7 +167,7 @@ impl<S: GatewaySide> Gateway<S> {
             link,
             close: close.clone(),
         };
-        tokio::spawn(stream.run(inbound, permit));
+        tokio::spawn(stream.run(inbound, pending));
         Ok(outbound_stream(rx, close))
     }
 }
@@ -189,10 +185,9 @@ impl<S: GatewaySide> Stream<S> {
     async fn run(
         self,
         mut inbound: Streaming<<S::B as Binding>::Up>,
-        permit: OwnedSemaphorePermit,
+        pending: Unregistered,
     ) {
-        let outcome = self.registered(&mut inbound).await;
-        drop(permit);
+        let outcome = self.registered(&mut inbound, pending).await;
         if let Some(status) = outcome {
             tracing::info!(code = ?status.code(), status = %status.message(), "stream ended with an error status");
             self.link.fail(status).await;
@@ -204,13 +199,28 @@ impl<S: GatewaySide> Stream<S> {
 
     /// The handshake, then the registered peer's messages; `Some(status)` when the stream
     /// has to end with an error status.
-    async fn registered(&self, inbound: &mut Streaming<<S::B as Binding>::Up>) -> Option<Status> {
+    async fn registered(
+        &self,
+        inbound: &mut Streaming<<S::B as Binding>::Up>,
+        pending: Unregistered,
+    ) -> Option<Status> {
         let inner = &self.inner;
-        let idle = inner.config.limits.idle_timeout;
-        let first = match next_inbound(inbound, &self.close, Some(&inner.shutdown), idle).await {
+        // A stream that has not said hello holds a place of the small unregistered budget,
+        // and only for the register timeout.
+        let wait = Some(inner.config.limits.register_timeout);
+        let next = tokio::select! {
+            next = next_inbound(inbound, &self.close, Some(&inner.shutdown), wait) => next,
+            () = pending.displaced() => return Some(pending.displaced_status()),
+        };
+        let first = match next {
             Next::Message(m) => m,
             Next::Fail(status) => return Some(status),
-            Next::Idle(limit) => return Some(idle_status(limit)),
+            Next::Idle(limit) => {
+                return Some(Status::deadline_exceeded(format!(
+                    "no hello within {} ms of opening the stream",
+                    limit.as_millis()
+                )));
+            }
             Next::End | Next::Closed | Next::Stopping => return None,
         };
         // The engine needs the peer's identity before anything else, whatever the mode.
@@ -222,6 +232,12 @@ impl<S: GatewaySide> Stream<S> {
         if let Err(status) = admit_inbound(self.link.gate(), &first, S::B::observe_up).await {
             return Some(status);
         }
+        // Held until the stream ends; freed before its final status leaves, so a peer that
+        // saw the status can reconnect at once.
+        let _slot = match pending.register() {
+            Ok(slot) => slot,
+            Err(status) => return Some(status),
+        };
         let peer = Peer::<S::B>::new(hello, self.link.clone(), self.close.clone());
         let peer_id = peer.peer_id().to_owned();
         let claim = match inner.peers.claim(&peer_id, peer.clone()) {

@@ -18,6 +18,12 @@ pub struct GrpcLimits {
     pub idle_timeout: Option<Duration>,
     /// How often a client sends a heartbeat.
     pub heartbeat_interval: Duration,
+    /// Streams open at once that have not sent their hello yet. They have a budget of their
+    /// own, so however many wait, a peer that says hello still finds one of `max_streams`.
+    pub max_unregistered: usize,
+    /// How long a new stream has to send its hello before it is closed with
+    /// `DEADLINE_EXCEEDED` (and its place in `max_unregistered` freed).
+    pub register_timeout: Duration,
 }
 
 impl Default for GrpcLimits {
@@ -30,6 +36,8 @@ impl Default for GrpcLimits {
             // Three missed heartbeats at the default interval.
             idle_timeout: Some(Duration::from_secs(90)),
             heartbeat_interval: Duration::from_secs(30),
+            max_unregistered: super::unregistered::DEFAULT_MAX_UNREGISTERED,
+            register_timeout: super::unregistered::DEFAULT_REGISTER_TIMEOUT,
         }
     }
 }

@@ -1,34 +1,46 @@
-//! Separate budgets for a gateway's streams before and after registration, so streams that
-//! never register (they hold a slot only until `register_timeout`) can never take a
-//! registered agent's slot: an agent that registers gets a slot while any is free among
-//! `max_streams`, however many unregistered streams are waiting.
+//! Separate budgets for a gateway's streams before and after the hello, so streams that
+//! never say hello can never take a registered peer's place, nor keep a new peer out: when
+//! the budget of streams waiting for their hello is full, a new stream displaces the one that
+//! has waited longest (which a peer that says hello at once never is for long).
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
 use tonic::Status;
 
-/// Default number of streams open at once that have not registered yet.
+/// Default number of streams open at once that have not said hello yet.
 pub const DEFAULT_MAX_UNREGISTERED: usize = 64;
 
-/// Default time a new stream has to send its `register` message.
+/// Default time a new stream has to send its hello.
 pub const DEFAULT_REGISTER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One waiting stream as the budget sees it.
+#[derive(Debug)]
+struct Waiting {
+    id: u64,
+    displace: CancellationToken,
+}
 
 /// The two budgets of one gateway; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct StreamBudget {
     registered: Arc<Semaphore>,
-    unregistered: Arc<Semaphore>,
+    waiting: Arc<Mutex<VecDeque<Waiting>>>,
+    next_id: Arc<AtomicU64>,
     max_registered: usize,
     max_unregistered: usize,
 }
 
-/// A stream admitted but not registered: it holds an unregistered slot until it registers
-/// or ends.
+/// A stream admitted but not registered: it holds a waiting place until it registers, ends,
+/// or is displaced by a newer stream.
 #[derive(Debug)]
 pub struct Unregistered {
-    _slot: OwnedSemaphorePermit,
+    id: u64,
+    displace: CancellationToken,
     budget: StreamBudget,
 }
 
@@ -42,27 +54,36 @@ impl StreamBudget {
     /// `max_registered` registered streams and `max_unregistered` waiting ones, at most.
     pub fn new(max_registered: usize, max_unregistered: usize) -> Self {
         let max_registered = max_registered.clamp(1, Semaphore::MAX_PERMITS);
-        let max_unregistered = max_unregistered.clamp(1, Semaphore::MAX_PERMITS);
         Self {
             registered: Arc::new(Semaphore::new(max_registered)),
-            unregistered: Arc::new(Semaphore::new(max_unregistered)),
+            waiting: Arc::new(Mutex::new(VecDeque::new())),
+            next_id: Arc::new(AtomicU64::new(0)),
             max_registered,
-            max_unregistered,
+            max_unregistered: max_unregistered.max(1),
         }
     }
 
-    /// Admits a new stream into the unregistered budget; `RESOURCE_EXHAUSTED` when it is full.
-    pub fn open(&self) -> Result<Unregistered, Status> {
-        let slot = self.unregistered.clone().try_acquire_owned().map_err(|_| {
-            Status::resource_exhausted(format!(
-                "the limit of {} streams waiting to register is reached",
-                self.max_unregistered
-            ))
-        })?;
-        Ok(Unregistered {
-            _slot: slot,
+    /// Admits a new stream; when `max_unregistered` streams are already waiting, the one
+    /// that has waited longest is told to make room (its `displaced` future resolves).
+    pub fn open(&self) -> Unregistered {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let displace = CancellationToken::new();
+        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        while waiting.len() >= self.max_unregistered {
+            let Some(oldest) = waiting.pop_front() else {
+                break;
+            };
+            oldest.displace.cancel();
+        }
+        waiting.push_back(Waiting {
+            id,
+            displace: displace.clone(),
+        });
+        Unregistered {
+            id,
+            displace,
             budget: self.clone(),
-        })
+        }
     }
 
     /// Registered streams live now.
@@ -70,14 +91,32 @@ impl StreamBudget {
         self.max_registered - self.registered.available_permits()
     }
 
-    /// Streams waiting to register now.
+    /// Streams waiting for their hello now.
     pub fn waiting(&self) -> usize {
-        self.max_unregistered - self.unregistered.available_permits()
+        self.waiting.lock().map_or(0, |w| w.len())
     }
 }
 
 impl Unregistered {
-    /// Moves the stream into the registered budget (freeing its unregistered slot);
+    /// Whether a newer stream displaced this one.
+    pub fn is_displaced(&self) -> bool {
+        self.displace.is_cancelled()
+    }
+
+    /// Resolves when a newer stream displaces this one.
+    pub async fn displaced(&self) {
+        self.displace.cancelled().await;
+    }
+
+    /// The status a displaced stream ends with.
+    pub fn displaced_status(&self) -> Status {
+        Status::resource_exhausted(format!(
+            "displaced: {} newer streams are waiting to say hello",
+            self.budget.max_unregistered
+        ))
+    }
+
+    /// Moves the stream into the registered budget (freeing its waiting place);
     /// `RESOURCE_EXHAUSTED` when every registered slot is taken.
     pub fn register(self) -> Result<Registered, Status> {
         let slot = self
@@ -95,19 +134,30 @@ impl Unregistered {
     }
 }
 
+impl Drop for Unregistered {
+    fn drop(&mut self) {
+        let mut waiting = self.budget.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        waiting.retain(|w| w.id != self.id);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn waiting_streams_never_take_a_registered_slot() {
+    fn waiting_streams_never_take_a_registered_slot_nor_keep_a_new_one_out() {
         let budget = StreamBudget::new(2, 3);
-        let waiting: Vec<_> = (0..3).map(|_| budget.open().unwrap()).collect();
-        let refused = budget.open().unwrap_err();
-        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
-        assert!(refused.message().contains("waiting to register"));
-        // However many wait, registering still finds a slot.
-        let mut it = waiting.into_iter();
+        let waiting: Vec<_> = (0..4).map(|_| budget.open()).collect();
+        // The fourth displaced the first.
+        assert!(waiting[0].is_displaced());
+        assert!(!waiting[1].is_displaced());
+        assert_eq!(
+            waiting[0].displaced_status().code(),
+            tonic::Code::ResourceExhausted
+        );
+        assert_eq!(budget.waiting(), 3);
+        let mut it = waiting.into_iter().skip(1);
         let a = it.next().unwrap().register().unwrap();
         assert_eq!((budget.registered(), budget.waiting()), (1, 2));
         let _b = it.next().unwrap().register().unwrap();
@@ -115,6 +165,7 @@ mod tests {
         assert!(full.message().contains("registered streams"));
         assert_eq!(budget.waiting(), 0);
         drop(a);
-        assert!(budget.open().unwrap().register().is_ok());
+        let again = budget.open();
+        assert!(again.register().is_ok());
     }
 }
