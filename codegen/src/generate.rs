@@ -102,10 +102,12 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
             path: format!("src/{module}/machine.rs"),
             contents: format!("{}{source}", header(&module)),
         });
-        files.push(OutputFile {
-            path: format!("diagrams/{module}.md"),
-            contents: crate::emit::diagram::diagrams_md(p),
-        });
+        if !p.machines.is_empty() {
+            files.push(OutputFile {
+                path: format!("diagrams/{module}.md"),
+                contents: crate::emit::diagram::diagrams_md(p),
+            });
+        }
     }
     if let Some(tokens) = crate::emit::skeleton::emit_skeleton(p) {
         let source = module::format_file(tokens).map_err(|e| {

@@ -146,6 +146,13 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
             }
             Err(e) => errors.errors.extend(e.errors),
         }
+    } else if errors.is_empty() {
+        // No `machine.yaml`: a checker with no machines (it accepts every message), so the
+        // module's `machine` path and the skeletons that observe through it stay the same.
+        match crate::machine::model::Model::new(&protocol) {
+            Ok(model) => analysis = Some(model),
+            Err(e) => errors.push(SpecError::new(format!("{}: {e}", dir.display()))),
+        }
     }
     errors.finish(LoadedSpec {
         protocol,
