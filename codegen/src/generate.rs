@@ -120,6 +120,10 @@ pub fn generate(spec_dir: &Path) -> Result<Generated, SpecErrors> {
             contents: format!("{}{source}", header(&module)),
         });
     }
+    let mut summary = summary;
+    for note in &spec.notes {
+        summary.push_str(&format!("\n  {note}"));
+    }
     Ok(Generated {
         module,
         files,

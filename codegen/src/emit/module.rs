@@ -266,7 +266,7 @@ fn emit_jsonrpc(p: &Protocol) -> TokenStream {
 }
 
 fn variant_ident(method: &str) -> Ident {
-    format_ident!("{}", pascal_case(method))
+    format_ident!("{}", crate::naming::variant_name(method))
 }
 
 /// An enum with one variant per method, holding its params, plus its `MethodSet` impl.

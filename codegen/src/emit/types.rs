@@ -5,7 +5,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Constraints, Field, Ty, TypeDef, TypeKind, Variant};
-use crate::naming::{is_keyword, pascal_case, snake_case};
+use crate::naming::{field_name, is_keyword, variant_names};
 
 /// A Rust identifier for a type name from the spec.
 pub fn type_ident(name: &str) -> Ident {
@@ -14,7 +14,7 @@ pub fn type_ident(name: &str) -> Ident {
 
 /// The Rust field identifier for a JSON key (`type` becomes `r#type`).
 pub fn field_ident(json_name: &str) -> Ident {
-    let snake = snake_case(json_name);
+    let snake = field_name(json_name);
     if is_keyword(&snake) {
         Ident::new_raw(&snake, Span::call_site())
     } else {
@@ -287,9 +287,9 @@ fn emit_field(f: &Field) -> TokenStream {
 
 fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream {
     let derives = derives(true);
-    let variants: Vec<Ident> = values
+    let variants: Vec<Ident> = variant_names(values.iter().map(String::as_str))
         .iter()
-        .map(|v| format_ident!("{}", pascal_case(v)))
+        .map(|v| format_ident!("{v}"))
         .collect();
     let lits = values.iter().map(|v| Literal::string(v));
     let lits2 = lits.clone();
@@ -319,9 +319,9 @@ fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream 
 }
 
 fn emit_union(name: &Ident, doc: &TokenStream, tag: &str, variants: &[Variant]) -> TokenStream {
-    let idents: Vec<Ident> = variants
+    let idents: Vec<Ident> = variant_names(variants.iter().map(|v| v.value.as_str()))
         .iter()
-        .map(|v| format_ident!("{}", pascal_case(&v.value)))
+        .map(|v| format_ident!("{v}"))
         .collect();
     let members: Vec<Ident> = variants.iter().map(|v| type_ident(&v.type_name)).collect();
     let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();

@@ -20,6 +20,8 @@ pub struct LoadedSpec {
     /// The machine analysis, built once here (the lint reads it, the checker emitter turns it
     /// into code); `None` when the spec has no machines.
     pub analysis: Option<crate::machine::model::Model>,
+    /// Notes for the `cargo xtask gen` summary (types renamed for Rust).
+    pub notes: Vec<String>,
 }
 
 /// Loads `dir` (a `spec/<module>/` folder).
@@ -124,6 +126,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     };
     let mut protocol = protocol;
     cross_check(&yaml, &pf, &protocol, &mut errors);
+    let notes = crate::front::rename::rust_type_names(&mut protocol);
     let mut analysis = None;
     let machine_path = dir.join("machine.yaml");
     if machine_path.is_file() && errors.is_empty() {
@@ -159,6 +162,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         files,
         proto: proto_spec,
         analysis,
+        notes,
     })
 }
 

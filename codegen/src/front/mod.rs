@@ -7,5 +7,6 @@ pub mod machine;
 pub mod proto;
 pub mod proto_lower;
 pub mod protocol;
+pub mod rename;
 pub mod tags;
 pub mod ts;
