@@ -17,6 +17,8 @@ use crate::front::tags;
 use crate::ir::{Field, Origin, Ty, TypeDef, TypeKind, Variant};
 use crate::naming::pascal_case;
 
+mod extends;
+
 /// Names the loader understands without a declaration.
 const BUILTIN_INTEGER: &str = "integer";
 
@@ -51,6 +53,7 @@ pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeD
         types: BTreeMap::new(),
         literal_fields: HashMap::new(),
         unions: Vec::new(),
+        extends: Vec::new(),
         errors,
     };
     let decls = loader.declarations(&parsed.program.body);
@@ -73,6 +76,7 @@ pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeD
             Decl::Alias(_) => {}
         }
     }
+    loader.resolve_extends();
     loader.resolve_unions();
     let Loader { types, errors, .. } = loader;
     errors.finish(types)
@@ -102,6 +106,8 @@ struct Loader<'f> {
     /// (interface, field) -> the string literal the field is fixed to.
     literal_fields: HashMap<(String, String), String>,
     unions: Vec<PendingUnion>,
+    /// Interfaces with an `extends` clause, flattened once every type is loaded.
+    extends: Vec<extends::Extends>,
     errors: SpecErrors,
 }
 
@@ -213,9 +219,13 @@ impl<'f> Loader<'f> {
 
     fn interface(&mut self, i: &TSInterfaceDeclaration<'_>) {
         let name = i.id.name.as_str().to_owned();
-        if i.type_parameters.is_some() || !i.extends.is_empty() {
-            self.error(i.span, "generic or extending interfaces are not supported");
+        if i.type_parameters.is_some() {
+            self.error(
+                i.span,
+                "generic interfaces are not supported; declare one interface per instantiation",
+            );
         }
+        self.record_extends(i);
         let doc = self.doc(i.span.start);
         let fields = self.members(&name, &i.body.body);
         self.add(&name, doc.text, i.id.span, TypeKind::Struct(fields));

@@ -1,0 +1,139 @@
+//! TypeScript as protocol authors write it: each construct's JSON Schema (the form
+//! ts-json-schema-generator gives) and its Rust form.
+
+use std::path::Path;
+
+use agentwire_codegen::generate;
+use serde_json::Value;
+
+const YAML: &str = "protocol: demo
+title: Demo
+summary: One message kind carrying the type under test.
+transport: {kind: websocket, framing: json-text}
+roles: [client, server]
+types: messages.ts
+channels:
+  - {from: client, to: server, union: ClientMessage}
+messages:
+  - {kind: probe, from: client, type: Probe}
+";
+
+/// Generates a spec whose only message is `interface Probe { type: 'probe'; ... }` plus
+/// `ts`; returns the module's Rust source and its JSON Schema definitions.
+fn generate_ts(probe_fields: &str, ts: &str) -> Result<(String, Value), Vec<String>> {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("protocol.yaml"), YAML).unwrap();
+    let text = format!(
+        "type ClientMessage = Probe;\ninterface Probe {{\n  type: 'probe';\n{probe_fields}\n}}\n{ts}"
+    );
+    std::fs::write(dir.join("messages.ts"), text).unwrap();
+    let g = generate(Path::new(&dir))
+        .map_err(|e| e.errors.iter().map(|e| e.one_line()).collect::<Vec<_>>())?;
+    let file = |p: &str| {
+        g.files
+            .iter()
+            .find(|f| f.path == p)
+            .unwrap()
+            .contents
+            .clone()
+    };
+    let schema: Value = serde_json::from_str(&file("schemas/demo.schema.json")).unwrap();
+    let defs = schema
+        .get("definitions")
+        .or_else(|| schema.get("$defs"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no definitions in {schema}"));
+    Ok((file("src/demo.rs"), defs))
+}
+
+fn ok(probe_fields: &str, ts: &str) -> (String, Value) {
+    generate_ts(probe_fields, ts).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn keys(def: &Value) -> Vec<&str> {
+    def["properties"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no properties in {def}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+#[test]
+fn interfaces_extend_several_bases_with_overrides() {
+    let (rust, defs) = ok(
+        "  base: Child;",
+        "interface Child extends Named, Timed {\n  /** The child's own, narrower name. */\n  name: 'child';\n  extra?: boolean;\n}\n\
+         interface Named { name: string; note?: string }\n\
+         interface Timed extends Stamp { at: string }\n\
+         interface Stamp { seq: integer }\n",
+    );
+    let child = &defs["Child"];
+    // Flattened, as ts-json-schema-generator writes an extending interface.
+    assert_eq!(
+        keys(child),
+        ["at", "extra", "name", "note", "seq"],
+        "{child}"
+    );
+    assert_eq!(
+        child["required"],
+        serde_json::json!(["name", "seq", "at"]),
+        "{child}"
+    );
+    assert_eq!(
+        child["properties"]["name"]["$ref"], "#/$defs/ChildName",
+        "{child}"
+    );
+    assert_eq!(defs["ChildName"]["const"], "child");
+    assert_eq!(child["properties"]["seq"]["type"], "integer", "{child}");
+    // Bases first, in `extends` order, each override in its base's place.
+    let start = rust.find("pub struct Child {").expect("struct Child");
+    let at = |field: &str| rust[start..].find(&format!("pub {field}:")).expect(field);
+    let order = ["name", "note", "seq", "at", "extra"].map(at);
+    assert!(order.is_sorted(), "{order:?}\n{rust}");
+    assert!(rust[start..].contains("pub name: ChildName"), "{rust}");
+}
+
+#[test]
+fn an_inherited_literal_can_be_the_discriminator() {
+    let (rust, defs) = ok(
+        "  event: Event;",
+        "type Event = Started | Stopped;\n\
+         interface Tagged { kind: 'started' }\n\
+         interface Started extends Tagged { at: string }\n\
+         interface Stopped { kind: 'stopped' }\n",
+    );
+    assert!(
+        defs["Event"].to_string().contains("started"),
+        "{}",
+        defs["Event"]
+    );
+    assert!(rust.contains("pub enum Event {"), "{rust}");
+}
+
+#[test]
+fn bases_that_cannot_be_flattened_are_refused_with_what_to_write() {
+    for (ts, want) in [
+        (
+            "interface Child extends Child { a: string }\n",
+            "extends itself",
+        ),
+        (
+            "interface Child extends Missing { a: string }\n",
+            "unknown type `Missing`",
+        ),
+        (
+            "type Alias = string;\ninterface Child extends Alias { a: string }\n",
+            "only interfaces can be extended",
+        ),
+        (
+            "interface G<T> { a: T }\ninterface Child extends G<string> { b: string }\n",
+            "extend an interface that spells out its members",
+        ),
+    ] {
+        let errors = generate_ts("  base: Child;", ts).expect_err(ts);
+        assert!(errors.iter().any(|e| e.contains(want)), "{ts}: {errors:?}");
+    }
+}
