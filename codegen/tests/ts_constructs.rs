@@ -137,3 +137,68 @@ fn bases_that_cannot_be_flattened_are_refused_with_what_to_write() {
         assert!(errors.iter().any(|e| e.contains(want)), "{ts}: {errors:?}");
     }
 }
+
+#[test]
+fn string_constants_and_typeof() {
+    let (rust, defs) = ok(
+        "  jsonrpc: typeof JSONRPC_VERSION;\n  version: Version;\n  event: Event;",
+        "export const JSONRPC_VERSION = \"2.0\";\n\
+         const LATEST = 'v2' as const;\n\
+         type Version = typeof LATEST;\n\
+         export const STARTED = 'started';\n\
+         type Event = Started | Stopped;\n\
+         interface Started { kind: typeof STARTED }\n\
+         interface Stopped { kind: 'stopped' }\n",
+    );
+    // A const type, as ts-json-schema-generator writes `typeof` of a string constant.
+    assert_eq!(
+        defs["ProbeJsonrpc"],
+        serde_json::json!({"type": "string", "const": "2.0"})
+    );
+    assert_eq!(
+        defs["Version"],
+        serde_json::json!({"type": "string", "const": "v2"})
+    );
+    assert!(
+        defs["Event"].to_string().contains("\"started\""),
+        "{}",
+        defs["Event"]
+    );
+    assert!(rust.contains("pub jsonrpc: ProbeJsonrpc"), "{rust}");
+    assert!(rust.contains("pub enum Event {"), "{rust}");
+}
+
+#[test]
+fn constants_that_are_not_strings_are_refused_with_what_to_write() {
+    for (ts, want) in [
+        ("export const N = 2;\n", "`N` is not a string constant"),
+        ("export let S = 'a';\n", "`let` and `var` are not read"),
+        ("const { a } = { a: 'x' };\n", "destructuring is not read"),
+        (
+            "interface Other { v: typeof Missing }\n",
+            "`Missing` is not a string constant of this file",
+        ),
+    ] {
+        let errors = generate_ts("  x?: string;", ts).expect_err(ts);
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains(want) && e.contains("write the literal type")),
+            "{ts}: {errors:?}"
+        );
+    }
+}
+
+#[test]
+fn object_is_any_json_object() {
+    let (rust, defs) = ok("  meta: object;\n  data?: unknown;", "");
+    let meta = &defs["Probe"]["properties"]["meta"];
+    assert_eq!(meta["type"], "object", "{meta}");
+    assert_eq!(defs["Probe"]["properties"]["data"], serde_json::json!({}));
+    assert!(
+        rust.contains(
+            "pub meta: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>"
+        ),
+        "{rust}"
+    );
+}

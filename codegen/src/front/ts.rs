@@ -17,6 +17,7 @@ use crate::front::tags;
 use crate::ir::{Field, Origin, Ty, TypeDef, TypeKind, Variant};
 use crate::naming::pascal_case;
 
+mod consts;
 mod extends;
 
 /// Names the loader understands without a declaration.
@@ -54,6 +55,7 @@ pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeD
         literal_fields: HashMap::new(),
         unions: Vec::new(),
         extends: Vec::new(),
+        consts: HashMap::new(),
         errors,
     };
     let decls = loader.declarations(&parsed.program.body);
@@ -108,6 +110,8 @@ struct Loader<'f> {
     unions: Vec<PendingUnion>,
     /// Interfaces with an `extends` clause, flattened once every type is loaded.
     extends: Vec<extends::Extends>,
+    /// `const X = "..."` declarations, by name, for `typeof X`.
+    consts: HashMap<String, String>,
     errors: SpecErrors,
 }
 
@@ -170,6 +174,7 @@ impl<'f> Loader<'f> {
             match stmt {
                 Statement::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
                 Statement::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
+                Statement::VariableDeclaration(v) => self.record_consts(v),
                 Statement::ExportDeclaration(e) => {
                     // oxc attaches a JSDoc to the `export` statement, not to the declaration
                     // inside it: move it there, or `export` would silently drop its rules.
@@ -180,12 +185,16 @@ impl<'f> Loader<'f> {
                     match &e.declaration {
                         Declaration::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
                         Declaration::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
-                        _ => self.error(e.span, "only interfaces and type aliases may be exported"),
+                        Declaration::VariableDeclaration(v) => self.record_consts(v),
+                        _ => self.error(
+                            e.span,
+                            "only interfaces, type aliases and string constants may be exported",
+                        ),
                     }
                 }
                 other => self.error(
                     other.span(),
-                    "messages.ts may contain only interfaces and type aliases",
+                    "messages.ts may contain only interfaces, type aliases and string constants",
                 ),
             }
         }
@@ -257,9 +266,9 @@ impl<'f> Loader<'f> {
             };
             let doc = self.doc(p.span.start);
             let context = format!("{owner}{}", pascal_case(&key));
-            if let Some(lit) = single_string_literal(&ann.type_annotation) {
+            if let Some(lit) = self.fixed_string(&ann.type_annotation) {
                 self.literal_fields
-                    .insert((owner.to_owned(), key.clone()), lit.to_owned());
+                    .insert((owner.to_owned(), key.clone()), lit);
             }
             let Some(ty) = self.ty(&ann.type_annotation, &context) else {
                 continue;
@@ -334,6 +343,12 @@ impl<'f> Loader<'f> {
             self.add(&name, doc.text, a.id.span, TypeKind::Enum(values));
             return;
         }
+        if let TSType::TSTypeQuery(q) = ty {
+            if let Some(value) = self.typeof_value(q) {
+                self.add(&name, doc.text, a.id.span, TypeKind::Enum(vec![value]));
+            }
+            return;
+        }
         if let TSType::TSTypeLiteral(lit) = ty
             && !is_index_signature(&lit.members)
         {
@@ -365,6 +380,12 @@ impl<'f> Loader<'f> {
             TSType::TSBooleanKeyword(_) => Ty::Bool,
             TSType::TSNumberKeyword(_) => Ty::Number,
             TSType::TSAnyKeyword(_) | TSType::TSUnknownKeyword(_) => Ty::Any,
+            // Any JSON object; its members are kept as they come.
+            TSType::TSObjectKeyword(_) => Ty::Map(Box::new(Ty::Any)),
+            TSType::TSTypeQuery(q) => {
+                let value = self.typeof_value(q)?;
+                self.inline_enum(context, vec![value], q.span)
+            }
             TSType::TSArrayType(a) => Ty::Array(Box::new(
                 self.ty(&a.element_type, &format!("{context}Item"))?,
             )),
