@@ -202,3 +202,46 @@ fn object_is_any_json_object() {
         "{rust}"
     );
 }
+
+#[test]
+fn integer_by_tag() {
+    let (rust, defs) = ok(
+        "  /** @TJS-type integer */\n  count: number;\n  /**\n   * Sizes.\n   * @asType integer\n   * @minimum 0\n   */\n  sizes?: number[] | null;\n  ratio: number;\n  total: Total;",
+        "/** @TJS-type integer */\nexport type Total = number;\n",
+    );
+    let probe = &defs["Probe"]["properties"];
+    assert_eq!(probe["count"], serde_json::json!({"type": "integer"}));
+    assert_eq!(probe["ratio"], serde_json::json!({"type": "number"}));
+    assert!(
+        probe["sizes"].to_string().contains("\"integer\""),
+        "{}",
+        probe["sizes"]
+    );
+    assert_eq!(defs["Total"]["type"], "integer", "{}", defs["Total"]);
+    assert!(rust.contains("pub count: i64"), "{rust}");
+    assert!(
+        rust.contains("pub sizes: Option<Option<Vec<i64>>>"),
+        "{rust}"
+    );
+    assert!(rust.contains("pub type Total = i64;"), "{rust}");
+}
+
+#[test]
+fn type_tags_that_cannot_apply_are_refused_with_what_to_write() {
+    for (field, want) in [
+        (
+            "  /** @TJS-type integer */\n  name: string;",
+            "needs a `number` type",
+        ),
+        (
+            "  /** @TJS-type string */\n  name: number;",
+            "only `@TJS-type integer` is; write the type itself",
+        ),
+    ] {
+        let errors = generate_ts(field, "").expect_err(field);
+        assert!(
+            errors.iter().any(|e| e.contains(want)),
+            "{field}: {errors:?}"
+        );
+    }
+}

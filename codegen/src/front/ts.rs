@@ -19,6 +19,7 @@ use crate::naming::pascal_case;
 
 mod consts;
 mod extends;
+mod type_tags;
 
 /// Names the loader understands without a declaration.
 const BUILTIN_INTEGER: &str = "integer";
@@ -273,6 +274,7 @@ impl<'f> Loader<'f> {
             let Some(ty) = self.ty(&ann.type_annotation, &context) else {
                 continue;
             };
+            let ty = self.apply_type_tags(p.span.start, ty, p.span);
             self.check_fit(&doc.constraints, &ty, p.span);
             fields.push(Field {
                 name: key,
@@ -359,6 +361,7 @@ impl<'f> Loader<'f> {
         let Some(target) = self.ty(ty, &name) else {
             return;
         };
+        let target = self.apply_type_tags(a.span.start, target, a.span);
         self.check_fit(&doc.constraints, &target, a.span);
         self.add(
             &name,
