@@ -245,3 +245,69 @@ fn type_tags_that_cannot_apply_are_refused_with_what_to_write() {
         );
     }
 }
+
+#[test]
+fn unknown_formats_are_carried_into_the_schema_with_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("protocol.yaml"), YAML).unwrap();
+    std::fs::write(
+        dir.join("messages.ts"),
+        "type ClientMessage = Probe;\ninterface Probe {\n  type: 'probe';\n  /**\n   * Base64 bytes.\n   * @format byte\n   */\n  data: string;\n  /** @format uri */\n  link: string;\n  template: Template;\n}\n/** @format uri-template */\ntype Template = string;\n",
+    )
+    .unwrap();
+    let g = generate(&dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let file = |p: &str| {
+        g.files
+            .iter()
+            .find(|f| f.path == p)
+            .unwrap()
+            .contents
+            .clone()
+    };
+    let schema: Value = serde_json::from_str(&file("schemas/demo.schema.json")).unwrap();
+    let defs = &schema["$defs"];
+    assert_eq!(
+        defs["Probe"]["properties"]["data"]["format"], "byte",
+        "{schema}"
+    );
+    assert_eq!(
+        defs["Probe"]["properties"]["data"]["description"],
+        "Base64 bytes."
+    );
+    assert_eq!(defs["Template"]["format"], "uri-template", "{schema}");
+    let rust = file("src/demo.rs");
+    // Only the known format is checked.
+    assert!(rust.contains("\"uri\", at, errors"), "{rust}");
+    assert!(!rust.contains("\"byte\", at, errors"), "{rust}");
+    assert!(!rust.contains("\"uri-template\", at, errors"), "{rust}");
+    // ... and the schemars form still says it.
+    assert!(rust.contains("extend(\"format\" = \"byte\")"), "{rust}");
+    for place in [
+        "Probe.data: format `byte`",
+        "Template: format `uri-template`",
+    ] {
+        assert!(g.summary.contains(place), "{}", g.summary);
+    }
+    assert!(!g.summary.contains("Probe.link"), "{}", g.summary);
+}
+
+#[test]
+fn a_shared_constant_is_not_picked_as_the_discriminator() {
+    let (rust, defs) = ok(
+        "  call: Call;",
+        "export const V = '2.0';\n\
+         interface Envelope { jsonrpc: typeof V }\n\
+         type Call = Ask | Tell;\n\
+         interface Ask extends Envelope { kind: 'ask' }\n\
+         interface Tell { jsonrpc: typeof V; kind: 'tell' }\n\
+         type Single = Only;\n\
+         interface Only extends Envelope { method: 'only' }\n",
+    );
+    assert!(rust.contains("pub enum Call {"), "{rust}");
+    let call = defs["Call"].to_string();
+    assert!(call.contains("\"propertyName\":\"kind\""), "{call}");
+    let single = defs["Single"].to_string();
+    assert!(single.contains("\"propertyName\":\"method\""), "{single}");
+}

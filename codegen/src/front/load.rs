@@ -126,7 +126,8 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     };
     let mut protocol = protocol;
     cross_check(&yaml, &pf, &protocol, &mut errors);
-    let notes = crate::front::rename::rust_type_names(&mut protocol);
+    let mut notes = crate::front::rename::rust_type_names(&mut protocol);
+    notes.extend(crate::front::notes::unchecked_formats(&protocol));
     let mut analysis = None;
     let machine_path = dir.join("machine.yaml");
     if machine_path.is_file() && errors.is_empty() {

@@ -4,6 +4,7 @@
 pub mod jsdoc;
 pub mod load;
 pub mod machine;
+pub mod notes;
 pub mod proto;
 pub mod proto_lower;
 pub mod protocol;

@@ -57,6 +57,7 @@ pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeD
         unions: Vec::new(),
         extends: Vec::new(),
         consts: HashMap::new(),
+        inherited: BTreeSet::new(),
         errors,
     };
     let decls = loader.declarations(&parsed.program.body);
@@ -113,6 +114,8 @@ struct Loader<'f> {
     extends: Vec<extends::Extends>,
     /// `const X = "..."` declarations, by name, for `typeof X`.
     consts: HashMap<String, String>,
+    /// (interface, field) literal members an interface inherits from a base.
+    inherited: BTreeSet<(String, String)>,
     errors: SpecErrors,
 }
 
@@ -136,8 +139,16 @@ impl<'f> Loader<'f> {
         let Some((text, span)) = self.docs.get(&node_start).cloned() else {
             return DocComment::default();
         };
+        // A format the validators do not know is carried into the schema, not refused
+        // (`cargo xtask gen` notes it): ts-json-schema-generator passes any `@format` on.
+        let (text, carried) = carried_format(&text);
         match jsdoc::parse(&text) {
-            Ok(doc) => doc,
+            Ok(mut doc) => {
+                if carried.is_some() && doc.constraints.format.is_none() {
+                    doc.constraints.format = carried;
+                }
+                doc
+            }
             Err(e) => {
                 self.errors.push(
                     SpecError::at(
@@ -531,6 +542,30 @@ impl<'f> Loader<'f> {
         }
     }
 
+    /// The discriminator candidates of a union, best first: members' values all different
+    /// before a shared constant (`jsonrpc: '2.0'`), then declared by the members themselves
+    /// before inherited from a base; otherwise in field order.
+    fn rank_candidates(
+        &self,
+        members: &[(String, Span)],
+        mut candidates: Vec<String>,
+    ) -> Vec<String> {
+        let distinct = |c: &String| {
+            let values: BTreeSet<&String> = members
+                .iter()
+                .filter_map(|(m, _)| self.literal_fields.get(&(m.clone(), c.clone())))
+                .collect();
+            values.len() == members.len()
+        };
+        let own = |c: &String| {
+            members
+                .iter()
+                .all(|(m, _)| !self.inherited.contains(&(m.clone(), c.clone())))
+        };
+        candidates.sort_by_key(|c| (!distinct(c), !own(c)));
+        candidates
+    }
+
     /// Picks each union's discriminator and strips it from the member structs.
     fn resolve_unions(&mut self) {
         let mut stripped: HashMap<String, String> = HashMap::new();
@@ -575,7 +610,7 @@ impl<'f> Loader<'f> {
                     Some(prev) => prev.into_iter().filter(|c| fixed.contains(c)).collect(),
                 });
             }
-            let candidates = candidates.unwrap_or_default();
+            let candidates = self.rank_candidates(&u.members, candidates.unwrap_or_default());
             let Some(tag) = candidates.first().cloned() else {
                 self.error(
                     u.span,
@@ -631,6 +666,44 @@ impl<'f> Loader<'f> {
             }
         }
     }
+}
+
+/// The comment without its `@format` line when that line names a format the validators do
+/// not know, and that format.
+fn carried_format(raw: &str) -> (String, Option<String>) {
+    let mut carried = None;
+    let mut kept = Vec::new();
+    for line in raw.lines() {
+        let body = line
+            .trim()
+            .trim_start_matches("/**")
+            .trim_start_matches('*');
+        let body = body.trim_end_matches("*/").trim();
+        if let Some(value) = body.strip_prefix("@format ").map(str::trim)
+            && !value.is_empty()
+            && !crate::ir::FORMATS.contains(&value)
+            && carried.is_none()
+        {
+            carried = Some(value.to_owned());
+            // Keep the comment's delimiters if they shared the line.
+            kept.push(format!(
+                "{}{}",
+                if line.trim_start().starts_with("/**") {
+                    "/**"
+                } else {
+                    ""
+                },
+                if line.trim_end().ends_with("*/") {
+                    "*/"
+                } else {
+                    ""
+                }
+            ));
+            continue;
+        }
+        kept.push(line.to_owned());
+    }
+    (kept.join("\n"), carried)
 }
 
 fn strip_parens<'r, 'a>(t: &'r TSType<'a>) -> &'r TSType<'a> {

@@ -116,6 +116,7 @@ impl Loader<'_> {
                 {
                     self.literal_fields
                         .insert((name.to_owned(), f.name.clone()), lit);
+                    self.inherited.insert((name.to_owned(), f.name.clone()));
                 }
                 match fields.iter_mut().find(|x| x.name == f.name) {
                     // Two bases with the same member: the later one wins, as in TypeScript

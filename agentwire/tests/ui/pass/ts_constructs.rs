@@ -1,0 +1,29 @@
+//! The TypeScript constructs real schemas use (interfaces extending several bases with
+//! overrides, string constants and `typeof`, `object`, `unknown`, integer tags, formats the
+//! validators do not know) generate a module that compiles warning-free and round-trips.
+#![deny(warnings)]
+
+use agentwire::Protocol;
+use agentwire::runtime::serde_json::{Value, from_str};
+
+#[derive(Protocol)]
+#[protocol(spec = "spec/ts_constructs")]
+pub(crate) struct TsConstructs;
+
+fn main() {
+    let json = r#"{"type":"call","jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"b":1,"a":[true]}},"_meta":{"progressToken":1},"sizes":[1,2],"template":"/a/{b}","data":"AAEC","extra":null}"#;
+    let call = ts_constructs::ClientMessage::from_json(json).unwrap();
+    let ts_constructs::ClientMessage::Call(c) = &call;
+    assert_eq!(c.id, 7_i64);
+    assert_eq!(c.sizes, vec![1_i64, 2]);
+    assert_eq!(c.params.name, "echo");
+    let back: Value = from_str(&call.to_json()).unwrap();
+    assert_eq!(back, from_str::<Value>(json).unwrap());
+    // The constant is the only value `typeof` allows, and `integer` refuses a fraction.
+    assert!(ts_constructs::ClientMessage::from_json(&json.replace("\"2.0\"", "\"1.0\"")).is_err());
+    assert!(ts_constructs::ClientMessage::from_json(&json.replace("\"id\":7", "\"id\":7.5")).is_err());
+    assert!(ts_constructs::SCHEMA.contains("uri-template"));
+    // The override makes `params` required.
+    let without = json.replace(r#""params":{"name":"echo","arguments":{"b":1,"a":[true]}},"#, "");
+    assert!(ts_constructs::ClientMessage::from_json(&without).is_err());
+}
