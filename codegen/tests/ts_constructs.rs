@@ -311,3 +311,37 @@ fn a_shared_constant_is_not_picked_as_the_discriminator() {
     let single = defs["Single"].to_string();
     assert!(single.contains("\"propertyName\":\"method\""), "{single}");
 }
+
+#[test]
+fn constructs_not_supported_yet_say_what_to_write() {
+    for (field, want) in [
+        (
+            "  level: 'a' | 'b' | string;",
+            "write `string` and list the known values",
+        ),
+        ("  id: string | number;", "write `unknown` (any JSON value)"),
+        (
+            "  id: integer | string | null;",
+            "a union of primitive types",
+        ),
+        (
+            "  v: { a: string } | { b: string };",
+            "declare each as an interface with a shared literal field",
+        ),
+        ("  n: 1;", "write `number` (or `integer`)"),
+        (
+            "  t: [string, number];",
+            "write an interface with named fields",
+        ),
+        (
+            "  o: { a: string; [key: string]: unknown };",
+            "an index signature beside named properties",
+        ),
+    ] {
+        let errors = generate_ts(field, "").expect_err(field);
+        assert!(
+            errors.iter().any(|e| e.contains(want)),
+            "{field}: {errors:?}"
+        );
+    }
+}

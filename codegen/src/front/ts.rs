@@ -19,6 +19,7 @@ use crate::naming::pascal_case;
 
 mod consts;
 mod extends;
+mod refusals;
 mod type_tags;
 
 /// Names the loader understands without a declaration.
@@ -257,10 +258,7 @@ impl<'f> Loader<'f> {
         let mut fields: Vec<Field> = Vec::new();
         for m in members {
             let TSSignature::TSPropertySignature(p) = m else {
-                self.error(
-                    m.span(),
-                    "only plain properties are supported in an interface",
-                );
+                self.error(m.span(), refusals::member(m));
                 continue;
             };
             let Some(key) = p.key.static_name() else {
@@ -445,10 +443,7 @@ impl<'f> Loader<'f> {
                 } else if let [single] = non_null.as_slice() {
                     self.ty(single, context)?
                 } else {
-                    self.error(
-                        u.span,
-                        "unsupported union: name it as a type alias whose members are interfaces sharing a literal field",
-                    );
+                    self.error(u.span, refusals::union(&non_null));
                     return None;
                 };
                 if nullable {
@@ -465,7 +460,7 @@ impl<'f> Loader<'f> {
                 _ => {
                     self.error(
                         l.span,
-                        "only string and boolean literal types are supported",
+                        "only string and boolean literal types are supported; write `number` (or `integer`) with `@minimum`/`@maximum`",
                     );
                     return None;
                 }
@@ -504,7 +499,10 @@ impl<'f> Loader<'f> {
                         "tuple types are not supported; write `T[]` (with a `Spec note:` if the source document writes a tuple)",
                     );
                 } else {
-                    self.error(tuple.span, "tuple types are not supported");
+                    self.error(
+                        tuple.span,
+                        "tuple types are not supported; write an interface with named fields, or `T[]`",
+                    );
                 }
                 return None;
             }
@@ -516,7 +514,10 @@ impl<'f> Loader<'f> {
                 return None;
             }
             other => {
-                self.error(other.span(), "unsupported TypeScript type");
+                self.error(
+                    other.span(),
+                    "unsupported TypeScript type; write it with interfaces, type aliases, primitives, string literals, `T[]` or `{ [key: string]: T }`",
+                );
                 return None;
             }
         })
