@@ -319,11 +319,11 @@ fn constructs_not_supported_yet_say_what_to_write() {
             "  level: 'a' | 'b' | string;",
             "write `string` and list the known values",
         ),
-        ("  id: string | number;", "write `unknown` (any JSON value)"),
         (
-            "  id: integer | string | null;",
-            "a union of primitive types",
+            "  id: number | integer;",
+            "cannot be told apart on the wire",
         ),
+        ("  id: string | Probe;", "unsupported union"),
         (
             "  v: { a: string } | { b: string };",
             "declare each as an interface with a shared literal field",
@@ -344,4 +344,31 @@ fn constructs_not_supported_yet_say_what_to_write() {
             "{field}: {errors:?}"
         );
     }
+}
+
+#[test]
+fn unions_of_primitives_are_untagged() {
+    let (rust, defs) = ok(
+        "  id: RequestId;\n  alt?: string | number | boolean | null;",
+        "/** A request id. */\nexport type RequestId = string | integer;\n",
+    );
+    // ts-json-schema-generator's form: a list of types.
+    assert_eq!(
+        defs["RequestId"]["type"],
+        serde_json::json!(["string", "integer"])
+    );
+    assert_eq!(
+        defs["ProbeAlt"]["type"],
+        serde_json::json!(["string", "number", "boolean"])
+    );
+    assert!(
+        defs["Probe"]["properties"]["alt"]
+            .to_string()
+            .contains("null")
+    );
+    assert!(rust.contains("#[serde(untagged)]"), "{rust}");
+    assert!(rust.contains("pub enum RequestId {"), "{rust}");
+    assert!(rust.contains("String(String)"), "{rust}");
+    assert!(rust.contains("Integer(i64)"), "{rust}");
+    assert!(rust.contains("pub alt: Option<Option<ProbeAlt>>"), "{rust}");
 }

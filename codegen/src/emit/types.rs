@@ -126,6 +126,7 @@ pub fn emit_type(def: &TypeDef) -> TokenStream {
             }
         }
         TypeKind::Enum(values) => emit_enum(&name, &doc, values),
+        TypeKind::Untagged(members) => emit_untagged(&name, &doc, members),
         TypeKind::Union { tag, variants } => emit_union(&name, &doc, tag, variants),
         // Only protobuf specs have oneofs, and prost writes their types.
         TypeKind::Oneof { .. } => TokenStream::new(),
@@ -282,6 +283,36 @@ fn emit_field(f: &Field) -> TokenStream {
         #serde_attr
         #schemars
         pub #ident: #field_ty,
+    }
+}
+
+/// `string | number`: one variant per JSON type, tried in order; a whole `number` is
+/// written without `.0`.
+fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream {
+    let variants = members.iter().map(|t| {
+        let (variant, number) = match t {
+            Ty::String => (quote!(String), false),
+            Ty::Integer => (quote!(Integer), false),
+            Ty::Number => (quote!(Number), true),
+            _ => (quote!(Bool), false),
+        };
+        let ty = rust_ty(t);
+        let ser = number.then(|| {
+            quote!(#[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")])
+        });
+        quote!(#ser #variant(#ty),)
+    });
+    let derives = derives(false);
+    quote! {
+        #doc
+        #derives
+        #[serde(untagged)]
+        pub enum #name { #(#variants)* }
+
+        impl agentwire_runtime::Validate for #name {
+            #[inline]
+            fn validate_at(&self, _: &mut agentwire_runtime::JsonPointer, _: &mut Vec<agentwire_runtime::FieldError>) {}
+        }
     }
 }
 

@@ -75,6 +75,8 @@ impl<'a> Validators<'a> {
             TypeKind::Struct(fields) => fields.iter().any(|f| self.field_checks(f).is_some()),
             // A prost enum field is an `i32` that may hold a number the enum lacks.
             TypeKind::Enum(_) => self.proto,
+            // Each member's JSON type is checked by decoding; primitives carry no rule.
+            TypeKind::Untagged(_) => false,
             TypeKind::Union { variants, .. } => variants
                 .iter()
                 .any(|v| self.fallible.contains(&v.type_name)),

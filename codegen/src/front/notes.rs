@@ -30,7 +30,7 @@ pub fn unchecked_formats(p: &Protocol) -> Vec<String> {
                     note(def.name.clone(), format);
                 }
             }
-            TypeKind::Enum(_) | TypeKind::Union { .. } => {}
+            TypeKind::Enum(_) | TypeKind::Union { .. } | TypeKind::Untagged(_) => {}
         }
     }
     out

@@ -196,7 +196,7 @@ fn apply(p: &mut Protocol, renames: &BTreeMap<String, String>) {
                 }
             }
             TypeKind::Alias { target, .. } => ty(target, &to),
-            TypeKind::Enum(_) => {}
+            TypeKind::Enum(_) | TypeKind::Untagged(_) => {}
         }
         p.types.insert(name, def);
     }

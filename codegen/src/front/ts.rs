@@ -21,6 +21,7 @@ mod consts;
 mod extends;
 mod refusals;
 mod type_tags;
+mod untagged;
 
 /// Names the loader understands without a declaration.
 const BUILTIN_INTEGER: &str = "integer";
@@ -354,6 +355,12 @@ impl<'f> Loader<'f> {
             self.add(&name, doc.text, a.id.span, TypeKind::Enum(values));
             return;
         }
+        if let TSType::TSUnionType(u) = ty
+            && let Some(members) = untagged::primitive_members(&u.types.iter().collect::<Vec<_>>())
+        {
+            self.add(&name, doc.text, a.id.span, TypeKind::Untagged(members));
+            return;
+        }
         if let TSType::TSTypeQuery(q) = ty {
             if let Some(value) = self.typeof_value(q) {
                 self.add(&name, doc.text, a.id.span, TypeKind::Enum(vec![value]));
@@ -442,6 +449,9 @@ impl<'f> Loader<'f> {
                     self.inline_enum(context, values, t.span())
                 } else if let [single] = non_null.as_slice() {
                     self.ty(single, context)?
+                } else if let Some(members) = untagged::primitive_members(&non_null) {
+                    self.add_inline(context, u.span, TypeKind::Untagged(members));
+                    Ty::Named(context.to_owned())
                 } else {
                     self.error(u.span, refusals::union(&non_null));
                     return None;

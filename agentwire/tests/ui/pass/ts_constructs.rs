@@ -23,6 +23,18 @@ fn main() {
     assert!(ts_constructs::ClientMessage::from_json(&json.replace("\"2.0\"", "\"1.0\"")).is_err());
     assert!(ts_constructs::ClientMessage::from_json(&json.replace("\"id\":7", "\"id\":7.5")).is_err());
     assert!(ts_constructs::SCHEMA.contains("uri-template"));
+    // `2` and `"2"` stay apart, and a whole number is written back without `.0`.
+    for (token, alt) in [("2", "3"), ("\"2\"", "3.5"), ("2", "true"), ("\"x\"", "null")] {
+        let text = json.replace(r#""extra":null"#, &format!(r#""progressToken":{token},"alt":{alt}"#));
+        let decoded = ts_constructs::ClientMessage::from_json(&text).unwrap();
+        let ts_constructs::ClientMessage::Call(c) = &decoded;
+        let is_number = matches!(c.progress_token, Some(ts_constructs::ProgressToken::Integer(2)));
+        assert_eq!(is_number, token == "2", "{text}");
+        let back: Value = from_str(&decoded.to_json()).unwrap();
+        assert_eq!(back, from_str::<Value>(&text).unwrap(), "{text}");
+    }
+    let bad = json.replace(r#""extra":null"#, r#""progressToken":2.5"#);
+    assert!(ts_constructs::ClientMessage::from_json(&bad).is_err());
     // The override makes `params` required.
     let without = json.replace(r#""params":{"name":"echo","arguments":{"b":1,"a":[true]}},"#, "");
     assert!(ts_constructs::ClientMessage::from_json(&without).is_err());

@@ -1,6 +1,6 @@
 //! What to write instead of a construct the loader refuses, for the shapes real protocol
-//! schemas use that are not supported yet (open enums, unions of primitives or of inline
-//! objects, open objects).
+//! schemas use that are not supported yet (open enums, unions of inline objects, open
+//! objects) or cannot be (primitives of one JSON type).
 
 use oxc_ast::ast::{TSSignature, TSType, TSTypeName};
 
@@ -26,7 +26,7 @@ pub(super) fn union(members: &[&TSType<'_>]) -> &'static str {
     {
         "an open enum (string literals plus `string`) is not supported yet; write `string` and list the known values in its doc comment"
     } else if members.iter().all(primitive) {
-        "a union of primitive types (`string | number`) is not supported yet; write `unknown` (any JSON value) or the one type the protocol sends, with a `Spec note:`"
+        "a union of primitives of one JSON type (`number | integer`, `string | string`) cannot be told apart on the wire; write one of them"
     } else if members
         .iter()
         .any(|t| matches!(t, TSType::TSTypeLiteral(_)))

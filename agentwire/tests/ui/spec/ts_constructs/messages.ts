@@ -26,7 +26,12 @@ export interface Call extends Envelope, Meta {
   /** @format byte */
   data?: string;
   extra?: unknown;
+  progressToken?: ProgressToken;
+  alt?: string | number | boolean | null;
 }
+
+/** Told apart by JSON type: `2` and `"2"` are different tokens. */
+type ProgressToken = string | integer;
 
 /** @format uri-template */
 type Template = string;
