@@ -316,10 +316,6 @@ fn a_shared_constant_is_not_picked_as_the_discriminator() {
 fn constructs_not_supported_yet_say_what_to_write() {
     for (field, want) in [
         (
-            "  level: 'a' | 'b' | string;",
-            "write `string` and list the known values",
-        ),
-        (
             "  id: number | integer;",
             "cannot be told apart on the wire",
         ),
@@ -371,4 +367,27 @@ fn unions_of_primitives_are_untagged() {
     assert!(rust.contains("String(String)"), "{rust}");
     assert!(rust.contains("Integer(i64)"), "{rust}");
     assert!(rust.contains("pub alt: Option<Option<ProbeAlt>>"), "{rust}");
+}
+
+#[test]
+fn literals_plus_string_are_an_open_enum() {
+    let (rust, defs) = ok(
+        "  level: 'debug' | 'info' | string;\n  stop?: StopReason | null;",
+        "/** Why sampling stopped. */\ntype StopReason = 'endTurn' | 'maxTokens' | string;\n",
+    );
+    assert_eq!(
+        defs["StopReason"],
+        serde_json::json!({"description": "Why sampling stopped.", "anyOf": [{"$ref": "#/$defs/StopReasonKnown"}, {"type": "string"}]})
+    );
+    assert_eq!(
+        defs["StopReasonKnown"]["enum"],
+        serde_json::json!(["endTurn", "maxTokens"])
+    );
+    assert_eq!(
+        defs["ProbeLevelKnown"]["enum"],
+        serde_json::json!(["debug", "info"])
+    );
+    assert!(rust.contains("pub enum StopReason {"), "{rust}");
+    assert!(rust.contains("Known(StopReasonKnown)"), "{rust}");
+    assert!(rust.contains("pub level: ProbeLevel,"), "{rust}");
 }

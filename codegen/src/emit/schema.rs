@@ -22,6 +22,14 @@ pub fn emit_schema(p: &Protocol) -> String {
             }
             TypeKind::Enum(values) => obj(json!({"type": "string", "enum": values})),
             // As ts-json-schema-generator writes `string | number`: a list of types.
+            // An open enum: the known values, or any string.
+            TypeKind::Untagged(members) if members.iter().any(|t| t.named().is_some()) => {
+                let any_of: Vec<Value> = members
+                    .iter()
+                    .map(|t| Value::Object(ty_schema(t)))
+                    .collect();
+                obj(json!({"anyOf": any_of}))
+            }
             TypeKind::Untagged(members) => {
                 let types: Vec<Value> = members
                     .iter()

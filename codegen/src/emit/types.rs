@@ -291,6 +291,8 @@ fn emit_field(f: &Field) -> TokenStream {
 fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream {
     let variants = members.iter().map(|t| {
         let (variant, number) = match t {
+            // An open enum's known values.
+            Ty::Named(_) => (quote!(Known), false),
             Ty::String => (quote!(String), false),
             Ty::Integer => (quote!(Integer), false),
             Ty::Number => (quote!(Number), true),

@@ -355,11 +355,16 @@ impl<'f> Loader<'f> {
             self.add(&name, doc.text, a.id.span, TypeKind::Enum(values));
             return;
         }
-        if let TSType::TSUnionType(u) = ty
-            && let Some(members) = untagged::primitive_members(&u.types.iter().collect::<Vec<_>>())
-        {
-            self.add(&name, doc.text, a.id.span, TypeKind::Untagged(members));
-            return;
+        if let TSType::TSUnionType(u) = ty {
+            let members: Vec<&TSType<'_>> = u.types.iter().collect();
+            if let Some(members) = untagged::primitive_members(&members) {
+                self.add(&name, doc.text, a.id.span, TypeKind::Untagged(members));
+                return;
+            }
+            if let Some(values) = untagged::open_enum(&members) {
+                self.open_enum(&name, values, a.id.span, Some(doc.text));
+                return;
+            }
         }
         if let TSType::TSTypeQuery(q) = ty {
             if let Some(value) = self.typeof_value(q) {
@@ -452,6 +457,9 @@ impl<'f> Loader<'f> {
                 } else if let Some(members) = untagged::primitive_members(&non_null) {
                     self.add_inline(context, u.span, TypeKind::Untagged(members));
                     Ty::Named(context.to_owned())
+                } else if let Some(values) = untagged::open_enum(&non_null) {
+                    self.open_enum(context, values, u.span, None);
+                    Ty::Named(context.to_owned())
                 } else {
                     self.error(u.span, refusals::union(&non_null));
                     return None;
@@ -531,6 +539,18 @@ impl<'f> Loader<'f> {
                 return None;
             }
         })
+    }
+
+    /// `name` as an open enum: `<name>Known` holds the known values, `name` is that or any
+    /// other string. `doc` is `None` for a field's inline union.
+    fn open_enum(&mut self, name: &str, values: Vec<String>, span: Span, doc: Option<String>) {
+        let known = format!("{name}Known");
+        self.add_inline(&known, span, TypeKind::Enum(values));
+        let kind = TypeKind::Untagged(vec![Ty::Named(known), Ty::String]);
+        match doc {
+            Some(doc) => self.add(name, doc, span, kind),
+            None => self.add_inline(name, span, kind),
+        }
     }
 
     fn inline_enum(&mut self, context: &str, values: Vec<String>, span: Span) -> Ty {

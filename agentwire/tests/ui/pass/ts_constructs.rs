@@ -33,6 +33,19 @@ fn main() {
         let back: Value = from_str(&decoded.to_json()).unwrap();
         assert_eq!(back, from_str::<Value>(&text).unwrap(), "{text}");
     }
+    // An open enum names the known values and keeps any other string.
+    for (reason, known) in [("endTurn", true), ("toolUse", false)] {
+        let text = json.replace(r#""extra":null"#, &format!(r#""stopReason":"{reason}""#));
+        let decoded = ts_constructs::ClientMessage::from_json(&text).unwrap();
+        let ts_constructs::ClientMessage::Call(c) = &decoded;
+        let named = matches!(
+            c.stop_reason,
+            Some(ts_constructs::CallStopReason::Known(ts_constructs::CallStopReasonKnown::EndTurn))
+        );
+        assert_eq!(named, known, "{text}");
+        let back: Value = from_str(&decoded.to_json()).unwrap();
+        assert_eq!(back, from_str::<Value>(&text).unwrap(), "{text}");
+    }
     let bad = json.replace(r#""extra":null"#, r#""progressToken":2.5"#);
     assert!(ts_constructs::ClientMessage::from_json(&bad).is_err());
     // The override makes `params` required.

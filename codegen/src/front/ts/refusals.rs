@@ -1,15 +1,14 @@
 //! What to write instead of a construct the loader refuses, for the shapes real protocol
-//! schemas use that are not supported yet (open enums, unions of inline objects, open
-//! objects) or cannot be (primitives of one JSON type).
+//! schemas use that are not supported yet (unions of inline objects, open objects) or
+//! cannot be (primitives of one JSON type).
 
 use oxc_ast::ast::{TSSignature, TSType, TSTypeName};
 
-use super::{BUILTIN_INTEGER, single_string_literal, strip_parens};
+use super::{BUILTIN_INTEGER, strip_parens};
 
 /// The diagnostic for a union the loader cannot represent.
 pub(super) fn union(members: &[&TSType<'_>]) -> &'static str {
     let members: Vec<&TSType<'_>> = members.iter().map(|t| strip_parens(t)).collect();
-    let is_string = |t: &&TSType<'_>| matches!(t, TSType::TSStringKeyword(_));
     let primitive = |t: &&TSType<'_>| match t {
         TSType::TSStringKeyword(_) | TSType::TSNumberKeyword(_) | TSType::TSBooleanKeyword(_) => {
             true
@@ -19,13 +18,7 @@ pub(super) fn union(members: &[&TSType<'_>]) -> &'static str {
         }
         _ => false,
     };
-    if members.iter().any(is_string)
-        && members
-            .iter()
-            .all(|t| is_string(t) || single_string_literal(t).is_some())
-    {
-        "an open enum (string literals plus `string`) is not supported yet; write `string` and list the known values in its doc comment"
-    } else if members.iter().all(primitive) {
+    if members.iter().all(primitive) {
         "a union of primitives of one JSON type (`number | integer`, `string | string`) cannot be told apart on the wire; write one of them"
     } else if members
         .iter()

@@ -1,9 +1,10 @@
 //! `string | number` and other unions of primitives told apart by their JSON type: an
-//! untagged union that keeps `2` and `"2"` apart.
+//! untagged union that keeps `2` and `"2"` apart; and `'a' | 'b' | string`, an open enum: the
+//! known values as an enum of their own, any other string kept as it came.
 
 use oxc_ast::ast::{TSType, TSTypeName};
 
-use super::{BUILTIN_INTEGER, strip_parens};
+use super::{BUILTIN_INTEGER, single_string_literal, strip_parens};
 use crate::ir::Ty;
 
 /// The members of a union of two or more distinct primitive JSON types (`string`, one of
@@ -34,4 +35,17 @@ pub(super) fn primitive_members(types: &[&TSType<'_>]) -> Option<Vec<Ty>> {
         out.push(ty);
     }
     Some(out)
+}
+
+/// The known values of an open enum, `'a' | 'b' | string`: string literals and `string`.
+pub(super) fn open_enum(types: &[&TSType<'_>]) -> Option<Vec<String>> {
+    let mut values = Vec::new();
+    let mut open = false;
+    for t in types {
+        match strip_parens(t) {
+            TSType::TSStringKeyword(_) if !open => open = true,
+            other => values.push(single_string_literal(other)?.to_owned()),
+        }
+    }
+    (open && !values.is_empty()).then_some(values)
 }

@@ -28,6 +28,7 @@ export interface Call extends Envelope, Meta {
   extra?: unknown;
   progressToken?: ProgressToken;
   alt?: string | number | boolean | null;
+  stopReason?: 'endTurn' | 'maxTokens' | string;
 }
 
 /** Told apart by JSON type: `2` and `"2"` are different tokens. */
