@@ -391,3 +391,24 @@ fn literals_plus_string_are_an_open_enum() {
     assert!(rust.contains("Known(StopReasonKnown)"), "{rust}");
     assert!(rust.contains("pub level: ProbeLevel,"), "{rust}");
 }
+
+#[test]
+fn a_member_can_belong_to_several_tagged_unions() {
+    let (rust, defs) = ok(
+        "  content: ContentBlock;\n  sampling: SamplingContent;",
+        "type ContentBlock = TextContent | ImageContent | AudioContent;\n\
+         type SamplingContent = TextContent | ImageContent;\n\
+         interface TextContent { type: 'text'; text: string }\n\
+         interface ImageContent { type: 'image'; data: string }\n\
+         interface AudioContent { type: 'audio'; data: string }\n",
+    );
+    for union in ["ContentBlock", "SamplingContent"] {
+        let def = defs[union].to_string();
+        assert!(def.contains("\"propertyName\":\"type\""), "{union}: {def}");
+        assert!(
+            def.contains("\"text\"") && def.contains("\"image\""),
+            "{union}: {def}"
+        );
+        assert!(rust.contains(&format!("pub enum {union} {{")), "{rust}");
+    }
+}

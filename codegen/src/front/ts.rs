@@ -627,7 +627,7 @@ impl<'f> Loader<'f> {
                     candidates = Some(Vec::new());
                     continue;
                 };
-                let fixed: Vec<String> = fields
+                let mut fixed: Vec<String> = fields
                     .iter()
                     .filter(|f| !f.optional)
                     .filter(|f| {
@@ -636,6 +636,11 @@ impl<'f> Loader<'f> {
                     })
                     .map(|f| f.name.clone())
                     .collect();
+                // A member of an earlier union lost its tag field to that union; the tag
+                // still fixes its value for this one.
+                if let Some(tag) = stripped.get(member) {
+                    fixed.insert(0, tag.clone());
+                }
                 candidates = Some(match candidates {
                     None => fixed,
                     Some(prev) => prev.into_iter().filter(|c| fixed.contains(c)).collect(),
