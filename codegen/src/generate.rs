@@ -52,10 +52,13 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
             format!("src/{module}/machine.rs"),
             checker,
         ));
-        files.push(OutputFile::text(
-            format!("diagrams/{module}.md"),
-            crate::emit::diagram::diagrams_md(p),
-        ));
+        // A spec without machines gets the accept-all checker but no diagram.
+        if !p.machines.is_empty() {
+            files.push(OutputFile::text(
+                format!("diagrams/{module}.md"),
+                crate::emit::diagram::diagrams_md(p),
+            ));
+        }
     }
     if let Some(tokens) = crate::emit::skeleton::emit_skeleton(p, spec.proto.as_ref()) {
         let skeleton = crate::output::parse_tokens(&format!("skeleton of {module}"), tokens)
@@ -63,10 +66,14 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
         files.push(OutputFile::rust(skeleton_path(&module), skeleton));
     }
     crate::options::apply(&mut files, options).map_err(internal)?;
+    let mut summary = summary(&spec);
+    for note in &spec.notes {
+        summary.push_str(&format!("\n  {note}"));
+    }
     Ok(Generated {
         module,
         files,
-        summary: summary(&spec),
+        summary,
         spec,
     })
 }

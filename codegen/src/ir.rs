@@ -376,6 +376,11 @@ pub enum TypeKind {
         target: Ty,
         constraints: Constraints,
     },
+    /// A union of primitive types told apart by their JSON type (`string | number`): no tag
+    /// on the wire, and `2` and `"2"` stay apart. Each member is `String`, `Number`,
+    /// `Integer` or `Bool`, at most one of them numeric; or, for an open enum
+    /// (`'a' | 'b' | string`), the `Named` enum of the known values, then `String`.
+    Untagged(Vec<Ty>),
     /// A protobuf oneof: a union represented externally, by the case's field name among the
     /// keys of the message that holds it (`{"register": {...}}`), with at most one case set.
     /// The holding struct has one field of this type, named after the oneof, that stands for

@@ -55,6 +55,47 @@ pub fn snake_case(s: &str) -> String {
     }
 }
 
+/// The Rust variant name of an enum or union value: `pascal_case`, except that a value with
+/// no letter or digit becomes `Empty`, and a name Rust or the emitted `impl` already takes
+/// (`Self`, the `ALL` constant) gets `Value` appended.
+pub fn variant_name(value: &str) -> String {
+    let name = pascal_case(value);
+    match name.as_str() {
+        "" => "Empty".to_owned(),
+        "Self" | "ALL" => format!("{name}Value"),
+        _ => name,
+    }
+}
+
+/// The Rust variant names of an enum's or union's values, in order: `variant_name` of each,
+/// with `2`, `3`, ... appended where two values give the same name (`'self'` and `'Self'`).
+pub fn variant_names<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in values {
+        let base = variant_name(v);
+        let mut name = base.clone();
+        let mut n = 2;
+        while out.contains(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// The Rust field name of a JSON key: `snake_case`, with a trailing `_` for the keywords that
+/// cannot be raw identifiers (`self`, `super`, `crate`) and `field` for a key with no letter
+/// or digit. Other keywords are written raw (`r#type`) by the caller.
+pub fn field_name(json_name: &str) -> String {
+    let snake = snake_case(json_name);
+    match snake.as_str() {
+        "" | "_" => "field".to_owned(),
+        "self" | "super" | "crate" => format!("{snake}_"),
+        _ => snake,
+    }
+}
+
 /// Whether `s` must be written `r#s` to be a Rust identifier.
 pub fn is_keyword(s: &str) -> bool {
     matches!(
@@ -126,5 +167,16 @@ mod tests {
         assert_eq!(snake_case("MCPServer"), "mcp_server");
         assert_eq!(snake_case("duration_ms"), "duration_ms");
         assert_eq!(snake_case("chat/prompt"), "chat_prompt");
+        assert_eq!(variant_name("self"), "SelfValue");
+        assert_eq!(variant_name("ALL"), "ALLValue");
+        assert_eq!(variant_name("--"), "Empty");
+        assert_eq!(
+            variant_names(["self", "Self", "a", "A", "A2"]),
+            ["SelfValue", "SelfValue2", "A", "A2", "A22"]
+        );
+        assert_eq!(field_name("Self"), "self_");
+        assert_eq!(field_name("crate"), "crate_");
+        assert_eq!(field_name("$"), "field");
+        assert_eq!(field_name("type"), "type");
     }
 }

@@ -83,6 +83,7 @@ pub(super) fn kind_text(def: &TypeDef) -> String {
                 .join(" | ")
         ),
         TypeKind::Alias { target, .. } => ty_text(target),
+        TypeKind::Untagged(members) => members.iter().map(ty_text).collect::<Vec<_>>().join(" | "),
         TypeKind::Oneof { cases, .. } => format!(
             "oneof of {}",
             cases

@@ -238,6 +238,11 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         model,
         fns: BTreeMap::new(),
     };
+    let field_names: Vec<Ident> = p
+        .machines
+        .iter()
+        .map(|m| format_ident!("{}", m.name))
+        .collect();
     let (kinds, sources) = emit_kinds(model)?;
     let recorded = emit_recorded(model)?;
     let mut machine_items = Vec::new();
@@ -252,12 +257,22 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         steps,
         finishes,
     } = parts;
-    let read_fns = reads.fns.values().map(|(_, body)| body);
-    let field_names: Vec<Ident> = p
+    // Without machines nothing reads the message, the limits or a violation list.
+    let idle = p
         .machines
-        .iter()
-        .map(|m| format_ident!("{}", m.name))
-        .collect();
+        .is_empty()
+        .then(|| quote!(let _ = (kind, msg, &self.limits);));
+    let violations = if p.machines.is_empty() {
+        quote!(let violations = Vec::new();)
+    } else {
+        quote!(let mut violations = Vec::new();)
+    };
+    let live = if p.machines.is_empty() {
+        quote!(0)
+    } else {
+        quote!(#(self.#field_names.len())+*)
+    };
+    let read_fns = reads.fns.values().map(|(_, body)| body);
     Ok(quote! {
         //! The sequence checker of this protocol, compiled from its `machine.yaml`.
 
@@ -307,19 +322,20 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
                 let Some(kind) = kind_of(&msg) else { return Ok(()) };
                 let msg = &msg;
                 #(#steps)*
+                #idle
                 Ok(())
             }
 
             /// Ends the stream: every instance not in an accepting state is a violation.
             pub fn finish(self) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
-                let mut violations = Vec::new();
+                #violations
                 #(#finishes)*
                 if violations.is_empty() { Ok(()) } else { Err(violations) }
             }
 
             /// Live instances across all machines (for memory accounting).
             pub fn live_instances(&self) -> usize {
-                #(self.#field_names.len())+*
+                #live
             }
         }
     })

@@ -43,13 +43,11 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
     };
     let (surface, dynamic) = emit_surface(p);
     let http = crate::emit::http::emit_http(p);
-    let machine_mod = if p.machines.is_empty() {
-        TokenStream::new()
-    } else {
-        quote! {
-            /// The sequence checker compiled from `machine.yaml`.
-            pub mod machine;
-        }
+    // Every module has a checker (skeletons observe through it); without machines it
+    // accepts every message.
+    let machine_mod = quote! {
+        /// The sequence checker compiled from `machine.yaml`.
+        pub mod machine;
     };
     quote! {
         #surface
@@ -268,7 +266,7 @@ fn emit_jsonrpc(p: &Protocol) -> TokenStream {
 }
 
 fn variant_ident(method: &str) -> Ident {
-    format_ident!("{}", pascal_case(method))
+    format_ident!("{}", crate::naming::variant_name(method))
 }
 
 /// An enum with one variant per method, holding its params, plus its `MethodSet` impl.

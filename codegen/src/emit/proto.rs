@@ -12,7 +12,7 @@
 //! | `validate.rs` | `Validate` impls, and `KINDS`/`kind`/`from_json`/`to_json` on the stream wrappers |
 //!
 //! `mod.rs` also carries the surface every module has (`MODULE`, `ROLES`, `SCHEMA`,
-//! `decode_type`, `decode_message`), and `pub mod machine;` when the spec has machines.
+//! `decode_type`, `decode_message`), and `pub mod machine;` (the checker).
 //!
 //! Everything runs in memory; nothing is written to disk.
 
@@ -47,12 +47,11 @@ pub fn emit_proto(p: &Protocol, spec: &ProtoSpec) -> Result<Vec<(String, String)
         p.module, p.module, spec.file
     );
     let (consts, dynamic) = crate::emit::module::emit_surface(p);
-    let machine = (!p.machines.is_empty()).then(|| {
-        quote! {
-            /// The sequence checker compiled from `machine.yaml`.
-            pub mod machine;
-        }
-    });
+    // Every module has a checker; without machines it accepts every message.
+    let machine = quote! {
+        /// The sequence checker compiled from `machine.yaml`.
+        pub mod machine;
+    };
     let mod_rs = quote! {
         #![doc = #doc]
         mod json;

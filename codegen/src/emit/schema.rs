@@ -21,6 +21,22 @@ pub fn emit_schema(p: &Protocol) -> String {
                 obj(json!({"type": "string", "const": values[0]}))
             }
             TypeKind::Enum(values) => obj(json!({"type": "string", "enum": values})),
+            // As ts-json-schema-generator writes `string | number`: a list of types.
+            // An open enum: the known values, or any string.
+            TypeKind::Untagged(members) if members.iter().any(|t| t.named().is_some()) => {
+                let any_of: Vec<Value> = members
+                    .iter()
+                    .map(|t| Value::Object(ty_schema(t)))
+                    .collect();
+                obj(json!({"anyOf": any_of}))
+            }
+            TypeKind::Untagged(members) => {
+                let types: Vec<Value> = members
+                    .iter()
+                    .filter_map(|t| ty_schema(t).remove("type"))
+                    .collect();
+                obj(json!({"type": types}))
+            }
             TypeKind::Union { tag, variants } => {
                 let one_of: Vec<Value> = variants
                     .iter()

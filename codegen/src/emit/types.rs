@@ -5,7 +5,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Constraints, Field, Ty, TypeDef, TypeKind, Variant};
-use crate::naming::{is_keyword, pascal_case, snake_case};
+use crate::naming::{field_name, is_keyword, variant_names};
 
 /// A Rust identifier for a type name from the spec.
 pub fn type_ident(name: &str) -> Ident {
@@ -14,7 +14,7 @@ pub fn type_ident(name: &str) -> Ident {
 
 /// The Rust field identifier for a JSON key (`type` becomes `r#type`).
 pub fn field_ident(json_name: &str) -> Ident {
-    let snake = snake_case(json_name);
+    let snake = field_name(json_name);
     if is_keyword(&snake) {
         Ident::new_raw(&snake, Span::call_site())
     } else {
@@ -126,6 +126,7 @@ pub fn emit_type(def: &TypeDef) -> TokenStream {
             }
         }
         TypeKind::Enum(values) => emit_enum(&name, &doc, values),
+        TypeKind::Untagged(members) => emit_untagged(&name, &doc, members),
         TypeKind::Union { tag, variants } => emit_union(&name, &doc, tag, variants),
         // Only protobuf specs have oneofs, and prost writes their types.
         TypeKind::Oneof { .. } => TokenStream::new(),
@@ -285,11 +286,43 @@ fn emit_field(f: &Field) -> TokenStream {
     }
 }
 
+/// `string | number`: one variant per JSON type, tried in order; a whole `number` is
+/// written without `.0`.
+fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream {
+    let variants = members.iter().map(|t| {
+        let (variant, number) = match t {
+            // An open enum's known values.
+            Ty::Named(_) => (quote!(Known), false),
+            Ty::String => (quote!(String), false),
+            Ty::Integer => (quote!(Integer), false),
+            Ty::Number => (quote!(Number), true),
+            _ => (quote!(Bool), false),
+        };
+        let ty = rust_ty(t);
+        let ser = number.then(|| {
+            quote!(#[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")])
+        });
+        quote!(#ser #variant(#ty),)
+    });
+    let derives = derives(false);
+    quote! {
+        #doc
+        #derives
+        #[serde(untagged)]
+        pub enum #name { #(#variants)* }
+
+        impl agentwire_runtime::Validate for #name {
+            #[inline]
+            fn validate_at(&self, _: &mut agentwire_runtime::JsonPointer, _: &mut Vec<agentwire_runtime::FieldError>) {}
+        }
+    }
+}
+
 fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream {
     let derives = derives(true);
-    let variants: Vec<Ident> = values
+    let variants: Vec<Ident> = variant_names(values.iter().map(String::as_str))
         .iter()
-        .map(|v| format_ident!("{}", pascal_case(v)))
+        .map(|v| format_ident!("{v}"))
         .collect();
     let lits = values.iter().map(|v| Literal::string(v));
     let lits2 = lits.clone();
@@ -319,9 +352,9 @@ fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream 
 }
 
 fn emit_union(name: &Ident, doc: &TokenStream, tag: &str, variants: &[Variant]) -> TokenStream {
-    let idents: Vec<Ident> = variants
+    let idents: Vec<Ident> = variant_names(variants.iter().map(|v| v.value.as_str()))
         .iter()
-        .map(|v| format_ident!("{}", pascal_case(&v.value)))
+        .map(|v| format_ident!("{v}"))
         .collect();
     let members: Vec<Ident> = variants.iter().map(|v| type_ident(&v.type_name)).collect();
     let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();

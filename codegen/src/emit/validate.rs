@@ -11,7 +11,7 @@ use quote::quote;
 
 use crate::emit::proto::{prost_field, prost_path};
 use crate::emit::types::{field_ident, type_ident};
-use crate::ir::{Constraints, Field, Scalar, Ty, TypeDef, TypeKind};
+use crate::ir::{Constraints, FORMATS, Field, Scalar, Ty, TypeDef, TypeKind};
 
 /// The names of the types whose values can fail validation: those with a constraint of their
 /// own or holding, at any depth, a type that has one. Validators skip every field outside this
@@ -75,6 +75,8 @@ impl<'a> Validators<'a> {
             TypeKind::Struct(fields) => fields.iter().any(|f| self.field_checks(f).is_some()),
             // A prost enum field is an `i32` that may hold a number the enum lacks.
             TypeKind::Enum(_) => self.proto,
+            // Each member's JSON type is checked by decoding; primitives carry no rule.
+            TypeKind::Untagged(_) => false,
             TypeKind::Union { variants, .. } => variants
                 .iter()
                 .any(|v| self.fallible.contains(&v.type_name)),
@@ -322,7 +324,8 @@ fn text_checks(c: &Constraints, v: TokenStream) -> Vec<TokenStream> {
             #rt::pattern(#v, &PATTERN, #p, at, errors);
         });
     }
-    if let Some(f) = &c.format {
+    // A format the runtime does not know (carried from the source schema) is documentation.
+    if let Some(f) = c.format.as_ref().filter(|f| FORMATS.contains(&f.as_str())) {
         out.push(quote!(#rt::format(#v, #f, at, errors);));
     }
     out

@@ -20,6 +20,8 @@ pub struct LoadedSpec {
     /// The machine analysis, built once here (the lint reads it, the checker emitter turns it
     /// into code); `None` when the spec has no machines.
     pub analysis: Option<crate::machine::model::Model>,
+    /// Notes for the `cargo xtask gen` summary (types renamed for Rust).
+    pub notes: Vec<String>,
 }
 
 /// Loads `dir` (a `spec/<module>/` folder).
@@ -144,6 +146,8 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
             "a grpc protocol takes its types from a `.proto` file",
         ));
     }
+    let mut notes = crate::front::rename::rust_type_names(&mut protocol);
+    notes.extend(crate::front::notes::unchecked_formats(&protocol));
     let mut analysis = None;
     let machine_path = dir.join("machine.yaml");
     if machine_path.is_file() && errors.is_empty() {
@@ -166,12 +170,20 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
             }
             Err(e) => errors.errors.extend(e.errors),
         }
+    } else if errors.is_empty() {
+        // No `machine.yaml`: a checker with no machines (it accepts every message), so the
+        // module's `machine` path and the skeletons that observe through it stay the same.
+        match crate::machine::model::Model::new(&protocol) {
+            Ok(model) => analysis = Some(model),
+            Err(e) => errors.push(SpecError::new(format!("{}: {e}", dir.display()))),
+        }
     }
     errors.finish(LoadedSpec {
         protocol,
         files,
         proto: proto_spec,
         analysis,
+        notes,
     })
 }
 

@@ -145,7 +145,8 @@ fn step(p: &Protocol, ty: &Ty, seg: &str) -> Option<Ty> {
             TypeKind::Oneof { cases, .. } => {
                 cases.iter().find(|f| f.name == seg).map(|f| f.ty.clone())
             }
-            TypeKind::Enum(_) => None,
+            // Untagged members (`string | number`) carry no keys a template could name.
+            TypeKind::Enum(_) | TypeKind::Untagged(_) => None,
         },
         _ => None,
     }

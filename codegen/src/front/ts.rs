@@ -19,6 +19,11 @@ use crate::naming::pascal_case;
 
 /// The type of a document's field that [`load_doc_types`] could not read (the error says why).
 pub const UNREADABLE: &str = "?";
+mod consts;
+mod extends;
+mod refusals;
+mod type_tags;
+mod untagged;
 
 /// Names the loader understands without a declaration.
 const BUILTIN_INTEGER: &str = "integer";
@@ -67,6 +72,9 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
         types: BTreeMap::new(),
         literal_fields: HashMap::new(),
         unions: Vec::new(),
+        extends: Vec::new(),
+        consts: HashMap::new(),
+        inherited: BTreeSet::new(),
         errors,
     };
     let decls = loader.declarations(&parsed.program.body);
@@ -89,6 +97,7 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
             Decl::Alias(_) => {}
         }
     }
+    loader.resolve_extends();
     loader.resolve_unions();
     let Loader { types, errors, .. } = loader;
     (types, errors)
@@ -120,6 +129,12 @@ struct Loader<'f> {
     /// (interface, field) -> the string literal the field is fixed to.
     literal_fields: HashMap<(String, String), String>,
     unions: Vec<PendingUnion>,
+    /// Interfaces with an `extends` clause, flattened once every type is loaded.
+    extends: Vec<extends::Extends>,
+    /// `const X = "..."` declarations, by name, for `typeof X`.
+    consts: HashMap<String, String>,
+    /// (interface, field) literal members an interface inherits from a base.
+    inherited: BTreeSet<(String, String)>,
     errors: SpecErrors,
 }
 
@@ -143,8 +158,16 @@ impl<'f> Loader<'f> {
         let Some((text, span)) = self.docs.get(&node_start).cloned() else {
             return DocComment::default();
         };
+        // A format the validators do not know is carried into the schema, not refused
+        // (`cargo xtask gen` notes it): ts-json-schema-generator passes any `@format` on.
+        let (text, carried) = carried_format(&text);
         match jsdoc::parse(&text) {
-            Ok(doc) => doc,
+            Ok(mut doc) => {
+                if carried.is_some() && doc.constraints.format.is_none() {
+                    doc.constraints.format = carried;
+                }
+                doc
+            }
             Err(e) => {
                 self.errors.push(
                     SpecError::at(
@@ -182,6 +205,7 @@ impl<'f> Loader<'f> {
             match stmt {
                 Statement::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
                 Statement::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
+                Statement::VariableDeclaration(v) => self.record_consts(v),
                 Statement::ExportDeclaration(e) => {
                     // oxc attaches a JSDoc to the `export` statement, not to the declaration
                     // inside it: move it there, or `export` would silently drop its rules.
@@ -192,12 +216,16 @@ impl<'f> Loader<'f> {
                     match &e.declaration {
                         Declaration::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
                         Declaration::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
-                        _ => self.error(e.span, "only interfaces and type aliases may be exported"),
+                        Declaration::VariableDeclaration(v) => self.record_consts(v),
+                        _ => self.error(
+                            e.span,
+                            "only interfaces, type aliases and string constants may be exported",
+                        ),
                     }
                 }
                 other => self.error(
                     other.span(),
-                    "messages.ts may contain only interfaces and type aliases",
+                    "messages.ts may contain only interfaces, type aliases and string constants",
                 ),
             }
         }
@@ -231,9 +259,13 @@ impl<'f> Loader<'f> {
 
     fn interface(&mut self, i: &TSInterfaceDeclaration<'_>) {
         let name = i.id.name.as_str().to_owned();
-        if i.type_parameters.is_some() || !i.extends.is_empty() {
-            self.error(i.span, "generic or extending interfaces are not supported");
+        if i.type_parameters.is_some() {
+            self.error(
+                i.span,
+                "generic interfaces are not supported; declare one interface per instantiation",
+            );
         }
+        self.record_extends(i);
         let doc = self.doc(i.span.start);
         let fields = self.members(&name, &i.body.body);
         self.add(&name, doc.text, i.id.span, TypeKind::Struct(fields));
@@ -244,10 +276,7 @@ impl<'f> Loader<'f> {
         let mut fields: Vec<Field> = Vec::new();
         for m in members {
             let TSSignature::TSPropertySignature(p) = m else {
-                self.error(
-                    m.span(),
-                    "only plain properties are supported in an interface",
-                );
+                self.error(m.span(), refusals::member(m));
                 continue;
             };
             let Some(key) = p.key.static_name() else {
@@ -265,9 +294,9 @@ impl<'f> Loader<'f> {
             };
             let doc = self.doc(p.span.start);
             let context = format!("{owner}{}", pascal_case(&key));
-            if let Some(lit) = single_string_literal(&ann.type_annotation) {
+            if let Some(lit) = self.fixed_string(&ann.type_annotation) {
                 self.literal_fields
-                    .insert((owner.to_owned(), key.clone()), lit.to_owned());
+                    .insert((owner.to_owned(), key.clone()), lit);
             }
             let ty = match self.ty(&ann.type_annotation, &context) {
                 Some(ty) => ty,
@@ -275,6 +304,7 @@ impl<'f> Loader<'f> {
                 None if self.lenient => Ty::Named(UNREADABLE.to_owned()),
                 None => continue,
             };
+            let ty = self.apply_type_tags(p.span.start, ty, p.span);
             self.check_fit(&doc.constraints, &ty, p.span);
             fields.push(Field {
                 name: key,
@@ -345,6 +375,23 @@ impl<'f> Loader<'f> {
             self.add(&name, doc.text, a.id.span, TypeKind::Enum(values));
             return;
         }
+        if let TSType::TSUnionType(u) = ty {
+            let members: Vec<&TSType<'_>> = u.types.iter().collect();
+            if let Some(members) = untagged::primitive_members(&members) {
+                self.add(&name, doc.text, a.id.span, TypeKind::Untagged(members));
+                return;
+            }
+            if let Some(values) = untagged::open_enum(&members) {
+                self.open_enum(&name, values, a.id.span, Some(doc.text));
+                return;
+            }
+        }
+        if let TSType::TSTypeQuery(q) = ty {
+            if let Some(value) = self.typeof_value(q) {
+                self.add(&name, doc.text, a.id.span, TypeKind::Enum(vec![value]));
+            }
+            return;
+        }
         if let TSType::TSTypeLiteral(lit) = ty
             && !is_index_signature(&lit.members)
         {
@@ -355,6 +402,7 @@ impl<'f> Loader<'f> {
         let Some(target) = self.ty(ty, &name) else {
             return;
         };
+        let target = self.apply_type_tags(a.span.start, target, a.span);
         self.check_fit(&doc.constraints, &target, a.span);
         self.add(
             &name,
@@ -376,6 +424,12 @@ impl<'f> Loader<'f> {
             TSType::TSBooleanKeyword(_) => Ty::Bool,
             TSType::TSNumberKeyword(_) => Ty::Number,
             TSType::TSAnyKeyword(_) | TSType::TSUnknownKeyword(_) => Ty::Any,
+            // Any JSON object; its members are kept as they come.
+            TSType::TSObjectKeyword(_) => Ty::Map(Box::new(Ty::Any)),
+            TSType::TSTypeQuery(q) => {
+                let value = self.typeof_value(q)?;
+                self.inline_enum(context, vec![value], q.span)
+            }
             TSType::TSArrayType(a) => Ty::Array(Box::new(
                 self.ty(&a.element_type, &format!("{context}Item"))?,
             )),
@@ -422,11 +476,14 @@ impl<'f> Loader<'f> {
                     self.inline_enum(context, values, t.span())
                 } else if let [single] = non_null.as_slice() {
                     self.ty(single, context)?
+                } else if let Some(members) = untagged::primitive_members(&non_null) {
+                    self.add_inline(context, u.span, TypeKind::Untagged(members));
+                    Ty::Named(context.to_owned())
+                } else if let Some(values) = untagged::open_enum(&non_null) {
+                    self.open_enum(context, values, u.span, None);
+                    Ty::Named(context.to_owned())
                 } else {
-                    self.error(
-                        u.span,
-                        "unsupported union: name it as a type alias whose members are interfaces sharing a literal field",
-                    );
+                    self.error(u.span, refusals::union(&non_null));
                     return None;
                 };
                 if nullable {
@@ -443,7 +500,7 @@ impl<'f> Loader<'f> {
                 _ => {
                     self.error(
                         l.span,
-                        "only string and boolean literal types are supported",
+                        "only string and boolean literal types are supported; write `number` (or `integer`) with `@minimum`/`@maximum`",
                     );
                     return None;
                 }
@@ -486,7 +543,10 @@ impl<'f> Loader<'f> {
                         "tuple types are not supported; write `T[]` (with a `Spec note:` if the source document writes a tuple)",
                     );
                 } else {
-                    self.error(tuple.span, "tuple types are not supported");
+                    self.error(
+                        tuple.span,
+                        "tuple types are not supported; write an interface with named fields, or `T[]`",
+                    );
                 }
                 return None;
             }
@@ -498,10 +558,25 @@ impl<'f> Loader<'f> {
                 return None;
             }
             other => {
-                self.error(other.span(), "unsupported TypeScript type");
+                self.error(
+                    other.span(),
+                    "unsupported TypeScript type; write it with interfaces, type aliases, primitives, string literals, `T[]` or `{ [key: string]: T }`",
+                );
                 return None;
             }
         })
+    }
+
+    /// `name` as an open enum: `<name>Known` holds the known values, `name` is that or any
+    /// other string. `doc` is `None` for a field's inline union.
+    fn open_enum(&mut self, name: &str, values: Vec<String>, span: Span, doc: Option<String>) {
+        let known = format!("{name}Known");
+        self.add_inline(&known, span, TypeKind::Enum(values));
+        let kind = TypeKind::Untagged(vec![Ty::Named(known), Ty::String]);
+        match doc {
+            Some(doc) => self.add(name, doc, span, kind),
+            None => self.add_inline(name, span, kind),
+        }
     }
 
     fn inline_enum(&mut self, context: &str, values: Vec<String>, span: Span) -> Ty {
@@ -522,6 +597,30 @@ impl<'f> Loader<'f> {
             }),
             _ => false,
         }
+    }
+
+    /// The discriminator candidates of a union, best first: members' values all different
+    /// before a shared constant (`jsonrpc: '2.0'`), then declared by the members themselves
+    /// before inherited from a base; otherwise in field order.
+    fn rank_candidates(
+        &self,
+        members: &[(String, Span)],
+        mut candidates: Vec<String>,
+    ) -> Vec<String> {
+        let distinct = |c: &String| {
+            let values: BTreeSet<&String> = members
+                .iter()
+                .filter_map(|(m, _)| self.literal_fields.get(&(m.clone(), c.clone())))
+                .collect();
+            values.len() == members.len()
+        };
+        let own = |c: &String| {
+            members
+                .iter()
+                .all(|(m, _)| !self.inherited.contains(&(m.clone(), c.clone())))
+        };
+        candidates.sort_by_key(|c| (!distinct(c), !own(c)));
+        candidates
     }
 
     /// Picks each union's discriminator and strips it from the member structs.
@@ -554,7 +653,7 @@ impl<'f> Loader<'f> {
                     candidates = Some(Vec::new());
                     continue;
                 };
-                let fixed: Vec<String> = fields
+                let mut fixed: Vec<String> = fields
                     .iter()
                     .filter(|f| !f.optional)
                     .filter(|f| {
@@ -563,12 +662,17 @@ impl<'f> Loader<'f> {
                     })
                     .map(|f| f.name.clone())
                     .collect();
+                // A member of an earlier union lost its tag field to that union; the tag
+                // still fixes its value for this one.
+                if let Some(tag) = stripped.get(member) {
+                    fixed.insert(0, tag.clone());
+                }
                 candidates = Some(match candidates {
                     None => fixed,
                     Some(prev) => prev.into_iter().filter(|c| fixed.contains(c)).collect(),
                 });
             }
-            let candidates = candidates.unwrap_or_default();
+            let candidates = self.rank_candidates(&u.members, candidates.unwrap_or_default());
             let Some(tag) = candidates.first().cloned() else {
                 self.error(
                     u.span,
@@ -624,6 +728,44 @@ impl<'f> Loader<'f> {
             }
         }
     }
+}
+
+/// The comment without its `@format` line when that line names a format the validators do
+/// not know, and that format.
+fn carried_format(raw: &str) -> (String, Option<String>) {
+    let mut carried = None;
+    let mut kept = Vec::new();
+    for line in raw.lines() {
+        let body = line
+            .trim()
+            .trim_start_matches("/**")
+            .trim_start_matches('*');
+        let body = body.trim_end_matches("*/").trim();
+        if let Some(value) = body.strip_prefix("@format ").map(str::trim)
+            && !value.is_empty()
+            && !crate::ir::FORMATS.contains(&value)
+            && carried.is_none()
+        {
+            carried = Some(value.to_owned());
+            // Keep the comment's delimiters if they shared the line.
+            kept.push(format!(
+                "{}{}",
+                if line.trim_start().starts_with("/**") {
+                    "/**"
+                } else {
+                    ""
+                },
+                if line.trim_end().ends_with("*/") {
+                    "*/"
+                } else {
+                    ""
+                }
+            ));
+            continue;
+        }
+        kept.push(line.to_owned());
+    }
+    (kept.join("\n"), carried)
 }
 
 fn strip_parens<'r, 'a>(t: &'r TSType<'a>) -> &'r TSType<'a> {

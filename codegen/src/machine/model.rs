@@ -255,11 +255,12 @@ impl Model {
             let (tag, variants) = p
                 .union_variants(&c.union)
                 .ok_or_else(|| format!("`{}` is not a union", c.union))?;
-            for v in variants {
+            let cases = crate::naming::variant_names(variants.iter().map(|v| v.value.as_str()));
+            for (v, case) in variants.iter().zip(cases) {
                 let pattern = Pattern::Union {
                     source: source.clone(),
                     union: union.clone(),
-                    case: pascal_case(&v.value),
+                    case,
                 };
                 let root = Root::Union {
                     ty: v.type_name.clone(),
@@ -330,7 +331,7 @@ impl Model {
                     source: source.clone(),
                     request,
                     set,
-                    method: pascal_case(&m.name),
+                    method: crate::naming::variant_name(&m.name),
                     params: m.params.is_some(),
                 };
                 let root = Root::RpcCall {
@@ -537,13 +538,14 @@ impl Resolver<'_> {
                     return Ok(leaf(Leaf::UnionKind));
                 }
                 let mut arms = Vec::new();
-                for var in variants {
+                let cases = crate::naming::variant_names(variants.iter().map(|v| v.value.as_str()));
+                for (var, case) in variants.iter().zip(cases) {
                     let has = matches!(
                         self.kind_of(&var.type_name),
                         Some(TypeKind::Struct(fs)) if fs.iter().any(|x| x.name == *seg)
                     );
                     if has {
-                        let path = format!("{}::{}", type_ident(n), pascal_case(&var.value));
+                        let path = format!("{}::{case}", type_ident(n));
                         arms.push((path, self.ts(&Ty::Named(var.type_name.clone()), rest)?));
                     }
                 }

@@ -110,7 +110,7 @@ fn fn_ident(m: &Method) -> Ident {
 }
 
 fn variant(m: &Method) -> Ident {
-    format_ident!("{}", pascal_case(&m.name))
+    format_ident!("{}", crate::naming::variant_name(&m.name))
 }
 
 fn method_doc(m: &Method) -> String {

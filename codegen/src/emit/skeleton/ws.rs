@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 
 use crate::emit::types::type_ident;
 use crate::ir::{Protocol, Ty, TypeKind};
-use crate::naming::{is_keyword, pascal_case, snake_case};
+use crate::naming::{is_keyword, pascal_case};
 
 mod tracking;
 
@@ -26,9 +26,11 @@ struct Direction<'a> {
 fn direction<'a>(p: &'a Protocol, role: &'a str) -> Option<Direction<'a>> {
     let channel = p.channel_from(role)?;
     let (_, variants) = p.union_variants(&channel.union)?;
+    let cases = crate::naming::variant_names(variants.iter().map(|v| v.value.as_str()));
     let kinds = variants
         .iter()
-        .map(|v| {
+        .zip(cases)
+        .map(|(v, case)| {
             let summary = p
                 .messages
                 .iter()
@@ -37,7 +39,7 @@ fn direction<'a>(p: &'a Protocol, role: &'a str) -> Option<Direction<'a>> {
                 .unwrap_or_default();
             (
                 v.value.clone(),
-                format_ident!("{}", pascal_case(&v.value)),
+                format_ident!("{case}"),
                 type_ident(&v.type_name),
                 summary,
             )
@@ -73,7 +75,7 @@ impl Direction<'_> {
 
 /// The method name for a message kind (`user_input`, `error`, ...).
 fn method_ident(kind: &str) -> Ident {
-    let name = snake_case(kind);
+    let name = crate::naming::field_name(kind);
     if is_keyword(&name) {
         Ident::new_raw(&name, Span::call_site())
     } else {
