@@ -144,8 +144,8 @@ fn zed_message_completed(session: &str, thread: &str, id: &str, request: &str) -
 }
 
 /// Ten Helix sessions on one Zed connection, interleaved: each opens with a chat_message
-/// without a thread and gets its context_created (for every third session only after the
-/// first chunk), and runs 18 turns in all; every turn streams 10 to 30 growing
+/// without a thread and gets its context_created before any message_added, and runs 18 turns
+/// in all; every turn streams 10 to 30 growing
 /// message_added snapshots of a 300 B to 1.8 KB reply and ends with message_completed.
 pub fn helix_zed() -> Vec<Value> {
     const SESSIONS: usize = 10;
@@ -166,19 +166,12 @@ pub fn helix_zed() -> Vec<Value> {
                 script.push(helix_chat(&session, thread_field, question, &request));
                 let reply = prose.text(dice.between(300, 1800));
                 let id = format!("ai_msg_{ts}");
-                let late_context = first && s % 3 == 1;
-                if first && !late_context {
+                if first {
                     script.push(zed_context_created(&session, &thread));
                 }
-                for (i, part) in snapshots(&reply, dice.between(10, 30))
-                    .into_iter()
-                    .enumerate()
-                {
+                for part in snapshots(&reply, dice.between(10, 30)) {
                     script.push(zed_message_added(&session, &thread, &id, part, ts));
                     ts += dice.below(2) as u64;
-                    if late_context && i == 0 {
-                        script.push(zed_context_created(&session, &thread));
-                    }
                 }
                 script.push(zed_message_completed(&session, &thread, &id, &request));
                 ts += 5 + dice.below(60) as u64;
@@ -645,11 +638,6 @@ fn eca_initialize() -> Vec<Value> {
                 "workspaceFolders": [{"uri": "file:///home/dev/project", "name": "project"}]}),
             ),
         ),
-        rpc_notify(
-            "server",
-            "$/showMessage",
-            json!({"type": "warning", "message": "No config found, using defaults"}),
-        ),
         rpc_result(
             json!(1),
             json!({"models": ["openai/gpt-4.1", "anthropic/claude-sonnet-4"],
@@ -658,6 +646,12 @@ fn eca_initialize() -> Vec<Value> {
                 "chatWelcomeMessage": "Welcome to ECA! Type /help to see what I can do."}),
         ),
         rpc_notify("client", "initialized", json!({})),
+        // Server notifications start once `initialized` has arrived.
+        rpc_notify(
+            "server",
+            "$/showMessage",
+            json!({"type": "warning", "message": "No config found, using defaults"}),
+        ),
     ]
 }
 
