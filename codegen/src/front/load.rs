@@ -37,102 +37,15 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     let yaml = SourceFile::read(&yaml_path)?;
     let pf = protocol::load(&yaml)?;
     let mut errors = SpecErrors::default();
-    let folder = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if pf.module.value != folder {
-        errors.push(SpecError::at(
-            &yaml,
-            span_of(&yaml, &pf.module.referenced),
-            format!(
-                "`protocol: {}` must equal the folder name `{folder}`",
-                pf.module.value
-            ),
-        ));
-    }
+    check_folder_name(dir, &yaml, &pf, &mut errors);
     let types_rel = pf.types_file.value.clone();
-    let types_path = dir.join(&types_rel);
-    let mut files = vec![yaml_path, types_path.clone()];
-    let mut proto_spec = None;
-    let mut proto_package = None;
-    let types = if types_rel.ends_with(".proto") {
-        match proto::load_proto(dir, &types_rel).and_then(|p| Ok((p.package()?, p))) {
-            Ok((package, p)) => {
-                let types = proto_lower::lower(&p, &package);
-                proto_spec = Some(p);
-                proto_package = Some(package);
-                types
-            }
-            Err(e) => {
-                errors.errors.extend(e.errors);
-                return Err(errors);
-            }
-        }
-    } else if types_rel.ends_with(".ts") {
-        let ts_file = match SourceFile::read(&types_path) {
-            Ok(f) => f,
-            Err(e) => {
-                errors.push(SpecError::at(
-                    &yaml,
-                    span_of(&yaml, &pf.types_file.referenced),
-                    e.message,
-                ));
-                return Err(errors);
-            }
-        };
-        match ts::load_types(&ts_file, &types_rel) {
-            Ok(t) => t,
-            Err(e) => {
-                errors.errors.extend(e.errors);
-                return Err(errors);
-            }
-        }
-    } else {
-        errors.push(SpecError::at(
-            &yaml,
-            span_of(&yaml, &pf.types_file.referenced),
-            "`types` must name a `.ts` or `.proto` file",
-        ));
+    let mut files = vec![yaml_path, dir.join(&types_rel)];
+    files.dedup();
+    let Some(loaded) = load_types(dir, &yaml, &pf, &mut errors) else {
         return Err(errors);
     };
-    files.dedup();
-    let ProtocolFile {
-        module,
-        title,
-        summary,
-        transport,
-        roles,
-        role_aliases,
-        channels,
-        messages,
-        methods,
-        routes,
-        features,
-        events,
-        ..
-    } = pf.clone();
-    let protocol = Protocol {
-        module: module.value,
-        title,
-        summary,
-        transport,
-        roles,
-        role_aliases,
-        types,
-        channels: channels.iter().map(|(c, _)| c.clone()).collect(),
-        messages: messages.iter().map(|(m, _, _)| m.clone()).collect(),
-        methods: methods.iter().map(|(m, _)| m.clone()).collect(),
-        routes,
-        types_file: types_rel,
-        machines: Vec::new(),
-        proto_package,
-        sessions: None,
-        tracking: None,
-        features,
-        events,
-    };
-    let mut protocol = protocol;
+    let mut protocol = protocol_of(&pf, loaded.types, types_rel, loaded.package);
+    let proto_spec = loaded.proto;
     cross_check(&yaml, &pf, &protocol, &mut errors);
     if proto_spec.is_none() && errors.is_empty() {
         crate::front::skeleton::lower(&yaml, &pf, &mut protocol, &mut errors);
@@ -148,36 +61,11 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     }
     let mut notes = crate::front::rename::rust_type_names(&mut protocol);
     notes.extend(crate::front::notes::unchecked_formats(&protocol));
-    let mut analysis = None;
-    let machine_path = dir.join("machine.yaml");
-    if machine_path.is_file() && errors.is_empty() {
-        files.push(machine_path.clone());
-        let machine_file = SourceFile::read(&machine_path)?;
-        match crate::front::machine::load(&machine_file) {
-            Ok(machines) => {
-                protocol.machines = machines;
-                match crate::machine::model::Model::new(&protocol) {
-                    Ok(model) => {
-                        let lint =
-                            crate::machine::lint::lint(&protocol.machines, &model, &machine_file);
-                        errors.errors.extend(lint.errors);
-                        analysis = Some(model);
-                    }
-                    Err(e) => {
-                        errors.push(SpecError::new(format!("{}: {e}", machine_path.display())))
-                    }
-                }
-            }
-            Err(e) => errors.errors.extend(e.errors),
-        }
-    } else if errors.is_empty() {
-        // No `machine.yaml`: a checker with no machines (it accepts every message), so the
-        // module's `machine` path and the skeletons that observe through it stay the same.
-        match crate::machine::model::Model::new(&protocol) {
-            Ok(model) => analysis = Some(model),
-            Err(e) => errors.push(SpecError::new(format!("{}: {e}", dir.display()))),
-        }
-    }
+    let analysis = if errors.is_empty() {
+        load_machines(dir, &mut protocol, &mut files, &mut errors)?
+    } else {
+        None
+    };
     errors.finish(LoadedSpec {
         protocol,
         files,
@@ -185,6 +73,150 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         analysis,
         notes,
     })
+}
+
+/// `protocol:` must name the folder, which is the module name.
+fn check_folder_name(dir: &Path, yaml: &SourceFile, pf: &ProtocolFile, errors: &mut SpecErrors) {
+    let folder = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if pf.module.value != folder {
+        errors.push(SpecError::at(
+            yaml,
+            span_of(yaml, &pf.module.referenced),
+            format!(
+                "`protocol: {}` must equal the folder name `{folder}`",
+                pf.module.value
+            ),
+        ));
+    }
+}
+
+/// The types file, lowered into IR types; for a `.proto`, also its compiled schema.
+struct LoadedTypes {
+    types: std::collections::BTreeMap<String, crate::ir::TypeDef>,
+    proto: Option<proto::ProtoSpec>,
+    package: Option<String>,
+}
+
+/// Reads `types:` (TypeScript or protobuf); `None` when it cannot be read (the errors say why).
+fn load_types(
+    dir: &Path,
+    yaml: &SourceFile,
+    pf: &ProtocolFile,
+    errors: &mut SpecErrors,
+) -> Option<LoadedTypes> {
+    let types_rel = pf.types_file.value.as_str();
+    let at_types = |msg: String| SpecError::at(yaml, span_of(yaml, &pf.types_file.referenced), msg);
+    if types_rel.ends_with(".proto") {
+        match proto::load_proto(dir, types_rel).and_then(|p| Ok((p.package()?, p))) {
+            Ok((package, p)) => Some(LoadedTypes {
+                types: proto_lower::lower(&p, &package),
+                proto: Some(p),
+                package: Some(package),
+            }),
+            Err(e) => {
+                errors.errors.extend(e.errors);
+                None
+            }
+        }
+    } else if types_rel.ends_with(".ts") {
+        let ts_file = match SourceFile::read(&dir.join(types_rel)) {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(at_types(e.message));
+                return None;
+            }
+        };
+        match ts::load_types(&ts_file, types_rel) {
+            Ok(types) => Some(LoadedTypes {
+                types,
+                proto: None,
+                package: None,
+            }),
+            Err(e) => {
+                errors.errors.extend(e.errors);
+                None
+            }
+        }
+    } else {
+        errors.push(at_types(
+            "`types` must name a `.ts` or `.proto` file".to_owned(),
+        ));
+        None
+    }
+}
+
+/// The IR of `protocol.yaml` with its types, before any cross-check.
+fn protocol_of(
+    pf: &ProtocolFile,
+    types: std::collections::BTreeMap<String, crate::ir::TypeDef>,
+    types_file: String,
+    proto_package: Option<String>,
+) -> Protocol {
+    let pf = pf.clone();
+    Protocol {
+        module: pf.module.value,
+        title: pf.title,
+        summary: pf.summary,
+        transport: pf.transport,
+        roles: pf.roles,
+        role_aliases: pf.role_aliases,
+        types,
+        channels: pf.channels.into_iter().map(|(c, _)| c).collect(),
+        messages: pf.messages.into_iter().map(|(m, _, _)| m).collect(),
+        methods: pf.methods.into_iter().map(|(m, _)| m).collect(),
+        routes: pf.routes,
+        types_file,
+        machines: Vec::new(),
+        proto_package,
+        sessions: None,
+        tracking: None,
+        features: pf.features,
+        events: pf.events,
+    }
+}
+
+/// Reads `machine.yaml` (optional), lints it and builds the machine analysis once. Without
+/// the file the analysis has no machines: the checker accepts every message, so the module's
+/// `machine` path and the skeletons that observe through it stay the same.
+fn load_machines(
+    dir: &Path,
+    protocol: &mut Protocol,
+    files: &mut Vec<PathBuf>,
+    errors: &mut SpecErrors,
+) -> Result<Option<crate::machine::model::Model>, SpecErrors> {
+    let machine_path = dir.join("machine.yaml");
+    if !machine_path.is_file() {
+        return Ok(match crate::machine::model::Model::new(protocol) {
+            Ok(model) => Some(model),
+            Err(e) => {
+                errors.push(SpecError::new(format!("{}: {e}", dir.display())));
+                None
+            }
+        });
+    }
+    files.push(machine_path.clone());
+    let machine_file = SourceFile::read(&machine_path)?;
+    match crate::front::machine::load(&machine_file) {
+        Ok(machines) => protocol.machines = machines,
+        Err(e) => {
+            errors.errors.extend(e.errors);
+            return Ok(None);
+        }
+    }
+    match crate::machine::model::Model::new(protocol) {
+        Ok(model) => {
+            let lint = crate::machine::lint::lint(&protocol.machines, &model, &machine_file);
+            errors.errors.extend(lint.errors);
+            Ok(Some(model))
+        }
+        Err(e) => {
+            errors.push(SpecError::new(format!("{}: {e}", machine_path.display())));
+            Ok(None)
+        }
+    }
 }
 
 /// Checks `protocol.yaml` against the TypeScript types.

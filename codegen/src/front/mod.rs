@@ -10,6 +10,6 @@ pub mod proto;
 pub mod proto_lower;
 pub mod protocol;
 pub mod rename;
-pub mod tags;
 pub mod skeleton;
+pub mod tags;
 pub mod ts;

@@ -181,18 +181,43 @@ fn emit_sides(r: &Roles<'_>) -> TokenStream {
     out
 }
 
+/// The server role's generated item names.
+struct ServerNames {
+    module: Ident,
+    side: Ident,
+    handler: Ident,
+    sender: Ident,
+    dispatch: Ident,
+}
+
+impl ServerNames {
+    fn new(r: &Roles<'_>) -> Self {
+        ServerNames {
+            module: r.module.clone(),
+            side: r.side(r.server),
+            handler: format_ident!("{}Handler", pascal_case(r.server)),
+            sender: format_ident!("{}Sender", pascal_case(r.server)),
+            dispatch: format_ident!("{}Dispatch", pascal_case(r.server)),
+        }
+    }
+}
+
 fn emit_server(r: &Roles<'_>) -> TokenStream {
-    let module = &r.module;
-    let server_side = r.side(r.server);
-    let handler = format_ident!("{}Handler", pascal_case(r.server));
-    let sender = format_ident!("{}Sender", pascal_case(r.server));
-    let dispatch = format_ident!("{}Dispatch", pascal_case(r.server));
+    let names = ServerNames::new(r);
+    let mut out = server_handler(r, &names);
+    out.extend(server_sender(r, &names));
+    out.extend(server_dispatch(r, &names));
+    out.extend(server_entry_points(&names));
+    out
+}
+
+/// The handler trait: one method per request the server answers and per notification.
+fn server_handler(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
+    let ServerNames {
+        handler, sender, ..
+    } = names;
     let requests = r.methods(r.client, Call::Request);
     let notifications = r.methods(r.client, Call::Notification);
-    let in_req = r.set(r.client, Call::Request);
-    let in_notif = r.set(r.client, Call::Notification);
-    let out_notif = r.set(r.server, Call::Notification);
-
     let request_fns = requests.iter().map(|m| {
         let f = fn_ident(m);
         let doc = method_doc(m);
@@ -228,6 +253,94 @@ fn emit_server(r: &Roles<'_>) -> TokenStream {
             }
         }
     });
+    let handler_doc = format!(
+        " The behaviour of a `{}`: one method per request it answers (returning the typed \
+         result, or an error response) and per notification it receives. Requests run \
+         concurrently, each in its own task; notifications run one at a time in arrival order, \
+         so they should return promptly.",
+        r.server
+    );
+    quote! {
+        #[doc = #handler_doc]
+        pub trait #handler: Send + Sync + 'static {
+            #(#request_fns)*
+            #(#notification_fns)*
+        }
+
+    }
+}
+
+/// The server's handle on one connection: typed notifications and `close`.
+fn server_sender(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
+    let ServerNames {
+        side: server_side,
+        sender,
+        ..
+    } = names;
+    let out_notif = r.set(r.server, Call::Notification);
+    let sender_fns = r.methods(r.server, Call::Notification).into_iter().map(|m| {
+        let f = fn_ident(m);
+        let v = variant(m);
+        let doc = format!("{} Validated and sequence-checked before it is sent.", method_doc(m));
+        match &m.params {
+            Some(t) => {
+                let t = r.ty(t);
+                quote! {
+                    #[doc = #doc]
+                    pub async fn #f(&self, params: #t) -> Result<(), agentwire_transport::jsonrpc::SendError> {
+                        self.peer.notify(#out_notif::#v(params)).await
+                    }
+                }
+            }
+            None => quote! {
+                #[doc = #doc]
+                pub async fn #f(&self) -> Result<(), agentwire_transport::jsonrpc::SendError> {
+                    self.peer.notify(#out_notif::#v).await
+                }
+            },
+        }
+    });
+    let sender_doc = format!(
+        " The `{}`'s handle on one connection: typed notifications to the `{}`, and `close`.",
+        r.server, r.client
+    );
+    quote! {
+        #[doc = #sender_doc]
+        #[derive(Debug, Clone)]
+        pub struct #sender {
+            peer: agentwire_transport::jsonrpc::Peer<#server_side>,
+        }
+
+        impl #sender {
+            #(#sender_fns)*
+
+            /// Ends the connection: queued messages are flushed, then the stream is closed.
+            pub fn close(&self) {
+                self.peer.shutdown();
+            }
+
+            /// The underlying connection (counters, raw frames for tests).
+            pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<#server_side> {
+                &self.peer
+            }
+        }
+
+    }
+}
+
+/// The `Dispatch` impl that routes decoded requests and notifications to the handler.
+fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
+    let ServerNames {
+        side: server_side,
+        handler,
+        sender,
+        dispatch,
+        ..
+    } = names;
+    let requests = r.methods(r.client, Call::Request);
+    let notifications = r.methods(r.client, Call::Notification);
+    let in_req = r.set(r.client, Call::Request);
+    let in_notif = r.set(r.client, Call::Notification);
     let request_arms = requests.iter().map(|m| {
         let f = fn_ident(m);
         let v = variant(m);
@@ -258,66 +371,7 @@ fn emit_server(r: &Roles<'_>) -> TokenStream {
     } else {
         quote!(match notification { #(#notification_arms)* })
     };
-    let sender_fns = r.methods(r.server, Call::Notification).into_iter().map(|m| {
-        let f = fn_ident(m);
-        let v = variant(m);
-        let doc = format!("{} Validated and sequence-checked before it is sent.", method_doc(m));
-        match &m.params {
-            Some(t) => {
-                let t = r.ty(t);
-                quote! {
-                    #[doc = #doc]
-                    pub async fn #f(&self, params: #t) -> Result<(), agentwire_transport::jsonrpc::SendError> {
-                        self.peer.notify(#out_notif::#v(params)).await
-                    }
-                }
-            }
-            None => quote! {
-                #[doc = #doc]
-                pub async fn #f(&self) -> Result<(), agentwire_transport::jsonrpc::SendError> {
-                    self.peer.notify(#out_notif::#v).await
-                }
-            },
-        }
-    });
-    let handler_doc = format!(
-        " The behaviour of a `{}`: one method per request it answers (returning the typed \
-         result, or an error response) and per notification it receives. Requests run \
-         concurrently, each in its own task; notifications run one at a time in arrival order, \
-         so they should return promptly.",
-        r.server
-    );
-    let sender_doc = format!(
-        " The `{}`'s handle on one connection: typed notifications to the `{}`, and `close`.",
-        r.server, r.client
-    );
     quote! {
-        #[doc = #handler_doc]
-        pub trait #handler: Send + Sync + 'static {
-            #(#request_fns)*
-            #(#notification_fns)*
-        }
-
-        #[doc = #sender_doc]
-        #[derive(Debug, Clone)]
-        pub struct #sender {
-            peer: agentwire_transport::jsonrpc::Peer<#server_side>,
-        }
-
-        impl #sender {
-            #(#sender_fns)*
-
-            /// Ends the connection: queued messages are flushed, then the stream is closed.
-            pub fn close(&self) {
-                self.peer.shutdown();
-            }
-
-            /// The underlying connection (counters, raw frames for tests).
-            pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<#server_side> {
-                &self.peer
-            }
-        }
-
         struct #dispatch<H>(::std::sync::Arc<H>);
 
         impl<H: #handler> agentwire_transport::jsonrpc::Dispatch<#server_side> for #dispatch<H> {
@@ -342,6 +396,19 @@ fn emit_server(r: &Roles<'_>) -> TokenStream {
             }
         }
 
+    }
+}
+
+/// `serve`, `serve_stdio` and `serve_tcp`.
+fn server_entry_points(names: &ServerNames) -> TokenStream {
+    let ServerNames {
+        module,
+        side: server_side,
+        handler,
+        sender,
+        dispatch,
+    } = names;
+    quote! {
         /// Serves one connection over `reader`/`writer` (pipes, a TCP stream, an in-memory
         /// duplex). The returned `Connection` ends when the peer hangs up or the sender closes.
         pub fn serve<H, R, W>(
@@ -401,18 +468,39 @@ fn emit_server(r: &Roles<'_>) -> TokenStream {
     }
 }
 
+/// The client role's generated item names.
+struct ClientNames {
+    side: Ident,
+    client: Ident,
+    stream: Ident,
+    dispatch: Ident,
+}
+
+impl ClientNames {
+    fn new(r: &Roles<'_>) -> Self {
+        ClientNames {
+            side: r.side(r.client),
+            client: format_ident!("{}", pascal_case(r.client)),
+            stream: format_ident!("{}Notifications", pascal_case(r.server)),
+            dispatch: format_ident!("{}Dispatch", pascal_case(r.client)),
+        }
+    }
+}
+
 fn emit_client(r: &Roles<'_>) -> TokenStream {
-    let client_side = r.side(r.client);
-    let client = format_ident!("{}", pascal_case(r.client));
-    let stream = format_ident!("{}Notifications", pascal_case(r.server));
-    let dispatch = format_ident!("{}Dispatch", pascal_case(r.client));
+    let names = ClientNames::new(r);
+    let mut out = client_stream(r, &names);
+    out.extend(client_dispatch(r, &names));
+    out.extend(client_impl(r, &names));
+    out
+}
+
+/// One typed method per request and notification the client sends.
+fn client_calls(r: &Roles<'_>) -> TokenStream {
+    let module = &r.module;
     let out_req = r.set(r.client, Call::Request);
     let out_notif = r.set(r.client, Call::Notification);
-    let in_req = r.set(r.server, Call::Request);
-    let in_notif = r.set(r.server, Call::Notification);
-    let module = &r.module;
     let result_set = format_ident!("{}Result", pascal_case(r.client));
-
     let request_fns = r.methods(r.client, Call::Request).into_iter().map(|m| {
         let f = fn_ident(m);
         let v = variant(m);
@@ -461,6 +549,21 @@ fn emit_client(r: &Roles<'_>) -> TokenStream {
             }
         }
     });
+    quote! {
+        #(#request_fns)*
+        #(#notification_fns)*
+    }
+}
+
+/// The stream of the server's notifications.
+fn client_stream(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
+    let ClientNames {
+        side: client_side,
+        client,
+        stream,
+        ..
+    } = names;
+    let in_notif = r.set(r.server, Call::Notification);
     let client_doc = format!(
         " A typed `{}`: one method per request (awaiting its typed result) and per \
          notification it sends; what the `{}` sends comes out of [`{stream}`].",
@@ -503,6 +606,19 @@ fn emit_client(r: &Roles<'_>) -> TokenStream {
             }
         }
 
+    }
+}
+
+/// The client's `Dispatch`: server notifications into the stream, server requests refused.
+fn client_dispatch(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
+    let ClientNames {
+        side: client_side,
+        dispatch,
+        ..
+    } = names;
+    let in_req = r.set(r.server, Call::Request);
+    let in_notif = r.set(r.server, Call::Notification);
+    quote! {
         struct #dispatch {
             tx: agentwire_transport::tokio::sync::mpsc::Sender<#in_notif>,
         }
@@ -532,6 +648,19 @@ fn emit_client(r: &Roles<'_>) -> TokenStream {
             }
         }
 
+    }
+}
+
+/// `connect`, `connect_tcp`, `spawn`, the typed calls, `close` and `peer`.
+fn client_impl(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
+    let ClientNames {
+        side: client_side,
+        client,
+        stream,
+        dispatch,
+    } = names;
+    let calls = client_calls(r);
+    quote! {
         impl #client {
             /// Runs the client over `reader`/`writer` (a child's pipes, a TCP stream, an
             /// in-memory duplex).
@@ -579,8 +708,7 @@ fn emit_client(r: &Roles<'_>) -> TokenStream {
                 Ok((client, stream, connection, child))
             }
 
-            #(#request_fns)*
-            #(#notification_fns)*
+            #calls
 
             /// Ends the connection: queued messages are flushed, then the stream is closed.
             pub fn close(&self) {
