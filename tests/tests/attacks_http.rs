@@ -95,14 +95,16 @@ fn error_lines(store: &dyn SessionStore, session: &str) -> Vec<String> {
         .log(session)
         .unwrap()
         .into_iter()
-        .filter_map(|e| match proto::AgentServerMessage::from_json(&e.value.to_string()) {
-            Ok(proto::AgentServerMessage::Message(m))
-                if m.role == proto::ChatMessageBroadcastRole::Error =>
-            {
-                Some(m.text)
-            }
-            _ => None,
-        })
+        .filter_map(
+            |e| match proto::AgentServerMessage::from_json(&e.value.to_string()) {
+                Ok(proto::AgentServerMessage::Message(m))
+                    if m.role == proto::ChatMessageBroadcastRole::Error =>
+                {
+                    Some(m.text)
+                }
+                _ => None,
+            },
+        )
         .collect()
 }
 

@@ -69,7 +69,9 @@ fn every_test_protocol_trace_gives_the_expected_findings() {
                 // An accepted trace prints only the summary of what was checked.
                 let summary = format!(", protocol {}\n", p.name());
                 assert!(
-                    found.starts_with("ok: ") && found.ends_with(&summary) && found.lines().count() == 1,
+                    found.starts_with("ok: ")
+                        && found.ends_with(&summary)
+                        && found.lines().count() == 1,
                     "{}: expected no findings, got\n{found}",
                     dir.join(&name).display()
                 );

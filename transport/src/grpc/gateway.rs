@@ -182,11 +182,7 @@ struct Stream<S: GatewaySide> {
 impl<S: GatewaySide> Stream<S> {
     /// The stream's slot and its peer id are free again before the final status leaves, so
     /// a peer that saw the status can reconnect at once.
-    async fn run(
-        self,
-        mut inbound: Streaming<<S::B as Binding>::Up>,
-        pending: Unregistered,
-    ) {
+    async fn run(self, mut inbound: Streaming<<S::B as Binding>::Up>, pending: Unregistered) {
         let outcome = self.registered(&mut inbound, pending).await;
         if let Some(status) = outcome {
             tracing::info!(code = ?status.code(), status = %status.message(), "stream ended with an error status");

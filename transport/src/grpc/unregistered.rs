@@ -136,7 +136,11 @@ impl Unregistered {
 
 impl Drop for Unregistered {
     fn drop(&mut self) {
-        let mut waiting = self.budget.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        let mut waiting = self
+            .budget
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         waiting.retain(|w| w.id != self.id);
     }
 }

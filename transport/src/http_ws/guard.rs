@@ -149,9 +149,10 @@ async fn require_token(
     }
     let mut answer = unauthorized();
     *answer.status_mut() = StatusCode::UNAUTHORIZED;
-    answer
-        .headers_mut()
-        .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+    answer.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static("Bearer"),
+    );
     answer
 }
 
