@@ -34,7 +34,10 @@ fuzz_target!(|data: &[u8]| {
     // Frames depend only on the bytes. (Errors may be reported at other offsets while a
     // header block is incomplete, so only frames are compared.)
     let frames = |items: &[Result<Frame, FramingError>]| {
-        items.iter().filter_map(|i| i.as_ref().ok().cloned()).collect::<Vec<_>>()
+        items
+            .iter()
+            .filter_map(|i| i.as_ref().ok().cloned())
+            .collect::<Vec<_>>()
     };
     assert_eq!(frames(&at_once), frames(&chunked));
     for frame in frames(&at_once) {

@@ -31,7 +31,12 @@ fuzz_target!(|text: &str| {
     let _ = helix_zed::HelixMessage::from_json(text);
     let _ = agentloop::ServerMessage::from_json(text);
     let _ = agentloop::ClientMessage::from_json(text);
-    for method in ["initialize", "chat/prompt", "chat/queryContext", "chat/delete"] {
+    for method in [
+        "initialize",
+        "chat/prompt",
+        "chat/queryContext",
+        "chat/delete",
+    ] {
         let _ = eca::decode_response(method, text);
     }
     let _ = coven::AgentMessage::from_json(text);

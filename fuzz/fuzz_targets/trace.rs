@@ -5,16 +5,22 @@
 #![no_main]
 #![allow(dead_code)]
 
-#[path = "../../cli/src/check.rs"]
-mod check;
-#[path = "../../cli/src/merge.rs"]
-mod merge;
+// An inline module with a path: `check.rs`'s own submodules (`check/*.rs`) then resolve as
+// they do in the CLI, and `crate::merge` through the re-export below.
+#[path = "../../cli/src"]
+mod cli {
+    pub mod check;
+    pub mod merge;
+}
 
-use check::{Agentloop, Capture, Coven, Eca, ExternalAgents, HelixZed, Protocol};
+use cli::check::{self, Agentloop, Capture, Coven, Eca, ExternalAgents, HelixZed, Protocol, Sides};
+pub use cli::merge;
 use libfuzzer_sys::fuzz_target;
 
 fn run<P: Protocol>(bytes: &[u8], roles: [&str; 2]) {
-    let _ = check::check_trace::<P>("t.jsonl", bytes);
+    for sides in [Sides::Both, Sides::OneSided] {
+        let _ = check::check_trace::<P>("t.jsonl", bytes, sides);
+    }
     // Split at the first NUL (if any) into two captures, one per role.
     let (a, b) = match bytes.iter().position(|&x| x == 0) {
         Some(i) => (&bytes[..i], &bytes[i + 1..]),
@@ -32,8 +38,8 @@ fn run<P: Protocol>(bytes: &[u8], roles: [&str; 2]) {
             bytes: b.to_vec(),
         },
     ];
-    let _ = check::check_captures::<P>(&captures, 1 << 16);
-    let _ = check::check_captures::<P>(&captures[..1], 1 << 16);
+    let _ = check::check_captures::<P>(&captures, 1 << 16, Sides::Both);
+    let _ = check::check_captures::<P>(&captures[..1], 1 << 16, Sides::OneSided);
 }
 
 fuzz_target!(|bytes: &[u8]| {
