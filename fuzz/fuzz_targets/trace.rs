@@ -13,39 +13,45 @@ mod cli {
     pub mod merge;
 }
 
-use cli::check::{self, Agentloop, Capture, Coven, Eca, ExternalAgents, HelixZed, Protocol, Sides};
+use agentwire_runtime::registry::Protocol;
+use cli::check::{self, Capture, Sides};
 pub use cli::merge;
 use libfuzzer_sys::fuzz_target;
 
-fn run<P: Protocol>(bytes: &[u8], roles: [&str; 2]) {
+fn run(p: &dyn Protocol, bytes: &[u8]) {
     for sides in [Sides::Both, Sides::OneSided] {
-        let _ = check::check_trace::<P>("t.jsonl", bytes, sides);
+        let _ = check::check_trace(p, "t.jsonl", bytes, sides);
     }
-    // Split at the first NUL (if any) into two captures, one per role.
+    // Split at the first NUL (if any) into two captures, one per role (the first two roles).
     let (a, b) = match bytes.iter().position(|&x| x == 0) {
         Some(i) => (&bytes[..i], &bytes[i + 1..]),
         None => (bytes, &[][..]),
     };
+    let roles = p.roles();
+    let (Some(first), Some(second)) = (roles.first(), roles.get(1)) else {
+        return;
+    };
     let captures = [
         Capture {
-            role: roles[0].to_owned(),
+            role: (*first).to_owned(),
             file: "a".to_owned(),
             bytes: a.to_vec(),
         },
         Capture {
-            role: roles[1].to_owned(),
+            role: (*second).to_owned(),
             file: "b".to_owned(),
             bytes: b.to_vec(),
         },
     ];
-    let _ = check::check_captures::<P>(&captures, 1 << 16, Sides::Both);
-    let _ = check::check_captures::<P>(&captures[..1], 1 << 16, Sides::OneSided);
+    let _ = check::check_captures(p, &captures, 1 << 16, Sides::Both);
+    let _ = check::check_captures(p, &captures[..1], 1 << 16, Sides::OneSided);
 }
 
 fuzz_target!(|bytes: &[u8]| {
-    run::<HelixZed>(bytes, ["helix", "zed"]);
-    run::<Agentloop>(bytes, ["client", "server"]);
-    run::<ExternalAgents>(bytes, ["web_ui", "agent_server"]);
-    run::<Eca>(bytes, ["client", "server"]);
-    run::<Coven>(bytes, ["agent", "gateway"]);
+    // Every registered protocol with a checker, as the command would run it.
+    for p in agentwire_protocols::protocols() {
+        if p.checker().is_some() {
+            run(*p, bytes);
+        }
+    }
 });
