@@ -131,12 +131,12 @@ impl Client {
     /// request (and anything streamed before it) arrives on the receiver.
     pub async fn send(&self, json: &str) -> Result<(), ClientError> {
         let kind = classify(json).map_err(|e| ClientError::Invalid { rule: e.rule })?;
-        if let Kind::Request { id, method } = &kind {
-            if method == INITIALIZE {
-                let mut st = self.state();
-                st.init_id = Some(id.clone());
-                st.session = None;
-            }
+        if let Kind::Request { id, method } = &kind
+            && method == INITIALIZE
+        {
+            let mut st = self.state();
+            st.init_id = Some(id.clone());
+            st.session = None;
         }
         let request = self
             .inner
@@ -244,10 +244,10 @@ impl Client {
     /// Passes one server message to the receiver, learning the protocol version from the
     /// initialize result on the way.
     async fn deliver(&self, item: Received) {
-        if let Ok(text) = &item {
-            if let Ok(Kind::Response { id }) = classify(text) {
-                self.learn_version(&id, text);
-            }
+        if let Ok(text) = &item
+            && let Ok(Kind::Response { id }) = classify(text)
+        {
+            self.learn_version(&id, text);
         }
         // A dropped receiver means nobody listens any more: nothing to do.
         let _ = self.inner.tx.send(item).await;

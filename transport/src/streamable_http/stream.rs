@@ -109,10 +109,10 @@ impl Drop for Feed {
 
 /// One SSE event for `json`, compacted first if it spans lines (an SSE `data` line cannot).
 fn frame(json: &str) -> Bytes {
-    if json.contains(['\n', '\r']) {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(json) {
-            return sse::event(&v.to_string());
-        }
+    if json.contains(['\n', '\r'])
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(json)
+    {
+        return sse::event(&v.to_string());
     }
     sse::event(json)
 }

@@ -1,0 +1,434 @@
+//! Streamable HTTP: the server and client against each other with a tiny in-test engine, and
+//! raw HTTP checks of every status rule of the transport.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use agentwire_runtime::jsonrpc::RequestId;
+use agentwire_transport::http_ws::ServerHandle;
+use agentwire_transport::streamable_http::{
+    Client, ClientConfig, ClientError, Kind, Limits, Outgoing, ServerConfig, SessionPipe, classify,
+    serve,
+};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+/// The tiny engine: `initialize`, `ping`, `echo` (answers its params), `slow` (two progress
+/// notifications on the request's stream, then the answer), `ask` (asks the client
+/// `roots/list` while serving, answers with the client's result), `broadcast` (a notification
+/// on the GET stream, then the answer); anything else is -32601.
+fn engine(pipe: SessionPipe) {
+    tokio::spawn(async move {
+        let SessionPipe {
+            mut inbound,
+            outbound,
+            ..
+        } = pipe;
+        let mut asked: HashMap<RequestId, RequestId> = HashMap::new();
+        let mut next = 0;
+        while let Some(text) = inbound.recv().await {
+            let v: Value = serde_json::from_str(&text).unwrap();
+            match classify(&text).unwrap() {
+                Kind::Request { id, method } => {
+                    let reply = |result: Value| {
+                        Outgoing::unrelated(
+                            json!({"jsonrpc":"2.0","id":id,"result":result}).to_string(),
+                        )
+                    };
+                    let related = |m: Value| Outgoing::related_to(m.to_string(), id.clone());
+                    let out = match method.as_str() {
+                        "initialize" => vec![reply(json!({
+                            "protocolVersion": "2025-11-25",
+                            "capabilities": {},
+                            "serverInfo": {"name": "echo", "version": "0"}
+                        }))],
+                        "ping" => vec![reply(json!({}))],
+                        "echo" => vec![reply(v["params"].clone())],
+                        "slow" => vec![
+                            related(json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}})),
+                            related(json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2}})),
+                            reply(json!({"done": true})),
+                        ],
+                        "ask" => {
+                            next += 1;
+                            let sid = RequestId::String(format!("s{next}"));
+                            asked.insert(sid.clone(), id.clone());
+                            vec![related(json!({"jsonrpc":"2.0","id":sid,"method":"roots/list"}))]
+                        }
+                        "broadcast" => vec![
+                            Outgoing::unrelated(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi"}}).to_string()),
+                            reply(json!({})),
+                        ],
+                        _ => vec![Outgoing::unrelated(
+                            json!({"jsonrpc":"2.0","id":id,"error":{"code":-32601,"message":"no such method"}}).to_string(),
+                        )],
+                    };
+                    for o in out {
+                        if outbound.send(o).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Kind::Response { id } => {
+                    if let Some(original) = asked.remove(&id) {
+                        let m = json!({"jsonrpc":"2.0","id":original,"result":{"client said": v["result"]}});
+                        let _ = outbound.send(Outgoing::unrelated(m.to_string())).await;
+                    }
+                }
+                Kind::Notification { .. } => {}
+            }
+        }
+    });
+}
+
+async fn start(config: ServerConfig) -> (ServerHandle, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let handle = serve(listener, engine, config).unwrap();
+    let url = format!("http://{}/mcp", handle.local_addr());
+    (handle, url)
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+
+async fn recv(rx: &mut mpsc::Receiver<Result<String, ClientError>>) -> Value {
+    let item = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("a message in time")
+        .expect("the receiver is open")
+        .expect("no stream error");
+    serde_json::from_str(&item).unwrap()
+}
+
+#[tokio::test]
+async fn client_and_server_talk() {
+    let (server, url) = start(ServerConfig::default()).await;
+    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    client.send(INIT).await.unwrap();
+    assert_eq!(recv(&mut rx).await["result"]["serverInfo"]["name"], "echo");
+    let session = client.session_id().expect("a session id");
+    assert_eq!(session.len(), 32);
+    assert!(session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    assert_eq!(client.protocol_version().as_deref(), Some("2025-11-25"));
+    client
+        .send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await
+        .unwrap();
+
+    client
+        .send(r#"{"jsonrpc":"2.0","id":"1","method":"echo","params":{"x":[1,2]}}"#)
+        .await
+        .unwrap();
+    let echoed = recv(&mut rx).await;
+    assert_eq!(echoed["id"], "1");
+    assert_eq!(echoed["result"], json!({"x":[1,2]}));
+
+    // Streamed: the progress notifications, in order, then the response.
+    client
+        .send(r#"{"jsonrpc":"2.0","id":2,"method":"slow"}"#)
+        .await
+        .unwrap();
+    assert_eq!(recv(&mut rx).await["params"]["progress"], 1);
+    assert_eq!(recv(&mut rx).await["params"]["progress"], 2);
+    assert_eq!(
+        recv(&mut rx).await,
+        json!({"jsonrpc":"2.0","id":2,"result":{"done":true}})
+    );
+
+    // A server request made while serving a client request, answered by the client.
+    client
+        .send(r#"{"jsonrpc":"2.0","id":3,"method":"ask"}"#)
+        .await
+        .unwrap();
+    let asked = recv(&mut rx).await;
+    assert_eq!(asked["method"], "roots/list");
+    let answer = json!({"jsonrpc":"2.0","id":asked["id"],"result":{"roots":[]}});
+    client.send(&answer.to_string()).await.unwrap();
+    let done = recv(&mut rx).await;
+    assert_eq!(done["id"], 3);
+    assert_eq!(done["result"]["client said"], json!({"roots":[]}));
+
+    // The GET stream carries what relates to no request.
+    assert!(client.open_stream().await.unwrap());
+    client
+        .send(r#"{"jsonrpc":"2.0","id":4,"method":"broadcast"}"#)
+        .await
+        .unwrap();
+    let mut got = [recv(&mut rx).await, recv(&mut rx).await];
+    got.sort_by_key(|m| m.get("id").is_some());
+    assert_eq!(got[0]["method"], "notifications/message");
+    assert_eq!(got[1]["id"], 4);
+
+    // After DELETE the session is gone: the client is told to initialize again.
+    client.terminate().await.unwrap();
+    assert_eq!(client.session_id(), None);
+    let other = Client::new(&url, ClientConfig::default()).unwrap().0;
+    other.send(INIT).await.unwrap();
+    drop(other);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn ended_session_means_reinitialize() {
+    let (server, url) = start(ServerConfig::default()).await;
+    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    client.send(INIT).await.unwrap();
+    recv(&mut rx).await;
+    // Another client ends this session behind the first one's back.
+    let raw = reqwest::Client::new();
+    let status = raw
+        .delete(&url)
+        .header("mcp-session-id", client.session_id().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, 200);
+    let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
+    assert_eq!(client.send(ping).await, Err(ClientError::SessionExpired));
+    assert_eq!(client.session_id(), None);
+    client.send(INIT).await.unwrap();
+    recv(&mut rx).await;
+    client.send(ping).await.unwrap();
+    assert_eq!(recv(&mut rx).await["id"], 9);
+    server.shutdown().await.unwrap();
+}
+
+/// A raw POST with the headers a well-behaved client sends, plus `extra`.
+async fn post(
+    url: &str,
+    session: Option<&str>,
+    body: &str,
+    extra: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut r = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_owned());
+    if let Some(s) = session {
+        r = r.header("mcp-session-id", s);
+    }
+    for (k, v) in extra {
+        r = r.header(*k, *v);
+    }
+    r.send().await.unwrap()
+}
+
+async fn open(url: &str) -> String {
+    let r = post(url, None, INIT, &[]).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "application/json");
+    let id = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let body: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
+    assert_eq!(body["id"], 0);
+    id
+}
+
+async fn error_of(r: reqwest::Response) -> (u16, i64) {
+    let status = r.status().as_u16();
+    let body: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
+    assert_eq!(body["id"], Value::Null, "{body}");
+    (status, body["error"]["code"].as_i64().unwrap())
+}
+
+#[tokio::test]
+async fn status_rules() {
+    let (server, url) = start(ServerConfig {
+        limits: Limits {
+            max_body_bytes: 1024,
+            ..Limits::default()
+        },
+        ..ServerConfig::default()
+    })
+    .await;
+    let sid = open(&url).await;
+    let s = Some(sid.as_str());
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+
+    // A notification or a response: 202, no body.
+    let r = post(&url, s, note, &[]).await;
+    assert_eq!(r.status(), 202);
+    assert!(r.bytes().await.unwrap().is_empty());
+    let r = post(&url, s, r#"{"jsonrpc":"2.0","id":"x","result":{}}"#, &[]).await;
+    assert_eq!(r.status(), 202);
+
+    // A request: JSON answer when its response comes first.
+    let r = post(&url, s, ping, &[]).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.text().await.unwrap(),
+        r#"{"id":1,"jsonrpc":"2.0","result":{}}"#
+    );
+
+    // The session header: required (400), known (404).
+    assert_eq!(error_of(post(&url, None, ping, &[]).await).await.0, 400);
+    assert_eq!(
+        error_of(post(&url, Some("nope"), ping, &[]).await).await,
+        (404, -32001)
+    );
+
+    // The protocol version header: a supported one passes, another is 400.
+    let ok = post(&url, s, ping, &[("mcp-protocol-version", "2025-06-18")]).await;
+    assert_eq!(ok.status(), 200);
+    let bad = post(&url, s, ping, &[("mcp-protocol-version", "1999-01-01")]).await;
+    assert_eq!(error_of(bad).await.0, 400);
+
+    // Bad bodies: not JSON (-32700), not one JSON-RPC message (-32600), too large (413).
+    assert_eq!(
+        error_of(post(&url, s, "{nope", &[]).await).await,
+        (400, -32700)
+    );
+    assert_eq!(
+        error_of(post(&url, s, "[]", &[]).await).await,
+        (400, -32600)
+    );
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"echo","params":"{}"}}"#,
+        "x".repeat(2000)
+    );
+    assert_eq!(error_of(post(&url, s, &huge, &[]).await).await.0, 413);
+
+    // Headers: Accept must list both types (406), Content-Type must be JSON (415).
+    let r = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("mcp-session-id", &sid)
+        .body(ping)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 406);
+    let r = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "text/plain")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &sid)
+        .body(ping)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 415);
+
+    // Origin: loopback passes, another host is 403 (DNS rebinding).
+    let r = post(&url, s, ping, &[("origin", "http://localhost:5173")]).await;
+    assert_eq!(r.status(), 200);
+    let r = post(&url, s, ping, &[("origin", "http://evil.example")]).await;
+    assert_eq!(error_of(r).await.0, 403);
+
+    // Methods other than GET, POST and DELETE: 405.
+    let r = reqwest::Client::new()
+        .put(&url)
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 405);
+
+    // The GET stream: one at a time (409 for a second).
+    let get = || {
+        reqwest::Client::new()
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &sid)
+            .send()
+    };
+    let stream = get().await.unwrap();
+    assert_eq!(stream.status(), 200);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    assert_eq!(get().await.unwrap().status(), 409);
+    drop(stream);
+
+    // DELETE ends the session; afterwards it is 404.
+    let d = reqwest::Client::new()
+        .delete(&url)
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(d.status(), 200);
+    assert_eq!(
+        error_of(post(&url, s, ping, &[]).await).await,
+        (404, -32001)
+    );
+    assert_eq!(get().await.unwrap().status(), 404);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn get_is_405_when_not_offered() {
+    let (server, url) = start(ServerConfig {
+        standalone_stream: false,
+        ..ServerConfig::default()
+    })
+    .await;
+    let s = open(&url).await;
+    let r = reqwest::Client::new()
+        .get(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &s)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 405);
+    let (client, _rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    client.send(INIT).await.unwrap();
+    assert!(!client.open_stream().await.unwrap());
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn sse_framing_of_a_streamed_request() {
+    let (server, url) = start(ServerConfig::default()).await;
+    let s = open(&url).await;
+    let r = post(
+        &url,
+        Some(&s),
+        r#"{"jsonrpc":"2.0","id":7,"method":"slow"}"#,
+        &[],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    assert_eq!(r.headers()["mcp-session-id"], s.as_str());
+    // The stream ends after the response.
+    let body = tokio::time::timeout(Duration::from_secs(10), r.text())
+        .await
+        .unwrap()
+        .unwrap();
+    let expected = concat!(
+        "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n",
+        "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":2}}\n\n",
+        "event: message\ndata: {\"id\":7,\"jsonrpc\":\"2.0\",\"result\":{\"done\":true}}\n\n",
+    );
+    assert_eq!(body, expected);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn limits_on_sessions() {
+    let (server, url) = start(ServerConfig {
+        limits: Limits {
+            max_sessions: 1,
+            idle_timeout: Duration::from_millis(200),
+            ..Limits::default()
+        },
+        ..ServerConfig::default()
+    })
+    .await;
+    let s = open(&url).await;
+    assert_eq!(error_of(post(&url, None, INIT, &[]).await).await.0, 503);
+    // Idle past the timeout: the session is ended, and its slot is free again.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert_eq!(error_of(post(&url, Some(&s), ping, &[]).await).await.0, 404);
+    open(&url).await;
+    // initialize inside a session is refused: it opens a new one.
+    assert_eq!(
+        error_of(post(&url, Some(&s), INIT, &[]).await).await,
+        (400, -32600)
+    );
+    server.shutdown().await.unwrap();
+}
