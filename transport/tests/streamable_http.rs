@@ -45,11 +45,17 @@ fn engine(pipe: SessionPipe) {
                         }))],
                         "ping" => vec![reply(json!({}))],
                         "echo" => vec![reply(v["params"].clone())],
-                        "slow" => vec![
-                            related(json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}})),
-                            related(json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2}})),
-                            reply(json!({"done": true})),
-                        ],
+                        "slow" => {
+                            let token = &v["params"]["_meta"]["progressToken"];
+                            let progress = |n: u32| {
+                                let mut params = json!({"progress": n});
+                                if !token.is_null() {
+                                    params["progressToken"] = token.clone();
+                                }
+                                related(json!({"jsonrpc":"2.0","method":"notifications/progress","params":params}))
+                            };
+                            vec![progress(1), progress(2), reply(json!({"done": true}))]
+                        }
                         "ask" => {
                             next += 1;
                             let sid = RequestId::String(format!("s{next}"));
@@ -430,5 +436,57 @@ async fn limits_on_sessions() {
         error_of(post(&url, Some(&s), INIT, &[]).await).await,
         (400, -32600)
     );
+    server.shutdown().await.unwrap();
+}
+
+/// The official TypeScript SDK's client (`@modelcontextprotocol/sdk`, pinned in
+/// peers/node/package.json, installed by scripts/install-peers) against this server.
+#[tokio::test]
+async fn typescript_sdk_client() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace root")
+        .to_path_buf();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let install = tokio::process::Command::new(root.join("scripts/install-peers"))
+        .output()
+        .await
+        .expect("run scripts/install-peers");
+    assert!(
+        install.status.success(),
+        "scripts/install-peers failed: {}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+    let (server, url) = start(ServerConfig::default()).await;
+    let run = tokio::process::Command::new("node")
+        .env("NODE_PATH", target.join("peers/node/node_modules"))
+        .arg(root.join("peers/node/streamhttp_ts_client.cjs"))
+        .arg(&url)
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the TypeScript client finishes in time")
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "the TypeScript client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+    assert_eq!(seen["session"].as_str().map(str::len), Some(32), "{seen}");
+    assert_eq!(seen["version"]["name"], "echo");
+    assert_eq!(seen["ping"], json!({}));
+    assert_eq!(seen["echo"], json!({"x": [1, 2]}));
+    assert_eq!(seen["slow"], json!({"done": true}));
+    assert_eq!(seen["progress"], json!([1, 2]));
+    assert_eq!(
+        seen["ask"]["client said"]["roots"][0]["uri"], "file:///tmp",
+        "{seen}"
+    );
+    assert_eq!(seen["nope"], -32601);
+    assert_eq!(seen["after"], "forgotten");
     server.shutdown().await.unwrap();
 }
