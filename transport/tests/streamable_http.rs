@@ -323,6 +323,9 @@ async fn status_rules() {
     assert_eq!(r.status(), 200);
     let r = post(&url, s, ping, &[("origin", "http://evil.example")]).await;
     assert_eq!(error_of(r).await.0, 403);
+    // Host: a rebound name arrives with the attacker's host name (403).
+    let r = post(&url, s, ping, &[("host", "evil.example.com")]).await;
+    assert_eq!(error_of(r).await.0, 403);
 
     // Methods other than GET, POST and DELETE: 405.
     let r = reqwest::Client::new()

@@ -63,18 +63,40 @@ impl Origins {
         match self {
             Origins::Any => true,
             Origins::List(list) => list.iter().any(|o| o.eq_ignore_ascii_case(origin)),
-            Origins::Loopback => is_loopback_origin(origin),
+            Origins::Loopback => origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"))
+                .is_some_and(is_loopback_host),
         }
     }
 }
 
-fn is_loopback_origin(origin: &str) -> bool {
-    let Some(rest) = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-    else {
-        return false;
-    };
+/// Which `Host` headers the server accepts: the second half of the DNS rebinding defence
+/// (a rebound name reaches the server with the attacker's host name in `Host`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hosts {
+    /// `localhost`, `127.0.0.1` and `[::1]`, on any port: the default, for a server bound
+    /// to loopback. A server reachable by other names must list them.
+    Loopback,
+    /// Exactly these `Host` values (host, and port when not the scheme's default).
+    List(Vec<String>),
+    /// Any host.
+    Any,
+}
+
+impl Hosts {
+    /// Whether `host` (the header's value) names this server.
+    pub fn allows(&self, host: &str) -> bool {
+        match self {
+            Hosts::Any => true,
+            Hosts::List(list) => list.iter().any(|h| h.eq_ignore_ascii_case(host)),
+            Hosts::Loopback => is_loopback_host(host),
+        }
+    }
+}
+
+/// `host[:port]` naming the loopback interface.
+fn is_loopback_host(rest: &str) -> bool {
     let host = if let Some(v6) = rest.strip_prefix('[') {
         match v6.split_once(']') {
             Some((h, port)) if port.is_empty() || is_port(port) => return h == "::1",
@@ -104,6 +126,8 @@ pub struct ServerConfig {
     pub path: String,
     pub limits: Limits,
     pub origins: Origins,
+    /// Accepted `Host` headers; another gets 403. A request without one (HTTP/1.0) passes.
+    pub hosts: Hosts,
     /// Accepted values of `MCP-Protocol-Version`; any other gets 400. A request without the
     /// header is accepted (the spec then assumes 2025-03-26 or the negotiated version).
     pub protocol_versions: Vec<String>,
@@ -117,6 +141,7 @@ impl Default for ServerConfig {
             path: "/mcp".to_owned(),
             limits: Limits::default(),
             origins: Origins::Loopback,
+            hosts: Hosts::Loopback,
             protocol_versions: PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             standalone_stream: true,
         }
@@ -149,5 +174,9 @@ mod tests {
         ] {
             assert!(!Origins::Loopback.allows(bad), "{bad}");
         }
+        assert!(Hosts::Loopback.allows("127.0.0.1:8080"));
+        assert!(Hosts::Loopback.allows("localhost"));
+        assert!(!Hosts::Loopback.allows("evil.example.com:8080"));
+        assert!(Hosts::List(vec!["mcp.example:443".into()]).allows("MCP.example:443"));
     }
 }

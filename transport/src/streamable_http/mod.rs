@@ -23,7 +23,7 @@ pub mod sse;
 mod stream;
 
 pub use client::{Client, ClientConfig, Received};
-pub use config::{Limits, Origins, PROTOCOL_VERSIONS, ServerConfig};
+pub use config::{Hosts, Limits, Origins, PROTOCOL_VERSIONS, ServerConfig};
 pub use error::ClientError;
 pub use message::{Kind, NotAMessage, classify, error_body};
 pub use server::{INITIALIZE, SESSION_HEADER, VERSION_HEADER, router, serve};

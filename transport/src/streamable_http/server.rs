@@ -15,7 +15,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::body::{self, BodyError};
-use super::config::ServerConfig;
+use super::config::{Hosts, Origins, ServerConfig};
 use super::message::{Kind, classify, error_body};
 use super::service::Service;
 use super::session::{Busy, Register, Session, Sessions};
@@ -41,38 +41,57 @@ struct Shared {
 }
 
 /// The MCP endpoint as an axum router (at `config.path`), sessions handed to `service`.
-/// Must be called inside a Tokio runtime (it starts the idle-session sweeper).
+/// Must be called inside a Tokio runtime (it starts the idle-session sweeper). Dropping the
+/// router ends every session.
 pub fn router(service: impl Service, config: ServerConfig) -> Router {
+    build(service, config).0
+}
+
+fn build(service: impl Service, config: ServerConfig) -> (Router, Arc<Sessions>) {
     let path = config.path.clone();
     let shared = Arc::new(Shared {
         service: Box::new(service),
         sessions: Sessions::new(config.limits.clone()),
         config,
     });
-    let origins = shared.config.origins.clone();
+    let (origins, hosts) = (shared.config.origins.clone(), shared.config.hosts.clone());
     let endpoint = post(on_post).get(on_get).delete(on_delete);
-    Router::new()
+    let router = Router::new()
         .route(&path, endpoint)
-        .with_state(shared)
-        .layer(axum::middleware::from_fn(
-            move |req: Request, next: Next| {
-                let origins = origins.clone();
-                async move {
-                    let origin = req
-                        .headers()
-                        .get(header::ORIGIN)
-                        .map(|v| v.to_str().unwrap_or("\u{0}"));
-                    match origin {
-                        Some(o) if !origins.allows(o) => refuse(
-                            StatusCode::FORBIDDEN,
-                            TRANSPORT_ERROR,
-                            "Origin not allowed (DNS rebinding protection)",
-                        ),
-                        _ => next.run(req).await,
-                    }
+        .with_state(shared.clone());
+    let router = router.layer(axum::middleware::from_fn(
+        move |req: Request, next: Next| {
+            let allowed = rebinding_check(&origins, &hosts, req.headers());
+            async move {
+                match allowed {
+                    Ok(()) => next.run(req).await,
+                    Err(rule) => refuse(StatusCode::FORBIDDEN, TRANSPORT_ERROR, rule),
                 }
-            },
-        ))
+            }
+        },
+    ));
+    (router, shared.sessions.clone())
+}
+
+/// The DNS rebinding defence: a present `Origin` and `Host` must be allowed.
+fn rebinding_check(
+    origins: &Origins,
+    hosts: &Hosts,
+    headers: &HeaderMap,
+) -> Result<(), &'static str> {
+    // A header that is not visible ASCII matches nothing.
+    let text = |name| {
+        headers
+            .get(name)
+            .map(|v: &HeaderValue| v.to_str().unwrap_or("\u{0}"))
+    };
+    if text(header::ORIGIN).is_some_and(|o| !origins.allows(o)) {
+        return Err("Origin not allowed (DNS rebinding protection)");
+    }
+    if text(header::HOST).is_some_and(|h| !hosts.allows(h)) {
+        return Err("Host not allowed (DNS rebinding protection)");
+    }
+    Ok(())
 }
 
 /// Serves the endpoint on `listener` (bind it to loopback unless it must be reachable)
@@ -87,8 +106,19 @@ pub fn serve(
         max_http_connections: config.limits.max_connections,
         ..Guard::default()
     };
-    let app = router(service, config);
-    serve_router_guarded(listener, app, CancellationToken::new(), &guard)
+    let (app, sessions) = build(service, config);
+    let shutdown = CancellationToken::new();
+    let handle = serve_router_guarded(listener, app, shutdown.clone(), &guard)?;
+    // Shutting down ends the sessions at once, so that open SSE streams close and their
+    // connections do not hold the shutdown for its grace period.
+    let sessions = Arc::downgrade(&sessions);
+    tokio::spawn(async move {
+        shutdown.cancelled().await;
+        if let Some(s) = sessions.upgrade() {
+            s.end_all();
+        }
+    });
+    Ok(handle)
 }
 
 /// An error answer with a JSON-RPC error body whose id is null.
