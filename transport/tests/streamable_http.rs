@@ -442,10 +442,8 @@ async fn limits_on_sessions() {
     server.shutdown().await.unwrap();
 }
 
-/// The official TypeScript SDK's client (`@modelcontextprotocol/sdk`, pinned in
-/// peers/node/package.json, installed by scripts/install-peers) against this server.
-#[tokio::test]
-async fn typescript_sdk_client() {
+/// The workspace root and the cargo target folder, with the peers installed in it.
+async fn peers() -> (std::path::PathBuf, std::path::PathBuf) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the workspace root")
@@ -462,6 +460,86 @@ async fn typescript_sdk_client() {
         "scripts/install-peers failed: {}",
         String::from_utf8_lossy(&install.stderr)
     );
+    (root, target)
+}
+
+/// Our client against the official TypeScript SDK's server: initialize, tools/list, a
+/// tools/call answered on an SSE stream carrying a progress notification and a server
+/// request (`roots/list`) the client answers, DELETE, then 404 -> SessionExpired.
+#[tokio::test]
+async fn typescript_sdk_server() {
+    use tokio::io::AsyncBufReadExt;
+    let (root, target) = peers().await;
+    let mut child = tokio::process::Command::new("node")
+        .env("NODE_PATH", target.join("peers/node/node_modules"))
+        .arg(root.join("peers/node/streamhttp_ts_server.cjs"))
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("run node");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("the TypeScript server starts in time")
+        .unwrap()
+        .expect("a LISTENING line");
+    let port = line.strip_prefix("LISTENING ").expect("LISTENING <port>");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    client.send(INIT).await.unwrap();
+    let init = recv(&mut rx).await;
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "ts-peer-server",
+        "{init}"
+    );
+    assert!(client.session_id().is_some());
+    assert_eq!(client.protocol_version().as_deref(), Some("2025-11-25"));
+    client
+        .send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await
+        .unwrap();
+    client
+        .send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .await
+        .unwrap();
+    let tools = recv(&mut rx).await;
+    assert_eq!(tools["result"]["tools"][0]["name"], "echo", "{tools}");
+
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":"p"}}}"#;
+    client.send(call).await.unwrap();
+    let progress = recv(&mut rx).await;
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], "p");
+    let ask = recv(&mut rx).await;
+    assert_eq!(ask["method"], "roots/list", "{ask}");
+    let roots = json!({"jsonrpc":"2.0","id":ask["id"],"result":{"roots":[{"uri":"file:///a"}]}});
+    client.send(&roots.to_string()).await.unwrap();
+    let done = recv(&mut rx).await;
+    assert_eq!(done["id"], 2);
+    assert_eq!(
+        done["result"]["content"][0]["text"], "hi (1 roots)",
+        "{done}"
+    );
+
+    let session = client.session_id().unwrap();
+    client.terminate().await.unwrap();
+    let raw = post(
+        &url,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        &[],
+    )
+    .await;
+    assert_eq!(raw.status(), 404);
+    let _ = child.kill().await;
+}
+
+/// The official TypeScript SDK's client (`@modelcontextprotocol/sdk`, pinned in
+/// peers/node/package.json, installed by scripts/install-peers) against this server.
+#[tokio::test]
+async fn typescript_sdk_client() {
+    let (root, target) = peers().await;
     let (server, url) = start(ServerConfig::default()).await;
     let run = tokio::process::Command::new("node")
         .env("NODE_PATH", target.join("peers/node/node_modules"))
