@@ -571,3 +571,127 @@ async fn typescript_sdk_client() {
     assert_eq!(seen["after"], "forgotten");
     server.shutdown().await.unwrap();
 }
+
+/// Hostile input: garbage on the socket, a trickled body, odd header bytes, many malformed
+/// bodies. Each gets its status; none brings the server down.
+#[tokio::test]
+async fn hostile_input() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (server, url) = start(ServerConfig {
+        limits: Limits {
+            body_timeout: Duration::from_millis(300),
+            ..Limits::default()
+        },
+        ..ServerConfig::default()
+    })
+    .await;
+    let addr = server.local_addr();
+    let sid = open(&url).await;
+
+    let mut garbage = tokio::net::TcpStream::connect(addr).await.unwrap();
+    garbage
+        .write_all(b"\x00\xff\r\n\r\nGARBAGE / HTTP/9\r\n\r\n")
+        .await
+        .unwrap();
+    let mut sink = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), garbage.read_to_end(&mut sink)).await;
+
+    // A body announced at 100 bytes that stops after 10: 408 once the body deadline passes.
+    let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-session-id: {sid}\r\n\
+         content-length: 100\r\n\r\n{{\"jsonrpc\""
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = vec![0u8; 12];
+    tokio::time::timeout(Duration::from_secs(5), slow.read_exact(&mut answer))
+        .await
+        .expect("an answer before the peer finishes")
+        .unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 408");
+
+    let bodies = [
+        "",
+        "null",
+        "\"x\"",
+        "{}",
+        "[{}]",
+        "{\"jsonrpc\":\"1.0\",\"method\":\"x\"}",
+        "{\"jsonrpc\":\"2.0\",\"method\":7}",
+        "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"x\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"result\":1}",
+        "\u{feff}{}",
+    ];
+    for body in bodies {
+        let status = post(&url, Some(&sid), body, &[]).await.status();
+        assert_eq!(status, 400, "{body:?}");
+    }
+    let weird = reqwest::header::HeaderValue::from_bytes(b"\xff\xfe").unwrap();
+    let r = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", weird.clone())
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let r = post(&url, Some(&sid), "{}", &[]).await;
+    assert_eq!(r.status(), 400);
+
+    // Still serving the session.
+    let r = post(
+        &url,
+        Some(&sid),
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+        &[],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    server.shutdown().await.unwrap();
+}
+
+/// The client's own limits: a message over its size cap, and a stream gone silent.
+#[tokio::test]
+async fn client_limits() {
+    let (server, url) = start(ServerConfig::default()).await;
+    let config = ClientConfig {
+        max_message_bytes: 200,
+        ..ClientConfig::default()
+    };
+    let (client, mut rx) = Client::new(&url, config).unwrap();
+    client.send(INIT).await.unwrap();
+    recv(&mut rx).await;
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"echo","params":"{}"}}"#,
+        "x".repeat(300)
+    );
+    assert_eq!(client.send(&big).await, Err(ClientError::TooLarge(200)));
+    server.shutdown().await.unwrap();
+
+    // A server that opens an SSE answer and then says nothing.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (mut sock, _) = listener.accept().await.unwrap();
+        let mut buf = vec![0u8; 4096];
+        let _ = sock.read(&mut buf).await;
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+        sock.write_all(head.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    let config = ClientConfig {
+        read_timeout: Duration::from_millis(300),
+        ..ClientConfig::default()
+    };
+    let (client, mut rx) = Client::new(&format!("http://{addr}/mcp"), config).unwrap();
+    client.send(INIT).await.unwrap();
+    let item = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(item, Err(ClientError::Timeout { .. })), "{item:?}");
+}
