@@ -62,6 +62,17 @@ fn engine(pipe: SessionPipe) {
                             asked.insert(sid.clone(), id.clone());
                             vec![related(json!({"jsonrpc":"2.0","id":sid,"method":"roots/list"}))]
                         }
+                        "hold" => {
+                            // A notification now, the response later: time for the client's
+                            // connection to break in between.
+                            let late = outbound.clone();
+                            let m = json!({"jsonrpc":"2.0","id":id,"result":{"held":true}});
+                            tokio::spawn(async move {
+                                tokio::time::sleep(Duration::from_millis(600)).await;
+                                let _ = late.send(Outgoing::unrelated(m.to_string())).await;
+                            });
+                            vec![related(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"data":"wait"}}))]
+                        }
                         "broadcast" => vec![
                             Outgoing::unrelated(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi"}}).to_string()),
                             reply(json!({})),
@@ -408,11 +419,26 @@ async fn sse_framing_of_a_streamed_request() {
         .unwrap()
         .unwrap();
     let expected = concat!(
-        "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n",
-        "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":2}}\n\n",
-        "event: message\ndata: {\"id\":7,\"jsonrpc\":\"2.0\",\"result\":{\"done\":true}}\n\n",
+        "event: message\nid: 1/1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n",
+        "event: message\nid: 1/2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":2}}\n\n",
+        "event: message\nid: 1/3\ndata: {\"id\":7,\"jsonrpc\":\"2.0\",\"result\":{\"done\":true}}\n\n",
     );
     assert_eq!(body, expected);
+
+    // A 2025-11-25 client gets a priming event first: an id, the retry delay, empty data.
+    let version = [("mcp-protocol-version", "2025-11-25")];
+    let r = post(
+        &url,
+        Some(&s),
+        r#"{"jsonrpc":"2.0","id":8,"method":"slow"}"#,
+        &version,
+    )
+    .await;
+    let body = r.text().await.unwrap();
+    assert!(
+        body.starts_with("id: 2/0\nretry: 1000\ndata: \n\nevent: message\nid: 2/1\n"),
+        "{body}"
+    );
     server.shutdown().await.unwrap();
 }
 
@@ -569,6 +595,64 @@ async fn typescript_sdk_client() {
     );
     assert_eq!(seen["nope"], -32601);
     assert_eq!(seen["after"], "forgotten");
+    server.shutdown().await.unwrap();
+}
+
+/// A POST stream whose connection breaks before its response is resumed by a GET with
+/// `Last-Event-ID`: the events after that id are replayed, the response follows.
+#[tokio::test]
+async fn resumption_after_a_broken_stream() {
+    let (server, url) = start(ServerConfig {
+        limits: Limits {
+            keep_alive: Duration::from_millis(50),
+            ..Limits::default()
+        },
+        ..ServerConfig::default()
+    })
+    .await;
+    let s = open(&url).await;
+    let version = [("mcp-protocol-version", "2025-11-25")];
+    let mut r = post(
+        &url,
+        Some(&s),
+        r#"{"jsonrpc":"2.0","id":"h","method":"hold"}"#,
+        &version,
+    )
+    .await;
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let mut seen = String::new();
+    while !seen.contains("\"wait\"") {
+        let chunk = r.chunk().await.unwrap().expect("more of the stream");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(seen.starts_with("id: 1/0\n"), "{seen}");
+    assert!(seen.contains("id: 1/1\n"), "{seen}");
+    drop(r);
+    tokio::time::sleep(Duration::from_millis(900)).await;
+
+    let resume = |last: &'static str| {
+        reqwest::Client::new()
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &s)
+            .header("last-event-id", last)
+            .send()
+    };
+    assert_eq!(resume("nonsense").await.unwrap().status(), 400);
+    assert_eq!(resume("9/1").await.unwrap().status(), 400);
+    let again = resume("1/0").await.unwrap();
+    assert_eq!(again.status(), 200);
+    let body = tokio::time::timeout(Duration::from_secs(5), again.text())
+        .await
+        .unwrap()
+        .unwrap();
+    let expected = concat!(
+        "event: message\nid: 1/1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"wait\"}}\n\n",
+        "event: message\nid: 1/2\ndata: {\"id\":\"h\",\"jsonrpc\":\"2.0\",\"result\":{\"held\":true}}\n\n",
+    );
+    assert_eq!(body, expected);
+    // Finished: nothing is left to resume.
+    assert_eq!(resume("1/2").await.unwrap().status(), 400);
     server.shutdown().await.unwrap();
 }
 

@@ -26,6 +26,12 @@ pub struct Limits {
     pub max_in_flight: usize,
     /// Interval between keep-alive comments on an idle SSE stream.
     pub keep_alive: Duration,
+    /// Events each SSE stream keeps after writing them, for replay to a client resuming
+    /// with `Last-Event-ID` (events written to a connection that broke may be lost).
+    pub replay_events: usize,
+    /// POST streams of one session whose connection went away before their response,
+    /// kept for resumption; past this the oldest is dropped.
+    pub max_parked_streams: usize,
 }
 
 impl Default for Limits {
@@ -40,6 +46,8 @@ impl Default for Limits {
             max_queued: 1024,
             max_in_flight: 256,
             keep_alive: Duration::from_secs(15),
+            replay_events: 64,
+            max_parked_streams: 16,
         }
     }
 }
@@ -133,6 +141,9 @@ pub struct ServerConfig {
     pub protocol_versions: Vec<String>,
     /// Whether GET opens the session's server-to-client stream; `false` answers GET with 405.
     pub standalone_stream: bool,
+    /// The `retry` (reconnection delay) of the priming event that opens a POST's SSE stream
+    /// for clients of 2025-11-25 or later; `None` sends the priming event without one.
+    pub retry: Option<Duration>,
 }
 
 impl Default for ServerConfig {
@@ -144,6 +155,7 @@ impl Default for ServerConfig {
             hosts: Hosts::Loopback,
             protocol_versions: PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             standalone_stream: true,
+            retry: Some(Duration::from_secs(1)),
         }
     }
 }

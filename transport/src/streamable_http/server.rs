@@ -18,8 +18,8 @@ use super::body::{self, BodyError};
 use super::config::{Hosts, Origins, ServerConfig};
 use super::message::{Kind, classify, error_body};
 use super::service::Service;
-use super::session::{Busy, Register, Session, Sessions};
-use super::stream::{Feed, Owner};
+use super::session::{Parked, Register, Session, Sessions};
+use super::stream::{Feed, FeedConfig, parse_event_id};
 use crate::http_ws::{Guard, ServerHandle, serve_router_guarded};
 
 /// The session header (HTTP header names are case-insensitive).
@@ -255,7 +255,14 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
                 "unreachable",
             );
         };
-        return on_request(&shared, session, id, text, true).await;
+        let version = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v.pointer("/params/protocolVersion")?
+                    .as_str()
+                    .map(str::to_owned)
+            });
+        return on_request(&shared, session, id, text, true, version).await;
     }
     let session = match session_of(&shared, &headers).and_then(|s| {
         check_version(&shared, &headers)?;
@@ -265,7 +272,13 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
         Err(r) => return r,
     };
     match kind {
-        Kind::Request { id, .. } => on_request(&shared, session, id, text, false).await,
+        Kind::Request { id, .. } => {
+            let version = headers
+                .get(VERSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            on_request(&shared, session, id, text, false, version).await
+        }
         _ => {
             let _busy = session.busy();
             if pass_in(&session, text).await {
@@ -293,8 +306,9 @@ async fn on_request(
     id: RequestId,
     text: String,
     opens: bool,
+    version: Option<String>,
 ) -> Response {
-    let busy = session.busy();
+    let _busy = session.busy();
     let mut rx = match session.register(&id, shared.config.limits.max_in_flight) {
         Ok(rx) => rx,
         Err(Register::Duplicate) => {
@@ -321,6 +335,7 @@ async fn on_request(
         None
     };
     let Some(first) = first else {
+        drop(rx);
         session.unregister(&id);
         if opens {
             shared.sessions.end(&session.id);
@@ -339,15 +354,25 @@ async fn on_request(
         }
         return json_answer(first, Some(&session.id));
     }
-    let keep_alive = shared.config.limits.keep_alive;
-    let feed = Feed::new(
-        Some(first),
-        rx,
-        keep_alive,
-        Owner::Post(session.clone(), id),
-        busy,
-    );
+    // Old clients would choke on the empty priming event; 2025-11-25 ones expect it.
+    let primed = version.is_some_and(|v| v.as_str() >= "2025-11-25");
+    let key = session.new_stream();
+    let config = feed_config(&shared.config, primed);
+    let mut feed = Feed::new(session.clone(), key, Parked::new(rx), None, config);
+    feed.push(first);
     sse_answer(feed, &session.id)
+}
+
+fn feed_config(config: &ServerConfig, primed: bool) -> FeedConfig {
+    let retry = config
+        .retry
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    FeedConfig {
+        keep_alive: config.limits.keep_alive,
+        replay: config.limits.replay_events,
+        max_parked: config.limits.max_parked_streams,
+        priming: primed.then_some(retry),
+    }
 }
 
 fn is_error(json: &str) -> bool {
@@ -383,8 +408,9 @@ fn sse_answer(feed: Feed, session: &str) -> Response {
     r
 }
 
-/// GET: the session's server-to-client stream (one at a time). Resumption is not offered:
-/// events carry no ids, so `Last-Event-ID` is never sent back and is ignored.
+/// GET: the session's server-to-client stream (one connection at a time), or with
+/// `Last-Event-ID` the resumption of a stream whose connection went away: the events after
+/// that id are replayed, then the stream goes on.
 async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     if !shared.config.standalone_stream {
         let mut r = refuse(
@@ -410,20 +436,40 @@ async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
     if let Err(r) = check_version(&shared, &headers) {
         return r;
     }
-    let Some(rx) = session.take_standalone() else {
-        return refuse(
-            StatusCode::CONFLICT,
-            TRANSPORT_ERROR,
-            "this session's GET stream is already open",
-        );
+    let resume = match headers.get("last-event-id") {
+        None => None,
+        Some(v) => match v.to_str().ok().and_then(parse_event_id) {
+            Some(at) => Some(at),
+            None => {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    TRANSPORT_ERROR,
+                    "Last-Event-ID is not an event id of this server",
+                );
+            }
+        },
     };
-    let busy: Busy = session.busy();
+    let (key, after) = resume.map_or((0, None), |(k, n)| (k, Some(n)));
+    let Some(stream) = session.take_stream(key) else {
+        let (status, why) = if key == 0 {
+            (
+                StatusCode::CONFLICT,
+                "this session's GET stream is already open",
+            )
+        } else {
+            (
+                StatusCode::BAD_REQUEST,
+                "no stream to resume for this Last-Event-ID",
+            )
+        };
+        return refuse(status, TRANSPORT_ERROR, why);
+    };
     let feed = Feed::new(
-        None,
-        rx,
-        shared.config.limits.keep_alive,
-        Owner::Get(session.clone()),
-        busy,
+        session.clone(),
+        key,
+        stream,
+        after,
+        feed_config(&shared.config, false),
     );
     sse_answer(feed, &session.id)
 }

@@ -34,11 +34,37 @@ pub(crate) struct Session {
 struct State {
     /// The POSTs waiting for messages, by the id of the request each carried.
     pending: HashMap<RequestId, mpsc::Sender<String>>,
-    /// The GET stream's queue; `None` while a GET stream holds it.
-    standalone: Option<mpsc::Receiver<String>>,
+    /// The GET stream (number 0); `None` while a connection holds it.
+    standalone: Option<Parked>,
+    /// POST streams whose connection went away before their response, by stream number,
+    /// waiting for a GET with `Last-Event-ID` to resume them.
+    parked: HashMap<u64, Parked>,
+    /// The number of the next POST stream.
+    next_stream: u64,
     /// Streams and requests in progress: a session with any is not idle.
     busy: usize,
     last_seen: Instant,
+}
+
+/// An SSE stream no connection is reading: its queue, and the events already written to a
+/// connection that may have lost them, for replay after `Last-Event-ID`.
+#[derive(Debug)]
+pub(crate) struct Parked {
+    pub rx: mpsc::Receiver<String>,
+    /// The last events written, oldest first, by sequence number.
+    pub sent: std::collections::VecDeque<(u64, String)>,
+    /// The sequence number of the next event.
+    pub next: u64,
+}
+
+impl Parked {
+    pub fn new(rx: mpsc::Receiver<String>) -> Self {
+        Self {
+            rx,
+            sent: std::collections::VecDeque::new(),
+            next: 1,
+        }
+    }
 }
 
 /// Why a request id cannot be registered.
@@ -52,6 +78,8 @@ impl Session {
     /// Registers a POST waiting for the answer to request `id`.
     pub fn register(&self, id: &RequestId, max: usize) -> Result<mpsc::Receiver<String>, Register> {
         let mut st = self.lock();
+        // Entries whose stream was dropped unanswered (evicted while parked) are dead.
+        st.pending.retain(|_, tx| !tx.is_closed());
         if st.pending.contains_key(id) {
             return Err(Register::Duplicate);
         }
@@ -72,14 +100,39 @@ impl Session {
         }
     }
 
-    /// Takes the GET stream's queue, or `None` when a GET stream already has it.
-    pub fn take_standalone(&self) -> Option<mpsc::Receiver<String>> {
-        self.lock().standalone.take()
+    /// A new POST stream's number (the GET stream is 0).
+    pub fn new_stream(&self) -> u64 {
+        let mut st = self.lock();
+        st.next_stream += 1;
+        st.next_stream
     }
 
-    /// Gives the queue back when its GET stream closes.
-    pub fn return_standalone(&self, rx: mpsc::Receiver<String>) {
-        self.lock().standalone = Some(rx);
+    /// Takes stream `key` to read it (0: the GET stream): `None` when a connection already
+    /// reads it, or no such stream waits.
+    pub fn take_stream(&self, key: u64) -> Option<Parked> {
+        let mut st = self.lock();
+        if key == 0 {
+            st.standalone.take()
+        } else {
+            st.parked.remove(&key)
+        }
+    }
+
+    /// Parks stream `key` when its connection goes away; at most `max` POST streams wait,
+    /// the oldest giving way.
+    pub fn park(&self, key: u64, parked: Parked, max: usize) {
+        let mut st = self.lock();
+        if key == 0 {
+            st.standalone = Some(parked);
+            return;
+        }
+        while st.parked.len() >= max.max(1) {
+            let Some(oldest) = st.parked.keys().min().copied() else {
+                break;
+            };
+            st.parked.remove(&oldest);
+        }
+        st.parked.insert(key, parked);
     }
 
     /// Marks the session in use until the returned guard drops.
@@ -145,7 +198,9 @@ impl Sessions {
             ended: CancellationToken::new(),
             state: Mutex::new(State {
                 pending: HashMap::new(),
-                standalone: Some(gs_rx),
+                standalone: Some(Parked::new(gs_rx)),
+                parked: HashMap::new(),
+                next_stream: 0,
                 busy: 0,
                 last_seen: Instant::now(),
             }),
@@ -261,8 +316,10 @@ async fn route(
         t.end(&session.id);
     }
     session.ended.cancel();
-    // Ends every POST stream still open.
-    session.lock().pending.clear();
+    // Ends every POST stream still open, and forgets the parked ones.
+    let mut st = session.lock();
+    st.pending.clear();
+    st.parked.clear();
 }
 
 async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outgoing) {
@@ -273,12 +330,17 @@ async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outg
             return;
         }
     };
+    // Never waits on a POST's queue: a client that stopped reading (or left a parked stream)
+    // must not hold up the rest of the session.
     let json = match kind {
         Kind::Response { id } => {
             // The response ends its POST: the sender is dropped once it is sent.
             let tx = session.lock().pending.remove(&id);
-            match tx {
-                Some(tx) if tx.send(msg.json).await.is_ok() => {}
+            match tx.map(|tx| (tx.try_send(msg.json), tx)) {
+                Some((Ok(()), _)) => {}
+                Some((Err(mpsc::error::TrySendError::Full(json)), tx)) => {
+                    tokio::spawn(async move { tx.send(json).await });
+                }
                 _ => {
                     tracing::debug!(session = %session.id, %id, "response to a request whose POST is gone; dropped")
                 }
@@ -289,9 +351,9 @@ async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outg
             .related
             .and_then(|id| session.lock().pending.get(&id).cloned())
         {
-            Some(tx) => match tx.send(msg.json).await {
+            Some(tx) => match tx.try_send(msg.json) {
                 Ok(()) => return,
-                Err(e) => e.0,
+                Err(e) => e.into_inner(),
             },
             None => msg.json,
         },

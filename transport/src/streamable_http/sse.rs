@@ -10,13 +10,27 @@ use bytes::Bytes;
 pub const KEEP_ALIVE: &[u8] = b": keepalive\n\n";
 
 /// One event carrying `json`, which must hold no newline: a JSON text serialised by serde
-/// never does, and the server re-serialises anything else before framing it.
-pub fn event(json: &str) -> Bytes {
-    let mut out = Vec::with_capacity(json.len() + 24);
-    out.extend_from_slice(b"event: message\ndata: ");
+/// never does, and the server re-serialises anything else before framing it. `id` must hold
+/// no newline either (the server's ids are digits and a slash).
+pub fn event(id: Option<&str>, json: &str) -> Bytes {
+    let mut out = Vec::with_capacity(json.len() + 40);
+    out.extend_from_slice(b"event: message\n");
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"data: ");
     out.extend_from_slice(json.as_bytes());
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
+}
+
+/// The priming event a stream opens with (2025-11-25): an id to resume from and empty data,
+/// with the reconnection delay the client must wait, in milliseconds, when given.
+pub fn priming(id: &str, retry: Option<u64>) -> Bytes {
+    let retry = retry.map(|ms| format!("retry: {ms}\n")).unwrap_or_default();
+    Bytes::from(format!("id: {id}\n{retry}data: \n\n"))
 }
 
 /// One event as the client sees it.
@@ -125,7 +139,7 @@ mod tests {
         let mut wire = Vec::new();
         wire.extend_from_slice(KEEP_ALIVE);
         wire.extend_from_slice(b"id: 7\nretry: 10\ndata:\n\n");
-        wire.extend_from_slice(&event(r#"{"a":1}"#));
+        wire.extend_from_slice(&event(None, r#"{"a":1}"#));
         wire.extend_from_slice(b"data: x\r\ndata: y\r\n\r\n");
         let mut p = Parser::new(100);
         let mut out = Vec::new();
