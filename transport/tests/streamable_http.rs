@@ -779,3 +779,48 @@ async fn client_limits() {
         .unwrap();
     assert!(matches!(item, Err(ClientError::Timeout { .. })), "{item:?}");
 }
+
+/// `SessionPipe::bridge` joins the server to an engine driven by message channels (the shape
+/// of the JSON-RPC engine's message link); ending the session ends the engine's input.
+#[tokio::test]
+async fn bridge_to_a_message_engine() {
+    let (ended_tx, mut ended_rx) = mpsc::channel::<()>(4);
+    let service = move |pipe: SessionPipe| {
+        let (in_tx, mut in_rx) = mpsc::channel::<String>(8);
+        let (out_tx, out_rx) = mpsc::channel::<(String, Option<RequestId>)>(8);
+        let ended = ended_tx.clone();
+        tokio::spawn(async move {
+            while let Some(text) = in_rx.recv().await {
+                if let Ok(Kind::Request { id, .. }) = classify(&text) {
+                    let note =
+                        json!({"jsonrpc":"2.0","method":"notifications/message","params":{}});
+                    let _ = out_tx.send((note.to_string(), Some(id.clone()))).await;
+                    let reply =
+                        json!({"jsonrpc":"2.0","id":id,"result":{"protocolVersion":"2025-06-18"}});
+                    let _ = out_tx.send((reply.to_string(), Some(id))).await;
+                }
+            }
+            let _ = ended.send(()).await;
+        });
+        pipe.bridge(in_tx, out_rx, |(json, related)| Outgoing { json, related });
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = serve(listener, service, ServerConfig::default()).unwrap();
+    let url = format!("http://{}/mcp", server.local_addr());
+    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    client.send(INIT).await.unwrap();
+    assert_eq!(recv(&mut rx).await["method"], "notifications/message");
+    assert_eq!(recv(&mut rx).await["id"], 0);
+    assert_eq!(client.protocol_version().as_deref(), Some("2025-06-18"));
+    client
+        .send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .await
+        .unwrap();
+    recv(&mut rx).await;
+    assert_eq!(recv(&mut rx).await["id"], 1);
+    client.terminate().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(5), ended_rx.recv())
+        .await
+        .expect("the engine's input ends with the session");
+    server.shutdown().await.unwrap();
+}

@@ -33,6 +33,53 @@ pub struct SessionPipe {
     pub ended: CancellationToken,
 }
 
+impl SessionPipe {
+    /// Connects this session to an engine driven by a pair of message channels (such as
+    /// `jsonrpc`'s message link): the client's messages go into `incoming`, the engine's come
+    /// out of `outgoing`, turned into [`Outgoing`] by `convert`. When either side ends, so
+    /// does the other: the session ending drops `incoming` (ending the engine's connection),
+    /// and `outgoing` closing ends the session.
+    pub fn bridge<T: Send + 'static>(
+        self,
+        incoming: mpsc::Sender<String>,
+        mut outgoing: mpsc::Receiver<T>,
+        convert: impl Fn(T) -> Outgoing + Send + 'static,
+    ) {
+        let SessionPipe {
+            mut inbound,
+            outbound,
+            ended,
+            ..
+        } = self;
+        let ended_too = ended.clone();
+        tokio::spawn(async move {
+            loop {
+                let msg = tokio::select! {
+                    m = inbound.recv() => m,
+                    () = ended.cancelled() => None,
+                };
+                let Some(m) = msg else { break };
+                if incoming.send(m).await.is_err() {
+                    break;
+                }
+            }
+        });
+        tokio::spawn(async move {
+            loop {
+                let msg = tokio::select! {
+                    m = outgoing.recv() => m,
+                    () = ended_too.cancelled() => None,
+                };
+                // Converted before the send, so that no borrow of `convert` is held across it.
+                let Some(out) = msg.map(&convert) else { break };
+                if outbound.send(out).await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+}
+
 /// One message from the engine to the client.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outgoing {
