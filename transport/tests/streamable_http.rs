@@ -824,3 +824,68 @@ async fn bridge_to_a_message_engine() {
         .expect("the engine's input ends with the session");
     server.shutdown().await.unwrap();
 }
+
+/// Reads one request's head (and a small JSON body, when it has one) from a raw socket.
+async fn read_request(sock: &mut tokio::net::TcpStream) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = sock.read(&mut buf).await.unwrap();
+        seen.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&seen).into_owned();
+        let Some((head, body)) = text.split_once("\r\n\r\n") else {
+            continue;
+        };
+        let has_body = head.to_ascii_lowercase().contains("content-length");
+        if n == 0 || !has_body || body.ends_with('}') {
+            return text;
+        }
+    }
+}
+
+/// Our client resumes a POST stream the server closed before the response: after the
+/// server's `retry` delay it sends GET with `Last-Event-ID` and reads the rest there.
+#[tokio::test]
+async fn client_resumes_a_broken_stream() {
+    use tokio::io::AsyncWriteExt;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (heads_tx, mut heads) = mpsc::channel::<String>(4);
+    tokio::spawn(async move {
+        let (mut sock, _) = listener.accept().await.unwrap();
+        heads_tx.send(read_request(&mut sock).await).await.unwrap();
+        let first = concat!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nmcp-session-id: abc\r\n",
+            "connection: close\r\n\r\n",
+            "id: 5/0\nretry: 20\ndata: \n\n",
+            "event: message\nid: 5/1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n",
+        );
+        sock.write_all(first.as_bytes()).await.unwrap();
+        drop(sock);
+        let (mut sock, _) = listener.accept().await.unwrap();
+        heads_tx.send(read_request(&mut sock).await).await.unwrap();
+        let rest = concat!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
+            "event: message\nid: 5/2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
+        );
+        sock.write_all(rest.as_bytes()).await.unwrap();
+    });
+    let (client, mut rx) =
+        Client::new(&format!("http://{addr}/mcp"), ClientConfig::default()).unwrap();
+    client
+        .send(r#"{"jsonrpc":"2.0","id":1,"method":"x"}"#)
+        .await
+        .unwrap();
+    assert_eq!(recv(&mut rx).await["method"], "notifications/message");
+    assert_eq!(
+        recv(&mut rx).await,
+        json!({"jsonrpc":"2.0","id":1,"result":{}})
+    );
+    let post = heads.recv().await.unwrap();
+    assert!(post.starts_with("POST /mcp"), "{post}");
+    let get = heads.recv().await.unwrap().to_ascii_lowercase();
+    assert!(get.starts_with("get /mcp"), "{get}");
+    assert!(get.contains("last-event-id: 5/1\r\n"), "{get}");
+    assert!(get.contains("mcp-session-id: abc\r\n"), "{get}");
+}

@@ -163,7 +163,11 @@ impl Client {
             self.deliver(Ok(text)).await;
             Ok(())
         } else if content_type.eq_ignore_ascii_case("text/event-stream") {
-            tokio::spawn(self.clone().read_stream(response));
+            let expect = match kind {
+                Kind::Request { id, .. } => Some(id),
+                _ => None,
+            };
+            tokio::spawn(self.clone().read_stream(response, expect));
             Ok(())
         } else {
             Err(ClientError::ContentType(content_type))
@@ -187,7 +191,7 @@ impl Client {
         if !content_type.eq_ignore_ascii_case("text/event-stream") {
             return Err(ClientError::ContentType(content_type));
         }
-        tokio::spawn(self.clone().read_stream(response));
+        tokio::spawn(self.clone().read_stream(response, None));
         Ok(true)
     }
 
@@ -268,33 +272,113 @@ impl Client {
         }
     }
 
-    /// Reads an SSE answer to its end, delivering each event's message.
-    async fn read_stream(self, mut response: reqwest::Response) {
-        let config = self.inner.config.clone();
-        let mut parser = sse::Parser::new(config.max_message_bytes);
-        let mut events = Vec::new();
+    /// Reads an SSE answer to its end, delivering each event's message. A POST's stream that
+    /// breaks or ends before the response, after an event with an id, is resumed by a GET with
+    /// `Last-Event-ID` (after the server's `retry` delay), a few times at most.
+    async fn read_stream(self, mut response: reqwest::Response, expect: Option<RequestId>) {
+        let mut cursor = Cursor::default();
+        let mut resumes = 0;
         loop {
-            let chunk = match next_chunk(&config, &mut response).await {
-                Ok(Some(c)) => c,
-                Ok(None) => return,
+            let outcome = self
+                .read_events(response, &mut cursor, expect.as_ref())
+                .await;
+            let failure = match (&expect, &cursor.last_id) {
+                (None, _) | (_, None) => return self.report(outcome).await,
+                _ if cursor.answered || matches!(outcome, Err(ClientError::TooLarge(_))) => {
+                    return self.report(outcome).await;
+                }
+                _ if resumes == MAX_RESUMES => {
+                    let e = outcome.err().unwrap_or_else(|| {
+                        ClientError::Http("the stream ended before its response".to_owned())
+                    });
+                    return self.deliver(Err(e)).await;
+                }
+                (_, Some(last)) => last.clone(),
+            };
+            resumes += 1;
+            let wait = cursor.retry.unwrap_or(1000).min(MAX_RETRY_MS);
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+            response = match self.resume(&failure).await {
+                Ok(r) => r,
                 Err(e) => return self.deliver(Err(e)).await,
             };
-            if let Err(sse::TooLarge(max)) = parser.feed(&chunk, &mut events) {
-                return self.deliver(Err(ClientError::TooLarge(max))).await;
-            }
+        }
+    }
+
+    async fn report(&self, outcome: Result<(), ClientError>) {
+        if let Err(e) = outcome {
+            self.deliver(Err(e)).await;
+        }
+    }
+
+    /// GET with `Last-Event-ID`: the rest of a broken stream.
+    async fn resume(&self, last_id: &str) -> Result<reqwest::Response, ClientError> {
+        let request = self
+            .inner
+            .http
+            .get(self.inner.url.clone())
+            .headers(self.headers())
+            .header(ACCEPT, "text/event-stream")
+            .header("last-event-id", last_id);
+        let response = self.answer(request).await?;
+        let content_type = content_type(response.headers());
+        if !content_type.eq_ignore_ascii_case("text/event-stream") {
+            return Err(ClientError::ContentType(content_type));
+        }
+        Ok(response)
+    }
+
+    /// Reads one connection's events until it ends, keeping the resumption cursor.
+    async fn read_events(
+        &self,
+        mut response: reqwest::Response,
+        cursor: &mut Cursor,
+        expect: Option<&RequestId>,
+    ) -> Result<(), ClientError> {
+        let config = &self.inner.config;
+        let mut parser = sse::Parser::new(config.max_message_bytes);
+        let mut events = Vec::new();
+        while let Some(chunk) = next_chunk(config, &mut response).await? {
+            parser
+                .feed(&chunk, &mut events)
+                .map_err(|sse::TooLarge(max)| ClientError::TooLarge(max))?;
+            cursor.retry = parser.retry().or(cursor.retry);
             for event in events.drain(..) {
+                if event.id.is_some() {
+                    cursor.last_id = event.id;
+                }
                 // Priming events (an id and empty data) carry no message.
                 if event.name != "message" || event.data.is_empty() {
                     continue;
                 }
                 let item = match classify(&event.data) {
+                    Ok(Kind::Response { id }) => {
+                        cursor.answered |= Some(&id) == expect;
+                        Ok(event.data)
+                    }
                     Ok(_) => Ok(event.data),
                     Err(e) => Err(ClientError::BadMessage { rule: e.rule }),
                 };
                 self.deliver(item).await;
             }
         }
+        Ok(())
     }
+}
+
+/// Reconnections of one POST stream at most.
+const MAX_RESUMES: u32 = 3;
+
+/// The longest `retry` delay honoured, so that a server cannot park the reader for ever.
+const MAX_RETRY_MS: u64 = 60_000;
+
+/// Where a stream got to: its last event id, the server's retry delay, whether the response
+/// it carries arrived.
+#[derive(Debug, Default)]
+struct Cursor {
+    last_id: Option<String>,
+    retry: Option<u64>,
+    answered: bool,
 }
 
 fn content_type(headers: &HeaderMap) -> String {

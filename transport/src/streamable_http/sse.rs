@@ -2,7 +2,7 @@
 //! incremental parser with a size cap for the events a server sends (client side).
 //!
 //! Only the fields MCP uses are interpreted: `data` (joined with newlines when repeated), `id`
-//! and `event`; comments (keep-alives) and `retry` are skipped.
+//! `event` and `retry` (kept by the parser); comments (keep-alives) are skipped.
 
 use bytes::Bytes;
 
@@ -57,6 +57,7 @@ pub struct Parser {
     /// Bytes buffered in the pending event, so that many small `data` lines cannot grow it
     /// past `max` either.
     pending: usize,
+    retry: Option<u64>,
 }
 
 impl Parser {
@@ -69,7 +70,13 @@ impl Parser {
             data: None,
             id: None,
             pending: 0,
+            retry: None,
         }
+    }
+
+    /// The last reconnection delay the server asked for, in milliseconds.
+    pub fn retry(&self) -> Option<u64> {
+        self.retry
     }
 
     /// Parses `chunk`, appending every event it completes to `out`.
@@ -125,6 +132,7 @@ impl Parser {
             },
             "event" => self.name = Some(value.to_owned()),
             "id" if !value.contains('\0') => self.id = Some(value.to_owned()),
+            "retry" => self.retry = value.parse().ok().or(self.retry),
             _ => {}
         }
     }
@@ -151,6 +159,7 @@ mod tests {
         assert_eq!(out[0].id.as_deref(), Some("7"));
         assert_eq!(out[1].data, r#"{"a":1}"#);
         assert_eq!(out[2].data, "x\ny");
+        assert_eq!(p.retry(), Some(10));
     }
 
     #[test]
