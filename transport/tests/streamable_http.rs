@@ -917,3 +917,48 @@ async fn client_resumes_a_broken_stream() {
     assert!(get.contains("last-event-id: 5/1\r\n"), "{get}");
     assert!(get.contains("mcp-session-id: abc\r\n"), "{get}");
 }
+
+/// Many requests in flight at once on one session, half streamed: each answer reaches the
+/// POST that carried its request, whatever the order they finish in.
+#[tokio::test]
+async fn concurrent_requests_are_routed_to_their_posts() {
+    let (server, url) = start(ServerConfig::default()).await;
+    let s = open(&url).await;
+    let started = std::time::Instant::now();
+    let calls = (0..200).map(|i| {
+        let (url, s) = (url.clone(), s.clone());
+        async move {
+            let method = if i % 2 == 0 { "echo" } else { "slow" };
+            let body = json!({"jsonrpc":"2.0","id":i,"method":method,"params":{"i":i}}).to_string();
+            let r = post(&url, Some(&s), &body, &[]).await;
+            assert_eq!(r.status(), 200);
+            let text = r.text().await.unwrap();
+            let last = text.trim_end().rsplit("data: ").next().unwrap().to_owned();
+            let answer: Value = serde_json::from_str(&last).unwrap();
+            assert_eq!(answer["id"], i, "{text}");
+            if i % 2 == 0 {
+                assert_eq!(answer["result"]["i"], i);
+            } else {
+                assert_eq!(text.matches("notifications/progress").count(), 2, "{text}");
+            }
+        }
+    });
+    futures_util::future::join_all(calls).await;
+    eprintln!(
+        "200 concurrent requests (100 streamed) in {:?}",
+        started.elapsed()
+    );
+
+    // And one after another through the client (one kept-alive connection).
+    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    client.send(INIT).await.unwrap();
+    recv(&mut rx).await;
+    let started = std::time::Instant::now();
+    for i in 1..=500 {
+        let ping = json!({"jsonrpc":"2.0","id":i,"method":"ping"}).to_string();
+        client.send(&ping).await.unwrap();
+        assert_eq!(recv(&mut rx).await["id"], i);
+    }
+    eprintln!("500 sequential pings in {:?}", started.elapsed());
+    server.shutdown().await.unwrap();
+}
