@@ -962,3 +962,47 @@ async fn concurrent_requests_are_routed_to_their_posts() {
     eprintln!("500 sequential pings in {:?}", started.elapsed());
     server.shutdown().await.unwrap();
 }
+
+async fn next(rx: &mut mpsc::Receiver<String>) -> Value {
+    let text = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// `Client::bridge` runs a message-channel engine over the client: its messages are sent,
+/// the server's come back in; a request the transport cannot deliver is answered with an
+/// error instead of hanging.
+#[tokio::test]
+async fn client_bridge_for_a_message_engine() {
+    let (server, url) = start(ServerConfig::default()).await;
+    let (client, received) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (in_tx, mut engine_in) = mpsc::channel::<String>(16);
+    let (engine_out, out_rx) = mpsc::channel::<String>(16);
+    let bridge = client.clone().bridge(received, in_tx, out_rx, |t| t);
+    engine_out.send(INIT.to_owned()).await.unwrap();
+    assert_eq!(next(&mut engine_in).await["id"], 0);
+    engine_out
+        .send(r#"{"jsonrpc":"2.0","id":1,"method":"slow"}"#.to_owned())
+        .await
+        .unwrap();
+    assert_eq!(next(&mut engine_in).await["params"]["progress"], 1);
+    assert_eq!(next(&mut engine_in).await["params"]["progress"], 2);
+    assert_eq!(next(&mut engine_in).await["id"], 1);
+    // The session ends behind the client's back: the next request is answered with an error.
+    client.terminate().await.unwrap();
+    engine_out
+        .send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.to_owned())
+        .await
+        .unwrap();
+    let failed = next(&mut engine_in).await;
+    assert_eq!(failed["id"], 2);
+    assert_eq!(failed["error"]["code"], -32000, "{failed}");
+    drop(engine_out);
+    tokio::time::timeout(Duration::from_secs(5), bridge)
+        .await
+        .unwrap()
+        .unwrap();
+    server.shutdown().await.unwrap();
+}
