@@ -232,37 +232,10 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
         Ok(k) => k,
         Err(e) => return refuse(StatusCode::BAD_REQUEST, e.code, &e.rule),
     };
-    let opens = matches!(&kind, Kind::Request { method, .. } if method == INITIALIZE);
-    if opens {
-        if headers.contains_key(SESSION_HEADER) {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                codes::INVALID_REQUEST,
-                "initialize opens a new session: send it without Mcp-Session-Id",
-            );
-        }
-        let Some(session) = shared.sessions.open(shared.service.as_ref()) else {
-            return refuse(
-                StatusCode::SERVICE_UNAVAILABLE,
-                TRANSPORT_ERROR,
-                "too many sessions",
-            );
-        };
-        let Kind::Request { id, .. } = kind else {
-            return refuse(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                TRANSPORT_ERROR,
-                "unreachable",
-            );
-        };
-        let version = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| {
-                v.pointer("/params/protocolVersion")?
-                    .as_str()
-                    .map(str::to_owned)
-            });
-        return on_request(&shared, session, id, text, true, version).await;
+    if let Kind::Request { id, method } = &kind
+        && method == INITIALIZE
+    {
+        return open_session(&shared, &headers, id.clone(), text).await;
     }
     let session = match session_of(&shared, &headers).and_then(|s| {
         check_version(&shared, &headers)?;
@@ -288,6 +261,39 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
             }
         }
     }
+}
+
+/// An `initialize` request: opens a session (400 inside one, 503 when the table is full)
+/// and answers the request, with the new session's id.
+async fn open_session(
+    shared: &Shared,
+    headers: &HeaderMap,
+    id: RequestId,
+    text: String,
+) -> Response {
+    if headers.contains_key(SESSION_HEADER) {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            codes::INVALID_REQUEST,
+            "initialize opens a new session: send it without Mcp-Session-Id",
+        );
+    }
+    let Some(session) = shared.sessions.open(shared.service.as_ref()) else {
+        return refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            TRANSPORT_ERROR,
+            "too many sessions",
+        );
+    };
+    // The version the client asks for decides whether its streams get a priming event.
+    let version = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| {
+            v.pointer("/params/protocolVersion")?
+                .as_str()
+                .map(str::to_owned)
+        });
+    on_request(shared, session, id, text, true, version).await
 }
 
 /// Hands `text` to the session's engine; `false` when the session ended first.
