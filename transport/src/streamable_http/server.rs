@@ -18,7 +18,7 @@ use super::body::{self, BodyError};
 use super::config::{Hosts, Origins, ServerConfig};
 use super::message::{Kind, classify, error_body};
 use super::service::Service;
-use super::session::{Parked, Register, Session, Sessions};
+use super::session::{OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
 use crate::http_ws::{Guard, ServerHandle, serve_router_guarded};
 
@@ -278,12 +278,15 @@ async fn open_session(
             "initialize opens a new session: send it without Mcp-Session-Id",
         );
     }
-    let Some(session) = shared.sessions.open(shared.service.as_ref()) else {
-        return refuse(
-            StatusCode::SERVICE_UNAVAILABLE,
-            TRANSPORT_ERROR,
-            "too many sessions",
-        );
+    let session = match shared.sessions.open(shared.service.as_ref()) {
+        Ok(s) => s,
+        Err(e) => {
+            let why = match e {
+                OpenError::Full => "too many sessions",
+                OpenError::NoRandomness => "no randomness for a session id",
+            };
+            return refuse(StatusCode::SERVICE_UNAVAILABLE, TRANSPORT_ERROR, why);
+        }
     };
     // The version the client asks for decides whether its streams get a priming event.
     let version = serde_json::from_str::<serde_json::Value>(&text)
