@@ -1006,3 +1006,39 @@ async fn client_bridge_for_a_message_engine() {
         .unwrap();
     server.shutdown().await.unwrap();
 }
+
+/// With a token configured, every request needs `Authorization: Bearer <token>` (401
+/// otherwise); the client sends it from its configured headers.
+#[tokio::test]
+async fn bearer_token() {
+    let (server, url) = start(ServerConfig {
+        token: Some("s3cret".to_owned()),
+        ..ServerConfig::default()
+    })
+    .await;
+    let r = post(&url, None, INIT, &[]).await;
+    assert_eq!(r.status(), 401);
+    assert_eq!(r.headers()["www-authenticate"], "Bearer");
+    let r = post(&url, None, INIT, &[("authorization", "Bearer s3creT")]).await;
+    assert_eq!(r.status(), 401);
+    let (client, _) = Client::new(&url, ClientConfig::default()).unwrap();
+    assert!(matches!(
+        client.send(INIT).await,
+        Err(ClientError::Status { status: 401, .. })
+    ));
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("authorization", "Bearer s3cret".parse().unwrap());
+    let config = ClientConfig {
+        headers,
+        ..ClientConfig::default()
+    };
+    let (client, mut rx) = Client::new(&url, config).unwrap();
+    client.send(INIT).await.unwrap();
+    assert_eq!(recv(&mut rx).await["id"], 0);
+    client
+        .send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .await
+        .unwrap();
+    assert_eq!(recv(&mut rx).await["id"], 1);
+    server.shutdown().await.unwrap();
+}

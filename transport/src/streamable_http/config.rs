@@ -144,6 +144,9 @@ pub struct ServerConfig {
     /// The `retry` (reconnection delay) of the priming event that opens a POST's SSE stream
     /// for clients of 2025-11-25 or later; `None` sends the priming event without one.
     pub retry: Option<Duration>,
+    /// When set, every request must carry `Authorization: Bearer <token>`; others get 401.
+    /// `None` (the default) asks for nothing: fine on loopback, not on a network.
+    pub token: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -156,6 +159,7 @@ impl Default for ServerConfig {
             protocol_versions: PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             standalone_stream: true,
             retry: Some(Duration::from_secs(1)),
+            token: None,
         }
     }
 }

@@ -54,23 +54,68 @@ fn build(service: impl Service, config: ServerConfig) -> (Router, Arc<Sessions>)
         sessions: Sessions::new(config.limits.clone()),
         config,
     });
-    let (origins, hosts) = (shared.config.origins.clone(), shared.config.hosts.clone());
+    let access = Arc::new(Access {
+        origins: shared.config.origins.clone(),
+        hosts: shared.config.hosts.clone(),
+        token: shared.config.token.clone(),
+    });
     let endpoint = post(on_post).get(on_get).delete(on_delete);
     let router = Router::new()
         .route(&path, endpoint)
         .with_state(shared.clone());
     let router = router.layer(axum::middleware::from_fn(
         move |req: Request, next: Next| {
-            let allowed = rebinding_check(&origins, &hosts, req.headers());
+            let refused = access.refusal(req.headers());
             async move {
-                match allowed {
-                    Ok(()) => next.run(req).await,
-                    Err(rule) => refuse(StatusCode::FORBIDDEN, TRANSPORT_ERROR, rule),
+                match refused {
+                    Some(r) => r,
+                    None => next.run(req).await,
                 }
             }
         },
     ));
     (router, shared.sessions.clone())
+}
+
+/// Who may reach the endpoint: the DNS rebinding allow-lists and the optional token.
+struct Access {
+    origins: Origins,
+    hosts: Hosts,
+    token: Option<String>,
+}
+
+impl Access {
+    /// The answer refusing a request (403 rebinding, 401 token), or `None` to let it in.
+    fn refusal(&self, headers: &HeaderMap) -> Option<Response> {
+        if let Err(rule) = rebinding_check(&self.origins, &self.hosts, headers) {
+            return Some(refuse(StatusCode::FORBIDDEN, TRANSPORT_ERROR, rule));
+        }
+        let token = self.token.as_deref()?;
+        if bearer_matches(headers, token) {
+            return None;
+        }
+        let mut r = refuse(
+            StatusCode::UNAUTHORIZED,
+            TRANSPORT_ERROR,
+            "missing or wrong bearer token",
+        );
+        r.headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        Some(r)
+    }
+}
+
+/// Whether the request carries `Authorization: Bearer <token>`, compared in constant time.
+fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    let (a, b) = (given.as_bytes(), token.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The DNS rebinding defence: a present `Origin` and `Host` must be allowed.
