@@ -309,6 +309,18 @@ async fn status_rules() {
     );
     assert_eq!(error_of(post(&url, s, &huge, &[]).await).await.0, 413);
 
+    server.shutdown().await.unwrap();
+}
+
+/// The header rules (Accept, Content-Type, Origin, Host), other methods, the GET stream's
+/// exclusivity and DELETE.
+#[tokio::test]
+async fn header_and_method_rules() {
+    let (server, url) = start(ServerConfig::default()).await;
+    let sid = open(&url).await;
+    let s = Some(sid.as_str());
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+
     // Headers: Accept must list both types (406), Content-Type must be JSON (415).
     let r = reqwest::Client::new()
         .post(&url)
