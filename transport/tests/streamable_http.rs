@@ -70,7 +70,7 @@ fn engine(pipe: SessionPipe) {
                             vec![related(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"data":"wait"}}))]
                         }
                         "broadcast" => vec![
-                            Outgoing::unrelated(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi"}}).to_string()),
+                            Outgoing::unrelated(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}).to_string()),
                             reply(json!({})),
                         ],
                         _ => vec![Outgoing::unrelated(
@@ -375,6 +375,24 @@ async fn header_and_method_rules() {
     assert_eq!(get().await.unwrap().status(), 409);
     drop(stream);
 
+    // GET and DELETE need the session header too.
+    let r = reqwest::Client::new()
+        .get(&url)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(
+        reqwest::Client::new()
+            .delete(&url)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        400
+    );
+
     // DELETE ends the session; afterwards it is 404.
     let d = reqwest::Client::new()
         .delete(&url)
@@ -617,6 +635,9 @@ async fn typescript_sdk_client() {
         seen["ask"]["client said"]["roots"][0]["uri"], "file:///tmp",
         "{seen}"
     );
+    assert_eq!(seen["broadcast"], json!({}));
+    assert_eq!(seen["logged"], "hi", "the GET stream's message: {seen}");
+    assert_eq!(seen["errors"], json!([]), "{seen}");
     assert_eq!(seen["nope"], -32601);
     assert_eq!(seen["after"], "forgotten");
     server.shutdown().await.unwrap();
