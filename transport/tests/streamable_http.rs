@@ -63,6 +63,10 @@ fn engine(pipe: SessionPipe) {
                             asked.insert(sid.clone(), id.clone());
                             vec![related(json!({"jsonrpc":"2.0","id":sid,"method":"roots/list"}))]
                         }
+                        "quiet" => {
+                            held.push(id.clone());
+                            vec![]
+                        }
                         "hold" => {
                             // A notification now, the response once the client sends
                             // `release`: time for its connection to break in between.
@@ -1073,5 +1077,66 @@ async fn bearer_token() {
         .await
         .unwrap();
     assert_eq!(recv(&mut rx).await["id"], 1);
+    server.shutdown().await.unwrap();
+}
+
+/// A request answered slowly gets an SSE stream once `json_wait` passes (keep-alives, then
+/// the response), not a silent connection.
+#[tokio::test]
+async fn slow_answers_become_streams() {
+    let (server, url) = start(ServerConfig {
+        json_wait: Duration::from_millis(100),
+        limits: Limits {
+            keep_alive: Duration::from_millis(50),
+            ..Limits::default()
+        },
+        ..ServerConfig::default()
+    })
+    .await;
+    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    client.send(INIT).await.unwrap();
+    recv(&mut rx).await;
+    // `hold` is a stream at once (its first message is a notification); `quiet` says nothing
+    // until `release`, so its answer turns into a stream when `json_wait` passes.
+    let s = client.session_id().unwrap();
+    let r = post(
+        &url,
+        Some(&s),
+        r#"{"jsonrpc":"2.0","id":"h","method":"hold"}"#,
+        &[],
+    )
+    .await;
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    drop(r);
+    let body = r#"{"jsonrpc":"2.0","id":"q","method":"quiet"}"#;
+    let quiet = tokio::spawn({
+        let (url, s) = (url.clone(), s.clone());
+        async move { post(&url, Some(&s), body, &[]).await }
+    });
+    let r = tokio::time::timeout(Duration::from_secs(10), quiet)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    // Long enough for keep-alives (every 50 ms) to flow while the call runs.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let release = post(
+        &url,
+        Some(&s),
+        r#"{"jsonrpc":"2.0","method":"release"}"#,
+        &[],
+    )
+    .await;
+    assert_eq!(release.status(), 202);
+    let text = tokio::time::timeout(Duration::from_secs(10), r.text())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(text.contains(": keepalive\n\n"), "{text}");
+    assert!(
+        text.ends_with("data: {\"id\":\"q\",\"jsonrpc\":\"2.0\",\"result\":{\"held\":true}}\n\n"),
+        "{text}"
+    );
     server.shutdown().await.unwrap();
 }

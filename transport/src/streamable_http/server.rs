@@ -380,15 +380,18 @@ async fn on_request(
             );
         }
     };
-    let first = if pass_in(&session, text).await {
+    let waited = if pass_in(&session, text).await {
         tokio::select! {
-            m = rx.recv() => m,
+            m = rx.recv() => m.map(Some),
             () = session.ended.cancelled() => None,
+            // A long call: answer with a stream now, so the client sees headers and
+            // keep-alives instead of a silent connection.
+            () = tokio::time::sleep(shared.config.json_wait) => Some(None),
         }
     } else {
         None
     };
-    let Some(first) = first else {
+    let Some(first) = waited else {
         drop(rx);
         session.unregister(&id);
         if opens {
@@ -400,20 +403,24 @@ async fn on_request(
             "Session ended before answering",
         );
     };
-    if matches!(classify(&first), Ok(Kind::Response { .. })) {
-        if opens && is_error(&first) {
+    if let Some(first) = &first
+        && matches!(classify(first), Ok(Kind::Response { .. }))
+    {
+        if opens && is_error(first) {
             // A refused initialize opens nothing.
             shared.sessions.end(&session.id);
-            return json_answer(first, None);
+            return json_answer(first.clone(), None);
         }
-        return json_answer(first, Some(&session.id));
+        return json_answer(first.clone(), Some(&session.id));
     }
     // Old clients would choke on the empty priming event; 2025-11-25 ones expect it.
     let primed = version.is_some_and(|v| v.as_str() >= "2025-11-25");
     let key = session.new_stream();
     let config = feed_config(&shared.config, primed);
     let mut feed = Feed::new(session.clone(), key, Parked::new(rx), None, config);
-    feed.push(first);
+    if let Some(first) = first {
+        feed.push(first);
+    }
     sse_answer(feed, &session.id)
 }
 
