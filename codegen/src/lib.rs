@@ -11,6 +11,7 @@ pub mod ir;
 pub mod machine;
 pub mod naming;
 pub mod options;
+pub mod suggest;
 pub mod output;
 
 pub use diag::{SpecError, SpecErrors};
