@@ -441,6 +441,11 @@ fn check_line(
             format!("unknown sender `{from}` for protocol {}", p.name()),
         )),
         Some(Err(invalid)) => {
+            if let Some(e) = wrong_side(p, from, &entry, &invalid) {
+                // Not a broken message but a misplaced one: say whose it is, and keep it away
+                // from the sequence check, where it could only cascade.
+                return out.push(Finding::field(file, at, &e));
+            }
             out.extend(invalid_findings(file, at, &invalid, ""));
             // Reported once; the sequence goes on as if the message had arrived.
             if let Some(msg) = repair::decode_repaired(&entry, &invalid, |e| p.decode(from, e)) {
@@ -449,6 +454,34 @@ fn check_line(
         }
         Some(Ok(msg)) => run.observe(file, at, &msg, out),
     }
+}
+
+/// When `entry` failed only because its kind is one another role sends, the error that says
+/// so ("`x` is sent by the server, not the client") in place of "unknown kind".
+fn wrong_side(p: &dyn Protocol, from: &str, entry: &Value, invalid: &Invalid) -> Option<FieldError> {
+    let [e] = invalid.errors.as_slice() else {
+        return None;
+    };
+    if !matches!(e.rule, Rule::UnknownKind | Rule::MissingKind) || e.pointer == "/from" {
+        return None;
+    }
+    let sender = p
+        .roles()
+        .iter()
+        .find(|r| **r != from && matches!(p.decode(r, entry), Some(Ok(_))))?;
+    // The other side may name its kinds under another tag, so this side finds none.
+    Some(match entry.pointer(&e.pointer).and_then(Value::as_str) {
+        Some(kind) if e.rule == Rule::UnknownKind => FieldError::new(
+            e.pointer.clone(),
+            Rule::UnknownKind,
+            format!("`{kind}` is sent by the {sender}, not the {from}"),
+        ),
+        _ => FieldError::new(
+            "/message",
+            Rule::UnknownKind,
+            format!("this message is sent by the {sender}, not the {from}"),
+        ),
+    })
 }
 
 /// A decoded message of a capture, with what the merge needs.

@@ -229,3 +229,31 @@ fn findings_are_written_while_the_input_is_still_open() {
     drop(stdin);
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
+
+#[test]
+fn a_message_from_the_wrong_side_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    // The zed side's context_created, recorded as sent by helix.
+    let input = chat_message() + &context_created().replace("\"zed\"", "\"helix\"");
+    let (code, stdout, _) = agentwire(dir.path(), &args(&["-"]), input.as_bytes());
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout.lines().next().unwrap(),
+        "<stdin>:line 2: /message: this message is sent by the zed, not the helix \
+         [unknown_kind]"
+    );
+    // agentloop names both sides' kinds under `type`: the kind is named.
+    let server_kind = json!({"from": "client", "message": {"id": "1", "type": "agent_finished",
+        "payload": {"responseId": "r"}}});
+    let (code, stdout, _) = agentwire(
+        dir.path(),
+        &["trace", "check", "--protocol", "agentloop", "-"],
+        format!("{server_kind}\n").as_bytes(),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout.lines().next().unwrap(),
+        "<stdin>:line 1: /message/type: `agent_finished` is sent by the server, not the client \
+         [unknown_kind]"
+    );
+}
