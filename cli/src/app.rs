@@ -259,7 +259,11 @@ fn open_inputs(
         ));
     }
     let stdin_uses = args.files.iter().filter(|f| *f == Path::new("-")).count()
-        + args.from.chunks(2).filter(|c| c.get(1).is_some_and(|f| f == "-")).count();
+        + args
+            .from
+            .chunks(2)
+            .filter(|c| c.get(1).is_some_and(|f| f == "-"))
+            .count();
     if stdin_uses > 1 {
         return Err((
             ErrorKind::ArgumentConflict,
@@ -371,12 +375,8 @@ fn check_inputs(
         if report.stopped() {
             break;
         }
-        let read_error = |e: std::io::Error| {
-            (
-                ErrorKind::Io,
-                format!("cannot read {}: {e}", trace.name),
-            )
-        };
+        let read_error =
+            |e: std::io::Error| (ErrorKind::Io, format!("cannot read {}: {e}", trace.name));
         let stats = if args.one_sided {
             // The senders the capture holds are needed before its first message: read it
             // whole (a one-sided trace is held in memory).

@@ -325,7 +325,9 @@ pub fn senders(bytes: &[u8]) -> Vec<String> {
     }
     let mut out: Vec<String> = Vec::new();
     for (_, line) in lines(bytes) {
-        let from = serde_json::from_slice::<From>(line).ok().and_then(|e| e.from);
+        let from = serde_json::from_slice::<From>(line)
+            .ok()
+            .and_then(|e| e.from);
         if let Some(from) = from.filter(|f| !out.contains(f)) {
             out.push(from);
         }
@@ -458,7 +460,12 @@ fn check_line(
 
 /// When `entry` failed only because its kind is one another role sends, the error that says
 /// so ("`x` is sent by the server, not the client") in place of "unknown kind".
-fn wrong_side(p: &dyn Protocol, from: &str, entry: &Value, invalid: &Invalid) -> Option<FieldError> {
+fn wrong_side(
+    p: &dyn Protocol,
+    from: &str,
+    entry: &Value,
+    invalid: &Invalid,
+) -> Option<FieldError> {
     let [e] = invalid.errors.as_slice() else {
         return None;
     };
@@ -543,8 +550,9 @@ fn read_capture(
             let mut decoder = ContentLengthDecoder::with_max_frame_size(max_frame_size);
             decoder.push(bytes);
             let mut frames = 0;
-            let finding =
-                |at: At, kind: FramingErrorKind| Finding::new(file, at, kind.to_string(), Detail::Framing);
+            let finding = |at: At, kind: FramingErrorKind| {
+                Finding::new(file, at, kind.to_string(), Detail::Framing)
+            };
             loop {
                 match decoder.next_frame() {
                     Ok(Some(frame)) => {

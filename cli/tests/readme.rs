@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().into()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .into()
 }
 
 /// The README's command lines, parsed by the script the CI runs them with.
@@ -74,7 +77,10 @@ fn every_other_readme_line_is_one_the_script_runs_and_names_real_files() {
         }
         assert_eq!(words.first(), Some(&"cargo"), "{line}");
         // Paths the line names (a word with a `/` that is not an option) exist in the repo.
-        for word in words.iter().filter(|w| w.contains('/') && !w.starts_with('-')) {
+        for word in words
+            .iter()
+            .filter(|w| w.contains('/') && !w.starts_with('-'))
+        {
             assert!(root().join(word).exists(), "{line}: {word} does not exist");
         }
         // Examples it runs exist.

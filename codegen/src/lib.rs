@@ -11,8 +11,8 @@ pub mod ir;
 pub mod machine;
 pub mod naming;
 pub mod options;
-pub mod suggest;
 pub mod output;
+pub mod suggest;
 
 pub use diag::{SpecError, SpecErrors};
 pub use generate::{Generated, generate, generate_with};

@@ -88,8 +88,14 @@ mod tests {
     #[test]
     fn the_closest_name_within_reach_is_suggested() {
         assert_eq!(closest("framin", ["kind", "framing"]), Some("framing"));
-        assert_eq!(closest("trnasport", ["transport", "roles"]), Some("transport"));
-        assert_eq!(closest("json-txt", ["json-text", "content-length"]), Some("json-text"));
+        assert_eq!(
+            closest("trnasport", ["transport", "roles"]),
+            Some("transport")
+        );
+        assert_eq!(
+            closest("json-txt", ["json-text", "content-length"]),
+            Some("json-text")
+        );
         assert_eq!(closest("zzz", ["kind", "framing"]), None);
         assert_eq!(closest("kind", ["kind"]), None);
     }

@@ -69,9 +69,11 @@ fn a_misspelt_key_in_protocol_yaml_gets_the_closest_key() {
     let yaml = WS.replace("  framing: json-text", "  framin: json-text");
     assert_eq!(
         errors(&yaml, None),
-        ["demo/protocol.yaml:5:3: malformed protocol.yaml: unknown field `framin`, expected \
+        [
+            "demo/protocol.yaml:5:3: malformed protocol.yaml: unknown field `framin`, expected \
           one of kind, framing; did you mean `framing`? (hint: see the protocol.yaml format in \
-          agentwire's docs, https://docs.rs/agentwire)"]
+          agentwire's docs, https://docs.rs/agentwire)"
+        ]
     );
 }
 
@@ -80,14 +82,18 @@ fn a_misspelt_value_gets_the_closest_value() {
     let yaml = WS.replace("framing: json-text", "framing: json-txt");
     assert_eq!(
         errors(&yaml, None),
-        ["demo/protocol.yaml:5:12: `json-txt` is not one of json-text, content-length, grpc; \
-          did you mean `json-text`?"]
+        [
+            "demo/protocol.yaml:5:12: `json-txt` is not one of json-text, content-length, grpc; \
+          did you mean `json-text`?"
+        ]
     );
     let yaml = WS.replace("kind: websocket", "kind: websockets");
     assert_eq!(
         errors(&yaml, None),
-        ["demo/protocol.yaml:4:9: `websockets` is not one of websocket, http+websocket, \
-          jsonrpc, grpc; did you mean `websocket`?"]
+        [
+            "demo/protocol.yaml:4:9: `websockets` is not one of websocket, http+websocket, \
+          jsonrpc, grpc; did you mean `websocket`?"
+        ]
     );
 }
 
@@ -96,10 +102,12 @@ fn a_misspelt_key_in_machine_yaml_gets_the_closest_key() {
     let machine = MACHINE.replace("accepting:", "acepting:");
     assert_eq!(
         errors(WS, Some(&machine)),
-        ["demo/machine.yaml:5:5: malformed machine.yaml: unknown field `acepting`, expected \
+        [
+            "demo/machine.yaml:5:5: malformed machine.yaml: unknown field `acepting`, expected \
           one of name, summary, key, initial, accepting, final, memory, transitions; did you mean \
           `accepting`? (hint: see the machine.yaml format in agentwire's docs, \
-          https://docs.rs/agentwire)"]
+          https://docs.rs/agentwire)"
+        ]
     );
 }
 

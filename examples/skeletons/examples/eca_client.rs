@@ -38,7 +38,9 @@ async fn open(
         [mode, addr] if mode == "tcp" => {
             let (c, n, conn) = Client::connect_tcp(addr.as_str(), Config::default())
                 .await
-                .map_err(|e| agentwire_examples::connect_error(addr, "eca_server -- --tcp ADDR", &e))?;
+                .map_err(|e| {
+                    agentwire_examples::connect_error(addr, "eca_server -- --tcp ADDR", &e)
+                })?;
             Ok((c, n, conn, None))
         }
         [mode, program, rest @ ..] if mode == "spawn" => {
@@ -63,7 +65,14 @@ fn sibling_server() -> Result<std::path::PathBuf, Boxed> {
     eprintln!("eca_client: building the eca_server example first");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = std::process::Command::new(cargo)
-        .args(["build", "--quiet", "-p", "agentwire-examples", "--example", "eca_server"])
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "agentwire-examples",
+            "--example",
+            "eca_server",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()?;
     if !status.success() || !server.exists() {

@@ -272,7 +272,8 @@ async fn main() {
                      `--tcp ADDR` to listen on TCP. Ctrl-D or Ctrl-C stops it."
                 );
             }
-            let served = agentwire_protocols::skeletons::eca::serve_stdio(handler, Config::default());
+            let served =
+                agentwire_protocols::skeletons::eca::serve_stdio(handler, Config::default());
             tokio::select! {
                 result = served => {
                     if let Err(e) = result {

@@ -149,7 +149,10 @@ fn agentloop_server_and_client() {
 fn eca_client_runs_the_eca_server_beside_it() {
     let out = run("eca_client", &[], &[]);
     let text = stdout(&out);
-    assert!(text.contains("You said: hello, please use a tool"), "{text}");
+    assert!(
+        text.contains("You said: hello, please use a tool"),
+        "{text}"
+    );
     assert!(text.contains("server exited: exit status: 0"), "{text}");
 }
 
@@ -219,7 +222,12 @@ fn external_agent_server_and_external_system() {
 fn a_port_in_use_is_one_sentence_with_a_hint() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
-    for name in ["zed_server", "agentloop_server", "coven_gateway", "external_agent_server"] {
+    for name in [
+        "zed_server",
+        "agentloop_server",
+        "coven_gateway",
+        "external_agent_server",
+    ] {
         let out = Command::new(example(name))
             .arg(&addr)
             .stdin(Stdio::null())
