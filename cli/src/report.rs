@@ -130,7 +130,7 @@ impl<'w> Report<'w> {
     /// progress line. Cheap: the clock is read every 256 calls.
     pub fn tick(&mut self, file: &str, done: u64, total: Option<u64>) {
         self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks % 256 != 0 {
+        if !self.ticks.is_multiple_of(256) {
             return;
         }
         if self.unflushed && self.last_flush.elapsed() >= FLUSH_EVERY {
