@@ -127,6 +127,8 @@ fn zed_server_and_helix_client() {
     let env = [("HELIX_DB", db.to_str().unwrap())];
     let out = run("helix_client", &[&url, "hi there"], &env);
     assert!(stdout(&out).contains("completed req-"), "{}", stdout(&out));
+    // One log line per connection and per exchange.
+    server.wait_for("connection open");
     server.wait_for("chat_message");
     // A second run continues the thread the store kept.
     let out = run("helix_client", &[&url, "again"], &env);
