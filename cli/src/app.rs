@@ -3,15 +3,16 @@
 //! prints one line per problem found.
 
 use std::ffi::OsString;
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
 
 use agentwire_runtime::framing::DEFAULT_MAX_FRAME_SIZE;
 use agentwire_runtime::registry::{Framing, Protocol};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
-use crate::check::{self, Capture, Finding, Format};
+use crate::check::{self, Capture, Format, Trace};
+use crate::report::{OutputFormat, Report, Summary};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -56,11 +57,32 @@ sequence check (its failing values read as the nearest valid ones), so it does n
 later message a violation. With --one-sided (a capture of some senders only), a violation that
 a message of an absent sender could have prevented is not reported.
 
-On success one line says what was checked (messages, streams, sequence instances, protocol);
-otherwise the same line goes to standard error after the count of findings.
+Findings are printed as they are found (a long trace shows its first ones at once), in the
+order of the input; --max-findings N stops the check at the N-th. A FILE of `-` is standard
+input; a UTF-8 byte order mark at the start of a file is skipped. While a long input is read,
+a progress line is drawn on standard error when that is a terminal.
 
-Exit status: 0 when nothing was found, 1 when anything was, 2 on a usage error (bad
-arguments, a file that cannot be read).";
+On success one line says what was checked (messages, streams, sequence instances, protocol),
+also for an empty input; otherwise the same line goes to standard error after the count of
+findings.
+
+With --format json, standard output holds one JSON object per line: each finding, then one
+summary (nothing goes to standard error):
+
+  {\"type\":\"finding\",\"file\":F,\"line\":N,\"kind\":K,\"text\":T,...}
+  {\"type\":\"summary\",\"ok\":B,\"findings\":N,\"stopped_early\":B,\"messages\":N,
+   \"streams\":N,\"instances\":N,\"protocol\":P,\"one_sided\":B}
+
+A finding's place is one of \"line\", \"frame\", \"byte\" (numbers) or \"end_of_stream\": true;
+\"text\" is what the text format prints after FILE:WHERE:. \"kind\" is \"json\" (not JSON),
+\"framing\", \"stream\" (a line after a gRPC status, a sender with no messages), \"field\"
+(adds \"pointer\", \"rule\" and \"message\") or \"sequence\" (adds \"machine\", \"instance\",
+\"state\", \"got\": the role.kind that arrived or null at the end, and \"expected\": a list).
+
+Exit status:
+  0  nothing was found
+  1  at least one finding (also when --max-findings stopped the check)
+  2  usage error: bad arguments, an unknown protocol, a file that cannot be read";
 
 const CHECK_DETAILS: &str = "\
 Captures of one connection, one file per sender (protocols with Content-Length framing):
@@ -93,7 +115,7 @@ struct CheckArgs {
     #[arg(long, value_name = "NAME")]
     protocol: String,
 
-    /// JSON Lines traces, each checked on its own.
+    /// JSON Lines traces, each checked on its own (`-`: standard input).
     #[arg(value_name = "FILE", required_unless_present = "from")]
     files: Vec<PathBuf>,
 
@@ -107,15 +129,25 @@ struct CheckArgs {
     #[arg(long)]
     one_sided: bool,
 
+    /// Stop after N findings (the exit status is still 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_findings: Option<u64>,
+
+    /// How findings are written: `text`, one line each, or `json`, one JSON object per line
+    /// (see below).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    format: OutputFormat,
+
     /// Largest Content-Length accepted in a framed capture.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FRAME_SIZE)]
     max_frame_size: usize,
 }
 
 /// Runs the command line `args` (the program name first) against the protocols of
-/// `registry`, writing findings to `out`. Returns the exit status (0: nothing found, 1:
-/// findings), or the usage error to report (exit status 2; `--help` and `--version` come
-/// back this way too, as clap reports them).
+/// `registry`, writing findings to `out` as they are found. Returns the exit status (0:
+/// nothing found, 1: findings), or the error to report with exit status 2: a usage error, an
+/// input that cannot be read (`--help` and `--version` come back this way too, as clap
+/// reports them).
 pub fn run<I, T>(
     registry: &[&dyn Protocol],
     args: I,
@@ -127,33 +159,23 @@ where
 {
     let cli = Cli::try_parse_from(args)?;
     let Command::Trace(TraceCommand::Check(args)) = cli.command;
-    let (findings, summary) = find_protocol(registry, &args.protocol)
-        .and_then(|p| trace_check(registry, p, &args))
-        .map_err(|(kind, message)| {
-            let mut cmd = Cli::command();
-            let sub = cmd
-                .find_subcommand_mut("trace")
-                .and_then(|t| t.find_subcommand_mut("check"))
-                .map(|c| c.clone().bin_name("agentwire trace check"));
-            match sub {
-                Some(mut c) => c.error(kind, message),
-                None => cmd.error(kind, message),
-            }
-        })?;
-    for f in &findings {
-        // A closed pipe (`| head`) only means nobody reads the rest.
-        if writeln!(out, "{f}").is_err() {
-            break;
+    let as_clap = |(kind, message): UsageError| {
+        let mut cmd = Cli::command();
+        let sub = cmd
+            .find_subcommand_mut("trace")
+            .and_then(|t| t.find_subcommand_mut("check"))
+            .map(|c| c.clone().bin_name("agentwire trace check"));
+        match sub {
+            Some(mut c) => c.error(kind, message),
+            None => cmd.error(kind, message),
         }
-    }
-    if findings.is_empty() {
-        // Success says what was checked, so it cannot be mistaken for checking nothing.
-        let _ = writeln!(out, "ok: {summary}");
-    } else {
-        eprintln!("{} finding(s) in {summary}", findings.len());
-    }
-    let _ = out.flush();
-    Ok(if findings.is_empty() { 0 } else { 1 })
+    };
+    let p = find_protocol(registry, &args.protocol).map_err(as_clap)?;
+    let inputs = open_inputs(registry, p, &args).map_err(as_clap)?;
+    let progress = args.format == OutputFormat::Text && std::io::stderr().is_terminal();
+    let mut report = Report::new(out, args.format, args.max_findings, progress);
+    let summary = check_inputs(p, inputs, &args, &mut report).map_err(as_clap)?;
+    Ok(report.finish(&summary))
 }
 
 /// The registered protocol named `name`, or a usage error listing the known ones.
@@ -178,12 +200,55 @@ fn find_protocol<'a>(
 
 type UsageError = (ErrorKind, String);
 
-/// Reads every input first (so a usage error stops the run before any output), then checks.
-fn trace_check(
+/// An opened JSON Lines trace: its name, reader (the first line already read, to tell its
+/// format), size when known.
+struct Opened {
+    name: String,
+    input: Box<dyn BufRead>,
+    size: Option<u64>,
+}
+
+/// What a run reads: JSON Lines traces, each a stream of its own, and captures of one
+/// connection.
+struct Inputs {
+    traces: Vec<Opened>,
+    captures: Vec<Capture>,
+}
+
+/// The name findings use for `path`; `-` is standard input.
+fn display_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Opens `path` (`-`: standard input) for reading.
+fn open(path: &Path) -> Result<(Box<dyn BufRead>, Option<u64>), UsageError> {
+    if path == Path::new("-") {
+        return Ok((Box::new(BufReader::new(std::io::stdin())), None));
+    }
+    let file = std::fs::File::open(path).map_err(|e| cannot_read(path, &e))?;
+    let size = file.metadata().ok().map(|m| m.len());
+    Ok((Box::new(BufReader::with_capacity(1 << 16, file)), size))
+}
+
+fn cannot_read(path: &Path, e: &std::io::Error) -> UsageError {
+    (
+        ErrorKind::Io,
+        format!("cannot read {}: {e}", display_name(path)),
+    )
+}
+
+/// Opens every input first, so a usage error (a missing file, a capture given as a trace)
+/// stops the run before any output. Traces are then read as they are checked; captures,
+/// which are merged, are read whole.
+fn open_inputs(
     registry: &[&dyn Protocol],
     p: &dyn Protocol,
     args: &CheckArgs,
-) -> Result<(Vec<Finding>, String), UsageError> {
+) -> Result<Inputs, UsageError> {
     if p.checker().is_none() {
         return Err((
             ErrorKind::InvalidValue,
@@ -193,18 +258,27 @@ fn trace_check(
             ),
         ));
     }
-    let read = |path: &PathBuf| {
-        std::fs::read(path).map_err(|e| {
-            (
-                ErrorKind::Io,
-                format!("cannot read {}: {e}", path.display()),
-            )
-        })
-    };
+    let stdin_uses = args.files.iter().filter(|f| *f == Path::new("-")).count()
+        + args
+            .from
+            .chunks(2)
+            .filter(|c| c.get(1).is_some_and(|f| f == "-"))
+            .count();
+    if stdin_uses > 1 {
+        return Err((
+            ErrorKind::ArgumentConflict,
+            "standard input (`-`) can be read only once".into(),
+        ));
+    }
     let mut traces = Vec::new();
     for path in &args.files {
-        let bytes = read(path)?;
-        if Format::detect(&bytes) == Format::ContentLength {
+        let (mut input, size) = open(path)?;
+        // The first line tells the format; it is put back in front of the rest.
+        let mut first = Vec::new();
+        input
+            .read_until(b'\n', &mut first)
+            .map_err(|e| cannot_read(path, &e))?;
+        if Format::detect(check::strip_bom(&first)) == Format::ContentLength {
             return Err((
                 ErrorKind::InvalidValue,
                 format!(
@@ -213,9 +287,22 @@ fn trace_check(
                 ),
             ));
         }
-        traces.push((path.display().to_string(), bytes));
+        traces.push(Opened {
+            name: display_name(path),
+            input: Box::new(std::io::Cursor::new(first).chain(input)),
+            size,
+        });
     }
+    let captures = open_captures(registry, p, args)?;
+    Ok(Inputs { traces, captures })
+}
 
+/// Reads the `--from ROLE FILE` captures whole.
+fn open_captures(
+    registry: &[&dyn Protocol],
+    p: &dyn Protocol,
+    args: &CheckArgs,
+) -> Result<Vec<Capture>, UsageError> {
     let mut captures: Vec<Capture> = Vec::new();
     if !args.from.is_empty() && p.framing() != Framing::ContentLength {
         let framed: Vec<&str> = registry
@@ -253,43 +340,79 @@ fn trace_check(
             ));
         }
         let path = PathBuf::from(file);
+        let (mut input, _) = open(&path)?;
+        let mut bytes = Vec::new();
+        input
+            .read_to_end(&mut bytes)
+            .map_err(|e| cannot_read(&path, &e))?;
         captures.push(Capture {
             role: role.clone(),
-            file: path.display().to_string(),
-            bytes: read(&path)?,
+            file: display_name(&path),
+            bytes,
         });
     }
+    Ok(captures)
+}
 
-    let sides = if args.one_sided {
-        check::Sides::OneSided
-    } else {
-        check::Sides::Both
+/// Checks every input in turn, reporting as it goes; stops when the report wants no more.
+fn check_inputs(
+    p: &dyn Protocol,
+    inputs: Inputs,
+    args: &CheckArgs,
+    report: &mut Report<'_>,
+) -> Result<Summary, UsageError> {
+    let mut summary = Summary {
+        protocol: p.name().to_owned(),
+        one_sided: args.one_sided,
+        ..Summary::default()
     };
-    let mut findings = Vec::new();
-    let mut total = check::Stats::default();
-    let mut add = |(f, stats): (Vec<Finding>, check::Stats)| {
-        findings.extend(f);
-        total.messages += stats.messages;
-        total.instances += stats.instances;
+    let mut add = |stats: check::Stats| {
+        summary.streams += 1;
+        summary.messages += stats.messages;
+        summary.instances += stats.instances;
     };
-    for (name, bytes) in &traces {
-        add(check::check_trace(p, name, bytes, sides));
+    for mut trace in inputs.traces {
+        if report.stopped() {
+            break;
+        }
+        let read_error =
+            |e: std::io::Error| (ErrorKind::Io, format!("cannot read {}: {e}", trace.name));
+        let stats = if args.one_sided {
+            // The senders the capture holds are needed before its first message: read it
+            // whole (a one-sided trace is held in memory).
+            let mut bytes = Vec::new();
+            trace.input.read_to_end(&mut bytes).map_err(read_error)?;
+            let present = check::senders(&bytes);
+            let mut input = bytes.as_slice();
+            let t = Trace {
+                name: &trace.name,
+                input: &mut input,
+                size: trace.size,
+            };
+            check::check_trace(p, t, Some(present), report)
+        } else {
+            let t = Trace {
+                name: &trace.name,
+                input: &mut trace.input,
+                size: trace.size,
+            };
+            check::check_trace(p, t, None, report)
+        };
+        add(stats.map_err(|e| (ErrorKind::Io, format!("cannot read {}: {e}", trace.name)))?);
     }
-    if !captures.is_empty() {
+    if !inputs.captures.is_empty() && !report.stopped() {
+        let sides = if args.one_sided {
+            check::Sides::OneSided
+        } else {
+            check::Sides::Both
+        };
         add(check::check_captures(
             p,
-            &captures,
+            &inputs.captures,
             args.max_frame_size,
             sides,
+            report,
         ));
     }
-    let streams = traces.len() + usize::from(!captures.is_empty());
-    let summary = format!(
-        "{} message(s) in {streams} stream(s), {} sequence instance(s), protocol {}{}",
-        total.messages,
-        total.instances,
-        p.name(),
-        if args.one_sided { " (one-sided)" } else { "" }
-    );
-    Ok((findings, summary))
+    Ok(summary)
 }

@@ -2,6 +2,7 @@
 //! generated sequence checker, and turns every problem into a one-line finding.
 
 use std::fmt;
+use std::io::BufRead;
 
 use agentwire_runtime::framing::{ContentLengthDecoder, FramingError, FramingErrorKind};
 use agentwire_runtime::machine::Violation;
@@ -10,6 +11,7 @@ use agentwire_runtime::{FieldError, Invalid, Rule};
 use serde_json::{Value, json};
 
 use crate::merge::{Shape, merge};
+use crate::report::Report;
 
 mod repair;
 mod status;
@@ -49,6 +51,65 @@ pub struct Finding {
     pub file: String,
     pub at: At,
     pub text: String,
+    /// What kind of problem, with its parts, for `--format json`.
+    pub detail: Detail,
+}
+
+/// A finding's kind and the parts its text is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detail {
+    /// A line or frame that is not JSON.
+    Json,
+    /// A `Content-Length` framing error.
+    Framing,
+    /// Something after a gRPC status ended the stream.
+    Stream,
+    /// A value breaks a schema rule (or a trace line's own shape).
+    Field {
+        pointer: String,
+        rule: String,
+        message: String,
+    },
+    /// A message (or the end of the stream) breaks a sequence rule.
+    Sequence {
+        machine: &'static str,
+        instance: String,
+        state: &'static str,
+        got: Option<&'static str>,
+        expected: &'static [&'static str],
+    },
+}
+
+impl Finding {
+    fn new(file: &str, at: At, text: String, detail: Detail) -> Self {
+        Self {
+            file: file.to_owned(),
+            at,
+            text,
+            detail,
+        }
+    }
+
+    /// A schema finding, printed `POINTER: MESSAGE [RULE]`.
+    fn field(file: &str, at: At, e: &FieldError) -> Self {
+        let detail = Detail::Field {
+            pointer: e.pointer.clone(),
+            rule: e.rule.name().to_owned(),
+            message: e.message.clone(),
+        };
+        Self::new(file, at, e.to_string(), detail)
+    }
+
+    fn violation(file: &str, at: At, v: &Violation) -> Self {
+        let detail = Detail::Sequence {
+            machine: v.machine,
+            instance: v.key.clone(),
+            state: v.state,
+            got: v.got,
+            expected: v.expected,
+        };
+        Self::new(file, at, violation_text(v), detail)
+    }
 }
 
 impl fmt::Display for Finding {
@@ -114,16 +175,12 @@ pub enum Sides {
     OneSided,
 }
 
-/// Runs messages through a checker, remembering where each came from so violations can be
-/// pointed back at a file position.
+/// Runs messages through a checker. Its memory does not grow with the messages or the
+/// findings: a violation always names the message just observed, whose place the caller gives.
 struct Run<'p> {
     protocol: &'p dyn Protocol,
     /// `None` only for a protocol without a machine, which the command refuses up front.
     checker: Option<Box<dyn Checker>>,
-    /// File and position of every message observed so far, in order.
-    origins: Vec<(usize, At)>,
-    /// Index in `origins` of the current checker's message 0 (moved on each restart).
-    base: usize,
     /// The senders a one-sided capture holds; `None` when every direction is recorded.
     present: Option<Vec<String>>,
     stats: Stats,
@@ -134,8 +191,6 @@ impl<'p> Run<'p> {
         Self {
             protocol,
             checker: protocol.checker(),
-            origins: Vec::new(),
-            base: 0,
             present,
             stats: Stats::default(),
         }
@@ -164,15 +219,7 @@ impl<'p> Run<'p> {
         result
     }
 
-    fn observe(
-        &mut self,
-        files: &[String],
-        file: usize,
-        at: At,
-        msg: &Decoded,
-        out: &mut Vec<Finding>,
-    ) {
-        self.origins.push((file, at));
+    fn observe(&mut self, file: &str, at: At, msg: &Decoded, out: &mut Report<'_>) {
         self.stats.messages += 1;
         let mut result = self.step(msg);
         if let Err(v) = &result
@@ -182,12 +229,10 @@ impl<'p> Run<'p> {
             // this message as the first. If a fresh start cannot take it either, those replies
             // are still to come: keep the waiting checker and leave this message unjudged.
             let waiting = std::mem::replace(&mut self.checker, self.protocol.checker());
-            let base = std::mem::replace(&mut self.base, self.origins.len() - 1);
             let instances = self.stats.instances;
             result = self.step(msg);
             if result.is_err() {
                 self.checker = waiting;
-                self.base = base;
                 self.stats.instances = instances;
                 result = Ok(());
             }
@@ -195,30 +240,19 @@ impl<'p> Run<'p> {
         if let Err(v) = result
             && !self.excused(&v)
         {
-            // The checker counts every message it is given, so its index is ours.
-            let (file, at) = v
-                .index
-                .and_then(|i| self.origins.get(self.base + i).copied())
-                .unwrap_or((file, at));
-            out.push(Finding {
-                file: files[file].clone(),
-                at,
-                text: violation_text(&v),
-            });
+            out.push(Finding::violation(file, at, &v));
         }
     }
 
     /// Ends the stream; `aborted` when a gRPC status other than OK ended it, so instances
     /// left mid-flow are answered by that status.
-    fn finish(mut self, stream: &str, out: &mut Vec<Finding>, aborted: bool) -> Stats {
+    fn finish(mut self, stream: &str, out: &mut Report<'_>, aborted: bool) -> Stats {
         if let Some(Err(end)) = self.checker.take().map(|c| c.finish())
             && !aborted
         {
-            out.extend(end.iter().filter(|v| !self.excused(v)).map(|v| Finding {
-                file: stream.to_owned(),
-                at: At::End,
-                text: violation_text(v),
-            }));
+            for v in end.iter().filter(|v| !self.excused(v)) {
+                out.push(Finding::violation(stream, At::End, v));
+            }
         }
         self.stats
     }
@@ -247,38 +281,53 @@ fn json_error_on_line(e: &serde_json::Error) -> String {
     }
 }
 
-/// The non-empty lines of a JSON Lines file, numbered from 1, without their line ends.
-fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
-    bytes
-        .split(|&b| b == b'\n')
-        .enumerate()
-        .map(|(i, line)| (i + 1, line.strip_suffix(b"\r").unwrap_or(line)))
-        .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
+/// The UTF-8 byte order mark some editors write first; a trace may start with it.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading byte order mark.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
 }
 
-fn invalid_findings(file: &str, at: At, invalid: &Invalid, strip: &str) -> Vec<Finding> {
-    invalid
-        .errors
-        .iter()
-        .map(|e| {
-            let pointer = e.pointer.strip_prefix(strip).unwrap_or(&e.pointer);
-            let shown = FieldError::new(pointer, e.rule.clone(), e.message.clone());
-            Finding {
-                file: file.to_owned(),
-                at,
-                text: shown.to_string(),
-            }
-        })
-        .collect()
+/// A line without its line end; `None` for a blank line, which is skipped.
+fn content(line: &[u8]) -> Option<&[u8]> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    (!line.iter().all(u8::is_ascii_whitespace)).then_some(line)
+}
+
+/// The non-empty lines of a JSON Lines file, numbered from 1, without their line ends.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    strip_bom(bytes)
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter_map(|(i, line)| Some((i + 1, content(line)?)))
+}
+
+fn invalid_findings<'a>(
+    file: &'a str,
+    at: At,
+    invalid: &'a Invalid,
+    strip: &'a str,
+) -> impl Iterator<Item = Finding> + 'a {
+    invalid.errors.iter().map(move |e| {
+        let pointer = e.pointer.strip_prefix(strip).unwrap_or(&e.pointer);
+        let shown = FieldError::new(pointer, e.rule.clone(), e.message.clone());
+        Finding::field(file, at, &shown)
+    })
 }
 
 /// The senders named by a trace's lines (for a one-sided capture), in first-seen order.
-fn senders(bytes: &[u8]) -> Vec<String> {
+pub fn senders(bytes: &[u8]) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct From {
+        from: Option<String>,
+    }
     let mut out: Vec<String> = Vec::new();
     for (_, line) in lines(bytes) {
-        let from = serde_json::from_slice::<Value>(line)
+        let from = serde_json::from_slice::<From>(line)
             .ok()
-            .and_then(|v| v.get("from").and_then(Value::as_str).map(str::to_owned));
+            .and_then(|e| e.from);
         if let Some(from) = from.filter(|f| !out.contains(f)) {
             out.push(from);
         }
@@ -286,105 +335,160 @@ fn senders(bytes: &[u8]) -> Vec<String> {
     out
 }
 
-/// Checks one JSON Lines trace (`{"from": ..., "message": ...}` per line) as its own stream.
+/// One JSON Lines trace to check: its name, the reader, its size when known.
+pub struct Trace<'a> {
+    pub name: &'a str,
+    pub input: &'a mut dyn BufRead,
+    pub size: Option<u64>,
+}
+
+/// Checks one JSON Lines trace (`{"from": ..., "message": ...}` per line) as its own stream,
+/// reading it line by line and reporting each finding as it is found. `present` holds the
+/// senders of a one-sided capture. Stops early when `out` wants no more findings.
 pub fn check_trace(
     p: &dyn Protocol,
-    file: &str,
-    bytes: &[u8],
-    sides: Sides,
-) -> (Vec<Finding>, Stats) {
-    let files = [file.to_owned()];
-    let mut out = Vec::new();
-    let present = (sides == Sides::OneSided).then(|| senders(bytes));
+    trace: Trace<'_>,
+    present: Option<Vec<String>>,
+    out: &mut Report<'_>,
+) -> std::io::Result<Stats> {
+    let file = trace.name;
     let mut run = Run::new(p, present);
     // The line and code of the gRPC status that ended the stream, once one has.
-    let mut ended: Option<(usize, &str)> = None;
-    for (n, line) in lines(bytes) {
-        let at = At::Line(n);
-        let finding = |text: String| Finding {
-            file: file.to_owned(),
-            at,
-            text,
-        };
-        let entry: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
-            Err(e) => {
-                out.push(finding(json_error_on_line(&e)));
-                continue;
-            }
-        };
-        // A key twice is refused as the skeletons refuse it (serde_json keeps the last value).
-        if let Err(invalid) = agentwire_runtime::json::unique::check(line) {
-            out.extend(invalid_findings(file, at, &invalid, ""));
-            continue;
+    let mut ended: Option<(usize, &'static str)> = None;
+    let mut buf = Vec::new();
+    let (mut n, mut read) = (0, 0u64);
+    while !out.stopped() {
+        buf.clear();
+        let got = trace.input.read_until(b'\n', &mut buf)?;
+        if got == 0 {
+            break;
         }
-        let field_error = |pointer: &str, rule: Rule, message: String| {
-            finding(FieldError::new(pointer, rule, message).to_string())
-        };
-        if !entry.is_object() {
-            out.push(field_error(
-                "",
-                Rule::Type,
-                "a trace line must be an object {\"from\": ..., \"message\": ...}".into(),
-            ));
-            continue;
-        }
-        let from = match entry.get("from") {
-            Some(Value::String(s)) => s.as_str(),
-            Some(_) => {
-                out.push(field_error("/from", Rule::Type, "expected a string".into()));
-                continue;
-            }
-            None => {
-                out.push(field_error(
-                    "/from",
-                    Rule::Required,
-                    "missing field `from`".into(),
-                ));
-                continue;
-            }
-        };
-        if let Some((line, code)) = ended {
-            out.push(finding(format!(
-                "the stream already ended with status {code} at line {line}"
-            )));
-            continue;
-        }
-        if status::is_status(&entry) {
-            match status::code(&entry) {
-                Ok(_) if p.transport() != TransportKind::Grpc => out.push(field_error(
-                    "/status",
-                    Rule::UnknownKind,
-                    format!(
-                        "protocol {} is not gRPC; only gRPC traces record a status",
-                        p.name()
-                    ),
-                )),
-                Ok(code) => ended = Some((n, code)),
-                Err((pointer, why)) => out.push(field_error(pointer, Rule::Type, why)),
-            }
-            continue;
-        }
-        match p.decode(from, &entry) {
-            None => out.push(field_error(
-                "/from",
-                Rule::UnknownKind,
-                format!("unknown sender `{from}` for protocol {}", p.name()),
-            )),
-            Some(Err(invalid)) => {
-                out.extend(invalid_findings(file, at, &invalid, ""));
-                // Reported once; the sequence goes on as if the message had arrived.
-                if let Some(msg) = repair::decode_repaired(&entry, &invalid, |e| p.decode(from, e))
-                {
-                    run.observe(&files, 0, at, &msg, &mut out);
-                }
-            }
-            Some(Ok(msg)) => run.observe(&files, 0, at, &msg, &mut out),
+        n += 1;
+        read += got as u64;
+        out.tick(file, read, trace.size);
+        let line = if n == 1 { strip_bom(&buf) } else { &buf };
+        if let Some(line) = content(line) {
+            check_line(p, &mut run, (file, n), line, &mut ended, out);
         }
     }
+    if out.stopped() {
+        return Ok(run.stats);
+    }
     let aborted = ended.is_some_and(|(_, code)| code != "OK");
-    let stats = run.finish(file, &mut out, aborted);
-    (out, stats)
+    Ok(run.finish(file, out, aborted))
+}
+
+/// Checks one trace line: its JSON, its shape, then the message it carries.
+fn check_line(
+    p: &dyn Protocol,
+    run: &mut Run<'_>,
+    (file, n): (&str, usize),
+    line: &[u8],
+    ended: &mut Option<(usize, &'static str)>,
+    out: &mut Report<'_>,
+) {
+    let at = At::Line(n);
+    let field_error = |pointer: &str, rule: Rule, message: String| {
+        Finding::field(file, at, &FieldError::new(pointer, rule, message))
+    };
+    let entry: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => return out.push(Finding::new(file, at, json_error_on_line(&e), Detail::Json)),
+    };
+    // A key twice is refused as the skeletons refuse it (serde_json keeps the last value).
+    if let Err(invalid) = agentwire_runtime::json::unique::check(line) {
+        return out.extend(invalid_findings(file, at, &invalid, ""));
+    }
+    if !entry.is_object() {
+        return out.push(field_error(
+            "",
+            Rule::Type,
+            "a trace line must be an object {\"from\": ..., \"message\": ...}".into(),
+        ));
+    }
+    let from = match entry.get("from") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(_) => return out.push(field_error("/from", Rule::Type, "expected a string".into())),
+        None => {
+            return out.push(field_error(
+                "/from",
+                Rule::Required,
+                "missing field `from`".into(),
+            ));
+        }
+    };
+    if let Some((line, code)) = ended {
+        let text = format!("the stream already ended with status {code} at line {line}");
+        return out.push(Finding::new(file, at, text, Detail::Stream));
+    }
+    if status::is_status(&entry) {
+        match status::code(&entry) {
+            Ok(_) if p.transport() != TransportKind::Grpc => out.push(field_error(
+                "/status",
+                Rule::UnknownKind,
+                format!(
+                    "protocol {} is not gRPC; only gRPC traces record a status",
+                    p.name()
+                ),
+            )),
+            Ok(code) => *ended = Some((n, code)),
+            Err((pointer, why)) => out.push(field_error(pointer, Rule::Type, why)),
+        }
+        return;
+    }
+    match p.decode(from, &entry) {
+        None => out.push(field_error(
+            "/from",
+            Rule::UnknownKind,
+            format!("unknown sender `{from}` for protocol {}", p.name()),
+        )),
+        Some(Err(invalid)) => {
+            if let Some(e) = wrong_side(p, from, &entry, &invalid) {
+                // Not a broken message but a misplaced one: say whose it is, and keep it away
+                // from the sequence check, where it could only cascade.
+                return out.push(Finding::field(file, at, &e));
+            }
+            out.extend(invalid_findings(file, at, &invalid, ""));
+            // Reported once; the sequence goes on as if the message had arrived.
+            if let Some(msg) = repair::decode_repaired(&entry, &invalid, |e| p.decode(from, e)) {
+                run.observe(file, at, &msg, out);
+            }
+        }
+        Some(Ok(msg)) => run.observe(file, at, &msg, out),
+    }
+}
+
+/// When `entry` failed only because its kind is one another role sends, the error that says
+/// so ("`x` is sent by the server, not the client") in place of "unknown kind".
+fn wrong_side(
+    p: &dyn Protocol,
+    from: &str,
+    entry: &Value,
+    invalid: &Invalid,
+) -> Option<FieldError> {
+    let [e] = invalid.errors.as_slice() else {
+        return None;
+    };
+    if !matches!(e.rule, Rule::UnknownKind | Rule::MissingKind) || e.pointer == "/from" {
+        return None;
+    }
+    let sender = p
+        .roles()
+        .iter()
+        .find(|r| **r != from && matches!(p.decode(r, entry), Some(Ok(_))))?;
+    // The other side may name its kinds under another tag, so this side finds none.
+    Some(match entry.pointer(&e.pointer).and_then(Value::as_str) {
+        Some(kind) if e.rule == Rule::UnknownKind => FieldError::new(
+            e.pointer.clone(),
+            Rule::UnknownKind,
+            format!("`{kind}` is sent by the {sender}, not the {from}"),
+        ),
+        _ => FieldError::new(
+            "/message",
+            Rule::UnknownKind,
+            format!("this message is sent by the {sender}, not the {from}"),
+        ),
+    })
 }
 
 /// A decoded message of a capture, with what the merge needs.
@@ -399,22 +503,21 @@ fn read_capture(
     p: &dyn Protocol,
     capture: &Capture,
     max_frame_size: usize,
-    out: &mut Vec<Finding>,
+    out: &mut Report<'_>,
 ) -> Vec<Item<Decoded>> {
     let file = capture.file.as_str();
     let mut items = Vec::new();
-    let mut take = |at: At, body: &[u8], out: &mut Vec<Finding>| {
-        let finding = |text: String| Finding {
-            file: file.to_owned(),
-            at,
-            text,
-        };
+    let mut take = |at: At, body: &[u8], out: &mut Report<'_>| {
+        out.tick(file, 0, None);
         let message: Value = match serde_json::from_slice(body) {
             Ok(v) => v,
-            Err(e) if matches!(at, At::Line(_)) => {
-                return out.push(finding(json_error_on_line(&e)));
+            Err(e) => {
+                let text = match at {
+                    At::Line(_) => json_error_on_line(&e),
+                    _ => format!("invalid JSON: {e}"),
+                };
+                return out.push(Finding::new(file, at, text, Detail::Json));
             }
-            Err(e) => return out.push(finding(format!("invalid JSON: {e}"))),
         };
         if let Err(invalid) = agentwire_runtime::json::unique::check(body) {
             return out.extend(invalid_findings(file, at, &invalid, ""));
@@ -422,11 +525,10 @@ fn read_capture(
         let shape = Shape::of(&message);
         let entry = json!({"from": capture.role, "message": message});
         match p.decode(&capture.role, &entry) {
-            None => out.push(finding(format!(
-                "`{}` sends nothing in protocol {}",
-                capture.role,
-                p.name()
-            ))),
+            None => {
+                let text = format!("`{}` sends nothing in protocol {}", capture.role, p.name());
+                out.push(Finding::new(file, at, text, Detail::Stream));
+            }
             Some(Err(invalid)) => {
                 out.extend(invalid_findings(file, at, &invalid, "/message"));
                 let decode = |e: &Value| p.decode(&capture.role, e);
@@ -437,20 +539,19 @@ fn read_capture(
             Some(Ok(msg)) => items.push(Item { at, shape, msg }),
         }
     };
-    match Format::detect(&capture.bytes) {
+    let bytes = strip_bom(&capture.bytes);
+    match Format::detect(bytes) {
         Format::JsonLines => {
-            for (n, line) in lines(&capture.bytes) {
+            for (n, line) in lines(bytes) {
                 take(At::Line(n), line, out);
             }
         }
         Format::ContentLength => {
             let mut decoder = ContentLengthDecoder::with_max_frame_size(max_frame_size);
-            decoder.push(&capture.bytes);
+            decoder.push(bytes);
             let mut frames = 0;
-            let finding = |at: At, kind: FramingErrorKind| Finding {
-                file: file.to_owned(),
-                at,
-                text: kind.to_string(),
+            let finding = |at: At, kind: FramingErrorKind| {
+                Finding::new(file, at, kind.to_string(), Detail::Framing)
             };
             loop {
                 match decoder.next_frame() {
@@ -489,11 +590,11 @@ pub fn check_captures(
     captures: &[Capture],
     max_frame_size: usize,
     sides: Sides,
-) -> (Vec<Finding>, Stats) {
-    let mut out = Vec::new();
+    out: &mut Report<'_>,
+) -> Stats {
     let decoded: Vec<Vec<Item<Decoded>>> = captures
         .iter()
-        .map(|c| read_capture(p, c, max_frame_size, &mut out))
+        .map(|c| read_capture(p, c, max_frame_size, out))
         .collect();
     let shapes: Vec<Vec<Shape>> = decoded
         .iter()
@@ -504,11 +605,13 @@ pub fn check_captures(
         (sides == Sides::OneSided).then(|| captures.iter().map(|c| c.role.clone()).collect());
     let mut run = Run::new(p, present);
     for (side, index) in merge(&shapes) {
+        if out.stopped() {
+            return run.stats;
+        }
         let item = &decoded[side][index];
-        run.observe(&files, side, item.at, &item.msg, &mut out);
+        run.observe(&files[side], item.at, &item.msg, out);
     }
-    let stats = run.finish(&files.join("+"), &mut out, false);
-    (out, stats)
+    run.finish(&files.join("+"), out, false)
 }
 
 #[cfg(test)]
@@ -545,6 +648,7 @@ mod tests {
             file: "t.jsonl".into(),
             at: At::Line(3),
             text: "x".into(),
+            detail: Detail::Json,
         };
         assert_eq!(f.to_string(), "t.jsonl:line 3: x");
         let f = Finding { at: At::End, ..f };

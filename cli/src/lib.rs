@@ -5,5 +5,6 @@
 mod app;
 mod check;
 mod merge;
+mod report;
 
 pub use app::run;

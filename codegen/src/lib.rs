@@ -12,6 +12,7 @@ pub mod machine;
 pub mod naming;
 pub mod options;
 pub mod output;
+pub mod suggest;
 
 pub use diag::{SpecError, SpecErrors};
 pub use generate::{Generated, generate, generate_with};

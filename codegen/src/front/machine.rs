@@ -350,8 +350,11 @@ fn describe(subject: &Subject, op: &Operator) -> String {
 pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
     let raw: RawFile = serde_saphyr::from_str(&file.text).map_err(|e| {
         let span = e.location().map_or((0, 0), |l| span_of(file, &l));
-        SpecError::at(file, span, format!("malformed machine.yaml: {e}"))
-            .with_help("see spec/README.md for the machine.yaml format")
+        let what = crate::suggest::yaml_message(&e);
+        SpecError::at(file, span, format!("malformed machine.yaml: {what}")).with_help(format!(
+            "see the machine.yaml format in agentwire's docs, {}",
+            crate::suggest::DOCS
+        ))
     })?;
     let mut cx = Ctx {
         file,

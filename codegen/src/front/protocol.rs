@@ -233,8 +233,11 @@ pub fn span_of(file: &SourceFile, loc: &Location) -> (usize, usize) {
 pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
     let raw: Raw = serde_saphyr::from_str(&file.text).map_err(|e| {
         let span = e.location().map_or((0, 0), |l| span_of(file, &l));
-        SpecError::at(file, span, format!("malformed protocol.yaml: {e}"))
-            .with_help("see spec/README.md for the protocol.yaml format")
+        let what = crate::suggest::yaml_message(&e);
+        SpecError::at(file, span, format!("malformed protocol.yaml: {what}")).with_help(format!(
+            "see the protocol.yaml format in agentwire's docs, {}",
+            crate::suggest::DOCS
+        ))
     })?;
     let mut cx = Checker {
         file,
@@ -248,7 +251,12 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         if !allowed.contains(&value.value.as_str()) {
             cx.err(
                 &value.referenced,
-                format!("`{}` is not one of {}", value.value, allowed.join(", ")),
+                format!(
+                    "`{}` is not one of {}{}",
+                    value.value,
+                    allowed.join(", "),
+                    crate::suggest::did_you_mean(&value.value, allowed.iter().copied())
+                ),
             );
         }
     }

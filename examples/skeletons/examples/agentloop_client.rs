@@ -13,8 +13,12 @@ fn client_msg(json: serde_json::Value) -> al::ClientMessage {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() {
     agentwire_examples::init_logging();
+    agentwire_examples::exit_on_error("agentloop_client", run().await);
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let url = args
         .next()
@@ -22,7 +26,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| "ws://127.0.0.1:8766/".to_owned());
     let text = args.next().unwrap_or_else(|| "list the files".to_owned());
 
-    let mut client = Client::connect(&url, ClientConfig::default()).await?;
+    let mut client = Client::connect(&url, ClientConfig::default())
+        .await
+        .map_err(|e| agentwire_examples::connect_error(&url, "agentloop_server", &e))?;
     client
         .send(&client_msg(
             serde_json::json!({"id": "info-1", "type": "get_context_info"}),

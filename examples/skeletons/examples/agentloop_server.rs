@@ -2,7 +2,7 @@
 //!
 //! Listens on ADDR (or `$AGENTWIRE_ADDR`, default 127.0.0.1:8766). Each turn announces a
 //! shell command, asks for approval, waits for the decision and finishes; context info and
-//! compaction requests get fixed figures. Type `quit` on stdin for a clean shutdown.
+//! compaction requests get fixed figures. Stops on `quit`, end of input or Ctrl-C.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -71,12 +71,14 @@ impl DemoAgent {
 
 impl Handler for DemoAgent {
     async fn user_input(&self, out: &Sender, msg: al::UserInputMessage) {
+        tracing::info!(connection = out.connection(), id = %msg.id, "user_input");
         if let Err(e) = self.turn(out, msg).await {
             tracing::warn!(error = %e, "turn ended early");
         }
     }
 
     async fn approval_response(&self, out: &Sender, msg: al::ApprovalResponseMessage) {
+        tracing::info!(connection = out.connection(), review = ?msg.payload.review, "approval_response");
         let waiting = self
             .approvals
             .lock()
@@ -88,12 +90,14 @@ impl Handler for DemoAgent {
     }
 
     async fn get_context_info(&self, out: &Sender, _msg: al::GetContextInfoMessage) {
+        tracing::info!(connection = out.connection(), "get_context_info");
         let info = json!({"tokenCount": 2048, "usagePercent": 1.6, "transcriptLength": 6,
                           "maxTokens": 128000, "strategy": "demo"});
         let _ = out.send(&self.msg("context_info", info)).await;
     }
 
     async fn manual_compact(&self, out: &Sender, _msg: al::ManualCompactMessage) {
+        tracing::info!(connection = out.connection(), "manual_compact");
         let done = json!({"oldTokenCount": 2048, "newTokenCount": 512, "reductionPercent": 75,
                           "strategy": "demo"});
         let _ = out.send(&self.msg("context_compacted", done)).await;
@@ -106,13 +110,17 @@ impl Handler for DemoAgent {
     }
 }
 
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
-    agentwire_examples::init_logging();
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let addr = agentwire_examples::listen_addr("127.0.0.1:8766");
-    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let listener = agentwire_examples::bind(&addr).await?;
     let server = serve(listener, DemoAgent::default(), ServerConfig::default()).await?;
-    tracing::info!(url = %server.url(), "agentloop server listening; type `quit` to stop");
-    agentwire_examples::wait_for_quit().await?;
-    server.shutdown().await
+    tracing::info!(url = %server.url(), "agentloop server listening; {}", agentwire_examples::STOP_HINT);
+    agentwire_examples::wait_for_stop().await;
+    Ok(server.shutdown().await?)
+}
+
+#[tokio::main]
+async fn main() {
+    agentwire_examples::init_logging();
+    agentwire_examples::exit_on_error("agentloop_server", run().await);
 }

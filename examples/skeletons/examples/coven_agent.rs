@@ -36,8 +36,12 @@ impl AgentHandler for Echo {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() {
     agentwire_examples::init_logging();
+    agentwire_examples::exit_on_error("coven_agent", run().await);
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let endpoint = args
         .next()
@@ -56,7 +60,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }),
         protocol_features: vec!["injection".to_owned(), "cancellation".to_owned()],
     };
-    let agent = connect(endpoint, AgentConfig::new(register), Echo).await?;
+    let agent = connect(endpoint.clone(), AgentConfig::new(register), Echo)
+        .await
+        .map_err(|e| agentwire_examples::connect_error(&endpoint, "coven_gateway", &e))?;
     tracing::info!(welcome = ?agent.session().welcome(), "registered");
     agent.wait().await?;
     tracing::info!("stream closed");

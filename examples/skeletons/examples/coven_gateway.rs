@@ -2,7 +2,7 @@
 //! streamed answer, and pushes context to agents that declared `injection`.
 //!
 //! `cargo run --example coven_gateway [ADDR]` (or `$AGENTWIRE_ADDR`, default
-//! `127.0.0.1:50051`); type `quit` and Enter to shut down cleanly (every agent gets a Shutdown first).
+//! `127.0.0.1:50051`); `quit`, end of input or Ctrl-C shut it down cleanly (every agent gets a Shutdown first).
 
 use agentwire_protocols::coven::{
     InjectContext, InjectionAck, RegisterAgent, RegistrationError, SendMessage, Welcome,
@@ -67,20 +67,24 @@ impl GatewayHandler for Demo {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    agentwire_examples::init_logging();
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let addr = agentwire_examples::listen_addr("127.0.0.1:50051");
-    let listener = tokio::net::TcpListener::bind(&addr).await?;
-    tracing::info!(%addr, "coven gateway listening; type `quit` to stop");
+    let listener = agentwire_examples::bind(&addr).await?;
+    let at = listener.local_addr()?;
+    tracing::info!(addr = %at, "coven gateway listening; {}", agentwire_examples::STOP_HINT);
     let gateway = Gateway::new(Demo, GatewayConfig::default());
     let stopper = gateway.clone();
     tokio::spawn(async move {
-        if agentwire_examples::wait_for_quit().await.is_ok() {
-            stopper.shutdown();
-        }
+        agentwire_examples::wait_for_stop().await;
+        stopper.shutdown();
     });
     gateway.serve(listener).await?;
     tracing::info!("gateway stopped");
     Ok(())
+}
+
+#[tokio::main]
+async fn main() {
+    agentwire_examples::init_logging();
+    agentwire_examples::exit_on_error("coven_gateway", run().await);
 }

@@ -1,10 +1,11 @@
 //! A minimal ECA editor on the generated client: initializes, sends one prompt, approves the
 //! tool call it brings (if any), prints the streamed chat content, then shuts the server down.
 //!
-//! `cargo run --example eca_client -- tcp 127.0.0.1:7777` connects to a listening server;
-//! `cargo run --example eca_client -- spawn <command> [args...]` starts a server speaking on its
-//! stdio (e.g. `-- spawn target/debug/examples/eca_server`). An optional `--prompt TEXT`
-//! before the mode sets the message (default: "hello, please use a tool").
+//! `cargo run --example eca_client` starts the `eca_server` example found next to its own
+//! executable (building it with cargo first if it is not there) and talks to it over its
+//! stdio; `-- tcp 127.0.0.1:7777` connects to a listening server instead; `-- spawn COMMAND
+//! [ARGS...]` starts any server speaking on its stdio. An optional `--prompt TEXT` before the
+//! mode sets the message (default: "hello, please use a tool").
 
 use agentwire_protocols::eca::{
     ChatContent, ChatPromptParams, ChatToolCallApproveParams, InitializeParams, InitializedParams,
@@ -27,8 +28,19 @@ async fn open(
     Boxed,
 > {
     match args {
+        [] => {
+            let server = sibling_server()?;
+            let cmd = tokio::process::Command::new(&server);
+            let (c, n, conn, child) = Client::spawn(cmd, Config::default())
+                .map_err(|e| format!("cannot start {}: {e}", server.display()))?;
+            Ok((c, n, conn, Some(child)))
+        }
         [mode, addr] if mode == "tcp" => {
-            let (c, n, conn) = Client::connect_tcp(addr.as_str(), Config::default()).await?;
+            let (c, n, conn) = Client::connect_tcp(addr.as_str(), Config::default())
+                .await
+                .map_err(|e| {
+                    agentwire_examples::connect_error(addr, "eca_server -- --tcp ADDR", &e)
+                })?;
             Ok((c, n, conn, None))
         }
         [mode, program, rest @ ..] if mode == "spawn" => {
@@ -37,8 +49,41 @@ async fn open(
             let (c, n, conn, child) = Client::spawn(cmd, Config::default())?;
             Ok((c, n, conn, Some(child)))
         }
-        _ => Err("usage: eca_client [--prompt TEXT] (tcp ADDR | spawn COMMAND [ARGS...])".into()),
+        _ => Err("usage: eca_client [--prompt TEXT] [tcp ADDR | spawn COMMAND [ARGS...]]".into()),
     }
+}
+
+/// The `eca_server` example beside this executable (cargo builds examples into one folder,
+/// wherever `CARGO_TARGET_DIR` puts it). `cargo run --example eca_client` builds only the
+/// client, so a missing server is built the same way first.
+fn sibling_server() -> Result<std::path::PathBuf, Boxed> {
+    let me = std::env::current_exe()?;
+    let server = me.with_file_name(format!("eca_server{}", std::env::consts::EXE_SUFFIX));
+    if server.exists() {
+        return Ok(server);
+    }
+    eprintln!("eca_client: building the eca_server example first");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "agentwire-examples",
+            "--example",
+            "eca_server",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()?;
+    if !status.success() || !server.exists() {
+        return Err(format!(
+            "no eca_server at {}; build it with `cargo build --example eca_server`, or pass \
+             `spawn COMMAND` or `tcp ADDR`",
+            server.display()
+        )
+        .into());
+    }
+    Ok(server)
 }
 
 async fn run(args: Vec<String>) -> Result<(), Boxed> {
@@ -107,8 +152,5 @@ async fn run(args: Vec<String>) -> Result<(), Boxed> {
 #[tokio::main]
 async fn main() {
     agentwire_examples::init_logging();
-    if let Err(e) = run(std::env::args().skip(1).collect()).await {
-        eprintln!("eca_client: {e}");
-        std::process::exit(1);
-    }
+    agentwire_examples::exit_on_error("eca_client", run(std::env::args().skip(1).collect()).await);
 }

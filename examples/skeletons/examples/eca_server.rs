@@ -2,11 +2,12 @@
 //! chat content and, when the prompt mentions "tool", runs a tool call that waits for the
 //! user's approval.
 //!
-//! `cargo run --example eca_server` speaks on stdin/stdout (point an editor or
-//! `cargo run --example eca_client` at it); `-- --tcp 127.0.0.1:7777` listens on TCP instead (until stdin ends).
-//! Logs go to stderr.
+//! `cargo run --example eca_server` speaks on stdin/stdout (an editor or `eca_client` starts
+//! it; `cargo run --example eca_client` does); `-- --tcp 127.0.0.1:7777` listens on TCP
+//! instead, until `quit`, the end of input or Ctrl-C. Logs go to stderr.
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -178,6 +179,7 @@ impl ServerHandler for Handler {
         params: ChatPromptParams,
     ) -> Result<ChatPromptResponse, RpcError> {
         let chat_id = params.chat_id.unwrap_or_else(|| self.0.fresh("chat"));
+        tracing::info!(chat = %chat_id, request = %params.request_id, "chat/prompt");
         // The answer streams after the response, from its own task, so the response is not
         // held back by a tool call waiting for approval.
         let assistant = Arc::clone(&self.0);
@@ -240,10 +242,12 @@ impl ServerHandler for Handler {
     }
 
     async fn chat_tool_call_approve(&self, _sender: ServerSender, p: ChatToolCallApproveParams) {
+        tracing::info!(tool_call = %p.tool_call_id, "chat/toolCallApprove");
         self.0.answer(&p.tool_call_id, true);
     }
 
     async fn chat_tool_call_reject(&self, _sender: ServerSender, p: ChatToolCallRejectParams) {
+        tracing::info!(tool_call = %p.tool_call_id, "chat/toolCallReject");
         self.0.answer(&p.tool_call_id, false);
     }
 
@@ -260,36 +264,30 @@ async fn main() {
     let handler = Handler::default();
     match args.as_slice() {
         [] => {
-            if let Err(e) =
-                agentwire_protocols::skeletons::eca::serve_stdio(handler, Config::default()).await
-            {
-                tracing::error!(error = %e, "stdio connection failed");
-                std::process::exit(1);
+            if std::io::stdin().is_terminal() {
+                // Typed at by hand, it would otherwise wait in silence.
+                eprintln!(
+                    "eca_server: speaking ECA (JSON-RPC with Content-Length framing) on \
+                     stdin/stdout; run `cargo run --example eca_client` to drive it, or pass \
+                     `--tcp ADDR` to listen on TCP. Ctrl-D or Ctrl-C stops it."
+                );
+            }
+            let served =
+                agentwire_protocols::skeletons::eca::serve_stdio(handler, Config::default());
+            tokio::select! {
+                result = served => {
+                    if let Err(e) = result {
+                        eprintln!("eca_server: stdio connection failed: {e}");
+                        std::process::exit(1);
+                    }
+                }
+                Ok(()) = tokio::signal::ctrl_c() => tracing::info!("stopping on Ctrl-C"),
             }
             // A blocking read of stdin may still be parked; exiting does not wait for it.
             std::process::exit(0);
         }
         [flag, addr] if flag == "--tcp" => {
-            let listener = match tokio::net::TcpListener::bind(addr).await {
-                Ok(l) => l,
-                Err(e) => {
-                    eprintln!("cannot listen on {addr}: {e}");
-                    std::process::exit(2);
-                }
-            };
-            let server = agentwire_protocols::skeletons::eca::serve_tcp(
-                Arc::new(handler),
-                listener,
-                Config::default(),
-                64,
-            )
-            .expect("a bound listener has an address");
-            tracing::info!(addr = %server.local_addr(), "listening; end stdin (Ctrl-D) to stop");
-            // Stdin's end is the stop signal: it needs no signal handling and works the same
-            // under a terminal, a supervisor or a test.
-            let mut sink = tokio::io::sink();
-            let _ = tokio::io::copy(&mut tokio::io::stdin(), &mut sink).await;
-            server.shutdown().await;
+            agentwire_examples::exit_on_error("eca_server", serve_tcp(handler, addr).await);
             std::process::exit(0);
         }
         _ => {
@@ -297,4 +295,20 @@ async fn main() {
             std::process::exit(2);
         }
     }
+}
+
+/// Serves every TCP connection to `addr` until the user stops it.
+async fn serve_tcp(handler: Handler, addr: &str) -> Result<(), agentwire_examples::Failure> {
+    let listener = agentwire_examples::bind(addr).await?;
+    let server = agentwire_protocols::skeletons::eca::serve_tcp(
+        Arc::new(handler),
+        listener,
+        Config::default(),
+        64,
+    )
+    .map_err(|e| agentwire_examples::Failure(format!("cannot serve on {addr}: {e}")))?;
+    tracing::info!(addr = %server.local_addr(), "eca server listening; {}", agentwire_examples::STOP_HINT);
+    agentwire_examples::wait_for_stop().await;
+    server.shutdown().await;
+    Ok(())
 }

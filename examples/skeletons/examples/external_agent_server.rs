@@ -2,13 +2,13 @@
 //! `inputUrl`, and the callback endpoint, over a SQLite file that survives restarts.
 //!
 //! ```sh
-//! cargo run --example external_agent_server            # listens on 127.0.0.1:8080
+//! cargo run --example external_agent_server [ADDR]     # listens on 127.0.0.1:8080
 //! cargo run --example external_system -- --demo        # in another terminal
 //! ```
 //!
-//! Environment: `EA_ADDR` (listen address), `EA_INPUT_URL` (the external agent's inputUrl,
+//! Environment: `EA_ADDR` (listen address when no ADDR is given), `EA_INPUT_URL` (the external agent's inputUrl,
 //! default `http://127.0.0.1:8081/v1/input`), `EA_DB` (SQLite file, default in the system
-//! temp dir). Press Enter to shut down cleanly.
+//! temp dir). Stops cleanly on `quit`, end of input or Ctrl-C.
 
 use std::sync::Arc;
 
@@ -17,22 +17,27 @@ use agentwire_protocols::skeletons::external_agents as sk;
 use agentwire_transport::CheckMode;
 use agentwire_transport::http_ws::ServerConfig;
 use agentwire_transport::store::sessions::SqliteSessionStore;
-use tokio::io::AsyncBufReadExt;
 
 fn env_or(key: &str, default: &str) -> String {
     std::env::var(key).unwrap_or_else(|_| default.to_owned())
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() {
     agentwire_examples::init_logging();
-    let addr = env_or("EA_ADDR", "127.0.0.1:8080");
+    agentwire_examples::exit_on_error("external_agent_server", run().await);
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let addr = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| env_or("EA_ADDR", "127.0.0.1:8080"));
     let input_url = env_or("EA_INPUT_URL", "http://127.0.0.1:8081/v1/input");
     let db = std::env::var_os("EA_DB")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("agentwire-external-agents.sqlite"));
 
-    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let listener = agentwire_examples::bind(&addr).await?;
     let base = format!("http://{}", listener.local_addr()?);
     let agents = [
         proto::AgentConfig::External(proto::ExternalAgentConfig {
@@ -58,12 +63,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let store = Arc::new(SqliteSessionStore::open(&db)?);
     let server = sk::AgentServer::new(config, store).serve(listener)?;
-    tracing::info!(%base, %input_url, db = %db.display(), "agent server up; press Enter to stop");
-
-    let mut line = String::new();
-    tokio::io::BufReader::new(tokio::io::stdin())
-        .read_line(&mut line)
-        .await?;
+    tracing::info!(%base, %input_url, db = %db.display(), "agent server listening; {}", agentwire_examples::STOP_HINT);
+    agentwire_examples::wait_for_stop().await;
     server.shutdown().await?;
     tracing::info!("agent server stopped");
     Ok(())

@@ -2,14 +2,15 @@
 //! `inputUrl` and answers it later through the session's callback URL with a Markdown reply.
 //!
 //! ```sh
-//! cargo run --example external_system                  # inputUrl on 127.0.0.1:8081/v1/input
+//! cargo run --example external_system [ADDR]           # inputUrl on 127.0.0.1:8081/v1/input
 //! cargo run --example external_system -- --demo        # also plays the web UI once
 //! ```
 //!
 //! With `--demo` it also acts as the web UI against the agent server (`EA_SERVER`, default
 //! `http://127.0.0.1:8080`): creates session `DEMO-1`, sends `hello` and a `user_message`,
 //! prints what the server broadcasts (the user echo, then this system's reply) and exits.
-//! Environment: `EA_INPUT_ADDR` (listen address of the receiver).
+//! Environment: `EA_INPUT_ADDR` (listen address of the receiver when no ADDR is given).
+//! Without `--demo` it stops on `quit`, end of input or Ctrl-C.
 
 use std::time::Duration;
 
@@ -58,7 +59,8 @@ async fn demo(server: &str) -> Result<(), Box<dyn std::error::Error>> {
             agent_id: "external-agent-a".into(),
             session_id: Some(proto::SessionId("DEMO-1".into())),
         })
-        .await?;
+        .await
+        .map_err(|e| agentwire_examples::connect_error(server, "external_agent_server", &e))?;
     tracing::info!(?created, "create_session");
     let ws = format!("{}/ws", server.replacen("http", "ws", 1));
     let mut ui = sk::WebUiClient::connect(&ws, CheckMode::Enforce).await?;
@@ -91,10 +93,18 @@ async fn demo(server: &str) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() {
     agentwire_examples::init_logging();
-    let addr = std::env::var("EA_INPUT_ADDR").unwrap_or_else(|_| "127.0.0.1:8081".into());
-    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    agentwire_examples::exit_on_error("external_system", run().await);
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let addr = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with("--"))
+        .or_else(|| std::env::var("EA_INPUT_ADDR").ok())
+        .unwrap_or_else(|| "127.0.0.1:8081".into());
+    let listener = agentwire_examples::bind(&addr).await?;
     let receiver = sk::ExternalSystemServer::new(EchoAgent).serve(listener, "/v1/input")?;
     tracing::info!(input_url = %format!("http://{}/v1/input", receiver.local_addr()), "external system up");
     if std::env::args().any(|a| a == "--demo") {
@@ -103,6 +113,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         receiver.shutdown().await?;
         return outcome;
     }
-    receiver.wait().await?;
+    tracing::info!("{}", agentwire_examples::STOP_HINT);
+    agentwire_examples::wait_for_stop().await;
+    receiver.shutdown().await?;
     Ok(())
 }

@@ -11,8 +11,12 @@ use agentwire_transport::store::keyed::{MappingStore, SqliteKeyedStore};
 use agentwire_transport::ws::ClientConfig;
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() {
     agentwire_examples::init_logging();
+    agentwire_examples::exit_on_error("helix_client", run().await);
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let url = args
         .next()
@@ -36,7 +40,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "session {session}: thread {known:?} (store {})",
         db.display()
     );
-    let mut agent = HelixAgent::connect(&url, ClientConfig::default(), store).await?;
+    let mut agent = HelixAgent::connect(&url, ClientConfig::default(), store)
+        .await
+        .map_err(|e| agentwire_examples::connect_error(&url, "zed_server", &e))?;
     agent.chat(session, &message, &request_id).await?;
     while let Some(event) = agent.next().await {
         match event? {

@@ -1,8 +1,8 @@
 //! A minimal Zed side of helix_zed: `cargo run --example zed_server [ADDR]`.
 //!
 //! Listens on ADDR (or `$AGENTWIRE_ADDR`, default 127.0.0.1:8765). Each chat_message gets a
-//! context (first message of a session only) and a reply streamed word by word. Type `quit`
-//! on stdin for a clean shutdown.
+//! context (first message of a session only) and a reply streamed word by word. Stops on
+//! `quit`, end of input or Ctrl-C.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -75,19 +75,28 @@ fn unix_now() -> i64 {
 
 impl Handler for EchoZed {
     async fn chat_message(&self, out: &Sender, msg: hz::ChatMessage) {
+        tracing::info!(
+            session = %msg.data.helix_session_id,
+            request = %msg.data.request_id,
+            "chat_message"
+        );
         if let Err(e) = self.reply(out, msg).await {
             tracing::warn!(error = %e, "reply not sent");
         }
     }
 }
 
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
-    agentwire_examples::init_logging();
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let addr = agentwire_examples::listen_addr("127.0.0.1:8765");
-    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let listener = agentwire_examples::bind(&addr).await?;
     let server = serve(listener, EchoZed::default(), ServerConfig::default()).await?;
-    tracing::info!(url = %server.url(), "zed side listening; type `quit` to stop");
-    agentwire_examples::wait_for_quit().await?;
-    server.shutdown().await
+    tracing::info!(url = %server.url(), "zed side listening; {}", agentwire_examples::STOP_HINT);
+    agentwire_examples::wait_for_stop().await;
+    Ok(server.shutdown().await?)
+}
+
+#[tokio::main]
+async fn main() {
+    agentwire_examples::init_logging();
+    agentwire_examples::exit_on_error("zed_server", run().await);
 }

@@ -1,0 +1,244 @@
+//! Every example pair end to end, as the README runs them: each server started on a free
+//! port, its client run against it, then the server stopped the three ways the examples share
+//! (`quit`, end of input, and the port-in-use error with its hint). The examples are the
+//! binaries `cargo test` builds beside this test.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The built example `name` (cargo puts examples in `<target>/<profile>/examples`, this test
+/// in `<target>/<profile>/deps`).
+fn example(name: &str) -> PathBuf {
+    let me = std::env::current_exe().unwrap();
+    let profile = me.parent().and_then(|deps| deps.parent()).unwrap();
+    let path = profile
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} is built by `cargo test`", path.display());
+    path
+}
+
+/// A running server and the lines of its log read so far.
+struct Server {
+    child: Child,
+    log: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Server {
+    /// Starts `name` with `args` and a piped standard input, and waits for the log line that
+    /// says where it listens; returns the server and the address in that line after `field=`.
+    fn start(name: &str, args: &[&str], env: &[(&str, &str)], field: &str) -> (Self, String) {
+        let mut child = Command::new(example(name))
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, log) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Server {
+            child,
+            log,
+            seen: Vec::new(),
+        };
+        let line = server.wait_for("listening");
+        let at = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{field}=")))
+            .unwrap_or_else(|| panic!("no {field}= in {line}"))
+            .to_owned();
+        (server, at)
+    }
+
+    /// The first log line containing `needle`.
+    fn wait_for(&mut self, needle: &str) -> String {
+        loop {
+            match self.log.recv_timeout(Duration::from_secs(60)) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(line) => self.seen.push(line),
+                Err(e) => panic!("no `{needle}` in the log ({e}): {:#?}", self.seen),
+            }
+        }
+    }
+
+    /// Types `input` (or closes standard input when `None`) and waits for a clean exit.
+    fn stop(mut self, input: Option<&str>) {
+        let mut stdin = self.child.stdin.take().unwrap();
+        if let Some(text) = input {
+            stdin.write_all(text.as_bytes()).unwrap();
+            stdin.flush().unwrap();
+            // Kept open: the text alone must stop it.
+            let status = self.child.wait().unwrap();
+            assert!(status.success(), "{status}: {:#?}", self.seen);
+            drop(stdin);
+        } else {
+            drop(stdin);
+            let status = self.child.wait().unwrap();
+            assert!(status.success(), "{status}: {:#?}", self.seen);
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn run(name: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let out = Command::new(example(name))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name} {args:?}: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn zed_server_and_helix_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("helix.db");
+    let (mut server, url) = Server::start("zed_server", &["127.0.0.1:0"], &[], "url");
+    let env = [("HELIX_DB", db.to_str().unwrap())];
+    let out = run("helix_client", &[&url, "hi there"], &env);
+    assert!(stdout(&out).contains("completed req-"), "{}", stdout(&out));
+    // One log line per connection and per exchange.
+    server.wait_for("connection open");
+    server.wait_for("chat_message");
+    // A second run continues the thread the store kept.
+    let out = run("helix_client", &[&url, "again"], &env);
+    assert!(stdout(&out).contains("thread Some("), "{}", stdout(&out));
+    server.stop(Some("quit\n"));
+}
+
+#[test]
+fn agentloop_server_and_client() {
+    let (mut server, url) = Server::start("agentloop_server", &["127.0.0.1:0"], &[], "url");
+    let out = run("agentloop_client", &[&url, "list the files"], &[]);
+    let text = stdout(&out);
+    assert!(text.contains("approving [\"ls\"]"), "{text}");
+    assert!(text.contains("agent_finished"), "{text}");
+    server.wait_for("user_input");
+    server.stop(None);
+}
+
+#[test]
+fn eca_client_runs_the_eca_server_beside_it() {
+    let out = run("eca_client", &[], &[]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("You said: hello, please use a tool"),
+        "{text}"
+    );
+    assert!(text.contains("server exited: exit status: 0"), "{text}");
+}
+
+#[test]
+fn eca_server_on_tcp_and_client() {
+    let (mut server, addr) = Server::start("eca_server", &["--tcp", "127.0.0.1:0"], &[], "addr");
+    let out = run("eca_client", &["--prompt", "hello", "tcp", &addr], &[]);
+    assert!(stdout(&out).contains("You said: hello"), "{}", stdout(&out));
+    server.wait_for("chat/prompt");
+    server.stop(Some("quit\n"));
+}
+
+#[test]
+fn coven_gateway_and_agent() {
+    let (mut gateway, addr) = Server::start("coven_gateway", &["127.0.0.1:0"], &[], "addr");
+    let endpoint = format!("http://{addr}");
+    let mut agent = Command::new(example("coven_agent"))
+        .args([endpoint.as_str(), "pair-test-agent"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    gateway.wait_for("peer registered");
+    // Stopping the gateway sends the agent Shutdown, and the agent leaves cleanly.
+    gateway.stop(Some("quit\n"));
+    assert!(agent.wait().unwrap().success());
+}
+
+/// A free local port (bound, then released for the example to take).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn external_agent_server_and_external_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ea.sqlite");
+    let input = format!("127.0.0.1:{}", free_port());
+    let input_url = format!("http://{input}/v1/input");
+    let env = [
+        ("EA_INPUT_URL", input_url.as_str()),
+        ("EA_DB", db.to_str().unwrap()),
+    ];
+    let (server, base) = Server::start("external_agent_server", &["127.0.0.1:0"], &env, "base");
+    let out = run(
+        "external_system",
+        &["--demo", &input],
+        &[("EA_SERVER", base.as_str())],
+    );
+    let text = stdout(&out);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(text.contains("session_ready"), "{text}");
+    // The demo ends on this system's reply, relayed through the callback and the server.
+    assert!(
+        last.contains("\"type\":\"message\"") && !last.contains("\"role\":\"user\""),
+        "{text}"
+    );
+    server.stop(None);
+}
+
+#[test]
+fn a_port_in_use_is_one_sentence_with_a_hint() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    for name in [
+        "zed_server",
+        "agentloop_server",
+        "coven_gateway",
+        "external_agent_server",
+    ] {
+        let out = Command::new(example(name))
+            .arg(&addr)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("{name}: address {addr} is in use; pass another as [ADDR]\n"),
+        );
+    }
+}
