@@ -378,7 +378,7 @@ fn emit_kinds(model: &Model) -> Result<(TokenStream, Vec<TokenStream>), String> 
         }
 
         /// The kind of a message (`None` for a message no kind describes).
-        #[allow(unused_variables)]
+        #[allow(unused_variables, unreachable_patterns)]
         pub fn kind_of(msg: &Message<'_>) -> Option<Kind> {
             match *msg { #(#kind_arms)* #kind_fallback }
         }
