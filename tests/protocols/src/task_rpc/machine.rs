@@ -184,7 +184,14 @@ fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             agentwire_runtime::jsonrpc::Message::Notification(
                 ClientNotification::NotificationsCancelled(m),
             ),
-        ) => agentwire_runtime::machine::Field::Present,
+        ) => {
+            match &m.request_id {
+                RequestId::String(v) => {
+                    agentwire_runtime::machine::Field::Str(v.as_str())
+                }
+                RequestId::Integer(v) => agentwire_runtime::machine::Field::Int(*v),
+            }
+        }
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
@@ -196,7 +203,14 @@ fn read_8<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             agentwire_runtime::jsonrpc::Message::Notification(
                 ClientNotification::NotificationsProgress(m),
             ),
-        ) => agentwire_runtime::machine::Field::Present,
+        ) => {
+            match &m.progress_token {
+                ProgressToken::String(v) => {
+                    agentwire_runtime::machine::Field::Str(v.as_str())
+                }
+                ProgressToken::Integer(v) => agentwire_runtime::machine::Field::Int(*v),
+            }
+        }
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
@@ -260,7 +274,14 @@ fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             agentwire_runtime::jsonrpc::Message::Notification(
                 ServerNotification::NotificationsCancelled(m),
             ),
-        ) => agentwire_runtime::machine::Field::Present,
+        ) => {
+            match &m.request_id {
+                RequestId::String(v) => {
+                    agentwire_runtime::machine::Field::Str(v.as_str())
+                }
+                RequestId::Integer(v) => agentwire_runtime::machine::Field::Int(*v),
+            }
+        }
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
@@ -272,7 +293,14 @@ fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             agentwire_runtime::jsonrpc::Message::Notification(
                 ServerNotification::NotificationsProgress(m),
             ),
-        ) => agentwire_runtime::machine::Field::Present,
+        ) => {
+            match &m.progress_token {
+                ProgressToken::String(v) => {
+                    agentwire_runtime::machine::Field::Str(v.as_str())
+                }
+                ProgressToken::Integer(v) => agentwire_runtime::machine::Field::Int(*v),
+            }
+        }
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
