@@ -74,7 +74,10 @@ fn a_newline_protocol_with_shared_methods_and_conventions_generates() {
     answer: error
     code: -32800
 ";
-    let dir = spec(tmp.path(), &yaml("newline", conventions, &format!("{PING}{CANCELLED}")));
+    let dir = spec(
+        tmp.path(),
+        &yaml("newline", conventions, &format!("{PING}{CANCELLED}")),
+    );
     let code = skeleton(&dir);
     assert!(code.contains("jsonrpc::Framing::Newline"), "{code}");
     assert!(code.contains("CancelAnswer::Error(-32800i64)"), "{code}");
@@ -113,7 +116,10 @@ fn from_lists_and_optional_params_are_checked() {
         "`params_optional` needs a `params:` type",
         "`nobody` is not one of the roles (client, server)",
     ] {
-        assert!(errors.iter().any(|e| e.contains(expected)), "{expected}: {errors:?}");
+        assert!(
+            errors.iter().any(|e| e.contains(expected)),
+            "{expected}: {errors:?}"
+        );
     }
 }
 
@@ -135,6 +141,9 @@ fn conventions_name_notifications_every_role_sends() {
         "`answer: error` needs a `code:`",
         "progress.method names `nothing`, which is not a method of the spec",
     ] {
-        assert!(errors.iter().any(|e| e.contains(expected)), "{expected}: {errors:?}");
+        assert!(
+            errors.iter().any(|e| e.contains(expected)),
+            "{expected}: {errors:?}"
+        );
     }
 }
