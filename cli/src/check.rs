@@ -4,6 +4,7 @@
 use std::fmt;
 use std::io::BufRead;
 
+use agentwire_runtime::calls::Calls;
 use agentwire_runtime::framing::{ContentLengthDecoder, FramingError, FramingErrorKind};
 use agentwire_runtime::machine::Violation;
 use agentwire_runtime::registry::{Checker, Decoded, Protocol, TransportKind};
@@ -184,6 +185,8 @@ struct Run<'p> {
     /// The senders a one-sided capture holds; `None` when every direction is recorded.
     present: Option<Vec<String>>,
     stats: Stats,
+    /// JSON-RPC requests seen so far, so that a response's result is typed by its request.
+    calls: Calls,
 }
 
 impl<'p> Run<'p> {
@@ -192,6 +195,7 @@ impl<'p> Run<'p> {
             protocol,
             checker: protocol.checker(),
             present,
+            calls: Calls::new(),
             stats: Stats::default(),
         }
     }
@@ -456,6 +460,23 @@ fn check_line(
         }
         Some(Ok(msg)) => run.observe(file, at, &msg, out),
     }
+    if let Some(invalid) = type_response(p, &mut run.calls, from, entry.get("message")) {
+        out.extend(invalid_findings(file, at, &invalid.under("/message"), ""));
+    }
+}
+
+/// Decodes a JSON-RPC response's result as the result of the request it answers (the one
+/// with its id, seen earlier from the other side); `Some` names what is wrong with it.
+fn type_response(
+    p: &dyn Protocol,
+    calls: &mut Calls,
+    from: &str,
+    message: Option<&Value>,
+) -> Option<Invalid> {
+    if p.transport() != TransportKind::JsonRpc {
+        return None;
+    }
+    calls.observe(p, from, message?)?.err()
 }
 
 /// When `entry` failed only because its kind is one another role sends, the error that says
@@ -496,6 +517,8 @@ struct Item<R> {
     at: At,
     shape: Shape,
     msg: R,
+    /// The message as read, for typing a response by its request.
+    message: Value,
 }
 
 /// Reads one capture: every message that decodes, plus findings for the rest.
@@ -533,10 +556,14 @@ fn read_capture(
                 out.extend(invalid_findings(file, at, &invalid, "/message"));
                 let decode = |e: &Value| p.decode(&capture.role, e);
                 if let Some(msg) = repair::decode_repaired(&entry, &invalid, decode) {
-                    items.push(Item { at, shape, msg });
+                    let message = entry["message"].clone();
+                    items.push(Item { at, shape, msg, message });
                 }
             }
-            Some(Ok(msg)) => items.push(Item { at, shape, msg }),
+            Some(Ok(msg)) => {
+                let message = entry["message"].clone();
+                items.push(Item { at, shape, msg, message });
+            }
         }
     };
     let bytes = strip_bom(&capture.bytes);
@@ -610,6 +637,10 @@ pub fn check_captures(
         }
         let item = &decoded[side][index];
         run.observe(&files[side], item.at, &item.msg, out);
+        let role = captures[side].role.as_str();
+        if let Some(invalid) = type_response(p, &mut run.calls, role, Some(&item.message)) {
+            out.extend(invalid_findings(&files[side], item.at, &invalid, ""));
+        }
     }
     run.finish(&files.join("+"), out, false)
 }

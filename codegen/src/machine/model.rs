@@ -172,6 +172,13 @@ pub enum Leaf {
     ProtoEnum(String),
     /// A JSON-RPC id (a response's).
     RpcId,
+    /// A union of primitive types (`string | integer`, a request id): the member that is set,
+    /// so `2` and `"2"` read apart. `ty` names the union, `members` its variants in order
+    /// (`String`, `Integer`, `Number`, `Bool`).
+    Scalars {
+        ty: String,
+        members: Vec<String>,
+    },
 }
 
 /// Every kind of one protocol, the `Message` enum the checker observes, and every field read
@@ -307,11 +314,8 @@ impl Model {
 
     fn rpc_kinds(&mut self, p: &Protocol) {
         for role in &p.roles {
-            let sends = p.methods.iter().any(|m| &m.from == role);
-            let answers = p
-                .methods
-                .iter()
-                .any(|m| m.call == Call::Request && &m.from != role);
+            let sends = p.methods.iter().any(|m| m.sent_by(role));
+            let answers = p.methods.iter().any(|m| m.answered_by(role));
             if !sends && !answers {
                 continue;
             }
@@ -321,7 +325,7 @@ impl Model {
                 format!("{}Message", pascal_case(role)),
                 Some(role.clone()),
             );
-            for m in p.methods.iter().filter(|m| &m.from == role) {
+            for m in p.methods.iter().filter(|m| m.sent_by(role)) {
                 let request = m.call == Call::Request;
                 let set = match m.call {
                     Call::Request => format!("{}Request", pascal_case(role)),
@@ -334,8 +338,9 @@ impl Model {
                     method: crate::naming::variant_name(&m.name),
                     params: m.params.is_some(),
                 };
+                // Params a sender may omit have no members a key could read.
                 let root = Root::RpcCall {
-                    params: m.params.clone(),
+                    params: m.params.clone().filter(|_| !m.params_optional),
                     request,
                 };
                 self.push_kind(role, &m.name, pattern, root);
@@ -497,6 +502,24 @@ impl Resolver<'_> {
             Ty::Named(n) => match self.kind_of(n) {
                 Some(TypeKind::Enum(_)) => leaf(Leaf::Str),
                 Some(TypeKind::Union { .. }) => leaf(Leaf::UnionKind),
+                Some(TypeKind::Untagged(members))
+                    if members.iter().all(|t| t.named().is_none()) =>
+                {
+                    let members = members
+                        .iter()
+                        .map(|t| match t {
+                            Ty::String => "String",
+                            Ty::Integer => "Integer",
+                            Ty::Number => "Number",
+                            _ => "Bool",
+                        })
+                        .map(str::to_owned)
+                        .collect();
+                    leaf(Leaf::Scalars {
+                        ty: n.clone(),
+                        members,
+                    })
+                }
                 Some(TypeKind::Alias {
                     target,
                     constraints,

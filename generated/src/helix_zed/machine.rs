@@ -28,7 +28,7 @@ impl Kind {
     }
 }
 /// The kind of a message (`None` for a message no kind describes).
-#[allow(unused_variables)]
+#[allow(unused_variables, unreachable_patterns)]
 pub fn kind_of(msg: &Message<'_>) -> Option<Kind> {
     match *msg {
         Message::Helix(HelixMessage::ChatMessage(m)) => Some(Kind::HelixChatMessage),
