@@ -11,17 +11,27 @@
 mod cli {
     pub mod check;
     pub mod merge;
+    pub mod report;
 }
 
 use agentwire_runtime::registry::Protocol;
-use cli::check::{self, Capture, Sides};
-pub use cli::merge;
+use cli::check::{self, Capture, Sides, Trace};
+pub use cli::{merge, report};
+use report::{OutputFormat, Report};
 use libfuzzer_sys::fuzz_target;
 
 fn run(p: &dyn Protocol, bytes: &[u8]) {
-    for sides in [Sides::Both, Sides::OneSided] {
-        let _ = check::check_trace(p, "t.jsonl", bytes, sides);
-    }
+    // Both output formats, the second with a findings limit, as `--format json
+    // --max-findings` runs it; the sink stands in for standard output.
+    let mut sink = std::io::sink();
+    let mut text = Report::new(&mut sink, OutputFormat::Text, None, false);
+    let mut input = bytes;
+    let trace = Trace { name: "t.jsonl", input: &mut input, size: Some(bytes.len() as u64) };
+    let _ = check::check_trace(p, trace, None, &mut text);
+    let mut json = Report::new(&mut sink, OutputFormat::Json, Some(3), false);
+    let mut input = bytes;
+    let trace = Trace { name: "t.jsonl", input: &mut input, size: None };
+    let _ = check::check_trace(p, trace, Some(check::senders(bytes)), &mut json);
     // Split at the first NUL (if any) into two captures, one per role (the first two roles).
     let (a, b) = match bytes.iter().position(|&x| x == 0) {
         Some(i) => (&bytes[..i], &bytes[i + 1..]),
@@ -43,8 +53,10 @@ fn run(p: &dyn Protocol, bytes: &[u8]) {
             bytes: b.to_vec(),
         },
     ];
-    let _ = check::check_captures(p, &captures, 1 << 16, Sides::Both);
-    let _ = check::check_captures(p, &captures[..1], 1 << 16, Sides::OneSided);
+    let mut sink = std::io::sink();
+    let mut out = Report::new(&mut sink, OutputFormat::Text, None, false);
+    let _ = check::check_captures(p, &captures, 1 << 16, Sides::Both, &mut out);
+    let _ = check::check_captures(p, &captures[..1], 1 << 16, Sides::OneSided, &mut out);
 }
 
 fuzz_target!(|bytes: &[u8]| {
