@@ -8,15 +8,15 @@
 //!
 //! Environment: `EA_ADDR` (listen address), `EA_INPUT_URL` (the external agent's inputUrl,
 //! default `http://127.0.0.1:8081/v1/input`), `EA_DB` (SQLite file, default in the system
-//! temp dir). Press Enter to shut down cleanly.
-
-use std::sync::Arc;
+//! temp dir; or, built with `--features postgres`, a `postgres://` URL that several instances
+//! share), `EA_CALLBACK_BASE` (the base of the callback URLs handed to the external agent,
+//! default this instance's own address; behind a load balancer, the balancer's). Press Enter
+//! to shut down cleanly.
 
 use agentwire_protocols::external_agents as proto;
 use agentwire_protocols::skeletons::external_agents as sk;
 use agentwire_transport::CheckMode;
 use agentwire_transport::http_ws::ServerConfig;
-use agentwire_transport::store::sessions::SqliteSessionStore;
 use tokio::io::AsyncBufReadExt;
 
 fn env_or(key: &str, default: &str) -> String {
@@ -28,12 +28,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     agentwire_examples::init_logging();
     let addr = env_or("EA_ADDR", "127.0.0.1:8080");
     let input_url = env_or("EA_INPUT_URL", "http://127.0.0.1:8081/v1/input");
-    let db = std::env::var_os("EA_DB")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("agentwire-external-agents.sqlite"));
+    let default_db = std::env::temp_dir().join("agentwire-external-agents.sqlite");
+    let db = env_or("EA_DB", &default_db.to_string_lossy());
 
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let base = format!("http://{}", listener.local_addr()?);
+    let callback_base = env_or("EA_CALLBACK_BASE", &base);
     let agents = [
         proto::AgentConfig::External(proto::ExternalAgentConfig {
             agent_id: "external-agent-a".into(),
@@ -41,7 +41,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             description: Some("Async external agent via inputUrl".into()),
             external: proto::ExternalAgentConfigExternal {
                 input_url: input_url.clone(),
-                callback_base_url: base.clone(),
+                callback_base_url: callback_base,
             },
         }),
         proto::AgentConfig::Chat(proto::ChatAgentConfig {
@@ -56,9 +56,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         mode: CheckMode::Enforce,
         guard: Default::default(),
     };
-    let store = Arc::new(SqliteSessionStore::open(&db)?);
+    let store = agentwire_transport::store::open_session_store(&db)?;
     let server = sk::AgentServer::new(config, store).serve(listener)?;
-    tracing::info!(%base, %input_url, db = %db.display(), "agent server up; press Enter to stop");
+    tracing::info!(%base, %input_url, %db, "agent server up; press Enter to stop");
 
     let mut line = String::new();
     tokio::io::BufReader::new(tokio::io::stdin())
