@@ -108,7 +108,16 @@ impl Server {
         let data = dir.join("data");
         run(
             as_server_user(&bin, "initdb")
-                .args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "-D"])
+                .args([
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--no-sync",
+                    "-D",
+                ])
                 .arg(&data),
             "initdb",
         )?;

@@ -31,7 +31,12 @@ fn server_binary() -> PathBuf {
         let status = std::process::Command::new(env!("CARGO"))
             .current_dir(workspace_root())
             .args(["build", "-q", "-p", "agentwire-examples"])
-            .args(["--features", "postgres", "--example", "external_agent_server"])
+            .args([
+                "--features",
+                "postgres",
+                "--example",
+                "external_agent_server",
+            ])
             .status()
             .expect("run cargo build");
         assert!(status.success(), "building external_agent_server failed");
@@ -218,7 +223,13 @@ async fn cut_listeners(db: &str) -> usize {
          WHERE datname = current_database() AND query = 'LISTEN agentwire_log'";
     let count = format!("SELECT count(*) {listeners}");
     let listening = async {
-        while client.query_one(&count, &[]).await.unwrap().get::<_, i64>(0) < 2 {
+        while client
+            .query_one(&count, &[])
+            .await
+            .unwrap()
+            .get::<_, i64>(0)
+            < 2
+        {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     };
@@ -290,7 +301,10 @@ async fn fifty_racing_creates_over_both_instances_give_one_owner() {
     assert!(refused.iter().all(|a| *a != owner), "{refused:?}");
     // 26 creates name the external agent, 24 the chat agent.
     let of_owner = if owner == EXT { 26 } else { 24 };
-    assert_eq!((attached.len(), refused.len()), (of_owner - 1, 50 - of_owner));
+    assert_eq!(
+        (attached.len(), refused.len()),
+        (of_owner - 1, 50 - of_owner)
+    );
     let store = open_session_store(&db).unwrap();
     assert_eq!(store.session("RACE-1").unwrap().unwrap().owner, owner);
 }

@@ -82,7 +82,10 @@ fn sessions_are_stored_deleted_and_counted(b: &Backend) {
     store.put_session(&record("S-1", "a", false)).unwrap();
     store.put_session(&record("S-2", "b", false)).unwrap();
     assert_eq!(store.live_sessions().unwrap(), 2);
-    assert_eq!(store.session("S-1").unwrap(), Some(record("S-1", "a", false)));
+    assert_eq!(
+        store.session("S-1").unwrap(),
+        Some(record("S-1", "a", false))
+    );
     assert!(store.delete_session("S-1").unwrap());
     assert!(!store.delete_session("S-1").unwrap(), "already deleted");
     assert!(!store.delete_session("nope").unwrap());
@@ -145,7 +148,10 @@ fn insert_new_and_revive_have_one_winner_across_instances(b: &Backend) {
     assert_eq!(wins, 1);
     let owner = stores[0].session("R-1").unwrap().unwrap().owner;
     // Revive: only the owner, only a deleted session, only once.
-    assert!(!stores[1].revive("R-1", &owner).unwrap(), "live: nothing to revive");
+    assert!(
+        !stores[1].revive("R-1", &owner).unwrap(),
+        "live: nothing to revive"
+    );
     assert!(stores[2].delete_session("R-1").unwrap());
     assert!(!stores[3].revive("R-1", "someone-else").unwrap());
     let barrier = Arc::new(Barrier::new(8));
@@ -183,7 +189,10 @@ fn keyed_mappings_and_states(b: &Backend) {
         ["req-3", "req-1", "req-2"]
     );
     assert!(store.advance("req-1", "waiting", "complete").unwrap());
-    assert_eq!(store.keys_in("ses_1", "waiting").unwrap(), ["req-3", "req-2"]);
+    assert_eq!(
+        store.keys_in("ses_1", "waiting").unwrap(),
+        ["req-3", "req-2"]
+    );
     assert_eq!(store.keys_in("ses_1", "complete").unwrap(), ["req-1"]);
     assert_eq!(store.state("req-1").unwrap().as_deref(), Some("complete"));
     assert_eq!(store.state("unknown").unwrap(), None);

@@ -22,10 +22,10 @@ use super::forward::{ForwardError, Forwarder};
 use super::hub::Hub;
 use super::layout::{ApiError, Binding, LogRole, WsError};
 use super::limits::Limits;
+use super::relay::Relay;
 use super::routes::{self, api, internal, json};
 use super::serve::ServerHandle;
 use crate::check::{CheckMode, Gate};
-use super::relay::Relay;
 use crate::store::sessions::{SessionRecord, SessionStore};
 use crate::store::{FeedEvent, LogFeed, StoreError};
 
@@ -402,7 +402,10 @@ impl<B: Binding> Shared<B> {
         let observe =
             |c: &mut B::Checker| Engine::<B>::observe_create(c, owner, session, status.as_u16());
         if status != StatusCode::CREATED {
-            return core.gate(&self.engine, record).admit(observe).map(|()| None);
+            return core
+                .gate(&self.engine, record)
+                .admit(observe)
+                .map(|()| None);
         }
         let mut gate = core.fresh_gate();
         gate.admit(observe)?;

@@ -1,7 +1,10 @@
 //! State a protocol side owns, behind small store traits named by what they hold, with
 //! SQLite defaults that survive a restart (rusqlite, bundled SQLite: no system library
 //! needed): [`sessions`] (sessions with an owner and a deleted flag, and each one's ordered
-//! log of JSON values) and [`keyed`] (key -> value mappings and keyed states).
+//! log of JSON values) and [`keyed`] (key -> value mappings and keyed states). With the
+//! `postgres` feature, [`postgres`] backs both on one database several server instances
+//! share; [`open_session_store`] and [`open_keyed_store`] pick the backend from the
+//! configured location (a `postgres://` URL or a file path).
 
 pub mod keyed;
 #[cfg(feature = "postgres")]

@@ -93,11 +93,9 @@ impl std::fmt::Debug for PgConn {
 pub(crate) fn pg_error(e: &tokio_postgres::Error) -> StoreError {
     // The server's own message (with its SQLSTATE) says more than the client's summary.
     match e.as_db_error() {
-        Some(db) => StoreError::Backend(format!(
-            "postgres: {} ({})",
-            db.message(),
-            db.code().code()
-        )),
+        Some(db) => {
+            StoreError::Backend(format!("postgres: {} ({})", db.message(), db.code().code()))
+        }
         None => StoreError::Backend(format!("postgres: {e}")),
     }
 }

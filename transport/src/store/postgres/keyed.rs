@@ -67,7 +67,10 @@ impl StateStore for PgKeyedStore {
     }
 
     fn advance(&self, key: &str, from: &str, to: &str) -> Result<bool, StoreError> {
-        Ok(!self.conn.query(ADVANCE, texts(&[key, from, to]))?.is_empty())
+        Ok(!self
+            .conn
+            .query(ADVANCE, texts(&[key, from, to]))?
+            .is_empty())
     }
 
     fn state(&self, key: &str) -> Result<Option<String>, StoreError> {

@@ -104,10 +104,7 @@ impl SessionStore for PgSessionStore {
     }
 
     fn append(&self, session_id: &str, value: &Value) -> Result<i64, StoreError> {
-        let rows = self.rows(
-            APPEND,
-            vec![text(session_id), Box::new(value.to_string())],
-        )?;
+        let rows = self.rows(APPEND, vec![text(session_id), Box::new(value.to_string())])?;
         match rows.first() {
             Some(r) => get(r, 0),
             None => Err(StoreError::Backend(format!(
