@@ -111,3 +111,74 @@ impl Relay {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tokio::sync::mpsc;
+
+    use super::*;
+    use crate::store::sessions::{SessionRecord, SqliteSessionStore};
+
+    fn store_with_session() -> SqliteSessionStore {
+        let store = SqliteSessionStore::in_memory().unwrap();
+        store
+            .put_session(&SessionRecord {
+                session_id: "s".into(),
+                owner: "o".into(),
+                deleted: false,
+                created_at: "t".into(),
+            })
+            .unwrap();
+        store
+    }
+
+    fn drain(rx: &mut mpsc::Receiver<Value>) -> Vec<Value> {
+        std::iter::from_fn(|| rx.try_recv().ok()).collect()
+    }
+
+    #[test]
+    fn entries_go_out_once_and_in_store_order_whoever_stored_them() {
+        let store = store_with_session();
+        store.append("s", &json!("before hello")).unwrap();
+        let (mut hub, mut relay) = (Hub::new(), Relay::default());
+        let (tx, mut rx) = mpsc::channel(64);
+        hub.attach("s", tx);
+        relay.follow(&store, "s").unwrap();
+        // Another instance stores 2 entries; before their notifications arrive this one
+        // stores a third: the first two go out first, read from the log.
+        store.append("s", &json!(1)).unwrap();
+        store.append("s", &json!(2)).unwrap();
+        let seq = store.append("s", &json!(3)).unwrap();
+        relay
+            .appended_here(&store, &mut hub, "s", seq, &json!(3))
+            .unwrap();
+        // The late notifications (and a resync) send nothing again.
+        relay
+            .appended_elsewhere(&store, &mut hub, "s", seq - 1)
+            .unwrap();
+        relay.resync(&store, &mut hub).unwrap();
+        let seq = store.append("s", &json!(4)).unwrap();
+        relay
+            .appended_elsewhere(&store, &mut hub, "s", seq)
+            .unwrap();
+        assert_eq!(drain(&mut rx), [json!(1), json!(2), json!(3), json!(4)]);
+    }
+
+    #[test]
+    fn a_session_nobody_here_follows_is_not_read() {
+        let store = store_with_session();
+        let (mut hub, mut relay) = (Hub::new(), Relay::default());
+        let (tx, rx) = mpsc::channel(64);
+        let id = hub.attach("s", tx);
+        relay.follow(&store, "s").unwrap();
+        hub.detach("s", id);
+        relay.unfollow_idle(&hub, "s");
+        drop(rx);
+        let seq = store.append("s", &json!(1)).unwrap();
+        relay
+            .appended_elsewhere(&store, &mut hub, "s", seq)
+            .unwrap();
+        assert!(relay.cursors.is_empty());
+    }
+}
