@@ -1,7 +1,8 @@
 //! A throwaway PostgreSQL server for the tests that need one: the distribution's server
 //! (installed by `scripts/install-peers`), `initdb` into a temporary directory, started on a
 //! free loopback port, one per test process ([`server`]), each test in a database of its own
-//! ([`Server::database`]). The server is run as `nobody` when the tests run as root
+//! ([`Server::database`]); a machine without the server gets it from
+//! `scripts/install-postgres` first. The server is run as `nobody` when the tests run as root
 //! (PostgreSQL refuses root), and a watchdog stops it and removes its directory once the
 //! test process is gone, so nothing outlives the test binary.
 
@@ -92,7 +93,15 @@ fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
 
 impl Server {
     fn start() -> Result<Self, String> {
-        let bin = bindir()?;
+        // Like the interop peers: a fresh machine gets the server from the project's script.
+        let bin = match bindir() {
+            Ok(bin) => bin,
+            Err(_) => {
+                let script = crate::peers::workspace_root().join("scripts/install-postgres");
+                run(&mut Command::new(script), "scripts/install-postgres")?;
+                bindir()?
+            }
+        };
         // A directory of its own under the system temp dir; kept (the watchdog removes it).
         let dir = tempfile::Builder::new()
             .prefix("agentwire-pg-")
