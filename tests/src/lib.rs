@@ -2,4 +2,5 @@
 
 pub mod fixtures;
 pub mod peers;
+pub mod postgres;
 pub mod traces;

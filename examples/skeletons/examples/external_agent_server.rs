@@ -8,15 +8,15 @@
 //!
 //! Environment: `EA_ADDR` (listen address when no ADDR is given), `EA_INPUT_URL` (the external agent's inputUrl,
 //! default `http://127.0.0.1:8081/v1/input`), `EA_DB` (SQLite file, default in the system
-//! temp dir). Stops cleanly on `quit`, end of input or Ctrl-C.
-
-use std::sync::Arc;
+//! temp dir; or, built with `--features postgres`, a `postgres://` URL that several instances
+//! share), `EA_CALLBACK_BASE` (the base of the callback URLs handed to the external agent,
+//! default this instance's own address; behind a load balancer, the balancer's). Stops cleanly
+//! on `quit`, end of input or Ctrl-C.
 
 use agentwire_protocols::external_agents as proto;
 use agentwire_protocols::skeletons::external_agents as sk;
 use agentwire_transport::CheckMode;
 use agentwire_transport::http_ws::ServerConfig;
-use agentwire_transport::store::sessions::SqliteSessionStore;
 
 fn env_or(key: &str, default: &str) -> String {
     std::env::var(key).unwrap_or_else(|_| default.to_owned())
@@ -33,12 +33,12 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .unwrap_or_else(|| env_or("EA_ADDR", "127.0.0.1:8080"));
     let input_url = env_or("EA_INPUT_URL", "http://127.0.0.1:8081/v1/input");
-    let db = std::env::var_os("EA_DB")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("agentwire-external-agents.sqlite"));
+    let default_db = std::env::temp_dir().join("agentwire-external-agents.sqlite");
+    let db = env_or("EA_DB", &default_db.to_string_lossy());
 
     let listener = agentwire_examples::bind(&addr).await?;
     let base = format!("http://{}", listener.local_addr()?);
+    let callback_base = env_or("EA_CALLBACK_BASE", &base);
     let agents = [
         proto::AgentConfig::External(proto::ExternalAgentConfig {
             agent_id: "external-agent-a".into(),
@@ -46,7 +46,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             description: Some("Async external agent via inputUrl".into()),
             external: proto::ExternalAgentConfigExternal {
                 input_url: input_url.clone(),
-                callback_base_url: base.clone(),
+                callback_base_url: callback_base,
             },
         }),
         proto::AgentConfig::Chat(proto::ChatAgentConfig {
@@ -61,9 +61,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         mode: CheckMode::Enforce,
         guard: Default::default(),
     };
-    let store = Arc::new(SqliteSessionStore::open(&db)?);
+    let store = agentwire_transport::store::open_session_store(&db)?;
     let server = sk::AgentServer::new(config, store).serve(listener)?;
-    tracing::info!(%base, %input_url, db = %db.display(), "agent server listening; {}", agentwire_examples::STOP_HINT);
+    tracing::info!(%base, %input_url, %db, "agent server listening; {}", agentwire_examples::STOP_HINT);
     agentwire_examples::wait_for_stop().await;
     server.shutdown().await?;
     tracing::info!("agent server stopped");

@@ -2,12 +2,13 @@
 //!
 //! Connects to URL (or `$AGENTWIRE_URL`, default ws://127.0.0.1:8765/), sends MESSAGE in
 //! session `ses_example` and prints the streamed reply. The session's thread id lives in a
-//! SQLite file (`$HELIX_DB`, default `agentwire-helix.db` in the temp dir), so a second
+//! SQLite file (`$HELIX_DB`, default `agentwire-helix.db` in the temp dir; or, built with
+//! `--features postgres`, a `postgres://` URL several Helix instances share), so a second
 //! run sends a follow-up on the same thread instead of a first message.
 
 use agentwire_protocols::helix_zed as hz;
 use agentwire_protocols::skeletons::helix_zed::HelixAgent;
-use agentwire_transport::store::keyed::{MappingStore, SqliteKeyedStore};
+use agentwire_transport::store::keyed::MappingStore;
 use agentwire_transport::ws::ClientConfig;
 
 #[tokio::main]
@@ -23,9 +24,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .or_else(|| std::env::var("AGENTWIRE_URL").ok())
         .unwrap_or_else(|| "ws://127.0.0.1:8765/".to_owned());
     let message = args.next().unwrap_or_else(|| "hello from helix".to_owned());
-    let db = std::env::var_os("HELIX_DB")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("agentwire-helix.db"));
+    let default_db = std::env::temp_dir().join("agentwire-helix.db");
+    let db = std::env::var("HELIX_DB").unwrap_or_else(|_| default_db.display().to_string());
     let session = "ses_example";
     let request_id = format!(
         "req-{}",
@@ -34,12 +34,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             .as_millis()
     );
 
-    let store = SqliteKeyedStore::open(&db)?;
+    let store = agentwire_transport::store::open_keyed_store(&db)?;
     let known = store.get(session)?;
-    println!(
-        "session {session}: thread {known:?} (store {})",
-        db.display()
-    );
+    println!("session {session}: thread {known:?} (store {db})");
     let mut agent = HelixAgent::connect(&url, ClientConfig::default(), store)
         .await
         .map_err(|e| agentwire_examples::connect_error(&url, "zed_server", &e))?;

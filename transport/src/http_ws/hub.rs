@@ -40,6 +40,11 @@ impl<T: Clone> Hub<T> {
         }
     }
 
+    /// Whether any connection is attached to the session.
+    pub fn has_subscribers(&self, session_id: &str) -> bool {
+        self.sessions.contains_key(session_id)
+    }
+
     /// Queues `msg` for every subscriber of the session; returns how many got it.
     pub fn broadcast(&mut self, session_id: &str, msg: &T) -> usize {
         let Some(subs) = self.sessions.get_mut(session_id) else {

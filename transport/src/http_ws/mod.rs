@@ -15,6 +15,7 @@ pub mod guard;
 mod hub;
 mod layout;
 mod limits;
+mod relay;
 mod routes;
 mod serve;
 mod server;

@@ -22,11 +22,12 @@ use super::forward::{ForwardError, Forwarder};
 use super::hub::Hub;
 use super::layout::{ApiError, Binding, LogRole, WsError};
 use super::limits::Limits;
+use super::relay::Relay;
 use super::routes::{self, api, internal, json};
 use super::serve::ServerHandle;
 use crate::check::{CheckMode, Gate};
-use crate::store::StoreError;
 use crate::store::sessions::{SessionRecord, SessionStore};
+use crate::store::{FeedEvent, LogFeed, StoreError};
 
 /// An owner the server knows (an agent, say). `forward` is set for owners whose input is
 /// posted elsewhere; the others get their input stored and echoed only.
@@ -122,6 +123,8 @@ pub(crate) struct Shared<B: Binding> {
     forwards: super::guard::ForwardSlots,
     /// Sequence violations of the server's own output (enforced or not).
     pub(crate) violations: Arc<AtomicU64>,
+    /// The store's feed of other instances' appends, until `serve` starts relaying it.
+    feed: Mutex<Option<LogFeed>>,
 }
 
 /// State changed under one lock so that the store, the per-session checkers and every
@@ -135,6 +138,9 @@ pub(crate) struct Core<B: Binding> {
     violations: Arc<AtomicU64>,
     clock: Clock,
     pub(crate) hub: Hub<Value>,
+    /// Set for a store several instances share: broadcasts then follow the store's order
+    /// (see `relay`); without it they go straight to the hub.
+    pub(crate) relay: Option<Relay>,
 }
 
 /// An input to post to the owner's URL once the lock is released.
@@ -182,13 +188,18 @@ impl<B: Binding> SessionServer<B> {
     pub fn new(config: ServerConfig, store: Arc<dyn SessionStore>) -> Self {
         let limits = config.limits;
         let violations = Arc::new(AtomicU64::new(0));
-        let core = Core {
+        let mut core = Core {
             mode: config.mode,
             checkers: HashMap::new(),
             violations: violations.clone(),
             clock: Clock::new(),
             hub: Hub::new(),
+            relay: None,
         };
+        let feed = store.feed();
+        if feed.is_some() {
+            core.relay = Some(Relay::default());
+        }
         let shared = Shared {
             owners: config
                 .owners
@@ -206,6 +217,7 @@ impl<B: Binding> SessionServer<B> {
             forwards: super::guard::ForwardSlots::new(&config.guard),
             guard: config.guard,
             violations,
+            feed: Mutex::new(feed),
         };
         Self {
             shared: Arc::new(shared),
@@ -258,6 +270,10 @@ impl<B: Binding> SessionServer<B> {
     /// every WebSocket with 1001 (going away).
     pub fn serve(&self, listener: TcpListener) -> std::io::Result<ServerHandle> {
         let shutdown = self.shared.shutdown.clone();
+        let feed = self.shared.feed.lock().ok().and_then(|mut f| f.take());
+        if let Some(feed) = feed {
+            tokio::spawn(relay_feed(self.shared.clone(), feed));
+        }
         super::serve::serve_router_guarded(listener, self.router(), shutdown, &self.shared.guard)
     }
 }
@@ -297,19 +313,40 @@ impl<B: Binding> Shared<B> {
             let m = format!("no owner has the id {owner:?}");
             return Ok(self.api(StatusCode::NOT_FOUND, ApiError::OwnerNotFound, &m));
         }
-        let (status, record) = match self.store.session(&session_id)? {
+        // Another instance on the same store may create or revive the id between this
+        // read and this write: the store's atomic insert/revive says who won, and the loser
+        // reads again (and then attaches, or gets 409).
+        for _ in 0..CREATE_ATTEMPTS {
+            if let Some(reply) = self.try_create(&mut core, owner, &session_id)? {
+                return Ok(reply);
+            }
+        }
+        let m = "the session kept changing under concurrent creates; try again";
+        Ok(self.api(StatusCode::SERVICE_UNAVAILABLE, ApiError::InvalidRequest, m))
+    }
+
+    /// One attempt at [`Shared::create`]; `None` when another instance won a race for the
+    /// id in the meantime.
+    fn try_create(
+        &self,
+        core: &mut Core<B>,
+        owner: &str,
+        session_id: &str,
+    ) -> Result<Option<Response>, ServerError> {
+        let (status, record) = match self.store.session(session_id)? {
             Some(rec) if rec.owner != owner => {
                 let _ = core
                     .gate(&self.engine, &rec)
-                    .admit(|c| Engine::<B>::observe_create(c, owner, &session_id, 409));
+                    .admit(|c| Engine::<B>::observe_create(c, owner, session_id, 409));
                 let m = format!("session {session_id:?} belongs to another owner");
-                return Ok(self.api(StatusCode::CONFLICT, ApiError::SessionOwnerMismatch, &m));
+                let reply = self.api(StatusCode::CONFLICT, ApiError::SessionOwnerMismatch, &m);
+                return Ok(Some(reply));
             }
             Some(rec) => (StatusCode::OK, rec),
             None => {
                 let created_at = core.clock.now();
                 let rec = SessionRecord {
-                    session_id: session_id.clone(),
+                    session_id: session_id.to_owned(),
                     owner: owner.to_owned(),
                     deleted: true,
                     created_at,
@@ -320,37 +357,55 @@ impl<B: Binding> Shared<B> {
         // `deleted` here means "not live yet": a new session or one to revive.
         if record.deleted && self.store.live_sessions()? >= self.limits.max_sessions {
             let m = "the server holds its maximum number of live sessions";
-            return Ok(self.api(StatusCode::SERVICE_UNAVAILABLE, ApiError::InvalidRequest, m));
+            let reply = self.api(StatusCode::SERVICE_UNAVAILABLE, ApiError::InvalidRequest, m);
+            return Ok(Some(reply));
         }
-        if let Err(v) = self.check_create(&mut core, &record, status) {
-            let m = format!("refused by the sequence checker: {v}");
-            return Ok(self.api(StatusCode::BAD_REQUEST, ApiError::InvalidRequest, &m));
-        }
+        let fresh = match self.check_create(core, &record, status) {
+            Ok(fresh) => fresh,
+            Err(v) => {
+                let m = format!("refused by the sequence checker: {v}");
+                let reply = self.api(StatusCode::BAD_REQUEST, ApiError::InvalidRequest, &m);
+                return Ok(Some(reply));
+            }
+        };
         if record.deleted {
-            self.store.put_session(&SessionRecord {
-                deleted: false,
-                ..record.clone()
-            })?;
+            let won = if status == StatusCode::CREATED {
+                self.store.insert_new(&SessionRecord {
+                    deleted: false,
+                    ..record.clone()
+                })?
+            } else {
+                self.store.revive(session_id, owner)?
+            };
+            if !won {
+                return Ok(None);
+            }
+        }
+        if let Some(gate) = fresh {
+            core.checkers.insert(session_id.to_owned(), gate);
         }
         let reply =
             self.engine
                 .create_reply(&record.session_id, &record.owner, &record.created_at)?;
-        Ok(json(status, &reply))
+        Ok(Some(json(status, &reply)))
     }
 
     /// Runs a successful create answer through the session's checker; a new session gets
-    /// a fresh checker, kept only if it accepts.
+    /// a fresh checker, returned to be kept once the session is stored.
     fn check_create(
         &self,
         core: &mut Core<B>,
         record: &SessionRecord,
         status: StatusCode,
-    ) -> Result<(), agentwire_runtime::machine::Violation> {
+    ) -> Result<Option<Gate<B::Checker>>, agentwire_runtime::machine::Violation> {
         let (owner, session) = (&record.owner, &record.session_id);
         let observe =
             |c: &mut B::Checker| Engine::<B>::observe_create(c, owner, session, status.as_u16());
         if status != StatusCode::CREATED {
-            return core.gate(&self.engine, record).admit(observe);
+            return core
+                .gate(&self.engine, record)
+                .admit(observe)
+                .map(|()| None);
         }
         let mut gate = core.fresh_gate();
         gate.admit(observe)?;
@@ -358,8 +413,7 @@ impl<B: Binding> Shared<B> {
             self.engine.prime_connection(c, session, owner);
             Ok(())
         });
-        core.checkers.insert(session.clone(), gate);
-        Ok(())
+        Ok(Some(gate))
     }
 
     /// Appends a callback's text as a reply and broadcasts it.
@@ -395,9 +449,15 @@ impl<B: Binding> Shared<B> {
         let msg = self
             .engine
             .broadcast(&rec.session_id, role.word(), text, &created_at)?;
-        self.store.append(&rec.session_id, &msg)?;
+        let seq = self.store.append(&rec.session_id, &msg)?;
         core.note_out(&self.engine, rec, &msg);
-        core.hub.broadcast(&rec.session_id, &msg);
+        let Core { hub, relay, .. } = core;
+        match relay {
+            Some(relay) => relay.appended_here(&*self.store, hub, &rec.session_id, seq, &msg)?,
+            None => {
+                hub.broadcast(&rec.session_id, &msg);
+            }
+        }
         Ok(created_at)
     }
 
@@ -470,6 +530,67 @@ impl<B: Binding> Shared<B> {
         })();
         if let Err(e) = outcome {
             tracing::error!(session_id, error = %e, "could not record a forward's outcome");
+        }
+    }
+}
+
+/// How many times a create reads again after losing a race to another instance.
+const CREATE_ATTEMPTS: usize = 4;
+
+impl<B: Binding> Shared<B> {
+    /// Attaches a connection's queue to a session's broadcasts; returns the subscriber id.
+    pub(crate) fn attach(
+        &self,
+        session_id: &str,
+        tx: tokio::sync::mpsc::Sender<Value>,
+    ) -> Result<u64, ServerError> {
+        let mut core = self.lock()?;
+        let Core { hub, relay, .. } = &mut *core;
+        if let Some(relay) = relay {
+            relay.follow(&*self.store, session_id)?;
+        }
+        Ok(hub.attach(session_id, tx))
+    }
+
+    /// Detaches a subscriber (and stops relaying a session nobody here follows).
+    pub(crate) fn detach(&self, session_id: &str, id: u64) {
+        if let Ok(mut core) = self.lock() {
+            let Core { hub, relay, .. } = &mut *core;
+            hub.detach(session_id, id);
+            if let Some(relay) = relay {
+                relay.unfollow_idle(hub, session_id);
+            }
+        }
+    }
+
+    /// Relays one feed event to the local connections.
+    fn on_feed(&self, event: FeedEvent) -> Result<(), ServerError> {
+        let mut core = self.lock()?;
+        let Core { hub, relay, .. } = &mut *core;
+        let Some(relay) = relay else {
+            return Ok(());
+        };
+        let store = &*self.store;
+        match event {
+            FeedEvent::Appended { session_id, seq } => {
+                relay.appended_elsewhere(store, hub, &session_id, seq)?;
+            }
+            FeedEvent::Resync => relay.resync(store, hub)?,
+        }
+        Ok(())
+    }
+}
+
+/// Relays the store's feed (other instances' appends) until shutdown.
+async fn relay_feed<B: Binding>(shared: Arc<Shared<B>>, mut feed: LogFeed) {
+    loop {
+        let event = tokio::select! {
+            () = shared.shutdown.cancelled() => return,
+            event = feed.next() => event,
+        };
+        let Some(event) = event else { return };
+        if let Err(e) = shared.on_feed(event) {
+            tracing::error!(error = %e, "could not relay another instance's entries");
         }
     }
 }

@@ -95,10 +95,8 @@ pub(crate) async fn run<B: Binding>(
 
 fn detach<B: Binding>(s: &Shared<B>, conn: &mut Conn<B>) {
     conn.rx = None;
-    if let Some((rec, id)) = conn.attached.take()
-        && let Ok(mut core) = s.lock()
-    {
-        core.hub.detach(&rec.session_id, id);
+    if let Some((rec, id)) = conn.attached.take() {
+        s.detach(&rec.session_id, id);
     }
 }
 
@@ -207,7 +205,7 @@ async fn hello<B: Binding>(
     };
     detach(s, conn);
     let (tx, rx) = mpsc::channel(s.limits.max_queued_frames.max(1));
-    let id = s.lock()?.hub.attach(&rec.session_id, tx);
+    let id = s.attach(&rec.session_id, tx)?;
     let _ = conn.gate.admit(|c| {
         Engine::<B>::prime(c, &rec.session_id, &rec.owner);
         Ok(())

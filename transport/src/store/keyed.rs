@@ -28,6 +28,31 @@ pub trait StateStore: Send + Sync + 'static {
     fn keys_in(&self, group: &str, state: &str) -> Result<Vec<String>, StoreError>;
 }
 
+/// A shared store (an `Arc`, such as [`super::open_keyed_store`] returns) is a store too.
+impl<T: MappingStore + ?Sized> MappingStore for std::sync::Arc<T> {
+    fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        (**self).get(key)
+    }
+    fn put(&self, key: &str, value: &str) -> Result<(), StoreError> {
+        (**self).put(key, value)
+    }
+}
+
+impl<T: StateStore + ?Sized> StateStore for std::sync::Arc<T> {
+    fn set_state(&self, group: &str, key: &str, state: &str) -> Result<(), StoreError> {
+        (**self).set_state(group, key, state)
+    }
+    fn advance(&self, key: &str, from: &str, to: &str) -> Result<bool, StoreError> {
+        (**self).advance(key, from, to)
+    }
+    fn state(&self, key: &str) -> Result<Option<String>, StoreError> {
+        (**self).state(key)
+    }
+    fn keys_in(&self, group: &str, state: &str) -> Result<Vec<String>, StoreError> {
+        (**self).keys_in(group, state)
+    }
+}
+
 /// The SQLite default for both traits.
 #[derive(Debug)]
 pub struct SqliteKeyedStore {

@@ -45,6 +45,53 @@ pub trait SessionStore: Send + Sync + 'static {
     fn append(&self, session_id: &str, value: &Value) -> Result<i64, StoreError>;
     /// The session's log in append order.
     fn log(&self, session_id: &str) -> Result<Vec<LogEntry>, StoreError>;
+
+    /// Stores `record` unless a session with its id exists (live or deleted); `false` when
+    /// one did. With several instances on one store this must be atomic: it is what makes
+    /// exactly one of racing creates win.
+    fn insert_new(&self, record: &SessionRecord) -> Result<bool, StoreError> {
+        if self.session(&record.session_id)?.is_some() {
+            return Ok(false);
+        }
+        self.put_session(record)?;
+        Ok(true)
+    }
+
+    /// Makes a deleted session of `owner` live again (keeping its creation time); `false`
+    /// when it is not, or no longer, a deleted session of `owner`. Atomic like
+    /// [`SessionStore::insert_new`].
+    fn revive(&self, session_id: &str, owner: &str) -> Result<bool, StoreError> {
+        match self.session(session_id)? {
+            Some(rec) if rec.deleted && rec.owner == owner => {
+                self.put_session(&SessionRecord {
+                    deleted: false,
+                    ..rec
+                })?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// The session's log entries with a position after `after`, in append order.
+    fn log_after(&self, session_id: &str, after: i64) -> Result<Vec<LogEntry>, StoreError> {
+        let mut log = self.log(session_id)?;
+        log.retain(|e| e.seq > after);
+        Ok(log)
+    }
+
+    /// The position of the session's last log entry (0 when it has none).
+    fn last_seq(&self, session_id: &str) -> Result<i64, StoreError> {
+        Ok(self.log(session_id)?.last().map_or(0, |e| e.seq))
+    }
+
+    /// What other processes append to this store, for a store several server instances
+    /// share; `None` (the default) for a store only this process writes. A store with a
+    /// feed numbers each session's entries 1, 2, 3, ... with no gaps, so that a reader can
+    /// tell a missed entry from a late one.
+    fn feed(&self) -> Option<super::LogFeed> {
+        None
+    }
 }
 
 /// The default store: one SQLite database (a file survives a restart).
@@ -150,21 +197,63 @@ impl SessionStore for SqliteSessionStore {
     }
 
     fn log(&self, session_id: &str) -> Result<Vec<LogEntry>, StoreError> {
+        self.log_after(session_id, 0)
+    }
+
+    fn insert_new(&self, record: &SessionRecord) -> Result<bool, StoreError> {
+        let n = self.conn()?.execute(
+            "INSERT INTO sessions (session_id, owner, deleted, created_at) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(session_id) DO NOTHING",
+            params![
+                record.session_id,
+                record.owner,
+                i64::from(record.deleted),
+                record.created_at
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn revive(&self, session_id: &str, owner: &str) -> Result<bool, StoreError> {
+        let n = self.conn()?.execute(
+            "UPDATE sessions SET deleted = 0 WHERE session_id = ?1 AND owner = ?2 AND deleted = 1",
+            params![session_id, owner],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn log_after(&self, session_id: &str, after: i64) -> Result<Vec<LogEntry>, StoreError> {
         let conn = self.conn()?;
-        let mut stmt =
-            conn.prepare("SELECT seq, value FROM session_log WHERE session_id = ?1 ORDER BY seq")?;
-        let rows = stmt.query_map(params![session_id], |r| {
+        let mut stmt = conn.prepare(
+            "SELECT seq, value FROM session_log WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map(params![session_id, after], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
         })?;
         let mut out = Vec::new();
         for row in rows {
             let (seq, text) = row?;
-            let value = serde_json::from_str(&text)
-                .map_err(|e| StoreError::Corrupt(format!("log entry {seq}: {e}")))?;
-            out.push(LogEntry { seq, value });
+            out.push(LogEntry {
+                seq,
+                value: parse_entry(seq, &text)?,
+            });
         }
         Ok(out)
     }
+
+    fn last_seq(&self, session_id: &str) -> Result<i64, StoreError> {
+        let seq: Option<i64> = self.conn()?.query_row(
+            "SELECT MAX(seq) FROM session_log WHERE session_id = ?1",
+            params![session_id],
+            |r| r.get(0),
+        )?;
+        Ok(seq.unwrap_or(0))
+    }
+}
+
+/// Reads one stored log entry back.
+pub(crate) fn parse_entry(seq: i64, text: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("log entry {seq}: {e}")))
 }
 
 #[cfg(test)]
