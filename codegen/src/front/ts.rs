@@ -248,6 +248,7 @@ impl<'f> Loader<'f> {
             doc,
             origin: self.origin(span),
             kind,
+            open: None,
         };
         if self.types.insert(name.to_owned(), def).is_some() {
             self.error(
@@ -366,6 +367,7 @@ impl<'f> Loader<'f> {
                             tag: String::new(),
                             variants: Vec::new(),
                         },
+                        open: None,
                     },
                 );
                 return;
