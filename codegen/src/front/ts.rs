@@ -178,14 +178,15 @@ impl<'f> Loader<'f> {
                 doc
             }
             Err(e) => {
-                self.errors.push(
-                    SpecError::at(
-                        self.file,
-                        (span.start as usize, span.size() as usize),
-                        e.message,
-                    )
-                    .with_help(e.help),
-                );
+                // Point at the tag itself when the error is about one (`@minimun`).
+                let (text, _) = self.docs.get(&node_start).cloned().unwrap_or_default();
+                let at = e
+                    .tag
+                    .as_deref()
+                    .and_then(|t| text.find(t).map(|i| (span.start as usize + i, t.len())))
+                    .unwrap_or((span.start as usize, span.size() as usize));
+                self.errors
+                    .push(SpecError::at(self.file, at, e.message).with_help(e.help));
                 DocComment::default()
             }
         }
@@ -428,7 +429,22 @@ impl<'f> Loader<'f> {
             self.add(&name, doc.text, a.id.span, TypeKind::Struct(fields));
             return;
         }
-        let Some(target) = self.ty(ty, &name) else {
+        if let Some(value) = single_string_literal(ty) {
+            self.add(
+                &name,
+                doc.text,
+                a.id.span,
+                TypeKind::Enum(vec![value.to_owned()]),
+            );
+            return;
+        }
+        // `type Id = string | number | null`: the non-null part is a type of its own.
+        let context = if matches!(ty, TSType::TSUnionType(_)) {
+            format!("{name}Value")
+        } else {
+            name.clone()
+        };
+        let Some(target) = self.ty(ty, &context) else {
             return;
         };
         let target = self.apply_type_tags(a.span.start, target, a.span);
