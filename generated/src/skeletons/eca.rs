@@ -228,6 +228,7 @@ impl ServerSender {
 struct ServerDispatch<H>(::std::sync::Arc<H>);
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Dispatch<ServerSide>
 for ServerDispatch<H> {
+    #[allow(unused_variables)]
     fn request(
         &self,
         peer: agentwire_transport::jsonrpc::Peer<ServerSide>,
@@ -272,6 +273,7 @@ for ServerDispatch<H> {
             }
         }
     }
+    #[allow(unused_variables)]
     fn notification(
         &self,
         peer: agentwire_transport::jsonrpc::Peer<ServerSide>,

@@ -113,6 +113,7 @@ impl ServerSender {
 struct ServerDispatch<H>(::std::sync::Arc<H>);
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Dispatch<ServerSide>
 for ServerDispatch<H> {
+    #[allow(unused_variables)]
     fn request(
         &self,
         peer: agentwire_transport::jsonrpc::Peer<ServerSide>,
@@ -137,6 +138,7 @@ for ServerDispatch<H> {
             }
         }
     }
+    #[allow(unused_variables)]
     fn notification(
         &self,
         peer: agentwire_transport::jsonrpc::Peer<ServerSide>,
