@@ -533,3 +533,15 @@ fn a_misspelt_tag_is_refused_at_its_line_with_a_suggestion() {
         "",
     );
 }
+
+#[test]
+fn deprecated_is_kept_in_the_docs_without_an_attribute() {
+    let (rust, defs) = ok(
+        "  /**\n   * The old name.\n   * @deprecated use `label`\n   */\n  name?: string;",
+        "",
+    );
+    let description = defs["Probe"]["properties"]["name"]["description"].to_string();
+    assert!(description.contains("Deprecated: use `label`"), "{description}");
+    assert!(rust.contains("Deprecated: use `label`"), "{rust}");
+    assert!(!rust.contains("#[deprecated"), "{rust}");
+}
