@@ -325,8 +325,20 @@ fn constructs_not_supported_yet_say_what_to_write() {
             "  t: [string, number];",
             "write an interface with named fields",
         ),
+        (
+            "  i: (Probe | Other) & { c: string };",
+            "an intersection with a union is not supported; write the union of the intersections (`(A & { ... }) | (B & { ... })`)",
+        ),
+        (
+            "  j: string & { c: string };",
+            "an intersection may join only interfaces, `Omit<...>` of one and object literals; write an interface that extends them",
+        ),
+        (
+            "  k: Pick<Probe, \"type\">;",
+            "unsupported generic type `Pick<...>`",
+        ),
     ] {
-        let errors = generate_ts(field, "").expect_err(field);
+        let errors = generate_ts(field, "interface Other { o: string }").expect_err(field);
         assert!(
             errors.iter().any(|e| e.contains(want)),
             "{field}: {errors:?}"
@@ -541,7 +553,10 @@ fn deprecated_is_kept_in_the_docs_without_an_attribute() {
         "",
     );
     let description = defs["Probe"]["properties"]["name"]["description"].to_string();
-    assert!(description.contains("Deprecated: use `label`"), "{description}");
+    assert!(
+        description.contains("Deprecated: use `label`"),
+        "{description}"
+    );
     assert!(rust.contains("Deprecated: use `label`"), "{rust}");
     assert!(!rust.contains("#[deprecated"), "{rust}");
 }
