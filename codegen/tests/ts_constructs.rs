@@ -560,3 +560,14 @@ fn deprecated_is_kept_in_the_docs_without_an_attribute() {
     assert!(rust.contains("Deprecated: use `label`"), "{rust}");
     assert!(!rust.contains("#[deprecated"), "{rust}");
 }
+
+#[test]
+fn number_literals_beside_number_are_a_number() {
+    let (rust, defs) = ok(
+        "  code: ErrorCode;\n  other?: -1 | 0 | number;",
+        "export type ErrorCode = -32700 | -32600 | number;\n",
+    );
+    assert_eq!(defs["ErrorCode"]["type"], "number");
+    assert_eq!(defs["Probe"]["properties"]["other"]["type"], "number");
+    assert!(rust.contains("pub type ErrorCode = f64;"), "{rust}");
+}

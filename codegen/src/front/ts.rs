@@ -401,6 +401,14 @@ impl<'f> Loader<'f> {
                 self.open_enum(&name, values, a.id.span, Some(doc.text));
                 return;
             }
+            if let Some(number) = untagged::open_number(&members) {
+                let kind = TypeKind::Alias {
+                    target: number,
+                    constraints: doc.constraints,
+                };
+                self.add(&name, doc.text, a.id.span, kind);
+                return;
+            }
             // `T | null` and its kin are a nullable alias, below.
             if !members
                 .iter()
@@ -534,6 +542,8 @@ impl<'f> Loader<'f> {
                 } else if let Some(values) = untagged::open_enum(&non_null) {
                     self.open_enum(context, values, u.span, None);
                     Ty::Named(context.to_owned())
+                } else if let Some(number) = untagged::open_number(&non_null) {
+                    number
                 } else {
                     self.union_type(context, &non_null, u.span, String::new(), true)?;
                     Ty::Named(context.to_owned())
