@@ -185,8 +185,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
 pub struct TagError {
     pub message: String,
     pub help: String,
-    /// The tag as written, where the error is about one tag: a diagnostic points at it.
-    pub tag: Option<String>,
 }
 
 impl TagError {
@@ -194,7 +192,6 @@ impl TagError {
         Self {
             message,
             help: help.into(),
-            tag: None,
         }
     }
 
@@ -205,9 +202,7 @@ impl TagError {
         } else {
             format!("did you mean `@{}`?", rule.tag())
         };
-        let mut e = Self::new(format!("unknown constraint tag `@{written}`"), help);
-        e.tag = Some(format!("@{written}"));
-        e
+        Self::new(format!("unknown constraint tag `@{written}`"), help)
     }
 }
 

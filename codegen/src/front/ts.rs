@@ -180,10 +180,8 @@ impl<'f> Loader<'f> {
             Err(e) => {
                 // Point at the tag itself when the error is about one (`@minimun`).
                 let (text, _) = self.docs.get(&node_start).cloned().unwrap_or_default();
-                let at = e
-                    .tag
-                    .as_deref()
-                    .and_then(|t| text.find(t).map(|i| (span.start as usize + i, t.len())))
+                let at = misspelt_tag(&text)
+                    .map(|(i, len)| (span.start as usize + i, len))
                     .unwrap_or((span.start as usize, span.size() as usize));
                 self.errors
                     .push(SpecError::at(self.file, at, e.message).with_help(e.help));
@@ -859,6 +857,23 @@ fn carried_format(raw: &str) -> (String, Option<String>) {
         kept.push(line.to_owned());
     }
     (kept.join("\n"), carried)
+}
+
+/// The offset and length of the first misspelt constraint tag (`@minimun`) in a comment.
+fn misspelt_tag(comment: &str) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(i) = comment[from..].find('@') {
+        let start = from + i;
+        let word: String = comment[start + 1..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '*')
+            .collect();
+        if matches!(tags::classify_tag(&word), tags::TagName::Misspelt(_)) {
+            return Some((start, word.len() + 1));
+        }
+        from = start + 1;
+    }
+    None
 }
 
 fn strip_parens<'r, 'a>(t: &'r TSType<'a>) -> &'r TSType<'a> {
