@@ -326,10 +326,6 @@ fn constructs_not_supported_yet_say_what_to_write() {
             "write an interface with named fields",
         ),
         (
-            "  i: (Probe | Other) & { c: string };",
-            "an intersection with a union is not supported; write the union of the intersections (`(A & { ... }) | (B & { ... })`)",
-        ),
-        (
             "  j: string & { c: string };",
             "an intersection may join only interfaces, `Omit<...>` of one and object literals; write an interface that extends them",
         ),
@@ -570,4 +566,20 @@ fn number_literals_beside_number_are_a_number() {
     assert_eq!(defs["ErrorCode"]["type"], "number");
     assert_eq!(defs["Probe"]["properties"]["other"]["type"], "number");
     assert!(rust.contains("pub type ErrorCode = f64;"), "{rust}");
+}
+
+#[test]
+fn an_intersection_with_a_union_is_the_union_of_the_intersections() {
+    let (rust, defs) = ok(
+        "  scoped: Scoped;",
+        "interface BySession { sessionId: string }\n\
+         interface ByRequest { requestId: string }\n\
+         type Scoped = ((BySession & { mode: 'form' }) | (ByRequest & { mode: 'url' })) & { message: string };\n",
+    );
+    // `mode` is the union's tag, written by the union.
+    assert_eq!(keys(&defs["Scoped1"]), ["message", "sessionId"]);
+    assert_eq!(keys(&defs["Scoped2"]), ["message", "requestId"]);
+    let scoped = defs["Scoped"].to_string();
+    assert!(scoped.contains("\"propertyName\":\"mode\""), "{scoped}");
+    assert!(rust.contains("pub enum Scoped {"), "{rust}");
 }

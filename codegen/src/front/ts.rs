@@ -637,7 +637,46 @@ impl<'f> Loader<'f> {
         span: Span,
         inline: bool,
     ) -> Option<()> {
-        let (bases, literals) = self.intersection_bases(types)?;
+        self.intersect(name, types.iter().collect(), doc, span, inline)
+    }
+
+    /// The intersection of `parts`; one holding a union (`(A | B) & { c: T }`) is the union
+    /// of the intersections, `<name>1`, `<name>2`, ..., as TypeScript distributes it.
+    fn intersect(
+        &mut self,
+        name: &str,
+        parts: Vec<&TSType<'_>>,
+        doc: String,
+        span: Span,
+        inline: bool,
+    ) -> Option<()> {
+        let mut flat: Vec<&TSType<'_>> = Vec::new();
+        for p in parts {
+            match strip_parens(p) {
+                TSType::TSIntersectionType(i) => flat.extend(i.types.iter()),
+                other => flat.push(other),
+            }
+        }
+        if let Some(k) = flat
+            .iter()
+            .position(|t| matches!(strip_parens(t), TSType::TSUnionType(_)))
+        {
+            let TSType::TSUnionType(u) = strip_parens(flat[k]) else {
+                return None;
+            };
+            let mut members = Vec::new();
+            for (j, alt) in u.types.iter().enumerate() {
+                let member = format!("{name}{}", j + 1);
+                let mut parts = flat.clone();
+                parts[k] = alt;
+                self.intersect(&member, parts, String::new(), alt.span(), true)?;
+                members.push((member, alt.span()));
+            }
+            self.pending_union(name, members, span, doc, inline, Default::default());
+            return Some(());
+        }
+        let owned: Vec<&TSType<'_>> = flat;
+        let (bases, literals) = self.intersection_bases(&owned)?;
         let mut fields: Vec<Field> = Vec::new();
         for lit in literals {
             for f in self.members(name, &lit.members) {

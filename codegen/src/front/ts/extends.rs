@@ -2,7 +2,8 @@
 //! member X declares again replaces the base's where the base had it. Resolved once every
 //! interface is loaded, so a base may be declared after the interface that extends it.
 //! `Omit<Y, "a" | "b">` is a base without those members; an intersection `Y & Z & { ... }`
-//! reads as an interface extending `Y` and `Z` with the literal's members as its own.
+//! reads as an interface extending `Y` and `Z` with the literal's members as its own, and
+//! one holding a union distributes over it (`(A | B) & C` is `(A & C) | (B & C)`).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -92,7 +93,7 @@ impl Loader<'_> {
     /// The bases of an intersection `A & Omit<B, "k"> & { ... }`, and its object literals.
     pub(super) fn intersection_bases<'r, 'a>(
         &mut self,
-        types: &'r [TSType<'a>],
+        types: &[&'r TSType<'a>],
     ) -> Option<(Vec<Base>, Vec<&'r oxc_ast::ast::TSTypeLiteral<'a>>)> {
         let mut bases = Vec::new();
         let mut literals = Vec::new();
@@ -106,13 +107,6 @@ impl Loader<'_> {
                     bases.push(self.base(id.name.as_str(), r.type_arguments.as_deref(), r.span)?);
                 }
                 TSType::TSTypeLiteral(l) => literals.push(&**l),
-                TSType::TSUnionType(u) => {
-                    self.error(
-                        u.span,
-                        "an intersection with a union is not supported; write the union of the intersections (`(A & { ... }) | (B & { ... })`)",
-                    );
-                    return None;
-                }
                 other => {
                     self.error(
                         other.span(),
