@@ -583,3 +583,35 @@ fn an_intersection_with_a_union_is_the_union_of_the_intersections() {
     assert!(scoped.contains("\"propertyName\":\"mode\""), "{scoped}");
     assert!(rust.contains("pub enum Scoped {"), "{rust}");
 }
+
+#[test]
+fn the_eca_vscode_shapes_generate() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ts_shapes/eca_shapes");
+    let g = generate(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{:?}",
+            e.errors.iter().map(|e| e.one_line()).collect::<Vec<_>>()
+        )
+    });
+    let rust = g
+        .files
+        .iter()
+        .find(|f| f.path == "src/eca_shapes.rs")
+        .unwrap()
+        .render("a test spec");
+    for item in [
+        "pub enum Progress {",
+        "pub enum Reference {",
+        "pub enum Outcome {",
+        "pub enum ToolsChanged {",
+        "pub struct StartParamsFeaturesEditingLint {",
+    ] {
+        assert!(rust.contains(item), "{item}");
+    }
+    // The inline objects of `Progress` share `type`: a tagged union.
+    let tagged = g.spec.protocol.types["Progress"].kind.clone();
+    assert!(
+        matches!(tagged, agentwire_codegen::ir::TypeKind::Union { ref tag, .. } if tag == "type"),
+        "{tagged:?}"
+    );
+}

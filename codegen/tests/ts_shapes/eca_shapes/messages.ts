@@ -90,3 +90,15 @@ interface RemoteTools {
 }
 
 export type ToolsChanged = LocalTools | RemoteTools;
+
+export type Progress =
+    | { type: 'queued' }
+    | { type: 'thinking' }
+    | { type: 'chunk'; chunk: string }
+    | { type: 'failed'; reason: string }
+    | { type: 'done'; elapsedMs?: number };
+
+export interface ProgressParams {
+    jobId: string;
+    progress: Progress;
+}
