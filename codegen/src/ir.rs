@@ -402,6 +402,12 @@ pub struct TypeDef {
     pub doc: String,
     pub origin: Origin,
     pub kind: TypeKind,
+    /// Whether a struct is open: `Some(ty)` keeps members beyond its fields (a TypeScript
+    /// index signature beside properties, a JSON Schema `additionalProperties` that is not
+    /// `false`) in order and writes them back, each value of type `ty` (`Ty::Any` when any
+    /// value goes). `None`, a closed struct, skips unknown members on decode. Only
+    /// `TypeKind::Struct` reads it.
+    pub open: Option<Ty>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -193,6 +193,7 @@ fn lower_message(
                             doc,
                             origin,
                             kind,
+                            open: None,
                         },
                     );
                 }
@@ -209,6 +210,7 @@ fn lower_message(
             doc,
             origin,
             kind: TypeKind::Struct(fields),
+            open: None,
         },
     );
 }
@@ -253,5 +255,6 @@ fn enum_def(spec: &ProtoSpec, e: &EnumDescriptor, name: String) -> TypeDef {
         doc,
         origin,
         kind: TypeKind::Enum(e.values().map(|v| v.name().to_owned()).collect()),
+        open: None,
     }
 }

@@ -21,8 +21,10 @@ use crate::naming::pascal_case;
 pub const UNREADABLE: &str = "?";
 mod consts;
 mod extends;
+mod open;
 mod refusals;
 mod type_tags;
+mod unions;
 mod untagged;
 
 /// Names the loader understands without a declaration.
@@ -75,6 +77,8 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
         extends: Vec::new(),
         consts: HashMap::new(),
         inherited: BTreeSet::new(),
+        open: HashMap::new(),
+        numeric_consts: HashMap::new(),
         errors,
     };
     let decls = loader.declarations(&parsed.program.body);
@@ -112,7 +116,6 @@ enum Decl<'r, 'a> {
 struct PendingUnion {
     name: String,
     members: Vec<(String, Span)>,
-    span: Span,
     /// Tags on the alias, kept in case it turns out to be a plain alias.
     constraints: crate::ir::Constraints,
 }
@@ -135,6 +138,12 @@ struct Loader<'f> {
     consts: HashMap<String, String>,
     /// (interface, field) literal members an interface inherits from a base.
     inherited: BTreeSet<(String, String)>,
+    /// The value type of an index signature beside properties, by the owner `members` read it
+    /// for; moved into the owner's `TypeDef::open` when it is added.
+    open: HashMap<String, Ty>,
+    /// Numeric constants (`export declare const PARSE_ERROR = -32700;`), by name, for `typeof X`:
+    /// whether each is a whole number.
+    numeric_consts: HashMap<String, bool>,
     errors: SpecErrors,
 }
 
@@ -169,14 +178,13 @@ impl<'f> Loader<'f> {
                 doc
             }
             Err(e) => {
-                self.errors.push(
-                    SpecError::at(
-                        self.file,
-                        (span.start as usize, span.size() as usize),
-                        e.message,
-                    )
-                    .with_help(e.help),
-                );
+                // Point at the tag itself when the error is about one (`@minimun`).
+                let (text, _) = self.docs.get(&node_start).cloned().unwrap_or_default();
+                let at = misspelt_tag(&text)
+                    .map(|(i, len)| (span.start as usize + i, len))
+                    .unwrap_or((span.start as usize, span.size() as usize));
+                self.errors
+                    .push(SpecError::at(self.file, at, e.message).with_help(e.help));
                 DocComment::default()
             }
         }
@@ -248,6 +256,8 @@ impl<'f> Loader<'f> {
             doc,
             origin: self.origin(span),
             kind,
+            // An index signature beside properties, read by `members` for this owner.
+            open: self.open.remove(name),
         };
         if self.types.insert(name.to_owned(), def).is_some() {
             self.error(
@@ -275,6 +285,10 @@ impl<'f> Loader<'f> {
     fn members(&mut self, owner: &str, members: &[TSSignature<'_>]) -> Vec<Field> {
         let mut fields: Vec<Field> = Vec::new();
         for m in members {
+            if let TSSignature::TSIndexSignature(ix) = m {
+                self.open_members(owner, ix);
+                continue;
+            }
             let TSSignature::TSPropertySignature(p) = m else {
                 self.error(m.span(), refusals::member(m));
                 continue;
@@ -352,7 +366,6 @@ impl<'f> Loader<'f> {
                 self.unions.push(PendingUnion {
                     name: name.clone(),
                     members,
-                    span: a.id.span,
                     constraints: doc.constraints.clone(),
                 });
                 self.types.insert(
@@ -366,6 +379,7 @@ impl<'f> Loader<'f> {
                             tag: String::new(),
                             variants: Vec::new(),
                         },
+                        open: None,
                     },
                 );
                 return;
@@ -385,8 +399,30 @@ impl<'f> Loader<'f> {
                 self.open_enum(&name, values, a.id.span, Some(doc.text));
                 return;
             }
+            if let Some(number) = untagged::open_number(&members) {
+                let kind = TypeKind::Alias {
+                    target: number,
+                    constraints: doc.constraints,
+                };
+                self.add(&name, doc.text, a.id.span, kind);
+                return;
+            }
+            // `T | null` and its kin are a nullable alias, below.
+            if !members
+                .iter()
+                .any(|t| matches!(strip_parens(t), TSType::TSNullKeyword(_)))
+            {
+                self.union_type(&name, &members, a.id.span, doc.text, false);
+                return;
+            }
         }
-        if let TSType::TSTypeQuery(q) = ty {
+        if let TSType::TSIntersectionType(i) = ty {
+            self.intersection(&name, &i.types, doc.text, a.id.span, false);
+            return;
+        }
+        if let TSType::TSTypeQuery(q) = ty
+            && self.typeof_number(q).is_none()
+        {
             if let Some(value) = self.typeof_value(q) {
                 self.add(&name, doc.text, a.id.span, TypeKind::Enum(vec![value]));
             }
@@ -399,7 +435,22 @@ impl<'f> Loader<'f> {
             self.add(&name, doc.text, a.id.span, TypeKind::Struct(fields));
             return;
         }
-        let Some(target) = self.ty(ty, &name) else {
+        if let Some(value) = single_string_literal(ty) {
+            self.add(
+                &name,
+                doc.text,
+                a.id.span,
+                TypeKind::Enum(vec![value.to_owned()]),
+            );
+            return;
+        }
+        // `type Id = string | number | null`: the non-null part is a type of its own.
+        let context = if matches!(ty, TSType::TSUnionType(_)) {
+            format!("{name}Value")
+        } else {
+            name.clone()
+        };
+        let Some(target) = self.ty(ty, &context) else {
             return;
         };
         let target = self.apply_type_tags(a.span.start, target, a.span);
@@ -427,8 +478,15 @@ impl<'f> Loader<'f> {
             // Any JSON object; its members are kept as they come.
             TSType::TSObjectKeyword(_) => Ty::Map(Box::new(Ty::Any)),
             TSType::TSTypeQuery(q) => {
+                if let Some(number) = self.typeof_number(q) {
+                    return Some(number);
+                }
                 let value = self.typeof_value(q)?;
                 self.inline_enum(context, vec![value], q.span)
+            }
+            TSType::TSIntersectionType(i) => {
+                self.intersection(context, &i.types, String::new(), i.span, true)?;
+                Ty::Named(context.to_owned())
             }
             TSType::TSArrayType(a) => Ty::Array(Box::new(
                 self.ty(&a.element_type, &format!("{context}Item"))?,
@@ -482,9 +540,11 @@ impl<'f> Loader<'f> {
                 } else if let Some(values) = untagged::open_enum(&non_null) {
                     self.open_enum(context, values, u.span, None);
                     Ty::Named(context.to_owned())
+                } else if let Some(number) = untagged::open_number(&non_null) {
+                    number
                 } else {
-                    self.error(u.span, refusals::union(&non_null));
-                    return None;
+                    self.union_type(context, &non_null, u.span, String::new(), true)?;
+                    Ty::Named(context.to_owned())
                 };
                 if nullable {
                     Ty::Nullable(Box::new(inner))
@@ -567,6 +627,70 @@ impl<'f> Loader<'f> {
         })
     }
 
+    /// An intersection `A & B & { ... }` as the struct `name`: the interfaces' members, then
+    /// the literals' (see `extends`).
+    fn intersection(
+        &mut self,
+        name: &str,
+        types: &[TSType<'_>],
+        doc: String,
+        span: Span,
+        inline: bool,
+    ) -> Option<()> {
+        self.intersect(name, types.iter().collect(), doc, span, inline)
+    }
+
+    /// The intersection of `parts`; one holding a union (`(A | B) & { c: T }`) is the union
+    /// of the intersections, `<name>1`, `<name>2`, ..., as TypeScript distributes it.
+    fn intersect(
+        &mut self,
+        name: &str,
+        parts: Vec<&TSType<'_>>,
+        doc: String,
+        span: Span,
+        inline: bool,
+    ) -> Option<()> {
+        let mut flat: Vec<&TSType<'_>> = Vec::new();
+        for p in parts {
+            match strip_parens(p) {
+                TSType::TSIntersectionType(i) => flat.extend(i.types.iter()),
+                other => flat.push(other),
+            }
+        }
+        if let Some(k) = flat
+            .iter()
+            .position(|t| matches!(strip_parens(t), TSType::TSUnionType(_)))
+        {
+            let TSType::TSUnionType(u) = strip_parens(flat[k]) else {
+                return None;
+            };
+            let mut members = Vec::new();
+            for (j, alt) in u.types.iter().enumerate() {
+                let member = format!("{name}{}", j + 1);
+                let mut parts = flat.clone();
+                parts[k] = alt;
+                self.intersect(&member, parts, String::new(), alt.span(), true)?;
+                members.push((member, alt.span()));
+            }
+            self.pending_union(name, members, span, doc, inline, Default::default());
+            return Some(());
+        }
+        let owned: Vec<&TSType<'_>> = flat;
+        let (bases, literals) = self.intersection_bases(&owned)?;
+        let mut fields: Vec<Field> = Vec::new();
+        for lit in literals {
+            for f in self.members(name, &lit.members) {
+                match fields.iter_mut().find(|x| x.name == f.name) {
+                    Some(slot) => *slot = f,
+                    None => fields.push(f),
+                }
+            }
+        }
+        self.add_def(name, doc, span, TypeKind::Struct(fields), inline);
+        self.push_extends(name, bases);
+        Some(())
+    }
+
     /// `name` as an open enum: `<name>Known` holds the known values, `name` is that or any
     /// other string. `doc` is `None` for a field's inline union.
     fn open_enum(&mut self, name: &str, values: Vec<String>, span: Span, doc: Option<String>) {
@@ -623,6 +747,15 @@ impl<'f> Loader<'f> {
         candidates
     }
 
+    /// Whether every member of a union fixes `tag` to a value of its own.
+    fn distinct_values(&self, members: &[(String, Span)], tag: &str) -> bool {
+        let values: BTreeSet<&String> = members
+            .iter()
+            .filter_map(|(m, _)| self.literal_fields.get(&(m.clone(), tag.to_owned())))
+            .collect();
+        values.len() == members.len()
+    }
+
     /// Picks each union's discriminator and strips it from the member structs.
     fn resolve_unions(&mut self) {
         let mut stripped: HashMap<String, String> = HashMap::new();
@@ -640,16 +773,13 @@ impl<'f> Loader<'f> {
                 continue;
             }
             let mut candidates: Option<Vec<String>> = None;
-            for (member, span) in &u.members {
+            for (member, _) in &u.members {
                 let Some(TypeDef {
                     kind: TypeKind::Struct(fields),
                     ..
                 }) = self.types.get(member)
                 else {
-                    self.error(
-                        *span,
-                        format!("union member `{member}` must be an interface"),
-                    );
+                    // A member that is not an interface: no tag to dispatch on.
                     candidates = Some(Vec::new());
                     continue;
                 };
@@ -673,14 +803,14 @@ impl<'f> Loader<'f> {
                 });
             }
             let candidates = self.rank_candidates(&u.members, candidates.unwrap_or_default());
-            let Some(tag) = candidates.first().cloned() else {
-                self.error(
-                    u.span,
-                    format!(
-                        "union `{}` has no discriminator: its members must share a required string-literal field",
-                        u.name
-                    ),
-                );
+            // Without a shared literal field whose values tell every member apart, the union
+            // is untagged: its members are tried in turn.
+            let Some(tag) = candidates
+                .first()
+                .filter(|c| self.distinct_values(&u.members, c))
+                .cloned()
+            else {
+                self.untagged_union(&u);
                 continue;
             };
             let mut variants = Vec::new();
@@ -766,6 +896,23 @@ fn carried_format(raw: &str) -> (String, Option<String>) {
         kept.push(line.to_owned());
     }
     (kept.join("\n"), carried)
+}
+
+/// The offset and length of the first misspelt constraint tag (`@minimun`) in a comment.
+fn misspelt_tag(comment: &str) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(i) = comment[from..].find('@') {
+        let start = from + i;
+        let word: String = comment[start + 1..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '*')
+            .collect();
+        if matches!(tags::classify_tag(&word), tags::TagName::Misspelt(_)) {
+            return Some((start, word.len() + 1));
+        }
+        from = start + 1;
+    }
+    None
 }
 
 fn strip_parens<'r, 'a>(t: &'r TSType<'a>) -> &'r TSType<'a> {
