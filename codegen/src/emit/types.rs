@@ -122,7 +122,12 @@ pub fn own_tag(types: &BTreeMap<String, TypeDef>, name: &str) -> Option<(String,
         _ => None,
     });
     let first = pairs.next()?;
-    pairs.all(|p| p == first).then_some(first)
+    // A struct that still declares the field keeps it as a field.
+    let declared = match types.get(name).map(|d| &d.kind) {
+        Some(TypeKind::Struct(fields)) => fields.iter().any(|f| f.name == first.0),
+        _ => true,
+    };
+    (!declared && pairs.all(|p| p == first)).then_some(first)
 }
 
 /// The Rust name of an open struct's extra members: `extra`, unless a field has it.
@@ -172,7 +177,7 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
             }
         }
         TypeKind::Enum(values) => emit_enum(&name, &doc, values),
-        TypeKind::Untagged(members) => emit_untagged(&name, &doc, members),
+        TypeKind::Untagged(members) => emit_untagged(&name, &doc, members, types),
         TypeKind::Union { tag, variants } => emit_union(&name, &doc, tag, variants, types),
         // Only protobuf specs have oneofs, and prost writes their types.
         TypeKind::Oneof { .. } => TokenStream::new(),
@@ -421,24 +426,49 @@ fn emit_field(f: &Field) -> TokenStream {
     }
 }
 
-/// `string | number`: one variant per JSON type, tried in order; a whole `number` is
-/// written without `.0`.
-fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream {
-    let variants = members.iter().map(|t| {
-        let (variant, number) = match t {
-            // An open enum's known values.
-            Ty::Named(_) => (quote!(Known), false),
-            Ty::String => (quote!(String), false),
-            Ty::Integer => (quote!(Integer), false),
-            Ty::Number => (quote!(Number), true),
-            _ => (quote!(Bool), false),
-        };
-        let ty = rust_ty(t);
-        let ser = number.then(|| {
-            quote!(#[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")])
-        });
-        quote!(#ser #variant(#ty),)
-    });
+/// `string | number`, or a union without a discriminator: one variant per member, tried in
+/// order; a whole `number` is written without `.0`. Primitive members are named after their
+/// JSON type, an open enum's known values `Known`, other members after their type.
+fn emit_untagged(
+    name: &Ident,
+    doc: &TokenStream,
+    members: &[Ty],
+    types: &BTreeMap<String, TypeDef>,
+) -> TokenStream {
+    let open_enum = members.contains(&Ty::String);
+    let mut names: Vec<String> = Vec::new();
+    let variants: Vec<TokenStream> = members
+        .iter()
+        .map(|t| {
+            let (mut variant, number) = match t {
+                Ty::Named(n)
+                    if open_enum
+                        && matches!(types.get(n).map(|d| &d.kind), Some(TypeKind::Enum(_))) =>
+                {
+                    ("Known".to_owned(), false)
+                }
+                Ty::Named(n) => (n.clone(), false),
+                Ty::String => ("String".to_owned(), false),
+                Ty::Integer => ("Integer".to_owned(), false),
+                Ty::Number => ("Number".to_owned(), true),
+                Ty::Bool => ("Bool".to_owned(), false),
+                Ty::Array(_) => ("Array".to_owned(), false),
+                Ty::Map(_) => ("Object".to_owned(), false),
+                _ => ("Value".to_owned(), false),
+            };
+            while names.contains(&variant) {
+                variant.push('_');
+            }
+            names.push(variant.clone());
+            let variant = format_ident!("{variant}");
+            let ty = rust_ty(t);
+            let ser = number.then(|| {
+                quote!(#[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")])
+            });
+            quote!(#ser #variant(#ty),)
+        })
+        .collect();
+    let idents: Vec<Ident> = names.iter().map(|n| format_ident!("{n}")).collect();
     let derives = derives(false);
     quote! {
         #doc
@@ -447,8 +477,9 @@ fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream
         pub enum #name { #(#variants)* }
 
         impl agentwire_runtime::Validate for #name {
-            #[inline]
-            fn validate_at(&self, _: &mut agentwire_runtime::JsonPointer, _: &mut Vec<agentwire_runtime::FieldError>) {}
+            fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
+                match self { #( Self::#idents(v) => agentwire_runtime::Validate::validate_at(v, at, errors), )* }
+            }
         }
     }
 }

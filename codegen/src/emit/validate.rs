@@ -79,7 +79,7 @@ impl<'a> Validators<'a> {
             // A prost enum field is an `i32` that may hold a number the enum lacks.
             TypeKind::Enum(_) => self.proto,
             // Each member's JSON type is checked by decoding; primitives carry no rule.
-            TypeKind::Untagged(_) => false,
+            TypeKind::Untagged(members) => members.iter().any(|t| needs_walk(t, &self.fallible)),
             TypeKind::Union { variants, .. } => variants
                 .iter()
                 .any(|v| self.fallible.contains(&v.type_name)),
