@@ -2,7 +2,7 @@
 //! a type expression (naming inline objects, enums and unions `<Parent><Field>` as the
 //! TypeScript loader does).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::json::{Json, Node};
 use super::keywords;
@@ -21,6 +21,8 @@ pub struct Lowerer<'f> {
     pub(super) types: BTreeMap<String, TypeDef>,
     /// Union members whose discriminator field moves to their unions: `(type, tag)`.
     pub(super) strip: Vec<(String, String)>,
+    /// Schemas whose keywords were checked, by offset (a schema is reached more than once).
+    checked: BTreeSet<usize>,
     pub(super) errors: SpecErrors,
 }
 
@@ -32,6 +34,7 @@ impl<'f> Lowerer<'f> {
             defs: BTreeMap::new(),
             types: BTreeMap::new(),
             strip: Vec::new(),
+            checked: BTreeSet::new(),
             errors: SpecErrors::default(),
         };
         if !root.is_object() {
@@ -394,6 +397,9 @@ impl<'f> Lowerer<'f> {
 
     /// Refuses keywords that would change what the schema admits but that the IR cannot say.
     pub(super) fn check_keywords(&mut self, node: &Node) {
+        if !self.checked.insert(node.span.0) {
+            return;
+        }
         for m in node.members() {
             if let Some(help) = keywords::refusal(&m.key) {
                 self.errors.push(

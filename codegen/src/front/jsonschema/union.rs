@@ -55,8 +55,18 @@ impl<'f> Lowerer<'f> {
                 None,
             );
         }
+        let merged: Vec<Member> = members
+            .iter()
+            .map(|m| Member {
+                node: m,
+                members: self.merged(node, m),
+            })
+            .collect();
+        if let Some(tag) = self.discriminator(node, &merged) {
+            return (self.tagged(name, &tag, &merged), None);
+        }
         if let [single] = members.as_slice() {
-            // One member (after merging the properties beside it): that member's type.
+            // One member without a tag (after merging the properties beside it): its type.
             return match self.merged(node, single) {
                 Some(m) => self.struct_of(name, &m, &[]),
                 None => {
@@ -70,16 +80,6 @@ impl<'f> Lowerer<'f> {
                     )
                 }
             };
-        }
-        let merged: Vec<Member> = members
-            .iter()
-            .map(|m| Member {
-                node: m,
-                members: self.merged(node, m),
-            })
-            .collect();
-        if let Some(tag) = self.discriminator(node, &merged) {
-            return (self.tagged(name, &tag, &merged), None);
         }
         (TypeKind::Untagged(self.untagged(name, &merged)), None)
     }
