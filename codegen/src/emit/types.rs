@@ -177,7 +177,7 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
             }
         }
         TypeKind::Enum(values) => emit_enum(&name, &doc, values),
-        TypeKind::Untagged(members) => emit_untagged(&name, &doc, members, types),
+        TypeKind::Untagged(members) => emit_untagged(&name, &doc, members),
         TypeKind::Union { tag, variants } => emit_union(&name, &doc, tag, variants, types),
         // Only protobuf specs have oneofs, and prost writes their types.
         TypeKind::Oneof { .. } => TokenStream::new(),
@@ -426,49 +426,37 @@ fn emit_field(f: &Field) -> TokenStream {
     }
 }
 
-/// `string | number`, or a union without a discriminator: one variant per member, tried in
-/// order; a whole `number` is written without `.0`. Primitive members are named after their
-/// JSON type, an open enum's known values `Known`, other members after their type.
-fn emit_untagged(
-    name: &Ident,
-    doc: &TokenStream,
-    members: &[Ty],
-    types: &BTreeMap<String, TypeDef>,
-) -> TokenStream {
-    let open_enum = members.contains(&Ty::String);
-    let mut names: Vec<String> = Vec::new();
-    let variants: Vec<TokenStream> = members
+/// `string | number`: one variant per JSON type, tried in order; a whole `number` is
+/// written without `.0`.
+fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream {
+    // An open enum (`'a' | 'b' | string`): the known values, then any other string.
+    let open_enum = matches!(members, [Ty::Named(_), Ty::String]);
+    let mut taken: Vec<String> = Vec::new();
+    let variants = members
         .iter()
         .map(|t| {
-            let (mut variant, number) = match t {
-                Ty::Named(n)
-                    if open_enum
-                        && matches!(types.get(n).map(|d| &d.kind), Some(TypeKind::Enum(_))) =>
-                {
-                    ("Known".to_owned(), false)
-                }
-                Ty::Named(n) => (n.clone(), false),
-                Ty::String => ("String".to_owned(), false),
-                Ty::Integer => ("Integer".to_owned(), false),
-                Ty::Number => ("Number".to_owned(), true),
-                Ty::Bool => ("Bool".to_owned(), false),
-                Ty::Array(_) => ("Array".to_owned(), false),
-                Ty::Map(_) => ("Object".to_owned(), false),
-                _ => ("Value".to_owned(), false),
+            let base = if open_enum && t.named().is_some() {
+                "Known".to_owned()
+            } else {
+                untagged_variant(t)
             };
-            while names.contains(&variant) {
-                variant.push('_');
+            // Two members of one shape (`A[]` and `A[][]` aside) get a number.
+            let mut variant = base.clone();
+            let mut n = 2;
+            while taken.contains(&variant) {
+                variant = format!("{base}{n}");
+                n += 1;
             }
-            names.push(variant.clone());
+            taken.push(variant.clone());
             let variant = format_ident!("{variant}");
             let ty = rust_ty(t);
-            let ser = number.then(|| {
-                quote!(#[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")])
-            });
+            let ser = matches!(t, Ty::Number).then(|| {
+            quote!(#[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")])
+        });
             quote!(#ser #variant(#ty),)
         })
-        .collect();
-    let idents: Vec<Ident> = names.iter().map(|n| format_ident!("{n}")).collect();
+        .collect::<Vec<_>>();
+    let idents: Vec<Ident> = taken.iter().map(|v| format_ident!("{v}")).collect();
     let derives = derives(false);
     quote! {
         #doc
@@ -477,10 +465,26 @@ fn emit_untagged(
         pub enum #name { #(#variants)* }
 
         impl agentwire_runtime::Validate for #name {
+            #[inline]
             fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
                 match self { #( Self::#idents(v) => agentwire_runtime::Validate::validate_at(v, at, errors), )* }
             }
         }
+    }
+}
+
+/// The variant name of an untagged union's member: its JSON type, or the type it names.
+fn untagged_variant(t: &Ty) -> String {
+    match t {
+        Ty::String => "String".to_owned(),
+        Ty::Integer => "Integer".to_owned(),
+        Ty::Number => "Number".to_owned(),
+        Ty::Bool | Ty::BoolLiteral(_) => "Bool".to_owned(),
+        Ty::Named(n) => type_ident(n).to_string(),
+        Ty::Array(inner) => format!("{}List", untagged_variant(inner)),
+        Ty::Map(inner) => format!("{}Map", untagged_variant(inner)),
+        Ty::Nullable(inner) => untagged_variant(inner),
+        Ty::Any | Ty::Scalar(_) => "Value".to_owned(),
     }
 }
 

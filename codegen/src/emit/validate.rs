@@ -78,8 +78,12 @@ impl<'a> Validators<'a> {
             }
             // A prost enum field is an `i32` that may hold a number the enum lacks.
             TypeKind::Enum(_) => self.proto,
-            // Each member's JSON type is checked by decoding; primitives carry no rule.
-            TypeKind::Untagged(members) => members.iter().any(|t| needs_walk(t, &self.fallible)),
+            // Each member's JSON type is checked by decoding; primitives carry no rule, a
+            // member that names a type carries that type's.
+            TypeKind::Untagged(members) => members.iter().any(|t| {
+                self.value_checks(t, &Default::default(), quote!(v))
+                    .is_some()
+            }),
             TypeKind::Union { variants, .. } => variants
                 .iter()
                 .any(|v| self.fallible.contains(&v.type_name)),
