@@ -2,4 +2,5 @@
 
 pub mod fixtures;
 pub mod peers;
+pub mod schema_compare;
 pub mod traces;
