@@ -71,6 +71,8 @@ fn primitive_alias(def: &Value) -> bool {
 ///   (typescript-json-schema writes them in place);
 /// - `required` is a set (sorted), and an empty one is dropped;
 /// - `type: [T, "null"]` is `anyOf: [{type: T}, {type: "null"}]`;
+/// - `enum`, `anyOf` and `type` lists are sets; `additionalProperties: true` is `{}` and an
+///   empty `properties` is dropped;
 /// - a tagged union's `oneOf` of `allOf: [$ref, {tag const}]` plus `discriminator` (agentwire
 ///   adds the tag rule each member already states) is `anyOf` of the members' `$ref`s, as
 ///   typescript-json-schema writes a union of interfaces.
@@ -137,15 +139,90 @@ fn normalise_object(mut map: Map<String, Value>, inline: &BTreeMap<String, Value
             map.insert("required".into(), keys.into());
         }
     }
-    Value::Object(
-        map.into_iter()
-            .map(|(k, v)| (k, normalise(v, inline)))
-            .collect(),
-    )
+    // `additionalProperties: true` says what `{}` says; `properties: {}` says nothing.
+    if map.get("additionalProperties") == Some(&Value::Bool(true)) {
+        map.insert("additionalProperties".into(), Value::Object(Map::new()));
+    }
+    if map
+        .get("properties")
+        .is_some_and(|p| p == &Value::Object(Map::new()))
+    {
+        map.remove("properties");
+    }
+    let mut out: Map<String, Value> = map
+        .into_iter()
+        .map(|(k, v)| (k, normalise(v, inline)))
+        .collect();
+    // An `enum` is a set of values, and so is an `anyOf` for validation (agentwire's order
+    // is the order an untagged union tries its members in).
+    for key in ["enum", "anyOf", "type"] {
+        if let Some(Value::Array(items)) = out.get_mut(key) {
+            items.sort_by_key(Value::to_string);
+            items.dedup();
+        }
+    }
+    Value::Object(out)
 }
 
-/// Compares normalised definitions.
+/// A union of unions is one union: an `anyOf` member that refers to a definition that is
+/// itself only an `anyOf` (a TypeScript alias of a union) is replaced by that union's members,
+/// as typescript-json-schema writes it. Applied to both sides after [`normalise`].
+pub fn flatten_unions(defs: &mut Definitions) {
+    let unions: BTreeMap<String, Vec<Value>> = defs
+        .iter()
+        .filter_map(|(k, v)| {
+            let o = v.as_object()?;
+            (o.len() == 1).then(|| Some((k.clone(), o.get("anyOf")?.as_array()?.clone())))?
+        })
+        .collect();
+    for v in defs.values_mut() {
+        flatten(v, &unions, 0);
+    }
+}
+
+fn flatten(v: &mut Value, unions: &BTreeMap<String, Vec<Value>>, depth: usize) {
+    match v {
+        Value::Array(items) => items.iter_mut().for_each(|i| flatten(i, unions, depth)),
+        Value::Object(map) => {
+            if let Some(Value::Array(members)) = map.get_mut("anyOf")
+                && depth < 16
+            {
+                let mut out = Vec::new();
+                for m in members.drain(..) {
+                    let target = m["$ref"]
+                        .as_str()
+                        .and_then(|r| r.strip_prefix("#/$defs/"))
+                        .filter(|_| m.as_object().is_some_and(|o| o.len() == 1))
+                        .and_then(|n| unions.get(n));
+                    match target {
+                        Some(inner) => {
+                            let mut inner = Value::Object(
+                                [("anyOf".to_owned(), Value::Array(inner.clone()))]
+                                    .into_iter()
+                                    .collect(),
+                            );
+                            flatten(&mut inner, unions, depth + 1);
+                            out.extend(inner["anyOf"].as_array().cloned().unwrap_or_default());
+                        }
+                        None => out.push(m),
+                    }
+                }
+                out.sort_by_key(Value::to_string);
+                out.dedup();
+                *members = out;
+            }
+            map.values_mut().for_each(|x| flatten(x, unions, depth));
+        }
+        _ => {}
+    }
+}
+
+/// Compares normalised definitions (flattening unions of unions on both sides first).
 pub fn compare(ours: &Definitions, theirs: &Definitions) -> Comparison {
+    let (mut ours, mut theirs) = (ours.clone(), theirs.clone());
+    flatten_unions(&mut ours);
+    flatten_unions(&mut theirs);
+    let (ours, theirs) = (&ours, &theirs);
     let mut out = Comparison::default();
     for (name, mine) in ours {
         match theirs.get(name) {

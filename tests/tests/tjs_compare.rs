@@ -69,7 +69,7 @@ const EXPECTED: &[(&str, &str)] = &[
         "Call",
         // MCP's flags leave `--strictNullChecks` off, so typescript-json-schema drops
         // `| null`; agentwire keeps it (MCP's own schema says `string | null` in no place).
-        "/properties/note/anyOf: ours [{\"type\":\"string\"},{\"type\":\"null\"}], theirs absent; \
+        "/properties/note/anyOf: ours [{\"type\":\"null\"},{\"type\":\"string\"}], theirs absent; \
          /properties/note/type: ours absent, theirs \"string\"; \
          /properties/size/type: ours \"number\", theirs \"integer\"",
     ),
