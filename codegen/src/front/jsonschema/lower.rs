@@ -478,14 +478,11 @@ pub(super) fn string_values(node: &Node) -> Option<Vec<String>> {
     if members.is_empty() || node.get("properties").is_some() {
         return None;
     }
-    let mut out = Vec::new();
-    for m in members {
-        out.extend(m.get("const").and_then(Node::as_str).map(str::to_owned));
-        if m.get("const").is_none() {
-            return None;
-        }
-    }
-    (out.len() == members.len()).then_some(out)
+    // Every member a string constant, or this is no enum.
+    members
+        .iter()
+        .map(|m| m.get("const").and_then(Node::as_str).map(str::to_owned))
+        .collect()
 }
 
 /// The text of `description`, with the `default` value noted after it.
