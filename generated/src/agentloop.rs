@@ -13,11 +13,83 @@ pub const SCHEMA: &str = include_str!("../schemas/agentloop.schema.json");
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "agent_finished")]
+#[cfg_attr(feature = "schemars", schemars(rename = "AgentFinishedMessage"))]
 pub struct AgentFinishedMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: AgentFinishedMessagePayload,
+}
+impl AgentFinishedMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<AgentFinishedMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "agent_finished" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `agent_finished`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(AgentFinishedMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentFinishedMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -34,49 +106,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentFinishedMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<AgentFinishedMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<AgentFinishedMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(AgentFinishedMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                AgentFinishedMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -247,11 +279,83 @@ impl agentwire_runtime::Validate for ApplyPatchCommand {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "approval_request")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ApprovalRequestMessage"))]
 pub struct ApprovalRequestMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ApprovalRequestMessagePayload,
+}
+impl ApprovalRequestMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<ApprovalRequestMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "approval_request" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `approval_request`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ApprovalRequestMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalRequestMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -268,49 +372,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalRequestMessage 
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ApprovalRequestMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<ApprovalRequestMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ApprovalRequestMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                ApprovalRequestMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -436,11 +500,83 @@ impl agentwire_runtime::Validate for ApprovalRequestMessagePayload {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "approval_response")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ApprovalResponseMessage"))]
 pub struct ApprovalResponseMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ApprovalResponseMessagePayload,
+}
+impl ApprovalResponseMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<ApprovalResponseMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "approval_response" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `approval_response`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ApprovalResponseMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalResponseMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -457,49 +593,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalResponseMessage
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ApprovalResponseMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<ApprovalResponseMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ApprovalResponseMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                ApprovalResponseMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -647,17 +743,17 @@ impl agentwire_runtime::Validate for ApprovalResponseMessagePayload {
     ) {}
 }
 /// Every frame the client sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum ClientMessage {
-    #[serde(rename = "user_input")]
+    #[cfg_attr(feature = "schemars", serde(rename = "user_input"))]
     UserInput(UserInputMessage),
-    #[serde(rename = "approval_response")]
+    #[cfg_attr(feature = "schemars", serde(rename = "approval_response"))]
     ApprovalResponse(ApprovalResponseMessage),
-    #[serde(rename = "get_context_info")]
+    #[cfg_attr(feature = "schemars", serde(rename = "get_context_info"))]
     GetContextInfo(GetContextInfoMessage),
-    #[serde(rename = "manual_compact")]
+    #[cfg_attr(feature = "schemars", serde(rename = "manual_compact"))]
     ManualCompact(ManualCompactMessage),
 }
 impl ClientMessage {
@@ -670,6 +766,25 @@ impl ClientMessage {
             Self::ApprovalResponse(_) => "approval_response",
             Self::GetContextInfo(_) => "get_context_info",
             Self::ManualCompact(_) => "manual_compact",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ClientMessage {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::UserInput(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ApprovalResponse(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::GetContextInfo(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ManualCompact(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
         }
     }
 }
@@ -693,15 +808,15 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ClientMessage {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "user_input" => agentwire_runtime::tagged::variant(rest).map(Self::UserInput),
+            "user_input" => UserInputMessage::__read(rest, false).map(Self::UserInput),
             "approval_response" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ApprovalResponse)
+                ApprovalResponseMessage::__read(rest, false).map(Self::ApprovalResponse)
             }
             "get_context_info" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::GetContextInfo)
+                GetContextInfoMessage::__read(rest, false).map(Self::GetContextInfo)
             }
             "manual_compact" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ManualCompact)
+                ManualCompactMessage::__read(rest, false).map(Self::ManualCompact)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
@@ -842,11 +957,83 @@ impl agentwire_runtime::Validate for ContentItemType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "context_compacted")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ContextCompactedMessage"))]
 pub struct ContextCompactedMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ContextCompactedMessagePayload,
+}
+impl ContextCompactedMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<ContextCompactedMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "context_compacted" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `context_compacted`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ContextCompactedMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCompactedMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -863,49 +1050,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCompactedMessage
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ContextCompactedMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<ContextCompactedMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ContextCompactedMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                ContextCompactedMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1091,11 +1238,83 @@ impl agentwire_runtime::Validate for ContextCompactedMessagePayload {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "context_info")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ContextInfoMessage"))]
 pub struct ContextInfoMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ContextInfoMessagePayload,
+}
+impl ContextInfoMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<ContextInfoMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "context_info" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `context_info`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ContextInfoMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextInfoMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1112,49 +1331,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextInfoMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ContextInfoMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<ContextInfoMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ContextInfoMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                ContextInfoMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1366,11 +1545,83 @@ impl agentwire_runtime::Validate for ContextInfoMessagePayload {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "error")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ErrorMessage"))]
 pub struct ErrorMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ErrorMessagePayload,
+}
+impl ErrorMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<ErrorMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "error" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `error`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ErrorMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1387,49 +1638,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ErrorMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<ErrorMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ErrorMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                ErrorMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1557,6 +1768,8 @@ impl agentwire_runtime::Validate for ErrorMessagePayload {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "function_call")]
+#[cfg_attr(feature = "schemars", schemars(rename = "FunctionCallItem"))]
 pub struct FunctionCallItem {
     /// Item id.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
@@ -1569,6 +1782,104 @@ pub struct FunctionCallItem {
     pub name: String,
     /// The tool arguments as a JSON-encoded string.
     pub arguments: String,
+}
+impl FunctionCallItem {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<String> = None;
+        let mut f3: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "call_id" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "call_id",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "name" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "arguments" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "arguments",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "function_call" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `function_call`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(FunctionCallItem {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            call_id: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "call_id",
+                ))?,
+            name: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            arguments: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "arguments",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallItem {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1585,77 +1896,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallItem {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<FunctionCallItem, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<String> = None;
-                let mut f3: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "call_id" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "call_id",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(FunctionCallItem {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    call_id: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "call_id",
-                        ))?,
-                    name: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    arguments: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "arguments",
-                        ))?,
-                })
+                FunctionCallItem::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1694,6 +1937,8 @@ impl agentwire_runtime::Validate for FunctionCallItem {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "function_call_output")]
+#[cfg_attr(feature = "schemars", schemars(rename = "FunctionCallOutputItem"))]
 pub struct FunctionCallOutputItem {
     /// Item id.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
@@ -1703,6 +1948,91 @@ pub struct FunctionCallOutputItem {
     pub call_id: String,
     /// The tool result as a JSON-encoded string (output text plus metadata).
     pub output: String,
+}
+impl FunctionCallOutputItem {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "call_id" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "call_id",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "output" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "output",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "function_call_output" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `function_call_output`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(FunctionCallOutputItem {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            call_id: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "call_id",
+                ))?,
+            output: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "output",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallOutputItem {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1719,64 +2049,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallOutputItem 
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<FunctionCallOutputItem, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "call_id" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "call_id",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "output" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "output",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(FunctionCallOutputItem {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    call_id: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "call_id",
-                        ))?,
-                    output: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "output",
-                        ))?,
-                })
+                FunctionCallOutputItem::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1808,6 +2083,8 @@ impl agentwire_runtime::Validate for FunctionCallOutputItem {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "get_context_info")]
+#[cfg_attr(feature = "schemars", schemars(rename = "GetContextInfoMessage"))]
 pub struct GetContextInfoMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
@@ -1820,6 +2097,73 @@ pub struct GetContextInfoMessage {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "GetContextInfoMessagePayload"))]
     pub payload: Option<GetContextInfoMessagePayload>,
+}
+impl GetContextInfoMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<GetContextInfoMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "get_context_info" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `get_context_info`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(GetContextInfoMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetContextInfoMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1836,46 +2180,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetContextInfoMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<GetContextInfoMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<GetContextInfoMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(GetContextInfoMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1,
-                })
+                GetContextInfoMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1940,11 +2247,83 @@ impl agentwire_runtime::Validate for GetContextInfoMessagePayload {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "loading_state")]
+#[cfg_attr(feature = "schemars", schemars(rename = "LoadingStateMessage"))]
 pub struct LoadingStateMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: LoadingStateMessagePayload,
+}
+impl LoadingStateMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<LoadingStateMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "loading_state" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `loading_state`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(LoadingStateMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoadingStateMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1961,49 +2340,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoadingStateMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<LoadingStateMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<LoadingStateMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(LoadingStateMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                LoadingStateMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2092,6 +2431,8 @@ impl agentwire_runtime::Validate for LoadingStateMessagePayload {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "local_shell_call")]
+#[cfg_attr(feature = "schemars", schemars(rename = "LocalShellCallItem"))]
 pub struct LocalShellCallItem {
     /// Item id.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
@@ -2100,6 +2441,91 @@ pub struct LocalShellCallItem {
     pub action: LocalShellCallItemAction,
     /// Progress of the call.
     pub status: LocalShellCallStatus,
+}
+impl LocalShellCallItem {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<LocalShellCallItemAction> = None;
+        let mut f2: Option<LocalShellCallStatus> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "action" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "action",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "status" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "status",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "local_shell_call" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `local_shell_call`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(LocalShellCallItem {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            action: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "action",
+                ))?,
+            status: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "status",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallItem {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -2116,64 +2542,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallItem {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<LocalShellCallItem, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<LocalShellCallItemAction> = None;
-                let mut f2: Option<LocalShellCallStatus> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "action" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "action",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "status" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(LocalShellCallItem {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    action: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "action",
-                        ))?,
-                    status: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "status",
-                        ))?,
-                })
+                LocalShellCallItem::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2278,12 +2649,84 @@ impl agentwire_runtime::Validate for LocalShellCallItemAction {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "local_shell_call_output")]
+#[cfg_attr(feature = "schemars", schemars(rename = "LocalShellCallOutputItem"))]
 pub struct LocalShellCallOutputItem {
     /// Item id.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     /// The result as a JSON-encoded string (output text plus metadata).
     pub output: String,
+}
+impl LocalShellCallOutputItem {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "output" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "output",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "local_shell_call_output" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `local_shell_call_output`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(LocalShellCallOutputItem {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            output: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "output",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallOutputItem {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -2300,49 +2743,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallOutputIte
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<LocalShellCallOutputItem, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "output" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "output",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(LocalShellCallOutputItem {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    output: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "output",
-                        ))?,
-                })
+                LocalShellCallOutputItem::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2414,6 +2817,8 @@ impl agentwire_runtime::Validate for LocalShellCallStatus {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "manual_compact")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ManualCompactMessage"))]
 pub struct ManualCompactMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
@@ -2426,6 +2831,73 @@ pub struct ManualCompactMessage {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ManualCompactMessagePayload"))]
     pub payload: Option<ManualCompactMessagePayload>,
+}
+impl ManualCompactMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<ManualCompactMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "manual_compact" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `manual_compact`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ManualCompactMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ManualCompactMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -2442,46 +2914,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ManualCompactMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ManualCompactMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<ManualCompactMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ManualCompactMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1,
-                })
+                ManualCompactMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2546,6 +2981,8 @@ impl agentwire_runtime::Validate for ManualCompactMessagePayload {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "message")]
+#[cfg_attr(feature = "schemars", schemars(rename = "MessageItem"))]
 pub struct MessageItem {
     /// Item id; streamed chunks of one message share it.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
@@ -2554,6 +2991,89 @@ pub struct MessageItem {
     pub role: MessageRole,
     /// The text parts of the message.
     pub content: Vec<ContentItem>,
+}
+impl MessageItem {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<MessageRole> = None;
+        let mut f2: Option<Vec<ContentItem>> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "role" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("role"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "content" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "content",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "message" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `message`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(MessageItem {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            role: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "role",
+                ))?,
+            content: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "content",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageItem {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -2570,62 +3090,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageItem {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<MessageItem, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<MessageRole> = None;
-                let mut f2: Option<Vec<ContentItem>> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "role" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("role"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(MessageItem {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    role: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "role",
-                        ))?,
-                    content: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "content",
-                        ))?,
-                })
+                MessageItem::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2693,6 +3160,8 @@ impl agentwire_runtime::Validate for MessageRole {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "reasoning")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ReasoningItem"))]
 pub struct ReasoningItem {
     /// Item id.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
@@ -2707,6 +3176,88 @@ pub struct ReasoningItem {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "i64", range(min = 0f64)))]
     pub duration_ms: Option<i64>,
+}
+impl ReasoningItem {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<Vec<ContentItem>> = None;
+        let mut f2: Option<i64> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "content" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "content",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "duration_ms" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "duration_ms",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "reasoning" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `reasoning`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ReasoningItem {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            content: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "content",
+                ))?,
+            duration_ms: f2,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasoningItem {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -2723,61 +3274,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasoningItem {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ReasoningItem, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<Vec<ContentItem>> = None;
-                let mut f2: Option<i64> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "duration_ms" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "duration_ms",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ReasoningItem {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    content: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "content",
-                        ))?,
-                    duration_ms: f2,
-                })
+                ReasoningItem::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2937,21 +3436,21 @@ impl agentwire_runtime::Validate for ResponseInputItemType {
     ) {}
 }
 /// One output item of the agent, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum ResponseItem {
-    #[serde(rename = "message")]
+    #[cfg_attr(feature = "schemars", serde(rename = "message"))]
     Message(MessageItem),
-    #[serde(rename = "function_call")]
+    #[cfg_attr(feature = "schemars", serde(rename = "function_call"))]
     FunctionCall(FunctionCallItem),
-    #[serde(rename = "function_call_output")]
+    #[cfg_attr(feature = "schemars", serde(rename = "function_call_output"))]
     FunctionCallOutput(FunctionCallOutputItem),
-    #[serde(rename = "local_shell_call")]
+    #[cfg_attr(feature = "schemars", serde(rename = "local_shell_call"))]
     LocalShellCall(LocalShellCallItem),
-    #[serde(rename = "local_shell_call_output")]
+    #[cfg_attr(feature = "schemars", serde(rename = "local_shell_call_output"))]
     LocalShellCallOutput(LocalShellCallOutputItem),
-    #[serde(rename = "reasoning")]
+    #[cfg_attr(feature = "schemars", serde(rename = "reasoning"))]
     Reasoning(ReasoningItem),
 }
 impl ResponseItem {
@@ -2966,6 +3465,27 @@ impl ResponseItem {
             Self::LocalShellCall(_) => "local_shell_call",
             Self::LocalShellCallOutput(_) => "local_shell_call_output",
             Self::Reasoning(_) => "reasoning",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ResponseItem {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Message(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::FunctionCall(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::FunctionCallOutput(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::LocalShellCall(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::LocalShellCallOutput(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::Reasoning(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -2991,20 +3511,21 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ResponseItem {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "message" => agentwire_runtime::tagged::variant(rest).map(Self::Message),
+            "message" => MessageItem::__read(rest, false).map(Self::Message),
             "function_call" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::FunctionCall)
+                FunctionCallItem::__read(rest, false).map(Self::FunctionCall)
             }
             "function_call_output" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::FunctionCallOutput)
+                FunctionCallOutputItem::__read(rest, false).map(Self::FunctionCallOutput)
             }
             "local_shell_call" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::LocalShellCall)
+                LocalShellCallItem::__read(rest, false).map(Self::LocalShellCall)
             }
             "local_shell_call_output" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::LocalShellCallOutput)
+                LocalShellCallOutputItem::__read(rest, false)
+                    .map(Self::LocalShellCallOutput)
             }
-            "reasoning" => agentwire_runtime::tagged::variant(rest).map(Self::Reasoning),
+            "reasoning" => ReasoningItem::__read(rest, false).map(Self::Reasoning),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -3029,11 +3550,83 @@ impl agentwire_runtime::Validate for ResponseItem {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "response_item")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ResponseItemMessage"))]
 pub struct ResponseItemMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: ResponseItem,
+}
+impl ResponseItemMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<ResponseItem> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "response_item" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `response_item`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ResponseItemMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseItemMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3050,49 +3643,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseItemMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ResponseItemMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<ResponseItem> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ResponseItemMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                ResponseItemMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3179,23 +3732,23 @@ impl agentwire_runtime::Validate for ReviewDecision {
     ) {}
 }
 /// Every frame the server sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum ServerMessage {
-    #[serde(rename = "response_item")]
+    #[cfg_attr(feature = "schemars", serde(rename = "response_item"))]
     ResponseItem(ResponseItemMessage),
-    #[serde(rename = "loading_state")]
+    #[cfg_attr(feature = "schemars", serde(rename = "loading_state"))]
     LoadingState(LoadingStateMessage),
-    #[serde(rename = "approval_request")]
+    #[cfg_attr(feature = "schemars", serde(rename = "approval_request"))]
     ApprovalRequest(ApprovalRequestMessage),
-    #[serde(rename = "agent_finished")]
+    #[cfg_attr(feature = "schemars", serde(rename = "agent_finished"))]
     AgentFinished(AgentFinishedMessage),
-    #[serde(rename = "context_info")]
+    #[cfg_attr(feature = "schemars", serde(rename = "context_info"))]
     ContextInfo(ContextInfoMessage),
-    #[serde(rename = "context_compacted")]
+    #[cfg_attr(feature = "schemars", serde(rename = "context_compacted"))]
     ContextCompacted(ContextCompactedMessage),
-    #[serde(rename = "error")]
+    #[cfg_attr(feature = "schemars", serde(rename = "error"))]
     Error(ErrorMessage),
 }
 impl ServerMessage {
@@ -3211,6 +3764,28 @@ impl ServerMessage {
             Self::ContextInfo(_) => "context_info",
             Self::ContextCompacted(_) => "context_compacted",
             Self::Error(_) => "error",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ServerMessage {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::ResponseItem(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::LoadingState(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ApprovalRequest(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::AgentFinished(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ContextInfo(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ContextCompacted(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::Error(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -3238,24 +3813,24 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ServerMessage {
     ) -> Result<Self, M::Error> {
         match kind {
             "response_item" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ResponseItem)
+                ResponseItemMessage::__read(rest, false).map(Self::ResponseItem)
             }
             "loading_state" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::LoadingState)
+                LoadingStateMessage::__read(rest, false).map(Self::LoadingState)
             }
             "approval_request" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ApprovalRequest)
+                ApprovalRequestMessage::__read(rest, false).map(Self::ApprovalRequest)
             }
             "agent_finished" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::AgentFinished)
+                AgentFinishedMessage::__read(rest, false).map(Self::AgentFinished)
             }
             "context_info" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ContextInfo)
+                ContextInfoMessage::__read(rest, false).map(Self::ContextInfo)
             }
             "context_compacted" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ContextCompacted)
+                ContextCompactedMessage::__read(rest, false).map(Self::ContextCompacted)
             }
-            "error" => agentwire_runtime::tagged::variant(rest).map(Self::Error),
+            "error" => ErrorMessage::__read(rest, false).map(Self::Error),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -3281,11 +3856,83 @@ impl agentwire_runtime::Validate for ServerMessage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "user_input")]
+#[cfg_attr(feature = "schemars", schemars(rename = "UserInputMessage"))]
 pub struct UserInputMessage {
     /// Frame id, unique per message.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub id: String,
     pub payload: UserInputMessagePayload,
+}
+impl UserInputMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<UserInputMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "payload" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "user_input" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `user_input`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(UserInputMessage {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            payload: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserInputMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3302,49 +3949,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserInputMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<UserInputMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<UserInputMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "payload" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(UserInputMessage {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    payload: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                UserInputMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)

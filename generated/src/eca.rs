@@ -312,31 +312,31 @@ impl agentwire_runtime::Validate for ChatCommandType {
 /// Spec note: the document defines `ToolCallRejected` (type `toolCallRejected`) next to the other
 /// tool-call contents but leaves it out of this union; a rejected call is reported through this
 /// same notification, so it is a member here.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum ChatContent {
-    #[serde(rename = "text")]
+    #[cfg_attr(feature = "schemars", serde(rename = "text"))]
     Text(TextContent),
-    #[serde(rename = "url")]
+    #[cfg_attr(feature = "schemars", serde(rename = "url"))]
     Url(URLContent),
-    #[serde(rename = "progress")]
+    #[cfg_attr(feature = "schemars", serde(rename = "progress"))]
     Progress(ProgressContent),
-    #[serde(rename = "usage")]
+    #[cfg_attr(feature = "schemars", serde(rename = "usage"))]
     Usage(UsageContent),
-    #[serde(rename = "reasonStarted")]
+    #[cfg_attr(feature = "schemars", serde(rename = "reasonStarted"))]
     ReasonStarted(ReasonStartedContent),
-    #[serde(rename = "reasonText")]
+    #[cfg_attr(feature = "schemars", serde(rename = "reasonText"))]
     ReasonText(ReasonTextContent),
-    #[serde(rename = "reasonFinished")]
+    #[cfg_attr(feature = "schemars", serde(rename = "reasonFinished"))]
     ReasonFinished(ReasonFinishedContent),
-    #[serde(rename = "toolCallPrepare")]
+    #[cfg_attr(feature = "schemars", serde(rename = "toolCallPrepare"))]
     ToolCallPrepare(ToolCallPrepareContent),
-    #[serde(rename = "toolCallRun")]
+    #[cfg_attr(feature = "schemars", serde(rename = "toolCallRun"))]
     ToolCallRun(ToolCallRunContent),
-    #[serde(rename = "toolCalled")]
+    #[cfg_attr(feature = "schemars", serde(rename = "toolCalled"))]
     ToolCalled(ToolCalledContent),
-    #[serde(rename = "toolCallRejected")]
+    #[cfg_attr(feature = "schemars", serde(rename = "toolCallRejected"))]
     ToolCallRejected(ToolCallRejected),
 }
 impl ChatContent {
@@ -356,6 +356,34 @@ impl ChatContent {
             Self::ToolCallRun(_) => "toolCallRun",
             Self::ToolCalled(_) => "toolCalled",
             Self::ToolCallRejected(_) => "toolCallRejected",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ChatContent {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Text(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Url(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Progress(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Usage(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ReasonStarted(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ReasonText(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ReasonFinished(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ToolCallPrepare(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ToolCallRun(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ToolCalled(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ToolCallRejected(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
         }
     }
 }
@@ -386,30 +414,26 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ChatContent {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "text" => agentwire_runtime::tagged::variant(rest).map(Self::Text),
-            "url" => agentwire_runtime::tagged::variant(rest).map(Self::Url),
-            "progress" => agentwire_runtime::tagged::variant(rest).map(Self::Progress),
-            "usage" => agentwire_runtime::tagged::variant(rest).map(Self::Usage),
+            "text" => TextContent::__read(rest, false).map(Self::Text),
+            "url" => URLContent::__read(rest, false).map(Self::Url),
+            "progress" => ProgressContent::__read(rest, false).map(Self::Progress),
+            "usage" => UsageContent::__read(rest, false).map(Self::Usage),
             "reasonStarted" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ReasonStarted)
+                ReasonStartedContent::__read(rest, false).map(Self::ReasonStarted)
             }
-            "reasonText" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ReasonText)
-            }
+            "reasonText" => ReasonTextContent::__read(rest, false).map(Self::ReasonText),
             "reasonFinished" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ReasonFinished)
+                ReasonFinishedContent::__read(rest, false).map(Self::ReasonFinished)
             }
             "toolCallPrepare" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ToolCallPrepare)
+                ToolCallPrepareContent::__read(rest, false).map(Self::ToolCallPrepare)
             }
             "toolCallRun" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ToolCallRun)
+                ToolCallRunContent::__read(rest, false).map(Self::ToolCallRun)
             }
-            "toolCalled" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ToolCalled)
-            }
+            "toolCalled" => ToolCalledContent::__read(rest, false).map(Self::ToolCalled),
             "toolCallRejected" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ToolCallRejected)
+                ToolCallRejected::__read(rest, false).map(Self::ToolCallRejected)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
@@ -585,19 +609,19 @@ impl agentwire_runtime::Validate for ChatContentReceivedParamsRole {
     ) {}
 }
 /// A piece of context attached to a prompt, tagged by `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum ChatContext {
-    #[serde(rename = "file")]
+    #[cfg_attr(feature = "schemars", serde(rename = "file"))]
     File(FileContext),
-    #[serde(rename = "directory")]
+    #[cfg_attr(feature = "schemars", serde(rename = "directory"))]
     Directory(DirectoryContext),
-    #[serde(rename = "web")]
+    #[cfg_attr(feature = "schemars", serde(rename = "web"))]
     Web(WebContext),
-    #[serde(rename = "repoMap")]
+    #[cfg_attr(feature = "schemars", serde(rename = "repoMap"))]
     RepoMap(RepoMapContext),
-    #[serde(rename = "mcpResource")]
+    #[cfg_attr(feature = "schemars", serde(rename = "mcpResource"))]
     McpResource(McpResourceContext),
 }
 impl ChatContext {
@@ -611,6 +635,20 @@ impl ChatContext {
             Self::Web(_) => "web",
             Self::RepoMap(_) => "repoMap",
             Self::McpResource(_) => "mcpResource",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ChatContext {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::File(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Directory(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Web(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::RepoMap(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::McpResource(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -635,12 +673,12 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ChatContext {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "file" => agentwire_runtime::tagged::variant(rest).map(Self::File),
-            "directory" => agentwire_runtime::tagged::variant(rest).map(Self::Directory),
-            "web" => agentwire_runtime::tagged::variant(rest).map(Self::Web),
-            "repoMap" => agentwire_runtime::tagged::variant(rest).map(Self::RepoMap),
+            "file" => FileContext::__read(rest, false).map(Self::File),
+            "directory" => DirectoryContext::__read(rest, false).map(Self::Directory),
+            "web" => WebContext::__read(rest, false).map(Self::Web),
+            "repoMap" => RepoMapContext::__read(rest, false).map(Self::RepoMap),
             "mcpResource" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::McpResource)
+                McpResourceContext::__read(rest, false).map(Self::McpResource)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
@@ -1858,9 +1896,66 @@ impl agentwire_runtime::Validate for ClientCapabilitiesCodeAssistant {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "directory")]
+#[cfg_attr(feature = "schemars", schemars(rename = "DirectoryContext"))]
 pub struct DirectoryContext {
     /// Path of the directory.
     pub path: String,
+}
+impl DirectoryContext {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "path" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("path"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "directory" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `directory`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(DirectoryContext {
+            path: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "path",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for DirectoryContext {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1877,34 +1972,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for DirectoryContext {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<DirectoryContext, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "path" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("path"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(DirectoryContext {
-                    path: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "path",
-                        ))?,
-                })
+                DirectoryContext::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1921,6 +1991,8 @@ impl agentwire_runtime::Validate for DirectoryContext {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "native")]
+#[cfg_attr(feature = "schemars", schemars(rename = "EcaServerUpdatedParams"))]
 pub struct EcaServerUpdatedParams {
     /// Always `ECA`.
     pub name: EcaServerUpdatedParamsName,
@@ -1928,6 +2000,89 @@ pub struct EcaServerUpdatedParams {
     pub status: EcaServerUpdatedParamsStatus,
     /// The built-in tools.
     pub tools: Vec<ServerTool>,
+}
+impl EcaServerUpdatedParams {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<EcaServerUpdatedParamsName> = None;
+        let mut f1: Option<EcaServerUpdatedParamsStatus> = None;
+        let mut f2: Option<Vec<ServerTool>> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "name" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "status" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "status",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "tools" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("tools"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "native" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `native`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(EcaServerUpdatedParams {
+            name: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            status: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "status",
+                ))?,
+            tools: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "tools",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for EcaServerUpdatedParams {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1944,64 +2099,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EcaServerUpdatedParams 
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<EcaServerUpdatedParams, A::Error> {
-                let mut f0: Option<EcaServerUpdatedParamsName> = None;
-                let mut f1: Option<EcaServerUpdatedParamsStatus> = None;
-                let mut f2: Option<Vec<ServerTool>> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "status" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "tools" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "tools",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(EcaServerUpdatedParams {
-                    name: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    status: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "status",
-                        ))?,
-                    tools: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "tools",
-                        ))?,
-                })
+                EcaServerUpdatedParams::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2093,6 +2193,8 @@ impl agentwire_runtime::Validate for EcaServerUpdatedParamsStatus {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "fileChange")]
+#[cfg_attr(feature = "schemars", schemars(rename = "FileChangeDetails"))]
 pub struct FileChangeDetails {
     /// Path of the changed file.
     pub path: String,
@@ -2106,6 +2208,104 @@ pub struct FileChangeDetails {
     #[serde(rename = "linesRemoved")]
     #[cfg_attr(feature = "schemars", schemars(range(min = 0f64)))]
     pub lines_removed: i64,
+}
+impl FileChangeDetails {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<i64> = None;
+        let mut f3: Option<i64> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "path" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("path"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "diff" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("diff"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "linesAdded" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "linesAdded",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "linesRemoved" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "linesRemoved",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "fileChange" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `fileChange`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(FileChangeDetails {
+            path: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "path",
+                ))?,
+            diff: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "diff",
+                ))?,
+            lines_added: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "linesAdded",
+                ))?,
+            lines_removed: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "linesRemoved",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileChangeDetails {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -2122,77 +2322,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileChangeDetails {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<FileChangeDetails, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<i64> = None;
-                let mut f3: Option<i64> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "path" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("path"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "diff" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("diff"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "linesAdded" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "linesAdded",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "linesRemoved" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "linesRemoved",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(FileChangeDetails {
-                    path: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "path",
-                        ))?,
-                    diff: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "diff",
-                        ))?,
-                    lines_added: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "linesAdded",
-                        ))?,
-                    lines_removed: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "linesRemoved",
-                        ))?,
-                })
+                FileChangeDetails::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2224,6 +2356,8 @@ impl agentwire_runtime::Validate for FileChangeDetails {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "file")]
+#[cfg_attr(feature = "schemars", schemars(rename = "FileContext"))]
 pub struct FileContext {
     /// Path of the file.
     pub path: String,
@@ -2236,6 +2370,73 @@ pub struct FileContext {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "LinesRange"))]
     pub lines_range: Option<LinesRange>,
+}
+impl FileContext {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<LinesRange> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "path" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("path"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "linesRange" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "linesRange",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "file" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `file`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(FileContext {
+            path: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "path",
+                ))?,
+            lines_range: f1,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileContext {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -2252,46 +2453,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileContext {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<FileContext, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<LinesRange> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "path" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("path"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "linesRange" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "linesRange",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(FileContext {
-                    path: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "path",
-                        ))?,
-                    lines_range: f1,
-                })
+                FileContext::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2875,6 +3039,8 @@ impl agentwire_runtime::Validate for LinesRange {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "mcp")]
+#[cfg_attr(feature = "schemars", schemars(rename = "MCPServerUpdatedParams"))]
 pub struct MCPServerUpdatedParams {
     /// Name of the MCP server.
     pub name: String,
@@ -2893,6 +3059,114 @@ pub struct MCPServerUpdatedParams {
     #[cfg_attr(feature = "schemars", schemars(with = "Vec<ServerTool>"))]
     pub tools: Option<Vec<ServerTool>>,
 }
+impl MCPServerUpdatedParams {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<Vec<String>> = None;
+        let mut f3: Option<MCPServerUpdatedParamsStatus> = None;
+        let mut f4: Option<Vec<ServerTool>> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "name" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "command" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "command",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "args" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("args"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "status" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "status",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "tools" => {
+                    if f4.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("tools"),
+                        );
+                    }
+                    f4 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "mcp" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `mcp`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(MCPServerUpdatedParams {
+            name: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            command: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "command",
+                ))?,
+            args: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "args",
+                ))?,
+            status: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "status",
+                ))?,
+            tools: f4,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPServerUpdatedParams {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -2908,89 +3182,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPServerUpdatedParams 
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<MCPServerUpdatedParams, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<Vec<String>> = None;
-                let mut f3: Option<MCPServerUpdatedParamsStatus> = None;
-                let mut f4: Option<Vec<ServerTool>> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "command" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "command",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "args" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("args"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "status" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "status",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        "tools" => {
-                            if f4.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "tools",
-                                    ),
-                                );
-                            }
-                            f4 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(MCPServerUpdatedParams {
-                    name: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    command: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "command",
-                        ))?,
-                    args: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "args",
-                        ))?,
-                    status: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "status",
-                        ))?,
-                    tools: f4,
-                })
+                MCPServerUpdatedParams::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3187,6 +3381,8 @@ impl agentwire_runtime::Validate for MCPStopServerParams {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "mcpResource")]
+#[cfg_attr(feature = "schemars", schemars(rename = "McpResourceContext"))]
 pub struct McpResourceContext {
     /// URI of the resource, e.g. `file://foo/bar.clj`.
     pub uri: String,
@@ -3199,6 +3395,119 @@ pub struct McpResourceContext {
     pub mime_type: String,
     /// Name of the MCP server that offers the resource.
     pub server: String,
+}
+impl McpResourceContext {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<String> = None;
+        let mut f3: Option<String> = None;
+        let mut f4: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "uri" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "name" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "description" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "description",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "mimeType" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "mimeType",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "server" => {
+                    if f4.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "server",
+                            ),
+                        );
+                    }
+                    f4 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "mcpResource" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `mcpResource`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(McpResourceContext {
+            uri: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "uri",
+                ))?,
+            name: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            description: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "description",
+                ))?,
+            mime_type: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "mimeType",
+                ))?,
+            server: f4
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "server",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for McpResourceContext {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3215,92 +3524,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for McpResourceContext {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<McpResourceContext, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<String> = None;
-                let mut f3: Option<String> = None;
-                let mut f4: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "uri" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "description" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        "server" => {
-                            if f4.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "server",
-                                    ),
-                                );
-                            }
-                            f4 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(McpResourceContext {
-                    uri: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "uri",
-                        ))?,
-                    name: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    description: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "description",
-                        ))?,
-                    mime_type: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "mimeType",
-                        ))?,
-                    server: f4
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "server",
-                        ))?,
-                })
+                McpResourceContext::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3363,11 +3589,81 @@ impl agentwire_runtime::Validate for MessageType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "progress")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ProgressContent"))]
 pub struct ProgressContent {
     /// Whether the chat is still being processed or has finished.
     pub state: ProgressContentState,
     /// Text describing the current state, for display in the chat.
     pub text: String,
+}
+impl ProgressContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ProgressContentState> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "state" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("state"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "text" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "progress" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `progress`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ProgressContent {
+            state: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "state",
+                ))?,
+            text: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "text",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3384,49 +3680,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ProgressContent, A::Error> {
-                let mut f0: Option<ProgressContentState> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "state" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "state",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "text" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ProgressContent {
-                    state: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "state",
-                        ))?,
-                    text: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "text",
-                        ))?,
-                })
+                ProgressContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3482,9 +3738,64 @@ impl agentwire_runtime::Validate for ProgressContentState {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "reasonFinished")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ReasonFinishedContent"))]
 pub struct ReasonFinishedContent {
     /// Identifier of the reasoning block.
     pub id: String,
+}
+impl ReasonFinishedContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "reasonFinished" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `reasonFinished`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ReasonFinishedContent {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonFinishedContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3501,34 +3812,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonFinishedContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ReasonFinishedContent, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ReasonFinishedContent {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ReasonFinishedContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3545,9 +3831,64 @@ impl agentwire_runtime::Validate for ReasonFinishedContent {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "reasonStarted")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ReasonStartedContent"))]
 pub struct ReasonStartedContent {
     /// Identifier of the reasoning block.
     pub id: String,
+}
+impl ReasonStartedContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "reasonStarted" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `reasonStarted`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ReasonStartedContent {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonStartedContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3564,34 +3905,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonStartedContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ReasonStartedContent, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ReasonStartedContent {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ReasonStartedContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3608,11 +3924,81 @@ impl agentwire_runtime::Validate for ReasonStartedContent {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "reasonText")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ReasonTextContent"))]
 pub struct ReasonTextContent {
     /// Identifier of a reasoning block that was started before.
     pub id: String,
     /// The reasoning text.
     pub text: String,
+}
+impl ReasonTextContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "text" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "reasonText" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `reasonText`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ReasonTextContent {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            text: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "text",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonTextContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3629,47 +4015,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonTextContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ReasonTextContent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "text" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ReasonTextContent {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    text: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "text",
-                        ))?,
-                })
+                ReasonTextContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3687,7 +4035,50 @@ impl agentwire_runtime::Validate for ReasonTextContent {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "repoMap")]
+#[cfg_attr(feature = "schemars", schemars(rename = "RepoMapContext"))]
 pub struct RepoMapContext {}
+impl RepoMapContext {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "repoMap" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `repoMap`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(RepoMapContext {})
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for RepoMapContext {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -3703,15 +4094,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RepoMapContext {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<RepoMapContext, A::Error> {
-                while map
-                    .next_key::<agentwire_runtime::serde::de::IgnoredAny>()?
-                    .is_some()
-                {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-                Ok(RepoMapContext {})
+                RepoMapContext::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3925,9 +4310,66 @@ impl agentwire_runtime::Validate for ShowMessageParams {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "text")]
+#[cfg_attr(feature = "schemars", schemars(rename = "TextContent"))]
 pub struct TextContent {
     /// The text.
     pub text: String,
+}
+impl TextContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "text" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "text" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `text`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(TextContent {
+            text: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "text",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3944,34 +4386,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<TextContent, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "text" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(TextContent {
-                    text: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "text",
-                        ))?,
-                })
+                TextContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3989,11 +4406,11 @@ impl agentwire_runtime::Validate for TextContent {
 /// Spec note: the document defines this union with a single member, `FileChangeDetails`; it is
 /// kept a union (written with a leading `|`) so that further kinds of details can be added
 /// without changing the field types that use it.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum ToolCallDetails {
-    #[serde(rename = "fileChange")]
+    #[cfg_attr(feature = "schemars", serde(rename = "fileChange"))]
     FileChange(FileChangeDetails),
 }
 impl ToolCallDetails {
@@ -4003,6 +4420,16 @@ impl ToolCallDetails {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::FileChange(_) => "fileChange",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ToolCallDetails {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::FileChange(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -4021,9 +4448,7 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ToolCallDetails {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "fileChange" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::FileChange)
-            }
+            "fileChange" => FileChangeDetails::__read(rest, false).map(Self::FileChange),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -4202,6 +4627,8 @@ impl agentwire_runtime::Validate for ToolCallOutputType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "toolCallPrepare")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ToolCallPrepareContent"))]
 pub struct ToolCallPrepareContent {
     /// Where the tool comes from.
     pub origin: ToolCallOrigin,
@@ -4232,6 +4659,143 @@ pub struct ToolCallPrepareContent {
     #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
+impl ToolCallPrepareContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ToolCallOrigin> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<String> = None;
+        let mut f3: Option<String> = None;
+        let mut f4: Option<bool> = None;
+        let mut f5: Option<String> = None;
+        let mut f6: Option<ToolCallDetails> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "origin" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "origin",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "name" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "argumentsText" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "argumentsText",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "manualApproval" => {
+                    if f4.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "manualApproval",
+                            ),
+                        );
+                    }
+                    f4 = Some(map.next_value()?);
+                }
+                "summary" => {
+                    if f5.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "summary",
+                            ),
+                        );
+                    }
+                    f5 = Some(map.next_value()?);
+                }
+                "details" => {
+                    if f6.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "details",
+                            ),
+                        );
+                    }
+                    f6 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "toolCallPrepare" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `toolCallPrepare`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ToolCallPrepareContent {
+            origin: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "origin",
+                ))?,
+            id: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            name: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            arguments_text: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "argumentsText",
+                ))?,
+            manual_approval: f4
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "manualApproval",
+                ))?,
+            summary: f5,
+            details: f6,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallPrepareContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -4247,116 +4811,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallPrepareContent 
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ToolCallPrepareContent, A::Error> {
-                let mut f0: Option<ToolCallOrigin> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<String> = None;
-                let mut f3: Option<String> = None;
-                let mut f4: Option<bool> = None;
-                let mut f5: Option<String> = None;
-                let mut f6: Option<ToolCallDetails> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "origin" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "origin",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "argumentsText" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "argumentsText",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        "manualApproval" => {
-                            if f4.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "manualApproval",
-                                    ),
-                                );
-                            }
-                            f4 = Some(map.next_value()?);
-                        }
-                        "summary" => {
-                            if f5.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "summary",
-                                    ),
-                                );
-                            }
-                            f5 = Some(map.next_value()?);
-                        }
-                        "details" => {
-                            if f6.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "details",
-                                    ),
-                                );
-                            }
-                            f6 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ToolCallPrepareContent {
-                    origin: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "origin",
-                        ))?,
-                    id: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    name: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    arguments_text: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "argumentsText",
-                        ))?,
-                    manual_approval: f4
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "manualApproval",
-                        ))?,
-                    summary: f5,
-                    details: f6,
-                })
+                ToolCallPrepareContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -4382,6 +4839,8 @@ impl agentwire_runtime::Validate for ToolCallPrepareContent {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "toolCallRejected")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ToolCallRejected"))]
 pub struct ToolCallRejected {
     /// Where the tool comes from.
     pub origin: ToolCallOrigin,
@@ -4410,6 +4869,143 @@ pub struct ToolCallRejected {
     #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
+impl ToolCallRejected {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ToolCallOrigin> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<String> = None;
+        let mut f3: Option<::std::collections::BTreeMap<String, String>> = None;
+        let mut f4: Option<ToolCallRejectedReason> = None;
+        let mut f5: Option<String> = None;
+        let mut f6: Option<ToolCallDetails> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "origin" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "origin",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "name" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "arguments" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "arguments",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "reason" => {
+                    if f4.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "reason",
+                            ),
+                        );
+                    }
+                    f4 = Some(map.next_value()?);
+                }
+                "summary" => {
+                    if f5.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "summary",
+                            ),
+                        );
+                    }
+                    f5 = Some(map.next_value()?);
+                }
+                "details" => {
+                    if f6.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "details",
+                            ),
+                        );
+                    }
+                    f6 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "toolCallRejected" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `toolCallRejected`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ToolCallRejected {
+            origin: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "origin",
+                ))?,
+            id: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            name: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            arguments: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "arguments",
+                ))?,
+            reason: f4
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "reason",
+                ))?,
+            summary: f5,
+            details: f6,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRejected {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -4425,116 +5021,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRejected {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ToolCallRejected, A::Error> {
-                let mut f0: Option<ToolCallOrigin> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<String> = None;
-                let mut f3: Option<::std::collections::BTreeMap<String, String>> = None;
-                let mut f4: Option<ToolCallRejectedReason> = None;
-                let mut f5: Option<String> = None;
-                let mut f6: Option<ToolCallDetails> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "origin" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "origin",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        "reason" => {
-                            if f4.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "reason",
-                                    ),
-                                );
-                            }
-                            f4 = Some(map.next_value()?);
-                        }
-                        "summary" => {
-                            if f5.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "summary",
-                                    ),
-                                );
-                            }
-                            f5 = Some(map.next_value()?);
-                        }
-                        "details" => {
-                            if f6.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "details",
-                                    ),
-                                );
-                            }
-                            f6 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ToolCallRejected {
-                    origin: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "origin",
-                        ))?,
-                    id: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    name: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    arguments: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "arguments",
-                        ))?,
-                    reason: f4
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "reason",
-                        ))?,
-                    summary: f5,
-                    details: f6,
-                })
+                ToolCallRejected::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -4596,6 +5085,8 @@ impl agentwire_runtime::Validate for ToolCallRejectedReason {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "toolCallRun")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ToolCallRunContent"))]
 pub struct ToolCallRunContent {
     /// Where the tool comes from.
     pub origin: ToolCallOrigin,
@@ -4625,6 +5116,143 @@ pub struct ToolCallRunContent {
     #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
+impl ToolCallRunContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ToolCallOrigin> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<String> = None;
+        let mut f3: Option<::std::collections::BTreeMap<String, String>> = None;
+        let mut f4: Option<bool> = None;
+        let mut f5: Option<String> = None;
+        let mut f6: Option<ToolCallDetails> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "origin" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "origin",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "name" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "arguments" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "arguments",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "manualApproval" => {
+                    if f4.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "manualApproval",
+                            ),
+                        );
+                    }
+                    f4 = Some(map.next_value()?);
+                }
+                "summary" => {
+                    if f5.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "summary",
+                            ),
+                        );
+                    }
+                    f5 = Some(map.next_value()?);
+                }
+                "details" => {
+                    if f6.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "details",
+                            ),
+                        );
+                    }
+                    f6 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "toolCallRun" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `toolCallRun`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ToolCallRunContent {
+            origin: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "origin",
+                ))?,
+            id: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            name: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            arguments: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "arguments",
+                ))?,
+            manual_approval: f4
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "manualApproval",
+                ))?,
+            summary: f5,
+            details: f6,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRunContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -4640,116 +5268,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRunContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ToolCallRunContent, A::Error> {
-                let mut f0: Option<ToolCallOrigin> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<String> = None;
-                let mut f3: Option<::std::collections::BTreeMap<String, String>> = None;
-                let mut f4: Option<bool> = None;
-                let mut f5: Option<String> = None;
-                let mut f6: Option<ToolCallDetails> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "origin" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "origin",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        "manualApproval" => {
-                            if f4.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "manualApproval",
-                                    ),
-                                );
-                            }
-                            f4 = Some(map.next_value()?);
-                        }
-                        "summary" => {
-                            if f5.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "summary",
-                                    ),
-                                );
-                            }
-                            f5 = Some(map.next_value()?);
-                        }
-                        "details" => {
-                            if f6.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "details",
-                                    ),
-                                );
-                            }
-                            f6 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ToolCallRunContent {
-                    origin: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "origin",
-                        ))?,
-                    id: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    name: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    arguments: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "arguments",
-                        ))?,
-                    manual_approval: f4
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "manualApproval",
-                        ))?,
-                    summary: f5,
-                    details: f6,
-                })
+                ToolCallRunContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -4775,6 +5296,8 @@ impl agentwire_runtime::Validate for ToolCallRunContent {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "toolCalled")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ToolCalledContent"))]
 pub struct ToolCalledContent {
     /// Where the tool comes from.
     pub origin: ToolCallOrigin,
@@ -4808,6 +5331,156 @@ pub struct ToolCalledContent {
     #[cfg_attr(feature = "schemars", schemars(with = "ToolCallDetails"))]
     pub details: Option<ToolCallDetails>,
 }
+impl ToolCalledContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ToolCallOrigin> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<String> = None;
+        let mut f3: Option<Vec<String>> = None;
+        let mut f4: Option<bool> = None;
+        let mut f5: Option<Vec<ToolCallOutput>> = None;
+        let mut f6: Option<String> = None;
+        let mut f7: Option<ToolCallDetails> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "origin" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "origin",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "name" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "arguments" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "arguments",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "error" => {
+                    if f4.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("error"),
+                        );
+                    }
+                    f4 = Some(map.next_value()?);
+                }
+                "outputs" => {
+                    if f5.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "outputs",
+                            ),
+                        );
+                    }
+                    f5 = Some(map.next_value()?);
+                }
+                "summary" => {
+                    if f6.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "summary",
+                            ),
+                        );
+                    }
+                    f6 = Some(map.next_value()?);
+                }
+                "details" => {
+                    if f7.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "details",
+                            ),
+                        );
+                    }
+                    f7 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "toolCalled" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `toolCalled`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ToolCalledContent {
+            origin: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "origin",
+                ))?,
+            id: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            name: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            arguments: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "arguments",
+                ))?,
+            error: f4
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "error",
+                ))?,
+            outputs: f5
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "outputs",
+                ))?,
+            summary: f6,
+            details: f7,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCalledContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -4823,131 +5496,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCalledContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ToolCalledContent, A::Error> {
-                let mut f0: Option<ToolCallOrigin> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<String> = None;
-                let mut f3: Option<Vec<String>> = None;
-                let mut f4: Option<bool> = None;
-                let mut f5: Option<Vec<ToolCallOutput>> = None;
-                let mut f6: Option<String> = None;
-                let mut f7: Option<ToolCallDetails> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "origin" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "origin",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "arguments" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "arguments",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        "error" => {
-                            if f4.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "error",
-                                    ),
-                                );
-                            }
-                            f4 = Some(map.next_value()?);
-                        }
-                        "outputs" => {
-                            if f5.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "outputs",
-                                    ),
-                                );
-                            }
-                            f5 = Some(map.next_value()?);
-                        }
-                        "summary" => {
-                            if f6.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "summary",
-                                    ),
-                                );
-                            }
-                            f6 = Some(map.next_value()?);
-                        }
-                        "details" => {
-                            if f7.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "details",
-                                    ),
-                                );
-                            }
-                            f7 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ToolCalledContent {
-                    origin: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "origin",
-                        ))?,
-                    id: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    name: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    arguments: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "arguments",
-                        ))?,
-                    error: f4
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "error",
-                        ))?,
-                    outputs: f5
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "outputs",
-                        ))?,
-                    summary: f6,
-                    details: f7,
-                })
+                ToolCalledContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -4971,13 +5522,13 @@ impl agentwire_runtime::Validate for ToolCalledContent {
 }
 /// Params of the `tool/serverUpdated` notification: the state of one tool server changed.
 /// Tagged by `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum ToolServerUpdatedParams {
-    #[serde(rename = "native")]
+    #[cfg_attr(feature = "schemars", serde(rename = "native"))]
     Native(EcaServerUpdatedParams),
-    #[serde(rename = "mcp")]
+    #[cfg_attr(feature = "schemars", serde(rename = "mcp"))]
     Mcp(MCPServerUpdatedParams),
 }
 impl ToolServerUpdatedParams {
@@ -4988,6 +5539,17 @@ impl ToolServerUpdatedParams {
         match self {
             Self::Native(_) => "native",
             Self::Mcp(_) => "mcp",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ToolServerUpdatedParams {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Native(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Mcp(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -5006,8 +5568,8 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ToolServerUpdatedParam
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "native" => agentwire_runtime::tagged::variant(rest).map(Self::Native),
-            "mcp" => agentwire_runtime::tagged::variant(rest).map(Self::Mcp),
+            "native" => EcaServerUpdatedParams::__read(rest, false).map(Self::Native),
+            "mcp" => MCPServerUpdatedParams::__read(rest, false).map(Self::Mcp),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -5028,11 +5590,81 @@ impl agentwire_runtime::Validate for ToolServerUpdatedParams {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "url")]
+#[cfg_attr(feature = "schemars", schemars(rename = "URLContent"))]
 pub struct URLContent {
     /// Title of the link.
     pub title: String,
     /// Target of the link.
     pub url: String,
+}
+impl URLContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "title" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "url" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("url"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "url" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `url`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(URLContent {
+            title: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "title",
+                ))?,
+            url: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "url",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for URLContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -5049,49 +5681,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for URLContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<URLContent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "title" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "title",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "url" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("url"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(URLContent {
-                    title: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "title",
-                        ))?,
-                    url: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "url",
-                        ))?,
-                })
+                URLContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -5111,6 +5703,8 @@ impl agentwire_runtime::Validate for URLContent {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "usage")]
+#[cfg_attr(feature = "schemars", schemars(rename = "UsageContent"))]
 pub struct UsageContent {
     /// Tokens sent with the last prompt, all context added by the server included.
     #[serde(rename = "messageInputTokens")]
@@ -5143,6 +5737,117 @@ pub struct UsageContent {
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub session_cost: Option<String>,
 }
+impl UsageContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<i64> = None;
+        let mut f1: Option<i64> = None;
+        let mut f2: Option<i64> = None;
+        let mut f3: Option<String> = None;
+        let mut f4: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "messageInputTokens" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "messageInputTokens",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "messageOutputTokens" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "messageOutputTokens",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "sessionTokens" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "sessionTokens",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "messageCost" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "messageCost",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "sessionCost" => {
+                    if f4.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "sessionCost",
+                            ),
+                        );
+                    }
+                    f4 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "usage" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `usage`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(UsageContent {
+            message_input_tokens: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "messageInputTokens",
+                ))?,
+            message_output_tokens: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "messageOutputTokens",
+                ))?,
+            session_tokens: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "sessionTokens",
+                ))?,
+            message_cost: f3,
+            session_cost: f4,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -5158,90 +5863,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<UsageContent, A::Error> {
-                let mut f0: Option<i64> = None;
-                let mut f1: Option<i64> = None;
-                let mut f2: Option<i64> = None;
-                let mut f3: Option<String> = None;
-                let mut f4: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "messageInputTokens" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "messageInputTokens",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "messageOutputTokens" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "messageOutputTokens",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "sessionTokens" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "sessionTokens",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "messageCost" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "messageCost",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        "sessionCost" => {
-                            if f4.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "sessionCost",
-                                    ),
-                                );
-                            }
-                            f4 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(UsageContent {
-                    message_input_tokens: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "messageInputTokens",
-                        ))?,
-                    message_output_tokens: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "messageOutputTokens",
-                        ))?,
-                    session_tokens: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "sessionTokens",
-                        ))?,
-                    message_cost: f3,
-                    session_cost: f4,
-                })
+                UsageContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -5280,9 +5904,66 @@ impl agentwire_runtime::Validate for UsageContent {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "web")]
+#[cfg_attr(feature = "schemars", schemars(rename = "WebContext"))]
 pub struct WebContext {
     /// Address of the web content.
     pub url: String,
+}
+impl WebContext {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "url" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("url"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "web" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `web`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(WebContext {
+            url: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "url",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for WebContext {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -5299,34 +5980,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for WebContext {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<WebContext, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "url" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("url"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(WebContext {
-                    url: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "url",
-                        ))?,
-                })
+                WebContext::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)

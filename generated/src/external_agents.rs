@@ -10,13 +10,13 @@ pub const ROLES: &[&str] = &["web_ui", "agent_server", "external_system"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/external_agents.schema.json");
 /// An agent definition, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum AgentConfig {
-    #[serde(rename = "chat")]
+    #[cfg_attr(feature = "schemars", serde(rename = "chat"))]
     Chat(ChatAgentConfig),
-    #[serde(rename = "external")]
+    #[cfg_attr(feature = "schemars", serde(rename = "external"))]
     External(ExternalAgentConfig),
 }
 impl AgentConfig {
@@ -27,6 +27,17 @@ impl AgentConfig {
         match self {
             Self::Chat(_) => "chat",
             Self::External(_) => "external",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for AgentConfig {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Chat(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::External(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -45,8 +56,8 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for AgentConfig {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "chat" => agentwire_runtime::tagged::variant(rest).map(Self::Chat),
-            "external" => agentwire_runtime::tagged::variant(rest).map(Self::External),
+            "chat" => ChatAgentConfig::__read(rest, false).map(Self::Chat),
+            "external" => ExternalAgentConfig::__read(rest, false).map(Self::External),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -64,15 +75,15 @@ impl agentwire_runtime::Validate for AgentConfig {
     }
 }
 /// Every frame the agent server sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum AgentServerMessage {
-    #[serde(rename = "session_ready")]
+    #[cfg_attr(feature = "schemars", serde(rename = "session_ready"))]
     SessionReady(SessionReadyMessage),
-    #[serde(rename = "message")]
+    #[cfg_attr(feature = "schemars", serde(rename = "message"))]
     Message(ChatMessageBroadcast),
-    #[serde(rename = "error")]
+    #[cfg_attr(feature = "schemars", serde(rename = "error"))]
     Error(ErrorMessage),
 }
 impl AgentServerMessage {
@@ -84,6 +95,18 @@ impl AgentServerMessage {
             Self::SessionReady(_) => "session_ready",
             Self::Message(_) => "message",
             Self::Error(_) => "error",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for AgentServerMessage {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::SessionReady(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Message(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Error(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -103,10 +126,10 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for AgentServerMessage {
     ) -> Result<Self, M::Error> {
         match kind {
             "session_ready" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::SessionReady)
+                SessionReadyMessage::__read(rest, false).map(Self::SessionReady)
             }
-            "message" => agentwire_runtime::tagged::variant(rest).map(Self::Message),
-            "error" => agentwire_runtime::tagged::variant(rest).map(Self::Error),
+            "message" => ChatMessageBroadcast::__read(rest, false).map(Self::Message),
+            "error" => ErrorMessage::__read(rest, false).map(Self::Error),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -370,6 +393,8 @@ impl agentwire_runtime::Validate for ApiErrorResponseError {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "chat")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ChatAgentConfig"))]
 pub struct ChatAgentConfig {
     /// Unique agent id.
     #[serde(rename = "agentId")]
@@ -388,6 +413,90 @@ pub struct ChatAgentConfig {
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub description: Option<String>,
 }
+impl ChatAgentConfig {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "agentId" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "agentId",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "displayName" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "displayName",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "description" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "description",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "chat" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `chat`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ChatAgentConfig {
+            agent_id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "agentId",
+                ))?,
+            display_name: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "displayName",
+                ))?,
+            description: f2,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatAgentConfig {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -403,63 +512,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatAgentConfig {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ChatAgentConfig, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "agentId" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "agentId",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "displayName" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "displayName",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "description" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ChatAgentConfig {
-                    agent_id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "agentId",
-                        ))?,
-                    display_name: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "displayName",
-                        ))?,
-                    description: f2,
-                })
+                ChatAgentConfig::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -491,6 +546,8 @@ impl agentwire_runtime::Validate for ChatAgentConfig {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "message")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ChatMessageBroadcast"))]
 pub struct ChatMessageBroadcast {
     /// The session the message belongs to.
     #[serde(rename = "sessionId")]
@@ -503,6 +560,104 @@ pub struct ChatMessageBroadcast {
     #[serde(rename = "createdAt")]
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub created_at: String,
+}
+impl ChatMessageBroadcast {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<SessionId> = None;
+        let mut f1: Option<ChatMessageBroadcastRole> = None;
+        let mut f2: Option<String> = None;
+        let mut f3: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "sessionId" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "sessionId",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "role" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("role"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "text" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "createdAt" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "createdAt",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "message" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `message`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ChatMessageBroadcast {
+            session_id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "sessionId",
+                ))?,
+            role: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "role",
+                ))?,
+            text: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "text",
+                ))?,
+            created_at: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "createdAt",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessageBroadcast {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -519,77 +674,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessageBroadcast {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ChatMessageBroadcast, A::Error> {
-                let mut f0: Option<SessionId> = None;
-                let mut f1: Option<ChatMessageBroadcastRole> = None;
-                let mut f2: Option<String> = None;
-                let mut f3: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "sessionId" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "sessionId",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "role" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("role"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "text" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "createdAt" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "createdAt",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ChatMessageBroadcast {
-                    session_id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "sessionId",
-                        ))?,
-                    role: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "role",
-                        ))?,
-                    text: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "text",
-                        ))?,
-                    created_at: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "createdAt",
-                        ))?,
-                })
+                ChatMessageBroadcast::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -978,12 +1065,84 @@ impl agentwire_runtime::Validate for CreateSessionResponseResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "error")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ErrorMessage"))]
 pub struct ErrorMessage {
     /// Machine-readable reason.
     pub code: WsErrorCode,
     /// Human-readable explanation.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub message: String,
+}
+impl ErrorMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<WsErrorCode> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "code" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("code"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "message" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "message",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "error" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `error`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ErrorMessage {
+            code: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "code",
+                ))?,
+            message: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "message",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1000,49 +1159,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ErrorMessage, A::Error> {
-                let mut f0: Option<WsErrorCode> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("code"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "message" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "message",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ErrorMessage {
-                    code: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "code",
-                        ))?,
-                    message: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "message",
-                        ))?,
-                })
+                ErrorMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1067,6 +1186,8 @@ impl agentwire_runtime::Validate for ErrorMessage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "external")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ExternalAgentConfig"))]
 pub struct ExternalAgentConfig {
     /// Unique agent id.
     #[serde(rename = "agentId")]
@@ -1087,6 +1208,105 @@ pub struct ExternalAgentConfig {
     /// Where input goes and where replies come back.
     pub external: ExternalAgentConfigExternal,
 }
+impl ExternalAgentConfig {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<String> = None;
+        let mut f3: Option<ExternalAgentConfigExternal> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "agentId" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "agentId",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "displayName" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "displayName",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "description" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "description",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "external" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "external",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "external" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `external`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ExternalAgentConfig {
+            agent_id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "agentId",
+                ))?,
+            display_name: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "displayName",
+                ))?,
+            description: f2,
+            external: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "external",
+                ))?,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalAgentConfig {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -1102,78 +1322,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalAgentConfig {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ExternalAgentConfig, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<String> = None;
-                let mut f3: Option<ExternalAgentConfigExternal> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "agentId" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "agentId",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "displayName" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "displayName",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "description" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "external" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "external",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ExternalAgentConfig {
-                    agent_id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "agentId",
-                        ))?,
-                    display_name: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "displayName",
-                        ))?,
-                    description: f2,
-                    external: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "external",
-                        ))?,
-                })
+                ExternalAgentConfig::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1601,10 +1752,69 @@ impl agentwire_runtime::Validate for ExternalInputPayloadMessageType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "hello")]
+#[cfg_attr(feature = "schemars", schemars(rename = "HelloMessage"))]
 pub struct HelloMessage {
     /// The session to attach to.
     #[serde(rename = "sessionId")]
     pub session_id: SessionId,
+}
+impl HelloMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<SessionId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "sessionId" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "sessionId",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "hello" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `hello`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(HelloMessage {
+            session_id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "sessionId",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for HelloMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1621,36 +1831,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for HelloMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<HelloMessage, A::Error> {
-                let mut f0: Option<SessionId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "sessionId" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "sessionId",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(HelloMessage {
-                    session_id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "sessionId",
-                        ))?,
-                })
+                HelloMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1780,6 +1963,8 @@ impl agentwire_runtime::Validate for SessionId {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "session_ready")]
+#[cfg_attr(feature = "schemars", schemars(rename = "SessionReadyMessage"))]
 pub struct SessionReadyMessage {
     /// The attached session.
     #[serde(rename = "sessionId")]
@@ -1788,6 +1973,78 @@ pub struct SessionReadyMessage {
     #[serde(rename = "agentId")]
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub agent_id: String,
+}
+impl SessionReadyMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<SessionId> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "sessionId" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "sessionId",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "agentId" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "agentId",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "session_ready" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `session_ready`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(SessionReadyMessage {
+            session_id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "sessionId",
+                ))?,
+            agent_id: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "agentId",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionReadyMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1804,51 +2061,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionReadyMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<SessionReadyMessage, A::Error> {
-                let mut f0: Option<SessionId> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "sessionId" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "sessionId",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "agentId" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "agentId",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(SessionReadyMessage {
-                    session_id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "sessionId",
-                        ))?,
-                    agent_id: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "agentId",
-                        ))?,
-                })
+                SessionReadyMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1880,10 +2095,67 @@ impl agentwire_runtime::Validate for SessionReadyMessage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "user_message")]
+#[cfg_attr(feature = "schemars", schemars(rename = "UserMessageMessage"))]
 pub struct UserMessageMessage {
     /// What the user wrote.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub text: String,
+}
+impl UserMessageMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "text" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "user_message" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `user_message`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(UserMessageMessage {
+            text: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "text",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserMessageMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1900,34 +2172,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserMessageMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<UserMessageMessage, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "text" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(UserMessageMessage {
-                    text: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "text",
-                        ))?,
-                })
+                UserMessageMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1949,13 +2196,13 @@ impl agentwire_runtime::Validate for UserMessageMessage {
     }
 }
 /// Every frame the web UI sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum WebUiMessage {
-    #[serde(rename = "hello")]
+    #[cfg_attr(feature = "schemars", serde(rename = "hello"))]
     Hello(HelloMessage),
-    #[serde(rename = "user_message")]
+    #[cfg_attr(feature = "schemars", serde(rename = "user_message"))]
     UserMessage(UserMessageMessage),
 }
 impl WebUiMessage {
@@ -1966,6 +2213,17 @@ impl WebUiMessage {
         match self {
             Self::Hello(_) => "hello",
             Self::UserMessage(_) => "user_message",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for WebUiMessage {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Hello(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::UserMessage(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -1984,9 +2242,9 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for WebUiMessage {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "hello" => agentwire_runtime::tagged::variant(rest).map(Self::Hello),
+            "hello" => HelloMessage::__read(rest, false).map(Self::Hello),
             "user_message" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::UserMessage)
+                UserMessageMessage::__read(rest, false).map(Self::UserMessage)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }

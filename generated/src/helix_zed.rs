@@ -13,8 +13,65 @@ pub const SCHEMA: &str = include_str!("../schemas/helix_zed.schema.json");
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "chat_message")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ChatMessage"))]
 pub struct ChatMessage {
     pub data: ChatMessageData,
+}
+impl ChatMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ChatMessageData> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "data" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "chat_message" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `chat_message`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ChatMessage {
+            data: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "data",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -31,34 +88,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ChatMessage, A::Error> {
-                let mut f0: Option<ChatMessageData> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "data" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ChatMessage {
-                    data: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "data",
-                        ))?,
-                })
+                ChatMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -331,11 +363,85 @@ impl agentwire_runtime::Validate for ContextCreatedData {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "event_type", rename = "context_created")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ContextCreatedEvent"))]
 pub struct ContextCreatedEvent {
     /// The Helix session id, echoed.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub session_id: String,
     pub data: ContextCreatedData,
+}
+impl ContextCreatedEvent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<ContextCreatedData> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "session_id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "session_id",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "data" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "event_type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "event_type",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "context_created" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `event_type` value `{}`, expected one of `context_created`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("event_type"));
+        }
+        Ok(ContextCreatedEvent {
+            session_id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "session_id",
+                ))?,
+            data: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "data",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCreatedEvent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -352,49 +458,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCreatedEvent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ContextCreatedEvent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<ContextCreatedData> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "session_id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "session_id",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ContextCreatedEvent {
-                    session_id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "session_id",
-                        ))?,
-                    data: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "data",
-                        ))?,
-                })
+                ContextCreatedEvent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -423,11 +489,11 @@ impl agentwire_runtime::Validate for ContextCreatedEvent {
     }
 }
 /// Every frame Helix sends to Zed, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum HelixMessage {
-    #[serde(rename = "chat_message")]
+    #[cfg_attr(feature = "schemars", serde(rename = "chat_message"))]
     ChatMessage(ChatMessage),
 }
 impl HelixMessage {
@@ -437,6 +503,16 @@ impl HelixMessage {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::ChatMessage(_) => "chat_message",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for HelixMessage {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::ChatMessage(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -455,9 +531,7 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for HelixMessage {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "chat_message" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ChatMessage)
-            }
+            "chat_message" => ChatMessage::__read(rest, false).map(Self::ChatMessage),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -713,11 +787,85 @@ impl agentwire_runtime::Validate for MessageAddedDataRole {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "event_type", rename = "message_added")]
+#[cfg_attr(feature = "schemars", schemars(rename = "MessageAddedEvent"))]
 pub struct MessageAddedEvent {
     /// The Helix session id, echoed.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub session_id: String,
     pub data: MessageAddedData,
+}
+impl MessageAddedEvent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<MessageAddedData> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "session_id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "session_id",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "data" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "event_type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "event_type",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "message_added" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `event_type` value `{}`, expected one of `message_added`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("event_type"));
+        }
+        Ok(MessageAddedEvent {
+            session_id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "session_id",
+                ))?,
+            data: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "data",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageAddedEvent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -734,49 +882,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageAddedEvent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<MessageAddedEvent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<MessageAddedData> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "session_id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "session_id",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(MessageAddedEvent {
-                    session_id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "session_id",
-                        ))?,
-                    data: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "data",
-                        ))?,
-                })
+                MessageAddedEvent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -931,11 +1039,85 @@ impl agentwire_runtime::Validate for MessageCompletedData {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "event_type", rename = "message_completed")]
+#[cfg_attr(feature = "schemars", schemars(rename = "MessageCompletedEvent"))]
 pub struct MessageCompletedEvent {
     /// The Helix session id, echoed.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub session_id: String,
     pub data: MessageCompletedData,
+}
+impl MessageCompletedEvent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<MessageCompletedData> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "session_id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "session_id",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "data" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "event_type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "event_type",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "message_completed" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `event_type` value `{}`, expected one of `message_completed`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("event_type"));
+        }
+        Ok(MessageCompletedEvent {
+            session_id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "session_id",
+                ))?,
+            data: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "data",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageCompletedEvent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -952,49 +1134,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageCompletedEvent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<MessageCompletedEvent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<MessageCompletedData> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "session_id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "session_id",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "data" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(MessageCompletedEvent {
-                    session_id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "session_id",
-                        ))?,
-                    data: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "data",
-                        ))?,
-                })
+                MessageCompletedEvent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1023,15 +1165,15 @@ impl agentwire_runtime::Validate for MessageCompletedEvent {
     }
 }
 /// Every frame Zed sends to Helix, dispatched on `event_type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "event_type")]
+#[cfg_attr(feature = "schemars", serde(tag = "event_type"))]
 pub enum ZedEvent {
-    #[serde(rename = "context_created")]
+    #[cfg_attr(feature = "schemars", serde(rename = "context_created"))]
     ContextCreated(ContextCreatedEvent),
-    #[serde(rename = "message_added")]
+    #[cfg_attr(feature = "schemars", serde(rename = "message_added"))]
     MessageAdded(MessageAddedEvent),
-    #[serde(rename = "message_completed")]
+    #[cfg_attr(feature = "schemars", serde(rename = "message_completed"))]
     MessageCompleted(MessageCompletedEvent),
 }
 impl ZedEvent {
@@ -1043,6 +1185,22 @@ impl ZedEvent {
             Self::ContextCreated(_) => "context_created",
             Self::MessageAdded(_) => "message_added",
             Self::MessageCompleted(_) => "message_completed",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ZedEvent {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::ContextCreated(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::MessageAdded(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::MessageCompleted(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
         }
     }
 }
@@ -1066,13 +1224,13 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ZedEvent {
     ) -> Result<Self, M::Error> {
         match kind {
             "context_created" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ContextCreated)
+                ContextCreatedEvent::__read(rest, false).map(Self::ContextCreated)
             }
             "message_added" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::MessageAdded)
+                MessageAddedEvent::__read(rest, false).map(Self::MessageAdded)
             }
             "message_completed" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::MessageCompleted)
+                MessageCompletedEvent::__read(rest, false).map(Self::MessageCompleted)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }

@@ -12,6 +12,7 @@ pub mod json;
 pub mod jsonrpc;
 pub mod literal;
 pub mod machine;
+pub mod members;
 pub mod registry;
 pub mod serde_helpers;
 pub mod tagged;
@@ -19,6 +20,7 @@ pub mod validate;
 
 pub use decode::{decode_json, decode_value};
 pub use error::{FieldError, Invalid, Rule};
+pub use members::Members;
 pub use validate::{JsonPointer, Validate};
 
 /// Re-exported so generated code needs no regex dependency of its own.

@@ -53,6 +53,31 @@ pub fn variant<'de, T: Deserialize<'de>, M: MapAccess<'de>>(rest: M) -> Result<T
     T::deserialize(de::value::MapAccessDeserializer::new(rest))
 }
 
+/// Writes `value` (an object) with the discriminator `tag: kind` ahead of its own members: for
+/// a union member that does not write its discriminator itself.
+pub fn serialize_with_tag<T: serde::Serialize, S: serde::Serializer>(
+    tag: &str,
+    kind: &str,
+    value: &T,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::{Error, SerializeMap};
+    let members = match serde_json::to_value(value).map_err(S::Error::custom)? {
+        Value::Object(members) => members,
+        other => {
+            return Err(S::Error::custom(format_args!(
+                "a `{tag}` union member must be an object, not {other}"
+            )));
+        }
+    };
+    let mut map = s.serialize_map(Some(members.len() + 1))?;
+    map.serialize_entry(tag, kind)?;
+    for (k, v) in members.iter().filter(|(k, _)| k.as_str() != tag) {
+        map.serialize_entry(k, v)?;
+    }
+    map.end()
+}
+
 struct TaggedVisitor<T>(PhantomData<T>);
 
 impl<'de, T: TaggedUnion<'de>> Visitor<'de> for TaggedVisitor<T> {

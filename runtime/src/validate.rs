@@ -145,6 +145,14 @@ impl<T: Validate> Validate for BTreeMap<String, T> {
     }
 }
 
+impl<T: Validate> Validate for crate::Members<T> {
+    fn validate_at(&self, at: &mut JsonPointer, errors: &mut Vec<FieldError>) {
+        for (k, v) in self.iter() {
+            at.with(k, |at| v.validate_at(at, errors));
+        }
+    }
+}
+
 fn fail(at: &JsonPointer, errors: &mut Vec<FieldError>, rule: Rule, message: String) {
     errors.push(FieldError::new(at.as_str(), rule, message));
 }

@@ -3,4 +3,5 @@
 pub mod fixtures;
 pub mod peers;
 pub mod postgres;
+pub mod schema_compare;
 pub mod traces;

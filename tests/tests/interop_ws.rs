@@ -163,9 +163,11 @@ async fn our_agentloop_client_against_a_python_server() {
         .await
         .unwrap();
     client
-        .user_input(typed(json!({"id": "u1", "payload": {"input": [
+        .user_input(typed(
+            json!({"type": "user_input", "id": "u1", "payload": {"input": [
             {"type": "message", "role": "user",
-             "content": [{"type": "input_text", "text": "list files"}]}]}})))
+             "content": [{"type": "input_text", "text": "list files"}]}]}}),
+        ))
         .await
         .unwrap();
     let first = timeout(WAIT, client.next()).await.unwrap().unwrap();
@@ -180,7 +182,9 @@ async fn our_agentloop_client_against_a_python_server() {
         kinds.push(msg.kind());
         match msg {
             al::ServerMessage::ApprovalRequest(_) => client
-                .approval_response(typed(json!({"id": "a1", "payload": {"review": "yes"}})))
+                .approval_response(typed(
+                    json!({"type": "approval_response", "id": "a1", "payload": {"review": "yes"}}),
+                ))
                 .await
                 .unwrap(),
             al::ServerMessage::AgentFinished(f) => {
@@ -202,7 +206,7 @@ async fn our_agentloop_client_against_a_python_server() {
         ]
     );
     client
-        .get_context_info(typed(json!({"id": "c1"})))
+        .get_context_info(typed(json!({"type": "get_context_info", "id": "c1"})))
         .await
         .unwrap();
     let info = timeout(WAIT, client.next())

@@ -334,15 +334,19 @@ async fn agentloop_turn_with_an_approval_through_the_generated_client() {
         .await
         .unwrap();
     client
-        .get_context_info(ws_support::typed(json!({"id": "c1"})))
+        .get_context_info(ws_support::typed(
+            json!({"type": "get_context_info", "id": "c1"}),
+        ))
         .await
         .unwrap();
     assert_eq!(next_msg(&mut client).await.kind(), "context_info");
 
     client
-        .user_input(ws_support::typed(json!({"id": "u1", "payload": {"input": [
+        .user_input(ws_support::typed(
+            json!({"type": "user_input", "id": "u1", "payload": {"input": [
             {"type": "message", "role": "user",
-             "content": [{"type": "input_text", "text": "list"}]}]}})))
+             "content": [{"type": "input_text", "text": "list"}]}]}}),
+        ))
         .await
         .unwrap();
     let mut kinds = Vec::new();
@@ -354,7 +358,7 @@ async fn agentloop_turn_with_an_approval_through_the_generated_client() {
                 assert_eq!(req.payload.command, vec!["ls".to_owned()]);
                 client
                     .approval_response(ws_support::typed(
-                        json!({"id": "a1", "payload": {"review": "yes"}}),
+                        json!({"type": "approval_response", "id": "a1", "payload": {"review": "yes"}}),
                     ))
                     .await
                     .unwrap();
@@ -375,7 +379,9 @@ async fn agentloop_turn_with_an_approval_through_the_generated_client() {
         ]
     );
     client
-        .manual_compact(ws_support::typed(json!({"id": "m1"})))
+        .manual_compact(ws_support::typed(
+            json!({"type": "manual_compact", "id": "m1"}),
+        ))
         .await
         .unwrap();
     assert_eq!(next_msg(&mut client).await.kind(), "context_compacted");

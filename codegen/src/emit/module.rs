@@ -13,7 +13,7 @@ use crate::naming::pascal_case;
 pub fn emit_module(p: &Protocol) -> TokenStream {
     let validators = Validators::new(&p.types, None);
     let types = p.types.values().map(|d| {
-        let ty = emit_type(d);
+        let ty = emit_type(d, &p.types);
         let validate = validators.emit(d);
         quote!(#ty #validate)
     });

@@ -14,7 +14,16 @@ pub fn emit_schema(p: &Protocol) -> String {
     let mut defs = Map::new();
     for (name, def) in &p.types {
         let mut schema = match &def.kind {
-            TypeKind::Struct(fields) => struct_schema(p, fields),
+            TypeKind::Struct(fields) => {
+                let mut s = struct_schema(p, fields);
+                if let Some((tag, value)) = crate::emit::types::own_tag(&p.types, name) {
+                    add_tag(&mut s, tag, value);
+                }
+                if let Some(ty) = &def.open {
+                    s.insert("additionalProperties".into(), Value::Object(ty_schema(ty)));
+                }
+                s
+            }
             // Described by the message holding it.
             TypeKind::Oneof { .. } => continue,
             TypeKind::Enum(values) if values.len() == 1 => {
@@ -162,6 +171,20 @@ fn struct_schema(p: &Protocol, fields: &[Field]) -> Map<String, Value> {
         }
     }
     s
+}
+
+/// A union member's discriminator, which it writes and requires even decoded alone: a
+/// required string constant among its properties, as the source declared it.
+fn add_tag(s: &mut Map<String, Value>, tag: String, value: String) {
+    if let Some(Value::Object(props)) = s.get_mut("properties") {
+        props.insert(tag.clone(), json!({"type": "string", "const": value}));
+    }
+    match s.get_mut("required") {
+        Some(Value::Array(required)) => required.push(tag.into()),
+        _ => {
+            s.insert("required".into(), json!([tag]));
+        }
+    }
 }
 
 /// Whether the value an absent proto3 field reads as (`""`, `0`, an empty list) breaks the

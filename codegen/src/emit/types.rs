@@ -1,6 +1,8 @@
 //! Rust type emitter: structs, string enums, tagged unions and newtypes with their serde and
 //! (feature-gated) schemars attributes.
 
+use std::collections::BTreeMap;
+
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -108,26 +110,75 @@ fn derives(copy: bool) -> TokenStream {
     }
 }
 
-/// Emits one named type.
-pub fn emit_type(def: &TypeDef) -> TokenStream {
+/// The discriminator a union member writes itself and, decoded alone, requires: `(tag,
+/// value)` when every tagged union holding `name` dispatches it on the same pair. A member
+/// held under different tags or values has none (its unions write the tag for it).
+pub fn own_tag(types: &BTreeMap<String, TypeDef>, name: &str) -> Option<(String, String)> {
+    let mut pairs = types.values().filter_map(|d| match &d.kind {
+        TypeKind::Union { tag, variants } => variants
+            .iter()
+            .find(|v| v.type_name == name)
+            .map(|v| (tag.clone(), v.value.clone())),
+        _ => None,
+    });
+    let first = pairs.next()?;
+    // A struct that still declares the field keeps it as a field.
+    let declared = match types.get(name).map(|d| &d.kind) {
+        Some(TypeKind::Struct(fields)) => fields.iter().any(|f| f.name == first.0),
+        _ => true,
+    };
+    (!declared && pairs.all(|p| p == first)).then_some(first)
+}
+
+/// The Rust name of an open struct's extra members: `extra`, unless a field has it.
+pub fn extra_ident(fields: &[Field]) -> Ident {
+    let mut name = String::from("extra");
+    while fields.iter().any(|f| field_ident(&f.name) == name) {
+        name.push('_');
+    }
+    Ident::new(&name, Span::call_site())
+}
+
+/// Emits one named type; `types` is every type of the protocol (a union member learns its
+/// discriminator from the unions that hold it).
+pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStream {
     let name = type_ident(&def.name);
     let doc = doc_attr(&def.doc);
     match &def.kind {
         TypeKind::Struct(fields) => {
-            let decode = emit_struct_deserialize(&name, fields);
+            let tag = own_tag(types, &def.name);
+            let decode = emit_struct_deserialize(&name, fields, def.open.as_ref(), tag.as_ref());
+            let extra = def.open.as_ref().map(|ty| {
+                let ident = extra_ident(fields);
+                let ty = rust_ty(ty);
+                quote! {
+                    /// Members beyond the declared fields, in the order they arrived.
+                    #[serde(flatten)]
+                    pub #ident: agentwire_runtime::Members<#ty>,
+                }
+            });
+            // serde writes a struct's tag first; schemars keeps the type's own name.
+            let tag_attr = tag.map(|(tag, value)| {
+                let rust_name = def.name.as_str();
+                quote! {
+                    #[serde(tag = #tag, rename = #value)]
+                    #[cfg_attr(feature = "schemars", schemars(rename = #rust_name))]
+                }
+            });
             let fields = fields.iter().map(emit_field);
             quote! {
                 #doc
                 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
                 #[serde(crate = "agentwire_runtime::serde")]
                 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-                pub struct #name { #(#fields)* }
+                #tag_attr
+                pub struct #name { #(#fields)* #extra }
                 #decode
             }
         }
         TypeKind::Enum(values) => emit_enum(&name, &doc, values),
         TypeKind::Untagged(members) => emit_untagged(&name, &doc, members),
-        TypeKind::Union { tag, variants } => emit_union(&name, &doc, tag, variants),
+        TypeKind::Union { tag, variants } => emit_union(&name, &doc, tag, variants, types),
         // Only protobuf specs have oneofs, and prost writes their types.
         TypeKind::Oneof { .. } => TokenStream::new(),
         TypeKind::Alias {
@@ -152,10 +203,60 @@ pub fn emit_type(def: &TypeDef) -> TokenStream {
 }
 
 /// A hand-written `Deserialize` for a struct: it reads only JSON objects (serde's derive would
-/// also take an array of the field values, which no protocol here allows), skips unknown keys,
-/// and keeps "absent" apart from `null` for optional fields.
-fn emit_struct_deserialize(name: &Ident, fields: &[Field]) -> TokenStream {
+/// also take an array of the field values, which no protocol here allows), skips unknown keys
+/// of a closed struct and keeps those of an open one, and keeps "absent" apart from `null` for
+/// optional fields. A union member also gets `__read`, which its unions call after they have
+/// read the discriminator; decoded alone (`standalone`), it requires its discriminator.
+fn emit_struct_deserialize(
+    name: &Ident,
+    fields: &[Field],
+    open: Option<&Ty>,
+    tag: Option<&(String, String)>,
+) -> TokenStream {
     let expecting = format!("a `{name}` object");
+    let read = struct_read_body(name, fields, open, tag);
+    let (helper, visit, map) = if tag.is_some() {
+        let helper = quote! {
+            impl #name {
+                /// Reads the members of an object; `standalone` when no union read the
+                /// discriminator first.
+                #[doc(hidden)]
+                pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(mut map: A, standalone: bool) -> Result<Self, A::Error> {
+                    #read
+                }
+            }
+        };
+        (helper, quote!(#name::__read(map, true)), quote!(map))
+    } else {
+        (TokenStream::new(), read, quote!(mut map))
+    };
+    quote! {
+        #helper
+        impl<'de> agentwire_runtime::serde::Deserialize<'de> for #name {
+            fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Visitor;
+                impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
+                    type Value = #name;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str(#expecting)
+                    }
+                    fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(self, #map: A) -> Result<#name, A::Error> {
+                        #visit
+                    }
+                }
+                d.deserialize_map(Visitor)
+            }
+        }
+    }
+}
+
+/// The statements that read a struct from `map` (a `MapAccess`) and return it.
+fn struct_read_body(
+    name: &Ident,
+    fields: &[Field],
+    open: Option<&Ty>,
+    tag: Option<&(String, String)>,
+) -> TokenStream {
     let slots: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("f{i}")).collect();
     let slot_decls = fields.iter().zip(&slots).map(|(f, slot)| {
         let ty = rust_ty(&f.ty);
@@ -181,8 +282,59 @@ fn emit_struct_deserialize(name: &Ident, fields: &[Field]) -> TokenStream {
             quote!(#ident: #slot.ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(#key))?,)
         }
     });
-    // An empty object type still reads (and ignores) every key, so arrays are refused.
-    let read_keys = if fields.is_empty() {
+    let (tag_decl, tag_arm, tag_check) = match tag {
+        Some((tag, value)) => {
+            let wrong = format!("unknown `{tag}` value `{{}}`, expected one of `{value}`");
+            (
+                quote!(let mut tag_seen = false;),
+                quote! {
+                    #tag if standalone => {
+                        if tag_seen {
+                            return Err(agentwire_runtime::serde::de::Error::duplicate_field(#tag));
+                        }
+                        let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                        if kind.as_str() != #value {
+                            return Err(agentwire_runtime::serde::de::Error::custom(format_args!(#wrong, kind.as_str())));
+                        }
+                        tag_seen = true;
+                    }
+                },
+                quote! {
+                    if standalone && !tag_seen {
+                        return Err(agentwire_runtime::serde::de::Error::missing_field(#tag));
+                    }
+                },
+            )
+        }
+        None => Default::default(),
+    };
+    let (extra_decl, extra_arm, extra_init) = match open {
+        Some(ty) => {
+            let ident = extra_ident(fields);
+            let ty = rust_ty(ty);
+            (
+                quote!(let mut extra: agentwire_runtime::Members<#ty> = agentwire_runtime::Members::new();),
+                quote! {
+                    _ => {
+                        let value: #ty = map.next_value()?;
+                        extra.push_read(key.as_str().to_owned(), value);
+                    }
+                },
+                quote!(#ident: extra,),
+            )
+        }
+        None => (
+            TokenStream::new(),
+            quote! {
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            },
+            TokenStream::new(),
+        ),
+    };
+    // An empty closed object type still reads (and ignores) every key, so arrays are refused.
+    let read_keys = if fields.is_empty() && open.is_none() && tag.is_none() {
         quote! {
             while map.next_key::<agentwire_runtime::serde::de::IgnoredAny>()?.is_some() {
                 map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
@@ -193,31 +345,19 @@ fn emit_struct_deserialize(name: &Ident, fields: &[Field]) -> TokenStream {
             while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
                 match key.as_str() {
                     #(#arms)*
-                    _ => {
-                        map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                    }
+                    #tag_arm
+                    #extra_arm
                 }
             }
         }
     };
     quote! {
-        impl<'de> agentwire_runtime::serde::Deserialize<'de> for #name {
-            fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct Visitor;
-                impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
-                    type Value = #name;
-                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                        f.write_str(#expecting)
-                    }
-                    fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<#name, A::Error> {
-                        #(#slot_decls)*
-                        #read_keys
-                        Ok(#name { #(#inits)* })
-                    }
-                }
-                d.deserialize_map(Visitor)
-            }
-        }
+        #(#slot_decls)*
+        #tag_decl
+        #extra_decl
+        #read_keys
+        #tag_check
+        Ok(#name { #(#inits)* #extra_init })
     }
 }
 
@@ -381,20 +521,55 @@ fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream 
     }
 }
 
-fn emit_union(name: &Ident, doc: &TokenStream, tag: &str, variants: &[Variant]) -> TokenStream {
+fn emit_union(
+    name: &Ident,
+    doc: &TokenStream,
+    tag: &str,
+    variants: &[Variant],
+    types: &BTreeMap<String, TypeDef>,
+) -> TokenStream {
     let idents: Vec<Ident> = variant_names(variants.iter().map(|v| v.value.as_str()))
         .iter()
         .map(|v| format_ident!("{v}"))
         .collect();
     let members: Vec<Ident> = variants.iter().map(|v| type_ident(&v.type_name)).collect();
     let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
+    // A member struct that writes and reads its own discriminator (see `own_tag`) is handed
+    // the object after it; any other member gets the tag written for it.
+    let own: Vec<bool> = variants
+        .iter()
+        .map(|v| {
+            matches!(
+                types.get(&v.type_name).map(|d| &d.kind),
+                Some(TypeKind::Struct(_))
+            ) && own_tag(types, &v.type_name).is_some_and(|(t, k)| t == tag && k == v.value)
+        })
+        .collect();
+    let reads = variants
+        .iter()
+        .zip(&own)
+        .zip(&members)
+        .map(|((_, own), member)| {
+            if *own {
+                quote!(#member::__read(rest, false))
+            } else {
+                quote!(agentwire_runtime::tagged::variant(rest))
+            }
+        });
+    let writes = own.iter().zip(&values).map(|(own, value)| {
+        if *own {
+            quote!(agentwire_runtime::serde::Serialize::serialize(v, s))
+        } else {
+            quote!(agentwire_runtime::tagged::serialize_with_tag(#tag, #value, v, s))
+        }
+    });
     quote! {
         #doc
-        #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+        #[derive(Debug, Clone, PartialEq)]
         #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-        #[serde(crate = "agentwire_runtime::serde", tag = #tag)]
+        #[cfg_attr(feature = "schemars", serde(tag = #tag))]
         pub enum #name {
-            #( #[serde(rename = #values)] #idents(#members), )*
+            #( #[cfg_attr(feature = "schemars", serde(rename = #values))] #idents(#members), )*
         }
 
         impl #name {
@@ -404,6 +579,12 @@ fn emit_union(name: &Ident, doc: &TokenStream, tag: &str, variants: &[Variant]) 
             /// The discriminator value of this message.
             pub fn kind(&self) -> &'static str {
                 match self { #( Self::#idents(_) => #values, )* }
+            }
+        }
+
+        impl agentwire_runtime::serde::Serialize for #name {
+            fn serialize<S: agentwire_runtime::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self { #( Self::#idents(v) => #writes, )* }
             }
         }
 
@@ -419,7 +600,7 @@ fn emit_union(name: &Ident, doc: &TokenStream, tag: &str, variants: &[Variant]) 
 
             fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(kind: &str, rest: M) -> Result<Self, M::Error> {
                 match kind {
-                    #( #values => agentwire_runtime::tagged::variant(rest).map(Self::#idents), )*
+                    #( #values => #reads.map(Self::#idents), )*
                     _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
                 }
             }

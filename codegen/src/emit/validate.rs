@@ -72,7 +72,10 @@ impl<'a> Validators<'a> {
 
     fn can_fail(&self, def: &TypeDef) -> bool {
         match &def.kind {
-            TypeKind::Struct(fields) => fields.iter().any(|f| self.field_checks(f).is_some()),
+            TypeKind::Struct(fields) => {
+                fields.iter().any(|f| self.field_checks(f).is_some())
+                    || self.extra_checks(def).is_some()
+            }
             // A prost enum field is an `i32` that may hold a number the enum lacks.
             TypeKind::Enum(_) => self.proto,
             // Each member's JSON type is checked by decoding; primitives carry no rule, a
@@ -123,7 +126,8 @@ impl<'a> Validators<'a> {
         let body = match &def.kind {
             TypeKind::Struct(fields) => {
                 let checks = fields.iter().filter_map(|f| self.field_checks(f));
-                quote!(#(#checks)*)
+                let extra = self.extra_checks(def);
+                quote!(#(#checks)* #extra)
             }
             TypeKind::Alias {
                 target,
@@ -146,6 +150,19 @@ impl<'a> Validators<'a> {
                 }
             }
         }
+    }
+
+    /// The checks of an open struct's extra members, each under its own key; `None` when the
+    /// struct is closed or its members' type has nothing to check.
+    fn extra_checks(&self, def: &TypeDef) -> Option<TokenStream> {
+        let (TypeKind::Struct(fields), Some(ty)) = (&def.kind, &def.open) else {
+            return None;
+        };
+        if self.proto || !needs_walk(ty, &self.fallible) {
+            return None;
+        }
+        let ident = crate::emit::types::extra_ident(fields);
+        Some(quote!(agentwire_runtime::Validate::validate_at(&self.#ident, at, errors);))
     }
 
     /// The checks of one struct field, under its JSON key; `None` when nothing can fail.

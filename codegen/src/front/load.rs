@@ -140,11 +140,35 @@ fn load_types(
                 None
             }
         }
+    } else if types_rel.ends_with(".json") {
+        load_json_schema(dir, types_rel, errors).map(|types| LoadedTypes {
+            types,
+            proto: None,
+            package: None,
+        })
     } else {
         errors.push(at_types(
-            "`types` must name a `.ts` or `.proto` file".to_owned(),
+            "`types` must name a `.ts`, `.proto` or `.json` (JSON Schema) file".to_owned(),
         ));
         None
+    }
+}
+
+/// Reads a JSON Schema types file; `None` when it cannot be read or lowered (the errors say why).
+fn load_json_schema(
+    dir: &Path,
+    types_rel: &str,
+    errors: &mut SpecErrors,
+) -> Option<std::collections::BTreeMap<String, crate::ir::TypeDef>> {
+    let loaded = SourceFile::read(&dir.join(types_rel))
+        .map_err(SpecErrors::from)
+        .and_then(|file| crate::front::jsonschema::load_types(&file, types_rel));
+    match loaded {
+        Ok(types) => Some(types),
+        Err(e) => {
+            errors.errors.extend(e.errors);
+            None
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod grpc;
 pub mod jsdoc;
 pub mod jsonrpc;
+pub mod jsonschema;
 pub mod load;
 pub mod machine;
 pub mod notes;

@@ -12,10 +12,69 @@ pub const SCHEMA: &str = include_str!("../schemas/desk_relay.schema.json");
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "op", rename = "ask")]
+#[cfg_attr(feature = "schemars", schemars(rename = "AskFrame"))]
 pub struct AskFrame {
     /// The question.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64, max = 2000u64)))]
     pub question: String,
+}
+impl AskFrame {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "question" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "question",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "op" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("op"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "ask" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `op` value `{}`, expected one of `ask`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("op"));
+        }
+        Ok(AskFrame {
+            question: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "question",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for AskFrame {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -32,36 +91,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AskFrame {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<AskFrame, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "question" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "question",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(AskFrame {
-                    question: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "question",
-                        ))?,
-                })
+                AskFrame::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -215,13 +247,13 @@ impl agentwire_runtime::Validate for DeskConfig {
     }
 }
 /// Desk frames, dispatched on `op`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "op")]
+#[cfg_attr(feature = "schemars", serde(tag = "op"))]
 pub enum DeskFrame {
-    #[serde(rename = "join")]
+    #[cfg_attr(feature = "schemars", serde(rename = "join"))]
     Join(JoinFrame),
-    #[serde(rename = "ask")]
+    #[cfg_attr(feature = "schemars", serde(rename = "ask"))]
     Ask(AskFrame),
 }
 impl DeskFrame {
@@ -232,6 +264,17 @@ impl DeskFrame {
         match self {
             Self::Join(_) => "join",
             Self::Ask(_) => "ask",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for DeskFrame {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Join(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Ask(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -250,8 +293,8 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for DeskFrame {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "join" => agentwire_runtime::tagged::variant(rest).map(Self::Join),
-            "ask" => agentwire_runtime::tagged::variant(rest).map(Self::Ask),
+            "join" => JoinFrame::__read(rest, false).map(Self::Join),
+            "ask" => AskFrame::__read(rest, false).map(Self::Ask),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -332,12 +375,110 @@ impl agentwire_runtime::Validate for Done {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "op", rename = "entry")]
+#[cfg_attr(feature = "schemars", schemars(rename = "EntryFrame"))]
 pub struct EntryFrame {
     pub ticket: TicketId,
     pub author: EntryFrameAuthor,
     pub body: String,
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub at: String,
+}
+impl EntryFrame {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<TicketId> = None;
+        let mut f1: Option<EntryFrameAuthor> = None;
+        let mut f2: Option<String> = None;
+        let mut f3: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "ticket" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "ticket",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "author" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "author",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "body" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("body"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "at" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("at"),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "op" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("op"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "entry" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `op` value `{}`, expected one of `entry`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("op"));
+        }
+        Ok(EntryFrame {
+            ticket: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "ticket",
+                ))?,
+            author: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "author",
+                ))?,
+            body: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "body",
+                ))?,
+            at: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("at"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for EntryFrame {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -354,77 +495,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EntryFrame {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<EntryFrame, A::Error> {
-                let mut f0: Option<TicketId> = None;
-                let mut f1: Option<EntryFrameAuthor> = None;
-                let mut f2: Option<String> = None;
-                let mut f3: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "ticket" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "ticket",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "author" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "author",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "body" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("body"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "at" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("at"),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(EntryFrame {
-                    ticket: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "ticket",
-                        ))?,
-                    author: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "author",
-                        ))?,
-                    body: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "body",
-                        ))?,
-                    at: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "at",
-                        ))?,
-                })
+                EntryFrame::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -497,8 +570,67 @@ impl agentwire_runtime::Validate for EntryFrameAuthor {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "op", rename = "join")]
+#[cfg_attr(feature = "schemars", schemars(rename = "JoinFrame"))]
 pub struct JoinFrame {
     pub ticket: TicketId,
+}
+impl JoinFrame {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<TicketId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "ticket" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "ticket",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "op" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("op"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "join" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `op` value `{}`, expected one of `join`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("op"));
+        }
+        Ok(JoinFrame {
+            ticket: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "ticket",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinFrame {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -515,36 +647,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinFrame {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<JoinFrame, A::Error> {
-                let mut f0: Option<TicketId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "ticket" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "ticket",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(JoinFrame {
-                    ticket: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "ticket",
-                        ))?,
-                })
+                JoinFrame::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -568,9 +673,81 @@ impl agentwire_runtime::Validate for JoinFrame {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "op", rename = "joined")]
+#[cfg_attr(feature = "schemars", schemars(rename = "JoinedFrame"))]
 pub struct JoinedFrame {
     pub ticket: TicketId,
     pub desk: String,
+}
+impl JoinedFrame {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<TicketId> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "ticket" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "ticket",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "desk" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("desk"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "op" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("op"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "joined" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `op` value `{}`, expected one of `joined`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("op"));
+        }
+        Ok(JoinedFrame {
+            ticket: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "ticket",
+                ))?,
+            desk: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "desk",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinedFrame {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -587,49 +764,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinedFrame {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<JoinedFrame, A::Error> {
-                let mut f0: Option<TicketId> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "ticket" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "ticket",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "desk" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("desk"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(JoinedFrame {
-                    ticket: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "ticket",
-                        ))?,
-                    desk: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "desk",
-                        ))?,
-                })
+                JoinedFrame::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1047,10 +1184,84 @@ impl agentwire_runtime::Validate for Question {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "op", rename = "refused")]
+#[cfg_attr(feature = "schemars", schemars(rename = "RefusedFrame"))]
 pub struct RefusedFrame {
     pub reason: RefusedFrameReason,
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub detail: String,
+}
+impl RefusedFrame {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<RefusedFrameReason> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "reason" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "reason",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "detail" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "detail",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "op" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("op"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "refused" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `op` value `{}`, expected one of `refused`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("op"));
+        }
+        Ok(RefusedFrame {
+            reason: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "reason",
+                ))?,
+            detail: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "detail",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for RefusedFrame {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1067,51 +1278,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RefusedFrame {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<RefusedFrame, A::Error> {
-                let mut f0: Option<RefusedFrameReason> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "reason" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "reason",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "detail" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "detail",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(RefusedFrame {
-                    reason: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "reason",
-                        ))?,
-                    detail: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "detail",
-                        ))?,
-                })
+                RefusedFrame::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1183,15 +1352,15 @@ impl agentwire_runtime::Validate for RefusedFrameReason {
     ) {}
 }
 /// Relay frames, dispatched on `op`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "op")]
+#[cfg_attr(feature = "schemars", serde(tag = "op"))]
 pub enum RelayFrame {
-    #[serde(rename = "joined")]
+    #[cfg_attr(feature = "schemars", serde(rename = "joined"))]
     Joined(JoinedFrame),
-    #[serde(rename = "entry")]
+    #[cfg_attr(feature = "schemars", serde(rename = "entry"))]
     Entry(EntryFrame),
-    #[serde(rename = "refused")]
+    #[cfg_attr(feature = "schemars", serde(rename = "refused"))]
     Refused(RefusedFrame),
 }
 impl RelayFrame {
@@ -1203,6 +1372,18 @@ impl RelayFrame {
             Self::Joined(_) => "joined",
             Self::Entry(_) => "entry",
             Self::Refused(_) => "refused",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for RelayFrame {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Joined(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Entry(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Refused(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -1221,9 +1402,9 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for RelayFrame {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "joined" => agentwire_runtime::tagged::variant(rest).map(Self::Joined),
-            "entry" => agentwire_runtime::tagged::variant(rest).map(Self::Entry),
-            "refused" => agentwire_runtime::tagged::variant(rest).map(Self::Refused),
+            "joined" => JoinedFrame::__read(rest, false).map(Self::Joined),
+            "entry" => EntryFrame::__read(rest, false).map(Self::Entry),
+            "refused" => RefusedFrame::__read(rest, false).map(Self::Refused),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }

@@ -249,6 +249,8 @@ impl agentwire_runtime::Validate for Handle {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "kind", rename = "number")]
+#[cfg_attr(feature = "schemars", schemars(rename = "NumberValue"))]
 pub struct NumberValue {
     #[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")]
     #[cfg_attr(
@@ -256,6 +258,63 @@ pub struct NumberValue {
         schemars(range(min = -1000000f64, max = 1000000f64))
     )]
     pub number: f64,
+}
+impl NumberValue {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<f64> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "number" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "number",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "kind" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("kind"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "number" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `kind` value `{}`, expected one of `number`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("kind"));
+        }
+        Ok(NumberValue {
+            number: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "number",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for NumberValue {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -272,36 +331,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for NumberValue {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<NumberValue, A::Error> {
-                let mut f0: Option<f64> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "number" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "number",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(NumberValue {
-                    number: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "number",
-                        ))?,
-                })
+                NumberValue::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -659,9 +691,66 @@ impl agentwire_runtime::Validate for PutResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "kind", rename = "text")]
+#[cfg_attr(feature = "schemars", schemars(rename = "TextValue"))]
 pub struct TextValue {
     #[cfg_attr(feature = "schemars", schemars(length(max = 1000u64)))]
     pub text: String,
+}
+impl TextValue {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "text" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "kind" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("kind"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "text" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `kind` value `{}`, expected one of `text`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("kind"));
+        }
+        Ok(TextValue {
+            text: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "text",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextValue {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -678,34 +767,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextValue {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<TextValue, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "text" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(TextValue {
-                    text: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "text",
-                        ))?,
-                })
+                TextValue::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -727,13 +791,13 @@ impl agentwire_runtime::Validate for TextValue {
     }
 }
 /// A stored value, dispatched on `kind`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "kind")]
+#[cfg_attr(feature = "schemars", serde(tag = "kind"))]
 pub enum Value {
-    #[serde(rename = "text")]
+    #[cfg_attr(feature = "schemars", serde(rename = "text"))]
     Text(TextValue),
-    #[serde(rename = "number")]
+    #[cfg_attr(feature = "schemars", serde(rename = "number"))]
     Number(NumberValue),
 }
 impl Value {
@@ -744,6 +808,17 @@ impl Value {
         match self {
             Self::Text(_) => "text",
             Self::Number(_) => "number",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for Value {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Text(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Number(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -762,8 +837,8 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for Value {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "text" => agentwire_runtime::tagged::variant(rest).map(Self::Text),
-            "number" => agentwire_runtime::tagged::variant(rest).map(Self::Number),
+            "text" => TextValue::__read(rest, false).map(Self::Text),
+            "number" => NumberValue::__read(rest, false).map(Self::Number),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }

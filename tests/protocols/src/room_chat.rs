@@ -10,13 +10,13 @@ pub const ROLES: &[&str] = &["member", "hub"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/room_chat.schema.json");
 /// What was said, dispatched on `kind`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "kind")]
+#[cfg_attr(feature = "schemars", serde(tag = "kind"))]
 pub enum Content {
-    #[serde(rename = "text")]
+    #[cfg_attr(feature = "schemars", serde(rename = "text"))]
     Text(TextContent),
-    #[serde(rename = "dice")]
+    #[cfg_attr(feature = "schemars", serde(rename = "dice"))]
     Dice(DiceContent),
 }
 impl Content {
@@ -27,6 +27,17 @@ impl Content {
         match self {
             Self::Text(_) => "text",
             Self::Dice(_) => "dice",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for Content {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Text(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Dice(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -45,8 +56,8 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for Content {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "text" => agentwire_runtime::tagged::variant(rest).map(Self::Text),
-            "dice" => agentwire_runtime::tagged::variant(rest).map(Self::Dice),
+            "text" => TextContent::__read(rest, false).map(Self::Text),
+            "dice" => DiceContent::__read(rest, false).map(Self::Dice),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -67,9 +78,66 @@ impl agentwire_runtime::Validate for Content {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "kind", rename = "dice")]
+#[cfg_attr(feature = "schemars", schemars(rename = "DiceContent"))]
 pub struct DiceContent {
     #[cfg_attr(feature = "schemars", schemars(range(min = 1f64, max = 6f64)))]
     pub value: i64,
+}
+impl DiceContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<i64> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "value" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("value"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "kind" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("kind"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "dice" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `kind` value `{}`, expected one of `dice`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("kind"));
+        }
+        Ok(DiceContent {
+            value: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "value",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for DiceContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -86,36 +154,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for DiceContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<DiceContent, A::Error> {
-                let mut f0: Option<i64> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "value" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "value",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(DiceContent {
-                    value: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "value",
-                        ))?,
-                })
+                DiceContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -141,8 +182,67 @@ impl agentwire_runtime::Validate for DiceContent {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "error")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ErrorMessage"))]
 pub struct ErrorMessage {
     pub payload: ErrorMessagePayload,
+}
+impl ErrorMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ErrorMessagePayload> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "payload" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "payload",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "error" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `error`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ErrorMessage {
+            payload: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "payload",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -159,36 +259,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ErrorMessage, A::Error> {
-                let mut f0: Option<ErrorMessagePayload> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "payload" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "payload",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ErrorMessage {
-                    payload: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "payload",
-                        ))?,
-                })
+                ErrorMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -309,10 +382,95 @@ impl agentwire_runtime::Validate for ErrorMessagePayload {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "heard")]
+#[cfg_attr(feature = "schemars", schemars(rename = "HeardMessage"))]
 pub struct HeardMessage {
     pub room: RoomId,
     pub nick: String,
     pub content: Content,
+}
+impl HeardMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<RoomId> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<Content> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "room" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("room"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "nick" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("nick"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "content" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "content",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "heard" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `heard`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(HeardMessage {
+            room: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "room",
+                ))?,
+            nick: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "nick",
+                ))?,
+            content: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "content",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for HeardMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -329,62 +487,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for HeardMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<HeardMessage, A::Error> {
-                let mut f0: Option<RoomId> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<Content> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "room" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("room"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "nick" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("nick"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(HeardMessage {
-                    room: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "room",
-                        ))?,
-                    nick: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "nick",
-                        ))?,
-                    content: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "content",
-                        ))?,
-                })
+                HeardMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -413,15 +518,15 @@ impl agentwire_runtime::Validate for HeardMessage {
     }
 }
 /// Every frame the hub sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum HubMessage {
-    #[serde(rename = "joined")]
+    #[cfg_attr(feature = "schemars", serde(rename = "joined"))]
     Joined(JoinedMessage),
-    #[serde(rename = "heard")]
+    #[cfg_attr(feature = "schemars", serde(rename = "heard"))]
     Heard(HeardMessage),
-    #[serde(rename = "error")]
+    #[cfg_attr(feature = "schemars", serde(rename = "error"))]
     Error(ErrorMessage),
 }
 impl HubMessage {
@@ -433,6 +538,18 @@ impl HubMessage {
             Self::Joined(_) => "joined",
             Self::Heard(_) => "heard",
             Self::Error(_) => "error",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for HubMessage {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Joined(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Heard(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Error(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -451,9 +568,9 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for HubMessage {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "joined" => agentwire_runtime::tagged::variant(rest).map(Self::Joined),
-            "heard" => agentwire_runtime::tagged::variant(rest).map(Self::Heard),
-            "error" => agentwire_runtime::tagged::variant(rest).map(Self::Error),
+            "joined" => JoinedMessage::__read(rest, false).map(Self::Joined),
+            "heard" => HeardMessage::__read(rest, false).map(Self::Heard),
+            "error" => ErrorMessage::__read(rest, false).map(Self::Error),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -475,11 +592,81 @@ impl agentwire_runtime::Validate for HubMessage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "join")]
+#[cfg_attr(feature = "schemars", schemars(rename = "JoinMessage"))]
 pub struct JoinMessage {
     pub room: RoomId,
     /// The name shown to others.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64, max = 20u64)))]
     pub nick: String,
+}
+impl JoinMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<RoomId> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "room" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("room"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "nick" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("nick"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "join" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `join`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(JoinMessage {
+            room: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "room",
+                ))?,
+            nick: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "nick",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -496,47 +683,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<JoinMessage, A::Error> {
-                let mut f0: Option<RoomId> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "room" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("room"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "nick" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("nick"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(JoinMessage {
-                    room: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "room",
-                        ))?,
-                    nick: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "nick",
-                        ))?,
-                })
+                JoinMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -569,11 +718,83 @@ impl agentwire_runtime::Validate for JoinMessage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "joined")]
+#[cfg_attr(feature = "schemars", schemars(rename = "JoinedMessage"))]
 pub struct JoinedMessage {
     pub room: RoomId,
     /// Members in the room, the new one included.
     #[cfg_attr(feature = "schemars", schemars(range(min = 1f64)))]
     pub members: i64,
+}
+impl JoinedMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<RoomId> = None;
+        let mut f1: Option<i64> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "room" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("room"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "members" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "members",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "joined" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `joined`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(JoinedMessage {
+            room: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "room",
+                ))?,
+            members: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "members",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinedMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -590,49 +811,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinedMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<JoinedMessage, A::Error> {
-                let mut f0: Option<RoomId> = None;
-                let mut f1: Option<i64> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "room" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("room"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "members" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "members",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(JoinedMessage {
-                    room: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "room",
-                        ))?,
-                    members: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "members",
-                        ))?,
-                })
+                JoinedMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -664,8 +845,65 @@ impl agentwire_runtime::Validate for JoinedMessage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "leave")]
+#[cfg_attr(feature = "schemars", schemars(rename = "LeaveMessage"))]
 pub struct LeaveMessage {
     pub room: RoomId,
+}
+impl LeaveMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<RoomId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "room" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("room"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "leave" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `leave`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(LeaveMessage {
+            room: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "room",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for LeaveMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -682,34 +920,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LeaveMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<LeaveMessage, A::Error> {
-                let mut f0: Option<RoomId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "room" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("room"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(LeaveMessage {
-                    room: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "room",
-                        ))?,
-                })
+                LeaveMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -731,15 +944,15 @@ impl agentwire_runtime::Validate for LeaveMessage {
     }
 }
 /// Every frame a member sends, dispatched on `type`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum MemberMessage {
-    #[serde(rename = "join")]
+    #[cfg_attr(feature = "schemars", serde(rename = "join"))]
     Join(JoinMessage),
-    #[serde(rename = "say")]
+    #[cfg_attr(feature = "schemars", serde(rename = "say"))]
     Say(SayMessage),
-    #[serde(rename = "leave")]
+    #[cfg_attr(feature = "schemars", serde(rename = "leave"))]
     Leave(LeaveMessage),
 }
 impl MemberMessage {
@@ -751,6 +964,18 @@ impl MemberMessage {
             Self::Join(_) => "join",
             Self::Say(_) => "say",
             Self::Leave(_) => "leave",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for MemberMessage {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Join(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Say(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Leave(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -769,9 +994,9 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for MemberMessage {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "join" => agentwire_runtime::tagged::variant(rest).map(Self::Join),
-            "say" => agentwire_runtime::tagged::variant(rest).map(Self::Say),
-            "leave" => agentwire_runtime::tagged::variant(rest).map(Self::Leave),
+            "join" => JoinMessage::__read(rest, false).map(Self::Join),
+            "say" => SayMessage::__read(rest, false).map(Self::Say),
+            "leave" => LeaveMessage::__read(rest, false).map(Self::Leave),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -828,9 +1053,81 @@ impl agentwire_runtime::Validate for RoomId {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "say")]
+#[cfg_attr(feature = "schemars", schemars(rename = "SayMessage"))]
 pub struct SayMessage {
     pub room: RoomId,
     pub content: Content,
+}
+impl SayMessage {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<RoomId> = None;
+        let mut f1: Option<Content> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "room" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("room"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "content" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "content",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "say" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `say`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(SayMessage {
+            room: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "room",
+                ))?,
+            content: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "content",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SayMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -847,49 +1144,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SayMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<SayMessage, A::Error> {
-                let mut f0: Option<RoomId> = None;
-                let mut f1: Option<Content> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "room" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("room"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(SayMessage {
-                    room: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "room",
-                        ))?,
-                    content: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "content",
-                        ))?,
-                })
+                SayMessage::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -921,9 +1178,66 @@ impl agentwire_runtime::Validate for SayMessage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "kind", rename = "text")]
+#[cfg_attr(feature = "schemars", schemars(rename = "TextContent"))]
 pub struct TextContent {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64, max = 200u64)))]
     pub text: String,
+}
+impl TextContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "text" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "kind" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("kind"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "text" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `kind` value `{}`, expected one of `text`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("kind"));
+        }
+        Ok(TextContent {
+            text: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "text",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -940,34 +1254,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<TextContent, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "text" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(TextContent {
-                    text: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "text",
-                        ))?,
-                })
+                TextContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)

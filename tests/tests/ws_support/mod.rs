@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 /// Bound on every wait in these tests.
 pub const WAIT: Duration = Duration::from_secs(20);
 
-/// A generated message type from its JSON (without the discriminator).
+/// A generated message type from its JSON (a union member alone requires its discriminator).
 pub fn typed<T: DeserializeOwned>(v: Value) -> T {
     serde_json::from_value(v).expect("test message matches its type")
 }
@@ -144,18 +144,20 @@ impl al_skel::Handler for ScriptedAgentLoop {
             "denied"
         };
         let _ = out
-            .response_item(typed(json!({"id": self.id(), "payload": {
+            .response_item(typed(
+                json!({"type": "response_item", "id": self.id(), "payload": {
                 "id": "item-2", "type": "local_shell_call_output",
-                "output": json!({"output": text}).to_string()}})))
+                "output": json!({"output": text}).to_string()}}),
+            ))
             .await;
         let _ = out
             .loading_state(typed(
-                json!({"id": self.id(), "payload": {"loading": false}}),
+                json!({"type": "loading_state", "id": self.id(), "payload": {"loading": false}}),
             ))
             .await;
         let _ = out
             .agent_finished(typed(
-                json!({"id": self.id(), "payload": {"responseId": "resp-1"}}),
+                json!({"type": "agent_finished", "id": self.id(), "payload": {"responseId": "resp-1"}}),
             ))
             .await;
     }
@@ -169,17 +171,21 @@ impl al_skel::Handler for ScriptedAgentLoop {
 
     async fn get_context_info(&self, out: &al_skel::Sender, _msg: al::GetContextInfoMessage) {
         let _ = out
-            .context_info(typed(json!({"id": self.id(), "payload": {
+            .context_info(typed(
+                json!({"type": "context_info", "id": self.id(), "payload": {
                 "tokenCount": 1000, "usagePercent": 0.5, "transcriptLength": 3,
-                "maxTokens": 200000, "strategy": "sliding"}})))
+                "maxTokens": 200000, "strategy": "sliding"}}),
+            ))
             .await;
     }
 
     async fn manual_compact(&self, out: &al_skel::Sender, _msg: al::ManualCompactMessage) {
         let _ = out
-            .context_compacted(typed(json!({"id": self.id(), "payload": {
+            .context_compacted(typed(
+                json!({"type": "context_compacted", "id": self.id(), "payload": {
                 "oldTokenCount": 1000, "newTokenCount": 250, "reductionPercent": 75,
-                "strategy": "sliding"}})))
+                "strategy": "sliding"}}),
+            ))
             .await;
     }
 

@@ -1,0 +1,69 @@
+//! Which JSON Schema keywords the loader reads, which it passes over as annotations, and what
+//! to write instead of the ones it refuses.
+
+/// Keywords with a meaning in the IR.
+const READ: &[&str] = &[
+    "type",
+    "$ref",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "format",
+    "description",
+    "default",
+    "discriminator",
+];
+
+/// Annotations that change no value's validity (and vendor `x-` keys).
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$schema",
+    "$id",
+    "$defs",
+    "definitions",
+    "contentEncoding",
+    "contentMediaType",
+    "markdownDescription",
+    "nullable",
+];
+
+/// What to write instead of a keyword the loader refuses; `None` when the keyword is read or
+/// is an annotation.
+pub fn refusal(keyword: &str) -> Option<&'static str> {
+    if READ.contains(&keyword) || ANNOTATIONS.contains(&keyword) || keyword.starts_with("x-") {
+        return None;
+    }
+    Some(match keyword {
+        "exclusiveMinimum" | "exclusiveMaximum" => "use `minimum`/`maximum` (inclusive bounds)",
+        "patternProperties" | "propertyNames" | "unevaluatedProperties" => {
+            "use `additionalProperties` with the members' schema"
+        }
+        "prefixItems" | "additionalItems" | "contains" | "minContains" | "maxContains" => {
+            "use `items` with one schema for every element"
+        }
+        "not" | "if" | "then" | "else" | "dependentSchemas" | "dependentRequired"
+        | "dependencies" => "express the rule with `oneOf`/`anyOf` of object schemas",
+        "$dynamicRef" | "$recursiveRef" | "$anchor" | "$dynamicAnchor" | "$recursiveAnchor" => {
+            "refer to a definition with `$ref: \"#/$defs/Name\"`"
+        }
+        _ => "remove the keyword or move it under an `x-` name",
+    })
+}

@@ -1,0 +1,508 @@
+//! Lowers schema nodes into IR types: a definition into a named type, a property's schema into
+//! a type expression (naming inline objects, enums and unions `<Parent><Field>` as the
+//! TypeScript loader does).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::json::{Json, Node};
+use super::keywords;
+use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::ir::{Constraints, Origin, Ty, TypeDef, TypeKind};
+use crate::naming::pascal_case;
+
+/// How deep `$ref`/`allOf` chains are followed before the loader calls them a cycle.
+pub(super) const MAX_REF_DEPTH: usize = 64;
+
+pub struct Lowerer<'f> {
+    pub(super) file: &'f SourceFile,
+    rel: &'f str,
+    /// Every definition's schema, by name.
+    pub(super) defs: BTreeMap<String, &'f Node>,
+    pub(super) types: BTreeMap<String, TypeDef>,
+    /// Union members whose discriminator field moves to their unions: `(type, tag)`.
+    pub(super) strip: Vec<(String, String)>,
+    /// Schemas whose keywords were checked, by offset (a schema is reached more than once).
+    checked: BTreeSet<usize>,
+    pub(super) errors: SpecErrors,
+}
+
+impl<'f> Lowerer<'f> {
+    pub fn new(file: &'f SourceFile, rel: &'f str, root: &'f Node) -> Self {
+        let mut me = Self {
+            file,
+            rel,
+            defs: BTreeMap::new(),
+            types: BTreeMap::new(),
+            strip: Vec::new(),
+            checked: BTreeSet::new(),
+            errors: SpecErrors::default(),
+        };
+        if !root.is_object() {
+            me.error(root, "a JSON Schema document is an object".to_owned());
+            return me;
+        }
+        for key in ["$defs", "definitions"] {
+            for m in root.get(key).map(Node::members).unwrap_or_default() {
+                if me.defs.insert(m.key.clone(), &m.value).is_some() {
+                    me.error(
+                        &m.value,
+                        format!(
+                            "`{}` is defined under both `$defs` and `definitions`",
+                            m.key
+                        ),
+                    );
+                }
+            }
+        }
+        if me.defs.is_empty() {
+            me.errors.push(
+                SpecError::at(file, (0, 1), "the schema defines no types")
+                    .with_help("put each message type under `$defs` (or `definitions`)"),
+            );
+        }
+        me
+    }
+
+    pub fn lower_all(&mut self) {
+        let defs: Vec<(String, &Node)> = self.defs.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        for (name, node) in defs {
+            if !is_type_name(&name) {
+                self.error(
+                    node,
+                    format!("the definition name `{name}` is not usable as a type name"),
+                );
+                continue;
+            }
+            self.define(&name, node, false);
+        }
+        for (ty, tag) in std::mem::take(&mut self.strip) {
+            if let Some(TypeDef {
+                kind: TypeKind::Struct(fields),
+                ..
+            }) = self.types.get_mut(&ty)
+            {
+                fields.retain(|f| f.name != tag);
+            }
+        }
+    }
+
+    pub fn finish(self) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
+        self.errors.finish(self.types)
+    }
+
+    pub(super) fn error(&mut self, node: &Node, message: String) {
+        self.errors
+            .push(SpecError::at(self.file, node.span, message));
+    }
+
+    pub(super) fn origin(&self, node: &Node) -> Origin {
+        Origin {
+            file: self.rel.to_owned(),
+            line: self.file.line_of(node.span.0),
+        }
+    }
+
+    /// Adds the named type `name` for `node`.
+    pub(super) fn define(&mut self, name: &str, node: &Node, inline: bool) {
+        if self.types.contains_key(name) {
+            return;
+        }
+        self.check_keywords(node);
+        let doc = doc_of(node);
+        // Reserve the name first: a type that refers to itself is lowered once.
+        self.put(
+            name,
+            node,
+            inline,
+            doc.clone(),
+            TypeKind::Enum(Vec::new()),
+            None,
+        );
+        let (kind, open) = self.kind_of(name, node);
+        self.put(name, node, inline, doc, kind, open);
+    }
+
+    pub(super) fn put(
+        &mut self,
+        name: &str,
+        node: &Node,
+        inline: bool,
+        doc: String,
+        kind: TypeKind,
+        open: Option<Ty>,
+    ) {
+        let def = TypeDef {
+            name: name.to_owned(),
+            inline,
+            doc,
+            origin: self.origin(node),
+            kind,
+            open,
+        };
+        self.types.insert(name.to_owned(), def);
+    }
+
+    /// The kind of the named type for `node`, and whether it is an open struct.
+    fn kind_of(&mut self, name: &str, node: &Node) -> (TypeKind, Option<Ty>) {
+        if let Some(values) = string_values(node) {
+            return (TypeKind::Enum(values), None);
+        }
+        if let Some(members) = self.union_members(node) {
+            return self.union(name, node, &members);
+        }
+        if let Some((members, null)) = type_list(node) {
+            if !null {
+                return (TypeKind::Untagged(members), None);
+            }
+            let inner = format!("{name}Value");
+            self.put(
+                &inner,
+                node,
+                true,
+                String::new(),
+                TypeKind::Untagged(members),
+                None,
+            );
+            let target = Ty::Nullable(Box::new(Ty::Named(inner)));
+            let kind = TypeKind::Alias {
+                target,
+                constraints: Constraints::default(),
+            };
+            return (kind, None);
+        }
+        if self.is_object_schema(node) {
+            return self.object(name, node);
+        }
+        let target = self.ty_of(node, name);
+        let constraints = self.constraints(node, &target);
+        (
+            TypeKind::Alias {
+                target,
+                constraints,
+            },
+            None,
+        )
+    }
+
+    /// The type of the schema `node`; `context` names the inline types it needs.
+    pub(super) fn ty_of(&mut self, node: &Node, context: &str) -> Ty {
+        match &node.value {
+            Json::Bool(true) => return Ty::Any,
+            Json::Bool(false) => {
+                self.error(node, "a `false` schema admits no value".to_owned());
+                return Ty::Any;
+            }
+            Json::Object(_) => {}
+            _ => {
+                self.error(node, "a schema is an object or a boolean".to_owned());
+                return Ty::Any;
+            }
+        }
+        self.check_keywords(node);
+        if let Some(target) = node.get("$ref") {
+            return self.reference(target);
+        }
+        if let Some(inner) = self.nullable_inner(node) {
+            return match inner {
+                Nullable::Type(t) => {
+                    let inner = self.plain_ty(node, t, context);
+                    Ty::Nullable(Box::new(inner))
+                }
+                Nullable::Member(m) => Ty::Nullable(Box::new(self.ty_of(m, context))),
+            };
+        }
+        if let Some((members, null)) = type_list(node) {
+            self.put(
+                context,
+                node,
+                true,
+                String::new(),
+                TypeKind::Untagged(members),
+                None,
+            );
+            let named = Ty::Named(context.to_owned());
+            return if null {
+                Ty::Nullable(Box::new(named))
+            } else {
+                named
+            };
+        }
+        if string_values(node).is_some()
+            || self.union_members(node).is_some()
+            || self.is_object_schema(node)
+        {
+            self.define(context, node, true);
+            return Ty::Named(context.to_owned());
+        }
+        if let Some([single]) = node.get("allOf").and_then(Node::as_array) {
+            return self.ty_of(single, context);
+        }
+        match node.get("type").map(|t| (t, t.as_str())) {
+            Some((_, Some(t))) => self.plain_ty(node, t, context),
+            Some((t, None)) => {
+                self.errors.push(
+                    SpecError::at(self.file, t.span, "unsupported list of JSON types").with_help(
+                        "list only primitive types (and `null`), or use `anyOf` of schemas",
+                    ),
+                );
+                Ty::Any
+            }
+            None => Ty::Any,
+        }
+    }
+
+    /// The type of a schema whose `type` is the single JSON type `t`.
+    fn plain_ty(&mut self, node: &Node, t: &str, context: &str) -> Ty {
+        match t {
+            "string" => Ty::String,
+            "integer" => Ty::Integer,
+            "number" => Ty::Number,
+            "boolean" => Ty::Bool,
+            "null" => Ty::Nullable(Box::new(Ty::Any)),
+            "array" => {
+                let items = match node.get("items") {
+                    Some(items) => self.ty_of(items, &format!("{context}Item")),
+                    None => Ty::Any,
+                };
+                Ty::Array(Box::new(items))
+            }
+            "object" => Ty::Map(Box::new(self.additional(node, context).unwrap_or(Ty::Any))),
+            other => {
+                self.error(node, format!("unknown JSON type `{other}`"));
+                Ty::Any
+            }
+        }
+    }
+
+    /// `additionalProperties` of `node`: `None` when absent or `false`, else the members' type.
+    pub(super) fn additional(&mut self, node: &Node, context: &str) -> Option<Ty> {
+        self.extra_ty(node.get("additionalProperties")?, context)
+    }
+
+    /// The members' type an `additionalProperties` value `extra` admits (`None` for `false`).
+    pub(super) fn extra_ty(&mut self, extra: &Node, context: &str) -> Option<Ty> {
+        match &extra.value {
+            Json::Bool(false) => None,
+            Json::Bool(true) => Some(Ty::Any),
+            _ => Some(self.ty_of(extra, &format!("{context}Value"))),
+        }
+    }
+
+    /// A `$ref` to a definition of this document.
+    fn reference(&mut self, target: &Node) -> Ty {
+        match target.as_str().and_then(ref_name) {
+            Some(name) if self.defs.contains_key(name) => Ty::Named(name.to_owned()),
+            Some(name) => {
+                self.error(
+                    target,
+                    format!("`$ref` names `{name}`, which is not defined"),
+                );
+                Ty::Any
+            }
+            None => {
+                self.errors.push(
+                    SpecError::at(self.file, target.span, "unsupported `$ref`")
+                        .with_help("refer to a definition of this file: `#/$defs/Name`"),
+                );
+                Ty::Any
+            }
+        }
+    }
+
+    /// The definition a `$ref` node names, if it is one of this document's.
+    pub(super) fn ref_target(&self, node: &Node) -> Option<(&'f Node, String)> {
+        let name = node.get("$ref")?.as_str().and_then(ref_name)?;
+        self.defs.get(name).map(|n| (*n, name.to_owned()))
+    }
+
+    /// `type: [t, "null"]`, or `anyOf`/`oneOf` of one schema and `{type: null}`.
+    fn nullable_inner<'n>(&self, node: &'n Node) -> Option<Nullable<'n>> {
+        if let Some(types) = node.get("type").and_then(Node::as_array) {
+            let names: Vec<&str> = types.iter().filter_map(Node::as_str).collect();
+            if let [a, b] = names.as_slice()
+                && (*a == "null" || *b == "null")
+            {
+                return Some(Nullable::Type(if *a == "null" { b } else { a }));
+            }
+            return None;
+        }
+        let members = node
+            .get("anyOf")
+            .or_else(|| node.get("oneOf"))?
+            .as_array()?;
+        let (null, rest): (Vec<&Node>, Vec<&Node>) = members.iter().partition(|m| is_null(m));
+        match (null.len(), rest.as_slice()) {
+            (1, [one]) if node.get("properties").is_none() => Some(Nullable::Member(one)),
+            _ => None,
+        }
+    }
+
+    /// Whether `node` describes an object with declared members (a struct), following
+    /// `allOf` and `$ref` inside `allOf`.
+    pub(super) fn is_object_schema(&self, node: &Node) -> bool {
+        if node.get("properties").is_some() {
+            return true;
+        }
+        match node.get("allOf").and_then(Node::as_array) {
+            Some([_]) | None => false,
+            Some(_) => true,
+        }
+    }
+
+    /// Constraints read from `node` for a value of type `ty` (item rules come from `items`).
+    pub(super) fn constraints(&mut self, node: &Node, ty: &Ty) -> Constraints {
+        let mut c = Constraints::default();
+        let count = |key: &str| {
+            node.get(key)
+                .and_then(Node::as_f64)
+                .map(|n| n.max(0.0) as u64)
+        };
+        let source = match ty {
+            Ty::Array(_) => {
+                c.min_items = count("minItems");
+                c.max_items = count("maxItems");
+                node.get("items").unwrap_or(node)
+            }
+            _ => node,
+        };
+        let count = |key: &str| {
+            source
+                .get(key)
+                .and_then(Node::as_f64)
+                .map(|n| n.max(0.0) as u64)
+        };
+        c.min_length = count("minLength");
+        c.max_length = count("maxLength");
+        c.minimum = source.get("minimum").and_then(Node::as_f64);
+        c.maximum = source.get("maximum").and_then(Node::as_f64);
+        c.format = source
+            .get("format")
+            .and_then(Node::as_str)
+            .map(str::to_owned);
+        if let Some(p) = source.get("pattern") {
+            match p.as_str() {
+                Some(text) if regex::Regex::new(text).is_ok() => c.pattern = Some(text.to_owned()),
+                _ => self.error(
+                    p,
+                    "`pattern` is not a regular expression Rust reads".to_owned(),
+                ),
+            }
+        }
+        if matches!(ty, Ty::Named(_)) {
+            // A referenced type carries its own rules.
+            return Constraints::default();
+        }
+        c
+    }
+
+    /// Refuses keywords that would change what the schema admits but that the IR cannot say.
+    pub(super) fn check_keywords(&mut self, node: &Node) {
+        if !self.checked.insert(node.span.0) {
+            return;
+        }
+        for m in node.members() {
+            if let Some(help) = keywords::refusal(&m.key) {
+                self.errors.push(
+                    SpecError::at(
+                        self.file,
+                        m.key_span,
+                        format!("the JSON Schema keyword `{}` is not supported", m.key),
+                    )
+                    .with_help(help),
+                );
+            }
+        }
+    }
+}
+
+enum Nullable<'n> {
+    Type(&'n str),
+    Member(&'n Node),
+}
+
+/// `type: ["string", "integer", ...]` with two or more JSON types besides `null`: the
+/// members of an untagged union (at most one numeric type; `integer` wins over `number`), and
+/// whether `null` is among them.
+fn type_list(node: &Node) -> Option<(Vec<Ty>, bool)> {
+    let types = node.get("type")?.as_array()?;
+    let names: Vec<&str> = types.iter().filter_map(Node::as_str).collect();
+    let null = names.contains(&"null");
+    let mut members = Vec::new();
+    for name in &names {
+        match *name {
+            "string" => members.push(Ty::String),
+            "integer" => members.push(Ty::Integer),
+            "number" if !names.contains(&"integer") => members.push(Ty::Number),
+            "boolean" => members.push(Ty::Bool),
+            "number" | "null" => {}
+            // Arrays and objects in a type list: `ty_of` reports them.
+            _ => return None,
+        }
+    }
+    (members.len() >= 2).then_some((members, null))
+}
+
+pub(super) fn is_null(node: &Node) -> bool {
+    node.get("type").and_then(Node::as_str) == Some("null")
+}
+
+/// `#/$defs/Name` or `#/definitions/Name`.
+fn ref_name(r: &str) -> Option<&str> {
+    r.strip_prefix("#/$defs/")
+        .or_else(|| r.strip_prefix("#/definitions/"))
+        .filter(|n| !n.contains('/'))
+}
+
+fn is_type_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A string constant (`const`, a one-value `enum`), or the string values of an enum written
+/// as `enum: [...]` or as `oneOf`/`anyOf` of documented constants.
+pub(super) fn string_values(node: &Node) -> Option<Vec<String>> {
+    if let Some(c) = node.get("const") {
+        return c.as_str().map(|s| vec![s.to_owned()]);
+    }
+    if let Some(values) = node.get("enum").and_then(Node::as_array) {
+        return values
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect();
+    }
+    let members = node
+        .get("oneOf")
+        .or_else(|| node.get("anyOf"))?
+        .as_array()?;
+    if members.is_empty() || node.get("properties").is_some() {
+        return None;
+    }
+    // Every member a string constant, or this is no enum.
+    members
+        .iter()
+        .map(|m| m.get("const").and_then(Node::as_str).map(str::to_owned))
+        .collect()
+}
+
+/// The text of `description`, with the `default` value noted after it.
+pub(super) fn doc_of(node: &Node) -> String {
+    let mut doc = node
+        .get("description")
+        .and_then(Node::as_str)
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    if let Some(default) = node.get("default") {
+        if !doc.is_empty() {
+            doc.push_str("\n\n");
+        }
+        doc.push_str(&format!("Default: `{}`.", default.to_value()));
+    }
+    doc
+}
+
+/// `<Parent><Field>` for a member's inline type.
+pub(super) fn inline_name(parent: &str, key: &str) -> String {
+    format!("{parent}{}", pascal_case(key))
+}

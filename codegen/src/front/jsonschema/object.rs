@@ -1,0 +1,144 @@
+//! Object schemas as structs: `properties` and `required`, `allOf` merged member by member
+//! (a `$ref` inside `allOf` contributes the referenced definition's members), and
+//! `additionalProperties` deciding whether the struct is open.
+
+use std::collections::BTreeSet;
+
+use super::json::Node;
+use super::lower::{Lowerer, MAX_REF_DEPTH, doc_of, inline_name};
+use crate::ir::{Field, Ty, TypeKind};
+
+/// The members of an object schema after merging `allOf` and `$ref`s.
+#[derive(Default)]
+pub(super) struct Members<'n> {
+    /// Each property once, the later schema's in place of an earlier one's, in first-seen order.
+    pub props: Vec<(String, &'n Node)>,
+    pub required: BTreeSet<String>,
+    /// The last `additionalProperties` seen.
+    pub additional: Option<&'n Node>,
+    /// Definitions merged in through `$ref`.
+    pub refs: Vec<String>,
+    /// Properties the schema itself (not a referenced definition) declares.
+    pub own: Vec<String>,
+}
+
+impl<'f> Lowerer<'f> {
+    /// Collects the members of `node`; `false` (after reporting why) when some part of it is
+    /// not an object schema.
+    pub(super) fn collect<'n>(
+        &mut self,
+        node: &'n Node,
+        out: &mut Members<'n>,
+        own: bool,
+        depth: usize,
+    ) -> bool
+    where
+        'f: 'n,
+    {
+        if depth > MAX_REF_DEPTH {
+            self.error(node, "`$ref`/`allOf` chain too deep (a cycle?)".to_owned());
+            return false;
+        }
+        if let Some((target, name)) = self.ref_target(node) {
+            out.refs.push(name);
+            if !self.collect(target, out, false, depth + 1) {
+                return false;
+            }
+        }
+        for part in node
+            .get("allOf")
+            .and_then(Node::as_array)
+            .unwrap_or_default()
+        {
+            if !self.collect(part, out, own, depth + 1) {
+                return false;
+            }
+        }
+        if node.get("oneOf").is_some() || node.get("anyOf").is_some() {
+            self.error(
+                node,
+                "an object merged with `allOf` cannot itself be a `oneOf`/`anyOf`".to_owned(),
+            );
+            return false;
+        }
+        for m in node
+            .get("properties")
+            .map(Node::members)
+            .unwrap_or_default()
+        {
+            match out.props.iter_mut().find(|(k, _)| *k == m.key) {
+                Some(slot) => slot.1 = &m.value,
+                None => out.props.push((m.key.clone(), &m.value)),
+            }
+            if own && !out.own.contains(&m.key) {
+                out.own.push(m.key.clone());
+            }
+        }
+        for r in node
+            .get("required")
+            .and_then(Node::as_array)
+            .unwrap_or_default()
+        {
+            if let Some(key) = r.as_str() {
+                out.required.insert(key.to_owned());
+            }
+        }
+        if let Some(extra) = node.get("additionalProperties") {
+            out.additional = Some(extra);
+        }
+        true
+    }
+
+    /// A struct for an object schema `node` named `name`.
+    pub(super) fn object(&mut self, name: &str, node: &Node) -> (TypeKind, Option<Ty>) {
+        let mut members = Members::default();
+        if !self.collect(node, &mut members, true, 0) {
+            return (TypeKind::Struct(Vec::new()), None);
+        }
+        self.struct_of(name, &members, &[])
+    }
+
+    /// The struct of collected members, leaving out the keys in `skip` (a union's tag).
+    pub(super) fn struct_of(
+        &mut self,
+        name: &str,
+        members: &Members<'_>,
+        skip: &[&str],
+    ) -> (TypeKind, Option<Ty>) {
+        let mut fields = Vec::new();
+        for (key, schema) in &members.props {
+            if skip.contains(&key.as_str()) {
+                continue;
+            }
+            let ty = self.ty_of(schema, &inline_name(name, key));
+            let constraints = self.constraints(schema, &ty);
+            fields.push(Field {
+                name: key.clone(),
+                ty,
+                optional: !members.required.contains(key),
+                doc: doc_of(schema),
+                constraints,
+                origin: self.origin(schema),
+                defaulted: false,
+            });
+        }
+        for key in &members.required {
+            if !members.props.iter().any(|(k, _)| k == key) && !skip.contains(&key.as_str()) {
+                // A required key with no schema: any value, but present.
+                fields.push(Field {
+                    name: key.clone(),
+                    ty: Ty::Any,
+                    optional: false,
+                    doc: String::new(),
+                    constraints: Default::default(),
+                    origin: Default::default(),
+                    defaulted: false,
+                });
+            }
+        }
+        let open = members
+            .additional
+            .and_then(|extra| self.extra_ty(extra, name));
+        (TypeKind::Struct(fields), open)
+    }
+}

@@ -1,0 +1,302 @@
+//! JSON Schema as an input: each construct's IR (and so Rust) form, and errors at the JSON
+//! file's line and column.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use agentwire_codegen::diag::SourceFile;
+use agentwire_codegen::front::jsonschema::load_types;
+use agentwire_codegen::ir::{Ty, TypeDef, TypeKind};
+
+fn load(schema: &str) -> Result<BTreeMap<String, TypeDef>, Vec<String>> {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("schema.json");
+    std::fs::write(&path, schema).unwrap();
+    let file = SourceFile::read(&path).unwrap();
+    load_types(&file, "schema.json").map_err(|e| {
+        e.errors
+            .iter()
+            .map(|e| {
+                e.one_line()
+                    .replace(&path.display().to_string(), "schema.json")
+            })
+            .collect()
+    })
+}
+
+fn ok(schema: &str) -> BTreeMap<String, TypeDef> {
+    load(schema).unwrap_or_else(|e| panic!("{e:#?}"))
+}
+
+fn fields(types: &BTreeMap<String, TypeDef>, name: &str) -> Vec<(String, Ty, bool)> {
+    match &types[name].kind {
+        TypeKind::Struct(fields) => fields
+            .iter()
+            .map(|f| (f.name.clone(), f.ty.clone(), f.optional))
+            .collect(),
+        other => panic!("{name} is {other:?}"),
+    }
+}
+
+fn named(n: &str) -> Ty {
+    Ty::Named(n.to_owned())
+}
+
+#[test]
+fn refs_defs_definitions_docs_and_defaults() {
+    // draft-07's `definitions` and 2020-12's `$defs` alike.
+    for key in ["definitions", "$defs"] {
+        let types = ok(&format!(
+            r##"{{"{key}": {{
+              "Session": {{"description": "One session.", "type": "object",
+                "properties": {{
+                  "id": {{"$ref": "#/{key}/SessionId", "description": "Its id."}},
+                  "load": {{"type": "boolean", "default": false}},
+                  "tags": {{"type": "array", "items": {{"type": "string"}}, "minItems": 1}}
+                }},
+                "required": ["id"]}},
+              "SessionId": {{"type": "string", "minLength": 1, "pattern": "^s-"}}
+            }}}}"##
+        ));
+        let session = &types["Session"];
+        assert_eq!(session.doc, "One session.");
+        assert_eq!(session.open, None);
+        assert_eq!(
+            fields(&types, "Session"),
+            [
+                ("id".into(), named("SessionId"), false),
+                ("load".into(), Ty::Bool, true),
+                ("tags".into(), Ty::Array(Box::new(Ty::String)), true),
+            ]
+        );
+        let TypeKind::Struct(f) = &session.kind else {
+            unreachable!()
+        };
+        assert_eq!(f[1].doc, "Default: `false`.");
+        assert_eq!(f[2].constraints.min_items, Some(1));
+        let TypeKind::Alias {
+            target,
+            constraints,
+        } = &types["SessionId"].kind
+        else {
+            panic!("{:?}", types["SessionId"]);
+        };
+        assert_eq!(*target, Ty::String);
+        assert_eq!(constraints.min_length, Some(1));
+        assert_eq!(constraints.pattern.as_deref(), Some("^s-"));
+    }
+}
+
+#[test]
+fn a_shared_constant_makes_a_tagged_union_inline_or_by_reference() {
+    let types = ok(r##"{"$defs": {
+      "Content": {"oneOf": [
+        {"$ref": "#/$defs/Text"},
+        {"allOf": [{"$ref": "#/$defs/Image"}],
+         "properties": {"kind": {"const": "image", "type": "string"}}, "required": ["kind"]},
+        {"type": "object", "properties": {"kind": {"enum": ["audio"]}, "data": {"type": "string"}},
+         "required": ["kind", "data"]}
+      ]},
+      "Text": {"type": "object", "properties": {"kind": {"const": "text"}, "text": {"type": "string"}},
+               "required": ["kind", "text"]},
+      "Image": {"type": "object", "properties": {"data": {"type": "string"}}, "required": ["data"]}
+    }}"##);
+    let TypeKind::Union { tag, variants } = &types["Content"].kind else {
+        panic!("{:?}", types["Content"]);
+    };
+    assert_eq!(tag, "kind");
+    let v: Vec<(&str, &str)> = variants
+        .iter()
+        .map(|v| (v.value.as_str(), v.type_name.as_str()))
+        .collect();
+    assert_eq!(
+        v,
+        [
+            ("text", "Text"),
+            ("image", "Image"),
+            ("audio", "ContentAudio")
+        ]
+    );
+    // The member's tag moves to the union (as the TypeScript loader does).
+    assert_eq!(fields(&types, "Text"), [("text".into(), Ty::String, false)]);
+    assert_eq!(
+        fields(&types, "ContentAudio"),
+        [("data".into(), Ty::String, false)]
+    );
+    assert!(types["ContentAudio"].inline);
+}
+
+#[test]
+fn without_a_discriminator_the_union_is_untagged_in_order() {
+    let types = ok(r##"{"$defs": {
+      "Server": {"anyOf": [
+        {"type": "object", "properties": {"type": {"const": "http"}, "url": {"type": "string"}},
+         "required": ["type", "url"]},
+        {"title": "Stdio", "type": "object", "properties": {"command": {"type": "string"}},
+         "required": ["command"]},
+        {"$ref": "#/$defs/Other"},
+        {}
+      ]},
+      "Other": {"type": "object", "properties": {"x": {"type": "integer"}}},
+      "Id": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+      "Ids": {"type": ["string", "integer", "null"]}
+    }}"##);
+    assert_eq!(
+        types["Server"].kind,
+        TypeKind::Untagged(vec![
+            named("ServerHttp"),
+            named("Stdio"),
+            named("Other"),
+            Ty::Any
+        ])
+    );
+    assert_eq!(
+        types["Id"].kind,
+        TypeKind::Untagged(vec![Ty::Integer, Ty::String])
+    );
+    assert_eq!(
+        types["Ids"].kind,
+        TypeKind::Alias {
+            target: Ty::Nullable(Box::new(named("IdsValue"))),
+            constraints: Default::default()
+        }
+    );
+    assert_eq!(
+        types["IdsValue"].kind,
+        TypeKind::Untagged(vec![Ty::String, Ty::Integer])
+    );
+}
+
+#[test]
+fn enums_consts_nullables_and_all_of_merging() {
+    let types = ok(r##"{"$defs": {
+      "Stop": {"oneOf": [{"const": "end_turn", "description": "Done."}, {"const": "refusal"}]},
+      "Role": {"type": "string", "enum": ["user", "assistant"]},
+      "Base": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}},
+               "required": ["a"]},
+      "Both": {"allOf": [
+        {"$ref": "#/$defs/Base"},
+        {"properties": {"b": {"type": "integer"}, "c": {"anyOf": [{"$ref": "#/$defs/Role"}, {"type": "null"}]},
+                        "d": {"type": ["string", "null"]}, "v": {"const": "2.0"}},
+         "required": ["b", "c", "v"]}
+      ]}
+    }}"##);
+    assert_eq!(
+        types["Stop"].kind,
+        TypeKind::Enum(vec!["end_turn".into(), "refusal".into()])
+    );
+    assert_eq!(
+        types["Role"].kind,
+        TypeKind::Enum(vec!["user".into(), "assistant".into()])
+    );
+    assert_eq!(
+        fields(&types, "Both"),
+        [
+            ("a".into(), Ty::String, false),
+            // The later schema's `b` replaces the earlier one.
+            ("b".into(), Ty::Integer, false),
+            ("c".into(), Ty::Nullable(Box::new(named("Role"))), false),
+            ("d".into(), Ty::Nullable(Box::new(Ty::String)), true),
+            ("v".into(), named("BothV"), false),
+        ]
+    );
+    assert_eq!(types["BothV"].kind, TypeKind::Enum(vec!["2.0".into()]));
+}
+
+#[test]
+fn additional_properties_make_open_structs_or_maps() {
+    let types = ok(r##"{"$defs": {
+      "Meta": {"type": "object", "properties": {"token": {"type": "string"}}, "additionalProperties": {}},
+      "Scores": {"type": "object", "properties": {"label": {"type": "string"}},
+                 "additionalProperties": {"type": "integer"}},
+      "Closed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false},
+      "Silent": {"type": "object", "properties": {"a": {"type": "string"}}},
+      "Headers": {"type": "object", "additionalProperties": {"type": "string"}},
+      "Anything": {"type": "object"}
+    }}"##);
+    assert_eq!(types["Meta"].open, Some(Ty::Any));
+    assert_eq!(types["Scores"].open, Some(Ty::Integer));
+    assert_eq!(types["Closed"].open, None);
+    // Absent `additionalProperties` reads as the interface the schema came from: closed.
+    assert_eq!(types["Silent"].open, None);
+    let map = |t: Ty| TypeKind::Alias {
+        target: Ty::Map(Box::new(t)),
+        constraints: Default::default(),
+    };
+    assert_eq!(types["Headers"].kind, map(Ty::String));
+    assert_eq!(types["Anything"].kind, map(Ty::Any));
+}
+
+#[test]
+fn errors_point_at_the_json_file_line_and_column() {
+    let e = load("{\"$defs\": {\n  \"A\": {\"type\": \"object\",\n    \"properties\": {\"b\": {\"$ref\": \"#/$defs/Missing\"}}}\n}}").unwrap_err();
+    assert_eq!(
+        e,
+        ["schema.json:3:34: `$ref` names `Missing`, which is not defined"]
+    );
+    let e = load("{\"$defs\": {\"A\": {\"type\": \"integer\",\n \"exclusiveMinimum\": 0}}}")
+        .unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert!(
+        e[0].starts_with(
+            "schema.json:2:2: the JSON Schema keyword `exclusiveMinimum` is not supported"
+        ),
+        "{e:?}"
+    );
+    assert!(e[0].contains("hint: use `minimum`"), "{e:?}");
+    let e = load("{\"$defs\": {\"A\": {\"type\": \"string\",}}}").unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert!(
+        e[0].starts_with("schema.json:1:35: JSON syntax error: expected a quoted key"),
+        "{e:?}"
+    );
+    let e = load("{\"$defs\": {\"A\": {\"$ref\": \"other.json#/A\"}}}").unwrap_err();
+    assert!(e[0].contains("unsupported `$ref`"), "{e:?}");
+    let e = load("{\"type\": \"object\"}").unwrap_err();
+    assert!(e[0].contains("defines no types"), "{e:?}");
+}
+
+#[test]
+fn a_json_schema_spec_generates_with_its_schema() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("protocol.yaml"),
+        "protocol: demo\ntitle: Demo\nsummary: A JSON Schema spec.\n\
+         transport: {kind: websocket, framing: json-text}\nroles: [client, server]\n\
+         types: schema.json\nchannels:\n  - {from: client, to: server, union: ClientMessage}\n\
+         messages:\n  - {kind: probe, from: client, type: Probe}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("schema.json"),
+        r##"{"$defs": {
+          "ClientMessage": {"oneOf": [{"$ref": "#/$defs/Probe"}]},
+          "Probe": {"type": "object", "properties": {"type": {"const": "probe"},
+                    "_meta": {"type": "object", "additionalProperties": {}, "properties": {}}},
+                    "required": ["type"]}
+        }}"##,
+    )
+    .unwrap();
+    let g = agentwire_codegen::generate(Path::new(&dir)).unwrap_or_else(|e| {
+        panic!(
+            "{:?}",
+            e.errors.iter().map(|e| e.one_line()).collect::<Vec<_>>()
+        )
+    });
+    let rust = g
+        .files
+        .iter()
+        .find(|f| f.path == "src/demo.rs")
+        .unwrap()
+        .render("a test spec");
+    assert!(
+        rust.contains("pub extra: agentwire_runtime::Members<"),
+        "{rust}"
+    );
+    assert!(
+        rust.contains("#[serde(tag = \"type\", rename = \"probe\")]"),
+        "{rust}"
+    );
+}
