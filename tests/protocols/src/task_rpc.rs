@@ -2,6 +2,7 @@
 //! Task runner (test protocol): A client runs tasks on a server, which reports progress and may ask the client to confirm.
 //!
 //! Transport: jsonrpc (newline framing). Roles: client, server.
+#![allow(clippy::large_enum_variant, clippy::result_large_err)]
 /// The protocol's module name.
 pub const MODULE: &str = "task_rpc";
 /// The roles that exchange messages.
@@ -578,9 +579,14 @@ impl agentwire_runtime::Validate for ProgressToken {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut agentwire_runtime::JsonPointer,
-        _: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match self {
+            Self::String(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+            Self::Integer(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+        }
+    }
 }
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
@@ -674,9 +680,14 @@ impl agentwire_runtime::Validate for RequestId {
     #[inline]
     fn validate_at(
         &self,
-        _: &mut agentwire_runtime::JsonPointer,
-        _: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match self {
+            Self::String(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+            Self::Integer(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+        }
+    }
 }
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
