@@ -11,5 +11,6 @@ pub mod proto_lower;
 pub mod protocol;
 pub mod rename;
 pub mod skeleton;
+pub mod sources;
 pub mod tags;
 pub mod ts;
