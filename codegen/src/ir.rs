@@ -189,6 +189,34 @@ pub struct Transport {
     pub framing: String,
     /// The rpc a gRPC protocol runs on (the protocol file's `grpc:` section).
     pub grpc: Option<GrpcRpc>,
+    /// How a JSON-RPC protocol cancels requests and reports their progress (`jsonrpc.cancel`,
+    /// `jsonrpc.progress`); empty for plain JSON-RPC and other transports.
+    pub rpc: RpcConventions,
+}
+
+/// The request-level conventions of a JSON-RPC protocol.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RpcConventions {
+    pub cancel: Option<RpcCancel>,
+    pub progress: Option<RpcProgress>,
+}
+
+/// `jsonrpc.cancel`: the notification that cancels a request, the params member naming its
+/// id, and the error code the cancelled request is answered with (`None`: no answer at all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcCancel {
+    pub method: String,
+    pub id: String,
+    pub answer: Option<i64>,
+}
+
+/// `jsonrpc.progress`: the notification reporting progress, its params member holding the
+/// token, and the path of params members where a request carries its token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcProgress {
+    pub method: String,
+    pub token: String,
+    pub request_token: Vec<String>,
 }
 
 /// One gRPC method: `service` is the proto's full service name (`coven.CovenControl`).
@@ -309,13 +337,28 @@ pub enum Call {
 pub struct Method {
     pub name: String,
     pub call: Call,
-    pub from: String,
+    /// The roles that send it: one, or several for a method both sides send (`ping`).
+    pub from: Vec<String>,
     /// The params type; `None` when the method takes none.
     pub params: Option<String>,
+    /// Whether a sender may omit the params entirely (`params_optional: true`).
+    pub params_optional: bool,
     /// The result type of a request; `None` when the result is JSON `null`.
     pub result: Option<String>,
     pub summary: String,
     pub origin: Origin,
+}
+
+impl Method {
+    /// Whether `role` sends this method.
+    pub fn sent_by(&self, role: &str) -> bool {
+        self.from.iter().any(|f| f == role)
+    }
+
+    /// Whether `role` answers this method: a request some other role sends.
+    pub fn answered_by(&self, role: &str) -> bool {
+        self.call == Call::Request && self.from.iter().any(|f| f != role)
+    }
 }
 
 /// One HTTP route.

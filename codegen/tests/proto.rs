@@ -52,6 +52,7 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
             kind: "grpc".to_owned(),
             framing: "grpc".to_owned(),
             grpc: None,
+            rpc: Default::default(),
         },
         roles: Vec::new(),
         types: lower(spec, &package),

@@ -68,6 +68,10 @@ pub enum FramingErrorKind {
     /// next frame.
     #[error("header block longer than {max} bytes")]
     HeaderTooLong { max: usize },
+    /// A newline-delimited message longer than `max` bytes. The rest of the line is skipped
+    /// unread.
+    #[error("line longer than {max} bytes")]
+    LineTooLong { max: usize },
     /// The input ended inside a header block (from `finish`).
     #[error("input ends inside a header block")]
     TruncatedHeader,

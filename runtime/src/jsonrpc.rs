@@ -141,6 +141,80 @@ pub fn params<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Resu
     }
 }
 
+/// Decodes params that the spec lets a sender omit: absent (or `null`) params are `None`.
+pub fn optional_params<T: serde::de::DeserializeOwned>(
+    raw: Option<&RawValue>,
+) -> Result<Option<T>, Invalid> {
+    match raw {
+        None => Ok(None),
+        Some(_) => params(raw).map(Some),
+    }
+}
+
+/// How a protocol cancels a request (`jsonrpc.cancel` in `protocol.yaml`): a notification
+/// whose params name the request's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CancelRule {
+    /// The notification's method.
+    pub method: &'static str,
+    /// The params member holding the cancelled request's id.
+    pub id: &'static str,
+    /// What the cancelled request is answered with.
+    pub answer: CancelAnswer,
+}
+
+/// What a cancelled request gets back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelAnswer {
+    /// No response at all.
+    Nothing,
+    /// An error response with this code.
+    Error(i64),
+}
+
+/// How a protocol ties progress notifications to a request (`jsonrpc.progress`): the request
+/// carries a token at `request_token` (a path of params members) and each progress
+/// notification repeats it in its `token` member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProgressRule {
+    pub method: &'static str,
+    /// The progress notification's params member holding the token.
+    pub token: &'static str,
+    /// The path of params members of a request holding its token (`["_meta", "progressToken"]`).
+    pub request_token: &'static [&'static str],
+}
+
+/// The request-level conventions a protocol declares; both `None` for plain JSON-RPC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Conventions {
+    pub cancel: Option<CancelRule>,
+    pub progress: Option<ProgressRule>,
+}
+
+impl Conventions {
+    /// Plain JSON-RPC: no cancellation, no progress.
+    pub const NONE: Conventions = Conventions {
+        cancel: None,
+        progress: None,
+    };
+}
+
+/// The value at `path` (params members, outermost first) inside the `params` of the JSON-RPC
+/// message `json`; `None` when absent or when `json` is not a message with object params.
+pub fn params_member(json: &str, path: &[&str]) -> Option<serde_json::Value> {
+    let last = path.last()?;
+    // Cheap refusal before a full parse: most messages carry no such member.
+    if !json.contains(&format!("\"{last}\"")) {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(json).ok()?;
+    let mut at = value.get("params")?;
+    for member in path {
+        at = at.get(member)?;
+    }
+    Some(at.clone())
+}
+
 /// The outcome of a response.
 #[derive(Debug, Clone)]
 pub enum Outcome {

@@ -29,6 +29,8 @@ pub enum Framing {
     ContentLength,
     /// gRPC's length-prefixed protobuf messages.
     Grpc,
+    /// One JSON text per line (newline-delimited JSON, as MCP's stdio transport).
+    Newline,
 }
 
 impl TransportKind {
@@ -50,6 +52,7 @@ impl Framing {
             Framing::JsonText => "json-text",
             Framing::ContentLength => "content-length",
             Framing::Grpc => "grpc",
+            Framing::Newline => "newline",
         }
     }
 }

@@ -364,6 +364,7 @@ fn rpc_outcome(
         }
         return match (&m.params, value.get("params")) {
             (Some(t), Some(params)) if validates(t, params) => Ok(t.clone()),
+            (Some(_), None) if m.params_optional => Ok(method.to_owned()),
             (Some(t), _) => Err(format!("its params are not a valid `{t}`")),
             (None, _) => Ok(method.to_owned()),
         };

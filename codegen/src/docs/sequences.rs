@@ -63,7 +63,7 @@ fn always_present(p: &Protocol, role: &str, kind: &str, path: &str) -> bool {
     // Where the path starts: the union member of a channel, a JSON-RPC method's params, or an
     // HTTP route's path parameters and body.
     let (mut ty, rest): (Ty, &[&str]) =
-        if let Some(m) = p.methods.iter().find(|m| m.name == kind && m.from == role) {
+        if let Some(m) = p.methods.iter().find(|m| m.name == kind && m.sent_by(role)) {
             match (segments.as_slice(), &m.params) {
                 (["id"], _) => return m.call == crate::ir::Call::Request,
                 (["params", rest @ ..], Some(t)) => (Ty::Named(t.clone()), rest),

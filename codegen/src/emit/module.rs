@@ -140,8 +140,10 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
     let message_arms = p.roles.iter().filter_map(|role| {
         if !p.methods.is_empty() {
             let prefix = pascal_case(role);
-            let has_any = p.methods.iter().any(|m| &m.from == role)
-                || p.methods.iter().any(|m| m.call == Call::Request && &m.from != role);
+            let has_any = p
+                .methods
+                .iter()
+                .any(|m| m.sent_by(role) || m.answered_by(role));
             if !has_any {
                 return None;
             }
@@ -166,7 +168,8 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
     } else {
         let arms = p.methods.iter().filter(|m| m.call == Call::Request).map(|m| {
             let name = &m.name;
-            let set = format_ident!("{}Request", pascal_case(&m.from));
+            // Any sender's request set decodes the result: a method has one result type.
+            let set = format_ident!("{}Request", pascal_case(&m.from[0]));
             quote!(#name => agentwire_runtime::jsonrpc::reencode_response::<#set>(method, json),)
         });
         quote! {
@@ -229,7 +232,7 @@ fn emit_jsonrpc(p: &Protocol) -> TokenStream {
         let of = |call: Call| -> Vec<&Method> {
             p.methods
                 .iter()
-                .filter(|m| m.call == call && &m.from == role)
+                .filter(|m| m.call == call && m.sent_by(role))
                 .collect()
         };
         let requests = of(Call::Request);
@@ -285,6 +288,7 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
     let arms_has = methods.iter().map(|m| {
         let v = variant_ident(&m.name);
         match m.params {
+            Some(_) if m.params_optional => quote!(Self::#v(p) => p.is_some(),),
             Some(_) => quote!(Self::#v(_) => true,),
             None => quote!(Self::#v => false,),
         }
@@ -293,13 +297,21 @@ fn method_set(name: &Ident, methods: &[&Method], role: &str, what: &str) -> Toke
         let v = variant_ident(&m.name);
         let n = &m.name;
         match m.params {
+            Some(_) if m.params_optional => {
+                quote!(#n => agentwire_runtime::jsonrpc::optional_params(params).map(Self::#v),)
+            }
             Some(_) => quote!(#n => agentwire_runtime::jsonrpc::params(params).map(Self::#v),),
             None => quote!(#n => Ok(Self::#v),),
         }
     });
-    let payloads: Vec<(&str, &Option<String>, String)> = methods
+    let payloads: Vec<Payload<'_>> = methods
         .iter()
-        .map(|m| (m.name.as_str(), &m.params, variant_doc(m)))
+        .map(|m| Payload {
+            method: &m.name,
+            ty: &m.params,
+            optional: m.params_optional,
+            doc: variant_doc(m),
+        })
         .collect();
     let enum_items = payload_enum(name, &doc, &payloads);
     quote! {
@@ -340,9 +352,14 @@ fn result_set(req: &Ident, name: &Ident, methods: &[&Method]) -> TokenStream {
             None => quote!(#n => agentwire_runtime::decode_json::<()>(result.get()).map(|()| Self::Result::#v),),
         }
     });
-    let payloads: Vec<(&str, &Option<String>, String)> = methods
+    let payloads: Vec<Payload<'_>> = methods
         .iter()
-        .map(|m| (m.name.as_str(), &m.result, String::new()))
+        .map(|m| Payload {
+            method: &m.name,
+            ty: &m.result,
+            optional: false,
+            doc: String::new(),
+        })
         .collect();
     let enum_items = payload_enum(name, &doc, &payloads);
     quote! {
@@ -373,18 +390,28 @@ fn variant_doc(m: &Method) -> String {
     }
 }
 
+/// One variant of a payload enum: a method and its params or result type.
+struct Payload<'a> {
+    method: &'a str,
+    ty: &'a Option<String>,
+    /// The payload may be omitted: the variant holds an `Option`.
+    optional: bool,
+    doc: String,
+}
+
 /// An enum with one variant per method, each holding that method's payload type (params or
 /// result; none for a method without one), which serializes as the bare payload and validates
 /// it. Method sets and result sets differ only in the trait they implement on top.
-fn payload_enum(
-    name: &Ident,
-    doc: &str,
-    methods: &[(&str, &Option<String>, String)],
-) -> TokenStream {
-    let variants = methods.iter().map(|(method, payload, vdoc)| {
-        let v = variant_ident(method);
+fn payload_enum(name: &Ident, doc: &str, methods: &[Payload<'_>]) -> TokenStream {
+    let variants = methods.iter().map(|m| {
+        let v = variant_ident(m.method);
+        let vdoc = &m.doc;
         let vdoc = (!vdoc.is_empty()).then(|| quote!(#[doc = #vdoc]));
-        match payload {
+        match m.ty {
+            Some(t) if m.optional => {
+                let t = type_ident(t);
+                quote!(#vdoc #v(Option<#t>),)
+            }
             Some(t) => {
                 let t = type_ident(t);
                 quote!(#vdoc #v(#t),)
@@ -392,16 +419,23 @@ fn payload_enum(
             None => quote!(#vdoc #v,),
         }
     });
-    let arms_ser = methods.iter().map(|(method, payload, _)| {
-        let v = variant_ident(method);
-        match payload {
+    // An omitted optional payload serializes as the unit it stands for; the envelope leaves
+    // it out (`has_params` is false).
+    let arms_ser = methods.iter().map(|m| {
+        let v = variant_ident(m.method);
+        match m.ty {
             Some(_) => quote!(Self::#v(p) => agentwire_runtime::serde::Serialize::serialize(p, s),),
             None => quote!(Self::#v => s.serialize_unit(),),
         }
     });
-    let arms_validate = methods.iter().map(|(method, payload, _)| {
-        let v = variant_ident(method);
-        match payload {
+    let arms_validate = methods.iter().map(|m| {
+        let v = variant_ident(m.method);
+        match m.ty {
+            Some(_) if m.optional => quote!(Self::#v(p) => {
+                if let Some(p) = p {
+                    agentwire_runtime::Validate::validate_at(p, at, errors);
+                }
+            }),
             Some(_) => {
                 quote!(Self::#v(p) => agentwire_runtime::Validate::validate_at(p, at, errors),)
             }

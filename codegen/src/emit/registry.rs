@@ -51,6 +51,7 @@ fn emit_entry(p: &Protocol) -> TokenStream {
         match p.transport.framing.as_str() {
             "content-length" => "ContentLength",
             "grpc" => "Grpc",
+            "newline" => "Newline",
             _ => "JsonText",
         }
     );

@@ -3,6 +3,7 @@
 
 pub mod grpc;
 pub mod jsdoc;
+pub mod jsonrpc;
 pub mod load;
 pub mod machine;
 pub mod notes;

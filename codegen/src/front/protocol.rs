@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
-use crate::front::grpc;
+use crate::front::{grpc, jsonrpc};
 use crate::ir::{
     Body, Call, Channel, Event, Feature, GrpcRpc, HttpResponse, MessageKind, Method, Origin, Route,
     Transport,
@@ -155,6 +155,10 @@ struct RawMessage {
 #[serde(deny_unknown_fields)]
 struct RawJsonRpc {
     methods: Vec<RawMethod>,
+    #[serde(default)]
+    cancel: Option<jsonrpc::RawCancel>,
+    #[serde(default)]
+    progress: Option<jsonrpc::RawProgress>,
 }
 
 #[derive(Deserialize)]
@@ -162,9 +166,11 @@ struct RawJsonRpc {
 struct RawMethod {
     method: Spanned<String>,
     call: Spanned<String>,
-    from: Spanned<String>,
+    from: Spanned<jsonrpc::RawRoles>,
     #[serde(default)]
     params: Option<Spanned<String>>,
+    #[serde(default)]
+    params_optional: Option<Spanned<bool>>,
     #[serde(default)]
     result: Option<Spanned<String>>,
     #[serde(default)]
@@ -221,7 +227,7 @@ struct RawResponse {
 }
 
 const TRANSPORTS: &[&str] = &["websocket", "http+websocket", "jsonrpc", "grpc"];
-const FRAMINGS: &[&str] = &["json-text", "content-length", "grpc"];
+const FRAMINGS: &[&str] = &["json-text", "content-length", "newline", "grpc"];
 
 /// Byte span of a YAML location, for `SpecError::at`.
 pub fn span_of(file: &SourceFile, loc: &Location) -> (usize, usize) {
@@ -263,6 +269,19 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
             );
         }
     }
+    if raw.transport.kind.value == "jsonrpc"
+        && !jsonrpc::FRAMINGS.contains(&raw.transport.framing.value.as_str())
+    {
+        let framing = &raw.transport.framing;
+        cx.err(
+            &framing.referenced,
+            format!(
+                "a jsonrpc protocol is framed by one of {}, not `{}`",
+                jsonrpc::FRAMINGS.join(", "),
+                framing.value
+            ),
+        );
+    }
     if let (Some(bad), Some(first)) = (
         raw.role_aliases.keys().find(|r| !cx.roles.contains(r)),
         raw.roles.first(),
@@ -276,6 +295,18 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
     let channels = raw.channels.iter().map(|c| cx.channel(c)).collect();
     let messages = cx.messages(&raw.messages);
     let methods = cx.methods(raw.jsonrpc.iter().flat_map(|j| &j.methods));
+    let rpc = {
+        let all: Vec<Method> = methods.iter().map(|(m, _)| m.clone()).collect();
+        let roles = cx.roles.clone();
+        let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
+        jsonrpc::conventions(
+            raw.jsonrpc.as_ref().and_then(|j| j.cancel.as_ref()),
+            raw.jsonrpc.as_ref().and_then(|j| j.progress.as_ref()),
+            &all,
+            &roles,
+            &mut report,
+        )
+    };
     let routes = raw
         .http
         .iter()
@@ -327,6 +358,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
                 rpc: g.rpc,
                 skeleton: skeleton.flatten(),
             }),
+            rpc,
         },
         roles,
         role_aliases: raw.role_aliases,
@@ -384,6 +416,27 @@ impl Checker<'_> {
             .push(SpecError::at(self.file, span_of(self.file, loc), msg));
     }
 
+    /// The roles of a method's `from:`, each checked, at least one, none twice.
+    fn method_roles(&mut self, from: &Spanned<jsonrpc::RawRoles>) -> Vec<String> {
+        let roles = &from.value.0;
+        if roles.is_empty() {
+            self.err(&from.referenced, "`from:` names no role".to_owned());
+        }
+        for (i, role) in roles.iter().enumerate() {
+            if !self.roles.contains(role) {
+                let msg = format!(
+                    "`{role}` is not one of the roles ({})",
+                    self.roles.join(", ")
+                );
+                self.err(&from.referenced, msg);
+            }
+            if roles[..i].contains(role) {
+                self.err(&from.referenced, format!("`from:` names `{role}` twice"));
+            }
+        }
+        roles.clone()
+    }
+
     fn check_role(&mut self, role: &Spanned<String>) {
         if !self.roles.contains(&role.value) {
             let msg = format!(
@@ -437,7 +490,7 @@ impl Checker<'_> {
     ) -> Vec<(Method, MethodLocations)> {
         let mut methods: Vec<(Method, MethodLocations)> = Vec::new();
         for m in raw {
-            self.check_role(&m.from);
+            let from = self.method_roles(&m.from);
             let call = match m.call.value.as_str() {
                 "request" => Call::Request,
                 "notification" => Call::Notification,
@@ -456,11 +509,20 @@ impl Checker<'_> {
                 let msg = format!("method `{}` is listed twice", m.method.value);
                 self.err(&m.method.referenced, msg);
             }
+            let params_optional = m.params_optional.as_ref().is_some_and(|o| o.value);
+            if let Some(o) = &m.params_optional
+                && o.value
+                && m.params.is_none()
+            {
+                let msg = "`params_optional` needs a `params:` type".to_owned();
+                self.err(&o.referenced, msg);
+            }
             let method = Method {
                 name: m.method.value.clone(),
                 call,
-                from: m.from.value.clone(),
+                from,
                 params: m.params.as_ref().map(|p| p.value.clone()),
+                params_optional,
                 result: m.result.as_ref().map(|p| p.value.clone()),
                 summary: m.summary.clone(),
                 origin: origin(&m.method.referenced),

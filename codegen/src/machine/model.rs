@@ -307,11 +307,8 @@ impl Model {
 
     fn rpc_kinds(&mut self, p: &Protocol) {
         for role in &p.roles {
-            let sends = p.methods.iter().any(|m| &m.from == role);
-            let answers = p
-                .methods
-                .iter()
-                .any(|m| m.call == Call::Request && &m.from != role);
+            let sends = p.methods.iter().any(|m| m.sent_by(role));
+            let answers = p.methods.iter().any(|m| m.answered_by(role));
             if !sends && !answers {
                 continue;
             }
@@ -321,7 +318,7 @@ impl Model {
                 format!("{}Message", pascal_case(role)),
                 Some(role.clone()),
             );
-            for m in p.methods.iter().filter(|m| &m.from == role) {
+            for m in p.methods.iter().filter(|m| m.sent_by(role)) {
                 let request = m.call == Call::Request;
                 let set = match m.call {
                     Call::Request => format!("{}Request", pascal_case(role)),
@@ -334,8 +331,9 @@ impl Model {
                     method: crate::naming::variant_name(&m.name),
                     params: m.params.is_some(),
                 };
+                // Params a sender may omit have no members a key could read.
                 let root = Root::RpcCall {
-                    params: m.params.clone(),
+                    params: m.params.clone().filter(|_| !m.params_optional),
                     request,
                 };
                 self.push_kind(role, &m.name, pattern, root);

@@ -1,5 +1,6 @@
 //! A tokio-util codec for LSP-style `Content-Length` framing, built on the runtime's
-//! incremental [`ContentLengthDecoder`] so both share one set of framing rules.
+//! incremental [`ContentLengthDecoder`] so both share one set of framing rules, and
+//! [`FrameCodec`], the codec of whichever framing a protocol declares.
 
 use std::io;
 
@@ -83,6 +84,70 @@ impl Encoder<String> for ContentLengthCodec {
         dst.put_slice(header.as_bytes());
         dst.put_slice(body.as_bytes());
         Ok(())
+    }
+}
+
+/// How JSON-RPC messages are delimited on a byte stream (`transport.framing` of a JSON-RPC
+/// protocol).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// LSP-style `Content-Length` headers before each body.
+    ContentLength,
+    /// One JSON text per line.
+    Newline,
+}
+
+/// The codec of a [`Framing`], chosen at run time.
+#[derive(Debug, Clone)]
+pub enum FrameCodec {
+    ContentLength(ContentLengthCodec),
+    Newline(super::newline::NewlineCodec),
+}
+
+impl FrameCodec {
+    pub fn new(framing: Framing, max_frame_size: usize) -> Self {
+        match framing {
+            Framing::ContentLength => Self::ContentLength(ContentLengthCodec::new(max_frame_size)),
+            Framing::Newline => Self::Newline(super::newline::NewlineCodec::new(max_frame_size)),
+        }
+    }
+
+    /// Whether part of a frame has arrived and the rest is still owed.
+    pub fn mid_frame(&self) -> bool {
+        match self {
+            Self::ContentLength(c) => c.mid_frame(),
+            Self::Newline(c) => c.mid_frame(),
+        }
+    }
+}
+
+impl Decoder for FrameCodec {
+    type Item = Result<String, FramingError>;
+    type Error = io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, io::Error> {
+        match self {
+            Self::ContentLength(c) => c.decode(src),
+            Self::Newline(c) => c.decode(src),
+        }
+    }
+
+    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Self::Item>, io::Error> {
+        match self {
+            Self::ContentLength(c) => c.decode_eof(src),
+            Self::Newline(c) => c.decode_eof(src),
+        }
+    }
+}
+
+impl Encoder<String> for FrameCodec {
+    type Error = io::Error;
+
+    fn encode(&mut self, body: String, dst: &mut BytesMut) -> Result<(), io::Error> {
+        match self {
+            Self::ContentLength(c) => c.encode(body, dst),
+            Self::Newline(c) => c.encode(body, dst),
+        }
     }
 }
 

@@ -40,6 +40,9 @@ pub enum CallError {
     /// No answer within the configured request timeout.
     #[error("no response within {0:?}")]
     Timeout(Duration),
+    /// The call was cancelled ([`super::Peer::cancel`]).
+    #[error("cancelled")]
+    Cancelled,
     /// The connection ended before the answer came.
     #[error("connection closed before the response")]
     Closed,

@@ -1,14 +1,18 @@
-//! JSON-RPC 2.0 over LSP-style `Content-Length` framing, for any byte stream (stdio, TCP,
-//! pipes, in-memory duplex): the framing codec, a connection peer with request/response
-//! correlation and sequence checking, and a TCP accept loop with a connection limit.
+//! JSON-RPC 2.0 over LSP-style `Content-Length` or newline-delimited framing, for any byte
+//! stream (stdio, TCP, pipes, in-memory duplex) or a message transport (HTTP): the framing
+//! codecs, a connection peer with request/response correlation (both directions),
+//! cancellation, progress and sequence checking, and a TCP accept loop with a connection limit.
 //!
-//! Protocol-agnostic: a generated skeleton names its message sets and checker through
-//! [`Side`] and its behaviour through [`Dispatch`].
+//! Protocol-agnostic: a generated skeleton names its message sets, framing, conventions and
+//! checker through [`Side`] and its behaviour through [`Dispatch`].
 
+mod call;
 mod codec;
 mod deadline;
 mod error;
+mod link;
 mod listen;
+mod newline;
 mod peer;
 pub mod probe;
 
@@ -21,11 +25,18 @@ use agentwire_runtime::machine::Limits;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-pub use codec::ContentLengthCodec;
+pub use agentwire_runtime::jsonrpc::{CancelAnswer, CancelRule, Conventions, ProgressRule};
+pub use call::Pending;
+pub use codec::{ContentLengthCodec, FrameCodec, Framing};
 pub use deadline::DEFAULT_FRAME_TIMEOUT;
 pub use error::{CallError, SendError};
+pub use link::Outgoing;
 pub use listen::{TcpServer, serve_tcp};
-pub use peer::{Answer, Connection, Dispatch, Inbound, Outbound, Peer, SERVER_BUSY, Side, Stats};
+pub use newline::NewlineCodec;
+pub use peer::{
+    Answer, Connection, Dispatch, Inbound, Incoming, MessageLink, Outbound, Peer, SERVER_BUSY,
+    Side, Stats,
+};
 pub use tokio_util::sync::CancellationToken;
 
 use crate::check::CheckMode;

@@ -10,24 +10,27 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use agentwire_runtime::jsonrpc::{
-    Message, MethodSet, Outcome, RequestId, RequestSet, Response, RpcError, codes,
+    CancelAnswer, Conventions, Message, MethodSet, Outcome, RequestId, RequestSet, Response,
+    RpcError, codes, params_member,
 };
 use agentwire_runtime::machine::Violation;
 use agentwire_runtime::{Invalid, Rule, Validate};
 use std::panic::AssertUnwindSafe;
 
-use futures_util::{FutureExt, SinkExt, StreamExt};
+use futures_util::FutureExt;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc, oneshot};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 use super::deadline::ReadDeadline;
 use tokio_util::sync::CancellationToken;
 
-use super::codec::ContentLengthCodec;
+use super::call::Pending;
+use super::codec::{FrameCodec, Framing};
 use super::error::{CallError, SendError};
+use super::link::{Inbox, Outgoing, write_loop};
 use super::{Config, probe};
 use crate::check::Gate;
 
@@ -35,15 +38,20 @@ use crate::check::Gate;
 /// sees each direction. Generated skeletons implement it once per role.
 pub trait Side: Send + Sync + 'static {
     /// Requests this side answers.
-    type InRequest: MethodSet + Send + 'static;
-    /// Notifications this side receives.
-    type InNotification: MethodSet + Send + 'static;
+    type InRequest: MethodSet + Send + Sync + 'static;
+    /// Notifications this side receives (cloned to the caller a progress notification is for).
+    type InNotification: MethodSet + Clone + Send + Sync + 'static;
     /// Requests this side sends (`NoMethods` when it sends none).
-    type OutRequest: MethodSet + Send + 'static;
+    type OutRequest: MethodSet + Send + Sync + 'static;
     /// Notifications this side sends.
-    type OutNotification: MethodSet + Send + 'static;
+    type OutNotification: MethodSet + Send + Sync + 'static;
     /// The protocol's generated sequence checker (`Default`: a fresh one).
     type Checker: Send + Default + 'static;
+
+    /// How messages are delimited on a byte stream.
+    const FRAMING: Framing = Framing::ContentLength;
+    /// How the protocol cancels requests and reports their progress.
+    const CONVENTIONS: Conventions = Conventions::NONE;
 
     fn observe_inbound(checker: &mut Self::Checker, msg: &Inbound<Self>) -> Result<(), Violation>;
     fn observe_outbound(checker: &mut Self::Checker, msg: &Outbound<Self>)
@@ -65,10 +73,11 @@ pub type Answer = Result<Box<RawValue>, RpcError>;
 /// notifications. Generated skeletons implement it over a typed handler trait.
 pub trait Dispatch<S: Side>: Send + Sync + 'static {
     /// Answers one request: the encoded result, or the error to send back. Runs in its own
-    /// task, so a long request (a streamed chat) does not hold up the connection.
+    /// task, so a long request (a streamed chat) does not hold up the connection; the task is
+    /// aborted when the peer cancels the request (see [`Conventions`]).
     fn request(
         &self,
-        peer: Peer<S>,
+        call: Incoming<S>,
         request: S::InRequest,
     ) -> impl Future<Output = Answer> + Send + 'static;
 
@@ -80,6 +89,60 @@ pub trait Dispatch<S: Side>: Send + Sync + 'static {
         peer: Peer<S>,
         notification: S::InNotification,
     ) -> impl Future<Output = ()> + Send + 'static;
+}
+
+/// An inbound request as its handler sees it: its id, the progress token it carries, a token
+/// cancelled when the peer cancels it, and the connection (whose sends are tagged as related
+/// to this request, so a transport such as Streamable HTTP can route them with its answer).
+pub struct Incoming<S: Side> {
+    pub peer: Peer<S>,
+    pub id: RequestId,
+    /// The request's progress token, when the protocol declares progress and it carries one.
+    pub progress_token: Option<serde_json::Value>,
+    /// Cancelled when the peer cancels the request or the connection ends. The handler's task
+    /// is aborted too; this is for work it handed elsewhere.
+    pub cancelled: CancellationToken,
+}
+
+impl<S: Side> Clone for Incoming<S> {
+    fn clone(&self) -> Self {
+        Self {
+            peer: self.peer.clone(),
+            id: self.id.clone(),
+            progress_token: self.progress_token.clone(),
+            cancelled: self.cancelled.clone(),
+        }
+    }
+}
+
+impl<S: Side> std::fmt::Debug for Incoming<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Incoming")
+            .field("id", &self.id)
+            .field("progress_token", &self.progress_token)
+            .finish()
+    }
+}
+
+impl<S: Side> Incoming<S> {
+    /// Sends a progress notification for this request: `params` (an object) with the
+    /// request's token added under the protocol's token member, decoded as the side's typed
+    /// notification, validated and sequence-checked. `Ok(false)` when the request carries no
+    /// token (the caller did not ask for progress).
+    pub async fn progress(&self, params: serde_json::Value) -> Result<bool, SendError> {
+        let (Some(rule), Some(token)) = (S::CONVENTIONS.progress, &self.progress_token) else {
+            return Ok(false);
+        };
+        let mut params = params;
+        let Some(object) = params.as_object_mut() else {
+            return Err(SendError::Invalid(agentwire_runtime::Invalid::one(
+                agentwire_runtime::FieldError::new("/params", Rule::Type, "expected an object"),
+            )));
+        };
+        object.insert(rule.token.to_owned(), token.clone());
+        self.peer.notify_json(rule.method, params).await?;
+        Ok(true)
+    }
 }
 
 /// Counters of what a connection let through and what it refused.
@@ -102,34 +165,30 @@ pub struct Stats {
     pub violations: u64,
 }
 
-type Reply = Result<Response, CallError>;
+pub(super) type Reply = Result<Response, CallError>;
 
-/// Removes a request from the pending map when its caller stops waiting, however that happens
-/// (answer, error, timeout, or the caller's future being dropped), so abandoned calls do not
-/// use up `max_outstanding`.
-struct Forget<'a, S: Side> {
-    inner: &'a Inner<S>,
-    id: RequestId,
+pub(super) struct Waiting {
+    pub(super) reply: oneshot::Sender<Reply>,
+    pub(super) checked: bool,
 }
 
-impl<S: Side> Drop for Forget<'_, S> {
-    fn drop(&mut self) {
-        lock(&self.inner.pending).remove(&self.id);
-    }
+/// An inbound request whose handler runs.
+struct Running {
+    abort: AbortHandle,
+    cancelled: CancellationToken,
 }
 
-struct Waiting {
-    reply: oneshot::Sender<Reply>,
-    checked: bool,
-}
-
-struct Inner<S: Side> {
-    config: Config,
+pub(super) struct Inner<S: Side> {
+    pub(super) config: Config,
     gate: Mutex<Gate<S::Checker>>,
-    tx: mpsc::Sender<String>,
+    tx: mpsc::Sender<Outgoing>,
     /// Outbound requests waiting for their answers, and whether the checker saw each (raw
     /// probes bypass it, and so must their answers).
-    pending: Mutex<HashMap<RequestId, Waiting>>,
+    pub(super) pending: Mutex<HashMap<RequestId, Waiting>>,
+    /// Callers listening for the progress of their calls, by token (as JSON text, so `2` and
+    /// `"2"` stay apart).
+    pub(super) progress: Mutex<HashMap<String, mpsc::Sender<S::InNotification>>>,
+    running: Mutex<HashMap<RequestId, Running>>,
     next_id: AtomicI64,
     cancel: CancellationToken,
     counters: Counters,
@@ -137,13 +196,16 @@ struct Inner<S: Side> {
 
 /// A handle on one connection: send notifications and requests, shut it down. Cheap to clone.
 pub struct Peer<S: Side> {
-    inner: Arc<Inner<S>>,
+    pub(super) inner: Arc<Inner<S>>,
+    /// The inbound request whose handler holds this handle, if any.
+    related: Option<RequestId>,
 }
 
 impl<S: Side> Clone for Peer<S> {
     fn clone(&self) -> Self {
         Self {
             inner: Arc::clone(&self.inner),
+            related: self.related.clone(),
         }
     }
 }
@@ -157,11 +219,12 @@ impl<S: Side> std::fmt::Debug for Peer<S> {
     }
 }
 
-/// The two tasks that drive a connection; `join` waits until both have stopped.
+/// The tasks that drive a connection; `join` waits until they have stopped.
 #[derive(Debug)]
 pub struct Connection {
     reader: JoinHandle<()>,
-    writer: JoinHandle<std::io::Result<()>>,
+    /// `None` when the caller takes the outgoing messages itself ([`Peer::spawn_messages`]).
+    writer: Option<JoinHandle<std::io::Result<()>>>,
 }
 
 impl Connection {
@@ -169,20 +232,52 @@ impl Connection {
     /// writer's I/O error, if writing failed.
     pub async fn join(self) -> std::io::Result<()> {
         let _ = self.reader.await;
-        match self.writer.await {
-            Ok(r) => r,
-            Err(e) => Err(std::io::Error::other(e)),
+        match self.writer {
+            None => Ok(()),
+            Some(writer) => match writer.await {
+                Ok(r) => r,
+                Err(e) => Err(std::io::Error::other(e)),
+            },
         }
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+/// The ends of a connection driven by messages rather than a byte stream: push each inbound
+/// JSON text into `incoming` (dropping it ends the connection), take each outbound message
+/// from `outgoing`.
+#[derive(Debug)]
+pub struct MessageLink {
+    pub incoming: mpsc::Sender<String>,
+    pub outgoing: mpsc::Receiver<Outgoing>,
+}
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic elsewhere while holding the lock must not take the connection down with it.
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl<S: Side> Peer<S> {
-    /// Starts a connection over `reader`/`writer` with its own shutdown token.
+    fn new(cancel: CancellationToken, checker: S::Checker, config: Config) -> (Self, mpsc::Receiver<Outgoing>) {
+        let (tx, rx) = mpsc::channel(config.queue.max(1));
+        let peer = Peer {
+            inner: Arc::new(Inner {
+                gate: Mutex::new(Gate::new(config.mode, checker)),
+                config,
+                tx,
+                pending: Mutex::new(HashMap::new()),
+                progress: Mutex::new(HashMap::new()),
+                running: Mutex::new(HashMap::new()),
+                next_id: AtomicI64::new(1),
+                cancel,
+                counters: Counters::default(),
+            }),
+            related: None,
+        };
+        (peer, rx)
+    }
+
+    /// Starts a connection over `reader`/`writer` with its own shutdown token, framed as the
+    /// protocol declares ([`Side::FRAMING`]).
     pub fn spawn<R, W, D>(
         reader: R,
         writer: W,
@@ -220,29 +315,77 @@ impl<S: Side> Peer<S> {
         W: AsyncWrite + Send + Unpin + 'static,
         D: Dispatch<S>,
     {
-        let (tx, rx) = mpsc::channel(config.queue.max(1));
+        Self::spawn_framed(S::FRAMING, cancel, reader, writer, checker, config, dispatch)
+    }
+
+    /// [`Peer::spawn_under`] with an explicit framing.
+    pub fn spawn_framed<R, W, D>(
+        framing: Framing,
+        cancel: CancellationToken,
+        reader: R,
+        writer: W,
+        checker: S::Checker,
+        config: Config,
+        dispatch: D,
+    ) -> (Peer<S>, Connection)
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+        D: Dispatch<S>,
+    {
         let max_frame = config.max_frame_size;
-        let peer = Peer {
-            inner: Arc::new(Inner {
-                gate: Mutex::new(Gate::new(config.mode, checker)),
-                config,
-                tx,
-                pending: Mutex::new(HashMap::new()),
-                next_id: AtomicI64::new(1),
-                cancel,
-                counters: Counters::default(),
-            }),
-        };
+        let (peer, rx) = Self::new(cancel, checker, config);
         let writer = tokio::spawn(write_loop(
-            FramedWrite::new(writer, ContentLengthCodec::new(max_frame)),
+            FramedWrite::new(writer, FrameCodec::new(framing, max_frame)),
             rx,
             peer.inner.cancel.clone(),
         ));
         let reader = tokio::spawn(peer.clone().read_loop(
-            FramedRead::new(reader, ContentLengthCodec::new(max_frame)),
+            FramedRead::new(reader, FrameCodec::new(framing, max_frame)),
             dispatch,
         ));
-        (peer, Connection { reader, writer })
+        let connection = Connection {
+            reader,
+            writer: Some(writer),
+        };
+        (peer, connection)
+    }
+
+    /// Starts a connection driven by whole messages instead of a byte stream (an HTTP
+    /// transport): the same validation, sequence checking, dispatch, cancellation and
+    /// correlation, with the framing left to the caller. Each inbound text is one JSON-RPC
+    /// message; each outbound one is tagged with the request it answers or belongs to.
+    pub fn spawn_messages<D: Dispatch<S>>(
+        cancel: CancellationToken,
+        checker: S::Checker,
+        config: Config,
+        dispatch: D,
+    ) -> (Peer<S>, MessageLink, Connection) {
+        let (in_tx, in_rx) = mpsc::channel::<String>(config.queue.max(1));
+        let (peer, out_rx) = Self::new(cancel, checker, config);
+        let reader = tokio::spawn(peer.clone().read_loop(in_rx, dispatch));
+        let link = MessageLink {
+            incoming: in_tx,
+            outgoing: out_rx,
+        };
+        let connection = Connection {
+            reader,
+            writer: None,
+        };
+        (peer, link, connection)
+    }
+
+    /// This handle, with its sends tagged as related to the inbound request `id`.
+    pub fn related_to(&self, id: RequestId) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            related: Some(id),
+        }
+    }
+
+    /// The inbound request this handle's sends belong to, if any.
+    pub fn related(&self) -> Option<&RequestId> {
+        self.related.as_ref()
     }
 
     /// Stops the connection: no more reads, queued frames are flushed, the writer is closed,
@@ -278,27 +421,58 @@ impl<S: Side> Peer<S> {
         notification
             .validate()
             .map_err(|e| SendError::Invalid(e.under("/params")))?;
-        self.send_checked(Message::Notification(notification)).await
+        self.send_checked(Message::Notification(notification), None)
+            .await
     }
 
-    /// Validates, sequence-checks and sends a request, then waits for its response (not yet
-    /// decoded: see [`Peer::call`] for the typed form).
-    pub async fn request(&self, request: S::OutRequest) -> Result<Response, CallError> {
+    /// Sends the notification `method` with `params` given as JSON: decoded as this side's
+    /// typed notification first, so it is held to the spec like any other.
+    pub async fn notify_json(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<(), SendError> {
+        let raw = serde_json::value::to_raw_value(&params)
+            .map_err(|e| SendError::Invalid(invalid("/params", Rule::Type, e.to_string())))?;
+        let notification = match S::OutNotification::decode_params(method, Some(&raw)) {
+            Some(Ok(n)) => n,
+            Some(Err(e)) => return Err(SendError::Invalid(e.under("/params"))),
+            None => {
+                let why = format!("this side sends no `{method}` notification");
+                return Err(SendError::Invalid(invalid("/method", Rule::UnknownKind, why)));
+            }
+        };
+        self.notify(notification).await
+    }
+
+    /// Validates, sequence-checks and sends a request; the returned [`Pending`] has its id,
+    /// its progress and its response, and can cancel it.
+    pub async fn start(&self, request: S::OutRequest) -> Result<Pending<S>, CallError> {
         request
             .validate()
             .map_err(|e| SendError::Invalid(e.under("/params")))?;
-        let (id, rx) = self.register(true)?;
-        let _forget = Forget {
-            inner: &self.inner,
-            id: id.clone(),
+        let method = request.method();
+        let msg = Message::Request {
+            id: self.next_id(),
+            request,
         };
-        let sent = self
-            .send_checked(Message::Request {
-                id: id.clone(),
-                request,
-            })
-            .await;
-        self.await_reply(sent, rx).await
+        let Message::Request { id, .. } = &msg else {
+            unreachable!("built as a request above")
+        };
+        let text = msg.to_json();
+        let mut pending = Pending::register(self, id.clone(), method, true)?;
+        if let Some(rule) = S::CONVENTIONS.progress
+            && let Some(token) = params_member(&text, rule.request_token)
+        {
+            pending.listen(token.to_string());
+        }
+        self.send_text_checked(&msg, text, None).await?;
+        Ok(pending)
+    }
+
+    /// Sends a request and waits for its response (not yet decoded: see [`Peer::call`]).
+    pub async fn request(&self, request: S::OutRequest) -> Result<Response, CallError> {
+        self.start(request).await?.response().await
     }
 
     /// Sends a request and decodes, validates and returns its typed result.
@@ -309,16 +483,7 @@ impl<S: Side> Peer<S> {
     where
         S::OutRequest: RequestSet,
     {
-        let method = request.method();
-        let response = self.request(request).await?;
-        match response.typed_result::<S::OutRequest>(method) {
-            Ok(Ok(result)) => match result.validate() {
-                Ok(()) => Ok(result),
-                Err(e) => Err(CallError::InvalidResult(e.under("/result"))),
-            },
-            Ok(Err(rpc)) => Err(CallError::Rpc(rpc)),
-            Err(invalid) => Err(CallError::InvalidResult(invalid)),
-        }
+        self.start(request).await?.result().await
     }
 
     /// Sends a request the protocol may not define, unvalidated and unchecked, and waits for
@@ -328,17 +493,28 @@ impl<S: Side> Peer<S> {
         method: &str,
         params: Option<serde_json::Value>,
     ) -> Result<Response, CallError> {
-        let (id, rx) = self.register(false)?;
-        let _forget = Forget {
-            inner: &self.inner,
-            id: id.clone(),
-        };
+        let id = self.next_id();
+        let pending = Pending::register(self, id.clone(), "", false)?;
         let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method});
         if let Some(params) = params {
             msg["params"] = params;
         }
-        let sent = self.send_frame(msg.to_string()).await;
-        self.await_reply(sent, rx).await
+        self.send_frame(msg.to_string()).await?;
+        pending.response().await
+    }
+
+    /// Cancels the outbound request `id` as the protocol declares ([`Conventions`]): sends
+    /// its cancel notification and stops waiting for the answer.
+    pub async fn cancel(&self, id: &RequestId) -> Result<(), SendError> {
+        let Some(rule) = S::CONVENTIONS.cancel else {
+            let why = "the protocol declares no cancellation";
+            return Err(SendError::Invalid(invalid("", Rule::UnknownKind, why)));
+        };
+        if let Some(w) = lock(&self.inner.pending).remove(id) {
+            let _ = w.reply.send(Err(CallError::Cancelled));
+        }
+        let params = serde_json::json!({ rule.id: id });
+        self.notify_json(rule.method, params).await
     }
 
     /// Sends `body` as one frame as it is, unchecked (for probing a peer with broken input).
@@ -349,43 +525,35 @@ impl<S: Side> Peer<S> {
             .reserve()
             .await
             .map_err(|_| SendError::Closed)?;
-        permit.send(body);
+        permit.send(Outgoing {
+            text: body,
+            related: self.related.clone(),
+            answers: None,
+        });
         Ok(())
     }
 
-    fn register(&self, checked: bool) -> Result<(RequestId, oneshot::Receiver<Reply>), CallError> {
-        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = oneshot::channel();
-        let mut pending = lock(&self.inner.pending);
-        if pending.len() >= self.inner.config.max_outstanding {
-            return Err(CallError::TooManyOutstanding(
-                self.inner.config.max_outstanding,
-            ));
-        }
-        pending.insert(id.clone(), Waiting { reply: tx, checked });
-        Ok((id, rx))
+    fn next_id(&self) -> RequestId {
+        RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
-    async fn await_reply(
+    async fn send_checked(
         &self,
-        sent: Result<(), SendError>,
-        rx: oneshot::Receiver<Reply>,
-    ) -> Result<Response, CallError> {
-        sent?;
-        let reply = match self.inner.config.request_timeout {
-            Some(limit) => match tokio::time::timeout(limit, rx).await {
-                Ok(reply) => reply,
-                Err(_) => return Err(CallError::Timeout(limit)),
-            },
-            None => rx.await,
-        };
-        reply.unwrap_or(Err(CallError::Closed))
+        msg: Outbound<S>,
+        answers: Option<RequestId>,
+    ) -> Result<(), SendError> {
+        let text = msg.to_json();
+        self.send_text_checked(&msg, text, answers).await
     }
 
     /// Sequence-checks and queues a message; the check and the queueing happen under one lock
     /// so the checker's order is the wire order.
-    async fn send_checked(&self, msg: Outbound<S>) -> Result<(), SendError> {
-        let text = msg.to_json();
+    async fn send_text_checked(
+        &self,
+        msg: &Outbound<S>,
+        text: String,
+        answers: Option<RequestId>,
+    ) -> Result<(), SendError> {
         let permit = self
             .inner
             .tx
@@ -393,14 +561,18 @@ impl<S: Side> Peer<S> {
             .await
             .map_err(|_| SendError::Closed)?;
         let mut gate = lock(&self.inner.gate);
-        if let Err(v) = gate.admit(|c| S::observe_outbound(c, &msg)) {
+        if let Err(v) = gate.admit(|c| S::observe_outbound(c, msg)) {
             self.inner
                 .counters
                 .violations
                 .fetch_add(1, Ordering::Relaxed);
             return Err(SendError::Violation(v));
         }
-        permit.send(text);
+        permit.send(Outgoing {
+            text,
+            related: answers.clone().or_else(|| self.related.clone()),
+            answers,
+        });
         Ok(())
     }
 
@@ -411,10 +583,10 @@ impl<S: Side> Peer<S> {
             Err(e) => Outcome::Error(e),
         };
         let msg = Message::Response(Response {
-            id: Some(id),
+            id: Some(id.clone()),
             outcome,
         });
-        if let Err(e) = self.send_checked(msg).await {
+        if let Err(e) = self.send_checked(msg, Some(id)).await {
             tracing::error!(error = %e, "response not sent");
         }
     }
@@ -423,19 +595,26 @@ impl<S: Side> Peer<S> {
     /// answer bypasses it too.
     async fn refuse(&self, id: Option<RequestId>, error: RpcError) {
         let msg: Outbound<S> = Message::Response(Response {
-            id,
+            id: id.clone(),
             outcome: Outcome::Error(error),
         });
-        if self.send_frame(msg.to_json()).await.is_err() {
+        let sent = match self.inner.tx.reserve().await {
+            Ok(permit) => {
+                permit.send(Outgoing {
+                    text: msg.to_json(),
+                    related: id.clone(),
+                    answers: id,
+                });
+                true
+            }
+            Err(_) => false,
+        };
+        if !sent {
             tracing::debug!("error answer not sent: connection closed");
         }
     }
 
-    async fn read_loop<R, D>(self, mut frames: FramedRead<R, ContentLengthCodec>, dispatch: D)
-    where
-        R: AsyncRead + Send + Unpin + 'static,
-        D: Dispatch<S>,
-    {
+    async fn read_loop<I: Inbox, D: Dispatch<S>>(self, mut inbox: I, dispatch: D) {
         let dispatch = Arc::new(dispatch);
         let in_flight = Arc::new(Semaphore::new(self.inner.config.max_in_flight.max(1)));
         let mut tasks = JoinSet::new();
@@ -446,8 +625,8 @@ impl<S: Side> Peer<S> {
             let item = tokio::select! {
                 _ = cancel.cancelled() => break,
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
-                item = frames.next() => item,
-                () = deadline.tick() => match deadline.judge(frames.decoder().mid_frame()) {
+                item = inbox.next() => item,
+                () = deadline.tick() => match deadline.judge(inbox.mid_frame()) {
                     Some(expired) => {
                         tracing::warn!(?expired, "closing a connection too slow to read from");
                         break;
@@ -484,35 +663,11 @@ impl<S: Side> Peer<S> {
             };
             match msg {
                 Message::Request { id, request } => {
-                    // Over the limit the request is answered at once rather than waited for:
-                    // waiting would stop the reader, and a running request may itself be
-                    // waiting for a notification behind it (a tool approval).
-                    let Ok(permit) = Arc::clone(&in_flight).try_acquire_owned() else {
-                        let busy = RpcError {
-                            code: SERVER_BUSY,
-                            message: format!(
-                                "more than {} requests in flight",
-                                self.inner.config.max_in_flight
-                            ),
-                            data: None,
-                        };
-                        self.respond(id, Err(busy)).await;
-                        continue;
-                    };
-                    let peer = self.clone();
-                    let work = dispatch.request(self.clone(), request);
-                    tasks.spawn(async move {
-                        // A panicking handler costs its own request (answered -32603), not
-                        // the connection or the caller's wait.
-                        let outcome = AssertUnwindSafe(work)
-                            .catch_unwind()
-                            .await
-                            .unwrap_or_else(|_| Err(handler_panicked()));
-                        peer.respond(id, outcome).await;
-                        drop(permit);
-                    });
+                    self.start_handler(&dispatch, &in_flight, &mut tasks, &text, id, request)
+                        .await;
                 }
                 Message::Notification(n) => {
+                    self.conventions(&text, &n).await;
                     let work = dispatch.notification(self.clone(), n);
                     if AssertUnwindSafe(work).catch_unwind().await.is_err() {
                         tracing::error!("notification handler panicked");
@@ -523,9 +678,108 @@ impl<S: Side> Peer<S> {
         }
         cancel.cancel();
         tasks.abort_all();
+        lock(&self.inner.running).clear();
         self.finish_checker();
         // Outstanding calls end with `Closed` when their reply senders drop.
         lock(&self.inner.pending).clear();
+        lock(&self.inner.progress).clear();
+    }
+
+    /// Runs the handler of one admitted request in its own task, registered so a cancel
+    /// notification can abort it.
+    async fn start_handler<D: Dispatch<S>>(
+        &self,
+        dispatch: &Arc<D>,
+        in_flight: &Arc<Semaphore>,
+        tasks: &mut JoinSet<()>,
+        text: &str,
+        id: RequestId,
+        request: S::InRequest,
+    ) {
+        if lock(&self.inner.running).contains_key(&id) {
+            let error = RpcError {
+                code: codes::INVALID_REQUEST,
+                message: format!("request id {id} is already in flight"),
+                data: None,
+            };
+            return self.refuse(Some(id), error).await;
+        }
+        // Over the limit the request is answered at once rather than waited for: waiting
+        // would stop the reader, and a running request may itself be waiting for a
+        // notification behind it (a tool approval).
+        let Ok(permit) = Arc::clone(in_flight).try_acquire_owned() else {
+            let busy = RpcError {
+                code: SERVER_BUSY,
+                message: format!(
+                    "more than {} requests in flight",
+                    self.inner.config.max_in_flight
+                ),
+                data: None,
+            };
+            return self.respond(id, Err(busy)).await;
+        };
+        let cancelled = self.inner.cancel.child_token();
+        let call = Incoming {
+            peer: self.related_to(id.clone()),
+            id: id.clone(),
+            progress_token: S::CONVENTIONS
+                .progress
+                .and_then(|rule| params_member(text, rule.request_token)),
+            cancelled: cancelled.clone(),
+        };
+        let work = dispatch.request(call, request);
+        let peer = self.related_to(id.clone());
+        // Held across the spawn so the task cannot remove its entry before it is inserted.
+        let mut running = lock(&self.inner.running);
+        let task_id = id.clone();
+        let abort = tasks.spawn(async move {
+            // A panicking handler costs its own request (answered -32603), not the
+            // connection or the caller's wait.
+            let outcome = AssertUnwindSafe(work)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| Err(handler_panicked()));
+            lock(&peer.inner.running).remove(&task_id);
+            peer.respond(task_id, outcome).await;
+            drop(permit);
+        });
+        running.insert(id, Running { abort, cancelled });
+    }
+
+    /// Applies the protocol's request conventions to an admitted notification: a cancel
+    /// aborts the handler it names, a progress notification reaches the caller listening.
+    async fn conventions(&self, text: &str, n: &S::InNotification) {
+        let method = n.method();
+        let conventions: Conventions = S::CONVENTIONS;
+        if let Some(rule) = conventions.cancel
+            && rule.method == method
+        {
+            let id = params_member(text, &[rule.id])
+                .and_then(|v| serde_json::from_value::<RequestId>(v).ok());
+            let running = id.as_ref().and_then(|id| lock(&self.inner.running).remove(id));
+            if let (Some(id), Some(running)) = (id, running) {
+                running.cancelled.cancel();
+                running.abort.abort();
+                if let CancelAnswer::Error(code) = rule.answer {
+                    let error = RpcError {
+                        code,
+                        message: "request cancelled".to_owned(),
+                        data: None,
+                    };
+                    self.related_to(id.clone()).respond(id, Err(error)).await;
+                }
+            }
+        }
+        if let Some(rule) = conventions.progress
+            && rule.method == method
+            && let Some(token) = params_member(text, &[rule.token])
+        {
+            let listener = lock(&self.inner.progress).get(&token.to_string()).cloned();
+            if let Some(tx) = listener {
+                // A caller not draining its progress loses updates rather than stalling reads.
+                let _ = tx.try_send(n.clone());
+            }
+        }
     }
 
     /// Reports what the connection left mid-flow. Only logged: the peer is gone, there is
@@ -662,44 +916,6 @@ fn violation_error(code: i64, v: &Violation) -> RpcError {
     }
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut sink: FramedWrite<W, ContentLengthCodec>,
-    mut rx: mpsc::Receiver<String>,
-    cancel: CancellationToken,
-) -> std::io::Result<()> {
-    let result = loop {
-        let frame = tokio::select! {
-            biased;
-            frame = rx.recv() => frame,
-            _ = cancel.cancelled() => break Ok(()),
-        };
-        let Some(frame) = frame else { break Ok(()) };
-        if let Err(e) = write_batch(&mut sink, &mut rx, frame).await {
-            break Err(e);
-        }
-    };
-    cancel.cancel();
-    // Frames queued before the shutdown (the answer to `shutdown`, say) still go out.
-    rx.close();
-    if result.is_ok() {
-        while let Some(frame) = rx.recv().await {
-            sink.feed(frame).await?;
-        }
-        sink.flush().await?;
-    }
-    let _ = sink.get_mut().shutdown().await;
-    result
-}
-
-/// Writes `first` and whatever else is already queued, then flushes once.
-async fn write_batch<W: AsyncWrite + Unpin>(
-    sink: &mut FramedWrite<W, ContentLengthCodec>,
-    rx: &mut mpsc::Receiver<String>,
-    first: String,
-) -> std::io::Result<()> {
-    sink.feed(first).await?;
-    while let Ok(more) = rx.try_recv() {
-        sink.feed(more).await?;
-    }
-    sink.flush().await
+fn invalid(pointer: &str, rule: Rule, message: impl Into<String>) -> Invalid {
+    Invalid::one(agentwire_runtime::FieldError::new(pointer, rule, message))
 }

@@ -1,15 +1,17 @@
-//! Skeleton emitter for JSON-RPC 2.0 over Content-Length framing (eca).
+//! Skeleton emitter for JSON-RPC 2.0 protocols with two roles, over the framing the spec
+//! declares (`Content-Length` or newline-delimited).
 //!
-//! From the spec's `methods` it emits, for a protocol with a calling role (the one that sends
-//! requests, eca's `client`) and an answering role (`server`):
-//! - a `Side` per role, binding the method sets and the sequence checker to
-//!   `agentwire_transport::jsonrpc::Peer`;
-//! - the server's handler trait, one async method per inbound request (returning its typed
-//!   result) and per inbound notification (a no-op by default), and a typed sender with one
-//!   method per server notification;
-//! - `serve`, `serve_stdio` and `serve_tcp`;
-//! - the typed client, one method per request (awaiting the typed result) and per
-//!   notification, with the server's notifications as a stream.
+//! Thin binding over `agentwire_transport::jsonrpc`, where the behaviour lives. From the
+//! spec's `methods` it emits, for a calling role (the one that sends requests first, eca's
+//! `client`) and an answering role (`server`):
+//! - a `Side` per role, binding the method sets, framing, conventions and sequence checker;
+//! - per role, a handler trait with one async method per request it answers (the server's is
+//!   required; the client's, emitted when the server sends requests, defaults to "method not
+//!   found") and, on the server, per notification it receives;
+//! - the server's typed sender and the typed client: one method per request (awaiting the
+//!   typed result) and per notification that role sends; both carry the inbound request
+//!   they were handed for (its id, progress token and cancellation);
+//! - `serve`, `serve_stdio`, `serve_tcp`, `serve_messages`, and the client's `connect*`.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -26,19 +28,24 @@ pub fn emit(p: &Protocol) -> Option<TokenStream> {
     let sends_requests = |role: &str| {
         p.methods
             .iter()
-            .any(|m| m.call == Call::Request && m.from == role)
+            .any(|m| m.call == Call::Request && m.sent_by(role) && !p.roles.iter().all(|x| m.sent_by(x)))
     };
-    // The calling role is the one that sends requests (the first role when both do).
+    // The calling role is the one that sends requests the other does not (the first role
+    // when both or neither do).
     let (client, server) = if sends_requests(first) || !sends_requests(second) {
         (first.as_str(), second.as_str())
     } else {
         (second.as_str(), first.as_str())
     };
     let roles = Roles::new(p, client, server);
+    let framing = match p.transport.framing.as_str() {
+        "newline" => "newline-delimited",
+        _ => "`Content-Length`",
+    };
     let module_doc = format!(
-        " Client and server skeletons of {}: JSON-RPC 2.0 over `Content-Length` framing on \
-         stdio, TCP or any byte stream, with validation and sequence checking on both \
-         directions. Generated from `spec/{}`; see `docs/skeletons/{}.md`.",
+        " Client and server skeletons of {}: JSON-RPC 2.0 over {framing} framing on \
+         stdio, TCP, any byte stream or a message transport, with validation and sequence \
+         checking on both directions. Generated from `spec/{}`; see `docs/skeletons/{}.md`.",
         p.title, p.module, p.module
     );
     let sides = emit_sides(&roles);
@@ -75,7 +82,7 @@ impl<'a> Roles<'a> {
         self.p
             .methods
             .iter()
-            .filter(|m| m.from == from && m.call == call)
+            .filter(|m| m.sent_by(from) && m.call == call)
             .collect()
     }
 
@@ -100,8 +107,26 @@ impl<'a> Roles<'a> {
         quote!(crate::#module::#t)
     }
 
+    /// The params type of `m` as a handler or sender takes it (`Option<T>` when omissible).
+    fn params_ty(&self, m: &Method) -> Option<TokenStream> {
+        let t = self.ty(m.params.as_ref()?);
+        Some(if m.params_optional {
+            quote!(Option<#t>)
+        } else {
+            t
+        })
+    }
+
     fn side(&self, role: &str) -> Ident {
         format_ident!("{}Side", pascal_case(role))
+    }
+
+    fn other(&self, role: &str) -> &'a str {
+        if role == self.client {
+            self.server
+        } else {
+            self.client
+        }
     }
 }
 
@@ -121,8 +146,53 @@ fn method_doc(m: &Method) -> String {
     }
 }
 
+/// `Side::FRAMING` and `Side::CONVENTIONS` as the spec declares them.
+fn framing_and_conventions(p: &Protocol) -> TokenStream {
+    let framing = match p.transport.framing.as_str() {
+        "newline" => quote!(Newline),
+        _ => quote!(ContentLength),
+    };
+    let rpc = &p.transport.rpc;
+    let cancel = match &rpc.cancel {
+        None => quote!(None),
+        Some(c) => {
+            let (method, id) = (&c.method, &c.id);
+            let answer = match c.answer {
+                None => quote!(agentwire_transport::jsonrpc::CancelAnswer::Nothing),
+                Some(code) => quote!(agentwire_transport::jsonrpc::CancelAnswer::Error(#code)),
+            };
+            quote!(Some(agentwire_transport::jsonrpc::CancelRule {
+                method: #method,
+                id: #id,
+                answer: #answer,
+            }))
+        }
+    };
+    let progress = match &rpc.progress {
+        None => quote!(None),
+        Some(g) => {
+            let (method, token, path) = (&g.method, &g.token, &g.request_token);
+            quote!(Some(agentwire_transport::jsonrpc::ProgressRule {
+                method: #method,
+                token: #token,
+                request_token: &[#(#path),*],
+            }))
+        }
+    };
+    quote! {
+        const FRAMING: agentwire_transport::jsonrpc::Framing =
+            agentwire_transport::jsonrpc::Framing::#framing;
+        const CONVENTIONS: agentwire_transport::jsonrpc::Conventions =
+            agentwire_transport::jsonrpc::Conventions {
+                cancel: #cancel,
+                progress: #progress,
+            };
+    }
+}
+
 fn emit_sides(r: &Roles<'_>) -> TokenStream {
     let module = &r.module;
+    let consts = framing_and_conventions(r.p);
     let mut out = TokenStream::new();
     for (me, other) in [(r.server, r.client), (r.client, r.server)] {
         let side = r.side(me);
@@ -133,8 +203,8 @@ fn emit_sides(r: &Roles<'_>) -> TokenStream {
         let me_variant = format_ident!("{}", pascal_case(me));
         let other_variant = format_ident!("{}", pascal_case(other));
         let doc = format!(
-            " The `{me}` end of a connection: what it receives and sends, and how the \
-             sequence checker sees each direction."
+            " The `{me}` end of a connection: what it receives and sends, its framing and \
+             conventions, and how the sequence checker sees each direction."
         );
         out.extend(quote! {
             #[doc = #doc]
@@ -147,6 +217,7 @@ fn emit_sides(r: &Roles<'_>) -> TokenStream {
                 type OutRequest = #out_req;
                 type OutNotification = #out_notif;
                 type Checker = crate::#module::machine::Checker;
+                #consts
 
                 fn observe_inbound(
                     checker: &mut Self::Checker,
@@ -179,6 +250,154 @@ fn emit_sides(r: &Roles<'_>) -> TokenStream {
         }
     });
     out
+}
+
+/// One typed method per request (awaiting its typed result) and per notification `role`
+/// sends, on a handle with a `peer` field.
+fn send_fns(r: &Roles<'_>, role: &str) -> TokenStream {
+    let module = &r.module;
+    let out_req = r.set(role, Call::Request);
+    let out_notif = r.set(role, Call::Notification);
+    let result_set = format_ident!("{}Result", pascal_case(role));
+    let request_fns = r.methods(role, Call::Request).into_iter().map(|m| {
+        let f = fn_ident(m);
+        let v = variant(m);
+        let name = &m.name;
+        let doc = format!(
+            "{} Validated and sequence-checked before it is sent; waits for the typed result. \
+             For its id, progress or cancellation, start it with `peer().start(..)`.",
+            method_doc(m)
+        );
+        let (params, request) = match r.params_ty(m) {
+            Some(t) => (quote!(params: #t), quote!(#out_req::#v(params))),
+            None => (quote!(), quote!(#out_req::#v)),
+        };
+        let (ret, arm) = match &m.result {
+            Some(t) => (r.ty(t), quote!(crate::#module::#result_set::#v(result) => Ok(result),)),
+            None => (quote!(()), quote!(crate::#module::#result_set::#v => Ok(()),)),
+        };
+        quote! {
+            #[doc = #doc]
+            pub async fn #f(&self, #params) -> Result<#ret, agentwire_transport::jsonrpc::CallError> {
+                #[allow(unreachable_patterns)]
+                match self.peer.call(#request).await? {
+                    #arm
+                    _ => Err(agentwire_transport::jsonrpc::result_mismatch(#name)),
+                }
+            }
+        }
+    });
+    let notification_fns = r.methods(role, Call::Notification).into_iter().map(|m| {
+        let f = fn_ident(m);
+        let v = variant(m);
+        let doc = format!("{} Validated and sequence-checked before it is sent.", method_doc(m));
+        let (params, value) = match r.params_ty(m) {
+            Some(t) => (quote!(params: #t), quote!(#out_notif::#v(params))),
+            None => (quote!(), quote!(#out_notif::#v)),
+        };
+        quote! {
+            #[doc = #doc]
+            pub async fn #f(&self, #params) -> Result<(), agentwire_transport::jsonrpc::SendError> {
+                self.peer.notify(#value).await
+            }
+        }
+    });
+    quote! {
+        #(#request_fns)*
+        #(#notification_fns)*
+    }
+}
+
+/// The accessors of a handle's inbound request context (`call` field).
+fn context_fns(side: &Ident) -> TokenStream {
+    quote! {
+        /// The inbound request this handle was given for (its id, progress token and
+        /// cancellation); `None` outside a request handler.
+        pub fn incoming(&self) -> Option<&agentwire_transport::jsonrpc::Incoming<#side>> {
+            self.call.as_ref()
+        }
+
+        /// The id of the inbound request this handle was given for.
+        pub fn request_id(&self) -> Option<&agentwire_runtime::jsonrpc::RequestId> {
+            self.call.as_ref().map(|c| &c.id)
+        }
+
+        /// The progress token of the inbound request this handle was given for, when its
+        /// caller asked for progress.
+        pub fn progress_token(&self) -> Option<&agentwire_runtime::serde_json::Value> {
+            self.call.as_ref().and_then(|c| c.progress_token.as_ref())
+        }
+
+        /// Ends the connection: queued messages are flushed, then the stream is closed.
+        pub fn close(&self) {
+            self.peer.shutdown();
+        }
+
+        /// The underlying connection (counters, `start` for a call's id and progress, raw
+        /// frames for tests).
+        pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<#side> {
+            &self.peer
+        }
+    }
+}
+
+/// Handler trait methods for the requests `role` answers, as `fn(&self, handle, params)`.
+/// With `default`, each answers "method not found" unless overridden.
+fn handler_request_fns(r: &Roles<'_>, role: &str, handle: &Ident, default: bool) -> Vec<TokenStream> {
+    r.methods(r.other(role), Call::Request)
+        .into_iter()
+        .map(|m| {
+            let f = fn_ident(m);
+            let name = &m.name;
+            let doc = method_doc(m);
+            let (params, unused) = match r.params_ty(m) {
+                Some(t) => (quote!(, params: #t), quote!(let _ = (handle, params);)),
+                None => (quote!(), quote!(let _ = handle;)),
+            };
+            let result = match &m.result {
+                Some(t) => r.ty(t),
+                None => quote!(()),
+            };
+            let ret = quote!(impl ::std::future::Future<Output = Result<#result, agentwire_runtime::jsonrpc::RpcError>> + Send);
+            if default {
+                let doc = format!("{doc} Answers \"method not found\" unless overridden.");
+                quote! {
+                    #[doc = #doc]
+                    fn #f(&self, handle: #handle #params) -> #ret {
+                        #unused
+                        async { Err(agentwire_transport::jsonrpc::no_handler(#name)) }
+                    }
+                }
+            } else {
+                quote! {
+                    #[doc = #doc]
+                    fn #f(&self, sender: #handle #params) -> #ret;
+                }
+            }
+        })
+        .collect()
+}
+
+/// The match arms routing each request `role` answers to its handler method.
+fn request_arms(r: &Roles<'_>, role: &str, handle: &TokenStream) -> TokenStream {
+    let requests = r.methods(r.other(role), Call::Request);
+    if requests.is_empty() {
+        return quote!(match request {});
+    }
+    let in_req = r.set(r.other(role), Call::Request);
+    let arms = requests.iter().map(|m| {
+        let f = fn_ident(m);
+        let v = variant(m);
+        let encode = match m.result {
+            Some(_) => quote!(agentwire_transport::jsonrpc::encode_result),
+            None => quote!(agentwire_transport::jsonrpc::null_result),
+        };
+        match m.params {
+            Some(_) => quote!(#in_req::#v(params) => #encode(handler.#f(#handle, params).await),),
+            None => quote!(#in_req::#v => #encode(handler.#f(#handle).await),),
+        }
+    });
+    quote!(match request { #(#arms)* })
 }
 
 /// The server role's generated item names.
@@ -216,33 +435,12 @@ fn server_handler(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
     let ServerNames {
         handler, sender, ..
     } = names;
-    let requests = r.methods(r.client, Call::Request);
-    let notifications = r.methods(r.client, Call::Notification);
-    let request_fns = requests.iter().map(|m| {
-        let f = fn_ident(m);
-        let doc = method_doc(m);
-        let params = m.params.as_ref().map(|t| {
-            let t = r.ty(t);
-            quote!(, params: #t)
-        });
-        let result = match &m.result {
-            Some(t) => r.ty(t),
-            None => quote!(()),
-        };
-        quote! {
-            #[doc = #doc]
-            fn #f(&self, sender: #sender #params)
-                -> impl ::std::future::Future<Output = Result<#result, agentwire_runtime::jsonrpc::RpcError>> + Send;
-        }
-    });
-    let notification_fns = notifications.iter().map(|m| {
+    let request_fns = handler_request_fns(r, r.server, sender, false);
+    let notification_fns = r.methods(r.client, Call::Notification).into_iter().map(|m| {
         let f = fn_ident(m);
         let doc = format!("{} Does nothing unless overridden.", method_doc(m));
-        let (params, unused) = match &m.params {
-            Some(t) => {
-                let t = r.ty(t);
-                (quote!(, params: #t), quote!(let _ = (sender, params);))
-            }
+        let (params, unused) = match r.params_ty(m) {
+            Some(t) => (quote!(, params: #t), quote!(let _ = (sender, params);)),
             None => (quote!(), quote!(let _ = sender;)),
         };
         quote! {
@@ -256,8 +454,8 @@ fn server_handler(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
     let handler_doc = format!(
         " The behaviour of a `{}`: one method per request it answers (returning the typed \
          result, or an error response) and per notification it receives. Requests run \
-         concurrently, each in its own task; notifications run one at a time in arrival order, \
-         so they should return promptly.",
+         concurrently, each in its own task (aborted when the caller cancels it); \
+         notifications run one at a time in arrival order, so they should return promptly.",
         r.server
     );
     quote! {
@@ -266,42 +464,22 @@ fn server_handler(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
             #(#request_fns)*
             #(#notification_fns)*
         }
-
     }
 }
 
-/// The server's handle on one connection: typed notifications and `close`.
+/// The server's handle on one connection: typed requests and notifications to the client.
 fn server_sender(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
     let ServerNames {
         side: server_side,
         sender,
         ..
     } = names;
-    let out_notif = r.set(r.server, Call::Notification);
-    let sender_fns = r.methods(r.server, Call::Notification).into_iter().map(|m| {
-        let f = fn_ident(m);
-        let v = variant(m);
-        let doc = format!("{} Validated and sequence-checked before it is sent.", method_doc(m));
-        match &m.params {
-            Some(t) => {
-                let t = r.ty(t);
-                quote! {
-                    #[doc = #doc]
-                    pub async fn #f(&self, params: #t) -> Result<(), agentwire_transport::jsonrpc::SendError> {
-                        self.peer.notify(#out_notif::#v(params)).await
-                    }
-                }
-            }
-            None => quote! {
-                #[doc = #doc]
-                pub async fn #f(&self) -> Result<(), agentwire_transport::jsonrpc::SendError> {
-                    self.peer.notify(#out_notif::#v).await
-                }
-            },
-        }
-    });
+    let sends = send_fns(r, r.server);
+    let context = context_fns(server_side);
     let sender_doc = format!(
-        " The `{}`'s handle on one connection: typed notifications to the `{}`, and `close`.",
+        " The `{}`'s handle on one connection: typed requests and notifications to the `{}`. \
+         Handed to a request handler, it also carries that request (`request_id`, \
+         `progress_token`, `incoming`), and what it sends is tagged as related to it.",
         r.server, r.client
     );
     quote! {
@@ -309,22 +487,13 @@ fn server_sender(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
         #[derive(Debug, Clone)]
         pub struct #sender {
             peer: agentwire_transport::jsonrpc::Peer<#server_side>,
+            call: Option<agentwire_transport::jsonrpc::Incoming<#server_side>>,
         }
 
         impl #sender {
-            #(#sender_fns)*
-
-            /// Ends the connection: queued messages are flushed, then the stream is closed.
-            pub fn close(&self) {
-                self.peer.shutdown();
-            }
-
-            /// The underlying connection (counters, raw frames for tests).
-            pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<#server_side> {
-                &self.peer
-            }
+            #sends
+            #context
         }
-
     }
 }
 
@@ -337,22 +506,10 @@ fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
         dispatch,
         ..
     } = names;
-    let requests = r.methods(r.client, Call::Request);
     let notifications = r.methods(r.client, Call::Notification);
     let in_req = r.set(r.client, Call::Request);
     let in_notif = r.set(r.client, Call::Notification);
-    let request_arms = requests.iter().map(|m| {
-        let f = fn_ident(m);
-        let v = variant(m);
-        let encode = match m.result {
-            Some(_) => quote!(agentwire_transport::jsonrpc::encode_result),
-            None => quote!(agentwire_transport::jsonrpc::null_result),
-        };
-        match m.params {
-            Some(_) => quote!(#in_req::#v(params) => #encode(handler.#f(sender, params).await),),
-            None => quote!(#in_req::#v => #encode(handler.#f(sender).await),),
-        }
-    });
+    let request_body = request_arms(r, r.server, &quote!(sender));
     let notification_arms = notifications.iter().map(|m| {
         let f = fn_ident(m);
         let v = variant(m);
@@ -361,11 +518,6 @@ fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
             None => quote!(#in_notif::#v => handler.#f(sender).await,),
         }
     });
-    let request_body = if requests.is_empty() {
-        quote!(match request {})
-    } else {
-        quote!(match request { #(#request_arms)* })
-    };
     let notification_body = if notifications.is_empty() {
         quote!(match notification {})
     } else {
@@ -377,11 +529,11 @@ fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
         impl<H: #handler> agentwire_transport::jsonrpc::Dispatch<#server_side> for #dispatch<H> {
             fn request(
                 &self,
-                peer: agentwire_transport::jsonrpc::Peer<#server_side>,
+                call: agentwire_transport::jsonrpc::Incoming<#server_side>,
                 request: #in_req,
             ) -> impl ::std::future::Future<Output = agentwire_transport::jsonrpc::Answer> + Send + 'static {
                 let handler = ::std::sync::Arc::clone(&self.0);
-                let sender = #sender { peer };
+                let sender = #sender { peer: call.peer.clone(), call: Some(call) };
                 async move { #request_body }
             }
 
@@ -391,15 +543,14 @@ fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
                 notification: #in_notif,
             ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
                 let handler = ::std::sync::Arc::clone(&self.0);
-                let sender = #sender { peer };
+                let sender = #sender { peer, call: None };
                 async move { #notification_body }
             }
         }
-
     }
 }
 
-/// `serve`, `serve_stdio` and `serve_tcp`.
+/// `serve`, `serve_stdio`, `serve_tcp` and `serve_messages`.
 fn server_entry_points(names: &ServerNames) -> TokenStream {
     let ServerNames {
         module,
@@ -426,7 +577,26 @@ fn server_entry_points(names: &ServerNames) -> TokenStream {
             let (peer, connection) = agentwire_transport::jsonrpc::Peer::spawn(
                 reader, writer, checker, config, #dispatch(handler),
             );
-            (#sender { peer }, connection)
+            (#sender { peer, call: None }, connection)
+        }
+
+        /// Serves one connection whose messages arrive and leave whole (an HTTP transport):
+        /// push each inbound JSON text into the link's `incoming`, take each outbound message
+        /// (tagged with the request it belongs to) from its `outgoing`.
+        pub fn serve_messages<H: #handler>(
+            handler: ::std::sync::Arc<H>,
+            cancel: agentwire_transport::jsonrpc::CancellationToken,
+            config: agentwire_transport::jsonrpc::Config,
+        ) -> (
+            #sender,
+            agentwire_transport::jsonrpc::MessageLink,
+            agentwire_transport::jsonrpc::Connection,
+        ) {
+            let checker = checker(&config);
+            let (peer, link, connection) = agentwire_transport::jsonrpc::Peer::spawn_messages(
+                cancel, checker, config, #dispatch(handler),
+            );
+            (#sender { peer, call: None }, link, connection)
         }
 
         /// Serves one connection on this process's stdin and stdout, until stdin ends or the
@@ -472,6 +642,7 @@ fn server_entry_points(names: &ServerNames) -> TokenStream {
 struct ClientNames {
     side: Ident,
     client: Ident,
+    handler: Ident,
     stream: Ident,
     dispatch: Ident,
 }
@@ -481,6 +652,7 @@ impl ClientNames {
         ClientNames {
             side: r.side(r.client),
             client: format_ident!("{}", pascal_case(r.client)),
+            handler: format_ident!("{}Handler", pascal_case(r.client)),
             stream: format_ident!("{}Notifications", pascal_case(r.server)),
             dispatch: format_ident!("{}Dispatch", pascal_case(r.client)),
         }
@@ -490,69 +662,10 @@ impl ClientNames {
 fn emit_client(r: &Roles<'_>) -> TokenStream {
     let names = ClientNames::new(r);
     let mut out = client_stream(r, &names);
+    out.extend(client_handler(r, &names));
     out.extend(client_dispatch(r, &names));
     out.extend(client_impl(r, &names));
     out
-}
-
-/// One typed method per request and notification the client sends.
-fn client_calls(r: &Roles<'_>) -> TokenStream {
-    let module = &r.module;
-    let out_req = r.set(r.client, Call::Request);
-    let out_notif = r.set(r.client, Call::Notification);
-    let result_set = format_ident!("{}Result", pascal_case(r.client));
-    let request_fns = r.methods(r.client, Call::Request).into_iter().map(|m| {
-        let f = fn_ident(m);
-        let v = variant(m);
-        let name = &m.name;
-        let doc = format!(
-            "{} Validated and sequence-checked before it is sent; waits for the typed result.",
-            method_doc(m)
-        );
-        let (params, request) = match &m.params {
-            Some(t) => {
-                let t = r.ty(t);
-                (quote!(params: #t), quote!(#out_req::#v(params)))
-            }
-            None => (quote!(), quote!(#out_req::#v)),
-        };
-        let (ret, arm) = match &m.result {
-            Some(t) => (r.ty(t), quote!(crate::#module::#result_set::#v(result) => Ok(result),)),
-            None => (quote!(()), quote!(crate::#module::#result_set::#v => Ok(()),)),
-        };
-        quote! {
-            #[doc = #doc]
-            pub async fn #f(&self, #params) -> Result<#ret, agentwire_transport::jsonrpc::CallError> {
-                #[allow(unreachable_patterns)]
-                match self.peer.call(#request).await? {
-                    #arm
-                    _ => Err(agentwire_transport::jsonrpc::result_mismatch(#name)),
-                }
-            }
-        }
-    });
-    let notification_fns = r.methods(r.client, Call::Notification).into_iter().map(|m| {
-        let f = fn_ident(m);
-        let v = variant(m);
-        let doc = format!("{} Validated and sequence-checked before it is sent.", method_doc(m));
-        let (params, value) = match &m.params {
-            Some(t) => {
-                let t = r.ty(t);
-                (quote!(params: #t), quote!(#out_notif::#v(params)))
-            }
-            None => (quote!(), quote!(#out_notif::#v)),
-        };
-        quote! {
-            #[doc = #doc]
-            pub async fn #f(&self, #params) -> Result<(), agentwire_transport::jsonrpc::SendError> {
-                self.peer.notify(#value).await
-            }
-        }
-    });
-    quote! {
-        #(#request_fns)*
-        #(#notification_fns)*
-    }
 }
 
 /// The stream of the server's notifications.
@@ -561,12 +674,15 @@ fn client_stream(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
         side: client_side,
         client,
         stream,
+        handler,
         ..
     } = names;
     let in_notif = r.set(r.server, Call::Notification);
     let client_doc = format!(
         " A typed `{}`: one method per request (awaiting its typed result) and per \
-         notification it sends; what the `{}` sends comes out of [`{stream}`].",
+         notification it sends; what the `{}` sends comes out of [`{stream}`], and its \
+         requests go to a [`{handler}`]. Handed to a handler, it also carries the request \
+         it was given for.",
         r.client, r.server
     );
     let stream_doc = format!(
@@ -580,6 +696,7 @@ fn client_stream(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
         #[derive(Debug, Clone)]
         pub struct #client {
             peer: agentwire_transport::jsonrpc::Peer<#client_side>,
+            call: Option<agentwire_transport::jsonrpc::Incoming<#client_side>>,
         }
 
         #[doc = #stream_doc]
@@ -605,34 +722,66 @@ fn client_stream(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
                 self.rx.poll_recv(cx)
             }
         }
-
     }
 }
 
-/// The client's `Dispatch`: server notifications into the stream, server requests refused.
+/// The client's handler trait: one method per request the server sends, each answering
+/// "method not found" unless overridden.
+fn client_handler(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
+    let ClientNames {
+        client, handler, ..
+    } = names;
+    let request_fns = handler_request_fns(r, r.client, client, true);
+    let doc = format!(
+        " How a `{}` answers the requests the `{}` sends: one method per request, each \
+         answering \"method not found\" unless overridden. Each runs in its own task, \
+         aborted when the `{}` cancels it.",
+        r.client, r.server, r.server
+    );
+    quote! {
+        #[doc = #doc]
+        pub trait #handler: Send + Sync + 'static {
+            #(#request_fns)*
+        }
+
+        /// The handler of a client that answers every request "method not found".
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct NoRequests;
+
+        impl #handler for NoRequests {}
+    }
+}
+
+/// The client's `Dispatch`: server requests to the handler, notifications into the stream.
 fn client_dispatch(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
     let ClientNames {
         side: client_side,
+        client,
+        handler,
         dispatch,
         ..
     } = names;
     let in_req = r.set(r.server, Call::Request);
     let in_notif = r.set(r.server, Call::Notification);
+    let request_body = request_arms(r, r.client, &quote!(handle));
     quote! {
-        struct #dispatch {
+        struct #dispatch<H> {
+            handler: ::std::sync::Arc<H>,
             tx: agentwire_transport::tokio::sync::mpsc::Sender<#in_notif>,
         }
 
-        impl agentwire_transport::jsonrpc::Dispatch<#client_side> for #dispatch {
+        impl<H: #handler> agentwire_transport::jsonrpc::Dispatch<#client_side> for #dispatch<H> {
             fn request(
                 &self,
-                _peer: agentwire_transport::jsonrpc::Peer<#client_side>,
+                call: agentwire_transport::jsonrpc::Incoming<#client_side>,
                 request: #in_req,
             ) -> impl ::std::future::Future<Output = agentwire_transport::jsonrpc::Answer> + Send + 'static {
-                // The client takes no requests of its own in this skeleton: any that the
-                // spec defines are answered "method not found".
-                let method = agentwire_runtime::jsonrpc::MethodSet::method(&request);
-                async move { Err(agentwire_transport::jsonrpc::no_handler(method)) }
+                let handler = ::std::sync::Arc::clone(&self.handler);
+                let handle = #client { peer: call.peer.clone(), call: Some(call) };
+                async move {
+                    let _ = (&handler, &handle);
+                    #request_body
+                }
             }
 
             fn notification(
@@ -647,23 +796,24 @@ fn client_dispatch(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
                 }
             }
         }
-
     }
 }
 
-/// `connect`, `connect_tcp`, `spawn`, the typed calls, `close` and `peer`.
+/// `connect*`, `spawn`, the typed calls, `close` and `peer`.
 fn client_impl(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
     let ClientNames {
         side: client_side,
         client,
+        handler,
         stream,
         dispatch,
     } = names;
-    let calls = client_calls(r);
+    let calls = send_fns(r, r.client);
+    let context = context_fns(client_side);
     quote! {
         impl #client {
             /// Runs the client over `reader`/`writer` (a child's pipes, a TCP stream, an
-            /// in-memory duplex).
+            /// in-memory duplex), answering the server's requests "method not found".
             pub fn connect<R, W>(
                 reader: R,
                 writer: W,
@@ -673,12 +823,48 @@ fn client_impl(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
                 R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
                 W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
             {
+                Self::connect_with(::std::sync::Arc::new(NoRequests), reader, writer, config)
+            }
+
+            /// Runs the client over `reader`/`writer`, answering the server's requests with
+            /// `handler`.
+            pub fn connect_with<H, R, W>(
+                handler: ::std::sync::Arc<H>,
+                reader: R,
+                writer: W,
+                config: agentwire_transport::jsonrpc::Config,
+            ) -> (#client, #stream, agentwire_transport::jsonrpc::Connection)
+            where
+                H: #handler,
+                R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
+                W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
+            {
                 let (tx, rx) = agentwire_transport::tokio::sync::mpsc::channel(config.queue.max(1));
                 let checker = checker(&config);
                 let (peer, connection) = agentwire_transport::jsonrpc::Peer::spawn(
-                    reader, writer, checker, config, #dispatch { tx },
+                    reader, writer, checker, config, #dispatch { handler, tx },
                 );
-                (#client { peer }, #stream { rx }, connection)
+                (#client { peer, call: None }, #stream { rx }, connection)
+            }
+
+            /// Runs the client over whole messages (an HTTP transport): push each inbound
+            /// JSON text into the link's `incoming`, take each outbound one from `outgoing`.
+            pub fn connect_messages<H: #handler>(
+                handler: ::std::sync::Arc<H>,
+                cancel: agentwire_transport::jsonrpc::CancellationToken,
+                config: agentwire_transport::jsonrpc::Config,
+            ) -> (
+                #client,
+                #stream,
+                agentwire_transport::jsonrpc::MessageLink,
+                agentwire_transport::jsonrpc::Connection,
+            ) {
+                let (tx, rx) = agentwire_transport::tokio::sync::mpsc::channel(config.queue.max(1));
+                let checker = checker(&config);
+                let (peer, link, connection) = agentwire_transport::jsonrpc::Peer::spawn_messages(
+                    cancel, checker, config, #dispatch { handler, tx },
+                );
+                (#client { peer, call: None }, #stream { rx }, link, connection)
             }
 
             /// Connects to a server listening on TCP.
@@ -692,9 +878,11 @@ fn client_impl(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
                 Ok(Self::connect(reader, writer, config))
             }
 
-            /// Starts `command` as a server speaking on its stdin and stdout, and connects to it.
-            /// The child is killed when the returned handle is dropped.
-            pub fn spawn(
+            /// Starts `command` as a server speaking on its stdin and stdout, and connects to it
+            /// (answering its requests with `handler`). The child is killed when the returned
+            /// handle is dropped.
+            pub fn spawn_with<H: #handler>(
+                handler: ::std::sync::Arc<H>,
                 command: agentwire_transport::tokio::process::Command,
                 config: agentwire_transport::jsonrpc::Config,
             ) -> ::std::io::Result<(
@@ -704,21 +892,25 @@ fn client_impl(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
                 agentwire_transport::tokio::process::Child,
             )> {
                 let (child, stdout, stdin) = agentwire_transport::jsonrpc::spawn_child(command)?;
-                let (client, stream, connection) = Self::connect(stdout, stdin, config);
+                let (client, stream, connection) = Self::connect_with(handler, stdout, stdin, config);
                 Ok((client, stream, connection, child))
             }
 
+            /// [`Self::spawn_with`] answering the server's requests "method not found".
+            pub fn spawn(
+                command: agentwire_transport::tokio::process::Command,
+                config: agentwire_transport::jsonrpc::Config,
+            ) -> ::std::io::Result<(
+                #client,
+                #stream,
+                agentwire_transport::jsonrpc::Connection,
+                agentwire_transport::tokio::process::Child,
+            )> {
+                Self::spawn_with(::std::sync::Arc::new(NoRequests), command, config)
+            }
+
             #calls
-
-            /// Ends the connection: queued messages are flushed, then the stream is closed.
-            pub fn close(&self) {
-                self.peer.shutdown();
-            }
-
-            /// The underlying connection (counters, raw requests for probing a peer).
-            pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<#client_side> {
-                &self.peer
-            }
+            #context
         }
     }
 }
@@ -766,24 +958,42 @@ mod tests {
         out
     }
 
-    #[test]
-    fn one_method_per_spec_method_on_each_side() {
-        let p = eca();
-        let tokens = emit(&p).expect("eca has a skeleton");
+    fn kv_rpc() -> Protocol {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/protocols/kv_rpc");
+        load_spec(&dir).expect("kv_rpc loads").protocol
+    }
+
+    /// Every method a role sends has a typed send on that role's handle and a handler method
+    /// on the other role's handler (requests) or server handler (client notifications).
+    fn assert_one_method_per_spec_method(p: &Protocol) {
+        let tokens = emit(p).expect("a skeleton");
         let fns = fns(&tokens);
         for m in &p.methods {
             let f = fn_ident(m).to_string();
-            let expected = match (m.from.as_str(), m.call) {
-                // What the client sends: handled by the server, sent by the typed client.
-                ("client", _) => vec![format!("ServerHandler::{f}"), format!("Client::{f}")],
-                // What the server sends: sent through the server's typed sender.
-                (_, Call::Notification) => vec![format!("ServerSender::{f}")],
-                (_, Call::Request) => unreachable!("eca servers send no requests"),
-            };
-            for e in expected {
-                assert!(fns.contains(&e), "missing {e} for `{}`", m.name);
+            for role in &m.from {
+                let expected = match (role.as_str(), m.call) {
+                    ("client", Call::Request) => {
+                        vec![format!("ServerHandler::{f}"), format!("Client::{f}")]
+                    }
+                    ("client", Call::Notification) => {
+                        vec![format!("ServerHandler::{f}"), format!("Client::{f}")]
+                    }
+                    (_, Call::Notification) => vec![format!("ServerSender::{f}")],
+                    (_, Call::Request) => {
+                        vec![format!("ClientHandler::{f}"), format!("ServerSender::{f}")]
+                    }
+                };
+                for e in expected {
+                    assert!(fns.contains(&e), "missing {e} for `{}`", m.name);
+                }
             }
         }
+    }
+
+    #[test]
+    fn one_method_per_spec_method_on_each_side() {
+        assert_one_method_per_spec_method(&eca());
+        assert_one_method_per_spec_method(&kv_rpc());
     }
 
     #[test]

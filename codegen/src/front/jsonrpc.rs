@@ -1,0 +1,135 @@
+//! The JSON-RPC parts of `protocol.yaml`: the framings a JSON-RPC protocol may declare, the
+//! `from:` of a method (one role or a list), and the `cancel:` and `progress:` conventions.
+
+use serde::Deserialize;
+use serde_saphyr::{Location, Spanned};
+
+use crate::ir::{Method, RpcCancel, RpcConventions, RpcProgress};
+
+/// The framings a JSON-RPC byte stream can use.
+pub const FRAMINGS: &[&str] = &["content-length", "newline"];
+
+/// `from:` of a method: one role, or a list of roles (a method both sides send).
+pub struct RawRoles(pub Vec<String>);
+
+/// Read without serde's untagged buffering, which loses the YAML reader's spans.
+impl<'de> Deserialize<'de> for RawRoles {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawRoles;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a role or a list of roles")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawRoles, E> {
+                Ok(RawRoles(vec![v.to_owned()]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<RawRoles, A::Error> {
+                let mut roles = Vec::new();
+                while let Some(r) = seq.next_element::<String>()? {
+                    roles.push(r);
+                }
+                Ok(RawRoles(roles))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `jsonrpc.cancel`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCancel {
+    pub method: Spanned<String>,
+    /// The params member holding the cancelled request's id.
+    pub id: String,
+    /// `none` (no response) or `error` (an error response with `code`).
+    pub answer: Spanned<String>,
+    #[serde(default)]
+    pub code: Option<i64>,
+}
+
+/// `jsonrpc.progress`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawProgress {
+    pub method: Spanned<String>,
+    /// The progress notification's params member holding the token.
+    pub token: String,
+    /// Where a request's params carry the token, as dotted members (`_meta.progressToken`).
+    pub request_token: String,
+}
+
+/// A diagnostic at a location of `protocol.yaml`.
+pub type Report<'a> = dyn FnMut(&Location, String) + 'a;
+
+/// Lowers `cancel:` and `progress:`, checking each names a notification of the spec that
+/// both roles send (either side may cancel or report on the other's request).
+pub fn conventions(
+    cancel: Option<&RawCancel>,
+    progress: Option<&RawProgress>,
+    methods: &[Method],
+    roles: &[String],
+    report: &mut Report<'_>,
+) -> RpcConventions {
+    let check = |method: &Spanned<String>, what: &str, report: &mut Report<'_>| {
+        let Some(m) = methods.iter().find(|m| m.name == method.value) else {
+            report(
+                &method.referenced,
+                format!("{what} names `{}`, which is not a method of the spec", method.value),
+            );
+            return;
+        };
+        if m.call != crate::ir::Call::Notification {
+            report(&method.referenced, format!("{what} `{}` must be a notification", m.name));
+        }
+        if let Some(missing) = roles.iter().find(|r| !m.sent_by(r)) {
+            report(
+                &method.referenced,
+                format!(
+                    "{what} `{}` must be sent by every role (`from: [...]`); `{missing}` does not send it",
+                    m.name
+                ),
+            );
+        }
+    };
+    let cancel = cancel.map(|c| {
+        check(&c.method, "cancel.method", report);
+        let answer = match (c.answer.value.as_str(), c.code) {
+            ("none", None) => None,
+            ("error", Some(code)) => Some(code),
+            ("error", None) => {
+                report(&c.answer.referenced, "`answer: error` needs a `code:`".to_owned());
+                None
+            }
+            ("none", Some(_)) => {
+                report(&c.answer.referenced, "`answer: none` takes no `code:`".to_owned());
+                None
+            }
+            (other, _) => {
+                report(
+                    &c.answer.referenced,
+                    format!("`answer: {other}` must be `none` or `error`"),
+                );
+                None
+            }
+        };
+        RpcCancel {
+            method: c.method.value.clone(),
+            id: c.id.clone(),
+            answer,
+        }
+    });
+    let progress = progress.map(|p| {
+        check(&p.method, "progress.method", report);
+        RpcProgress {
+            method: p.method.value.clone(),
+            token: p.token.clone(),
+            request_token: p.request_token.split('.').map(str::to_owned).collect(),
+        }
+    });
+    RpcConventions { cancel, progress }
+}
