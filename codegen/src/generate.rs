@@ -46,8 +46,13 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
     if let Some(model) = &spec.analysis {
         let tokens = crate::emit::machine::emit_checker(p, model)
             .map_err(|e| SpecError::new(format!("{module}: {e}")))?;
-        let checker = crate::output::parse_tokens(&format!("checker of {module}"), tokens)
+        let mut checker = crate::output::parse_tokens(&format!("checker of {module}"), tokens)
             .map_err(internal)?;
+        // `Recorded` holds messages unboxed, as the module's message enums do.
+        let lints: syn::File =
+            syn::parse2(quote!(#![allow(clippy::large_enum_variant, clippy::result_large_err)]))
+                .map_err(|e| internal(format!("internal error: the checker lints: {e}")))?;
+        checker.attrs.extend(lints.attrs);
         files.push(OutputFile::rust(
             format!("src/{module}/machine.rs"),
             checker,
@@ -115,7 +120,12 @@ fn json_files(p: &Protocol) -> Result<Vec<OutputFile>, SpecErrors> {
             p.roles.join(", ")
         ),
     ];
-    let attrs: syn::File = syn::parse2(quote!(#(#![doc = #doc])*))
+    // A message enum holds its messages unboxed (boxing would change the types users match
+    // on), so a protocol with one large message trips the variant size lints.
+    let attrs: syn::File = syn::parse2(quote! {
+        #(#![doc = #doc])*
+        #![allow(clippy::large_enum_variant, clippy::result_large_err)]
+    })
         .map_err(|e| internal(format!("internal error: the module doc of {module}: {e}")))?;
     file.attrs.splice(0..0, attrs.attrs);
     Ok(vec![

@@ -261,7 +261,7 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
     let idle = p
         .machines
         .is_empty()
-        .then(|| quote!(let _ = (kind, msg, &self.limits);));
+        .then(|| quote!(let _ = (index, kind, msg, &self.limits);));
     let violations = if p.machines.is_empty() {
         quote!(let violations = Vec::new();)
     } else {
@@ -377,8 +377,9 @@ fn emit_kinds(model: &Model) -> Result<(TokenStream, Vec<TokenStream>), String> 
             }
         }
 
-        /// The kind of a message (`None` for a message no kind describes).
-        #[allow(unused_variables)]
+        /// The kind of a message (`None` for a message no kind describes; when both sides
+        /// send requests, every message has a kind and the fallback arm is never reached).
+        #[allow(unused_variables, unreachable_patterns)]
         pub fn kind_of(msg: &Message<'_>) -> Option<Kind> {
             match *msg { #(#kind_arms)* #kind_fallback }
         }

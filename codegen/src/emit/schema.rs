@@ -23,7 +23,12 @@ pub fn emit_schema(p: &Protocol) -> String {
             TypeKind::Enum(values) => obj(json!({"type": "string", "enum": values})),
             // As ts-json-schema-generator writes `string | number`: a list of types.
             // An open enum: the known values, or any string.
-            TypeKind::Untagged(members) if members.iter().any(|t| t.named().is_some()) => {
+            // Any other untagged union (objects, lists): each member's schema.
+            TypeKind::Untagged(members)
+                if members.iter().any(|t| {
+                    !matches!(t, Ty::String | Ty::Number | Ty::Integer | Ty::Bool)
+                }) =>
+            {
                 let any_of: Vec<Value> = members
                     .iter()
                     .map(|t| Value::Object(ty_schema(t)))

@@ -289,21 +289,31 @@ fn emit_field(f: &Field) -> TokenStream {
 /// `string | number`: one variant per JSON type, tried in order; a whole `number` is
 /// written without `.0`.
 fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream {
+    // An open enum (`'a' | 'b' | string`): the known values, then any other string.
+    let open_enum = matches!(members, [Ty::Named(_), Ty::String]);
+    let mut taken: Vec<String> = Vec::new();
     let variants = members.iter().map(|t| {
-        let (variant, number) = match t {
-            // An open enum's known values.
-            Ty::Named(_) => (quote!(Known), false),
-            Ty::String => (quote!(String), false),
-            Ty::Integer => (quote!(Integer), false),
-            Ty::Number => (quote!(Number), true),
-            _ => (quote!(Bool), false),
+        let base = if open_enum && t.named().is_some() {
+            "Known".to_owned()
+        } else {
+            untagged_variant(t)
         };
+        // Two members of one shape (`A[]` and `A[][]` aside) get a number.
+        let mut variant = base.clone();
+        let mut n = 2;
+        while taken.contains(&variant) {
+            variant = format!("{base}{n}");
+            n += 1;
+        }
+        taken.push(variant.clone());
+        let variant = format_ident!("{variant}");
         let ty = rust_ty(t);
-        let ser = number.then(|| {
+        let ser = matches!(t, Ty::Number).then(|| {
             quote!(#[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")])
         });
         quote!(#ser #variant(#ty),)
-    });
+    }).collect::<Vec<_>>();
+    let idents: Vec<Ident> = taken.iter().map(|v| format_ident!("{v}")).collect();
     let derives = derives(false);
     quote! {
         #doc
@@ -313,8 +323,25 @@ fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream
 
         impl agentwire_runtime::Validate for #name {
             #[inline]
-            fn validate_at(&self, _: &mut agentwire_runtime::JsonPointer, _: &mut Vec<agentwire_runtime::FieldError>) {}
+            fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
+                match self { #( Self::#idents(v) => agentwire_runtime::Validate::validate_at(v, at, errors), )* }
+            }
         }
+    }
+}
+
+/// The variant name of an untagged union's member: its JSON type, or the type it names.
+fn untagged_variant(t: &Ty) -> String {
+    match t {
+        Ty::String => "String".to_owned(),
+        Ty::Integer => "Integer".to_owned(),
+        Ty::Number => "Number".to_owned(),
+        Ty::Bool | Ty::BoolLiteral(_) => "Bool".to_owned(),
+        Ty::Named(n) => type_ident(n).to_string(),
+        Ty::Array(inner) => format!("{}List", untagged_variant(inner)),
+        Ty::Map(inner) => format!("{}Map", untagged_variant(inner)),
+        Ty::Nullable(inner) => untagged_variant(inner),
+        Ty::Any | Ty::Scalar(_) => "Value".to_owned(),
     }
 }
 

@@ -75,8 +75,11 @@ impl<'a> Validators<'a> {
             TypeKind::Struct(fields) => fields.iter().any(|f| self.field_checks(f).is_some()),
             // A prost enum field is an `i32` that may hold a number the enum lacks.
             TypeKind::Enum(_) => self.proto,
-            // Each member's JSON type is checked by decoding; primitives carry no rule.
-            TypeKind::Untagged(_) => false,
+            // Each member's JSON type is checked by decoding; primitives carry no rule, a
+            // member that names a type carries that type's.
+            TypeKind::Untagged(members) => members
+                .iter()
+                .any(|t| self.value_checks(t, &Default::default(), quote!(v)).is_some()),
             TypeKind::Union { variants, .. } => variants
                 .iter()
                 .any(|v| self.fallible.contains(&v.type_name)),

@@ -21,8 +21,10 @@ use crate::naming::pascal_case;
 pub const UNREADABLE: &str = "?";
 mod consts;
 mod extends;
+mod open;
 mod refusals;
 mod type_tags;
+mod unions;
 mod untagged;
 
 /// Names the loader understands without a declaration.
@@ -75,6 +77,8 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
         extends: Vec::new(),
         consts: HashMap::new(),
         inherited: BTreeSet::new(),
+        open: HashMap::new(),
+        numeric_consts: HashMap::new(),
         errors,
     };
     let decls = loader.declarations(&parsed.program.body);
@@ -112,7 +116,6 @@ enum Decl<'r, 'a> {
 struct PendingUnion {
     name: String,
     members: Vec<(String, Span)>,
-    span: Span,
     /// Tags on the alias, kept in case it turns out to be a plain alias.
     constraints: crate::ir::Constraints,
 }
@@ -135,6 +138,12 @@ struct Loader<'f> {
     consts: HashMap<String, String>,
     /// (interface, field) literal members an interface inherits from a base.
     inherited: BTreeSet<(String, String)>,
+    /// The value type of an index signature beside properties, by the owner `members` read it
+    /// for; moved into the owner's `TypeDef::open` when it is added.
+    open: HashMap<String, Ty>,
+    /// Numeric constants (`export declare const PARSE_ERROR = -32700;`), by name, for `typeof X`:
+    /// whether each is a whole number.
+    numeric_consts: HashMap<String, bool>,
     errors: SpecErrors,
 }
 
@@ -248,7 +257,8 @@ impl<'f> Loader<'f> {
             doc,
             origin: self.origin(span),
             kind,
-            open: None,
+            // An index signature beside properties, read by `members` for this owner.
+            open: self.open.remove(name),
         };
         if self.types.insert(name.to_owned(), def).is_some() {
             self.error(
@@ -276,6 +286,10 @@ impl<'f> Loader<'f> {
     fn members(&mut self, owner: &str, members: &[TSSignature<'_>]) -> Vec<Field> {
         let mut fields: Vec<Field> = Vec::new();
         for m in members {
+            if let TSSignature::TSIndexSignature(ix) = m {
+                self.open_members(owner, ix);
+                continue;
+            }
             let TSSignature::TSPropertySignature(p) = m else {
                 self.error(m.span(), refusals::member(m));
                 continue;
@@ -353,7 +367,6 @@ impl<'f> Loader<'f> {
                 self.unions.push(PendingUnion {
                     name: name.clone(),
                     members,
-                    span: a.id.span,
                     constraints: doc.constraints.clone(),
                 });
                 self.types.insert(
@@ -387,8 +400,22 @@ impl<'f> Loader<'f> {
                 self.open_enum(&name, values, a.id.span, Some(doc.text));
                 return;
             }
+            // `T | null` and its kin are a nullable alias, below.
+            if !members
+                .iter()
+                .any(|t| matches!(strip_parens(t), TSType::TSNullKeyword(_)))
+            {
+                self.union_type(&name, &members, a.id.span, doc.text, false);
+                return;
+            }
         }
-        if let TSType::TSTypeQuery(q) = ty {
+        if let TSType::TSIntersectionType(i) = ty {
+            self.intersection(&name, &i.types, doc.text, a.id.span, false);
+            return;
+        }
+        if let TSType::TSTypeQuery(q) = ty
+            && self.typeof_number(q).is_none()
+        {
             if let Some(value) = self.typeof_value(q) {
                 self.add(&name, doc.text, a.id.span, TypeKind::Enum(vec![value]));
             }
@@ -429,8 +456,15 @@ impl<'f> Loader<'f> {
             // Any JSON object; its members are kept as they come.
             TSType::TSObjectKeyword(_) => Ty::Map(Box::new(Ty::Any)),
             TSType::TSTypeQuery(q) => {
+                if let Some(number) = self.typeof_number(q) {
+                    return Some(number);
+                }
                 let value = self.typeof_value(q)?;
                 self.inline_enum(context, vec![value], q.span)
+            }
+            TSType::TSIntersectionType(i) => {
+                self.intersection(context, &i.types, String::new(), i.span, true)?;
+                Ty::Named(context.to_owned())
             }
             TSType::TSArrayType(a) => Ty::Array(Box::new(
                 self.ty(&a.element_type, &format!("{context}Item"))?,
@@ -485,8 +519,8 @@ impl<'f> Loader<'f> {
                     self.open_enum(context, values, u.span, None);
                     Ty::Named(context.to_owned())
                 } else {
-                    self.error(u.span, refusals::union(&non_null));
-                    return None;
+                    self.union_type(context, &non_null, u.span, String::new(), true)?;
+                    Ty::Named(context.to_owned())
                 };
                 if nullable {
                     Ty::Nullable(Box::new(inner))
@@ -569,6 +603,31 @@ impl<'f> Loader<'f> {
         })
     }
 
+    /// An intersection `A & B & { ... }` as the struct `name`: the interfaces' members, then
+    /// the literals' (see `extends`).
+    fn intersection(
+        &mut self,
+        name: &str,
+        types: &[TSType<'_>],
+        doc: String,
+        span: Span,
+        inline: bool,
+    ) -> Option<()> {
+        let (bases, literals) = self.intersection_bases(types)?;
+        let mut fields: Vec<Field> = Vec::new();
+        for lit in literals {
+            for f in self.members(name, &lit.members) {
+                match fields.iter_mut().find(|x| x.name == f.name) {
+                    Some(slot) => *slot = f,
+                    None => fields.push(f),
+                }
+            }
+        }
+        self.add_def(name, doc, span, TypeKind::Struct(fields), inline);
+        self.push_extends(name, bases);
+        Some(())
+    }
+
     /// `name` as an open enum: `<name>Known` holds the known values, `name` is that or any
     /// other string. `doc` is `None` for a field's inline union.
     fn open_enum(&mut self, name: &str, values: Vec<String>, span: Span, doc: Option<String>) {
@@ -625,6 +684,15 @@ impl<'f> Loader<'f> {
         candidates
     }
 
+    /// Whether every member of a union fixes `tag` to a value of its own.
+    fn distinct_values(&self, members: &[(String, Span)], tag: &str) -> bool {
+        let values: BTreeSet<&String> = members
+            .iter()
+            .filter_map(|(m, _)| self.literal_fields.get(&(m.clone(), tag.to_owned())))
+            .collect();
+        values.len() == members.len()
+    }
+
     /// Picks each union's discriminator and strips it from the member structs.
     fn resolve_unions(&mut self) {
         let mut stripped: HashMap<String, String> = HashMap::new();
@@ -642,16 +710,13 @@ impl<'f> Loader<'f> {
                 continue;
             }
             let mut candidates: Option<Vec<String>> = None;
-            for (member, span) in &u.members {
+            for (member, _) in &u.members {
                 let Some(TypeDef {
                     kind: TypeKind::Struct(fields),
                     ..
                 }) = self.types.get(member)
                 else {
-                    self.error(
-                        *span,
-                        format!("union member `{member}` must be an interface"),
-                    );
+                    // A member that is not an interface: no tag to dispatch on.
                     candidates = Some(Vec::new());
                     continue;
                 };
@@ -675,14 +740,14 @@ impl<'f> Loader<'f> {
                 });
             }
             let candidates = self.rank_candidates(&u.members, candidates.unwrap_or_default());
-            let Some(tag) = candidates.first().cloned() else {
-                self.error(
-                    u.span,
-                    format!(
-                        "union `{}` has no discriminator: its members must share a required string-literal field",
-                        u.name
-                    ),
-                );
+            // Without a shared literal field whose values tell every member apart, the union
+            // is untagged: its members are tried in turn.
+            let Some(tag) = candidates
+                .first()
+                .filter(|c| self.distinct_values(&u.members, c))
+                .cloned()
+            else {
+                self.untagged_union(&u);
                 continue;
             };
             let mut variants = Vec::new();

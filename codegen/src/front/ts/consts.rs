@@ -1,5 +1,7 @@
 //! `const X = "2.0"` (exported or not, optionally `as const`) and `typeof X`: a string
 //! constant declared once and used as a literal type, as MCP writes its `jsonrpc` version.
+//! A numeric constant (`export declare const PARSE_ERROR = -32700;`) is read too; `typeof` of
+//! one is a number (`integer` when the constant is whole): the IR has no numeric literal type.
 
 use oxc_ast::ast::{
     BindingPattern, Expression, TSType, TSTypeName, TSTypeQuery, TSTypeQueryExprName,
@@ -9,7 +11,7 @@ use oxc_ast::ast::{
 use super::{Loader, single_string_literal, strip_parens};
 
 /// What to write instead of a constant the loader cannot read.
-const CONST_HELP: &str = "only string constants are read (`export const X = \"2.0\";`); write the literal type (`'2.0'`) where the constant is used";
+const CONST_HELP: &str = "only string and number constants are read (`export const X = \"2.0\";`); write the literal type (`'2.0'`) where the constant is used";
 
 impl Loader<'_> {
     /// Records the string constants of a `const` declaration; anything else is refused.
@@ -26,11 +28,22 @@ impl Loader<'_> {
                 self.error(d.span, format!("destructuring is not read; {CONST_HELP}"));
                 continue;
             };
+            if let Some(whole) = d.init.as_ref().and_then(numeric_value) {
+                if self
+                    .numeric_consts
+                    .insert(id.name.as_str().to_owned(), whole)
+                    .is_some()
+                    || self.consts.contains_key(id.name.as_str())
+                {
+                    self.error(id.span, format!("`{}` is declared twice", id.name));
+                }
+                continue;
+            }
             let value = d.init.as_ref().and_then(string_value);
             let Some(value) = value else {
                 self.error(
                     d.span,
-                    format!("`{}` is not a string constant; {CONST_HELP}", id.name),
+                    format!("`{}` is not a string or number constant; {CONST_HELP}", id.name),
                 );
                 continue;
             };
@@ -42,6 +55,19 @@ impl Loader<'_> {
                 self.error(id.span, format!("`{}` is declared twice", id.name));
             }
         }
+    }
+
+    /// The type of `typeof X` when X is a numeric constant: `integer` for a whole number.
+    pub(super) fn typeof_number(&self, q: &TSTypeQuery<'_>) -> Option<crate::ir::Ty> {
+        let TSTypeQueryExprName::IdentifierReference(id) = &q.expr_name else {
+            return None;
+        };
+        let whole = *self.numeric_consts.get(id.name.as_str())?;
+        Some(if whole {
+            crate::ir::Ty::Integer
+        } else {
+            crate::ir::Ty::Number
+        })
     }
 
     /// The constant `typeof X` names, or an error saying why not.
@@ -76,6 +102,24 @@ impl Loader<'_> {
             return self.consts.get(id.name.as_str()).cloned();
         }
         single_string_literal(t).map(str::to_owned)
+    }
+}
+
+/// A number literal, negated or not, maybe `as const`: whether it is whole.
+fn numeric_value(e: &Expression<'_>) -> Option<bool> {
+    match e {
+        Expression::NumericLiteral(n) => Some(n.value.fract() == 0.0),
+        Expression::UnaryExpression(u)
+            if matches!(
+                u.operator,
+                oxc_ast::ast::UnaryOperator::UnaryNegation | oxc_ast::ast::UnaryOperator::UnaryPlus
+            ) =>
+        {
+            numeric_value(&u.argument)
+        }
+        Expression::TSAsExpression(a) => numeric_value(&a.expression),
+        Expression::ParenthesizedExpression(p) => numeric_value(&p.expression),
+        _ => None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The tags that change a member's type rather than constrain it: `@TJS-type integer`
 //! (typescript-json-schema) and `@asType integer` (ts-json-schema-generator) make a `number`
-//! an `integer`, as schemas derived from Rust or protobuf integers write it.
+//! an `integer`, as schemas derived from Rust or protobuf integers write it; `@TJS-type number`
+//! says what a `number` already is and changes nothing.
 
 use oxc_span::Span;
 
@@ -33,8 +34,10 @@ impl Loader<'_> {
             };
             match line[tag.len()..].trim() {
                 "integer" => integer = true,
+                // What a `number` already is (MCP writes it on `number` members).
+                "number" => {}
                 other => bad.push(format!(
-                    "`{tag} {other}` is not read: only `{tag} integer` is; write the type itself in TypeScript"
+                    "`{tag} {other}` is not read: only `{tag} integer` and `{tag} number` are; write the type itself in TypeScript"
                 )),
             }
         }

@@ -1,0 +1,117 @@
+//! Unions that are not a set of literals or primitives: members that share a literal field
+//! become a tagged union once every type is loaded (`resolve_unions`); any other union of
+//! interfaces, inline objects, lists or primitives is untagged, its members tried in turn
+//! (most required fields first), as ts-json-schema-generator's `anyOf` reads.
+
+use oxc_ast::ast::TSType;
+use oxc_span::{GetSpan, Span};
+
+use super::{BUILTIN_INTEGER, Loader, PendingUnion, refusals, strip_parens, type_ref_name};
+use crate::ir::{Constraints, Ty, TypeDef, TypeKind};
+
+impl Loader<'_> {
+    /// The union `members` as the type `name` (a field's union when `inline`): a pending
+    /// union when every member names an object type, untagged otherwise. `None` (reported)
+    /// when a member cannot be read or the members cannot be told apart.
+    pub(super) fn union_type(
+        &mut self,
+        name: &str,
+        members: &[&TSType<'_>],
+        span: Span,
+        doc: String,
+        inline: bool,
+    ) -> Option<()> {
+        // Primitives of one JSON type (`number | integer`) cannot be told apart.
+        if members.iter().all(|t| is_primitive(t)) {
+            self.error(span, refusals::union(members));
+            return None;
+        }
+        let mut tys = Vec::new();
+        for (i, t) in members.iter().enumerate() {
+            let context = format!("{name}{}", i + 1);
+            tys.push((self.ty(t, &context)?, t.span()));
+        }
+        let objects: Option<Vec<(String, Span)>> = tys
+            .iter()
+            .map(|(t, s)| match t {
+                Ty::Named(n) if self.is_object(n) => Some((n.clone(), *s)),
+                _ => None,
+            })
+            .collect();
+        if let Some(objects) = objects {
+            self.pending_union(name, objects, span, doc, inline, Constraints::default());
+            return Some(());
+        }
+        let tys = tys.into_iter().map(|(t, _)| t).collect();
+        self.add_def(name, doc, span, TypeKind::Untagged(tys), inline);
+        Some(())
+    }
+
+    /// Whether `name` is (or will be, once unions resolve) an object type.
+    fn is_object(&self, name: &str) -> bool {
+        self.declared.contains(name)
+            || matches!(
+                self.types.get(name).map(|t| &t.kind),
+                Some(TypeKind::Struct(_) | TypeKind::Union { .. })
+            )
+    }
+
+    /// Records the union `name` of `members`, resolved once every type is loaded.
+    pub(super) fn pending_union(
+        &mut self,
+        name: &str,
+        members: Vec<(String, Span)>,
+        span: Span,
+        doc: String,
+        inline: bool,
+        constraints: Constraints,
+    ) {
+        self.unions.push(PendingUnion {
+            name: name.to_owned(),
+            members,
+            constraints,
+        });
+        let kind = TypeKind::Union {
+            tag: String::new(),
+            variants: Vec::new(),
+        };
+        self.add_def(name, doc, span, kind, inline);
+    }
+
+    /// The union `u` as an untagged union of its members: tried in turn when decoding, the
+    /// member with the most required fields first, so that a looser one (all fields optional)
+    /// does not take every value.
+    pub(super) fn untagged_union(&mut self, u: &PendingUnion) {
+        let mut members: Vec<(usize, &String)> = u
+            .members
+            .iter()
+            .map(|(m, _)| (self.required_fields(m), m))
+            .collect();
+        members.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+        let tys = members
+            .into_iter()
+            .map(|(_, m)| Ty::Named(m.clone()))
+            .collect();
+        if let Some(def) = self.types.get_mut(&u.name) {
+            def.kind = TypeKind::Untagged(tys);
+        }
+    }
+
+    fn required_fields(&self, name: &str) -> usize {
+        match self.types.get(name) {
+            Some(TypeDef {
+                kind: TypeKind::Struct(fields),
+                ..
+            }) => fields.iter().filter(|f| !f.optional).count(),
+            _ => 0,
+        }
+    }
+}
+
+fn is_primitive(t: &TSType<'_>) -> bool {
+    let t = strip_parens(t);
+    matches!(
+        t,
+        TSType::TSStringKeyword(_) | TSType::TSNumberKeyword(_) | TSType::TSBooleanKeyword(_)
+    ) || type_ref_name(t) == Some(BUILTIN_INTEGER)
+}
