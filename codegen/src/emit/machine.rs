@@ -970,10 +970,10 @@ fn action(
                 .map(|c| condition(c, k, reads, m))
                 .collect::<Result<Vec<_>, _>>()?;
             let insert = quote!(inst.#ident.insert(#value.to_owned()););
-            if conds.is_empty() {
-                insert
-            } else {
-                quote!(if #((#conds))&&* { #insert })
+            match conds.as_slice() {
+                [] => insert,
+                [one] => quote!(if #one { #insert }),
+                many => quote!(if #((#many))&&* { #insert }),
             }
         }
         Action::Set { memory, field } => {

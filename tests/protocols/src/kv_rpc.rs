@@ -2,6 +2,7 @@
 //! Key-value store (test protocol): A client opens a store, writes values under keys and is told of each change.
 //!
 //! Transport: jsonrpc (content-length framing). Roles: client, server.
+#![allow(clippy::large_enum_variant, clippy::result_large_err)]
 /// The protocol's module name.
 pub const MODULE: &str = "kv_rpc";
 /// The roles that exchange messages.

@@ -2,6 +2,7 @@
 //! Room chat (test protocol): Members join rooms, say things in them and leave; the hub confirms joins and relays what was said.
 //!
 //! Transport: websocket (json-text framing). Roles: member, hub.
+#![allow(clippy::large_enum_variant, clippy::result_large_err)]
 /// The protocol's module name.
 pub const MODULE: &str = "room_chat";
 /// The roles that exchange messages.
