@@ -8,6 +8,8 @@ pub mod grpc;
 pub mod http_ws;
 pub mod jsonrpc;
 pub mod store;
+#[cfg(feature = "streamable-http")]
+pub mod streamable_http;
 pub mod ws;
 
 pub use check::{CheckMode, Gate};

@@ -1,0 +1,488 @@
+//! The MCP endpoint on axum: POST carries one client message, GET opens the session's
+//! server-to-client stream, DELETE ends the session; each status rule of the spec lives here.
+
+use std::sync::Arc;
+
+use agentwire_runtime::jsonrpc::{RequestId, codes};
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use super::body::{self, BodyError};
+use super::config::{Hosts, Origins, ServerConfig};
+use super::message::{Kind, classify, error_body};
+use super::service::Service;
+use super::session::{Parked, Register, Session, Sessions};
+use super::stream::{Feed, FeedConfig, parse_event_id};
+use crate::http_ws::{Guard, ServerHandle, serve_router_guarded};
+
+/// The session header (HTTP header names are case-insensitive).
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// The protocol version header.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+/// The method whose request opens a session.
+pub const INITIALIZE: &str = "initialize";
+
+/// An error not covered by the JSON-RPC codes (the TypeScript SDK uses it the same way).
+const TRANSPORT_ERROR: i64 = -32000;
+/// "Session not found", as the TypeScript SDK answers it.
+const NO_SESSION: i64 = -32001;
+
+struct Shared {
+    service: Box<dyn Service>,
+    config: ServerConfig,
+    sessions: Arc<Sessions>,
+}
+
+/// The MCP endpoint as an axum router (at `config.path`), sessions handed to `service`.
+/// Must be called inside a Tokio runtime (it starts the idle-session sweeper). Dropping the
+/// router ends every session.
+pub fn router(service: impl Service, config: ServerConfig) -> Router {
+    build(service, config).0
+}
+
+fn build(service: impl Service, config: ServerConfig) -> (Router, Arc<Sessions>) {
+    let path = config.path.clone();
+    let shared = Arc::new(Shared {
+        service: Box::new(service),
+        sessions: Sessions::new(config.limits.clone()),
+        config,
+    });
+    let (origins, hosts) = (shared.config.origins.clone(), shared.config.hosts.clone());
+    let endpoint = post(on_post).get(on_get).delete(on_delete);
+    let router = Router::new()
+        .route(&path, endpoint)
+        .with_state(shared.clone());
+    let router = router.layer(axum::middleware::from_fn(
+        move |req: Request, next: Next| {
+            let allowed = rebinding_check(&origins, &hosts, req.headers());
+            async move {
+                match allowed {
+                    Ok(()) => next.run(req).await,
+                    Err(rule) => refuse(StatusCode::FORBIDDEN, TRANSPORT_ERROR, rule),
+                }
+            }
+        },
+    ));
+    (router, shared.sessions.clone())
+}
+
+/// The DNS rebinding defence: a present `Origin` and `Host` must be allowed.
+fn rebinding_check(
+    origins: &Origins,
+    hosts: &Hosts,
+    headers: &HeaderMap,
+) -> Result<(), &'static str> {
+    // A header that is not visible ASCII matches nothing.
+    let text = |name| {
+        headers
+            .get(name)
+            .map(|v: &HeaderValue| v.to_str().unwrap_or("\u{0}"))
+    };
+    if text(header::ORIGIN).is_some_and(|o| !origins.allows(o)) {
+        return Err("Origin not allowed (DNS rebinding protection)");
+    }
+    if text(header::HOST).is_some_and(|h| !hosts.allows(h)) {
+        return Err("Host not allowed (DNS rebinding protection)");
+    }
+    Ok(())
+}
+
+/// Serves the endpoint on `listener` (bind it to loopback unless it must be reachable)
+/// until the handle's shutdown.
+pub fn serve(
+    listener: TcpListener,
+    service: impl Service,
+    config: ServerConfig,
+) -> std::io::Result<ServerHandle> {
+    let guard = Guard {
+        header_timeout: config.limits.header_timeout,
+        max_http_connections: config.limits.max_connections,
+        ..Guard::default()
+    };
+    let (app, sessions) = build(service, config);
+    let shutdown = CancellationToken::new();
+    let handle = serve_router_guarded(listener, app, shutdown.clone(), &guard)?;
+    // Shutting down ends the sessions at once, so that open SSE streams close and their
+    // connections do not hold the shutdown for its grace period.
+    let sessions = Arc::downgrade(&sessions);
+    tokio::spawn(async move {
+        shutdown.cancelled().await;
+        if let Some(s) = sessions.upgrade() {
+            s.end_all();
+        }
+    });
+    Ok(handle)
+}
+
+/// An error answer with a JSON-RPC error body whose id is null.
+fn refuse(status: StatusCode, code: i64, message: &str) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        error_body(code, message),
+    )
+        .into_response()
+}
+
+fn accepts(headers: &HeaderMap, types: &[&str]) -> bool {
+    let accept = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(",")
+        .to_ascii_lowercase();
+    types
+        .iter()
+        .all(|t| accept.contains(t) || accept.contains("*/*"))
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// The session named by the request's header: 400 without one, 404 for an unknown or ended one.
+fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
+    let Some(value) = headers.get(SESSION_HEADER) else {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            TRANSPORT_ERROR,
+            "Mcp-Session-Id header is required (send initialize first)",
+        ));
+    };
+    value
+        .to_str()
+        .ok()
+        .and_then(|id| shared.sessions.get(id))
+        .ok_or_else(|| refuse(StatusCode::NOT_FOUND, NO_SESSION, "Session not found"))
+}
+
+/// 400 for an `MCP-Protocol-Version` the server does not support; none is fine.
+fn check_version(shared: &Shared, headers: &HeaderMap) -> Result<(), Response> {
+    let Some(value) = headers.get(VERSION_HEADER) else {
+        return Ok(());
+    };
+    let ok = value
+        .to_str()
+        .is_ok_and(|v| shared.config.protocol_versions.iter().any(|s| s == v));
+    if ok {
+        return Ok(());
+    }
+    let message = format!(
+        "Unsupported MCP-Protocol-Version {:?} (supported: {})",
+        String::from_utf8_lossy(value.as_bytes()),
+        shared.config.protocol_versions.join(", ")
+    );
+    Err(refuse(StatusCode::BAD_REQUEST, TRANSPORT_ERROR, &message))
+}
+
+fn body_refusal(e: BodyError) -> Response {
+    match e {
+        BodyError::TooLarge(max) => refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            TRANSPORT_ERROR,
+            &format!("request body over the {max}-byte limit"),
+        ),
+        BodyError::Timeout(t) => refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            TRANSPORT_ERROR,
+            &format!("request body not received within {t:?}"),
+        ),
+        BodyError::Broken(e) => refuse(StatusCode::BAD_REQUEST, TRANSPORT_ERROR, &e),
+        BodyError::NotUtf8 => refuse(
+            StatusCode::BAD_REQUEST,
+            codes::PARSE_ERROR,
+            "body is not UTF-8 JSON",
+        ),
+    }
+}
+
+async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Body) -> Response {
+    if !accepts(&headers, &["application/json", "text/event-stream"]) {
+        return refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            TRANSPORT_ERROR,
+            "Accept must list both application/json and text/event-stream",
+        );
+    }
+    if !is_json(&headers) {
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            TRANSPORT_ERROR,
+            "Content-Type must be application/json",
+        );
+    }
+    let limits = &shared.config.limits;
+    let text = match body::read(&headers, body, limits.max_body_bytes, limits.body_timeout).await {
+        Ok(t) => t,
+        Err(e) => return body_refusal(e),
+    };
+    let kind = match classify(&text) {
+        Ok(k) => k,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, e.code, &e.rule),
+    };
+    let opens = matches!(&kind, Kind::Request { method, .. } if method == INITIALIZE);
+    if opens {
+        if headers.contains_key(SESSION_HEADER) {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                codes::INVALID_REQUEST,
+                "initialize opens a new session: send it without Mcp-Session-Id",
+            );
+        }
+        let Some(session) = shared.sessions.open(shared.service.as_ref()) else {
+            return refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                TRANSPORT_ERROR,
+                "too many sessions",
+            );
+        };
+        let Kind::Request { id, .. } = kind else {
+            return refuse(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                TRANSPORT_ERROR,
+                "unreachable",
+            );
+        };
+        let version = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v.pointer("/params/protocolVersion")?
+                    .as_str()
+                    .map(str::to_owned)
+            });
+        return on_request(&shared, session, id, text, true, version).await;
+    }
+    let session = match session_of(&shared, &headers).and_then(|s| {
+        check_version(&shared, &headers)?;
+        Ok(s)
+    }) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match kind {
+        Kind::Request { id, .. } => {
+            let version = headers
+                .get(VERSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            on_request(&shared, session, id, text, false, version).await
+        }
+        _ => {
+            let _busy = session.busy();
+            if pass_in(&session, text).await {
+                StatusCode::ACCEPTED.into_response()
+            } else {
+                refuse(StatusCode::NOT_FOUND, NO_SESSION, "Session not found")
+            }
+        }
+    }
+}
+
+/// Hands `text` to the session's engine; `false` when the session ended first.
+async fn pass_in(session: &Session, text: String) -> bool {
+    tokio::select! {
+        sent = session.inbound.send(text) => sent.is_ok(),
+        () = session.ended.cancelled() => false,
+    }
+}
+
+/// A request: registers its POST, passes it in, and answers with JSON when the first message
+/// for it is its response, else with an SSE stream carrying everything up to the response.
+async fn on_request(
+    shared: &Shared,
+    session: Arc<Session>,
+    id: RequestId,
+    text: String,
+    opens: bool,
+    version: Option<String>,
+) -> Response {
+    let _busy = session.busy();
+    let mut rx = match session.register(&id, shared.config.limits.max_in_flight) {
+        Ok(rx) => rx,
+        Err(Register::Duplicate) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                codes::INVALID_REQUEST,
+                &format!("request id {id} is already in flight in this session"),
+            );
+        }
+        Err(Register::TooMany) => {
+            return refuse(
+                StatusCode::TOO_MANY_REQUESTS,
+                TRANSPORT_ERROR,
+                "too many requests in flight in this session",
+            );
+        }
+    };
+    let first = if pass_in(&session, text).await {
+        tokio::select! {
+            m = rx.recv() => m,
+            () = session.ended.cancelled() => None,
+        }
+    } else {
+        None
+    };
+    let Some(first) = first else {
+        drop(rx);
+        session.unregister(&id);
+        if opens {
+            shared.sessions.end(&session.id);
+        }
+        return refuse(
+            StatusCode::NOT_FOUND,
+            NO_SESSION,
+            "Session ended before answering",
+        );
+    };
+    if matches!(classify(&first), Ok(Kind::Response { .. })) {
+        if opens && is_error(&first) {
+            // A refused initialize opens nothing.
+            shared.sessions.end(&session.id);
+            return json_answer(first, None);
+        }
+        return json_answer(first, Some(&session.id));
+    }
+    // Old clients would choke on the empty priming event; 2025-11-25 ones expect it.
+    let primed = version.is_some_and(|v| v.as_str() >= "2025-11-25");
+    let key = session.new_stream();
+    let config = feed_config(&shared.config, primed);
+    let mut feed = Feed::new(session.clone(), key, Parked::new(rx), None, config);
+    feed.push(first);
+    sse_answer(feed, &session.id)
+}
+
+fn feed_config(config: &ServerConfig, primed: bool) -> FeedConfig {
+    let retry = config
+        .retry
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    FeedConfig {
+        keep_alive: config.limits.keep_alive,
+        replay: config.limits.replay_events,
+        max_parked: config.limits.max_parked_streams,
+        priming: primed.then_some(retry),
+    }
+}
+
+fn is_error(json: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| v.get("error").is_some())
+}
+
+fn session_header(id: &str) -> Option<HeaderValue> {
+    HeaderValue::from_str(id).ok()
+}
+
+fn json_answer(json: String, session: Option<&str>) -> Response {
+    let mut r = ([(header::CONTENT_TYPE, "application/json")], json).into_response();
+    if let Some(v) = session.and_then(session_header) {
+        r.headers_mut().insert(SESSION_HEADER, v);
+    }
+    r
+}
+
+fn sse_answer(feed: Feed, session: &str) -> Response {
+    let mut r = Response::new(feed.into_body());
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
+    if let Some(v) = session_header(session) {
+        h.insert(SESSION_HEADER, v);
+    }
+    r
+}
+
+/// GET: the session's server-to-client stream (one connection at a time), or with
+/// `Last-Event-ID` the resumption of a stream whose connection went away: the events after
+/// that id are replayed, then the stream goes on.
+async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if !shared.config.standalone_stream {
+        let mut r = refuse(
+            StatusCode::METHOD_NOT_ALLOWED,
+            TRANSPORT_ERROR,
+            "this server offers no GET stream",
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+        return r;
+    }
+    if !accepts(&headers, &["text/event-stream"]) {
+        return refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            TRANSPORT_ERROR,
+            "Accept must list text/event-stream",
+        );
+    }
+    let session = match session_of(&shared, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if let Err(r) = check_version(&shared, &headers) {
+        return r;
+    }
+    let resume = match headers.get("last-event-id") {
+        None => None,
+        Some(v) => match v.to_str().ok().and_then(parse_event_id) {
+            Some(at) => Some(at),
+            None => {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    TRANSPORT_ERROR,
+                    "Last-Event-ID is not an event id of this server",
+                );
+            }
+        },
+    };
+    let (key, after) = resume.map_or((0, None), |(k, n)| (k, Some(n)));
+    let Some(stream) = session.take_stream(key) else {
+        let (status, why) = if key == 0 {
+            (
+                StatusCode::CONFLICT,
+                "this session's GET stream is already open",
+            )
+        } else {
+            (
+                StatusCode::BAD_REQUEST,
+                "no stream to resume for this Last-Event-ID",
+            )
+        };
+        return refuse(status, TRANSPORT_ERROR, why);
+    };
+    let feed = Feed::new(
+        session.clone(),
+        key,
+        stream,
+        after,
+        feed_config(&shared.config, false),
+    );
+    sse_answer(feed, &session.id)
+}
+
+/// DELETE: ends the session; later requests naming it get 404.
+async fn on_delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let session = match session_of(&shared, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if let Err(r) = check_version(&shared, &headers) {
+        return r;
+    }
+    shared.sessions.end(&session.id);
+    StatusCode::OK.into_response()
+}

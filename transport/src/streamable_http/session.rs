@@ -1,0 +1,364 @@
+//! Live sessions: creation with an unguessable id, lookup, idle expiry, and the routing task
+//! that sends each of the engine's messages to the right stream (the POST of the request it
+//! answers or relates to, else the GET stream).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use agentwire_runtime::jsonrpc::RequestId;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::config::Limits;
+use super::message::{Kind, classify};
+use super::service::{Outgoing, Service, SessionPipe};
+
+/// Messages one POST stream may have queued before the router waits for its client.
+const POST_QUEUE: usize = 64;
+
+/// Messages the engine may have queued for the transport.
+const ENGINE_QUEUE: usize = 256;
+
+/// One live session.
+#[derive(Debug)]
+pub(crate) struct Session {
+    pub id: String,
+    /// To the engine. Cloned per POST, so that a slow engine holds only that POST.
+    pub inbound: mpsc::Sender<String>,
+    pub ended: CancellationToken,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// The POSTs waiting for messages, by the id of the request each carried.
+    pending: HashMap<RequestId, mpsc::Sender<String>>,
+    /// The GET stream (number 0); `None` while a connection holds it.
+    standalone: Option<Parked>,
+    /// POST streams whose connection went away before their response, by stream number,
+    /// waiting for a GET with `Last-Event-ID` to resume them.
+    parked: HashMap<u64, Parked>,
+    /// The number of the next POST stream.
+    next_stream: u64,
+    /// Streams and requests in progress: a session with any is not idle.
+    busy: usize,
+    last_seen: Instant,
+}
+
+/// An SSE stream no connection is reading: its queue, and the events already written to a
+/// connection that may have lost them, for replay after `Last-Event-ID`.
+#[derive(Debug)]
+pub(crate) struct Parked {
+    pub rx: mpsc::Receiver<String>,
+    /// The last events written, oldest first, by sequence number.
+    pub sent: std::collections::VecDeque<(u64, String)>,
+    /// The sequence number of the next event.
+    pub next: u64,
+}
+
+impl Parked {
+    pub fn new(rx: mpsc::Receiver<String>) -> Self {
+        Self {
+            rx,
+            sent: std::collections::VecDeque::new(),
+            next: 1,
+        }
+    }
+}
+
+/// Why a request id cannot be registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Register {
+    Duplicate,
+    TooMany,
+}
+
+impl Session {
+    /// Registers a POST waiting for the answer to request `id`.
+    pub fn register(&self, id: &RequestId, max: usize) -> Result<mpsc::Receiver<String>, Register> {
+        let mut st = self.lock();
+        // Entries whose stream was dropped unanswered (evicted while parked) are dead.
+        st.pending.retain(|_, tx| !tx.is_closed());
+        if st.pending.contains_key(id) {
+            return Err(Register::Duplicate);
+        }
+        if st.pending.len() >= max {
+            return Err(Register::TooMany);
+        }
+        let (tx, rx) = mpsc::channel(POST_QUEUE);
+        st.pending.insert(id.clone(), tx);
+        Ok(rx)
+    }
+
+    /// Forgets the POST of request `id` once its queue's receiver is gone (its client went
+    /// away before the answer); an entry still open belongs to a later request reusing the id.
+    pub fn unregister(&self, id: &RequestId) {
+        let mut st = self.lock();
+        if st.pending.get(id).is_some_and(mpsc::Sender::is_closed) {
+            st.pending.remove(id);
+        }
+    }
+
+    /// A new POST stream's number (the GET stream is 0).
+    pub fn new_stream(&self) -> u64 {
+        let mut st = self.lock();
+        st.next_stream += 1;
+        st.next_stream
+    }
+
+    /// Takes stream `key` to read it (0: the GET stream): `None` when a connection already
+    /// reads it, or no such stream waits.
+    pub fn take_stream(&self, key: u64) -> Option<Parked> {
+        let mut st = self.lock();
+        if key == 0 {
+            st.standalone.take()
+        } else {
+            st.parked.remove(&key)
+        }
+    }
+
+    /// Parks stream `key` when its connection goes away; at most `max` POST streams wait,
+    /// the oldest giving way.
+    pub fn park(&self, key: u64, parked: Parked, max: usize) {
+        let mut st = self.lock();
+        if key == 0 {
+            st.standalone = Some(parked);
+            return;
+        }
+        while st.parked.len() >= max.max(1) {
+            let Some(oldest) = st.parked.keys().min().copied() else {
+                break;
+            };
+            st.parked.remove(&oldest);
+        }
+        st.parked.insert(key, parked);
+    }
+
+    /// Marks the session in use until the returned guard drops.
+    pub fn busy(self: &Arc<Self>) -> Busy {
+        let mut st = self.lock();
+        st.busy += 1;
+        st.last_seen = Instant::now();
+        Busy(self.clone())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A poisoned lock means a panic elsewhere; the state itself stays consistent.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Keeps its session from expiring while alive.
+#[derive(Debug)]
+pub(crate) struct Busy(Arc<Session>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut st = self.0.lock();
+        st.busy = st.busy.saturating_sub(1);
+        st.last_seen = Instant::now();
+    }
+}
+
+/// The table of live sessions.
+#[derive(Debug)]
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<String, Arc<Session>>>,
+    limits: Limits,
+}
+
+impl Sessions {
+    /// An empty table, with a sweeper task ending idle sessions for as long as it lives.
+    pub fn new(limits: Limits) -> Arc<Self> {
+        let table = Arc::new(Self {
+            map: Mutex::new(HashMap::new()),
+            limits,
+        });
+        tokio::spawn(sweep(Arc::downgrade(&table)));
+        table
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+        self.map().get(id).cloned()
+    }
+
+    /// Opens a session and hands its pipe to `service`; `None` when the table is full.
+    pub fn open(self: &Arc<Self>, service: &dyn Service) -> Option<Arc<Session>> {
+        let (in_tx, in_rx) = mpsc::channel(self.limits.max_in_flight.max(1));
+        let (out_tx, out_rx) = mpsc::channel(ENGINE_QUEUE);
+        let (gs_tx, gs_rx) = mpsc::channel(self.limits.max_queued.max(1));
+        let session = Arc::new(Session {
+            id: new_id(),
+            inbound: in_tx,
+            ended: CancellationToken::new(),
+            state: Mutex::new(State {
+                pending: HashMap::new(),
+                standalone: Some(Parked::new(gs_rx)),
+                parked: HashMap::new(),
+                next_stream: 0,
+                busy: 0,
+                last_seen: Instant::now(),
+            }),
+        });
+        {
+            let mut map = self.map();
+            if map.len() >= self.limits.max_sessions {
+                return None;
+            }
+            map.insert(session.id.clone(), session.clone());
+        }
+        tokio::spawn(route(Arc::downgrade(self), session.clone(), out_rx, gs_tx));
+        service.open(SessionPipe {
+            id: session.id.clone(),
+            inbound: in_rx,
+            outbound: out_tx,
+            ended: session.ended.clone(),
+        });
+        Some(session)
+    }
+
+    /// Ends session `id`; `false` when there was none.
+    pub fn end(&self, id: &str) -> bool {
+        let removed = self.map().remove(id);
+        match removed {
+            Some(s) => {
+                s.ended.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends every session (server shutdown).
+    pub fn end_all(&self) {
+        let all: Vec<_> = self.map().drain().map(|(_, s)| s).collect();
+        for s in all {
+            s.ended.cancel();
+        }
+    }
+
+    fn expired(&self, idle: Duration) -> Vec<String> {
+        let now = Instant::now();
+        self.map()
+            .values()
+            .filter(|s| {
+                let st = s.lock();
+                st.busy == 0 && now.duration_since(st.last_seen) >= idle
+            })
+            .map(|s| s.id.clone())
+            .collect()
+    }
+}
+
+impl Drop for Sessions {
+    /// The server is gone: end every session, so that engines see their inbound end.
+    fn drop(&mut self) {
+        self.end_all();
+    }
+}
+
+/// 128 random bits from the operating system, as 32 hex digits (visible ASCII, as the spec
+/// requires of a session id).
+fn new_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness at all: fall back to a time-based id, still unique per process.
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        bytes = t.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Ends idle sessions, checking a few times per idle period, until the table is gone.
+async fn sweep(table: Weak<Sessions>) {
+    loop {
+        let period = match table.upgrade() {
+            Some(t) => (t.limits.idle_timeout / 4)
+                .clamp(Duration::from_millis(10), Duration::from_secs(30)),
+            None => return,
+        };
+        tokio::time::sleep(period).await;
+        let Some(t) = table.upgrade() else { return };
+        for id in t.expired(t.limits.idle_timeout) {
+            tracing::debug!(session = %id, "session expired");
+            t.end(&id);
+        }
+    }
+}
+
+/// Moves the engine's messages to their streams until the session ends; when the engine
+/// drops its sender first, that ends the session.
+async fn route(
+    table: Weak<Sessions>,
+    session: Arc<Session>,
+    mut out: mpsc::Receiver<Outgoing>,
+    standalone: mpsc::Sender<String>,
+) {
+    loop {
+        let msg = tokio::select! {
+            () = session.ended.cancelled() => break,
+            msg = out.recv() => match msg {
+                Some(m) => m,
+                None => break,
+            },
+        };
+        deliver(&session, &standalone, msg).await;
+    }
+    if let Some(t) = table.upgrade() {
+        t.end(&session.id);
+    }
+    session.ended.cancel();
+    // Ends every POST stream still open, and forgets the parked ones.
+    let mut st = session.lock();
+    st.pending.clear();
+    st.parked.clear();
+}
+
+async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outgoing) {
+    let kind = match classify(&msg.json) {
+        Ok(k) => k,
+        Err(e) => {
+            tracing::warn!(session = %session.id, rule = %e.rule, "engine sent a bad message; dropped");
+            return;
+        }
+    };
+    // Never waits on a POST's queue: a client that stopped reading (or left a parked stream)
+    // must not hold up the rest of the session.
+    let json = match kind {
+        Kind::Response { id } => {
+            // The response ends its POST: the sender is dropped once it is sent.
+            let tx = session.lock().pending.remove(&id);
+            match tx.map(|tx| (tx.try_send(msg.json), tx)) {
+                Some((Ok(()), _)) => {}
+                Some((Err(mpsc::error::TrySendError::Full(json)), tx)) => {
+                    tokio::spawn(async move { tx.send(json).await });
+                }
+                _ => {
+                    tracing::debug!(session = %session.id, %id, "response to a request whose POST is gone; dropped")
+                }
+            }
+            return;
+        }
+        _ => match msg
+            .related
+            .and_then(|id| session.lock().pending.get(&id).cloned())
+        {
+            Some(tx) => match tx.try_send(msg.json) {
+                Ok(()) => return,
+                Err(e) => e.into_inner(),
+            },
+            None => msg.json,
+        },
+    };
+    if let Err(e) = standalone.try_send(json) {
+        tracing::warn!(session = %session.id, error = %e, "GET stream queue full; message dropped");
+    }
+}
