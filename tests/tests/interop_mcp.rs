@@ -1,6 +1,6 @@
 //! The MCP skeleton against MCP's official SDKs, which nobody in this project wrote: the
-//! TypeScript SDK (`@modelcontextprotocol/sdk` 1.32.2 on npm) as a client of our example
-//! server, over stdio and Streamable HTTP. The client runs tools, progress, sampling back to
+//! TypeScript SDK (`@modelcontextprotocol/sdk` 1.32.2 on npm) and the Python SDK (`mcp` 1.30.0
+//! on PyPI) as clients of our example server, over stdio and Streamable HTTP. The client runs tools, progress, sampling back to
 //! itself, resources and prompts, then sends bad input (an unknown method, bad params, a huge
 //! message, a request before initialize) and checks the JSON-RPC answer and that the session
 //! goes on.
@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use agentwire_tests::peers::{node, target_dir, workspace_root};
+use agentwire_tests::peers::{node, python, target_dir, workspace_root};
 use tokio::time::timeout;
 
 const BOUND: Duration = Duration::from_secs(180);
@@ -40,7 +40,19 @@ fn mcp_server_binary() -> PathBuf {
 
 /// Runs `peers/node/mcp_client.js` with `args`; asserts all `checks` of it ran and passed.
 async fn run_node_client(args: &[&str], checks: usize) {
-    let mut cmd = tokio::process::Command::from(node("mcp_client.js"));
+    run_client(node("mcp_client.js"), args, checks).await;
+}
+
+/// Runs `peers/python/mcp_client.py` with `args`; asserts all `checks` of it ran and passed.
+async fn run_python_client(args: &[&str], checks: usize) {
+    let mut cmd = python("mcp_client.py");
+    // pydantic warns about the deliberately malformed requests; the checks say what matters.
+    cmd.env("PYTHONWARNINGS", "ignore");
+    run_client(cmd, args, checks).await;
+}
+
+async fn run_client(cmd: std::process::Command, args: &[&str], checks: usize) {
+    let mut cmd = tokio::process::Command::from(cmd);
     cmd.args(args)
         .env("RUST_LOG", "error")
         .stdout(Stdio::piped())
@@ -54,7 +66,7 @@ async fn run_node_client(args: &[&str], checks: usize) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && stdout.trim_end().ends_with("all checks passed"),
-        "the TypeScript SDK client reported failures:\n{stdout}\n{stderr}"
+        "the SDK client reported failures:\n{stdout}\n{stderr}"
     );
     // Every check of the script ran (a script that stopped early would print fewer).
     let passed = stdout.lines().filter(|l| l.starts_with("ok ")).count();
@@ -109,4 +121,17 @@ async fn typescript_sdk_client_drives_our_server_over_streamable_http() {
     // Over HTTP a request before initialize is refused by the transport (no session yet), so
     // the stdio run's "initialize still works after it" has no counterpart.
     run_node_client(&["http", &server.url], 19).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_client_drives_our_server_over_stdio() {
+    let server = mcp_server_binary();
+    let server = server.to_string_lossy();
+    run_python_client(&["stdio", &server], 12).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_client_drives_our_server_over_streamable_http() {
+    let server = http_server();
+    run_python_client(&["http", &server.url], 12).await;
 }

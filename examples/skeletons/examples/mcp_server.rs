@@ -75,7 +75,7 @@ impl Example {
         // Each step stands for some work. The pause after the last report matters to clients
         // that handle notifications a tick later than responses (the TypeScript SDK does):
         // a report read together with the response would find its call already finished.
-        let work = std::time::Duration::from_millis(10);
+        let work = std::time::Duration::from_millis(50);
         for step in 1..=steps {
             tokio::time::sleep(work).await;
             let sent = call
