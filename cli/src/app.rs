@@ -217,16 +217,18 @@ fn trace_check(
     }
 
     let mut captures: Vec<Capture> = Vec::new();
-    if !args.from.is_empty() && p.framing() != Framing::ContentLength {
+    // Captures of one connection: a Content-Length stream, or a newline-delimited one.
+    let capturable = |f: Framing| matches!(f, Framing::ContentLength | Framing::Newline);
+    if !args.from.is_empty() && !capturable(p.framing()) {
         let framed: Vec<&str> = registry
             .iter()
-            .filter(|q| q.framing() == Framing::ContentLength)
+            .filter(|q| capturable(q.framing()))
             .map(|q| q.name())
             .collect();
         return Err((
             ErrorKind::ArgumentConflict,
             format!(
-                "--from captures are for Content-Length framed protocols ({}); {} traces are \
+                "--from captures are for JSON-RPC stream protocols ({}); {} traces are \
                  JSON Lines files with a \"from\" on every line",
                 framed.join(", "),
                 p.name()

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use agentwire_runtime::calls::Calls;
 use agentwire_runtime::framing::{ContentLengthDecoder, FramingError, FramingErrorKind};
 use agentwire_runtime::machine::Violation;
 use agentwire_runtime::registry::{Checker, Decoded, Protocol, TransportKind};
@@ -297,6 +298,7 @@ pub fn check_trace(
     let mut out = Vec::new();
     let present = (sides == Sides::OneSided).then(|| senders(bytes));
     let mut run = Run::new(p, present);
+    let mut calls = Calls::new();
     // The line and code of the gRPC status that ended the stream, once one has.
     let mut ended: Option<(usize, &str)> = None;
     for (n, line) in lines(bytes) {
@@ -381,10 +383,27 @@ pub fn check_trace(
             }
             Some(Ok(msg)) => run.observe(&files, 0, at, &msg, &mut out),
         }
+        if let Some(invalid) = type_response(p, &mut calls, from, entry.get("message")) {
+            out.extend(invalid_findings(file, at, &invalid.under("/message"), ""));
+        }
     }
     let aborted = ended.is_some_and(|(_, code)| code != "OK");
     let stats = run.finish(file, &mut out, aborted);
     (out, stats)
+}
+
+/// Decodes a JSON-RPC response's result as the result of the request it answers (the one
+/// with its id, seen earlier from the other side); `Some` names what is wrong with it.
+fn type_response(
+    p: &dyn Protocol,
+    calls: &mut Calls,
+    from: &str,
+    message: Option<&Value>,
+) -> Option<Invalid> {
+    if p.transport() != TransportKind::JsonRpc {
+        return None;
+    }
+    calls.observe(p, from, message?)?.err()
 }
 
 /// A decoded message of a capture, with what the merge needs.
@@ -392,6 +411,8 @@ struct Item<R> {
     at: At,
     shape: Shape,
     msg: R,
+    /// The message as read, for typing a response by its request.
+    message: Value,
 }
 
 /// Reads one capture: every message that decodes, plus findings for the rest.
@@ -431,10 +452,24 @@ fn read_capture(
                 out.extend(invalid_findings(file, at, &invalid, "/message"));
                 let decode = |e: &Value| p.decode(&capture.role, e);
                 if let Some(msg) = repair::decode_repaired(&entry, &invalid, decode) {
-                    items.push(Item { at, shape, msg });
+                    let message = entry["message"].clone();
+                    items.push(Item {
+                        at,
+                        shape,
+                        msg,
+                        message,
+                    });
                 }
             }
-            Some(Ok(msg)) => items.push(Item { at, shape, msg }),
+            Some(Ok(msg)) => {
+                let message = entry["message"].clone();
+                items.push(Item {
+                    at,
+                    shape,
+                    msg,
+                    message,
+                });
+            }
         }
     };
     match Format::detect(&capture.bytes) {
@@ -503,9 +538,14 @@ pub fn check_captures(
     let present =
         (sides == Sides::OneSided).then(|| captures.iter().map(|c| c.role.clone()).collect());
     let mut run = Run::new(p, present);
+    let mut calls = Calls::new();
     for (side, index) in merge(&shapes) {
         let item = &decoded[side][index];
         run.observe(&files, side, item.at, &item.msg, &mut out);
+        let role = captures[side].role.as_str();
+        if let Some(invalid) = type_response(p, &mut calls, role, Some(&item.message)) {
+            out.extend(invalid_findings(&files[side], item.at, &invalid, ""));
+        }
     }
     let stats = run.finish(&files.join("+"), &mut out, false);
     (out, stats)

@@ -126,7 +126,7 @@ fn json_files(p: &Protocol) -> Result<Vec<OutputFile>, SpecErrors> {
         #(#![doc = #doc])*
         #![allow(clippy::large_enum_variant, clippy::result_large_err)]
     })
-        .map_err(|e| internal(format!("internal error: the module doc of {module}: {e}")))?;
+    .map_err(|e| internal(format!("internal error: the module doc of {module}: {e}")))?;
     file.attrs.splice(0..0, attrs.attrs);
     Ok(vec![
         OutputFile::rust(format!("src/{module}.rs"), file),

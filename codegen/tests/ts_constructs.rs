@@ -170,7 +170,10 @@ fn string_constants_and_typeof() {
 #[test]
 fn constants_that_are_not_strings_are_refused_with_what_to_write() {
     for (ts, want) in [
-        ("export const N = true;\n", "`N` is not a string or number constant"),
+        (
+            "export const N = true;\n",
+            "`N` is not a string or number constant",
+        ),
         ("export let S = 'a';\n", "`let` and `var` are not read"),
         ("const { a } = { a: 'x' };\n", "destructuring is not read"),
         (

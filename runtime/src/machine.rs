@@ -134,6 +134,11 @@ impl<'a> Field<'a> {
     /// The instance key this field names, if it can be one.
     pub fn key(&self) -> Option<std::borrow::Cow<'a, str>> {
         match self {
+            // A string that reads as an integer is quoted, so the id `"2"` and the id `2`
+            // are different instances (JSON-RPC ids are typed).
+            Field::Str(s) if s.parse::<i64>().is_ok() => {
+                Some(std::borrow::Cow::Owned(format!("{s:?}")))
+            }
             Field::Str(s) => Some(std::borrow::Cow::Borrowed(s)),
             Field::Int(n) => Some(std::borrow::Cow::Owned(n.to_string())),
             _ => None,

@@ -173,6 +173,17 @@ fn leaf_expr(l: &Leaf, val: &Val) -> Result<TokenStream, String> {
         Leaf::AnyValue => quote!(if #e.is_null() { #f::Null } else { #f::Present }),
         Leaf::UnionKind => quote!(#f::Str(#e.kind())),
         Leaf::Present => quote!(#f::Present),
+        Leaf::Scalars { ty, members } => {
+            let t = crate::emit::types::type_ident(ty);
+            let arms = members.iter().map(|m| match m.as_str() {
+                "String" => quote!(#t::String(v) => #f::Str(v.as_str()),),
+                "Integer" => quote!(#t::Integer(v) => #f::Int(*v),),
+                "Number" => quote!(#t::Number(v) => #f::Num(*v),),
+                _ => quote!(#t::Bool(v) => #f::Bool(*v),),
+            });
+            let borrowed = val.borrowed();
+            quote!(match #borrowed { #(#arms)* })
+        }
         Leaf::ConstStr(s) => quote!(#f::Str(#s)),
         Leaf::ConstBool(b) => quote!(#f::Bool(#b)),
         Leaf::ProtoEnum(path) => {

@@ -25,9 +25,9 @@ pub fn emit_schema(p: &Protocol) -> String {
             // An open enum: the known values, or any string.
             // Any other untagged union (objects, lists): each member's schema.
             TypeKind::Untagged(members)
-                if members.iter().any(|t| {
-                    !matches!(t, Ty::String | Ty::Number | Ty::Integer | Ty::Bool)
-                }) =>
+                if members
+                    .iter()
+                    .any(|t| !matches!(t, Ty::String | Ty::Number | Ty::Integer | Ty::Bool)) =>
             {
                 let any_of: Vec<Value> = members
                     .iter()

@@ -292,27 +292,30 @@ fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream
     // An open enum (`'a' | 'b' | string`): the known values, then any other string.
     let open_enum = matches!(members, [Ty::Named(_), Ty::String]);
     let mut taken: Vec<String> = Vec::new();
-    let variants = members.iter().map(|t| {
-        let base = if open_enum && t.named().is_some() {
-            "Known".to_owned()
-        } else {
-            untagged_variant(t)
-        };
-        // Two members of one shape (`A[]` and `A[][]` aside) get a number.
-        let mut variant = base.clone();
-        let mut n = 2;
-        while taken.contains(&variant) {
-            variant = format!("{base}{n}");
-            n += 1;
-        }
-        taken.push(variant.clone());
-        let variant = format_ident!("{variant}");
-        let ty = rust_ty(t);
-        let ser = matches!(t, Ty::Number).then(|| {
+    let variants = members
+        .iter()
+        .map(|t| {
+            let base = if open_enum && t.named().is_some() {
+                "Known".to_owned()
+            } else {
+                untagged_variant(t)
+            };
+            // Two members of one shape (`A[]` and `A[][]` aside) get a number.
+            let mut variant = base.clone();
+            let mut n = 2;
+            while taken.contains(&variant) {
+                variant = format!("{base}{n}");
+                n += 1;
+            }
+            taken.push(variant.clone());
+            let variant = format_ident!("{variant}");
+            let ty = rust_ty(t);
+            let ser = matches!(t, Ty::Number).then(|| {
             quote!(#[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")])
         });
-        quote!(#ser #variant(#ty),)
-    }).collect::<Vec<_>>();
+            quote!(#ser #variant(#ty),)
+        })
+        .collect::<Vec<_>>();
     let idents: Vec<Ident> = taken.iter().map(|v| format_ident!("{v}")).collect();
     let derives = derives(false);
     quote! {

@@ -77,9 +77,10 @@ impl<'a> Validators<'a> {
             TypeKind::Enum(_) => self.proto,
             // Each member's JSON type is checked by decoding; primitives carry no rule, a
             // member that names a type carries that type's.
-            TypeKind::Untagged(members) => members
-                .iter()
-                .any(|t| self.value_checks(t, &Default::default(), quote!(v)).is_some()),
+            TypeKind::Untagged(members) => members.iter().any(|t| {
+                self.value_checks(t, &Default::default(), quote!(v))
+                    .is_some()
+            }),
             TypeKind::Union { variants, .. } => variants
                 .iter()
                 .any(|v| self.fallible.contains(&v.type_name)),

@@ -79,12 +79,18 @@ pub fn conventions(
         let Some(m) = methods.iter().find(|m| m.name == method.value) else {
             report(
                 &method.referenced,
-                format!("{what} names `{}`, which is not a method of the spec", method.value),
+                format!(
+                    "{what} names `{}`, which is not a method of the spec",
+                    method.value
+                ),
             );
             return;
         };
         if m.call != crate::ir::Call::Notification {
-            report(&method.referenced, format!("{what} `{}` must be a notification", m.name));
+            report(
+                &method.referenced,
+                format!("{what} `{}` must be a notification", m.name),
+            );
         }
         if let Some(missing) = roles.iter().find(|r| !m.sent_by(r)) {
             report(
@@ -102,11 +108,17 @@ pub fn conventions(
             ("none", None) => None,
             ("error", Some(code)) => Some(code),
             ("error", None) => {
-                report(&c.answer.referenced, "`answer: error` needs a `code:`".to_owned());
+                report(
+                    &c.answer.referenced,
+                    "`answer: error` needs a `code:`".to_owned(),
+                );
                 None
             }
             ("none", Some(_)) => {
-                report(&c.answer.referenced, "`answer: none` takes no `code:`".to_owned());
+                report(
+                    &c.answer.referenced,
+                    "`answer: none` takes no `code:`".to_owned(),
+                );
                 None
             }
             (other, _) => {

@@ -542,7 +542,16 @@ fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             ),
         ) => {
             match &m.request_id {
-                Some(v0) => agentwire_runtime::machine::Field::Present,
+                Some(v0) => {
+                    match v0 {
+                        RequestId::String(v) => {
+                            agentwire_runtime::machine::Field::Str(v.as_str())
+                        }
+                        RequestId::Number(v) => {
+                            agentwire_runtime::machine::Field::Num(*v)
+                        }
+                    }
+                }
                 None => agentwire_runtime::machine::Field::Absent,
             }
         }
@@ -588,7 +597,16 @@ fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             match &m.meta {
                 Some(v0) => {
                     match &v0.progress_token {
-                        Some(v1) => agentwire_runtime::machine::Field::Present,
+                        Some(v1) => {
+                            match v1 {
+                                ProgressToken::String(v) => {
+                                    agentwire_runtime::machine::Field::Str(v.as_str())
+                                }
+                                ProgressToken::Number(v) => {
+                                    agentwire_runtime::machine::Field::Num(*v)
+                                }
+                            }
+                        }
                         None => agentwire_runtime::machine::Field::Absent,
                     }
                 }
@@ -650,7 +668,16 @@ fn read_34<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             match &m.meta {
                 Some(v0) => {
                     match &v0.progress_token {
-                        Some(v1) => agentwire_runtime::machine::Field::Present,
+                        Some(v1) => {
+                            match v1 {
+                                ProgressToken::String(v) => {
+                                    agentwire_runtime::machine::Field::Str(v.as_str())
+                                }
+                                ProgressToken::Number(v) => {
+                                    agentwire_runtime::machine::Field::Num(*v)
+                                }
+                            }
+                        }
                         None => agentwire_runtime::machine::Field::Absent,
                     }
                 }
@@ -790,7 +817,16 @@ fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             match &m.meta {
                 Some(v0) => {
                     match &v0.progress_token {
-                        Some(v1) => agentwire_runtime::machine::Field::Present,
+                        Some(v1) => {
+                            match v1 {
+                                ProgressToken::String(v) => {
+                                    agentwire_runtime::machine::Field::Str(v.as_str())
+                                }
+                                ProgressToken::Number(v) => {
+                                    agentwire_runtime::machine::Field::Num(*v)
+                                }
+                            }
+                        }
                         None => agentwire_runtime::machine::Field::Absent,
                     }
                 }
@@ -836,7 +872,16 @@ fn read_32<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             ),
         ) => {
             match &m.request_id {
-                Some(v0) => agentwire_runtime::machine::Field::Present,
+                Some(v0) => {
+                    match v0 {
+                        RequestId::String(v) => {
+                            agentwire_runtime::machine::Field::Str(v.as_str())
+                        }
+                        RequestId::Number(v) => {
+                            agentwire_runtime::machine::Field::Num(*v)
+                        }
+                    }
+                }
                 None => agentwire_runtime::machine::Field::Absent,
             }
         }
@@ -851,7 +896,14 @@ fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             agentwire_runtime::jsonrpc::Message::Notification(
                 ServerNotification::NotificationsProgress(m),
             ),
-        ) => agentwire_runtime::machine::Field::Present,
+        ) => {
+            match &m.progress_token {
+                ProgressToken::String(v) => {
+                    agentwire_runtime::machine::Field::Str(v.as_str())
+                }
+                ProgressToken::Number(v) => agentwire_runtime::machine::Field::Num(*v),
+            }
+        }
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }

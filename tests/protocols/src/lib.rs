@@ -13,6 +13,9 @@ pub mod kv_rpc;
 /// Room chat (test protocol)
 #[rustfmt::skip]
 pub mod room_chat;
+/// Task runner (test protocol)
+#[rustfmt::skip]
+pub mod task_rpc;
 /// Client and server skeletons: transport, framing, validation and sequence checking
 /// around the behaviour a user writes.
 #[rustfmt::skip]
@@ -25,6 +28,8 @@ pub mod skeletons {
     pub mod kv_rpc;
     /// Room chat (test protocol): both roles.
     pub mod room_chat;
+    /// Task runner (test protocol): both roles.
+    pub mod task_rpc;
 }
 #[cfg(test)]
 #[path = "../desk_relay/talk.rs"]
@@ -38,6 +43,9 @@ mod kv_rpc_talk;
 #[cfg(test)]
 #[path = "../room_chat/talk.rs"]
 mod room_chat_talk;
+#[cfg(test)]
+#[path = "../task_rpc/talk.rs"]
+mod task_rpc_talk;
 /// Every protocol of this crate behind one trait object.
 #[rustfmt::skip]
 pub mod registry;

@@ -6,7 +6,7 @@ use agentwire_runtime::serde_json::Value;
 use agentwire_runtime::Invalid;
 /// Every protocol of this crate, sorted by module name.
 pub fn protocols() -> &'static [&'static dyn Protocol] {
-    &[&DeskRelay, &Jobs, &KvRpc, &RoomChat]
+    &[&DeskRelay, &Jobs, &KvRpc, &RoomChat, &TaskRpc]
 }
 /// `desk_relay` (Desk relay) in the registry.
 #[derive(Debug, Clone, Copy)]
@@ -254,6 +254,74 @@ impl Checker for RoomChatChecker {
         match msg.get::<crate::room_chat::machine::Recorded>() {
             Some(m) => self.0.observe(m.as_message()),
             None => Err(agentwire_runtime::registry::foreign("room_chat", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
+    }
+}
+/// `task_rpc` (Task runner (test protocol)) in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskRpc;
+impl Protocol for TaskRpc {
+    fn name(&self) -> &'static str {
+        "task_rpc"
+    }
+    fn title(&self) -> &'static str {
+        "Task runner (test protocol)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "server"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::JsonRpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Newline
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        crate::task_rpc::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("task_rpc", m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        Some(Box::new(TaskRpcChecker(crate::task_rpc::machine::Checker::new())))
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::task_rpc::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::task_rpc::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::task_rpc::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::task_rpc::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::task_rpc::schemars_schema(type_name)
+    }
+}
+/// The `task_rpc` sequence checker behind `registry::Checker`.
+struct TaskRpcChecker(crate::task_rpc::machine::Checker);
+impl Checker for TaskRpcChecker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::task_rpc::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("task_rpc", msg)),
         }
     }
     fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {

@@ -26,9 +26,9 @@ pub fn emit(p: &Protocol) -> Option<TokenStream> {
         return None;
     };
     let sends_requests = |role: &str| {
-        p.methods
-            .iter()
-            .any(|m| m.call == Call::Request && m.sent_by(role) && !p.roles.iter().all(|x| m.sent_by(x)))
+        p.methods.iter().any(|m| {
+            m.call == Call::Request && m.sent_by(role) && !p.roles.iter().all(|x| m.sent_by(x))
+        })
     };
     // The calling role is the one that sends requests the other does not (the first role
     // when both or neither do).
@@ -290,7 +290,10 @@ fn send_fns(r: &Roles<'_>, role: &str) -> TokenStream {
     let notification_fns = r.methods(role, Call::Notification).into_iter().map(|m| {
         let f = fn_ident(m);
         let v = variant(m);
-        let doc = format!("{} Validated and sequence-checked before it is sent.", method_doc(m));
+        let doc = format!(
+            "{} Validated and sequence-checked before it is sent.",
+            method_doc(m)
+        );
         let (params, value) = match r.params_ty(m) {
             Some(t) => (quote!(params: #t), quote!(#out_notif::#v(params))),
             None => (quote!(), quote!(#out_notif::#v)),
@@ -343,7 +346,12 @@ fn context_fns(side: &Ident) -> TokenStream {
 
 /// Handler trait methods for the requests `role` answers, as `fn(&self, handle, params)`.
 /// With `default`, each answers "method not found" unless overridden.
-fn handler_request_fns(r: &Roles<'_>, role: &str, handle: &Ident, default: bool) -> Vec<TokenStream> {
+fn handler_request_fns(
+    r: &Roles<'_>,
+    role: &str,
+    handle: &Ident,
+    default: bool,
+) -> Vec<TokenStream> {
     r.methods(r.other(role), Call::Request)
         .into_iter()
         .map(|m| {

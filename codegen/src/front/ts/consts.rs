@@ -43,7 +43,10 @@ impl Loader<'_> {
             let Some(value) = value else {
                 self.error(
                     d.span,
-                    format!("`{}` is not a string or number constant; {CONST_HELP}", id.name),
+                    format!(
+                        "`{}` is not a string or number constant; {CONST_HELP}",
+                        id.name
+                    ),
                 );
                 continue;
             };
