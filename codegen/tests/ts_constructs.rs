@@ -325,8 +325,20 @@ fn constructs_not_supported_yet_say_what_to_write() {
             "  t: [string, number];",
             "write an interface with named fields",
         ),
+        (
+            "  i: (Probe | Other) & { c: string };",
+            "an intersection with a union is not supported; write the union of the intersections (`(A & { ... }) | (B & { ... })`)",
+        ),
+        (
+            "  j: string & { c: string };",
+            "an intersection may join only interfaces, `Omit<...>` of one and object literals; write an interface that extends them",
+        ),
+        (
+            "  k: Pick<Probe, \"type\">;",
+            "unsupported generic type `Pick<...>`",
+        ),
     ] {
-        let errors = generate_ts(field, "").expect_err(field);
+        let errors = generate_ts(field, "interface Other { o: string }").expect_err(field);
         assert!(
             errors.iter().any(|e| e.contains(want)),
             "{field}: {errors:?}"
@@ -403,4 +415,159 @@ fn a_member_can_belong_to_several_tagged_unions() {
         );
         assert!(rust.contains(&format!("pub enum {union} {{")), "{rust}");
     }
+}
+
+/// The protocol `generate_ts` builds, loaded: for what the emitted files do not show yet.
+fn loaded(probe_fields: &str, ts: &str) -> agentwire_codegen::generate::Generated {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("protocol.yaml"), YAML).unwrap();
+    let text = format!(
+        "type ClientMessage = Probe;\ninterface Probe {{\n  type: 'probe';\n{probe_fields}\n}}\n{ts}"
+    );
+    std::fs::write(dir.join("messages.ts"), text).unwrap();
+    generate(Path::new(&dir)).unwrap_or_else(|e| {
+        panic!(
+            "{:?}",
+            e.errors.iter().map(|e| e.one_line()).collect::<Vec<_>>()
+        )
+    })
+}
+
+#[test]
+fn index_signatures_beside_properties_are_open_objects() {
+    use agentwire_codegen::ir::Ty;
+    let g = loaded(
+        "  meta: Meta;\n  result: Res;\n  labels: Labels;",
+        "interface Meta { progressToken?: string; [key: string]: unknown }\n\
+         interface Res extends Meta { total: integer }\n\
+         interface Labels { name: string; [key: string]: string }\n\
+         interface Lone { [key: string]: number }\n",
+    );
+    let types = &g.spec.protocol.types;
+    assert_eq!(types["Meta"].open, Some(Ty::Any));
+    // An index signature is inherited, as in TypeScript.
+    assert_eq!(types["Res"].open, Some(Ty::Any));
+    assert_eq!(types["Labels"].open, Some(Ty::String));
+    assert_eq!(types["Lone"].open, Some(Ty::Number));
+    assert_eq!(types["Probe"].open, None);
+    let agentwire_codegen::ir::TypeKind::Struct(fields) = &types["Res"].kind else {
+        panic!("Res is not a struct");
+    };
+    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["progressToken", "total"]);
+}
+
+#[test]
+fn omit_and_intersections_read_as_extending() {
+    let (rust, defs) = ok(
+        "  failure: UrlFailure;\n  both: Both;\n  inline: Base & { extra: string };",
+        "interface Failure { jsonrpc: string; id: string; error: Problem }\n\
+         interface Problem { code: integer; message: string }\n\
+         interface UrlFailure extends Omit<Failure, \"error\" | \"id\"> {\n\
+           error: Problem & { data: { url: string } };\n\
+         }\n\
+         interface Base { a: string }\n\
+         interface Other { b?: number; a: string }\n\
+         type Both = Base & Other & { c: boolean };\n",
+    );
+    assert_eq!(keys(&defs["UrlFailure"]), ["error", "jsonrpc"]);
+    assert_eq!(keys(&defs["UrlFailureError"]), ["code", "data", "message"]);
+    assert_eq!(keys(&defs["Both"]), ["a", "b", "c"]);
+    assert_eq!(keys(&defs["ProbeInline"]), ["a", "extra"]);
+    assert!(rust.contains("pub struct Both {"), "{rust}");
+    assert!(rust.contains("pub struct UrlFailureErrorData {"), "{rust}");
+}
+
+#[test]
+fn numeric_constants_and_typeof() {
+    let (_, defs) = ok(
+        "  code: typeof URL_REQUIRED;\n  ratio: typeof HALF;",
+        "export declare const URL_REQUIRED = -32042;\nexport const HALF = 0.5;\n",
+    );
+    let props = &defs["Probe"]["properties"];
+    assert_eq!(props["code"]["type"], "integer", "{props}");
+    assert_eq!(props["ratio"]["type"], "number", "{props}");
+}
+
+#[test]
+fn unions_without_a_shared_literal_are_untagged() {
+    let (rust, defs) = ok(
+        "  read: ReadResult;\n  content: Block | Block[];\n  either: { a: string } | { b: number };\n  \
+         tagged: { kind: 'x'; a: string } | { kind: 'y' };\n  value: string | number | boolean | string[];",
+        "interface ReadResult { contents: (TextContents | BlobContents)[] }\n\
+         interface Contents { uri: string; mimeType?: string }\n\
+         interface TextContents extends Contents { text: string }\n\
+         interface BlobContents extends Contents { blob: string }\n\
+         interface Block { type: 'text'; text: string }\n\
+         type Loose = Opt | TextContents;\n\
+         interface Opt { note?: string }\n",
+    );
+    assert!(rust.contains("pub enum ReadResultContentsItem {"), "{rust}");
+    // The member with the most required fields is tried first.
+    let loose = rust.split("pub enum Loose {").nth(1).unwrap();
+    let (text, opt) = (
+        loose.find("TextContents(").unwrap(),
+        loose.find("Opt(").unwrap(),
+    );
+    assert!(text < opt, "{loose}");
+    assert!(rust.contains("BlockList(Vec<Block>)"), "{rust}");
+    let item = defs["ReadResultContentsItem"].to_string();
+    assert!(
+        item.contains("anyOf") && item.contains("TextContents"),
+        "{item}"
+    );
+    assert!(defs["ProbeEither"].to_string().contains("anyOf"));
+    // Inline objects that share a literal are still a tagged union.
+    let tagged = defs["ProbeTagged"].to_string();
+    assert!(tagged.contains("\"propertyName\":\"kind\""), "{tagged}");
+    let value = defs["ProbeValue"].to_string();
+    assert!(value.contains("\"array\""), "{value}");
+}
+
+#[test]
+fn a_misspelt_tag_is_refused_at_its_line_with_a_suggestion() {
+    let errors = generate_ts(
+        "  /**\n   * A count.\n   * @minimun 1\n   */\n  n: number;",
+        "",
+    )
+    .expect_err("misspelt tag");
+    let hit = errors
+        .iter()
+        .find(|e| e.contains("unknown constraint tag `@minimun`"))
+        .unwrap_or_else(|| panic!("{errors:?}"));
+    assert!(hit.contains("messages.ts:6:6:"), "{hit}");
+    assert!(hit.ends_with("(hint: did you mean `@minimum`?)"), "{hit}");
+    // Tags that document are never taken for a misspelt rule.
+    ok(
+        "  /**\n   * @deprecated use m\n   * @category a\n   * @example 1\n   */\n  n: number;",
+        "",
+    );
+}
+
+#[test]
+fn deprecated_is_kept_in_the_docs_without_an_attribute() {
+    let (rust, defs) = ok(
+        "  /**\n   * The old name.\n   * @deprecated use `label`\n   */\n  name?: string;",
+        "",
+    );
+    let description = defs["Probe"]["properties"]["name"]["description"].to_string();
+    assert!(
+        description.contains("Deprecated: use `label`"),
+        "{description}"
+    );
+    assert!(rust.contains("Deprecated: use `label`"), "{rust}");
+    assert!(!rust.contains("#[deprecated"), "{rust}");
+}
+
+#[test]
+fn number_literals_beside_number_are_a_number() {
+    let (rust, defs) = ok(
+        "  code: ErrorCode;\n  other?: -1 | 0 | number;",
+        "export type ErrorCode = -32700 | -32600 | number;\n",
+    );
+    assert_eq!(defs["ErrorCode"]["type"], "number");
+    assert_eq!(defs["Probe"]["properties"]["other"]["type"], "number");
+    assert!(rust.contains("pub type ErrorCode = f64;"), "{rust}");
 }

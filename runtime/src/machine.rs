@@ -131,13 +131,13 @@ impl<'a> Field<'a> {
         self.key().as_deref() == Some(key)
     }
 
-    /// The instance key this field names, if it can be one.
+    /// The instance key this field names, if it can be one. A `string | number` id keeps `2`
+    /// and `"2"` apart: the number is `2`, a string that reads as the same number is quoted
+    /// (`"2"`); any other string is itself.
     pub fn key(&self) -> Option<std::borrow::Cow<'a, str>> {
         match self {
-            // A string that reads as an integer is quoted, so the id `"2"` and the id `2`
-            // are different instances (JSON-RPC ids are typed).
-            Field::Str(s) if s.parse::<i64>().is_ok() => {
-                Some(std::borrow::Cow::Owned(format!("{s:?}")))
+            Field::Str(s) if s.parse::<i64>().is_ok_and(|n| n.to_string() == *s) => {
+                Some(std::borrow::Cow::Owned(format!("\"{s}\"")))
             }
             Field::Str(s) => Some(std::borrow::Cow::Borrowed(s)),
             Field::Int(n) => Some(std::borrow::Cow::Owned(n.to_string())),
@@ -302,5 +302,22 @@ impl<I> Instances<I> {
                 all
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::Field;
+
+    #[test]
+    fn a_number_and_the_string_of_it_are_different_keys() {
+        let (number, string) = (Field::Int(2).key(), Field::Str("2").key());
+        assert_ne!(number, string);
+        assert_eq!(number.as_deref(), Some("2"));
+        assert!(Field::Str("2").is_key("\"2\""));
+        assert!(!Field::Str("2").is_key("2"));
+        // Strings that no number prints as are themselves.
+        assert_eq!(Field::Str("02").key().as_deref(), Some("02"));
+        assert_eq!(Field::Str("abc").key().as_deref(), Some("abc"));
     }
 }

@@ -21,7 +21,7 @@ pub fn parse(raw: &str) -> Result<DocComment, TagError> {
         .trim_start_matches("//")
         .trim_end_matches("*/");
     let mut doc = DocComment::default();
-    let mut text_lines = Vec::new();
+    let mut text_lines: Vec<String> = Vec::new();
     for line in body.lines() {
         let line = line.trim().trim_start_matches('*').trim();
         if let Some(tag_line) = line.strip_prefix('@') {
@@ -35,11 +35,18 @@ pub fn parse(raw: &str) -> Result<DocComment, TagError> {
                     tags::apply(&mut doc.constraints, rule, &written, value)?;
                 }
                 TagName::Misspelt(rule) => return Err(TagError::misspelt(tag, rule)),
-                // Other tags (`@see`, `@deprecated`, ...) are documentation only.
+                // Deprecation stays visible in the Rust docs and the schema's `description`
+                // (an attribute would make every use of the type a warning).
+                TagName::Other if tag == "deprecated" => text_lines.push(if value.is_empty() {
+                    "Deprecated.".to_owned()
+                } else {
+                    format!("Deprecated: {value}")
+                }),
+                // Other tags (`@see`, `@category`, ...) are documentation only.
                 TagName::Other => {}
             }
         } else {
-            text_lines.push(line);
+            text_lines.push(line.to_owned());
         }
     }
     if let Some((_, e)) = tags::check_bounds(&doc.constraints, tags::tag_with_value)

@@ -94,7 +94,90 @@ pub fn classify_tag(name: &str) -> TagName {
             return TagName::Misspelt(*r);
         }
     }
+    // A near miss of a rule (`@minimun`, `@maxItem`) would silently drop the rule; a tag
+    // JSDoc or a schema generator defines is documentation, however close it is.
+    if name.len() >= 5 && !DOC_TAGS.iter().any(|t| t.eq_ignore_ascii_case(name)) {
+        let near = RULES
+            .iter()
+            .map(|r| {
+                (
+                    edit_distance(&r.tag().to_ascii_lowercase(), &name.to_ascii_lowercase()),
+                    *r,
+                )
+            })
+            .filter(|(d, _)| *d <= 2)
+            .min_by_key(|(d, _)| *d);
+        if let Some((_, r)) = near {
+            return TagName::Misspelt(r);
+        }
+    }
     TagName::Other
+}
+
+/// Tags that document rather than constrain, read by JSDoc, TypeDoc,
+/// typescript-json-schema or ts-json-schema-generator: never taken for a misspelt rule.
+const DOC_TAGS: &[&str] = &[
+    "param",
+    "returns",
+    "return",
+    "example",
+    "deprecated",
+    "default",
+    "remarks",
+    "category",
+    "internal",
+    "since",
+    "throws",
+    "typedef",
+    "property",
+    "description",
+    "title",
+    "examples",
+    "nullable",
+    "readonly",
+    "private",
+    "public",
+    "TJS-type",
+    "asType",
+    "discriminator",
+    "additionalProperties",
+    "minProperties",
+    "maxProperties",
+    "multipleOf",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "uniqueItems",
+    "contentMediaType",
+    "contentEncoding",
+    "experimental",
+    "beta",
+    "alpha",
+    "version",
+    "author",
+    "license",
+    "link",
+    "inheritDoc",
+    "override",
+    "template",
+    "typeParam",
+    "module",
+    "packageDocumentation",
+];
+
+/// Levenshtein distance between two short ASCII words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// A constraint mistake: what is wrong, and how to fix it.
@@ -114,10 +197,12 @@ impl TagError {
 
     /// The error of a misspelt tag.
     pub fn misspelt(written: &str, rule: Rule) -> Self {
-        Self::new(
-            format!("unknown constraint tag `@{written}`"),
-            format!("tags are case-sensitive: write `@{}`", rule.tag()),
-        )
+        let help = if rule.tag().eq_ignore_ascii_case(written) {
+            format!("tags are case-sensitive: write `@{}`", rule.tag())
+        } else {
+            format!("did you mean `@{}`?", rule.tag())
+        };
+        Self::new(format!("unknown constraint tag `@{written}`"), help)
     }
 }
 
@@ -403,5 +488,13 @@ mod tests {
             TagName::Misspelt(Rule::MinLength)
         );
         assert_eq!(classify_tag("see"), TagName::Other);
+        assert_eq!(classify_tag("minimun"), TagName::Misspelt(Rule::Minimum));
+        assert_eq!(classify_tag("maxItem"), TagName::Misspelt(Rule::MaxItems));
+        assert_eq!(classify_tag("deprecated"), TagName::Other);
+        assert_eq!(classify_tag("category"), TagName::Other);
+        assert_eq!(
+            TagError::misspelt("minimun", Rule::Minimum).help,
+            "did you mean `@minimum`?"
+        );
     }
 }

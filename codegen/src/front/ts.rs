@@ -178,14 +178,13 @@ impl<'f> Loader<'f> {
                 doc
             }
             Err(e) => {
-                self.errors.push(
-                    SpecError::at(
-                        self.file,
-                        (span.start as usize, span.size() as usize),
-                        e.message,
-                    )
-                    .with_help(e.help),
-                );
+                // Point at the tag itself when the error is about one (`@minimun`).
+                let (text, _) = self.docs.get(&node_start).cloned().unwrap_or_default();
+                let at = misspelt_tag(&text)
+                    .map(|(i, len)| (span.start as usize + i, len))
+                    .unwrap_or((span.start as usize, span.size() as usize));
+                self.errors
+                    .push(SpecError::at(self.file, at, e.message).with_help(e.help));
                 DocComment::default()
             }
         }
@@ -400,6 +399,14 @@ impl<'f> Loader<'f> {
                 self.open_enum(&name, values, a.id.span, Some(doc.text));
                 return;
             }
+            if let Some(number) = untagged::open_number(&members) {
+                let kind = TypeKind::Alias {
+                    target: number,
+                    constraints: doc.constraints,
+                };
+                self.add(&name, doc.text, a.id.span, kind);
+                return;
+            }
             // `T | null` and its kin are a nullable alias, below.
             if !members
                 .iter()
@@ -428,7 +435,22 @@ impl<'f> Loader<'f> {
             self.add(&name, doc.text, a.id.span, TypeKind::Struct(fields));
             return;
         }
-        let Some(target) = self.ty(ty, &name) else {
+        if let Some(value) = single_string_literal(ty) {
+            self.add(
+                &name,
+                doc.text,
+                a.id.span,
+                TypeKind::Enum(vec![value.to_owned()]),
+            );
+            return;
+        }
+        // `type Id = string | number | null`: the non-null part is a type of its own.
+        let context = if matches!(ty, TSType::TSUnionType(_)) {
+            format!("{name}Value")
+        } else {
+            name.clone()
+        };
+        let Some(target) = self.ty(ty, &context) else {
             return;
         };
         let target = self.apply_type_tags(a.span.start, target, a.span);
@@ -518,6 +540,8 @@ impl<'f> Loader<'f> {
                 } else if let Some(values) = untagged::open_enum(&non_null) {
                     self.open_enum(context, values, u.span, None);
                     Ty::Named(context.to_owned())
+                } else if let Some(number) = untagged::open_number(&non_null) {
+                    number
                 } else {
                     self.union_type(context, &non_null, u.span, String::new(), true)?;
                     Ty::Named(context.to_owned())
@@ -833,6 +857,23 @@ fn carried_format(raw: &str) -> (String, Option<String>) {
         kept.push(line.to_owned());
     }
     (kept.join("\n"), carried)
+}
+
+/// The offset and length of the first misspelt constraint tag (`@minimun`) in a comment.
+fn misspelt_tag(comment: &str) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(i) = comment[from..].find('@') {
+        let start = from + i;
+        let word: String = comment[start + 1..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '*')
+            .collect();
+        if matches!(tags::classify_tag(&word), tags::TagName::Misspelt(_)) {
+            return Some((start, word.len() + 1));
+        }
+        from = start + 1;
+    }
+    None
 }
 
 fn strip_parens<'r, 'a>(t: &'r TSType<'a>) -> &'r TSType<'a> {

@@ -256,6 +256,7 @@ impl ServerSender {
 struct ServerDispatch<H>(::std::sync::Arc<H>);
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Dispatch<ServerSide>
 for ServerDispatch<H> {
+    #[allow(unused_variables)]
     fn request(
         &self,
         call: agentwire_transport::jsonrpc::Incoming<ServerSide>,
@@ -303,6 +304,7 @@ for ServerDispatch<H> {
             }
         }
     }
+    #[allow(unused_variables)]
     fn notification(
         &self,
         peer: agentwire_transport::jsonrpc::Peer<ServerSide>,

@@ -535,6 +535,8 @@ fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
         struct #dispatch<H>(::std::sync::Arc<H>);
 
         impl<H: #handler> agentwire_transport::jsonrpc::Dispatch<#server_side> for #dispatch<H> {
+            // A side that receives no requests (or no notifications) has an empty match.
+            #[allow(unused_variables)]
             fn request(
                 &self,
                 call: agentwire_transport::jsonrpc::Incoming<#server_side>,
@@ -545,6 +547,7 @@ fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
                 async move { #request_body }
             }
 
+            #[allow(unused_variables)]
             fn notification(
                 &self,
                 peer: agentwire_transport::jsonrpc::Peer<#server_side>,

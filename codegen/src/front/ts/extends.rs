@@ -106,6 +106,13 @@ impl Loader<'_> {
                     bases.push(self.base(id.name.as_str(), r.type_arguments.as_deref(), r.span)?);
                 }
                 TSType::TSTypeLiteral(l) => literals.push(&**l),
+                TSType::TSUnionType(u) => {
+                    self.error(
+                        u.span,
+                        "an intersection with a union is not supported; write the union of the intersections (`(A & { ... }) | (B & { ... })`)",
+                    );
+                    return None;
+                }
                 other => {
                     self.error(
                         other.span(),

@@ -2,7 +2,7 @@
 //! untagged union that keeps `2` and `"2"` apart; and `'a' | 'b' | string`, an open enum: the
 //! known values as an enum of their own, any other string kept as it came.
 
-use oxc_ast::ast::{TSType, TSTypeName};
+use oxc_ast::ast::{Expression, TSLiteral, TSType, TSTypeName};
 
 use super::{BUILTIN_INTEGER, single_string_literal, strip_parens};
 use crate::ir::Ty;
@@ -48,4 +48,23 @@ pub(super) fn open_enum(types: &[&TSType<'_>]) -> Option<Vec<String>> {
         }
     }
     (open && !values.is_empty()).then_some(values)
+}
+
+/// `-32700 | -32600 | number`: number literals beside `number` (an open set of codes) are a
+/// `number`: any number goes, the literals only name the known values.
+pub(super) fn open_number(types: &[&TSType<'_>]) -> Option<Ty> {
+    let mut open = false;
+    for t in types {
+        match strip_parens(t) {
+            TSType::TSNumberKeyword(_) => open = true,
+            TSType::TSLiteralType(l) => match &l.literal {
+                TSLiteral::NumericLiteral(_) => {}
+                TSLiteral::UnaryExpression(u)
+                    if matches!(&u.argument, Expression::NumericLiteral(_)) => {}
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    open.then_some(Ty::Number)
 }

@@ -141,6 +141,7 @@ impl ServerSender {
 struct ServerDispatch<H>(::std::sync::Arc<H>);
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Dispatch<ServerSide>
 for ServerDispatch<H> {
+    #[allow(unused_variables)]
     fn request(
         &self,
         call: agentwire_transport::jsonrpc::Incoming<ServerSide>,
@@ -168,6 +169,7 @@ for ServerDispatch<H> {
             }
         }
     }
+    #[allow(unused_variables)]
     fn notification(
         &self,
         peer: agentwire_transport::jsonrpc::Peer<ServerSide>,

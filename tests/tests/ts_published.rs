@@ -1,0 +1,152 @@
+//! Published TypeScript schemas come in unchanged: the MCP schema as npm
+//! `@modelcontextprotocol/sdk` 1.32.2 ships it (`dist/esm/spec.types.d.ts`, installed by
+//! `scripts/install-peers` from `peers/node`, never copied into the repository) generates with
+//! no refusal, and the generated module, beside the eca-vscode shapes of
+//! `codegen/tests/ts_shapes`, compiles warning-free in a crate of its own.
+
+use std::path::{Path, PathBuf};
+
+use agentwire_codegen::generate;
+use agentwire_tests::peers::{ensure_installed, target_dir, workspace_root};
+
+/// The methods the test protocol names; the types file is the SDK's, unchanged.
+const MCP_YAML: &str = "protocol: mcp_draft
+title: MCP draft schema
+summary: The MCP schema as the TypeScript SDK ships it.
+transport: {kind: jsonrpc, framing: content-length}
+roles: [client, server]
+types: spec.types.d.ts
+jsonrpc:
+  methods:
+    - {method: initialize, call: request, from: client, params: InitializeRequestParams, result: InitializeResult}
+    - {method: ping, call: request, from: client, params: RequestParams, result: EmptyResult}
+    - {method: tools/call, call: request, from: client, params: CallToolRequestParams, result: CallToolResult}
+    - {method: notifications/initialized, call: notification, from: client, params: NotificationParams}
+    - {method: sampling/createMessage, call: request, from: server, params: CreateMessageRequestParams, result: CreateMessageResult}
+    - {method: notifications/progress, call: notification, from: server, params: ProgressNotificationParams}
+";
+
+fn sdk_file(package: &str, path: &str) -> PathBuf {
+    ensure_installed();
+    let file = target_dir()
+        .join("peers/node/node_modules")
+        .join(package)
+        .join(path);
+    assert!(file.is_file(), "{} is not installed", file.display());
+    file
+}
+
+/// A spec folder in `root` named `module`, holding `yaml` and the types file `types` under
+/// the name `types_name`.
+fn spec_dir(root: &Path, module: &str, yaml: &str, types: &Path, types_name: &str) -> PathBuf {
+    let dir = root.join(module);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("protocol.yaml"), yaml).unwrap();
+    std::fs::copy(types, dir.join(types_name)).unwrap();
+    dir
+}
+
+fn generated(dir: &Path) -> agentwire_codegen::generate::Generated {
+    generate(dir).unwrap_or_else(|e| {
+        panic!(
+            "{} refusals:\n{}",
+            e.errors.len(),
+            e.errors
+                .iter()
+                .map(|e| e.one_line())
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })
+}
+
+/// Writes the generated modules into a crate at `dir` and builds it (with `schemars`, every
+/// warning an error); panics with the compiler's output on failure.
+fn build_crate(dir: &Path, modules: &[agentwire_codegen::generate::Generated]) {
+    let root = workspace_root();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let manifest = format!(
+        "[package]\nname = \"published-schemas\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [workspace]\n\n[features]\nschemars = [\"dep:schemars\", \"agentwire-runtime/schemars\"]\n\n\
+         [dependencies]\nagentwire-runtime = {{ path = {runtime:?} }}\nagentwire-transport = {{ path = {transport:?} }}\n\
+         serde = \"1\"\nserde_json = \"1\"\nschemars = {{ version = \"1\", optional = true }}\n",
+        runtime = root.join("runtime"),
+        transport = root.join("transport"),
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    // The workspace's versions, so the build reuses what is already compiled.
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let mut lib = String::from("#![deny(warnings)]\n");
+    let mut skeletons = String::new();
+    for g in modules {
+        for f in &g.files {
+            let path = dir.join(&f.path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, f.render("a published schema")).unwrap();
+        }
+        lib.push_str(&format!("pub mod {};\n", g.module));
+        skeletons.push_str(&format!("pub mod {};\n", g.module));
+    }
+    lib.push_str(&format!("pub mod skeletons {{\n{skeletons}}}\n"));
+    std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .args(["build", "--offline", "-q", "--features", "schemars"])
+        .output()
+        .expect("run cargo build");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors = stderr.lines().filter(|l| l.starts_with("error")).count();
+    assert!(
+        out.status.success(),
+        "the generated crate does not compile ({errors} errors):\n{stderr}"
+    );
+}
+
+#[test]
+fn the_mcp_sdk_schema_generates_unchanged_and_compiles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let specs = tmp.path().join("specs");
+    let types = sdk_file("@modelcontextprotocol/sdk", "dist/esm/spec.types.d.ts");
+    let mcp = generated(&spec_dir(
+        &specs,
+        "mcp_draft",
+        MCP_YAML,
+        &types,
+        "spec.types.d.ts",
+    ));
+    // Names the generated module defines itself, or Rust's prelude does, are renamed with a
+    // note, the JSON unchanged.
+    for (from, to) in [
+        ("Result", "ResultType"),
+        ("ClientRequest", "ClientRequestType"),
+        ("ClientNotification", "ClientNotificationType"),
+        ("ServerResult", "ServerResultType"),
+    ] {
+        assert!(
+            mcp.summary.contains(&format!("type `{from}` is ") as &str)
+                && mcp
+                    .summary
+                    .contains(&format!("its Rust type is `{to}`") as &str),
+            "{from}: {}",
+            mcp.summary
+        );
+    }
+    // Formats the validators do not check are carried into the schema and noted.
+    assert!(
+        mcp.summary.contains("format `uri-template` is carried"),
+        "{}",
+        mcp.summary
+    );
+    let schema = mcp
+        .files
+        .iter()
+        .find(|f| f.path == "schemas/mcp_draft.schema.json")
+        .unwrap()
+        .render("a published schema");
+    assert!(schema.contains("\"uri-template\""));
+    let shapes = generated(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../codegen/tests/ts_shapes/eca_shapes"),
+    );
+    build_crate(&tmp.path().join("crate"), &[mcp, shapes]);
+}
