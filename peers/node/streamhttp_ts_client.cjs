@@ -3,7 +3,7 @@
 // CommonJS, so that NODE_PATH finds the SDK in target/peers/node.
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
-const { ListRootsRequestSchema, ResultSchema } = require('@modelcontextprotocol/sdk/types.js');
+const { ListRootsRequestSchema, LoggingMessageNotificationSchema, ResultSchema } = require('@modelcontextprotocol/sdk/types.js');
 
 async function main() {
     const url = new URL(process.argv[2]);
@@ -11,6 +11,12 @@ async function main() {
     const client = new Client({ name: 'ts-peer', version: '0' }, { capabilities: { roots: {} } });
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp', name: 'tmp' }] }));
     const seen = {};
+    // `broadcast` sends a log message related to no request: it comes on the GET stream.
+    let logged;
+    const heard = new Promise(resolve => (logged = resolve));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, n => logged(n.params.data));
+    const errors = [];
+    client.onerror = e => errors.push(String(e));
     await client.connect(transport);
     seen.session = transport.sessionId;
     seen.version = client.getServerVersion();
@@ -22,12 +28,16 @@ async function main() {
     });
     seen.progress = progress;
     seen.ask = await client.request({ method: 'ask', params: {} }, ResultSchema);
+    seen.broadcast = await client.request({ method: 'broadcast', params: {} }, ResultSchema);
+    // An unref'd timer: it must not keep the process alive once the message came.
+    seen.logged = await Promise.race([heard, new Promise(r => setTimeout(() => r('timed out'), 10000).unref())]);
     try {
         await client.request({ method: 'nope', params: {} }, ResultSchema);
         seen.nope = 'answered';
     } catch (e) {
         seen.nope = e.code;
     }
+    seen.errors = errors;
     await transport.terminateSession();
     seen.after = transport.sessionId === undefined ? 'forgotten' : 'kept';
     await client.close();

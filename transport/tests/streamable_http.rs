@@ -63,6 +63,10 @@ fn engine(pipe: SessionPipe) {
                             asked.insert(sid.clone(), id.clone());
                             vec![related(json!({"jsonrpc":"2.0","id":sid,"method":"roots/list"}))]
                         }
+                        "quiet" => {
+                            held.push(id.clone());
+                            vec![]
+                        }
                         "hold" => {
                             // A notification now, the response once the client sends
                             // `release`: time for its connection to break in between.
@@ -70,7 +74,7 @@ fn engine(pipe: SessionPipe) {
                             vec![related(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"data":"wait"}}))]
                         }
                         "broadcast" => vec![
-                            Outgoing::unrelated(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi"}}).to_string()),
+                            Outgoing::unrelated(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}).to_string()),
                             reply(json!({})),
                         ],
                         _ => vec![Outgoing::unrelated(
@@ -309,6 +313,18 @@ async fn status_rules() {
     );
     assert_eq!(error_of(post(&url, s, &huge, &[]).await).await.0, 413);
 
+    server.shutdown().await.unwrap();
+}
+
+/// The header rules (Accept, Content-Type, Origin, Host), other methods, the GET stream's
+/// exclusivity and DELETE.
+#[tokio::test]
+async fn header_and_method_rules() {
+    let (server, url) = start(ServerConfig::default()).await;
+    let sid = open(&url).await;
+    let s = Some(sid.as_str());
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+
     // Headers: Accept must list both types (406), Content-Type must be JSON (415).
     let r = reqwest::Client::new()
         .post(&url)
@@ -362,6 +378,24 @@ async fn status_rules() {
     assert_eq!(stream.headers()["content-type"], "text/event-stream");
     assert_eq!(get().await.unwrap().status(), 409);
     drop(stream);
+
+    // GET and DELETE need the session header too.
+    let r = reqwest::Client::new()
+        .get(&url)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(
+        reqwest::Client::new()
+            .delete(&url)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        400
+    );
 
     // DELETE ends the session; afterwards it is 404.
     let d = reqwest::Client::new()
@@ -605,6 +639,9 @@ async fn typescript_sdk_client() {
         seen["ask"]["client said"]["roots"][0]["uri"], "file:///tmp",
         "{seen}"
     );
+    assert_eq!(seen["broadcast"], json!({}));
+    assert_eq!(seen["logged"], "hi", "the GET stream's message: {seen}");
+    assert_eq!(seen["errors"], json!([]), "{seen}");
     assert_eq!(seen["nope"], -32601);
     assert_eq!(seen["after"], "forgotten");
     server.shutdown().await.unwrap();
@@ -960,5 +997,146 @@ async fn concurrent_requests_are_routed_to_their_posts() {
         assert_eq!(recv(&mut rx).await["id"], i);
     }
     eprintln!("500 sequential pings in {:?}", started.elapsed());
+    server.shutdown().await.unwrap();
+}
+
+async fn next(rx: &mut mpsc::Receiver<String>) -> Value {
+    let text = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// `Client::bridge` runs a message-channel engine over the client: its messages are sent,
+/// the server's come back in; a request the transport cannot deliver is answered with an
+/// error instead of hanging.
+#[tokio::test]
+async fn client_bridge_for_a_message_engine() {
+    let (server, url) = start(ServerConfig::default()).await;
+    let (client, received) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (in_tx, mut engine_in) = mpsc::channel::<String>(16);
+    let (engine_out, out_rx) = mpsc::channel::<String>(16);
+    let bridge = client.clone().bridge(received, in_tx, out_rx, |t| t);
+    engine_out.send(INIT.to_owned()).await.unwrap();
+    assert_eq!(next(&mut engine_in).await["id"], 0);
+    engine_out
+        .send(r#"{"jsonrpc":"2.0","id":1,"method":"slow"}"#.to_owned())
+        .await
+        .unwrap();
+    assert_eq!(next(&mut engine_in).await["params"]["progress"], 1);
+    assert_eq!(next(&mut engine_in).await["params"]["progress"], 2);
+    assert_eq!(next(&mut engine_in).await["id"], 1);
+    // The session ends behind the client's back: the next request is answered with an error.
+    client.terminate().await.unwrap();
+    engine_out
+        .send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.to_owned())
+        .await
+        .unwrap();
+    let failed = next(&mut engine_in).await;
+    assert_eq!(failed["id"], 2);
+    assert_eq!(failed["error"]["code"], -32000, "{failed}");
+    drop(engine_out);
+    tokio::time::timeout(Duration::from_secs(5), bridge)
+        .await
+        .unwrap()
+        .unwrap();
+    server.shutdown().await.unwrap();
+}
+
+/// With a token configured, every request needs `Authorization: Bearer <token>` (401
+/// otherwise); the client sends it from its configured headers.
+#[tokio::test]
+async fn bearer_token() {
+    let (server, url) = start(ServerConfig {
+        token: Some("s3cret".to_owned()),
+        ..ServerConfig::default()
+    })
+    .await;
+    let r = post(&url, None, INIT, &[]).await;
+    assert_eq!(r.status(), 401);
+    assert_eq!(r.headers()["www-authenticate"], "Bearer");
+    let r = post(&url, None, INIT, &[("authorization", "Bearer s3creT")]).await;
+    assert_eq!(r.status(), 401);
+    let (client, _) = Client::new(&url, ClientConfig::default()).unwrap();
+    assert!(matches!(
+        client.send(INIT).await,
+        Err(ClientError::Status { status: 401, .. })
+    ));
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("authorization", "Bearer s3cret".parse().unwrap());
+    let config = ClientConfig {
+        headers,
+        ..ClientConfig::default()
+    };
+    let (client, mut rx) = Client::new(&url, config).unwrap();
+    client.send(INIT).await.unwrap();
+    assert_eq!(recv(&mut rx).await["id"], 0);
+    client
+        .send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .await
+        .unwrap();
+    assert_eq!(recv(&mut rx).await["id"], 1);
+    server.shutdown().await.unwrap();
+}
+
+/// A request answered slowly gets an SSE stream once `json_wait` passes (keep-alives, then
+/// the response), not a silent connection.
+#[tokio::test]
+async fn slow_answers_become_streams() {
+    let (server, url) = start(ServerConfig {
+        json_wait: Duration::from_millis(100),
+        limits: Limits {
+            keep_alive: Duration::from_millis(50),
+            ..Limits::default()
+        },
+        ..ServerConfig::default()
+    })
+    .await;
+    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    client.send(INIT).await.unwrap();
+    recv(&mut rx).await;
+    // `hold` is a stream at once (its first message is a notification); `quiet` says nothing
+    // until `release`, so its answer turns into a stream when `json_wait` passes.
+    let s = client.session_id().unwrap();
+    let r = post(
+        &url,
+        Some(&s),
+        r#"{"jsonrpc":"2.0","id":"h","method":"hold"}"#,
+        &[],
+    )
+    .await;
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    drop(r);
+    let body = r#"{"jsonrpc":"2.0","id":"q","method":"quiet"}"#;
+    let quiet = tokio::spawn({
+        let (url, s) = (url.clone(), s.clone());
+        async move { post(&url, Some(&s), body, &[]).await }
+    });
+    let r = tokio::time::timeout(Duration::from_secs(10), quiet)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    // Long enough for keep-alives (every 50 ms) to flow while the call runs.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let release = post(
+        &url,
+        Some(&s),
+        r#"{"jsonrpc":"2.0","method":"release"}"#,
+        &[],
+    )
+    .await;
+    assert_eq!(release.status(), 202);
+    let text = tokio::time::timeout(Duration::from_secs(10), r.text())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(text.contains(": keepalive\n\n"), "{text}");
+    assert!(
+        text.ends_with("data: {\"id\":\"q\",\"jsonrpc\":\"2.0\",\"result\":{\"held\":true}}\n\n"),
+        "{text}"
+    );
     server.shutdown().await.unwrap();
 }

@@ -28,6 +28,8 @@ pub struct ClientConfig {
     pub max_message_bytes: usize,
     /// Server messages buffered for the receiver; readers wait when it is full.
     pub queue: usize,
+    /// Sent with every request (e.g. `Authorization`).
+    pub headers: HeaderMap,
 }
 
 impl Default for ClientConfig {
@@ -38,6 +40,7 @@ impl Default for ClientConfig {
             read_timeout: Duration::from_secs(120),
             max_message_bytes: 16 * 1024 * 1024,
             queue: 256,
+            headers: HeaderMap::new(),
         }
     }
 }
@@ -118,7 +121,7 @@ impl Client {
 
     fn headers(&self) -> HeaderMap {
         let st = self.state();
-        let mut h = HeaderMap::new();
+        let mut h = self.inner.config.headers.clone();
         for (name, value) in [(SESSION_HEADER, &st.session), (VERSION_HEADER, &st.version)] {
             if let Some(v) = value.as_deref().and_then(|v| v.parse().ok()) {
                 h.insert(name, v);

@@ -144,6 +144,13 @@ pub struct ServerConfig {
     /// The `retry` (reconnection delay) of the priming event that opens a POST's SSE stream
     /// for clients of 2025-11-25 or later; `None` sends the priming event without one.
     pub retry: Option<Duration>,
+    /// How long a request's answer may take to be sent as one `application/json` body; a
+    /// slower one is answered with an SSE stream (keep-alives, then the response), so that
+    /// a long call does not look like a dead connection to the client.
+    pub json_wait: Duration,
+    /// When set, every request must carry `Authorization: Bearer <token>`; others get 401.
+    /// `None` (the default) asks for nothing: fine on loopback, not on a network.
+    pub token: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -156,6 +163,8 @@ impl Default for ServerConfig {
             protocol_versions: PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             standalone_stream: true,
             retry: Some(Duration::from_secs(1)),
+            json_wait: Duration::from_secs(5),
+            token: None,
         }
     }
 }

@@ -36,6 +36,7 @@
 //! ```
 
 mod body;
+mod bridge;
 mod client;
 mod config;
 mod error;

@@ -18,7 +18,7 @@ use super::body::{self, BodyError};
 use super::config::{Hosts, Origins, ServerConfig};
 use super::message::{Kind, classify, error_body};
 use super::service::Service;
-use super::session::{Parked, Register, Session, Sessions};
+use super::session::{OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
 use crate::http_ws::{Guard, ServerHandle, serve_router_guarded};
 
@@ -54,23 +54,68 @@ fn build(service: impl Service, config: ServerConfig) -> (Router, Arc<Sessions>)
         sessions: Sessions::new(config.limits.clone()),
         config,
     });
-    let (origins, hosts) = (shared.config.origins.clone(), shared.config.hosts.clone());
+    let access = Arc::new(Access {
+        origins: shared.config.origins.clone(),
+        hosts: shared.config.hosts.clone(),
+        token: shared.config.token.clone(),
+    });
     let endpoint = post(on_post).get(on_get).delete(on_delete);
     let router = Router::new()
         .route(&path, endpoint)
         .with_state(shared.clone());
     let router = router.layer(axum::middleware::from_fn(
         move |req: Request, next: Next| {
-            let allowed = rebinding_check(&origins, &hosts, req.headers());
+            let refused = access.refusal(req.headers());
             async move {
-                match allowed {
-                    Ok(()) => next.run(req).await,
-                    Err(rule) => refuse(StatusCode::FORBIDDEN, TRANSPORT_ERROR, rule),
+                match refused {
+                    Some(r) => r,
+                    None => next.run(req).await,
                 }
             }
         },
     ));
     (router, shared.sessions.clone())
+}
+
+/// Who may reach the endpoint: the DNS rebinding allow-lists and the optional token.
+struct Access {
+    origins: Origins,
+    hosts: Hosts,
+    token: Option<String>,
+}
+
+impl Access {
+    /// The answer refusing a request (403 rebinding, 401 token), or `None` to let it in.
+    fn refusal(&self, headers: &HeaderMap) -> Option<Response> {
+        if let Err(rule) = rebinding_check(&self.origins, &self.hosts, headers) {
+            return Some(refuse(StatusCode::FORBIDDEN, TRANSPORT_ERROR, rule));
+        }
+        let token = self.token.as_deref()?;
+        if bearer_matches(headers, token) {
+            return None;
+        }
+        let mut r = refuse(
+            StatusCode::UNAUTHORIZED,
+            TRANSPORT_ERROR,
+            "missing or wrong bearer token",
+        );
+        r.headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        Some(r)
+    }
+}
+
+/// Whether the request carries `Authorization: Bearer <token>`, compared in constant time.
+fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    let (a, b) = (given.as_bytes(), token.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The DNS rebinding defence: a present `Origin` and `Host` must be allowed.
@@ -232,37 +277,10 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
         Ok(k) => k,
         Err(e) => return refuse(StatusCode::BAD_REQUEST, e.code, &e.rule),
     };
-    let opens = matches!(&kind, Kind::Request { method, .. } if method == INITIALIZE);
-    if opens {
-        if headers.contains_key(SESSION_HEADER) {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                codes::INVALID_REQUEST,
-                "initialize opens a new session: send it without Mcp-Session-Id",
-            );
-        }
-        let Some(session) = shared.sessions.open(shared.service.as_ref()) else {
-            return refuse(
-                StatusCode::SERVICE_UNAVAILABLE,
-                TRANSPORT_ERROR,
-                "too many sessions",
-            );
-        };
-        let Kind::Request { id, .. } = kind else {
-            return refuse(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                TRANSPORT_ERROR,
-                "unreachable",
-            );
-        };
-        let version = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| {
-                v.pointer("/params/protocolVersion")?
-                    .as_str()
-                    .map(str::to_owned)
-            });
-        return on_request(&shared, session, id, text, true, version).await;
+    if let Kind::Request { id, method } = &kind
+        && method == INITIALIZE
+    {
+        return open_session(&shared, &headers, id.clone(), text).await;
     }
     let session = match session_of(&shared, &headers).and_then(|s| {
         check_version(&shared, &headers)?;
@@ -288,6 +306,42 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
             }
         }
     }
+}
+
+/// An `initialize` request: opens a session (400 inside one, 503 when the table is full)
+/// and answers the request, with the new session's id.
+async fn open_session(
+    shared: &Shared,
+    headers: &HeaderMap,
+    id: RequestId,
+    text: String,
+) -> Response {
+    if headers.contains_key(SESSION_HEADER) {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            codes::INVALID_REQUEST,
+            "initialize opens a new session: send it without Mcp-Session-Id",
+        );
+    }
+    let session = match shared.sessions.open(shared.service.as_ref()) {
+        Ok(s) => s,
+        Err(e) => {
+            let why = match e {
+                OpenError::Full => "too many sessions",
+                OpenError::NoRandomness => "no randomness for a session id",
+            };
+            return refuse(StatusCode::SERVICE_UNAVAILABLE, TRANSPORT_ERROR, why);
+        }
+    };
+    // The version the client asks for decides whether its streams get a priming event.
+    let version = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| {
+            v.pointer("/params/protocolVersion")?
+                .as_str()
+                .map(str::to_owned)
+        });
+    on_request(shared, session, id, text, true, version).await
 }
 
 /// Hands `text` to the session's engine; `false` when the session ended first.
@@ -326,15 +380,18 @@ async fn on_request(
             );
         }
     };
-    let first = if pass_in(&session, text).await {
+    let waited = if pass_in(&session, text).await {
         tokio::select! {
-            m = rx.recv() => m,
+            m = rx.recv() => m.map(Some),
             () = session.ended.cancelled() => None,
+            // A long call: answer with a stream now, so the client sees headers and
+            // keep-alives instead of a silent connection.
+            () = tokio::time::sleep(shared.config.json_wait) => Some(None),
         }
     } else {
         None
     };
-    let Some(first) = first else {
+    let Some(first) = waited else {
         drop(rx);
         session.unregister(&id);
         if opens {
@@ -346,20 +403,24 @@ async fn on_request(
             "Session ended before answering",
         );
     };
-    if matches!(classify(&first), Ok(Kind::Response { .. })) {
-        if opens && is_error(&first) {
+    if let Some(first) = &first
+        && matches!(classify(first), Ok(Kind::Response { .. }))
+    {
+        if opens && is_error(first) {
             // A refused initialize opens nothing.
             shared.sessions.end(&session.id);
-            return json_answer(first, None);
+            return json_answer(first.clone(), None);
         }
-        return json_answer(first, Some(&session.id));
+        return json_answer(first.clone(), Some(&session.id));
     }
     // Old clients would choke on the empty priming event; 2025-11-25 ones expect it.
     let primed = version.is_some_and(|v| v.as_str() >= "2025-11-25");
     let key = session.new_stream();
     let config = feed_config(&shared.config, primed);
     let mut feed = Feed::new(session.clone(), key, Parked::new(rx), None, config);
-    feed.push(first);
+    if let Some(first) = first {
+        feed.push(first);
+    }
     sse_answer(feed, &session.id)
 }
 

@@ -67,6 +67,15 @@ impl Parked {
     }
 }
 
+/// Why a session cannot be opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OpenError {
+    /// `Limits::max_sessions` are live.
+    Full,
+    /// The operating system gave no random bytes for the id.
+    NoRandomness,
+}
+
 /// Why a request id cannot be registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Register {
@@ -187,13 +196,14 @@ impl Sessions {
         self.map().get(id).cloned()
     }
 
-    /// Opens a session and hands its pipe to `service`; `None` when the table is full.
-    pub fn open(self: &Arc<Self>, service: &dyn Service) -> Option<Arc<Session>> {
+    /// Opens a session and hands its pipe to `service`.
+    pub fn open(self: &Arc<Self>, service: &dyn Service) -> Result<Arc<Session>, OpenError> {
+        let id = new_id().ok_or(OpenError::NoRandomness)?;
         let (in_tx, in_rx) = mpsc::channel(self.limits.max_in_flight.max(1));
         let (out_tx, out_rx) = mpsc::channel(ENGINE_QUEUE);
         let (gs_tx, gs_rx) = mpsc::channel(self.limits.max_queued.max(1));
         let session = Arc::new(Session {
-            id: new_id(),
+            id,
             inbound: in_tx,
             ended: CancellationToken::new(),
             state: Mutex::new(State {
@@ -208,7 +218,7 @@ impl Sessions {
         {
             let mut map = self.map();
             if map.len() >= self.limits.max_sessions {
-                return None;
+                return Err(OpenError::Full);
             }
             map.insert(session.id.clone(), session.clone());
         }
@@ -219,7 +229,7 @@ impl Sessions {
             outbound: out_tx,
             ended: session.ended.clone(),
         });
-        Some(session)
+        Ok(session)
     }
 
     /// Ends session `id`; `false` when there was none.
@@ -263,18 +273,12 @@ impl Drop for Sessions {
 }
 
 /// 128 random bits from the operating system, as 32 hex digits (visible ASCII, as the spec
-/// requires of a session id).
-fn new_id() -> String {
+/// requires of a session id); `None` when the system has no randomness to give (a guessable
+/// id would let anyone take the session over).
+fn new_id() -> Option<String> {
     let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No OS randomness at all: fall back to a time-based id, still unique per process.
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos();
-        bytes = t.to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Ends idle sessions, checking a few times per idle period, until the table is gone.

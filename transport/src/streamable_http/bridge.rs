@@ -1,0 +1,63 @@
+//! Running a message-channel engine (such as the JSON-RPC engine's message link) over a
+//! [`Client`]: the engine's messages are POSTed, each on its own task so that a slow answer
+//! holds up nothing else, and every server message is handed to the engine.
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::client::{Client, Received};
+use super::message::{Kind, classify};
+
+/// The error code of the answer made up for a request the transport could not deliver (the
+/// same implementation-defined code the server uses for transport failures).
+const UNDELIVERED: i64 = -32000;
+
+impl Client {
+    /// Joins this client to an engine: messages from `outgoing` (turned into JSON text by
+    /// `text`) are sent; messages from `received` (this client's receiver) go into
+    /// `incoming`. A request that cannot be sent is answered in `incoming` with a JSON-RPC
+    /// error carrying the reason, so that its caller does not wait for ever; a stream failure
+    /// is logged. Ends when the engine drops `outgoing` or `incoming`'s receiver.
+    pub fn bridge<T: Send + 'static>(
+        self,
+        mut received: mpsc::Receiver<Received>,
+        incoming: mpsc::Sender<String>,
+        mut outgoing: mpsc::Receiver<T>,
+        text: impl Fn(T) -> String + Send + 'static,
+    ) -> JoinHandle<()> {
+        let inbound = incoming.clone();
+        let reader = tokio::spawn(async move {
+            while let Some(item) = received.recv().await {
+                match item {
+                    Ok(json) => {
+                        if inbound.send(json).await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "Streamable HTTP stream failed"),
+                }
+            }
+        });
+        tokio::spawn(async move {
+            while let Some(message) = outgoing.recv().await {
+                let json = text(message);
+                let (client, incoming) = (self.clone(), incoming.clone());
+                tokio::spawn(async move {
+                    let Err(e) = client.send(&json).await else {
+                        return;
+                    };
+                    tracing::warn!(error = %e, "Streamable HTTP send failed");
+                    if let Ok(Kind::Request { id, .. }) = classify(&json) {
+                        let answer = serde_json::json!({
+                            "jsonrpc": "2.0",
+                            "id": id,
+                            "error": {"code": UNDELIVERED, "message": e.to_string()},
+                        });
+                        let _ = incoming.send(answer.to_string()).await;
+                    }
+                });
+            }
+            reader.abort();
+        })
+    }
+}
