@@ -45,8 +45,7 @@ impl Calls {
         let key = id.to_string();
         if let Some(method) = message.get("method").and_then(Value::as_str) {
             if self.open.len() < self.limit.max(1) {
-                self.open
-                    .insert((from.to_owned(), key), method.to_owned());
+                self.open.insert((from.to_owned(), key), method.to_owned());
             }
             return None;
         }

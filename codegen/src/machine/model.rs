@@ -175,7 +175,10 @@ pub enum Leaf {
     /// A union of primitive types (`string | integer`, a request id): the member that is set,
     /// so `2` and `"2"` read apart. `ty` names the union, `members` its variants in order
     /// (`String`, `Integer`, `Number`, `Bool`).
-    Scalars { ty: String, members: Vec<String> },
+    Scalars {
+        ty: String,
+        members: Vec<String>,
+    },
 }
 
 /// Every kind of one protocol, the `Message` enum the checker observes, and every field read
@@ -506,7 +509,9 @@ impl Resolver<'_> {
             Ty::Named(n) => match self.kind_of(n) {
                 Some(TypeKind::Enum(_)) => leaf(Leaf::Str),
                 Some(TypeKind::Union { .. }) => leaf(Leaf::UnionKind),
-                Some(TypeKind::Untagged(members)) if members.iter().all(|t| t.named().is_none()) => {
+                Some(TypeKind::Untagged(members))
+                    if members.iter().all(|t| t.named().is_none()) =>
+                {
                     let members = members
                         .iter()
                         .map(|t| match t {

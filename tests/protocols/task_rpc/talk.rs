@@ -13,12 +13,12 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::Mutex;
 
+use crate::skeletons::task_rpc::{
+    Client, ClientHandler, ServerHandler, ServerNotifications, ServerSender, serve,
+};
 use crate::task_rpc::{
     ClientRequest, ClientResult, ConfirmParams, ConfirmResult, Meta, PingParams, Pong,
     ProgressParams, ProgressToken, ReadyParams, RunParams, RunResult, ServerNotification,
-};
-use crate::skeletons::task_rpc::{
-    Client, ClientHandler, ServerHandler, ServerNotifications, ServerSender, serve,
 };
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -52,16 +52,22 @@ impl ServerHandler for Runner {
 
     async fn task_run(&self, sender: ServerSender, p: RunParams) -> Result<RunResult, RpcError> {
         let mut flag = AbortFlag(Arc::clone(&self.aborted), false);
-        self.ids.lock().await.push(sender.request_id().cloned().unwrap());
+        self.ids
+            .lock()
+            .await
+            .push(sender.request_id().cloned().unwrap());
         if p.confirm == Some(true) {
             let question = ConfirmParams {
                 question: format!("run {}?", p.name),
             };
-            let answer = sender.client_confirm(question).await.map_err(|e| RpcError {
-                code: -32000,
-                message: e.to_string(),
-                data: None,
-            })?;
+            let answer = sender
+                .client_confirm(question)
+                .await
+                .map_err(|e| RpcError {
+                    code: -32000,
+                    message: e.to_string(),
+                    data: None,
+                })?;
             if !answer.yes {
                 flag.1 = true;
                 return Ok(RunResult { done: 0 });
@@ -139,7 +145,10 @@ async fn ping_goes_both_ways_with_and_without_params() {
     let with = PingParams {
         note: Some("hi".to_owned()),
     };
-    assert_eq!(ends.client.ping(Some(with)).await.unwrap().note.as_deref(), Some("hi"));
+    assert_eq!(
+        ends.client.ping(Some(with)).await.unwrap().note.as_deref(),
+        Some("hi")
+    );
     // The server pings the client: the client's handler answers, seeing the request's id.
     let pong = ends.server.ping(None).await.unwrap();
     assert_eq!(pong.note.as_deref(), Some("client answers 1"));
@@ -187,13 +196,16 @@ async fn a_caller_sees_its_id_and_the_progress_of_its_call() {
     let request = ClientRequest::TaskRun(run("progress", 3, 0, Some(42)));
     let mut pending = ends.client.peer().start(request).await.unwrap();
     let id = pending.id().clone();
-    let mut progress = pending.take_progress().expect("the request carries a token");
+    let mut progress = pending
+        .take_progress()
+        .expect("the request carries a token");
     let ClientResult::TaskRun(result) = pending.result().await.unwrap() else {
         panic!("a task/run result");
     };
     assert_eq!(result.done, 3);
     let mut seen = Vec::new();
-    while let Ok(Some(n)) = tokio::time::timeout(Duration::from_millis(200), progress.recv()).await {
+    while let Ok(Some(n)) = tokio::time::timeout(Duration::from_millis(200), progress.recv()).await
+    {
         let ServerNotification::NotificationsProgress(ProgressParams {
             progress_token,
             progress,
@@ -282,9 +294,13 @@ async fn a_cancelled_request_gets_no_answer_and_ids_are_typed() {
     raw.send(&slow("\"2\"")).await;
     raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"2"}}"#)
         .await;
-    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#)
+        .await;
     // The ping first, then the numeric request 2; never the cancelled string "2".
-    assert_eq!(raw.recv().await, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
+    assert_eq!(
+        raw.recv().await,
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}})
+    );
     assert_eq!(
         raw.recv().await,
         json!({"jsonrpc": "2.0", "id": 2, "result": {"done": 1}})
@@ -317,9 +333,16 @@ async fn bad_input_gets_the_json_rpc_errors_and_the_session_survives() {
             json!("b"),
             -32602,
         ),
-        (r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#.to_owned(), json!(5), -32600),
         (
-            format!(r#"{{"jsonrpc":"2.0","id":6,"method":"ping","params":{{"note":"{}"}}}}"#, "x".repeat(10_000)),
+            r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#.to_owned(),
+            json!(5),
+            -32600,
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":6,"method":"ping","params":{{"note":"{}"}}}}"#,
+                "x".repeat(10_000)
+            ),
             Value::Null,
             -32700,
         ),
@@ -329,8 +352,13 @@ async fn bad_input_gets_the_json_rpc_errors_and_the_session_survives() {
         let answer = raw.recv().await;
         assert_eq!(answer["id"], id, "{answer}");
         assert_eq!(answer["error"]["code"], code, "{answer}");
-        raw.send(r#"{"jsonrpc":"2.0","id":99,"method":"ping"}"#).await;
-        assert_eq!(raw.recv().await["id"], 99, "the session survives `{line:.40}`");
+        raw.send(r#"{"jsonrpc":"2.0","id":99,"method":"ping"}"#)
+            .await;
+        assert_eq!(
+            raw.recv().await["id"],
+            99,
+            "the session survives `{line:.40}`"
+        );
     }
 }
 
@@ -346,7 +374,10 @@ async fn a_result_of_the_wrong_type_fails_the_call() {
     read.read_line(&mut line).await.unwrap();
     let request: Value = serde_json::from_str(&line).unwrap();
     let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"done": "many"}});
-    write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+    write
+        .write_all(format!("{answer}\n").as_bytes())
+        .await
+        .unwrap();
     let result = tokio::time::timeout(WAIT, call).await.unwrap().unwrap();
     let Err(CallError::InvalidResult(invalid)) = result else {
         panic!("expected an invalid result, got {result:?}");

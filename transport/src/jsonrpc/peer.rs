@@ -257,7 +257,11 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl<S: Side> Peer<S> {
-    fn new(cancel: CancellationToken, checker: S::Checker, config: Config) -> (Self, mpsc::Receiver<Outgoing>) {
+    fn new(
+        cancel: CancellationToken,
+        checker: S::Checker,
+        config: Config,
+    ) -> (Self, mpsc::Receiver<Outgoing>) {
         let (tx, rx) = mpsc::channel(config.queue.max(1));
         let peer = Peer {
             inner: Arc::new(Inner {
@@ -315,7 +319,15 @@ impl<S: Side> Peer<S> {
         W: AsyncWrite + Send + Unpin + 'static,
         D: Dispatch<S>,
     {
-        Self::spawn_framed(S::FRAMING, cancel, reader, writer, checker, config, dispatch)
+        Self::spawn_framed(
+            S::FRAMING,
+            cancel,
+            reader,
+            writer,
+            checker,
+            config,
+            dispatch,
+        )
     }
 
     /// [`Peer::spawn_under`] with an explicit framing.
@@ -439,7 +451,11 @@ impl<S: Side> Peer<S> {
             Some(Err(e)) => return Err(SendError::Invalid(e.under("/params"))),
             None => {
                 let why = format!("this side sends no `{method}` notification");
-                return Err(SendError::Invalid(invalid("/method", Rule::UnknownKind, why)));
+                return Err(SendError::Invalid(invalid(
+                    "/method",
+                    Rule::UnknownKind,
+                    why,
+                )));
             }
         };
         self.notify(notification).await
@@ -756,7 +772,9 @@ impl<S: Side> Peer<S> {
         {
             let id = params_member(text, &[rule.id])
                 .and_then(|v| serde_json::from_value::<RequestId>(v).ok());
-            let running = id.as_ref().and_then(|id| lock(&self.inner.running).remove(id));
+            let running = id
+                .as_ref()
+                .and_then(|id| lock(&self.inner.running).remove(id));
             if let (Some(id), Some(running)) = (id, running) {
                 running.cancelled.cancel();
                 running.abort.abort();
