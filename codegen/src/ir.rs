@@ -133,10 +133,28 @@ pub struct Condition {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    Set { memory: String, field: String },
-    Add { memory: String, field: String },
-    Remove { memory: String, field: String },
-    Clear { memory: String },
+    Set {
+        memory: String,
+        field: String,
+    },
+    Add {
+        memory: String,
+        field: String,
+    },
+    Remove {
+        memory: String,
+        field: String,
+    },
+    Clear {
+        memory: String,
+    },
+    /// `{add: <set>, value: <string>, if: [...]}`: adds a constant to a set when every
+    /// condition holds (what a message declared, e.g. one capability of several).
+    AddValue {
+        memory: String,
+        value: String,
+        when: Vec<Condition>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

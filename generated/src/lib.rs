@@ -16,6 +16,9 @@ pub mod external_agents;
 /// Helix <-> Zed external agent
 #[rustfmt::skip]
 pub mod helix_zed;
+/// Model Context Protocol (MCP)
+#[rustfmt::skip]
+pub mod mcp;
 /// Client and server skeletons: transport, framing, validation and sequence checking
 /// around the behaviour a user writes.
 #[rustfmt::skip]
@@ -30,6 +33,8 @@ pub mod skeletons {
     pub mod external_agents;
     /// Helix <-> Zed external agent: both roles.
     pub mod helix_zed;
+    /// Model Context Protocol (MCP): both roles.
+    pub mod mcp;
 }
 /// Every protocol of this crate behind one trait object.
 #[rustfmt::skip]

@@ -6,7 +6,7 @@ use agentwire_runtime::serde_json::Value;
 use agentwire_runtime::Invalid;
 /// Every protocol of this crate, sorted by module name.
 pub fn protocols() -> &'static [&'static dyn Protocol] {
-    &[&Agentloop, &Coven, &Eca, &ExternalAgents, &HelixZed]
+    &[&Agentloop, &Coven, &Eca, &ExternalAgents, &HelixZed, &Mcp]
 }
 /// `agentloop` (AgentLoop) in the registry.
 #[derive(Debug, Clone, Copy)]
@@ -319,6 +319,74 @@ impl Checker for HelixZedChecker {
         match msg.get::<crate::helix_zed::machine::Recorded>() {
             Some(m) => self.0.observe(m.as_message()),
             None => Err(agentwire_runtime::registry::foreign("helix_zed", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
+    }
+}
+/// `mcp` (Model Context Protocol (MCP)) in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Mcp;
+impl Protocol for Mcp {
+    fn name(&self) -> &'static str {
+        "mcp"
+    }
+    fn title(&self) -> &'static str {
+        "Model Context Protocol (MCP)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "server"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::JsonRpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Newline
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        crate::mcp::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("mcp", m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        Some(Box::new(McpChecker(crate::mcp::machine::Checker::new())))
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::mcp::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::mcp::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::mcp::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::mcp::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::mcp::schemars_schema(type_name)
+    }
+}
+/// The `mcp` sequence checker behind `registry::Checker`.
+struct McpChecker(crate::mcp::machine::Checker);
+impl Checker for McpChecker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::mcp::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("mcp", msg)),
         }
     }
     fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {

@@ -211,6 +211,16 @@ fn interpret(p: &Protocol, spec: &LoadedSpec, entries: &[(&'static str, Value)])
                             }
                         }
                     }
+                    Action::AddValue {
+                        memory,
+                        value,
+                        when,
+                    } => {
+                        if when.iter().all(|c| holds(c, &inst, &key)) {
+                            let set = inst.sets.entry(memory.clone()).or_default();
+                            set.insert(value.clone());
+                        }
+                    }
                     Action::Clear { memory } => {
                         inst.values.remove(memory);
                         inst.sets.remove(memory);

@@ -136,3 +136,8 @@ fn eca_traces() {
 fn coven_traces() {
     check_module("coven", |p| run_trace!(coven, p));
 }
+
+#[test]
+fn mcp_traces() {
+    check_module("mcp", |p| run_trace!(mcp, p));
+}

@@ -124,9 +124,22 @@ fn talk_path(spec_dir: &Path, out: &Path) -> Option<String> {
         .then(|| format!("../{}/talk.rs", rel.to_string_lossy().replace('\\', "/")))
 }
 
-/// Regenerates (or checks) every target.
+/// Fetches the pinned registry files every spec folder names (`types: {npm: ...}`) that the
+/// local cache lacks; returns the `<package>@<version>` of each one fetched.
+pub fn fetch(root: &Path) -> Result<Vec<String>, Error> {
+    let mut dirs = Vec::new();
+    for target in targets(root) {
+        dirs.extend(spec_dirs(&target.specs)?);
+    }
+    agentwire_codegen::front::sources::fetch_all(&dirs).map_err(Error::Io)
+}
+
+/// Regenerates (or checks) every target, fetching missing pinned sources first.
 pub fn run(root: &Path, mode: Mode) -> Result<Report, Error> {
     let mut report = Report::default();
+    for fetched in fetch(root)? {
+        report.summaries.push(format!("fetched {fetched}"));
+    }
     for target in targets(root) {
         run_target(root, &target, mode, &mut report)?;
     }
@@ -261,6 +274,7 @@ pub fn check_docs(
     spec_dir: &Path,
     docs_paths: &[PathBuf],
 ) -> Result<Vec<String>, Error> {
+    agentwire_codegen::front::sources::fetch_all(&[spec_dir.to_path_buf()]).map_err(Error::Io)?;
     let spec = agentwire_codegen::front::load::load_spec(spec_dir)
         .map_err(|e| Error::Spec(vec![(spec_dir.to_path_buf(), e)]))?;
     let mut out = Vec::new();

@@ -33,6 +33,23 @@ fn check_docs(root: &std::path::Path, args: &[String]) -> ExitCode {
     }
 }
 
+/// `fetch`: fills the pinned-source cache (gen and check do it too, before they load).
+fn fetch(root: &std::path::Path) -> ExitCode {
+    match gen_all::fetch(root) {
+        Ok(fetched) => {
+            for spec in &fetched {
+                println!("fetched {spec}");
+            }
+            println!("{} source(s) fetched; the rest were cached", fetched.len());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = gen_all::workspace_root();
@@ -40,8 +57,9 @@ fn main() -> ExitCode {
         Some("gen") => gen_all::Mode::Write,
         Some("check") => gen_all::Mode::Check,
         Some("check-docs") => return check_docs(&root, &args[1..]),
+        Some("fetch") => return fetch(&root),
         _ => {
-            eprintln!("usage: cargo xtask <gen|check|check-docs>");
+            eprintln!("usage: cargo xtask <gen|check|check-docs|fetch>");
             eprintln!(
                 "  gen         regenerate generated/ (and the docs' state diagrams) from spec/"
             );
@@ -50,6 +68,9 @@ fn main() -> ExitCode {
             );
             eprintln!(
                 "  check-docs --spec <spec dir> <doc.md>...   check any Markdown file against a spec"
+            );
+            eprintln!(
+                "  fetch       fetch the pinned registry files spec/ names into the local cache"
             );
             return ExitCode::from(2);
         }

@@ -760,7 +760,7 @@ fn transition_body(
     }
     for (ai, a) in t.actions.iter().enumerate() {
         if !fused.iter().any(|(_, x)| *x == ai) {
-            out.push(action(a, k, reads)?);
+            out.push(action(a, k, reads, m)?);
         }
     }
     Ok(quote!(#(#out)*))
@@ -963,8 +963,30 @@ fn condition(
     })
 }
 
-fn action(a: &Action, k: &KindInfo, reads: &mut Reads<'_>) -> Result<TokenStream, String> {
+fn action(
+    a: &Action,
+    k: &KindInfo,
+    reads: &mut Reads<'_>,
+    m: &Machine,
+) -> Result<TokenStream, String> {
     Ok(match a {
+        Action::AddValue {
+            memory,
+            value,
+            when,
+        } => {
+            let ident = format_ident!("{memory}");
+            let conds = when
+                .iter()
+                .map(|c| condition(c, k, reads, m))
+                .collect::<Result<Vec<_>, _>>()?;
+            let insert = quote!(inst.#ident.insert(#value.to_owned()););
+            match conds.as_slice() {
+                [] => insert,
+                [one] => quote!(if #one { #insert }),
+                many => quote!(if #((#many))&&* { #insert }),
+            }
+        }
         Action::Set { memory, field } => {
             let read = reads.call(k, field)?;
             let ident = format_ident!("{memory}");

@@ -39,9 +39,12 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     let mut errors = SpecErrors::default();
     check_folder_name(dir, &yaml, &pf, &mut errors);
     let types_rel = pf.types_file.value.clone();
-    let mut files = vec![yaml_path, dir.join(&types_rel)];
+    let Some(types_dir) = types_dir(dir, &yaml, &pf, &mut errors) else {
+        return Err(errors);
+    };
+    let mut files = vec![yaml_path, types_dir.join(&types_rel)];
     files.dedup();
-    let Some(loaded) = load_types(dir, &yaml, &pf, &mut errors) else {
+    let Some(loaded) = load_types(&types_dir, &yaml, &pf, &mut errors) else {
         return Err(errors);
     };
     let mut protocol = protocol_of(&pf, loaded.types, types_rel, loaded.package);
@@ -90,6 +93,59 @@ fn check_folder_name(dir: &Path, yaml: &SourceFile, pf: &ProtocolFile, errors: &
                 pf.module.value
             ),
         ));
+    }
+}
+
+/// The folder `types:` is relative to: the spec folder, or for a pinned registry file the
+/// unpacked package in the local cache (checked against its hash; never fetched here).
+fn types_dir(
+    dir: &Path,
+    yaml: &SourceFile,
+    pf: &ProtocolFile,
+    errors: &mut SpecErrors,
+) -> Option<PathBuf> {
+    use crate::front::sources::{CacheError, cache_root, cached};
+    let Some(pin) = &pf.types_pin else {
+        return Some(dir.to_path_buf());
+    };
+    let root = cache_root(dir);
+    let at = span_of(yaml, &pf.types_file.referenced);
+    match cached(pin, &root) {
+        Ok(_) => Some(pin.package_dir(&root)),
+        Err(CacheError::Missing(path)) => {
+            errors.push(
+                SpecError::at(
+                    yaml,
+                    at,
+                    format!(
+                        "{} `{}` is not fetched yet (looked for {})",
+                        pin.spec(),
+                        pin.file,
+                        path.display()
+                    ),
+                )
+                .with_help(pin.fetch_help(&root)),
+            );
+            None
+        }
+        Err(CacheError::Mismatch { path, actual }) => {
+            errors.push(
+                SpecError::at(
+                    yaml,
+                    at,
+                    format!(
+                        "{} has SHA-256 {actual}, but `types:` pins {}",
+                        path.display(),
+                        pin.sha256
+                    ),
+                )
+                .with_help(format!(
+                    "delete {} and fetch again; if the package really changed, check it and update the pin",
+                    pin.package_dir(&root).display()
+                )),
+            );
+            None
+        }
     }
 }
 

@@ -156,6 +156,11 @@ struct RawAction {
     remove: Option<String>,
     clear: Option<String>,
     field: Option<String>,
+    /// With `add`: the constant to add instead of a field's value.
+    value: Option<String>,
+    /// With `add` and `value`: add only when every condition holds.
+    #[serde(default, rename = "if")]
+    when: Vec<Spanned<RawCondition>>,
 }
 
 /// Parses `role.kind` / `role.*`.
@@ -288,7 +293,17 @@ impl Ctx<'_> {
     fn action(&mut self, a: &Spanned<RawAction>) -> Option<Action> {
         let r = &a.value;
         let field = || r.field.clone();
+        if let (Some(m), Some(v), None) = (&r.add, &r.value, &r.field) {
+            let when = r.when.iter().filter_map(|c| self.condition(c)).collect();
+            return Some(Action::AddValue {
+                memory: m.clone(),
+                value: v.clone(),
+                when,
+            });
+        }
+        let plain = r.value.is_none() && r.when.is_empty();
         let act = match (&r.set, &r.add, &r.remove, &r.clear) {
+            _ if !plain => None,
             (Some(m), None, None, None) => field().map(|f| Action::Set {
                 memory: m.clone(),
                 field: f,
@@ -309,7 +324,7 @@ impl Ctx<'_> {
         if act.is_none() {
             self.err(
                 &a.referenced,
-                "an action is one of {set|add|remove: <memory>, field: <path>} or {clear: <memory>}",
+                "an action is one of {set|add|remove: <memory>, field: <path>}, {add: <set>, value: <string>, if: [<conditions>]} or {clear: <memory>}",
             );
         }
         act

@@ -13,5 +13,6 @@ pub mod proto_lower;
 pub mod protocol;
 pub mod rename;
 pub mod skeleton;
+pub mod sources;
 pub mod tags;
 pub mod ts;

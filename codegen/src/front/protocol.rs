@@ -24,6 +24,9 @@ pub struct ProtocolFile {
     /// Other names documents use for a role (`role_aliases`), by role.
     pub role_aliases: std::collections::BTreeMap<String, Vec<String>>,
     pub types_file: Spanned<String>,
+    /// Set when `types:` names a registry package's file instead of a file of the folder;
+    /// `types_file` is then the path inside the package.
+    pub types_pin: Option<crate::front::sources::Pin>,
     pub channels: Vec<(Channel, Location)>,
     pub messages: Vec<(MessageKind, Location, Location)>,
     pub methods: Vec<(Method, MethodLocations)>,
@@ -56,7 +59,7 @@ struct Raw {
     roles: Vec<Spanned<String>>,
     #[serde(default)]
     role_aliases: std::collections::BTreeMap<String, Vec<String>>,
-    types: Spanned<String>,
+    types: Spanned<RawTypes>,
     #[serde(default)]
     channels: Vec<RawChannel>,
     #[serde(default)]
@@ -75,6 +78,14 @@ struct Raw {
     features: Vec<RawFeature>,
     #[serde(default)]
     events: Vec<RawEvent>,
+}
+
+/// `types:` is a file of the spec folder or a pinned file of a registry package.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawTypes {
+    File(String),
+    Pinned(crate::front::sources::RawPin),
 }
 
 #[derive(Deserialize)]
@@ -338,6 +349,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
                    (see spec/README.md)";
         cx.err(&raw.transport.kind.referenced, msg.to_owned());
     }
+    let (types_file, types_pin) = types_of(raw.types, &mut cx);
     let Checker { roles, errors, .. } = cx;
     errors.finish(ProtocolFile {
         transport_at: raw.transport.kind.referenced,
@@ -358,7 +370,8 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         },
         roles,
         role_aliases: raw.role_aliases,
-        types_file: raw.types,
+        types_file,
+        types_pin,
         channels,
         messages,
         methods,
@@ -366,6 +379,29 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         features,
         events,
     })
+}
+
+/// The `types:` value as a path (a folder file, or the file inside a pinned package) and the
+/// pin, if any; a pin that breaks a rule is an error at `types:`.
+fn types_of(
+    types: Spanned<RawTypes>,
+    cx: &mut Checker<'_>,
+) -> (Spanned<String>, Option<crate::front::sources::Pin>) {
+    let Spanned {
+        value,
+        referenced,
+        defined,
+    } = types;
+    match value {
+        RawTypes::File(file) => (Spanned::new(file, referenced, defined), None),
+        RawTypes::Pinned(raw) => {
+            let file = raw.file.clone();
+            let pin = crate::front::sources::Pin::from_raw(raw)
+                .map_err(|msg| cx.err(&referenced, msg))
+                .ok();
+            (Spanned::new(file, referenced, defined), pin)
+        }
+    }
 }
 
 fn origin(loc: &Location) -> Origin {

@@ -105,6 +105,10 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
                     Action::Add { memory, field } | Action::Remove { memory, field } => {
                         (memory, Some(field), MemoryKind::Set)
                     }
+                    Action::AddValue { memory, when, .. } => {
+                        check_conditions(&mut errors, when, &kinds);
+                        (memory, None, MemoryKind::Set)
+                    }
                     Action::Clear { memory } => (
                         memory,
                         None,

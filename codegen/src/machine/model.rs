@@ -396,6 +396,13 @@ fn machine_paths(machines: &[Machine], model: &Model) -> Vec<(KindInfo, String)>
                     Action::Set { field, .. }
                     | Action::Add { field, .. }
                     | Action::Remove { field, .. } => add(&t.on, field),
+                    Action::AddValue { when, .. } => {
+                        for c in when {
+                            if let Subject::Field(f) = &c.subject {
+                                add(&t.on, f);
+                            }
+                        }
+                    }
                     Action::Clear { .. } => {}
                 }
             }

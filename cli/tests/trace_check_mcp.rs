@@ -1,0 +1,90 @@
+//! `agentwire trace check --protocol mcp` on a recorded MCP session (the TypeScript SDK's
+//! client against the example server): it passes as recorded, and a response is typed by the
+//! request it answers, so a result that breaks that request's result type, or an answer under
+//! the string id `"2"` to the request with the number id `2`, is reported.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn recorded() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("tests/fixtures/mcp/traces/sdk_client_session.jsonl")
+}
+
+/// Runs the binary on `file` and returns (exit status, stdout, stderr).
+fn check(file: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .args(["trace", "check", "--protocol", "mcp"])
+        .arg(file)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().expect("exited normally"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The recorded session with line `line` (1-based) changed by `edit`, written to `dir`.
+fn edited(dir: &Path, line: usize, edit: impl Fn(&mut Value)) -> PathBuf {
+    let text = std::fs::read_to_string(recorded()).unwrap();
+    let mut out = String::new();
+    for (n, l) in text.lines().enumerate() {
+        let mut v: Value = serde_json::from_str(l).unwrap();
+        if n + 1 == line {
+            edit(&mut v);
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    let path = dir.join("edited.jsonl");
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+#[test]
+fn the_recorded_session_passes() {
+    let (code, stdout, stderr) = check(&recorded());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "ok: 30 message(s) in 1 stream(s), 14 sequence instance(s), protocol mcp"
+    );
+}
+
+#[test]
+fn a_result_is_typed_by_its_request() {
+    let dir = tempfile::tempdir().unwrap();
+    // Line 7 answers `tools/call` (id 2): its content blocks are CallToolResult's.
+    let file = edited(dir.path(), 7, |v| {
+        v["message"]["result"]["content"][0]["type"] = "bogus".into();
+    });
+    let (code, stdout, _) = check(&file);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "edited.jsonl:line 7: /message/result/content/0/type: unknown `type` value `bogus`"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_answer_under_the_string_id_is_not_the_answer_to_the_number_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = edited(dir.path(), 7, |v| v["message"]["id"] = "2".into());
+    let (code, stdout, _) = check(&file);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("line 7: client_request \"2\" in state idle: got server.response"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("end of stream: client_request 2 in state pending"),
+        "{stdout}"
+    );
+}
