@@ -147,6 +147,8 @@ impl agentwire_runtime::Validate for Annotations {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "audio")]
+#[cfg_attr(feature = "schemars", schemars(rename = "AudioContent"))]
 pub struct AudioContent {
     /// The base64-encoded audio data.
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "byte")))]
@@ -179,6 +181,100 @@ pub struct AudioContent {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
 }
+impl AudioContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<Annotations> = None;
+        let mut f3: Option<
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        > = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "data" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "mimeType" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "mimeType",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "annotations" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "annotations",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "_meta" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "audio" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `audio`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(AudioContent {
+            data: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "data",
+                ))?,
+            mime_type: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "mimeType",
+                ))?,
+            annotations: f2,
+            meta: f3,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for AudioContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -194,78 +290,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AudioContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<AudioContent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<Annotations> = None;
-                let mut f3: Option<
-                    ::std::collections::BTreeMap<
-                        String,
-                        agentwire_runtime::serde_json::Value,
-                    >,
-                > = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "data" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "annotations" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "_meta" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "_meta",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(AudioContent {
-                    data: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "data",
-                        ))?,
-                    mime_type: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "mimeType",
-                        ))?,
-                    annotations: f2,
-                    meta: f3,
-                })
+                AudioContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -674,10 +701,97 @@ impl agentwire_runtime::Validate for BooleanSchemaType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "tools/call")]
+#[cfg_attr(feature = "schemars", schemars(rename = "CallToolRequest"))]
 pub struct CallToolRequest {
     pub params: CallToolRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl CallToolRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<CallToolRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "tools/call" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `tools/call`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(CallToolRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -694,64 +808,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<CallToolRequest, A::Error> {
-                let mut f0: Option<CallToolRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(CallToolRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                CallToolRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -962,6 +1021,9 @@ pub struct CallToolResult {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "bool"))]
     pub is_error: Option<bool>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -994,6 +1056,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolResult {
                     >,
                 > = None;
                 let mut f3: Option<bool> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -1039,9 +1104,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolResult {
                             f3 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -1053,6 +1118,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolResult {
                         ))?,
                     structured_content: f2,
                     is_error: f3,
+                    extra: extra,
                 })
             }
         }
@@ -1078,10 +1144,97 @@ impl agentwire_runtime::Validate for CallToolResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "tasks/cancel")]
+#[cfg_attr(feature = "schemars", schemars(rename = "CancelTaskRequest"))]
 pub struct CancelTaskRequest {
     pub params: CancelTaskRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl CancelTaskRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<CancelTaskRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "tasks/cancel" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `tasks/cancel`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(CancelTaskRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1098,64 +1251,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<CancelTaskRequest, A::Error> {
-                let mut f0: Option<CancelTaskRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(CancelTaskRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                CancelTaskRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -1298,6 +1396,9 @@ pub struct CancelTaskResult {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "f64"))]
     pub poll_interval: Option<f64>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1329,6 +1430,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskResult {
                 let mut f5: Option<String> = None;
                 let mut f6: Option<Option<f64>> = None;
                 let mut f7: Option<f64> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -1412,9 +1516,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskResult {
                             f7 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -1442,6 +1546,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskResult {
                             "ttl",
                         ))?,
                     poll_interval: f7,
+                    extra: extra,
                 })
             }
         }
@@ -1467,9 +1572,85 @@ impl agentwire_runtime::Validate for CancelTaskResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/cancelled")]
+#[cfg_attr(feature = "schemars", schemars(rename = "CancelledNotification"))]
 pub struct CancelledNotification {
     pub params: CancelledNotificationParams,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl CancelledNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<CancelledNotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/cancelled" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/cancelled`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(CancelledNotification {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelledNotification {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -1486,51 +1667,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelledNotification {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<CancelledNotification, A::Error> {
-                let mut f0: Option<CancelledNotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(CancelledNotification {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                CancelledNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -2542,19 +2681,19 @@ impl agentwire_runtime::Validate for ClientCapabilitiesTasksRequestsSampling {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "method")]
+#[cfg_attr(feature = "schemars", serde(tag = "method"))]
 pub enum ClientNotificationType {
-    #[serde(rename = "notifications/cancelled")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/cancelled"))]
     NotificationsCancelled(CancelledNotification),
-    #[serde(rename = "notifications/progress")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/progress"))]
     NotificationsProgress(ProgressNotification),
-    #[serde(rename = "notifications/initialized")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/initialized"))]
     NotificationsInitialized(InitializedNotification),
-    #[serde(rename = "notifications/roots/list_changed")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/roots/list_changed"))]
     NotificationsRootsListChanged(RootsListChangedNotification),
-    #[serde(rename = "notifications/tasks/status")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/tasks/status"))]
     NotificationsTasksStatus(TaskStatusNotification),
 }
 impl ClientNotificationType {
@@ -2568,6 +2707,30 @@ impl ClientNotificationType {
             Self::NotificationsInitialized(_) => "notifications/initialized",
             Self::NotificationsRootsListChanged(_) => "notifications/roots/list_changed",
             Self::NotificationsTasksStatus(_) => "notifications/tasks/status",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ClientNotificationType {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::NotificationsCancelled(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsProgress(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsInitialized(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsRootsListChanged(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsTasksStatus(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
         }
     }
 }
@@ -2593,22 +2756,23 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ClientNotificationType
     ) -> Result<Self, M::Error> {
         match kind {
             "notifications/cancelled" => {
-                agentwire_runtime::tagged::variant(rest)
+                CancelledNotification::__read(rest, false)
                     .map(Self::NotificationsCancelled)
             }
             "notifications/progress" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::NotificationsProgress)
+                ProgressNotification::__read(rest, false)
+                    .map(Self::NotificationsProgress)
             }
             "notifications/initialized" => {
-                agentwire_runtime::tagged::variant(rest)
+                InitializedNotification::__read(rest, false)
                     .map(Self::NotificationsInitialized)
             }
             "notifications/roots/list_changed" => {
-                agentwire_runtime::tagged::variant(rest)
+                RootsListChangedNotification::__read(rest, false)
                     .map(Self::NotificationsRootsListChanged)
             }
             "notifications/tasks/status" => {
-                agentwire_runtime::tagged::variant(rest)
+                TaskStatusNotification::__read(rest, false)
                     .map(Self::NotificationsTasksStatus)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
@@ -2630,43 +2794,43 @@ impl agentwire_runtime::Validate for ClientNotificationType {
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "method")]
+#[cfg_attr(feature = "schemars", serde(tag = "method"))]
 pub enum ClientRequestType {
-    #[serde(rename = "ping")]
+    #[cfg_attr(feature = "schemars", serde(rename = "ping"))]
     Ping(PingRequest),
-    #[serde(rename = "initialize")]
+    #[cfg_attr(feature = "schemars", serde(rename = "initialize"))]
     Initialize(InitializeRequest),
-    #[serde(rename = "completion/complete")]
+    #[cfg_attr(feature = "schemars", serde(rename = "completion/complete"))]
     CompletionComplete(CompleteRequest),
-    #[serde(rename = "logging/setLevel")]
+    #[cfg_attr(feature = "schemars", serde(rename = "logging/setLevel"))]
     LoggingSetLevel(SetLevelRequest),
-    #[serde(rename = "prompts/get")]
+    #[cfg_attr(feature = "schemars", serde(rename = "prompts/get"))]
     PromptsGet(GetPromptRequest),
-    #[serde(rename = "prompts/list")]
+    #[cfg_attr(feature = "schemars", serde(rename = "prompts/list"))]
     PromptsList(ListPromptsRequest),
-    #[serde(rename = "resources/list")]
+    #[cfg_attr(feature = "schemars", serde(rename = "resources/list"))]
     ResourcesList(ListResourcesRequest),
-    #[serde(rename = "resources/templates/list")]
+    #[cfg_attr(feature = "schemars", serde(rename = "resources/templates/list"))]
     ResourcesTemplatesList(ListResourceTemplatesRequest),
-    #[serde(rename = "resources/read")]
+    #[cfg_attr(feature = "schemars", serde(rename = "resources/read"))]
     ResourcesRead(ReadResourceRequest),
-    #[serde(rename = "resources/subscribe")]
+    #[cfg_attr(feature = "schemars", serde(rename = "resources/subscribe"))]
     ResourcesSubscribe(SubscribeRequest),
-    #[serde(rename = "resources/unsubscribe")]
+    #[cfg_attr(feature = "schemars", serde(rename = "resources/unsubscribe"))]
     ResourcesUnsubscribe(UnsubscribeRequest),
-    #[serde(rename = "tools/call")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tools/call"))]
     ToolsCall(CallToolRequest),
-    #[serde(rename = "tools/list")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tools/list"))]
     ToolsList(ListToolsRequest),
-    #[serde(rename = "tasks/get")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tasks/get"))]
     TasksGet(GetTaskRequest),
-    #[serde(rename = "tasks/result")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tasks/result"))]
     TasksResult(GetTaskPayloadRequest),
-    #[serde(rename = "tasks/list")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tasks/list"))]
     TasksList(ListTasksRequest),
-    #[serde(rename = "tasks/cancel")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tasks/cancel"))]
     TasksCancel(CancelTaskRequest),
 }
 impl ClientRequestType {
@@ -2692,6 +2856,46 @@ impl ClientRequestType {
             Self::TasksResult(_) => "tasks/result",
             Self::TasksList(_) => "tasks/list",
             Self::TasksCancel(_) => "tasks/cancel",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ClientRequestType {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Ping(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Initialize(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::CompletionComplete(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::LoggingSetLevel(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::PromptsGet(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::PromptsList(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ResourcesList(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ResourcesTemplatesList(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ResourcesRead(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ResourcesSubscribe(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ResourcesUnsubscribe(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::ToolsCall(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ToolsList(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::TasksGet(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::TasksResult(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::TasksList(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::TasksCancel(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -2728,47 +2932,43 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ClientRequestType {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "ping" => agentwire_runtime::tagged::variant(rest).map(Self::Ping),
-            "initialize" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::Initialize)
-            }
+            "ping" => PingRequest::__read(rest, false).map(Self::Ping),
+            "initialize" => InitializeRequest::__read(rest, false).map(Self::Initialize),
             "completion/complete" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::CompletionComplete)
+                CompleteRequest::__read(rest, false).map(Self::CompletionComplete)
             }
             "logging/setLevel" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::LoggingSetLevel)
+                SetLevelRequest::__read(rest, false).map(Self::LoggingSetLevel)
             }
-            "prompts/get" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::PromptsGet)
-            }
+            "prompts/get" => GetPromptRequest::__read(rest, false).map(Self::PromptsGet),
             "prompts/list" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::PromptsList)
+                ListPromptsRequest::__read(rest, false).map(Self::PromptsList)
             }
             "resources/list" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ResourcesList)
+                ListResourcesRequest::__read(rest, false).map(Self::ResourcesList)
             }
             "resources/templates/list" => {
-                agentwire_runtime::tagged::variant(rest)
+                ListResourceTemplatesRequest::__read(rest, false)
                     .map(Self::ResourcesTemplatesList)
             }
             "resources/read" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ResourcesRead)
+                ReadResourceRequest::__read(rest, false).map(Self::ResourcesRead)
             }
             "resources/subscribe" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ResourcesSubscribe)
+                SubscribeRequest::__read(rest, false).map(Self::ResourcesSubscribe)
             }
             "resources/unsubscribe" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ResourcesUnsubscribe)
+                UnsubscribeRequest::__read(rest, false).map(Self::ResourcesUnsubscribe)
             }
-            "tools/call" => agentwire_runtime::tagged::variant(rest).map(Self::ToolsCall),
-            "tools/list" => agentwire_runtime::tagged::variant(rest).map(Self::ToolsList),
-            "tasks/get" => agentwire_runtime::tagged::variant(rest).map(Self::TasksGet),
+            "tools/call" => CallToolRequest::__read(rest, false).map(Self::ToolsCall),
+            "tools/list" => ListToolsRequest::__read(rest, false).map(Self::ToolsList),
+            "tasks/get" => GetTaskRequest::__read(rest, false).map(Self::TasksGet),
             "tasks/result" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::TasksResult)
+                GetTaskPayloadRequest::__read(rest, false).map(Self::TasksResult)
             }
-            "tasks/list" => agentwire_runtime::tagged::variant(rest).map(Self::TasksList),
+            "tasks/list" => ListTasksRequest::__read(rest, false).map(Self::TasksList),
             "tasks/cancel" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::TasksCancel)
+                CancelTaskRequest::__read(rest, false).map(Self::TasksCancel)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
@@ -2860,10 +3060,97 @@ impl agentwire_runtime::Validate for ClientResultType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "completion/complete")]
+#[cfg_attr(feature = "schemars", schemars(rename = "CompleteRequest"))]
 pub struct CompleteRequest {
     pub params: CompleteRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl CompleteRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<CompleteRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "completion/complete" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `completion/complete`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(CompleteRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -2880,64 +3167,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<CompleteRequest, A::Error> {
-                let mut f0: Option<CompleteRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(CompleteRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                CompleteRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -3219,13 +3451,13 @@ impl agentwire_runtime::Validate for CompleteRequestParamsContext {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum CompleteRequestParamsRef {
-    #[serde(rename = "ref/prompt")]
+    #[cfg_attr(feature = "schemars", serde(rename = "ref/prompt"))]
     RefPrompt(PromptReference),
-    #[serde(rename = "ref/resource")]
+    #[cfg_attr(feature = "schemars", serde(rename = "ref/resource"))]
     RefResource(ResourceTemplateReference),
 }
 impl CompleteRequestParamsRef {
@@ -3236,6 +3468,17 @@ impl CompleteRequestParamsRef {
         match self {
             Self::RefPrompt(_) => "ref/prompt",
             Self::RefResource(_) => "ref/resource",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for CompleteRequestParamsRef {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::RefPrompt(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::RefResource(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -3254,9 +3497,9 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for CompleteRequestParamsR
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "ref/prompt" => agentwire_runtime::tagged::variant(rest).map(Self::RefPrompt),
+            "ref/prompt" => PromptReference::__read(rest, false).map(Self::RefPrompt),
             "ref/resource" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::RefResource)
+                ResourceTemplateReference::__read(rest, false).map(Self::RefResource)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
@@ -3296,6 +3539,9 @@ pub struct CompleteResult {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
     pub completion: CompleteResultCompletion,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3321,6 +3567,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteResult {
                     >,
                 > = None;
                 let mut f1: Option<CompleteResultCompletion> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -3346,9 +3595,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteResult {
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -3358,6 +3607,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "completion",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -3477,19 +3727,19 @@ impl agentwire_runtime::Validate for CompleteResultCompletion {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum ContentBlock {
-    #[serde(rename = "text")]
+    #[cfg_attr(feature = "schemars", serde(rename = "text"))]
     Text(TextContent),
-    #[serde(rename = "image")]
+    #[cfg_attr(feature = "schemars", serde(rename = "image"))]
     Image(ImageContent),
-    #[serde(rename = "audio")]
+    #[cfg_attr(feature = "schemars", serde(rename = "audio"))]
     Audio(AudioContent),
-    #[serde(rename = "resource_link")]
+    #[cfg_attr(feature = "schemars", serde(rename = "resource_link"))]
     ResourceLink(ResourceLink),
-    #[serde(rename = "resource")]
+    #[cfg_attr(feature = "schemars", serde(rename = "resource"))]
     Resource(EmbeddedResource),
 }
 impl ContentBlock {
@@ -3503,6 +3753,20 @@ impl ContentBlock {
             Self::Audio(_) => "audio",
             Self::ResourceLink(_) => "resource_link",
             Self::Resource(_) => "resource",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ContentBlock {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Text(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Image(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Audio(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ResourceLink(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Resource(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -3527,13 +3791,11 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ContentBlock {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "text" => agentwire_runtime::tagged::variant(rest).map(Self::Text),
-            "image" => agentwire_runtime::tagged::variant(rest).map(Self::Image),
-            "audio" => agentwire_runtime::tagged::variant(rest).map(Self::Audio),
-            "resource_link" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ResourceLink)
-            }
-            "resource" => agentwire_runtime::tagged::variant(rest).map(Self::Resource),
+            "text" => TextContent::__read(rest, false).map(Self::Text),
+            "image" => ImageContent::__read(rest, false).map(Self::Image),
+            "audio" => AudioContent::__read(rest, false).map(Self::Audio),
+            "resource_link" => ResourceLink::__read(rest, false).map(Self::ResourceLink),
+            "resource" => EmbeddedResource::__read(rest, false).map(Self::Resource),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -3557,10 +3819,97 @@ impl agentwire_runtime::Validate for ContentBlock {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "sampling/createMessage")]
+#[cfg_attr(feature = "schemars", schemars(rename = "CreateMessageRequest"))]
 pub struct CreateMessageRequest {
     pub params: CreateMessageRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl CreateMessageRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<CreateMessageRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "sampling/createMessage" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `sampling/createMessage`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(CreateMessageRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -3577,64 +3926,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<CreateMessageRequest, A::Error> {
-                let mut f0: Option<CreateMessageRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(CreateMessageRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                CreateMessageRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -4082,6 +4376,9 @@ pub struct CreateMessageResult {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "CreateMessageResultStopReason"))]
     pub stop_reason: Option<CreateMessageResultStopReason>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -4110,6 +4407,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageResult {
                 let mut f2: Option<SamplingMessageContent> = None;
                 let mut f3: Option<String> = None;
                 let mut f4: Option<CreateMessageResultStopReason> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -4163,9 +4463,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageResult {
                             f4 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -4184,6 +4484,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageResult {
                             "model",
                         ))?,
                     stop_reason: f4,
+                    extra: extra,
                 })
             }
         }
@@ -4304,6 +4605,9 @@ pub struct CreateTaskResult {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
     pub task: Task,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateTaskResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -4329,6 +4633,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateTaskResult {
                     >,
                 > = None;
                 let mut f1: Option<Task> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -4352,9 +4659,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateTaskResult {
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -4364,6 +4671,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateTaskResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "task",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -4383,10 +4691,97 @@ pub type Cursor = String;
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "elicitation/create")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ElicitRequest"))]
 pub struct ElicitRequest {
     pub params: ElicitRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl ElicitRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ElicitRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "elicitation/create" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `elicitation/create`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ElicitRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -4403,64 +4798,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ElicitRequest, A::Error> {
-                let mut f0: Option<ElicitRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ElicitRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ElicitRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -5092,6 +5432,9 @@ pub struct ElicitResult {
         schemars(with = "::std::collections::BTreeMap<String,ElicitResultContentValue>")
     )]
     pub content: Option<::std::collections::BTreeMap<String, ElicitResultContentValue>>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -5120,6 +5463,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitResult {
                 let mut f2: Option<
                     ::std::collections::BTreeMap<String, ElicitResultContentValue>,
                 > = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -5155,9 +5501,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitResult {
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -5168,6 +5514,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitResult {
                             "action",
                         ))?,
                     content: f2,
+                    extra: extra,
                 })
             }
         }
@@ -5261,9 +5608,85 @@ impl agentwire_runtime::Validate for ElicitResultContentValue {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/elicitation/complete")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ElicitationCompleteNotification"))]
 pub struct ElicitationCompleteNotification {
     pub params: ElicitationCompleteNotificationParams,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl ElicitationCompleteNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ElicitationCompleteNotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/elicitation/complete" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/elicitation/complete`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ElicitationCompleteNotification {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de>
 for ElicitationCompleteNotification {
@@ -5281,51 +5704,9 @@ for ElicitationCompleteNotification {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ElicitationCompleteNotification, A::Error> {
-                let mut f0: Option<ElicitationCompleteNotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ElicitationCompleteNotification {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                ElicitationCompleteNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -5411,6 +5792,8 @@ impl agentwire_runtime::Validate for ElicitationCompleteNotificationParams {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "resource")]
+#[cfg_attr(feature = "schemars", schemars(rename = "EmbeddedResource"))]
 pub struct EmbeddedResource {
     pub resource: EmbeddedResourceResource,
     /// Optional annotations for the client.
@@ -5438,6 +5821,87 @@ pub struct EmbeddedResource {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
 }
+impl EmbeddedResource {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<EmbeddedResourceResource> = None;
+        let mut f1: Option<Annotations> = None;
+        let mut f2: Option<
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        > = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "resource" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "resource",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "annotations" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "annotations",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "_meta" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "resource" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `resource`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(EmbeddedResource {
+            resource: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "resource",
+                ))?,
+            annotations: f1,
+            meta: f2,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResource {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -5453,65 +5917,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResource {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<EmbeddedResource, A::Error> {
-                let mut f0: Option<EmbeddedResourceResource> = None;
-                let mut f1: Option<Annotations> = None;
-                let mut f2: Option<
-                    ::std::collections::BTreeMap<
-                        String,
-                        agentwire_runtime::serde_json::Value,
-                    >,
-                > = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "resource" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "resource",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "annotations" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "_meta" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "_meta",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(EmbeddedResource {
-                    resource: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "resource",
-                        ))?,
-                    annotations: f1,
-                    meta: f2,
-                })
+                EmbeddedResource::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -5713,10 +6121,97 @@ impl agentwire_runtime::Validate for Error {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "prompts/get")]
+#[cfg_attr(feature = "schemars", schemars(rename = "GetPromptRequest"))]
 pub struct GetPromptRequest {
     pub params: GetPromptRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl GetPromptRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<GetPromptRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "prompts/get" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `prompts/get`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(GetPromptRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -5733,64 +6228,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<GetPromptRequest, A::Error> {
-                let mut f0: Option<GetPromptRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(GetPromptRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                GetPromptRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -5940,6 +6380,9 @@ pub struct GetPromptResult {
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub description: Option<String>,
     pub messages: Vec<PromptMessage>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -5966,6 +6409,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptResult {
                 > = None;
                 let mut f1: Option<String> = None;
                 let mut f2: Option<Vec<PromptMessage>> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -6001,9 +6447,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptResult {
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -6014,6 +6460,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "messages",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -6039,10 +6486,97 @@ impl agentwire_runtime::Validate for GetPromptResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "tasks/result")]
+#[cfg_attr(feature = "schemars", schemars(rename = "GetTaskPayloadRequest"))]
 pub struct GetTaskPayloadRequest {
     pub params: GetTaskPayloadRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl GetTaskPayloadRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<GetTaskPayloadRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "tasks/result" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `tasks/result`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(GetTaskPayloadRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -6059,64 +6593,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<GetTaskPayloadRequest, A::Error> {
-                let mut f0: Option<GetTaskPayloadRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(GetTaskPayloadRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                GetTaskPayloadRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -6217,6 +6696,9 @@ pub struct GetTaskPayloadResult {
     pub meta: Option<
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -6241,6 +6723,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadResult {
                         agentwire_runtime::serde_json::Value,
                     >,
                 > = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -6256,13 +6741,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadResult {
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
-                Ok(GetTaskPayloadResult { meta: f0 })
+                Ok(GetTaskPayloadResult {
+                    meta: f0,
+                    extra: extra,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -6279,10 +6767,97 @@ impl agentwire_runtime::Validate for GetTaskPayloadResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "tasks/get")]
+#[cfg_attr(feature = "schemars", schemars(rename = "GetTaskRequest"))]
 pub struct GetTaskRequest {
     pub params: GetTaskRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl GetTaskRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<GetTaskRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "tasks/get" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `tasks/get`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(GetTaskRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -6299,64 +6874,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<GetTaskRequest, A::Error> {
-                let mut f0: Option<GetTaskRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(GetTaskRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                GetTaskRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -6499,6 +7019,9 @@ pub struct GetTaskResult {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "f64"))]
     pub poll_interval: Option<f64>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -6530,6 +7053,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskResult {
                 let mut f5: Option<String> = None;
                 let mut f6: Option<Option<f64>> = None;
                 let mut f7: Option<f64> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -6613,9 +7139,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskResult {
                             f7 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -6643,6 +7169,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskResult {
                             "ttl",
                         ))?,
                     poll_interval: f7,
+                    extra: extra,
                 })
             }
         }
@@ -6930,6 +7457,8 @@ impl agentwire_runtime::Validate for Icons {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "image")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ImageContent"))]
 pub struct ImageContent {
     /// The base64-encoded image data.
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "byte")))]
@@ -6962,6 +7491,100 @@ pub struct ImageContent {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
 }
+impl ImageContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<Annotations> = None;
+        let mut f3: Option<
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        > = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "data" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "mimeType" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "mimeType",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "annotations" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "annotations",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "_meta" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "image" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `image`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ImageContent {
+            data: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "data",
+                ))?,
+            mime_type: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "mimeType",
+                ))?,
+            annotations: f2,
+            meta: f3,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ImageContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -6977,78 +7600,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ImageContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ImageContent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<Annotations> = None;
-                let mut f3: Option<
-                    ::std::collections::BTreeMap<
-                        String,
-                        agentwire_runtime::serde_json::Value,
-                    >,
-                > = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "data" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "annotations" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "_meta" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "_meta",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ImageContent {
-                    data: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "data",
-                        ))?,
-                    mime_type: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "mimeType",
-                        ))?,
-                    annotations: f2,
-                    meta: f3,
-                })
+                ImageContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -7271,10 +7825,97 @@ impl agentwire_runtime::Validate for Implementation {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "initialize")]
+#[cfg_attr(feature = "schemars", schemars(rename = "InitializeRequest"))]
 pub struct InitializeRequest {
     pub params: InitializeRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl InitializeRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<InitializeRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "initialize" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `initialize`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(InitializeRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -7291,64 +7932,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<InitializeRequest, A::Error> {
-                let mut f0: Option<InitializeRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(InitializeRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                InitializeRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -7534,6 +8120,9 @@ pub struct InitializeResult {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub instructions: Option<String>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -7562,6 +8151,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResult {
                 let mut f2: Option<ServerCapabilities> = None;
                 let mut f3: Option<Implementation> = None;
                 let mut f4: Option<String> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -7617,9 +8209,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResult {
                             f4 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -7638,6 +8230,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResult {
                             "serverInfo",
                         ))?,
                     instructions: f4,
+                    extra: extra,
                 })
             }
         }
@@ -7663,6 +8256,8 @@ impl agentwire_runtime::Validate for InitializeResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/initialized")]
+#[cfg_attr(feature = "schemars", schemars(rename = "InitializedNotification"))]
 pub struct InitializedNotification {
     #[serde(
         default,
@@ -7672,6 +8267,77 @@ pub struct InitializedNotification {
     #[cfg_attr(feature = "schemars", schemars(with = "NotificationParams"))]
     pub params: Option<NotificationParams>,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl InitializedNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<NotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/initialized" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/initialized`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(InitializedNotification {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializedNotification {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -7688,48 +8354,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializedNotification
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<InitializedNotification, A::Error> {
-                let mut f0: Option<NotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(InitializedNotification {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                InitializedNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -8577,6 +9204,8 @@ impl agentwire_runtime::Validate for LegacyTitledEnumSchemaType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "prompts/list")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ListPromptsRequest"))]
 pub struct ListPromptsRequest {
     #[serde(
         default,
@@ -8587,6 +9216,88 @@ pub struct ListPromptsRequest {
     pub params: Option<PaginatedRequestParams>,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl ListPromptsRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<PaginatedRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "prompts/list" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `prompts/list`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ListPromptsRequest {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -8603,61 +9314,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ListPromptsRequest, A::Error> {
-                let mut f0: Option<PaginatedRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ListPromptsRequest {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ListPromptsRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -8702,6 +9361,9 @@ pub struct ListPromptsResult {
     #[cfg_attr(feature = "schemars", schemars(with = "Cursor"))]
     pub next_cursor: Option<Cursor>,
     pub prompts: Vec<Prompt>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -8728,6 +9390,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsResult {
                 > = None;
                 let mut f1: Option<Cursor> = None;
                 let mut f2: Option<Vec<Prompt>> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -8763,9 +9428,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsResult {
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -8776,6 +9441,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "prompts",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -8801,6 +9467,8 @@ impl agentwire_runtime::Validate for ListPromptsResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "resources/templates/list")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ListResourceTemplatesRequest"))]
 pub struct ListResourceTemplatesRequest {
     #[serde(
         default,
@@ -8811,6 +9479,88 @@ pub struct ListResourceTemplatesRequest {
     pub params: Option<PaginatedRequestParams>,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl ListResourceTemplatesRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<PaginatedRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "resources/templates/list" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `resources/templates/list`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ListResourceTemplatesRequest {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -8827,61 +9577,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRe
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ListResourceTemplatesRequest, A::Error> {
-                let mut f0: Option<PaginatedRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ListResourceTemplatesRequest {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ListResourceTemplatesRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -8927,6 +9625,9 @@ pub struct ListResourceTemplatesResult {
     pub next_cursor: Option<Cursor>,
     #[serde(rename = "resourceTemplates")]
     pub resource_templates: Vec<ResourceTemplate>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -8953,6 +9654,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRe
                 > = None;
                 let mut f1: Option<Cursor> = None;
                 let mut f2: Option<Vec<ResourceTemplate>> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -8988,9 +9692,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRe
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -9001,6 +9705,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRe
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "resourceTemplates",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -9026,6 +9731,8 @@ impl agentwire_runtime::Validate for ListResourceTemplatesResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "resources/list")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ListResourcesRequest"))]
 pub struct ListResourcesRequest {
     #[serde(
         default,
@@ -9036,6 +9743,88 @@ pub struct ListResourcesRequest {
     pub params: Option<PaginatedRequestParams>,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl ListResourcesRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<PaginatedRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "resources/list" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `resources/list`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ListResourcesRequest {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -9052,61 +9841,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ListResourcesRequest, A::Error> {
-                let mut f0: Option<PaginatedRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ListResourcesRequest {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ListResourcesRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -9151,6 +9888,9 @@ pub struct ListResourcesResult {
     #[cfg_attr(feature = "schemars", schemars(with = "Cursor"))]
     pub next_cursor: Option<Cursor>,
     pub resources: Vec<Resource>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -9177,6 +9917,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesResult {
                 > = None;
                 let mut f1: Option<Cursor> = None;
                 let mut f2: Option<Vec<Resource>> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -9212,9 +9955,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesResult {
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -9225,6 +9968,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "resources",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -9256,6 +10000,8 @@ impl agentwire_runtime::Validate for ListResourcesResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "roots/list")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ListRootsRequest"))]
 pub struct ListRootsRequest {
     #[serde(
         default,
@@ -9266,6 +10012,88 @@ pub struct ListRootsRequest {
     pub params: Option<RequestParams>,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl ListRootsRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<RequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "roots/list" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `roots/list`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ListRootsRequest {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -9282,61 +10110,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ListRootsRequest, A::Error> {
-                let mut f0: Option<RequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ListRootsRequest {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ListRootsRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -9373,6 +10149,9 @@ pub struct ListRootsResult {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
     pub roots: Vec<Root>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -9398,6 +10177,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsResult {
                     >,
                 > = None;
                 let mut f1: Option<Vec<Root>> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -9423,9 +10205,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsResult {
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -9435,6 +10217,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "roots",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -9460,6 +10243,8 @@ impl agentwire_runtime::Validate for ListRootsResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "tasks/list")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ListTasksRequest"))]
 pub struct ListTasksRequest {
     #[serde(
         default,
@@ -9470,6 +10255,88 @@ pub struct ListTasksRequest {
     pub params: Option<PaginatedRequestParams>,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl ListTasksRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<PaginatedRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "tasks/list" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `tasks/list`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ListTasksRequest {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -9486,61 +10353,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ListTasksRequest, A::Error> {
-                let mut f0: Option<PaginatedRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ListTasksRequest {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ListTasksRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -9585,6 +10400,9 @@ pub struct ListTasksResult {
     #[cfg_attr(feature = "schemars", schemars(with = "Cursor"))]
     pub next_cursor: Option<Cursor>,
     pub tasks: Vec<Task>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -9611,6 +10429,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksResult {
                 > = None;
                 let mut f1: Option<Cursor> = None;
                 let mut f2: Option<Vec<Task>> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -9646,9 +10467,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksResult {
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -9659,6 +10480,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "tasks",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -9676,6 +10498,8 @@ impl agentwire_runtime::Validate for ListTasksResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "tools/list")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ListToolsRequest"))]
 pub struct ListToolsRequest {
     #[serde(
         default,
@@ -9686,6 +10510,88 @@ pub struct ListToolsRequest {
     pub params: Option<PaginatedRequestParams>,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl ListToolsRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<PaginatedRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "tools/list" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `tools/list`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ListToolsRequest {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -9702,61 +10608,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ListToolsRequest, A::Error> {
-                let mut f0: Option<PaginatedRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ListToolsRequest {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ListToolsRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -9801,6 +10655,9 @@ pub struct ListToolsResult {
     #[cfg_attr(feature = "schemars", schemars(with = "Cursor"))]
     pub next_cursor: Option<Cursor>,
     pub tools: Vec<Tool>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -9827,6 +10684,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsResult {
                 > = None;
                 let mut f1: Option<Cursor> = None;
                 let mut f2: Option<Vec<Tool>> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -9862,9 +10722,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsResult {
                             f2 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -9875,6 +10735,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "tools",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -9970,9 +10831,85 @@ impl agentwire_runtime::Validate for LoggingLevel {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/message")]
+#[cfg_attr(feature = "schemars", schemars(rename = "LoggingMessageNotification"))]
 pub struct LoggingMessageNotification {
     pub params: LoggingMessageNotificationParams,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl LoggingMessageNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<LoggingMessageNotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/message" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/message`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(LoggingMessageNotification {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoggingMessageNotification {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -9989,51 +10926,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoggingMessageNotificat
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<LoggingMessageNotification, A::Error> {
-                let mut f0: Option<LoggingMessageNotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(LoggingMessageNotification {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                LoggingMessageNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -11081,6 +11976,9 @@ pub struct PaginatedResult {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "Cursor"))]
     pub next_cursor: Option<Cursor>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PaginatedResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -11106,6 +12004,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PaginatedResult {
                     >,
                 > = None;
                 let mut f1: Option<Cursor> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -11131,15 +12032,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PaginatedResult {
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
                 Ok(PaginatedResult {
                     meta: f0,
                     next_cursor: f1,
+                    extra: extra,
                 })
             }
         }
@@ -11157,6 +12059,8 @@ impl agentwire_runtime::Validate for PaginatedResult {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "ping")]
+#[cfg_attr(feature = "schemars", schemars(rename = "PingRequest"))]
 pub struct PingRequest {
     #[serde(
         default,
@@ -11167,6 +12071,88 @@ pub struct PingRequest {
     pub params: Option<RequestParams>,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl PingRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<RequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "ping" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `ping`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(PingRequest {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PingRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -11183,61 +12169,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PingRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<PingRequest, A::Error> {
-                let mut f0: Option<RequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(PingRequest {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                PingRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -11295,9 +12229,85 @@ impl agentwire_runtime::Validate for PrimitiveSchemaDefinition {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/progress")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ProgressNotification"))]
 pub struct ProgressNotification {
     pub params: ProgressNotificationParams,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl ProgressNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ProgressNotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/progress" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/progress`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ProgressNotification {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressNotification {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -11314,51 +12324,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressNotification {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ProgressNotification, A::Error> {
-                let mut f0: Option<ProgressNotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ProgressNotification {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                ProgressNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -11888,6 +12856,8 @@ impl agentwire_runtime::Validate for PromptArgument {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/prompts/list_changed")]
+#[cfg_attr(feature = "schemars", schemars(rename = "PromptListChangedNotification"))]
 pub struct PromptListChangedNotification {
     #[serde(
         default,
@@ -11897,6 +12867,77 @@ pub struct PromptListChangedNotification {
     #[cfg_attr(feature = "schemars", schemars(with = "NotificationParams"))]
     pub params: Option<NotificationParams>,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl PromptListChangedNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<NotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/prompts/list_changed" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/prompts/list_changed`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(PromptListChangedNotification {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptListChangedNotification {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -11913,48 +12954,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptListChangedNotifi
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<PromptListChangedNotification, A::Error> {
-                let mut f0: Option<NotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(PromptListChangedNotification {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                PromptListChangedNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -12060,6 +13062,8 @@ impl agentwire_runtime::Validate for PromptMessage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "ref/prompt")]
+#[cfg_attr(feature = "schemars", schemars(rename = "PromptReference"))]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: String,
@@ -12077,6 +13081,71 @@ pub struct PromptReference {
     #[cfg_attr(feature = "schemars", schemars(with = "String"))]
     pub title: Option<String>,
 }
+impl PromptReference {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "name" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "title" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "ref/prompt" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `ref/prompt`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(PromptReference {
+            name: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            title: f1,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptReference {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -12092,46 +13161,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptReference {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<PromptReference, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "title",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(PromptReference {
-                    name: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    title: f1,
-                })
+                PromptReference::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -12148,10 +13180,97 @@ impl agentwire_runtime::Validate for PromptReference {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "resources/read")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ReadResourceRequest"))]
 pub struct ReadResourceRequest {
     pub params: ReadResourceRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl ReadResourceRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ReadResourceRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "resources/read" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `resources/read`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ReadResourceRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -12168,64 +13287,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ReadResourceRequest, A::Error> {
-                let mut f0: Option<ReadResourceRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ReadResourceRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                ReadResourceRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -12361,6 +13425,9 @@ pub struct ReadResourceResult {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
     pub contents: Vec<ReadResourceResultContentsItem>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -12386,6 +13453,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceResult {
                     >,
                 > = None;
                 let mut f1: Option<Vec<ReadResourceResultContentsItem>> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -12411,9 +13481,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceResult {
                             f1 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -12423,6 +13493,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "contents",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -12745,6 +13816,9 @@ pub struct RequestParamsMeta {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "ProgressToken"))]
     pub progress_token: Option<ProgressToken>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestParamsMeta {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -12764,6 +13838,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestParamsMeta {
                 mut map: A,
             ) -> Result<RequestParamsMeta, A::Error> {
                 let mut f0: Option<ProgressToken> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -12779,14 +13856,15 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestParamsMeta {
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
                 Ok(RequestParamsMeta {
                     progress_token: f0,
+                    extra: extra,
                 })
             }
         }
@@ -13205,6 +14283,8 @@ impl agentwire_runtime::Validate for ResourceContents {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "resource_link")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ResourceLink"))]
 pub struct ResourceLink {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: String,
@@ -13295,6 +14375,152 @@ pub struct ResourceLink {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
 }
+impl ResourceLink {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<Vec<Icon>> = None;
+        let mut f3: Option<String> = None;
+        let mut f4: Option<String> = None;
+        let mut f5: Option<String> = None;
+        let mut f6: Option<Annotations> = None;
+        let mut f7: Option<f64> = None;
+        let mut f8: Option<
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        > = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "name" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "title" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "icons" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("icons"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "uri" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "description" => {
+                    if f4.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "description",
+                            ),
+                        );
+                    }
+                    f4 = Some(map.next_value()?);
+                }
+                "mimeType" => {
+                    if f5.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "mimeType",
+                            ),
+                        );
+                    }
+                    f5 = Some(map.next_value()?);
+                }
+                "annotations" => {
+                    if f6.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "annotations",
+                            ),
+                        );
+                    }
+                    f6 = Some(map.next_value()?);
+                }
+                "size" => {
+                    if f7.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("size"),
+                        );
+                    }
+                    f7 = Some(map.next_value()?);
+                }
+                "_meta" => {
+                    if f8.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
+                        );
+                    }
+                    f8 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "resource_link" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `resource_link`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ResourceLink {
+            name: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            title: f1,
+            icons: f2,
+            uri: f3
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "uri",
+                ))?,
+            description: f4,
+            mime_type: f5,
+            annotations: f6,
+            size: f7,
+            meta: f8,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceLink {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -13310,134 +14536,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceLink {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ResourceLink, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<Vec<Icon>> = None;
-                let mut f3: Option<String> = None;
-                let mut f4: Option<String> = None;
-                let mut f5: Option<String> = None;
-                let mut f6: Option<Annotations> = None;
-                let mut f7: Option<f64> = None;
-                let mut f8: Option<
-                    ::std::collections::BTreeMap<
-                        String,
-                        agentwire_runtime::serde_json::Value,
-                    >,
-                > = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "title" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "title",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "icons" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "icons",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "uri" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        "description" => {
-                            if f4.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "description",
-                                    ),
-                                );
-                            }
-                            f4 = Some(map.next_value()?);
-                        }
-                        "mimeType" => {
-                            if f5.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "mimeType",
-                                    ),
-                                );
-                            }
-                            f5 = Some(map.next_value()?);
-                        }
-                        "annotations" => {
-                            if f6.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            f6 = Some(map.next_value()?);
-                        }
-                        "size" => {
-                            if f7.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("size"),
-                                );
-                            }
-                            f7 = Some(map.next_value()?);
-                        }
-                        "_meta" => {
-                            if f8.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "_meta",
-                                    ),
-                                );
-                            }
-                            f8 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ResourceLink {
-                    name: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    title: f1,
-                    icons: f2,
-                    uri: f3
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "uri",
-                        ))?,
-                    description: f4,
-                    mime_type: f5,
-                    annotations: f6,
-                    size: f7,
-                    meta: f8,
-                })
+                ResourceLink::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -13478,6 +14579,8 @@ impl agentwire_runtime::Validate for ResourceLink {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/resources/list_changed")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ResourceListChangedNotification"))]
 pub struct ResourceListChangedNotification {
     #[serde(
         default,
@@ -13487,6 +14590,77 @@ pub struct ResourceListChangedNotification {
     #[cfg_attr(feature = "schemars", schemars(with = "NotificationParams"))]
     pub params: Option<NotificationParams>,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl ResourceListChangedNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<NotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/resources/list_changed" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/resources/list_changed`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ResourceListChangedNotification {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de>
 for ResourceListChangedNotification {
@@ -13504,48 +14678,9 @@ for ResourceListChangedNotification {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ResourceListChangedNotification, A::Error> {
-                let mut f0: Option<NotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ResourceListChangedNotification {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                ResourceListChangedNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -13903,10 +15038,67 @@ impl agentwire_runtime::Validate for ResourceTemplate {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "ref/resource")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ResourceTemplateReference"))]
 pub struct ResourceTemplateReference {
     /// The URI or URI template of the resource.
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "uri-template")))]
     pub uri: String,
+}
+impl ResourceTemplateReference {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "uri" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "ref/resource" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `ref/resource`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ResourceTemplateReference {
+            uri: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "uri",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceTemplateReference {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -13923,34 +15115,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceTemplateReferen
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ResourceTemplateReference, A::Error> {
-                let mut f0: Option<String> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "uri" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ResourceTemplateReference {
-                    uri: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "uri",
-                        ))?,
-                })
+                ResourceTemplateReference::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -13967,9 +15134,85 @@ impl agentwire_runtime::Validate for ResourceTemplateReference {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/resources/updated")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ResourceUpdatedNotification"))]
 pub struct ResourceUpdatedNotification {
     pub params: ResourceUpdatedNotificationParams,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl ResourceUpdatedNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<ResourceUpdatedNotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/resources/updated" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/resources/updated`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ResourceUpdatedNotification {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceUpdatedNotification {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -13986,51 +15229,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceUpdatedNotifica
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ResourceUpdatedNotification, A::Error> {
-                let mut f0: Option<ResourceUpdatedNotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ResourceUpdatedNotification {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                ResourceUpdatedNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -14177,6 +15378,9 @@ pub struct ResultType {
     pub meta: Option<
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResultType {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -14201,6 +15405,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResultType {
                         agentwire_runtime::serde_json::Value,
                     >,
                 > = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -14216,13 +15423,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResultType {
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
-                Ok(ResultType { meta: f0 })
+                Ok(ResultType {
+                    meta: f0,
+                    extra: extra,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -14408,6 +15618,8 @@ impl agentwire_runtime::Validate for Root {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/roots/list_changed")]
+#[cfg_attr(feature = "schemars", schemars(rename = "RootsListChangedNotification"))]
 pub struct RootsListChangedNotification {
     #[serde(
         default,
@@ -14417,6 +15629,77 @@ pub struct RootsListChangedNotification {
     #[cfg_attr(feature = "schemars", schemars(with = "NotificationParams"))]
     pub params: Option<NotificationParams>,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl RootsListChangedNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<NotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/roots/list_changed" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/roots/list_changed`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(RootsListChangedNotification {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for RootsListChangedNotification {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -14433,48 +15716,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RootsListChangedNotific
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<RootsListChangedNotification, A::Error> {
-                let mut f0: Option<NotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(RootsListChangedNotification {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                RootsListChangedNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -14637,19 +15881,19 @@ impl agentwire_runtime::Validate for SamplingMessageContent {
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "type")]
+#[cfg_attr(feature = "schemars", serde(tag = "type"))]
 pub enum SamplingMessageContentBlock {
-    #[serde(rename = "text")]
+    #[cfg_attr(feature = "schemars", serde(rename = "text"))]
     Text(TextContent),
-    #[serde(rename = "image")]
+    #[cfg_attr(feature = "schemars", serde(rename = "image"))]
     Image(ImageContent),
-    #[serde(rename = "audio")]
+    #[cfg_attr(feature = "schemars", serde(rename = "audio"))]
     Audio(AudioContent),
-    #[serde(rename = "tool_use")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tool_use"))]
     ToolUse(ToolUseContent),
-    #[serde(rename = "tool_result")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tool_result"))]
     ToolResult(ToolResultContent),
 }
 impl SamplingMessageContentBlock {
@@ -14663,6 +15907,20 @@ impl SamplingMessageContentBlock {
             Self::Audio(_) => "audio",
             Self::ToolUse(_) => "tool_use",
             Self::ToolResult(_) => "tool_result",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for SamplingMessageContentBlock {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Text(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Image(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Audio(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ToolUse(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ToolResult(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -14687,13 +15945,11 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for SamplingMessageContent
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "text" => agentwire_runtime::tagged::variant(rest).map(Self::Text),
-            "image" => agentwire_runtime::tagged::variant(rest).map(Self::Image),
-            "audio" => agentwire_runtime::tagged::variant(rest).map(Self::Audio),
-            "tool_use" => agentwire_runtime::tagged::variant(rest).map(Self::ToolUse),
-            "tool_result" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ToolResult)
-            }
+            "text" => TextContent::__read(rest, false).map(Self::Text),
+            "image" => ImageContent::__read(rest, false).map(Self::Image),
+            "audio" => AudioContent::__read(rest, false).map(Self::Audio),
+            "tool_use" => ToolUseContent::__read(rest, false).map(Self::ToolUse),
+            "tool_result" => ToolResultContent::__read(rest, false).map(Self::ToolResult),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -15483,27 +16739,36 @@ impl agentwire_runtime::Validate for ServerCapabilitiesTools {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "method")]
+#[cfg_attr(feature = "schemars", serde(tag = "method"))]
 pub enum ServerNotificationType {
-    #[serde(rename = "notifications/cancelled")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/cancelled"))]
     NotificationsCancelled(CancelledNotification),
-    #[serde(rename = "notifications/progress")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/progress"))]
     NotificationsProgress(ProgressNotification),
-    #[serde(rename = "notifications/message")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/message"))]
     NotificationsMessage(LoggingMessageNotification),
-    #[serde(rename = "notifications/resources/updated")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/resources/updated"))]
     NotificationsResourcesUpdated(ResourceUpdatedNotification),
-    #[serde(rename = "notifications/resources/list_changed")]
+    #[cfg_attr(
+        feature = "schemars",
+        serde(rename = "notifications/resources/list_changed")
+    )]
     NotificationsResourcesListChanged(ResourceListChangedNotification),
-    #[serde(rename = "notifications/tools/list_changed")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/tools/list_changed"))]
     NotificationsToolsListChanged(ToolListChangedNotification),
-    #[serde(rename = "notifications/prompts/list_changed")]
+    #[cfg_attr(
+        feature = "schemars",
+        serde(rename = "notifications/prompts/list_changed")
+    )]
     NotificationsPromptsListChanged(PromptListChangedNotification),
-    #[serde(rename = "notifications/elicitation/complete")]
+    #[cfg_attr(
+        feature = "schemars",
+        serde(rename = "notifications/elicitation/complete")
+    )]
     NotificationsElicitationComplete(ElicitationCompleteNotification),
-    #[serde(rename = "notifications/tasks/status")]
+    #[cfg_attr(feature = "schemars", serde(rename = "notifications/tasks/status"))]
     NotificationsTasksStatus(TaskStatusNotification),
 }
 impl ServerNotificationType {
@@ -15527,6 +16792,42 @@ impl ServerNotificationType {
                 "notifications/elicitation/complete"
             }
             Self::NotificationsTasksStatus(_) => "notifications/tasks/status",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ServerNotificationType {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::NotificationsCancelled(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsProgress(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsMessage(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsResourcesUpdated(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsResourcesListChanged(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsToolsListChanged(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsPromptsListChanged(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsElicitationComplete(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::NotificationsTasksStatus(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
         }
     }
 }
@@ -15556,37 +16857,39 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ServerNotificationType
     ) -> Result<Self, M::Error> {
         match kind {
             "notifications/cancelled" => {
-                agentwire_runtime::tagged::variant(rest)
+                CancelledNotification::__read(rest, false)
                     .map(Self::NotificationsCancelled)
             }
             "notifications/progress" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::NotificationsProgress)
+                ProgressNotification::__read(rest, false)
+                    .map(Self::NotificationsProgress)
             }
             "notifications/message" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::NotificationsMessage)
+                LoggingMessageNotification::__read(rest, false)
+                    .map(Self::NotificationsMessage)
             }
             "notifications/resources/updated" => {
-                agentwire_runtime::tagged::variant(rest)
+                ResourceUpdatedNotification::__read(rest, false)
                     .map(Self::NotificationsResourcesUpdated)
             }
             "notifications/resources/list_changed" => {
-                agentwire_runtime::tagged::variant(rest)
+                ResourceListChangedNotification::__read(rest, false)
                     .map(Self::NotificationsResourcesListChanged)
             }
             "notifications/tools/list_changed" => {
-                agentwire_runtime::tagged::variant(rest)
+                ToolListChangedNotification::__read(rest, false)
                     .map(Self::NotificationsToolsListChanged)
             }
             "notifications/prompts/list_changed" => {
-                agentwire_runtime::tagged::variant(rest)
+                PromptListChangedNotification::__read(rest, false)
                     .map(Self::NotificationsPromptsListChanged)
             }
             "notifications/elicitation/complete" => {
-                agentwire_runtime::tagged::variant(rest)
+                ElicitationCompleteNotification::__read(rest, false)
                     .map(Self::NotificationsElicitationComplete)
             }
             "notifications/tasks/status" => {
-                agentwire_runtime::tagged::variant(rest)
+                TaskStatusNotification::__read(rest, false)
                     .map(Self::NotificationsTasksStatus)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
@@ -15612,25 +16915,25 @@ impl agentwire_runtime::Validate for ServerNotificationType {
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(crate = "agentwire_runtime::serde", tag = "method")]
+#[cfg_attr(feature = "schemars", serde(tag = "method"))]
 pub enum ServerRequestType {
-    #[serde(rename = "ping")]
+    #[cfg_attr(feature = "schemars", serde(rename = "ping"))]
     Ping(PingRequest),
-    #[serde(rename = "sampling/createMessage")]
+    #[cfg_attr(feature = "schemars", serde(rename = "sampling/createMessage"))]
     SamplingCreateMessage(CreateMessageRequest),
-    #[serde(rename = "roots/list")]
+    #[cfg_attr(feature = "schemars", serde(rename = "roots/list"))]
     RootsList(ListRootsRequest),
-    #[serde(rename = "elicitation/create")]
+    #[cfg_attr(feature = "schemars", serde(rename = "elicitation/create"))]
     ElicitationCreate(ElicitRequest),
-    #[serde(rename = "tasks/get")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tasks/get"))]
     TasksGet(GetTaskRequest),
-    #[serde(rename = "tasks/result")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tasks/result"))]
     TasksResult(GetTaskPayloadRequest),
-    #[serde(rename = "tasks/list")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tasks/list"))]
     TasksList(ListTasksRequest),
-    #[serde(rename = "tasks/cancel")]
+    #[cfg_attr(feature = "schemars", serde(rename = "tasks/cancel"))]
     TasksCancel(CancelTaskRequest),
 }
 impl ServerRequestType {
@@ -15647,6 +16950,27 @@ impl ServerRequestType {
             Self::TasksResult(_) => "tasks/result",
             Self::TasksList(_) => "tasks/list",
             Self::TasksCancel(_) => "tasks/cancel",
+        }
+    }
+}
+impl agentwire_runtime::serde::Serialize for ServerRequestType {
+    fn serialize<S: agentwire_runtime::serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Ping(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::SamplingCreateMessage(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::RootsList(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ElicitationCreate(v) => {
+                agentwire_runtime::serde::Serialize::serialize(v, s)
+            }
+            Self::TasksGet(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::TasksResult(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::TasksList(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::TasksCancel(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
         }
     }
 }
@@ -15674,21 +16998,22 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ServerRequestType {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "ping" => agentwire_runtime::tagged::variant(rest).map(Self::Ping),
+            "ping" => PingRequest::__read(rest, false).map(Self::Ping),
             "sampling/createMessage" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::SamplingCreateMessage)
+                CreateMessageRequest::__read(rest, false)
+                    .map(Self::SamplingCreateMessage)
             }
-            "roots/list" => agentwire_runtime::tagged::variant(rest).map(Self::RootsList),
+            "roots/list" => ListRootsRequest::__read(rest, false).map(Self::RootsList),
             "elicitation/create" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::ElicitationCreate)
+                ElicitRequest::__read(rest, false).map(Self::ElicitationCreate)
             }
-            "tasks/get" => agentwire_runtime::tagged::variant(rest).map(Self::TasksGet),
+            "tasks/get" => GetTaskRequest::__read(rest, false).map(Self::TasksGet),
             "tasks/result" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::TasksResult)
+                GetTaskPayloadRequest::__read(rest, false).map(Self::TasksResult)
             }
-            "tasks/list" => agentwire_runtime::tagged::variant(rest).map(Self::TasksList),
+            "tasks/list" => ListTasksRequest::__read(rest, false).map(Self::TasksList),
             "tasks/cancel" => {
-                agentwire_runtime::tagged::variant(rest).map(Self::TasksCancel)
+                CancelTaskRequest::__read(rest, false).map(Self::TasksCancel)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
@@ -15795,10 +17120,97 @@ impl agentwire_runtime::Validate for ServerResultType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "logging/setLevel")]
+#[cfg_attr(feature = "schemars", schemars(rename = "SetLevelRequest"))]
 pub struct SetLevelRequest {
     pub params: SetLevelRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl SetLevelRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<SetLevelRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "logging/setLevel" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `logging/setLevel`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(SetLevelRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SetLevelRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -15815,64 +17227,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SetLevelRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<SetLevelRequest, A::Error> {
-                let mut f0: Option<SetLevelRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(SetLevelRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                SetLevelRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -16271,10 +17628,97 @@ impl agentwire_runtime::Validate for StringSchemaType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "resources/subscribe")]
+#[cfg_attr(feature = "schemars", schemars(rename = "SubscribeRequest"))]
 pub struct SubscribeRequest {
     pub params: SubscribeRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl SubscribeRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<SubscribeRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "resources/subscribe" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `resources/subscribe`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(SubscribeRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SubscribeRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -16291,64 +17735,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SubscribeRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<SubscribeRequest, A::Error> {
-                let mut f0: Option<SubscribeRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(SubscribeRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                SubscribeRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -16868,9 +18257,85 @@ impl agentwire_runtime::Validate for TaskStatus {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/tasks/status")]
+#[cfg_attr(feature = "schemars", schemars(rename = "TaskStatusNotification"))]
 pub struct TaskStatusNotification {
     pub params: TaskStatusNotificationParams,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl TaskStatusNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<TaskStatusNotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/tasks/status" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/tasks/status`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(TaskStatusNotification {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for TaskStatusNotification {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -16887,51 +18352,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TaskStatusNotification 
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<TaskStatusNotification, A::Error> {
-                let mut f0: Option<TaskStatusNotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(TaskStatusNotification {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                TaskStatusNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -17170,6 +18593,8 @@ impl agentwire_runtime::Validate for TaskStatusNotificationParams {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "text")]
+#[cfg_attr(feature = "schemars", schemars(rename = "TextContent"))]
 pub struct TextContent {
     /// The text content of the message.
     pub text: String,
@@ -17198,6 +18623,85 @@ pub struct TextContent {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
 }
+impl TextContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<Annotations> = None;
+        let mut f2: Option<
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        > = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "text" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "annotations" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "annotations",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "_meta" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "text" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `text`", kind
+                                    .as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(TextContent {
+            text: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "text",
+                ))?,
+            annotations: f1,
+            meta: f2,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -17213,63 +18717,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<TextContent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<Annotations> = None;
-                let mut f2: Option<
-                    ::std::collections::BTreeMap<
-                        String,
-                        agentwire_runtime::serde_json::Value,
-                    >,
-                > = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "text" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "annotations" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "annotations",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "_meta" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "_meta",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(TextContent {
-                    text: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "text",
-                        ))?,
-                    annotations: f1,
-                    meta: f2,
-                })
+                TextContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -18900,6 +20350,8 @@ impl agentwire_runtime::Validate for ToolInputSchemaType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "notifications/tools/list_changed")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ToolListChangedNotification"))]
 pub struct ToolListChangedNotification {
     #[serde(
         default,
@@ -18909,6 +20361,77 @@ pub struct ToolListChangedNotification {
     #[cfg_attr(feature = "schemars", schemars(with = "NotificationParams"))]
     pub params: Option<NotificationParams>,
     pub jsonrpc: JSONRPCNotificationJsonrpc,
+}
+impl ToolListChangedNotification {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<NotificationParams> = None;
+        let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "notifications/tools/list_changed" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `notifications/tools/list_changed`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(ToolListChangedNotification {
+            params: f0,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolListChangedNotification {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -18925,48 +20448,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolListChangedNotifica
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ToolListChangedNotification, A::Error> {
-                let mut f0: Option<NotificationParams> = None;
-                let mut f1: Option<JSONRPCNotificationJsonrpc> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ToolListChangedNotification {
-                    params: f0,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                })
+                ToolListChangedNotification::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -19156,6 +20640,8 @@ impl agentwire_runtime::Validate for ToolOutputSchemaType {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "tool_result")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ToolResultContent"))]
 pub struct ToolResultContent {
     /// The ID of the tool use this result corresponds to.
     ///
@@ -19217,6 +20703,116 @@ pub struct ToolResultContent {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
 }
+impl ToolResultContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<Vec<ContentBlock>> = None;
+        let mut f2: Option<
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        > = None;
+        let mut f3: Option<bool> = None;
+        let mut f4: Option<
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        > = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "toolUseId" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "toolUseId",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "content" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "content",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "structuredContent" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "structuredContent",
+                            ),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "isError" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "isError",
+                            ),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "_meta" => {
+                    if f4.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
+                        );
+                    }
+                    f4 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "tool_result" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `tool_result`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ToolResultContent {
+            tool_use_id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "toolUseId",
+                ))?,
+            content: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "content",
+                ))?,
+            structured_content: f2,
+            is_error: f3,
+            meta: f4,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolResultContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -19232,97 +20828,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolResultContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ToolResultContent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<Vec<ContentBlock>> = None;
-                let mut f2: Option<
-                    ::std::collections::BTreeMap<
-                        String,
-                        agentwire_runtime::serde_json::Value,
-                    >,
-                > = None;
-                let mut f3: Option<bool> = None;
-                let mut f4: Option<
-                    ::std::collections::BTreeMap<
-                        String,
-                        agentwire_runtime::serde_json::Value,
-                    >,
-                > = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "toolUseId" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "toolUseId",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "content" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "content",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "structuredContent" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "structuredContent",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "isError" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "isError",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        "_meta" => {
-                            if f4.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "_meta",
-                                    ),
-                                );
-                            }
-                            f4 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ToolResultContent {
-                    tool_use_id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "toolUseId",
-                        ))?,
-                    content: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "content",
-                        ))?,
-                    structured_content: f2,
-                    is_error: f3,
-                    meta: f4,
-                })
+                ToolResultContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -19347,6 +20855,8 @@ impl agentwire_runtime::Validate for ToolResultContent {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "type", rename = "tool_use")]
+#[cfg_attr(feature = "schemars", schemars(rename = "ToolUseContent"))]
 pub struct ToolUseContent {
     /// A unique identifier for this tool use.
     ///
@@ -19379,6 +20889,101 @@ pub struct ToolUseContent {
         ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
     >,
 }
+impl ToolUseContent {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<String> = None;
+        let mut f1: Option<String> = None;
+        let mut f2: Option<
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        > = None;
+        let mut f3: Option<
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        > = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "id" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "name" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "input" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("input"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "_meta" => {
+                    if f3.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
+                        );
+                    }
+                    f3 = Some(map.next_value()?);
+                }
+                "type" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "tool_use" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `type` value `{}`, expected one of `tool_use`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
+        }
+        Ok(ToolUseContent {
+            id: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "id",
+                ))?,
+            name: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "name",
+                ))?,
+            input: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "input",
+                ))?,
+            meta: f3,
+        })
+    }
+}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolUseContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -19394,84 +20999,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolUseContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<ToolUseContent, A::Error> {
-                let mut f0: Option<String> = None;
-                let mut f1: Option<String> = None;
-                let mut f2: Option<
-                    ::std::collections::BTreeMap<
-                        String,
-                        agentwire_runtime::serde_json::Value,
-                    >,
-                > = None;
-                let mut f3: Option<
-                    ::std::collections::BTreeMap<
-                        String,
-                        agentwire_runtime::serde_json::Value,
-                    >,
-                > = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "name" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "input" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "input",
-                                    ),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        "_meta" => {
-                            if f3.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "_meta",
-                                    ),
-                                );
-                            }
-                            f3 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(ToolUseContent {
-                    id: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                    name: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "name",
-                        ))?,
-                    input: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "input",
-                        ))?,
-                    meta: f3,
-                })
+                ToolUseContent::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
@@ -19695,6 +21225,9 @@ impl agentwire_runtime::Validate for URLElicitationRequiredErrorError {
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct URLElicitationRequiredErrorErrorData {
     pub elicitations: Vec<ElicitRequestURLParams>,
+    /// Members beyond the declared fields, in the order they arrived.
+    #[serde(flatten)]
+    pub extra: agentwire_runtime::Members<agentwire_runtime::serde_json::Value>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de>
 for URLElicitationRequiredErrorErrorData {
@@ -19715,6 +21248,9 @@ for URLElicitationRequiredErrorErrorData {
                 mut map: A,
             ) -> Result<URLElicitationRequiredErrorErrorData, A::Error> {
                 let mut f0: Option<Vec<ElicitRequestURLParams>> = None;
+                let mut extra: agentwire_runtime::Members<
+                    agentwire_runtime::serde_json::Value,
+                > = agentwire_runtime::Members::new();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -19730,9 +21266,9 @@ for URLElicitationRequiredErrorErrorData {
                             f0 = Some(map.next_value()?);
                         }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            extra.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -19741,6 +21277,7 @@ for URLElicitationRequiredErrorErrorData {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "elicitations",
                         ))?,
+                    extra: extra,
                 })
             }
         }
@@ -19766,10 +21303,97 @@ impl agentwire_runtime::Validate for URLElicitationRequiredErrorErrorData {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(tag = "method", rename = "resources/unsubscribe")]
+#[cfg_attr(feature = "schemars", schemars(rename = "UnsubscribeRequest"))]
 pub struct UnsubscribeRequest {
     pub params: UnsubscribeRequestParams,
     pub jsonrpc: JSONRPCRequestJsonrpc,
     pub id: RequestId,
+}
+impl UnsubscribeRequest {
+    /// Reads the members of an object; `standalone` when no union read the
+    /// discriminator first.
+    #[doc(hidden)]
+    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
+        mut map: A,
+        standalone: bool,
+    ) -> Result<Self, A::Error> {
+        let mut f0: Option<UnsubscribeRequestParams> = None;
+        let mut f1: Option<JSONRPCRequestJsonrpc> = None;
+        let mut f2: Option<RequestId> = None;
+        let mut tag_seen = false;
+        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+            match key.as_str() {
+                "params" => {
+                    if f0.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "params",
+                            ),
+                        );
+                    }
+                    f0 = Some(map.next_value()?);
+                }
+                "jsonrpc" => {
+                    if f1.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "jsonrpc",
+                            ),
+                        );
+                    }
+                    f1 = Some(map.next_value()?);
+                }
+                "id" => {
+                    if f2.is_some() {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                        );
+                    }
+                    f2 = Some(map.next_value()?);
+                }
+                "method" if standalone => {
+                    if tag_seen {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::duplicate_field(
+                                "method",
+                            ),
+                        );
+                    }
+                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                    if kind.as_str() != "resources/unsubscribe" {
+                        return Err(
+                            agentwire_runtime::serde::de::Error::custom(
+                                format_args!(
+                                    "unknown `method` value `{}`, expected one of `resources/unsubscribe`",
+                                    kind.as_str()
+                                ),
+                            ),
+                        );
+                    }
+                    tag_seen = true;
+                }
+                _ => {
+                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if standalone && !tag_seen {
+            return Err(agentwire_runtime::serde::de::Error::missing_field("method"));
+        }
+        Ok(UnsubscribeRequest {
+            params: f0
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "params",
+                ))?,
+            jsonrpc: f1
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                    "jsonrpc",
+                ))?,
+            id: f2
+                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field("id"))?,
+        })
+    }
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for UnsubscribeRequest {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -19786,64 +21410,9 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UnsubscribeRequest {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                mut map: A,
+                map: A,
             ) -> Result<UnsubscribeRequest, A::Error> {
-                let mut f0: Option<UnsubscribeRequestParams> = None;
-                let mut f1: Option<JSONRPCRequestJsonrpc> = None;
-                let mut f2: Option<RequestId> = None;
-                while let Some(key) = map
-                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
-                {
-                    match key.as_str() {
-                        "params" => {
-                            if f0.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "params",
-                                    ),
-                                );
-                            }
-                            f0 = Some(map.next_value()?);
-                        }
-                        "jsonrpc" => {
-                            if f1.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field(
-                                        "jsonrpc",
-                                    ),
-                                );
-                            }
-                            f1 = Some(map.next_value()?);
-                        }
-                        "id" => {
-                            if f2.is_some() {
-                                return Err(
-                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
-                                );
-                            }
-                            f2 = Some(map.next_value()?);
-                        }
-                        _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
-                        }
-                    }
-                }
-                Ok(UnsubscribeRequest {
-                    params: f0
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "params",
-                        ))?,
-                    jsonrpc: f1
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    id: f2
-                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                            "id",
-                        ))?,
-                })
+                UnsubscribeRequest::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
