@@ -557,12 +557,22 @@ fn read_capture(
                 let decode = |e: &Value| p.decode(&capture.role, e);
                 if let Some(msg) = repair::decode_repaired(&entry, &invalid, decode) {
                     let message = entry["message"].clone();
-                    items.push(Item { at, shape, msg, message });
+                    items.push(Item {
+                        at,
+                        shape,
+                        msg,
+                        message,
+                    });
                 }
             }
             Some(Ok(msg)) => {
                 let message = entry["message"].clone();
-                items.push(Item { at, shape, msg, message });
+                items.push(Item {
+                    at,
+                    shape,
+                    msg,
+                    message,
+                });
             }
         }
     };

@@ -1118,7 +1118,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolResult {
                         ))?,
                     structured_content: f2,
                     is_error: f3,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -1546,7 +1546,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskResult {
                             "ttl",
                         ))?,
                     poll_interval: f7,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -3607,7 +3607,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "completion",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -4484,7 +4484,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageResult {
                             "model",
                         ))?,
                     stop_reason: f4,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -4671,7 +4671,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateTaskResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "task",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -5514,7 +5514,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitResult {
                             "action",
                         ))?,
                     content: f2,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -6460,7 +6460,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "messages",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -6749,7 +6749,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadResult {
                 }
                 Ok(GetTaskPayloadResult {
                     meta: f0,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -7169,7 +7169,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskResult {
                             "ttl",
                         ))?,
                     poll_interval: f7,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -8230,7 +8230,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResult {
                             "serverInfo",
                         ))?,
                     instructions: f4,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -9441,7 +9441,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "prompts",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -9705,7 +9705,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRe
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "resourceTemplates",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -9968,7 +9968,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "resources",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -10217,7 +10217,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "roots",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -10480,7 +10480,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "tasks",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -10735,7 +10735,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "tools",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -12041,7 +12041,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PaginatedResult {
                 Ok(PaginatedResult {
                     meta: f0,
                     next_cursor: f1,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -13493,7 +13493,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "contents",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -13864,7 +13864,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestParamsMeta {
                 }
                 Ok(RequestParamsMeta {
                     progress_token: f0,
-                    extra: extra,
+                    extra,
                 })
             }
         }
@@ -15429,10 +15429,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResultType {
                         }
                     }
                 }
-                Ok(ResultType {
-                    meta: f0,
-                    extra: extra,
-                })
+                Ok(ResultType { meta: f0, extra })
             }
         }
         d.deserialize_map(Visitor)
@@ -21277,7 +21274,7 @@ for URLElicitationRequiredErrorErrorData {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "elicitations",
                         ))?,
-                    extra: extra,
+                    extra,
                 })
             }
         }

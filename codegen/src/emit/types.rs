@@ -313,14 +313,15 @@ fn struct_read_body(
             let ident = extra_ident(fields);
             let ty = rust_ty(ty);
             (
-                quote!(let mut extra: agentwire_runtime::Members<#ty> = agentwire_runtime::Members::new();),
+                // The local is named as the field, so the struct literal can use the shorthand.
+                quote!(let mut #ident: agentwire_runtime::Members<#ty> = agentwire_runtime::Members::new();),
                 quote! {
                     _ => {
                         let value: #ty = map.next_value()?;
-                        extra.push_read(key.as_str().to_owned(), value);
+                        #ident.push_read(key.as_str().to_owned(), value);
                     }
                 },
-                quote!(#ident: extra,),
+                quote!(#ident,),
             )
         }
         None => (

@@ -60,6 +60,7 @@ fn tool_result(content: Vec<ContentBlock>, is_error: bool) -> CallToolResult {
         content,
         structured_content: None,
         is_error: is_error.then_some(true),
+        extra: Default::default(),
     }
 }
 
@@ -388,7 +389,8 @@ async fn main() -> std::io::Result<()> {
                 ServerConfig::default(),
             )?;
             println!("listening on http://{}/mcp", handle.local_addr());
-            agentwire_examples::wait_for_quit().await?;
+            tracing::info!("{}", agentwire_examples::STOP_HINT);
+            agentwire_examples::wait_for_stop().await;
             handle.shutdown().await
         }
     }
