@@ -502,7 +502,7 @@ fn usage_errors_exit_with_2_and_print_nothing_on_stdout() {
                 "zed",
                 "ok.jsonl",
             ],
-            "JSON-RPC stream protocols (eca)",
+            "--from captures are for JSON-RPC stream protocols (eca, mcp)",
         ),
         (
             &[

@@ -83,7 +83,7 @@ fn a_misspelt_value_gets_the_closest_value() {
     assert_eq!(
         errors(&yaml, None),
         [
-            "demo/protocol.yaml:5:12: `json-txt` is not one of json-text, content-length, grpc; \
+            "demo/protocol.yaml:5:12: `json-txt` is not one of json-text, content-length, newline, grpc; \
           did you mean `json-text`?"
         ]
     );

@@ -576,9 +576,11 @@ fn an_intersection_with_a_union_is_the_union_of_the_intersections() {
          interface ByRequest { requestId: string }\n\
          type Scoped = ((BySession & { mode: 'form' }) | (ByRequest & { mode: 'url' })) & { message: string };\n",
     );
-    // `mode` is the union's tag, written by the union.
-    assert_eq!(keys(&defs["Scoped1"]), ["message", "sessionId"]);
-    assert_eq!(keys(&defs["Scoped2"]), ["message", "requestId"]);
+    // `mode` is the union's tag: each member's definition requires its own value.
+    assert_eq!(keys(&defs["Scoped1"]), ["message", "mode", "sessionId"]);
+    assert_eq!(keys(&defs["Scoped2"]), ["message", "mode", "requestId"]);
+    assert_eq!(defs["Scoped1"]["properties"]["mode"]["const"], "form");
+    assert_eq!(defs["Scoped2"]["properties"]["mode"]["const"], "url");
     let scoped = defs["Scoped"].to_string();
     assert!(scoped.contains("\"propertyName\":\"mode\""), "{scoped}");
     assert!(rust.contains("pub enum Scoped {"), "{rust}");
