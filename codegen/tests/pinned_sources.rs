@@ -111,3 +111,37 @@ fn a_pin_that_breaks_a_rule_is_an_error_at_types() {
     assert!(msg.contains("must be the file's SHA-256"), "{msg}");
     assert!(msg.contains("protocol.yaml:6"), "{msg}");
 }
+
+/// Tests (and `cargo xtask gen` beside them) may fetch the same pin at once: each fetch
+/// works in its own folder and the first complete package to land is kept, so every caller
+/// gets the file. A real fetch from the npm registry, of a small package.
+#[test]
+fn concurrent_fetches_of_one_pin_all_succeed() {
+    let cache = tempfile::tempdir().unwrap();
+    let pin = Pin::from_raw(RawPin {
+        npm: "is-number".to_owned(),
+        version: "7.0.0".to_owned(),
+        file: "index.js".to_owned(),
+        sha256: "04255e482e181687823a95b207802ddd32e746c65dce4c95a5176fc192735960".to_owned(),
+    })
+    .unwrap();
+    let results: Vec<Result<PathBuf, String>> = std::thread::scope(|s| {
+        let fetches: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| agentwire_codegen::front::sources::fetch(&pin, cache.path())))
+            .collect();
+        fetches.into_iter().map(|f| f.join().unwrap()).collect()
+    });
+    for result in results {
+        let path = result.expect("every concurrent fetch succeeds");
+        assert_eq!(path, pin.cached_file(cache.path()));
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(cache.path().join("npm"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".fetch-"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "work folders left behind: {leftovers:?}"
+    );
+}

@@ -3015,9 +3015,9 @@ pub enum ClientResultType {
     GetTaskResult(GetTaskResult),
     CancelTaskResult(CancelTaskResult),
     CreateMessageResult(CreateMessageResult),
-    ListRootsResult(ListRootsResult),
     ElicitResult(ElicitResult),
     ListTasksResult(ListTasksResult),
+    ListRootsResult(ListRootsResult),
     EmptyResult(EmptyResult),
     GetTaskPayloadResult(GetTaskPayloadResult),
 }
@@ -3038,13 +3038,13 @@ impl agentwire_runtime::Validate for ClientResultType {
             Self::CreateMessageResult(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
-            Self::ListRootsResult(v) => {
-                agentwire_runtime::Validate::validate_at(v, at, errors)
-            }
             Self::ElicitResult(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
             Self::ListTasksResult(v) => {
+                agentwire_runtime::Validate::validate_at(v, at, errors)
+            }
+            Self::ListRootsResult(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
             Self::EmptyResult(v) => {
@@ -5992,9 +5992,9 @@ pub type EmptyResult = ResultType;
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum EnumSchema {
+    MultiSelectEnumSchema(MultiSelectEnumSchema),
     LegacyTitledEnumSchema(LegacyTitledEnumSchema),
     SingleSelectEnumSchema(SingleSelectEnumSchema),
-    MultiSelectEnumSchema(MultiSelectEnumSchema),
 }
 impl agentwire_runtime::Validate for EnumSchema {
     #[inline]
@@ -6004,13 +6004,13 @@ impl agentwire_runtime::Validate for EnumSchema {
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
+            Self::MultiSelectEnumSchema(v) => {
+                agentwire_runtime::Validate::validate_at(v, at, errors)
+            }
             Self::LegacyTitledEnumSchema(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
             Self::SingleSelectEnumSchema(v) => {
-                agentwire_runtime::Validate::validate_at(v, at, errors)
-            }
-            Self::MultiSelectEnumSchema(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
         }
@@ -8515,8 +8515,8 @@ impl agentwire_runtime::Validate for JSONRPCErrorResponseJsonrpc {
 #[serde(untagged)]
 pub enum JSONRPCMessage {
     JSONRPCRequest(JSONRPCRequest),
-    JSONRPCNotification(JSONRPCNotification),
     JSONRPCResponse(JSONRPCResponse),
+    JSONRPCNotification(JSONRPCNotification),
 }
 impl agentwire_runtime::Validate for JSONRPCMessage {
     #[inline]
@@ -8529,10 +8529,10 @@ impl agentwire_runtime::Validate for JSONRPCMessage {
             Self::JSONRPCRequest(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
-            Self::JSONRPCNotification(v) => {
+            Self::JSONRPCResponse(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
-            Self::JSONRPCResponse(v) => {
+            Self::JSONRPCNotification(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
         }
@@ -12197,10 +12197,10 @@ impl agentwire_runtime::Validate for PingRequest {
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum PrimitiveSchemaDefinition {
+    EnumSchema(EnumSchema),
     StringSchema(StringSchema),
     NumberSchema(NumberSchema),
     BooleanSchema(BooleanSchema),
-    EnumSchema(EnumSchema),
 }
 impl agentwire_runtime::Validate for PrimitiveSchemaDefinition {
     #[inline]
@@ -12210,6 +12210,9 @@ impl agentwire_runtime::Validate for PrimitiveSchemaDefinition {
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match self {
+            Self::EnumSchema(v) => {
+                agentwire_runtime::Validate::validate_at(v, at, errors)
+            }
             Self::StringSchema(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
@@ -12217,9 +12220,6 @@ impl agentwire_runtime::Validate for PrimitiveSchemaDefinition {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
             Self::BooleanSchema(v) => {
-                agentwire_runtime::Validate::validate_at(v, at, errors)
-            }
-            Self::EnumSchema(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
         }
@@ -17048,15 +17048,15 @@ pub enum ServerResultType {
     GetTaskResult(GetTaskResult),
     CancelTaskResult(CancelTaskResult),
     InitializeResult(InitializeResult),
-    CompleteResult(CompleteResult),
+    CallToolResult(CallToolResult),
     GetPromptResult(GetPromptResult),
     ListPromptsResult(ListPromptsResult),
     ListResourceTemplatesResult(ListResourceTemplatesResult),
     ListResourcesResult(ListResourcesResult),
-    ReadResourceResult(ReadResourceResult),
-    CallToolResult(CallToolResult),
     ListToolsResult(ListToolsResult),
     ListTasksResult(ListTasksResult),
+    CompleteResult(CompleteResult),
+    ReadResourceResult(ReadResourceResult),
     EmptyResult(EmptyResult),
     GetTaskPayloadResult(GetTaskPayloadResult),
 }
@@ -17077,7 +17077,7 @@ impl agentwire_runtime::Validate for ServerResultType {
             Self::InitializeResult(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
-            Self::CompleteResult(v) => {
+            Self::CallToolResult(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
             Self::GetPromptResult(v) => {
@@ -17092,16 +17092,16 @@ impl agentwire_runtime::Validate for ServerResultType {
             Self::ListResourcesResult(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
-            Self::ReadResourceResult(v) => {
-                agentwire_runtime::Validate::validate_at(v, at, errors)
-            }
-            Self::CallToolResult(v) => {
-                agentwire_runtime::Validate::validate_at(v, at, errors)
-            }
             Self::ListToolsResult(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
             Self::ListTasksResult(v) => {
+                agentwire_runtime::Validate::validate_at(v, at, errors)
+            }
+            Self::CompleteResult(v) => {
+                agentwire_runtime::Validate::validate_at(v, at, errors)
+            }
+            Self::ReadResourceResult(v) => {
                 agentwire_runtime::Validate::validate_at(v, at, errors)
             }
             Self::EmptyResult(v) => {

@@ -190,10 +190,13 @@ pub fn fetch(pin: &Pin, root: &Path) -> Result<PathBuf, String> {
     let parent = root.join(pin.registry.name());
     std::fs::create_dir_all(&parent)
         .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    // One work folder per fetch, even for two threads of one process (tests fetch at once).
+    static FETCHES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let work = parent.join(format!(
-        ".fetch-{}-{}",
+        ".fetch-{}-{}-{}",
         pin.spec().replace('/', "+"),
-        std::process::id()
+        std::process::id(),
+        FETCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
@@ -266,12 +269,19 @@ fn place(pin: &Pin, root: &Path, work: &Path) -> Result<PathBuf, String> {
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
     }
+    // A concurrent fetch may have placed the same package meanwhile: keep a good one.
+    if let Ok(path) = cached(pin, root) {
+        return Ok(path);
+    }
     if dest.exists() {
         std::fs::remove_dir_all(&dest)
             .map_err(|e| format!("cannot replace {}: {e}", dest.display()))?;
     }
-    std::fs::rename(&unpacked, &dest)
-        .map_err(|e| format!("cannot move the package to {}: {e}", dest.display()))?;
+    if let Err(e) = std::fs::rename(&unpacked, &dest) {
+        // Lost a race with another fetch that finished first: its copy is as good.
+        return cached(pin, root)
+            .map_err(|_| format!("cannot move the package to {}: {e}", dest.display()));
+    }
     Ok(pin.cached_file(root))
 }
 

@@ -857,6 +857,7 @@ impl<'f> Loader<'f> {
                 def.kind = TypeKind::Union { tag, variants };
             }
         }
+        self.order_untagged_members();
     }
 }
 

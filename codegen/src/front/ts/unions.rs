@@ -97,6 +97,63 @@ impl Loader<'_> {
         }
     }
 
+    /// Orders every untagged union's members once all unions are resolved: the member that
+    /// asks most of a value first (its required fields, then all its fields; a member that is
+    /// itself a union counts as its most demanding member). A looser member tried first would
+    /// take a value a stricter one describes and drop the members it does not know (MCP's
+    /// `PrimitiveSchemaDefinition`: a `StringSchema` would swallow an enum schema's `enum`).
+    /// The sort is stable, so ties keep the order the schema wrote.
+    pub(super) fn order_untagged_members(&mut self) {
+        let names: Vec<String> = self
+            .types
+            .iter()
+            .filter(|(_, d)| matches!(d.kind, TypeKind::Untagged(_)))
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in names {
+            let Some(TypeKind::Untagged(tys)) = self.types.get(&name).map(|d| &d.kind) else {
+                continue;
+            };
+            let mut keyed: Vec<((usize, usize), Ty)> =
+                tys.iter().map(|t| (self.demand(t, 0), t.clone())).collect();
+            keyed.sort_by_key(|(k, _)| std::cmp::Reverse(*k));
+            if let Some(def) = self.types.get_mut(&name) {
+                def.kind = TypeKind::Untagged(keyed.into_iter().map(|(_, t)| t).collect());
+            }
+        }
+    }
+
+    /// What a value must carry to be `ty`: (required members, all members), the most
+    /// demanding member for a union. Bounded in depth, so a recursive type ends.
+    fn demand(&self, ty: &Ty, depth: usize) -> (usize, usize) {
+        let Ty::Named(name) = ty else {
+            return (0, 0);
+        };
+        if depth > 8 {
+            return (0, 0);
+        }
+        match self.types.get(name).map(|d| &d.kind) {
+            Some(TypeKind::Struct(fields)) => {
+                (fields.iter().filter(|f| !f.optional).count(), fields.len())
+            }
+            Some(TypeKind::Untagged(tys)) => tys
+                .iter()
+                .map(|t| self.demand(t, depth + 1))
+                .max()
+                .unwrap_or_default(),
+            // A tagged member's struct lost its tag field to the union; the tag is still
+            // required of the value.
+            Some(TypeKind::Union { variants, .. }) => variants
+                .iter()
+                .map(|v| self.demand(&Ty::Named(v.type_name.clone()), depth + 1))
+                .map(|(required, all)| (required + 1, all + 1))
+                .max()
+                .unwrap_or_default(),
+            Some(TypeKind::Alias { target, .. }) => self.demand(target, depth + 1),
+            _ => (0, 0),
+        }
+    }
+
     fn required_fields(&self, name: &str) -> usize {
         match self.types.get(name) {
             Some(TypeDef {
