@@ -10,6 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentwire_examples::mcp::{invalid_params, no_tasks, serve_session, typed};
 use agentwire_protocols::mcp::{
     CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
     CompleteRequestParams, CompleteResult, EmptyResult, GetPromptRequestParams, GetPromptResult,
@@ -19,10 +20,9 @@ use agentwire_protocols::mcp::{
     ReadResourceRequestParams, ReadResourceResult, RequestParams, SetLevelRequestParams,
     SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use agentwire_protocols::skeletons::mcp::{ServerHandler, ServerSender, serve_messages};
-use agentwire_runtime::jsonrpc::{RpcError, codes};
-use agentwire_transport::jsonrpc::{CancellationToken, Config};
-use agentwire_transport::streamable_http::{self, Outgoing, ServerConfig, SessionPipe};
+use agentwire_protocols::skeletons::mcp::{ServerHandler, ServerSender};
+use agentwire_runtime::jsonrpc::RpcError;
+use agentwire_transport::streamable_http::{self, ServerConfig};
 use serde_json::{Value, json};
 
 /// The protocol versions this server speaks, newest first.
@@ -32,23 +32,6 @@ const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z
 /// Eight silent samples of 16-bit mono WAV at 8 kHz, made for this example.
 const WAV: &str =
     "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA";
-
-/// A typed value from a JSON literal (the schema's structs have many optional members).
-fn typed<T: agentwire_runtime::serde::de::DeserializeOwned>(v: Value) -> Result<T, RpcError> {
-    serde_json::from_value(v).map_err(|e| RpcError {
-        code: codes::INTERNAL_ERROR,
-        message: format!("server built a bad result: {e}"),
-        data: None,
-    })
-}
-
-fn invalid_params(message: String) -> RpcError {
-    RpcError {
-        code: codes::INVALID_PARAMS,
-        message,
-        data: None,
-    }
-}
 
 fn text(s: &str) -> Value {
     json!({"type": "text", "text": s})
@@ -421,24 +404,6 @@ impl ServerHandler for Fixtures {
     ) -> Result<CancelTaskResult, RpcError> {
         Err(no_tasks())
     }
-}
-
-fn no_tasks() -> RpcError {
-    RpcError {
-        code: codes::METHOD_NOT_FOUND,
-        message: "this server runs no tasks".to_owned(),
-        data: None,
-    }
-}
-
-/// One engine per Streamable HTTP session, bridged to the session's pipe.
-fn serve_session(handler: Arc<Fixtures>, pipe: SessionPipe) {
-    let (_sender, link, _connection) =
-        serve_messages(handler, CancellationToken::new(), Config::default());
-    pipe.bridge(link.incoming, link.outgoing, |o| Outgoing {
-        json: o.text,
-        related: if o.answers.is_some() { None } else { o.related },
-    });
 }
 
 #[tokio::main]

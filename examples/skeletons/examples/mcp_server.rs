@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use agentwire_examples::mcp::{invalid_params, no_tasks, serve_session, typed};
 use agentwire_protocols::mcp::{
     CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
     CompleteRequestParams, CompleteResult, ContentBlock, CreateMessageRequestParams, EmptyResult,
@@ -19,32 +20,14 @@ use agentwire_protocols::mcp::{
     RequestParams, SamplingMessageContent, SamplingMessageContentBlock, SetLevelRequestParams,
     SubscribeRequestParams, TextContent, UnsubscribeRequestParams,
 };
-use agentwire_protocols::skeletons::mcp::{ServerHandler, ServerSender, serve_messages};
-use agentwire_runtime::jsonrpc::{RpcError, codes};
-use agentwire_transport::jsonrpc::{CancellationToken, Config};
-use agentwire_transport::streamable_http::{self, Outgoing, ServerConfig, SessionPipe};
+use agentwire_protocols::skeletons::mcp::{ServerHandler, ServerSender};
+use agentwire_runtime::jsonrpc::RpcError;
+use agentwire_transport::streamable_http::{self, ServerConfig};
 use serde_json::{Value, json};
 
 /// The protocol versions this server speaks, newest first; a client offering another one
 /// gets the newest.
 const VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
-
-/// A typed value from a JSON literal (the schema's structs have many optional members).
-fn typed<T: agentwire_runtime::serde::de::DeserializeOwned>(v: Value) -> Result<T, RpcError> {
-    serde_json::from_value(v).map_err(|e| RpcError {
-        code: codes::INTERNAL_ERROR,
-        message: format!("server built a bad result: {e}"),
-        data: None,
-    })
-}
-
-fn invalid_params(message: String) -> RpcError {
-    RpcError {
-        code: codes::INVALID_PARAMS,
-        message,
-        data: None,
-    }
-}
 
 fn text(s: impl Into<String>) -> ContentBlock {
     ContentBlock::Text(TextContent {
@@ -354,31 +337,18 @@ impl ServerHandler for Example {
     }
 }
 
-fn no_tasks() -> RpcError {
-    RpcError {
-        code: codes::METHOD_NOT_FOUND,
-        message: "this server runs no tasks".to_owned(),
-        data: None,
-    }
-}
-
-/// Streamable HTTP: one engine per session, bridged to the session's pipe.
-fn serve_session(handler: Arc<Example>, pipe: SessionPipe) {
-    let (_sender, link, _connection) =
-        serve_messages(handler, CancellationToken::new(), Config::default());
-    pipe.bridge(link.incoming, link.outgoing, |o| Outgoing {
-        json: o.text,
-        // A response is routed by its own id.
-        related: if o.answers.is_some() { None } else { o.related },
-    });
-}
-
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     agentwire_examples::init_logging();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().position(|a| a == "--http") {
-        None => agentwire_protocols::skeletons::mcp::serve_stdio(Example, Config::default()).await,
+        None => {
+            agentwire_protocols::skeletons::mcp::serve_stdio(
+                Example,
+                agentwire_transport::jsonrpc::Config::default(),
+            )
+            .await
+        }
         Some(i) => {
             let addr = args.get(i + 1).map_or("127.0.0.1:8765", String::as_str);
             let listener = tokio::net::TcpListener::bind(addr).await?;

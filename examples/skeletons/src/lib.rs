@@ -10,6 +10,8 @@
 //! - a failure is printed as one sentence, with a hint where the user can act on it, and the
 //!   example exits with status 1.
 
+pub mod mcp;
+
 use std::fmt;
 use std::io::IsTerminal as _;
 
