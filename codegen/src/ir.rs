@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 mod skeleton;
+mod untagged;
 pub use skeleton::*;
+pub use untagged::order_untagged_members;
 
 /// Where something was declared, for diagnostics and for the drift check's `file:line`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -23,6 +23,7 @@ mod consts;
 mod extends;
 mod open;
 mod refusals;
+mod tagged_refs;
 mod type_tags;
 mod unions;
 mod untagged;
@@ -118,6 +119,9 @@ struct PendingUnion {
     members: Vec<(String, Span)>,
     /// Tags on the alias, kept in case it turns out to be a plain alias.
     constraints: crate::ir::Constraints,
+    /// Members written `Name & { tag: "value" }`, by index: the tag and value they fix
+    /// beside the named type (see `tagged_refs`).
+    fixed: HashMap<usize, (String, String)>,
 }
 
 struct Loader<'f> {
@@ -367,6 +371,7 @@ impl<'f> Loader<'f> {
                     name: name.clone(),
                     members,
                     constraints: doc.constraints.clone(),
+                    fixed: HashMap::new(),
                 });
                 self.types.insert(
                     name.clone(),
@@ -723,37 +728,36 @@ impl<'f> Loader<'f> {
         }
     }
 
+    /// The value member `i` of the union `u` fixes `tag` to, if it fixes one.
+    fn member_value(&self, u: &PendingUnion, i: usize, tag: &str) -> Option<String> {
+        if let Some((fixed, value)) = u.fixed.get(&i) {
+            return (fixed == tag).then(|| value.clone());
+        }
+        let (member, _) = u.members.get(i)?;
+        self.literal_fields
+            .get(&(member.clone(), tag.to_owned()))
+            .cloned()
+    }
+
     /// The discriminator candidates of a union, best first: members' values all different
     /// before a shared constant (`jsonrpc: '2.0'`), then declared by the members themselves
     /// before inherited from a base; otherwise in field order.
-    fn rank_candidates(
-        &self,
-        members: &[(String, Span)],
-        mut candidates: Vec<String>,
-    ) -> Vec<String> {
-        let distinct = |c: &String| {
-            let values: BTreeSet<&String> = members
-                .iter()
-                .filter_map(|(m, _)| self.literal_fields.get(&(m.clone(), c.clone())))
-                .collect();
-            values.len() == members.len()
-        };
+    fn rank_candidates(&self, u: &PendingUnion, mut candidates: Vec<String>) -> Vec<String> {
         let own = |c: &String| {
-            members
+            u.members
                 .iter()
                 .all(|(m, _)| !self.inherited.contains(&(m.clone(), c.clone())))
         };
-        candidates.sort_by_key(|c| (!distinct(c), !own(c)));
+        candidates.sort_by_key(|c| (!self.distinct_values(u, c), !own(c)));
         candidates
     }
 
     /// Whether every member of a union fixes `tag` to a value of its own.
-    fn distinct_values(&self, members: &[(String, Span)], tag: &str) -> bool {
-        let values: BTreeSet<&String> = members
-            .iter()
-            .filter_map(|(m, _)| self.literal_fields.get(&(m.clone(), tag.to_owned())))
+    fn distinct_values(&self, u: &PendingUnion, tag: &str) -> bool {
+        let values: Option<BTreeSet<String>> = (0..u.members.len())
+            .map(|i| self.member_value(u, i, tag))
             .collect();
-        values.len() == members.len()
+        values.is_some_and(|v| v.len() == u.members.len())
     }
 
     /// Picks each union's discriminator and strips it from the member structs.
@@ -773,7 +777,15 @@ impl<'f> Loader<'f> {
                 continue;
             }
             let mut candidates: Option<Vec<String>> = None;
-            for (member, _) in &u.members {
+            for (i, (member, _)) in u.members.iter().enumerate() {
+                // `Name & { tag: "v" }` fixes its tag beside the type, whatever the type.
+                if let Some((tag, _)) = u.fixed.get(&i) {
+                    candidates = Some(match candidates {
+                        None => vec![tag.clone()],
+                        Some(prev) => prev.into_iter().filter(|c| c == tag).collect(),
+                    });
+                    continue;
+                }
                 let Some(TypeDef {
                     kind: TypeKind::Struct(fields),
                     ..
@@ -802,20 +814,20 @@ impl<'f> Loader<'f> {
                     Some(prev) => prev.into_iter().filter(|c| fixed.contains(c)).collect(),
                 });
             }
-            let candidates = self.rank_candidates(&u.members, candidates.unwrap_or_default());
+            let candidates = self.rank_candidates(&u, candidates.unwrap_or_default());
             // Without a shared literal field whose values tell every member apart, the union
             // is untagged: its members are tried in turn.
             let Some(tag) = candidates
                 .first()
-                .filter(|c| self.distinct_values(&u.members, c))
+                .filter(|c| self.distinct_values(&u, c))
                 .cloned()
             else {
                 self.untagged_union(&u);
                 continue;
             };
             let mut variants = Vec::new();
-            for (member, span) in &u.members {
-                let value = self.literal_fields[&(member.clone(), tag.clone())].clone();
+            for (i, (member, span)) in u.members.iter().enumerate() {
+                let value = self.member_value(&u, i, &tag).unwrap_or_default();
                 let origin = match self.types.get(member).map(|t| &t.kind) {
                     Some(TypeKind::Struct(fields)) => fields
                         .iter()
@@ -857,7 +869,7 @@ impl<'f> Loader<'f> {
                 def.kind = TypeKind::Union { tag, variants };
             }
         }
-        self.order_untagged_members();
+        crate::ir::order_untagged_members(&mut self.types);
     }
 }
 

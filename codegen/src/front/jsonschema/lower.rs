@@ -84,6 +84,8 @@ impl<'f> Lowerer<'f> {
                 fields.retain(|f| f.name != tag);
             }
         }
+        // With the tags moved, untagged members are ordered as the TypeScript loader orders them.
+        crate::ir::order_untagged_members(&mut self.types);
     }
 
     pub fn finish(self) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {

@@ -55,6 +55,9 @@ impl<'f> Lowerer<'f> {
                 None,
             );
         }
+        if let Some(kind) = self.open_set(name, node, &members) {
+            return (kind, None);
+        }
         let merged: Vec<Member> = members
             .iter()
             .map(|m| Member {
@@ -68,6 +71,14 @@ impl<'f> Lowerer<'f> {
         if let [single] = members.as_slice() {
             // One member without a tag (after merging the properties beside it): its type.
             return match self.merged(node, single) {
+                // A documented reference (`{title, allOf: [{$ref}]}`) is the type it names.
+                Some(m) if m.own.is_empty() && m.additional.is_none() && !m.refs.is_empty() => (
+                    TypeKind::Alias {
+                        target: Ty::Named(m.refs[0].clone()),
+                        constraints: Default::default(),
+                    },
+                    None,
+                ),
                 Some(m) => self.struct_of(name, &m, &[]),
                 None => {
                     let target = self.ty_of(single, &format!("{name}Value"));
@@ -82,6 +93,48 @@ impl<'f> Lowerer<'f> {
             };
         }
         (TypeKind::Untagged(self.untagged(name, &merged)), None)
+    }
+
+    /// Constants of one JSON type beside a plain schema of that type (`anyOf: [{const: "a"},
+    /// {const: "b"}, {type: "string"}]`): an open set, as TypeScript's `'a' | 'b' | string`.
+    /// Strings are an open enum, `<Name>Known` naming the known values; numbers are any
+    /// number of the type (the constants only name the known codes).
+    fn open_set(&mut self, name: &str, node: &Node, members: &[&Node]) -> Option<TypeKind> {
+        let kind_of = |m: &Node| m.get("type").and_then(Node::as_str).map(str::to_owned);
+        let (consts, open): (Vec<&Node>, Vec<&Node>) =
+            members.iter().copied().partition(|m| m.get("const").is_some());
+        let [open] = open.as_slice() else {
+            return None;
+        };
+        let ty = kind_of(open)?;
+        let plain = open.members().iter().all(|m| {
+            matches!(
+                m.key.as_str(),
+                "type" | "title" | "description" | "format" | "default" | "examples"
+            )
+        });
+        if consts.is_empty() || !plain || consts.iter().any(|c| kind_of(c).is_some_and(|k| k != ty)) {
+            return None;
+        }
+        match ty.as_str() {
+            "string" => {
+                let values: Vec<String> = consts
+                    .iter()
+                    .map(|c| c.get("const")?.as_str().map(str::to_owned))
+                    .collect::<Option<_>>()?;
+                let known = format!("{name}Known");
+                self.put(&known, node, true, String::new(), TypeKind::Enum(values), None);
+                Some(TypeKind::Untagged(vec![Ty::Named(known), Ty::String]))
+            }
+            "integer" | "number" if consts.iter().all(|c| c.get("const").and_then(Node::as_f64).is_some()) => {
+                let target = if ty == "integer" { Ty::Integer } else { Ty::Number };
+                Some(TypeKind::Alias {
+                    target,
+                    constraints: Default::default(),
+                })
+            }
+            _ => None,
+        }
     }
 
     /// `member` merged with the properties written beside the `oneOf`/`anyOf` (`None` when it
@@ -189,6 +242,14 @@ impl<'f> Lowerer<'f> {
         for (i, m) in members.iter().enumerate() {
             let ty = match (&m.members, self.ref_target(m.node)) {
                 (Some(merged), Some((_, target))) if merged.own.is_empty() => Ty::Named(target),
+                // A documented reference (`{title, allOf: [{$ref}]}`) is the type it names.
+                (Some(merged), None)
+                    if merged.own.is_empty()
+                        && merged.additional.is_none()
+                        && !merged.refs.is_empty() =>
+                {
+                    Ty::Named(merged.refs[0].clone())
+                }
                 (Some(merged), _) => {
                     // Named after a constant it fixes (`type: "http"`), else its position.
                     let label = merged
