@@ -67,3 +67,26 @@ pub fn refusal(keyword: &str) -> Option<&'static str> {
         _ => "remove the keyword or move it under an `x-` name",
     })
 }
+
+/// `not: {anyOf: [{properties: {tag: {const: "a"}}, required: [tag]}, ...]}`: "none of these
+/// tag values", as a union's catch-all member for future or extension values says it. The
+/// loader reads the member as tried after the others (members that fix a value ask more of
+/// a value) and does not check the exclusion itself.
+pub fn is_tag_exclusion(not: &super::json::Node) -> bool {
+    let Some(list) = not
+        .get("anyOf")
+        .or_else(|| not.get("oneOf"))
+        .and_then(super::json::Node::as_array)
+    else {
+        return false;
+    };
+    !list.is_empty()
+        && list.iter().all(|item| {
+            item.members()
+                .iter()
+                .all(|m| matches!(m.key.as_str(), "type" | "properties" | "required"))
+                && item.get("properties").is_some_and(|p| {
+                    !p.members().is_empty() && p.members().iter().all(|m| m.value.get("const").is_some())
+                })
+        })
+}

@@ -403,6 +403,17 @@ impl<'f> Lowerer<'f> {
             return;
         }
         for m in node.members() {
+            // A catch-all member's "none of the known tags" is what trying it after the
+            // tagged members means; `unevaluatedProperties: true` admits what is absent
+            // admits (and `object` reads it as extension members).
+            let allowed = match m.key.as_str() {
+                "not" => keywords::is_tag_exclusion(&m.value),
+                "unevaluatedProperties" => m.value.as_bool() == Some(true),
+                _ => false,
+            };
+            if allowed {
+                continue;
+            }
             if let Some(help) = keywords::refusal(&m.key) {
                 self.errors.push(
                     SpecError::at(

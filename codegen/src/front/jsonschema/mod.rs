@@ -11,6 +11,7 @@ use crate::ir::TypeDef;
 mod json;
 mod keywords;
 mod lower;
+mod nested;
 mod object;
 mod union;
 

@@ -83,7 +83,7 @@ impl<'f> Lowerer<'f> {
                 out.required.insert(key.to_owned());
             }
         }
-        if let Some(extra) = node.get("additionalProperties") {
+        if let Some(extra) = extra_members(node) {
             out.additional = Some(extra);
         }
         true
@@ -141,4 +141,13 @@ impl<'f> Lowerer<'f> {
             .and_then(|extra| self.extra_ty(extra, name));
         (TypeKind::Struct(fields), open)
     }
+}
+
+/// What a schema says of members beyond its properties: `additionalProperties`, or
+/// `unevaluatedProperties: true` (which admits any, and so declares extension members too).
+pub(super) fn extra_members(node: &Node) -> Option<&Node> {
+    node.get("additionalProperties").or_else(|| {
+        node.get("unevaluatedProperties")
+            .filter(|u| u.as_bool() == Some(true))
+    })
 }

@@ -62,7 +62,11 @@ impl<'f> Lowerer<'f> {
             .iter()
             .map(|m| Member {
                 node: m,
-                members: self.merged(node, m),
+                // A member that is a union itself distributes (`nested`), never a struct.
+                members: match self.nested_inner(node, m) {
+                    Some(_) => None,
+                    None => self.merged(node, m),
+                },
             })
             .collect();
         if let Some(tag) = self.discriminator(node, &merged) {
@@ -92,7 +96,7 @@ impl<'f> Lowerer<'f> {
                 }
             };
         }
-        (TypeKind::Untagged(self.untagged(name, &merged)), None)
+        (TypeKind::Untagged(self.untagged(name, node, &merged)), None)
     }
 
     /// Constants of one JSON type beside a plain schema of that type (`anyOf: [{const: "a"},
@@ -152,9 +156,24 @@ impl<'f> Lowerer<'f> {
         if !is_object || member.get("oneOf").is_some() || member.get("anyOf").is_some() {
             return None;
         }
+        // A documented reference to a union (`{title, allOf: [{$ref: U}]}`) is `U`, no struct.
+        let union_ref = |part: &Node| {
+            self.ref_target(part)
+                .is_some_and(|(target, _)| self.union_members(target).is_some())
+        };
+        if member
+            .get("allOf")
+            .and_then(Node::as_array)
+            .is_some_and(|parts| parts.iter().any(union_ref))
+        {
+            return None;
+        }
+        // The member's properties first, then those beside the union: TypeScript's
+        // `(A | B) & { c }` reads `A`'s members before `c`.
         let mut out = Members::default();
+        let ok = self.collect(member, &mut out, true, 0);
         self.collect_base(base, &mut out);
-        self.collect(member, &mut out, true, 0).then_some(out)
+        ok.then_some(out)
     }
 
     /// The properties beside a union's `oneOf`/`anyOf`, which every member has.
@@ -164,8 +183,14 @@ impl<'f> Lowerer<'f> {
             .map(Node::members)
             .unwrap_or_default()
         {
-            out.props.push((m.key.clone(), &m.value));
-            out.own.push(m.key.clone());
+            match out.props.iter_mut().find(|(k, _)| *k == m.key) {
+                // The member's own schema of the key is the more specific one.
+                Some(_) => {}
+                None => out.props.push((m.key.clone(), &m.value)),
+            }
+            if !out.own.contains(&m.key) {
+                out.own.push(m.key.clone());
+            }
         }
         for r in base
             .get("required")
@@ -237,7 +262,7 @@ impl<'f> Lowerer<'f> {
     }
 
     /// Members of an untagged union, in the order serde tries them.
-    fn untagged(&mut self, name: &str, members: &[Member]) -> Vec<Ty> {
+    fn untagged(&mut self, name: &str, node: &Node, members: &[Member]) -> Vec<Ty> {
         let mut out = Vec::new();
         for (i, m) in members.iter().enumerate() {
             let ty = match (&m.members, self.ref_target(m.node)) {
@@ -264,7 +289,10 @@ impl<'f> Lowerer<'f> {
                 }
                 (None, _) => {
                     let context = self.member_name(name, m.node, &format!("{}", i + 1));
-                    self.ty_of(m.node, &context)
+                    match self.nested_inner(node, m.node) {
+                        Some(inner) => self.nested_member(node, m.node, inner, &context),
+                        None => self.ty_of(m.node, &context),
+                    }
                 }
             };
             if !out.contains(&ty) {
@@ -277,7 +305,15 @@ impl<'f> Lowerer<'f> {
     /// An inline member's type name: its `title` when that names no other type, else
     /// `<Union><Value>`.
     fn member_name(&self, union: &str, node: &Node, value: &str) -> String {
-        let fallback = inline_name(union, value);
+        // `<Union><Value>` may be a definition's name already (`McpServer` + `http` is
+        // `McpServerHttp`, the type the member merges in): then numbered.
+        let taken = |n: &str| self.defs.contains_key(n) || self.types.contains_key(n);
+        let mut fallback = inline_name(union, value);
+        let mut n = 2;
+        while taken(&fallback) {
+            fallback = format!("{}{n}", inline_name(union, value));
+            n += 1;
+        }
         match node.get("title").and_then(Node::as_str) {
             Some(t) if !self.defs.contains_key(t) && !self.types.contains_key(t) => {
                 let t = crate::naming::pascal_case(t);

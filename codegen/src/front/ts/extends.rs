@@ -121,6 +121,7 @@ impl Loader<'_> {
 
     /// Gives every extending interface the members of its bases.
     pub(super) fn resolve_extends(&mut self) {
+        self.distribute_union_bases();
         let pending: HashMap<String, Vec<Base>> = std::mem::take(&mut self.extends)
             .into_iter()
             .map(|e| (e.name, e.bases))
@@ -225,6 +226,100 @@ impl Loader<'_> {
             }
         }
         *own = fields;
+    }
+}
+
+impl Loader<'_> {
+    /// An intersection with a type alias of a union (`type F = (A | B) & { c: T }` and then
+    /// `type X = F & { d: U }`) distributes over the alias's members as over a union written
+    /// in place: `X` becomes the union of `X1` (`F1 & { d: U }`), `X2`, ..., each with X's own
+    /// members. Repeated until no base names a union, so aliases of aliases distribute too.
+    fn distribute_union_bases(&mut self) {
+        // Each round replaces at least one base by the members of a union it names, and a
+        // union's members are never the union itself: bounded by the depth of nesting.
+        for _ in 0..64 {
+            let mut changed = false;
+            for e in std::mem::take(&mut self.extends) {
+                match self.union_base(&e) {
+                    Some((k, members)) => {
+                        self.distribute(e, k, members);
+                        changed = true;
+                    }
+                    None => self.extends.push(e),
+                }
+            }
+            if !changed {
+                return;
+            }
+        }
+    }
+
+    /// The first base of `e` that names a union still to be resolved, with its members;
+    /// a union whose members fix their tag beside a type (`tagged_refs`) is not distributed.
+    fn union_base(&self, e: &Extends) -> Option<(usize, Vec<(String, Span)>)> {
+        e.bases.iter().enumerate().find_map(|(k, b)| {
+            let u = self.unions.iter().find(|u| u.name == b.name)?;
+            (u.fixed.is_empty() && u.members.len() > 1 && b.omit.is_empty())
+                .then(|| (k, u.members.clone()))
+        })
+    }
+
+    /// Replaces the extending type of `e` by the union of its copies, one per member of the
+    /// union its base `k` names.
+    fn distribute(&mut self, e: Extends, k: usize, members: Vec<(String, Span)>) {
+        let Some(def) = self.types.get(&e.name).cloned() else {
+            return;
+        };
+        let mut names = Vec::new();
+        for (j, (member, span)) in members.into_iter().enumerate() {
+            let name = format!("{}{}", e.name, j + 1);
+            if self.types.contains_key(&name) {
+                self.error(
+                    span,
+                    format!("the generated type name `{name}` clashes with another type"),
+                );
+                return;
+            }
+            let mut copy = def.clone();
+            copy.name = name.clone();
+            copy.inline = true;
+            copy.doc = String::new();
+            self.types.insert(name.clone(), copy);
+            // The literal members the copy declares, as the original declares them.
+            let literals: Vec<(String, String)> = self
+                .literal_fields
+                .iter()
+                .filter(|((owner, _), _)| *owner == e.name)
+                .map(|((_, field), value)| (field.clone(), value.clone()))
+                .collect();
+            for (field, value) in literals {
+                self.literal_fields.insert((name.clone(), field), value);
+            }
+            let mut bases = e.bases.clone();
+            bases[k] = Base {
+                name: member,
+                span,
+                omit: Vec::new(),
+            };
+            self.extends.push(Extends {
+                name: name.clone(),
+                bases,
+            });
+            names.push((name, span));
+        }
+        if let Some(def) = self.types.get_mut(&e.name) {
+            def.kind = TypeKind::Union {
+                tag: String::new(),
+                variants: Vec::new(),
+            };
+            def.open = None;
+        }
+        self.unions.push(super::PendingUnion {
+            name: e.name,
+            members: names,
+            constraints: Default::default(),
+            fixed: HashMap::new(),
+        });
     }
 }
 
