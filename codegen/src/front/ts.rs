@@ -298,7 +298,10 @@ impl<'f> Loader<'f> {
                 continue;
             };
             let Some(key) = p.key.static_name() else {
-                self.error(p.span, "computed property names are not supported");
+                self.error(
+                    p.span,
+                    "computed property names are not supported; write the key as a name or a string literal",
+                );
                 continue;
             };
             let key = key.to_string();
@@ -307,7 +310,7 @@ impl<'f> Loader<'f> {
                 continue;
             }
             let Some(ann) = &p.type_annotation else {
-                self.error(p.span, format!("field `{key}` has no type"));
+                self.error(p.span, format!("field `{key}` has no type; write `{key}: T`"));
                 continue;
             };
             let doc = self.doc(p.span.start);
@@ -340,7 +343,10 @@ impl<'f> Loader<'f> {
     fn alias(&mut self, a: &TSTypeAliasDeclaration<'_>) {
         let name = a.id.name.as_str().to_owned();
         if a.type_parameters.is_some() {
-            self.error(a.span, "generic type aliases are not supported");
+            self.error(
+                a.span,
+                "generic type aliases are not supported; declare one alias per instantiation",
+            );
         }
         let doc = self.doc(a.span.start);
         let ty = strip_parens(&a.type_annotation);
@@ -498,7 +504,7 @@ impl<'f> Loader<'f> {
             )),
             TSType::TSTypeReference(r) => {
                 let TSTypeName::IdentifierReference(id) = &r.type_name else {
-                    self.error(r.span, "qualified type names are not supported");
+                    self.error(r.span, refusals::QUALIFIED);
                     return None;
                 };
                 let name = id.name.as_str();
@@ -523,7 +529,7 @@ impl<'f> Loader<'f> {
                         return self.lenient.then(|| Ty::Named(name.to_owned()));
                     }
                     _ => {
-                        self.error(r.span, format!("unsupported generic type `{name}<...>`"));
+                        self.error(r.span, refusals::generic(name));
                         return None;
                     }
                 }
@@ -580,7 +586,7 @@ impl<'f> Loader<'f> {
                         TSType::TSStringKeyword(_)
                     );
                     if !key_is_string {
-                        self.error(ix.span, "index signatures must have string keys");
+                        self.error(ix.span, refusals::INDEX_KEY);
                         return None;
                     }
                     let value = self.ty(
@@ -838,13 +844,21 @@ impl<'f> Loader<'f> {
                 if variants.iter().any(|v: &Variant| v.value == value) {
                     self.error(
                         *span,
-                        format!("two members of `{}` use `{tag}: '{value}'`", u.name),
+                        format!(
+                            "two members of `{}` use `{tag}: '{value}'`; give each member a value of its own",
+                            u.name
+                        ),
                     );
                 }
+                // A member tagged beside its type (`Name & { tag }`) has no tag field to lose.
+                let tagged_beside = u.fixed.contains_key(&i);
                 match stripped.get(member) {
+                    _ if tagged_beside => {}
                     Some(prev) if *prev != tag => self.error(
                         *span,
-                        format!("`{member}` is in unions with different discriminators (`{prev}`, `{tag}`)"),
+                        format!(
+                            "`{member}` is in unions with different discriminators (`{prev}`, `{tag}`); declare a second interface extending it for the second union"
+                        ),
                     ),
                     Some(_) => {}
                     None => {

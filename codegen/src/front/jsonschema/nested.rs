@@ -99,7 +99,7 @@ impl<'f> Lowerer<'f> {
             self.define(n, node, false);
         }
         let Some(def) = ty.named().and_then(|n| self.types.get(n)).cloned() else {
-            self.error(at, "a union member distributes only over object schemas".to_owned());
+            self.error(at, "a union member with properties distributes only over object schemas; write the properties in each object member instead".to_owned());
             return Ty::Any;
         };
         match def.kind {
@@ -125,7 +125,7 @@ impl<'f> Lowerer<'f> {
             }
             TypeKind::Alias { target, .. } => self.with_fields(at, &target, extra, open, name),
             _ => {
-                self.error(at, "a union member distributes only over object schemas".to_owned());
+                self.error(at, "a union member with properties distributes only over object schemas; write the properties in each object member instead".to_owned());
                 Ty::Any
             }
         }

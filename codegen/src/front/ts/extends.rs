@@ -101,7 +101,7 @@ impl Loader<'_> {
             match strip_parens(t) {
                 TSType::TSTypeReference(r) => {
                     let TSTypeName::IdentifierReference(id) = &r.type_name else {
-                        self.error(r.span, "qualified type names are not supported");
+                        self.error(r.span, super::refusals::QUALIFIED);
                         return None;
                     };
                     bases.push(self.base(id.name.as_str(), r.type_arguments.as_deref(), r.span)?);
@@ -179,7 +179,9 @@ impl Loader<'_> {
             let TypeKind::Struct(base_fields) = &def.kind else {
                 self.error(
                     *span,
-                    format!("`{base}` is not an interface; only interfaces can be extended"),
+                    format!(
+                        "`{base}` is not an interface; only interfaces can be extended: extend the interface it names, or write its members out"
+                    ),
                 );
                 continue;
             };

@@ -23,7 +23,10 @@ impl Loader<'_> {
             return;
         }
         if self.open.contains_key(owner) {
-            self.error(ix.span, "an object has at most one index signature");
+            self.error(
+                ix.span,
+                "an object has at most one index signature; write one whose value type is the union of theirs",
+            );
             return;
         }
         let context = format!("{owner}{}", pascal_case("extra"));

@@ -1,43 +1,30 @@
-//! What to write instead of a construct the loader refuses, for the shapes real protocol
-//! schemas use that are not supported yet (unions of inline objects, open objects) or
-//! cannot be (primitives of one JSON type).
+//! What to write instead of a construct the loader refuses: every refusal names the
+//! construct and the form to use in its place.
 
-use oxc_ast::ast::{TSSignature, TSType, TSTypeName};
+use oxc_ast::ast::TSSignature;
 
-use super::{BUILTIN_INTEGER, strip_parens};
+/// `a.B` as a type.
+pub(super) const QUALIFIED: &str =
+    "qualified type names are not supported; declare the type in this file and refer to it by name";
 
-/// The diagnostic for a union the loader cannot represent.
-pub(super) fn union(members: &[&TSType<'_>]) -> &'static str {
-    let members: Vec<&TSType<'_>> = members.iter().map(|t| strip_parens(t)).collect();
-    let primitive = |t: &&TSType<'_>| match t {
-        TSType::TSStringKeyword(_) | TSType::TSNumberKeyword(_) | TSType::TSBooleanKeyword(_) => {
-            true
-        }
-        TSType::TSTypeReference(r) => {
-            matches!(&r.type_name, TSTypeName::IdentifierReference(id) if id.name == BUILTIN_INTEGER)
-        }
-        _ => false,
-    };
-    if members.iter().all(primitive) {
-        "a union of primitives of one JSON type (`number | integer`, `string | string`) cannot be told apart on the wire; write one of them"
-    } else if members
-        .iter()
-        .any(|t| matches!(t, TSType::TSTypeLiteral(_)))
-    {
-        "a union of inline object types is not supported; declare each as an interface with a shared literal field (`type: 'a'`) and name the union as a type alias"
-    } else {
-        "unsupported union: name it as a type alias whose members are interfaces sharing a literal field"
-    }
+/// `[key: number]: T`.
+pub(super) const INDEX_KEY: &str =
+    "index signatures must have string keys (`[key: string]: T`): JSON object keys are strings";
+
+/// `Name<...>` other than the generics the loader reads.
+pub(super) fn generic(name: &str) -> String {
+    format!(
+        "unsupported generic type `{name}<...>`; write `T[]`, `Array<T>`, `Record<string, T>` (or `Omit<Interface, \"key\">` as a base), or declare the instantiation as an interface"
+    )
 }
 
-/// The diagnostic for an interface member other than a plain property.
-pub(super) fn member(m: &TSSignature<'_>) -> &'static str {
-    match m {
-        TSSignature::TSIndexSignature(_) => {
-            "an index signature beside named properties (an open object) is not supported yet; drop it (unknown members are ignored on decode) or write `{ [key: string]: T }` alone"
-        }
-        _ => {
-            "only plain properties are supported in an interface; leave methods and call signatures out of the message types"
-        }
-    }
+/// The diagnostic for a union of primitives of one JSON type, the only union the loader
+/// cannot represent.
+pub(super) fn union() -> &'static str {
+    "a union of primitives of one JSON type (`number | integer`, `string | string`) cannot be told apart on the wire; write one of them"
+}
+
+/// The diagnostic for an interface member other than a plain property or index signature.
+pub(super) fn member(_: &TSSignature<'_>) -> &'static str {
+    "only plain properties are supported in an interface; leave methods and call signatures out of the message types"
 }

@@ -29,7 +29,7 @@ impl Loader<'_> {
         }
         // Primitives of one JSON type (`number | integer`) cannot be told apart.
         if members.iter().all(|t| is_primitive(t)) {
-            self.error(span, refusals::union(members));
+            self.error(span, refusals::union());
             return None;
         }
         let mut tys = Vec::new();
