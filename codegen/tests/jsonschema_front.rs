@@ -145,7 +145,7 @@ fn without_a_discriminator_the_union_is_untagged_in_order() {
         types["Server"].kind,
         TypeKind::Untagged(vec![
             named("ServerHttp"),
-            named("Stdio"),
+            named("ServerStdio"),
             named("Other"),
             Ty::Any
         ])

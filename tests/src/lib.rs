@@ -3,5 +3,6 @@
 pub mod fixtures;
 pub mod peers;
 pub mod postgres;
+pub mod published;
 pub mod schema_compare;
 pub mod traces;

@@ -302,29 +302,24 @@ impl<'f> Lowerer<'f> {
         out
     }
 
-    /// An inline member's type name: its `title` when that names no other type, else
-    /// `<Union><Value>`.
+    /// An inline member's type name: `<Union><Title>` when it has a `title`, else
+    /// `<Union><Value>`; numbered when a definition or another type has the name already.
+    /// (A bare title would put names such as `Result` or `Session` in the module's namespace.)
     fn member_name(&self, union: &str, node: &Node, value: &str) -> String {
-        // `<Union><Value>` may be a definition's name already (`McpServer` + `http` is
-        // `McpServerHttp`, the type the member merges in): then numbered.
+        let label = node
+            .get("title")
+            .and_then(Node::as_str)
+            .filter(|t| !crate::naming::pascal_case(t).is_empty())
+            .unwrap_or(value);
         let taken = |n: &str| self.defs.contains_key(n) || self.types.contains_key(n);
-        let mut fallback = inline_name(union, value);
+        let first = inline_name(union, label);
+        let mut name = first.clone();
         let mut n = 2;
-        while taken(&fallback) {
-            fallback = format!("{}{n}", inline_name(union, value));
+        while taken(&name) {
+            name = format!("{first}{n}");
             n += 1;
         }
-        match node.get("title").and_then(Node::as_str) {
-            Some(t) if !self.defs.contains_key(t) && !self.types.contains_key(t) => {
-                let t = crate::naming::pascal_case(t);
-                if t.is_empty() || self.types.contains_key(&t) || self.defs.contains_key(&t) {
-                    fallback
-                } else {
-                    t
-                }
-            }
-            _ => fallback,
-        }
+        name
     }
 }
 

@@ -1,0 +1,55 @@
+//! Builds generated modules of published schemas in a crate of their own, every warning an
+//! error, so a test proves the code a third-party schema gives compiles.
+
+use std::path::Path;
+
+use crate::peers::{target_dir, workspace_root};
+
+/// One generated module: its name and its files (path in the crate, text).
+pub struct Module {
+    pub name: String,
+    pub files: Vec<(String, String)>,
+}
+
+/// Writes `modules` into a crate at `dir` (with `schemars`) and builds it offline with the
+/// workspace's lock file; panics with the compiler's output when it does not compile.
+pub fn build_crate(dir: &Path, modules: &[Module]) {
+    let root = workspace_root();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let manifest = format!(
+        "[package]\nname = \"published-schemas\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [workspace]\n\n[features]\nschemars = [\"dep:schemars\", \"agentwire-runtime/schemars\"]\n\n\
+         [dependencies]\nagentwire-runtime = {{ path = {runtime:?} }}\nagentwire-transport = {{ path = {transport:?} }}\n\
+         serde = \"1\"\nserde_json = \"1\"\nschemars = {{ version = \"1\", optional = true }}\n",
+        runtime = root.join("runtime"),
+        transport = root.join("transport"),
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    // The workspace's versions, so the build reuses what is already compiled.
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let mut lib = String::from("#![deny(warnings)]\n");
+    let mut skeletons = String::new();
+    for m in modules {
+        for (path, text) in &m.files {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        lib.push_str(&format!("pub mod {};\n", m.name));
+        skeletons.push_str(&format!("pub mod {};\n", m.name));
+    }
+    lib.push_str(&format!("pub mod skeletons {{\n{skeletons}}}\n"));
+    std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .args(["build", "--offline", "-q", "--features", "schemars"])
+        .output()
+        .expect("run cargo build");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors = stderr.lines().filter(|l| l.starts_with("error")).count();
+    assert!(
+        out.status.success(),
+        "the generated crate does not compile ({errors} errors):\n{stderr}"
+    );
+}
