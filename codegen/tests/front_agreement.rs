@@ -81,6 +81,19 @@ fn objects_are_open_only_where_extension_members_are_declared() {
         &["Closed", "Open", "Typed", "Meta"],
     );
     assert_eq!(types["Closed"].open, None);
+    // A base that is a map alias gives its index signature (MCP's `RequestMetaObject extends
+    // MetaObject`, `type MetaObject = Record<string, unknown>`).
+    let inherited = agree(
+        "type MetaObject = Record<string, unknown>;\n\
+         interface RequestMeta extends MetaObject { progressToken?: string }\n",
+        r##"{"$defs": {
+            "MetaObject": {"type": "object", "additionalProperties": {}},
+            "RequestMeta": {"type": "object", "properties": {"progressToken": {"type": "string"}},
+                            "additionalProperties": {}}
+        }}"##,
+        &["MetaObject", "RequestMeta"],
+    );
+    assert_eq!(inherited["RequestMeta"].open, Some(Ty::Any));
     assert_eq!(types["Open"].open, Some(Ty::Any));
     assert_eq!(types["Typed"].open, Some(Ty::Number));
     // `additionalProperties: false` and `unevaluatedProperties: true` say it outright.

@@ -176,6 +176,16 @@ impl Loader<'_> {
             let Some(def) = self.types.get(base) else {
                 continue;
             };
+            // `interface X extends M` where `type M = Record<string, T>` (or
+            // `{ [key: string]: T }`): X inherits the index signature, as TypeScript reads it.
+            if let TypeKind::Alias {
+                target: crate::ir::Ty::Map(value),
+                ..
+            } = &def.kind
+            {
+                open = open.or_else(|| Some((**value).clone()));
+                continue;
+            }
             let TypeKind::Struct(base_fields) = &def.kind else {
                 self.error(
                     *span,
