@@ -280,7 +280,10 @@ fn every_refusal_says_what_to_write_instead() {
             "interface P extends ns.Q { a: string }",
             "a qualified base (`extends a.B`) is not supported; extend an interface of this file",
         ),
-        ("interface P { a: null }", "a bare `null` type is not supported; write `T | null`"),
+        (
+            "interface P { a: null }",
+            "a bare `null` type is not supported; write `T | null`",
+        ),
         (
             "interface P { a: () => void }",
             "unsupported TypeScript type; write it with interfaces, type aliases, primitives, string literals, `T[]` or `{ [key: string]: T }`",
@@ -315,6 +318,9 @@ fn every_refusal_says_what_to_write_instead() {
         let file = source("messages.ts", text);
         let errors = ts::load_types(&file, "messages.ts").expect_err(text);
         let messages: Vec<&str> = errors.errors.iter().map(|e| e.message.as_str()).collect();
-        assert!(messages.contains(want), "{text}:\n  got {messages:?}\n  want {want}");
+        assert!(
+            messages.contains(want),
+            "{text}:\n  got {messages:?}\n  want {want}"
+        );
     }
 }

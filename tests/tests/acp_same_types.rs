@@ -33,11 +33,17 @@ const EXPECTED: &[(&str, &[Reason])] = &[
     ("CreateElicitationRequest", &[Reason::Unsaid]),
     ("CreateTerminalRequest", &[Reason::Integer, Reason::Unsaid]),
     ("ElicitationContentValue", &[Reason::Integer]),
-    ("ElicitationPropertySchema", &[Reason::Integer, Reason::Unsaid]),
+    (
+        "ElicitationPropertySchema",
+        &[Reason::Integer, Reason::Unsaid],
+    ),
     ("ElicitationUrlMode", &[Reason::Unsaid]),
     ("ErrorCode", &[Reason::Integer]),
     ("IntegerPropertySchema", &[Reason::Integer, Reason::Unsaid]),
-    ("MultiSelectPropertySchema", &[Reason::Integer, Reason::Unsaid]),
+    (
+        "MultiSelectPropertySchema",
+        &[Reason::Integer, Reason::Unsaid],
+    ),
     ("Notice", &[Reason::Unsaid]),
     ("NumberPropertySchema", &[Reason::Unsaid]),
     ("ProtocolVersion", &[Reason::Integer, Reason::Unsaid]),
@@ -47,7 +53,10 @@ const EXPECTED: &[(&str, &[Reason])] = &[
     ("TerminalExitStatus", &[Reason::Integer, Reason::Unsaid]),
     ("ToolCallLocation", &[Reason::Integer, Reason::Unsaid]),
     ("UsageUpdate", &[Reason::Integer, Reason::Unsaid]),
-    ("WaitForTerminalExitResponse", &[Reason::Integer, Reason::Unsaid]),
+    (
+        "WaitForTerminalExitResponse",
+        &[Reason::Integer, Reason::Unsaid],
+    ),
 ];
 
 fn sdk_file(path: &str) -> PathBuf {
@@ -57,7 +66,10 @@ fn sdk_file(path: &str) -> PathBuf {
         .join(path)
 }
 
-fn load(path: &str, front: fn(&SourceFile, &str) -> Result<Types, agentwire_codegen::diag::SpecErrors>) -> Types {
+fn load(
+    path: &str,
+    front: fn(&SourceFile, &str) -> Result<Types, agentwire_codegen::diag::SpecErrors>,
+) -> Types {
     let file = SourceFile::read(&sdk_file(path)).unwrap();
     front(&file, path).unwrap_or_else(|e| {
         panic!(
@@ -181,7 +193,10 @@ impl Compare<'_> {
                     if x.value != y.value {
                         return Err(format!("{at}: tag value {} vs {}", x.value, y.value));
                     }
-                    let (x_ty, y_ty) = (Ty::Named(x.type_name.clone()), Ty::Named(y.type_name.clone()));
+                    let (x_ty, y_ty) = (
+                        Ty::Named(x.type_name.clone()),
+                        Ty::Named(y.type_name.clone()),
+                    );
                     self.ty(&x_ty, &y_ty, &format!("{at}<{}>", x.value))?;
                 }
                 Ok(())
@@ -215,11 +230,17 @@ fn acp_typescript_and_json_schema_give_the_same_rust_types() {
     let ts_types = load("dist/v1/schema/types.gen.d.ts", ts::load_types);
     let js_types = load("schema/v1/schema.json", jsonschema::load_types);
     let named = |t: &Types| -> BTreeSet<String> {
-        t.values().filter(|d| !d.inline).map(|d| d.name.clone()).collect()
+        t.values()
+            .filter(|d| !d.inline)
+            .map(|d| d.name.clone())
+            .collect()
     };
     let (a, b) = (named(&ts_types), named(&js_types));
     assert_eq!(
-        (a.difference(&b).collect::<Vec<_>>(), b.difference(&a).collect::<Vec<_>>()),
+        (
+            a.difference(&b).collect::<Vec<_>>(),
+            b.difference(&a).collect::<Vec<_>>()
+        ),
         (Vec::new(), Vec::new()),
         "definitions only the TypeScript has, only the JSON Schema has"
     );
@@ -277,7 +298,10 @@ fn the_shapes_that_needed_both_front_ends_agree() {
         };
         // Three tag values share one member type.
         assert_eq!(
-            variants.iter().filter(|v| v.type_name == "ContentChunk").count(),
+            variants
+                .iter()
+                .filter(|v| v.type_name == "ContentChunk")
+                .count(),
             3
         );
         assert!(matches!(

@@ -310,7 +310,10 @@ impl<'f> Loader<'f> {
                 continue;
             }
             let Some(ann) = &p.type_annotation else {
-                self.error(p.span, format!("field `{key}` has no type; write `{key}: T`"));
+                self.error(
+                    p.span,
+                    format!("field `{key}` has no type; write `{key}: T`"),
+                );
                 continue;
             };
             let doc = self.doc(p.span.start);

@@ -86,7 +86,8 @@ pub fn is_tag_exclusion(not: &super::json::Node) -> bool {
                 .iter()
                 .all(|m| matches!(m.key.as_str(), "type" | "properties" | "required"))
                 && item.get("properties").is_some_and(|p| {
-                    !p.members().is_empty() && p.members().iter().all(|m| m.value.get("const").is_some())
+                    !p.members().is_empty()
+                        && p.members().iter().all(|m| m.value.get("const").is_some())
                 })
         })
 }

@@ -76,7 +76,14 @@ impl<'f> Lowerer<'f> {
                         self.with_fields(member, t, &extra, &open, &format!("{context}{}", j + 1))
                     })
                     .collect();
-                self.put(context, member, true, String::new(), TypeKind::Untagged(tys), None);
+                self.put(
+                    context,
+                    member,
+                    true,
+                    String::new(),
+                    TypeKind::Untagged(tys),
+                    None,
+                );
                 Ty::Named(context.to_owned())
             }
         }
@@ -111,7 +118,14 @@ impl<'f> Lowerer<'f> {
                     }
                 }
                 let open = open.clone().or(def.open);
-                self.put(name, at, true, String::new(), TypeKind::Struct(fields), open);
+                self.put(
+                    name,
+                    at,
+                    true,
+                    String::new(),
+                    TypeKind::Struct(fields),
+                    open,
+                );
                 Ty::Named(name.to_owned())
             }
             TypeKind::Untagged(members) => {
@@ -134,14 +148,22 @@ impl<'f> Lowerer<'f> {
 
 /// The properties, `required` and `additionalProperties` written on `node` itself.
 fn shallow<'n>(node: &'n Node, out: &mut Members<'n>) {
-    for m in node.get("properties").map(Node::members).unwrap_or_default() {
+    for m in node
+        .get("properties")
+        .map(Node::members)
+        .unwrap_or_default()
+    {
         match out.props.iter_mut().find(|(k, _)| *k == m.key) {
             Some(slot) => slot.1 = &m.value,
             None => out.props.push((m.key.clone(), &m.value)),
         }
         out.own.push(m.key.clone());
     }
-    for r in node.get("required").and_then(Node::as_array).unwrap_or_default() {
+    for r in node
+        .get("required")
+        .and_then(Node::as_array)
+        .unwrap_or_default()
+    {
         out.required.extend(r.as_str().map(str::to_owned));
     }
     if let Some(extra) = super::object::extra_members(node) {

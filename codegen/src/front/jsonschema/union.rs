@@ -105,8 +105,10 @@ impl<'f> Lowerer<'f> {
     /// number of the type (the constants only name the known codes).
     fn open_set(&mut self, name: &str, node: &Node, members: &[&Node]) -> Option<TypeKind> {
         let kind_of = |m: &Node| m.get("type").and_then(Node::as_str).map(str::to_owned);
-        let (consts, open): (Vec<&Node>, Vec<&Node>) =
-            members.iter().copied().partition(|m| m.get("const").is_some());
+        let (consts, open): (Vec<&Node>, Vec<&Node>) = members
+            .iter()
+            .copied()
+            .partition(|m| m.get("const").is_some());
         let [open] = open.as_slice() else {
             return None;
         };
@@ -117,7 +119,8 @@ impl<'f> Lowerer<'f> {
                 "type" | "title" | "description" | "format" | "default" | "examples"
             )
         });
-        if consts.is_empty() || !plain || consts.iter().any(|c| kind_of(c).is_some_and(|k| k != ty)) {
+        if consts.is_empty() || !plain || consts.iter().any(|c| kind_of(c).is_some_and(|k| k != ty))
+        {
             return None;
         }
         match ty.as_str() {
@@ -127,11 +130,26 @@ impl<'f> Lowerer<'f> {
                     .map(|c| c.get("const")?.as_str().map(str::to_owned))
                     .collect::<Option<_>>()?;
                 let known = format!("{name}Known");
-                self.put(&known, node, true, String::new(), TypeKind::Enum(values), None);
+                self.put(
+                    &known,
+                    node,
+                    true,
+                    String::new(),
+                    TypeKind::Enum(values),
+                    None,
+                );
                 Some(TypeKind::Untagged(vec![Ty::Named(known), Ty::String]))
             }
-            "integer" | "number" if consts.iter().all(|c| c.get("const").and_then(Node::as_f64).is_some()) => {
-                let target = if ty == "integer" { Ty::Integer } else { Ty::Number };
+            "integer" | "number"
+                if consts
+                    .iter()
+                    .all(|c| c.get("const").and_then(Node::as_f64).is_some()) =>
+            {
+                let target = if ty == "integer" {
+                    Ty::Integer
+                } else {
+                    Ty::Number
+                };
                 Some(TypeKind::Alias {
                     target,
                     constraints: Default::default(),

@@ -59,7 +59,10 @@ impl Loader<'_> {
         let mut fixed = HashMap::new();
         for (i, (member, t)) in read.into_iter().zip(members).enumerate() {
             match member {
-                Member::Tagged { name: target, value } => {
+                Member::Tagged {
+                    name: target,
+                    value,
+                } => {
                     fixed.insert(i, (key.clone(), value));
                     names.push((target, t.span()));
                 }
@@ -88,10 +91,7 @@ impl Loader<'_> {
     }
 
     /// A member's shape: `Name & { key: "v" }` with its key, or an object literal.
-    fn tagged_member<'r, 'a>(
-        &self,
-        t: &'r TSType<'a>,
-    ) -> Option<(Option<String>, Member<'r, 'a>)> {
+    fn tagged_member<'r, 'a>(&self, t: &'r TSType<'a>) -> Option<(Option<String>, Member<'r, 'a>)> {
         match strip_parens(t) {
             TSType::TSIntersectionType(i) => {
                 let [a, b] = i.types.as_slice() else {

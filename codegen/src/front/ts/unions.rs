@@ -93,7 +93,11 @@ impl Loader<'_> {
     /// The union `u` as an untagged union of its members, in the order written
     /// (`ir::order_untagged_members` puts the most demanding first).
     pub(super) fn untagged_union(&mut self, u: &PendingUnion) {
-        let tys = u.members.iter().map(|(m, _)| Ty::Named(m.clone())).collect();
+        let tys = u
+            .members
+            .iter()
+            .map(|(m, _)| Ty::Named(m.clone()))
+            .collect();
         if let Some(def) = self.types.get_mut(&u.name) {
             def.kind = TypeKind::Untagged(tys);
         }
