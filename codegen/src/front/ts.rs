@@ -769,6 +769,51 @@ impl<'f> Loader<'f> {
         values.is_some_and(|v| v.len() == u.members.len())
     }
 
+    /// The fields every member of `u` fixes to a literal (its tag candidates): a member's own
+    /// required literal members, the tag an earlier union took from it, or the tag it fixes
+    /// beside its type.
+    fn tag_candidates(&self, u: &PendingUnion, stripped: &HashMap<String, String>) -> Vec<String> {
+        let mut candidates: Option<Vec<String>> = None;
+        for (i, (member, _)) in u.members.iter().enumerate() {
+            // `Name & { tag: "v" }` fixes its tag beside the type, whatever the type.
+            if let Some((tag, _)) = u.fixed.get(&i) {
+                candidates = Some(match candidates {
+                    None => vec![tag.clone()],
+                    Some(prev) => prev.into_iter().filter(|c| c == tag).collect(),
+                });
+                continue;
+            }
+            let Some(TypeDef {
+                kind: TypeKind::Struct(fields),
+                ..
+            }) = self.types.get(member)
+            else {
+                // A member that is not an interface: no tag to dispatch on.
+                candidates = Some(Vec::new());
+                continue;
+            };
+            let mut fixed: Vec<String> = fields
+                .iter()
+                .filter(|f| !f.optional)
+                .filter(|f| {
+                    self.literal_fields
+                        .contains_key(&(member.clone(), f.name.clone()))
+                })
+                .map(|f| f.name.clone())
+                .collect();
+            // A member of an earlier union lost its tag field to that union; the tag
+            // still fixes its value for this one.
+            if let Some(tag) = stripped.get(member) {
+                fixed.insert(0, tag.clone());
+            }
+            candidates = Some(match candidates {
+                None => fixed,
+                Some(prev) => prev.into_iter().filter(|c| fixed.contains(c)).collect(),
+            });
+        }
+        candidates.unwrap_or_default()
+    }
+
     /// Picks each union's discriminator and strips it from the member structs.
     fn resolve_unions(&mut self) {
         let mut stripped: HashMap<String, String> = HashMap::new();
@@ -785,45 +830,8 @@ impl<'f> Loader<'f> {
                 }
                 continue;
             }
-            let mut candidates: Option<Vec<String>> = None;
-            for (i, (member, _)) in u.members.iter().enumerate() {
-                // `Name & { tag: "v" }` fixes its tag beside the type, whatever the type.
-                if let Some((tag, _)) = u.fixed.get(&i) {
-                    candidates = Some(match candidates {
-                        None => vec![tag.clone()],
-                        Some(prev) => prev.into_iter().filter(|c| c == tag).collect(),
-                    });
-                    continue;
-                }
-                let Some(TypeDef {
-                    kind: TypeKind::Struct(fields),
-                    ..
-                }) = self.types.get(member)
-                else {
-                    // A member that is not an interface: no tag to dispatch on.
-                    candidates = Some(Vec::new());
-                    continue;
-                };
-                let mut fixed: Vec<String> = fields
-                    .iter()
-                    .filter(|f| !f.optional)
-                    .filter(|f| {
-                        self.literal_fields
-                            .contains_key(&(member.clone(), f.name.clone()))
-                    })
-                    .map(|f| f.name.clone())
-                    .collect();
-                // A member of an earlier union lost its tag field to that union; the tag
-                // still fixes its value for this one.
-                if let Some(tag) = stripped.get(member) {
-                    fixed.insert(0, tag.clone());
-                }
-                candidates = Some(match candidates {
-                    None => fixed,
-                    Some(prev) => prev.into_iter().filter(|c| fixed.contains(c)).collect(),
-                });
-            }
-            let candidates = self.rank_candidates(&u, candidates.unwrap_or_default());
+            let candidates = self.tag_candidates(&u, &stripped);
+            let candidates = self.rank_candidates(&u, candidates);
             // Without a shared literal field whose values tell every member apart, the union
             // is untagged: its members are tried in turn.
             let Some(tag) = candidates
