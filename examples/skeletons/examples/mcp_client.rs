@@ -102,6 +102,15 @@ impl Session {
             }
         };
         self.client.notifications_initialized(None).await?;
+        if let End::Http(http) = &self.end {
+            // What the server sends outside any request (a request of its own made outside a
+            // tool call, say) comes on the GET stream; a server may offer none.
+            match http.http.open_stream().await {
+                Ok(true) => println!("GET stream open for the server's own messages"),
+                Ok(false) => println!("the server offers no GET stream"),
+                Err(e) => println!("no GET stream: {e}"),
+            }
+        }
         Ok(init)
     }
 
