@@ -3,7 +3,8 @@
 //! on PyPI) as clients of our example server, over stdio and Streamable HTTP. The client runs tools, progress, sampling back to
 //! itself, resources and prompts, then sends bad input (an unknown method, bad params, a huge
 //! message, a request before initialize) and checks the JSON-RPC answer and that the session
-//! goes on.
+//! goes on. The other way round, our generated client drives a server written on each SDK
+//! (`peers/node/mcp_server.cjs`, `peers/python/mcp_server.py`), over both transports too.
 
 use std::io::BufRead as _;
 use std::path::PathBuf;
@@ -218,7 +219,9 @@ mod our_client {
             _params: Option<RequestParams>,
         ) -> Result<ListRootsResult, RpcError> {
             self.0.roots.fetch_add(1, Ordering::SeqCst);
-            Ok(typed(json!({"roots": [{"uri": ROOT, "name": "test root"}]})))
+            Ok(typed(
+                json!({"roots": [{"uri": ROOT, "name": "test root"}]}),
+            ))
         }
     }
 
@@ -328,13 +331,24 @@ mod our_client {
         let tools = client.tools_list(None).await.expect("tools/list");
         let names: Vec<&str> = tools.tools.iter().map(|t| t.name.as_str()).collect();
         checks.check(
-            ["echo", "progress", "sample", "elicit", "roots", "slow", "was_cancelled"]
-                .iter()
-                .all(|n| names.contains(n)),
+            [
+                "echo",
+                "progress",
+                "sample",
+                "elicit",
+                "roots",
+                "slow",
+                "was_cancelled",
+            ]
+            .iter()
+            .all(|n| names.contains(n)),
             format!("tools/list names every tool ({names:?})"),
         );
         let echo = call(client, "echo", json!({"text": "hello"})).await;
-        checks.check(echo.as_deref() == Ok("hello"), format!("tools/call echo ({echo:?})"));
+        checks.check(
+            echo.as_deref() == Ok("hello"),
+            format!("tools/call echo ({echo:?})"),
+        );
 
         let mut pending = start(client, "progress", json!({"steps": 3}), "p-1").await;
         let mut progress = pending.take_progress().expect("a progress token was sent");
@@ -360,7 +374,8 @@ mod our_client {
         );
         let elicited = call(client, "elicit", json!({})).await;
         checks.check(
-            elicited.as_deref() == Ok("accept: Ada") && asked.elicitation.load(Ordering::SeqCst) == 1,
+            elicited.as_deref() == Ok("accept: Ada")
+                && asked.elicitation.load(Ordering::SeqCst) == 1,
             format!("elicitation/create answered with the form's defaults ({elicited:?})"),
         );
         let roots = call(client, "roots", json!({})).await;
@@ -379,16 +394,24 @@ mod our_client {
             matches!(running, Ok(Some(_))),
             "the slow call reports that it runs",
         );
-        pending.cancel().await.expect("notifications/cancelled sent");
+        pending
+            .cancel()
+            .await
+            .expect("notifications/cancelled sent");
         let mut seen = String::new();
         for _ in 0..50 {
-            seen = call(client, "was_cancelled", json!({})).await.unwrap_or_default();
+            seen = call(client, "was_cancelled", json!({}))
+                .await
+                .unwrap_or_default();
             if seen != "running" {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        checks.check(seen == "yes", format!("the server saw the call cancelled ({seen:?})"));
+        checks.check(
+            seen == "yes",
+            format!("the server saw the call cancelled ({seen:?})"),
+        );
     }
 
     /// Bad input from our side, then a ping: the session must go on.
@@ -470,9 +493,12 @@ mod our_client {
         let asked = Arc::new(Asked::default());
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.env("RUST_LOG", "error");
-        let (client, _notes, _connection, mut child) =
-            Client::spawn_with(Arc::new(Answers(Arc::clone(&asked))), cmd, Config::default())
-                .expect("the peer server starts");
+        let (client, _notes, _connection, mut child) = Client::spawn_with(
+            Arc::new(Answers(Arc::clone(&asked))),
+            cmd,
+            Config::default(),
+        )
+        .expect("the peer server starts");
         let checks = drive(&client, None, None, &asked, &expect).await;
         client.close();
         let _ = child.kill().await;
@@ -497,7 +523,10 @@ mod our_client {
         let ended = http.terminate().await;
         bridge.abort();
         let mut checks = checks;
-        checks.check(ended.is_ok(), format!("DELETE ends the session ({ended:?})"));
+        checks.check(
+            ended.is_ok(),
+            format!("DELETE ends the session ({ended:?})"),
+        );
         checks
     }
 }
@@ -509,7 +538,12 @@ fn assert_checks(run: &our_client::Checks, expected: usize) {
         run.passed.len(),
         run.passed.len() + run.failed.len()
     );
-    assert!(run.failed.is_empty(), "failed: {:#?}\npassed: {:#?}", run.failed, run.passed);
+    assert!(
+        run.failed.is_empty(),
+        "failed: {:#?}\npassed: {:#?}",
+        run.failed,
+        run.passed
+    );
     assert_eq!(run.passed.len(), expected, "{:#?}", run.passed);
 }
 
@@ -607,7 +641,10 @@ async fn our_client_drives_the_python_sdk_server_over_streamable_http() {
     let _server = PeerServer(child);
     // uvicorn says nothing machine-readable when it is up: wait until the port accepts.
     let up = timeout(Duration::from_secs(60), async {
-        while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     })

@@ -27,8 +27,7 @@ use serde_json::{Value, json};
 
 type Boxed = Box<dyn std::error::Error + Send + Sync>;
 
-const USAGE: &str =
-    "usage: mcp_client [COMMAND [ARGS...] | --http URL | --conformance URL] (no argument: \
+const USAGE: &str = "usage: mcp_client [COMMAND [ARGS...] | --http URL | --conformance URL] (no argument: \
      the mcp_server example on stdio)";
 
 /// The protocol version this client asks for.
@@ -155,14 +154,19 @@ async fn start_call(
     name: &str,
     arguments: Value,
     token: &str,
-) -> Result<agentwire_transport::jsonrpc::Pending<agentwire_protocols::skeletons::mcp::ClientSide>, Boxed>
-{
+) -> Result<
+    agentwire_transport::jsonrpc::Pending<agentwire_protocols::skeletons::mcp::ClientSide>,
+    Boxed,
+> {
     let params: CallToolRequestParams = typed(json!({
         "name": name,
         "arguments": arguments,
         "_meta": {"progressToken": token}
     }))?;
-    Ok(client.peer().start(ClientRequest::ToolsCall(params)).await?)
+    Ok(client
+        .peer()
+        .start(ClientRequest::ToolsCall(params))
+        .await?)
 }
 
 fn tool_result(result: ClientResult) -> Result<CallToolResult, Boxed> {
@@ -184,7 +188,10 @@ fn progress_line(note: &ServerNotification) -> Option<String> {
 /// Calls `tool` with progress and prints each report and the result.
 async fn call_with_progress(client: &Client, tool: &str, arguments: Value) -> Result<(), Boxed> {
     let mut pending = start_call(client, tool, arguments, "progress-1").await?;
-    println!("tools/call {tool} (request id {}), with progress:", pending.id());
+    println!(
+        "tools/call {tool} (request id {}), with progress:",
+        pending.id()
+    );
     let mut progress = pending.take_progress();
     let result = tool_result(pending.result().await?)?;
     // The server's reports come before its answer; whatever was queued is printed now.
@@ -273,7 +280,9 @@ async fn demo(mut session: Session) -> Result<(), Boxed> {
     }
     if has("sample") {
         let result = client
-            .tools_call(typed(json!({"name": "sample", "arguments": {"prompt": "Say hello"}}))?)
+            .tools_call(typed(
+                json!({"name": "sample", "arguments": {"prompt": "Say hello"}}),
+            )?)
             .await?;
         println!("tools/call sample: {}", content_text(&result));
     }
@@ -298,7 +307,11 @@ async fn conformance(url: &str) -> Result<(), Boxed> {
             let arguments = Value::Object(arguments_for(&schema));
             let params = typed(json!({"name": tool.name, "arguments": arguments}))?;
             let result = session.client.tools_call(params).await?;
-            println!("tools/call {} {arguments}: {}", tool.name, content_text(&result));
+            println!(
+                "tools/call {} {arguments}: {}",
+                tool.name,
+                content_text(&result)
+            );
         }
     }
     session.close().await
@@ -314,7 +327,14 @@ fn sibling_server() -> Result<String, Boxed> {
         eprintln!("mcp_client: building the mcp_server example first");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = std::process::Command::new(cargo)
-            .args(["build", "--quiet", "-p", "agentwire-examples", "--example", "mcp_server"])
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "agentwire-examples",
+                "--example",
+                "mcp_server",
+            ])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()?;
         if !status.success() || !server.exists() {

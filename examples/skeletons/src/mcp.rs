@@ -217,7 +217,8 @@ pub fn connect_http<H: ClientHandler>(
     handler: Arc<H>,
     config: Config,
 ) -> Result<(Client, ServerNotifications, HttpSession), streamable_http::ClientError> {
-    let (http, received) = streamable_http::Client::new(url, streamable_http::ClientConfig::default())?;
+    let (http, received) =
+        streamable_http::Client::new(url, streamable_http::ClientConfig::default())?;
     let (client, notes, link, _connection) =
         Client::connect_messages(handler, CancellationToken::new(), config);
     let bridge = http
