@@ -50,9 +50,11 @@ fn edited(dir: &Path, line: usize, edit: impl Fn(&mut Value)) -> PathBuf {
 fn the_recorded_session_passes() {
     let (code, stdout, stderr) = check(&recorded());
     assert_eq!(code, 0, "{stdout}{stderr}");
+    // The progress token of the recorded call is the number 5, which keys a progress
+    // instance like a string token would.
     assert_eq!(
         stdout.trim(),
-        "ok: 30 message(s) in 1 stream(s), 14 sequence instance(s), protocol mcp"
+        "ok: 30 message(s) in 1 stream(s), 15 sequence instance(s), protocol mcp"
     );
 }
 

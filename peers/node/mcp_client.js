@@ -91,7 +91,10 @@ async function badInput(client, tx) {
     check(sdkErrors.length === before + 1,
       'a huge message is answered with an error whose id is null');
   } else {
-    check(/413|body over/.test(sent), `a huge message is refused by the transport (${sent.slice(0, 120)})`);
+    // The server answers 413 from the first bytes and closes the connection; a client still
+    // writing the 17 MiB may see that as a reset ("fetch failed") before it reads the 413.
+    // Either way the message was refused, and the ping below shows the session survived.
+    check(/413|body over|fetch failed/.test(sent), `a huge message is refused by the transport (${sent.slice(0, 120)})`);
   }
   await client.ping();
   check(true, 'the session survives bad input (ping answered)');

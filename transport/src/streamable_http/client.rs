@@ -231,7 +231,7 @@ impl Client {
                 what: "answer",
                 after,
             })?
-            .map_err(|e| ClientError::Http(e.to_string()))?;
+            .map_err(|e| ClientError::Http(with_causes(&e)))?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
@@ -382,6 +382,18 @@ struct Cursor {
     last_id: Option<String>,
     retry: Option<u64>,
     answered: bool,
+}
+
+/// An error and its causes, as one sentence: reqwest's own text ("error sending request")
+/// leaves out why (connection refused, a DNS failure).
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text = format!("{text}: {c}");
+        cause = c.source();
+    }
+    text
 }
 
 fn content_type(headers: &HeaderMap) -> String {
