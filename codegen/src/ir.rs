@@ -81,13 +81,20 @@ pub struct KindRef {
     pub role: String,
     /// `None` for `role.*`.
     pub kind: Option<String>,
+    /// `role.response to <request>`: only the responses to requests of that kind, whose
+    /// `result` reads as that request's result type.
+    pub answers: Option<Box<KindRef>>,
 }
 
 impl std::fmt::Display for KindRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.kind {
-            Some(k) => write!(f, "{}.{k}", self.role),
-            None => write!(f, "{}.*", self.role),
+            Some(k) => write!(f, "{}.{k}", self.role)?,
+            None => write!(f, "{}.*", self.role)?,
+        }
+        match &self.answers {
+            Some(r) => write!(f, " to {r}"),
+            None => Ok(()),
         }
     }
 }
