@@ -370,8 +370,21 @@ pub struct Method {
     pub params_optional: bool,
     /// The result type of a request; `None` when the result is JSON `null`.
     pub result: Option<String>,
+    /// What the spec says a receiver answers when its code says nothing (`answer:`): the
+    /// generated handler's default for this request.
+    pub answer: Option<DefaultAnswer>,
     pub summary: String,
     pub origin: Origin,
+}
+
+/// A request's answer the spec states, so a generated handler gives it unless overridden.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultAnswer {
+    /// The empty result (`answer: empty`): a result type whose every field is optional.
+    Empty,
+    /// "Method not found" (`answer: method_not_found`): an optional feature a receiver
+    /// offers only by overriding the handler (and declaring it, where the protocol says so).
+    MethodNotFound,
 }
 
 impl Method {
