@@ -90,3 +90,87 @@ fn an_answer_under_the_string_id_is_not_the_answer_to_the_number_id() {
         "{stdout}"
     );
 }
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("tests/fixtures/mcp/traces")
+        .join(name)
+}
+
+#[test]
+fn a_tool_call_to_a_server_that_declared_no_tools_is_a_violation() {
+    let (code, stdout, _) = check(&fixture("tools_call_without_tools_capability.jsonl"));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "tools_call_without_tools_capability.jsonl:line 4: lifecycle connection in state running: got client.tools/call, but \"tools\" in server_caps does not hold"
+        ),
+        "{stdout}"
+    );
+    // A refused request is not observed further, so its answer answers nothing known.
+    assert!(
+        stdout.contains("line 5: client_request 1 in state idle: got server.response"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+}
+
+#[test]
+fn a_tool_call_to_a_server_that_declared_tools_is_accepted() {
+    let (code, stdout, stderr) = check(&fixture("tools_call_with_tools_capability.jsonl"));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("ok: 5 message(s) in 1 stream(s)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn subscribing_needs_the_subscribe_capability() {
+    let (code, stdout, _) = check(&fixture("subscribe_without_subscribe_capability.jsonl"));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "line 6: lifecycle connection in state running: got client.resources/subscribe, but \"resources.subscribe\" in server_caps does not hold"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+}
+
+#[test]
+fn the_number_id_and_the_string_id_are_two_requests() {
+    let (code, stdout, stderr) = check(&fixture("number_and_string_ids.jsonl"));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // The answer under "2" does not answer the initialize request 2: the session never starts.
+    let (code, stdout, _) = check(&fixture("initialize_answered_under_string_id.jsonl"));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("line 2: client_request \"2\" in state idle: got server.response"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("end of stream: lifecycle connection in state initializing"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_capabilities_come_from_the_answer_to_initialize_only() {
+    let dir = tempfile::tempdir().unwrap();
+    // The recorded server declared tools; an answer without them refuses the later calls.
+    let file = edited(dir.path(), 2, |v| {
+        v["message"]["result"]["capabilities"]
+            .as_object_mut()
+            .unwrap()
+            .remove("tools");
+    });
+    let (code, stdout, _) = check(&file);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("got client.tools/list, but \"tools\" in server_caps does not hold"),
+        "{stdout}"
+    );
+}

@@ -83,13 +83,20 @@ pub struct KindRef {
     pub role: String,
     /// `None` for `role.*`.
     pub kind: Option<String>,
+    /// `role.response to <request>`: only the responses to requests of that kind, whose
+    /// `result` reads as that request's result type.
+    pub answers: Option<Box<KindRef>>,
 }
 
 impl std::fmt::Display for KindRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.kind {
-            Some(k) => write!(f, "{}.{k}", self.role),
-            None => write!(f, "{}.*", self.role),
+            Some(k) => write!(f, "{}.{k}", self.role)?,
+            None => write!(f, "{}.*", self.role)?,
+        }
+        match &self.answers {
+            Some(r) => write!(f, " to {r}"),
+            None => Ok(()),
         }
     }
 }
@@ -365,8 +372,21 @@ pub struct Method {
     pub params_optional: bool,
     /// The result type of a request; `None` when the result is JSON `null`.
     pub result: Option<String>,
+    /// What the spec says a receiver answers when its code says nothing (`answer:`): the
+    /// generated handler's default for this request.
+    pub answer: Option<DefaultAnswer>,
     pub summary: String,
     pub origin: Origin,
+}
+
+/// A request's answer the spec states, so a generated handler gives it unless overridden.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultAnswer {
+    /// The empty result (`answer: empty`): a result type whose every field is optional.
+    Empty,
+    /// "Method not found" (`answer: method_not_found`): an optional feature a receiver
+    /// offers only by overriding the handler (and declaring it, where the protocol says so).
+    MethodNotFound,
 }
 
 impl Method {

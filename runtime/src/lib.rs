@@ -1,6 +1,7 @@
 //! Runtime support for code emitted by agentwire: the `Validate` trait, typed errors that carry
 //! a JSON pointer and the failing rule, and the decoders generated types delegate to.
 
+pub mod answers;
 pub mod calls;
 pub mod decode;
 pub mod dynamic;

@@ -156,6 +156,9 @@ fn read_expr(read: &Read, val: Val, depth: usize) -> Result<TokenStream, String>
             quote!(match #borrow { #(#out)* })
         }
         Read::RequestId => quote!(agentwire_runtime::machine::rpc_id(m_id)),
+        Read::Answer(_) => {
+            return Err("a result read outside its answer; a generator bug".to_owned());
+        }
         Read::Leaf(l) => leaf_expr(l, &val)?,
     })
 }
@@ -206,11 +209,49 @@ struct Reads<'m> {
     fns: BTreeMap<(String, String), (Ident, TokenStream)>,
 }
 
+/// `read_N(answer)`: a `result.*` read of a response narrowed to its request, from the
+/// result the checker decoded as that request's result type (`Absent` for an error or a
+/// result that does not decode).
+fn answer_read_fn(
+    name: &Ident,
+    doc: &str,
+    variant: &str,
+    read: &Read,
+) -> Result<TokenStream, String> {
+    let m = Val {
+        expr: quote!(m),
+        is_ref: true,
+    };
+    let body = read_expr(read, m, 0)?;
+    let variant = tokens(variant)?;
+    Ok(quote! {
+        #[doc = #doc]
+        #[allow(unused_variables, clippy::match_single_binding)]
+        fn #name(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+            match answer {
+                Answer::#variant(Some(m)) => #body,
+                _ => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+    })
+}
+
 impl Reads<'_> {
-    /// A call `read_N(msg)` returning the field; `Err` if the kind has no such path.
+    /// A call `read_N(msg)` (or `read_N(answer)` for a result) returning the field; `Err` if
+    /// the kind has no such path.
     fn call(&mut self, kind: &KindInfo, path: &str) -> Result<TokenStream, String> {
-        let key = (kind.label(), path.to_owned());
+        let key = (kind.full_label(), path.to_owned());
         let n = self.fns.len();
+        if let (Read::Answer(read), Some(asked)) = (self.model.field(kind, path)?, &kind.answers) {
+            if !self.fns.contains_key(&key) {
+                let name = format_ident!("read_{n}");
+                let doc = format!(" `{path}` of `{}`.", kind.full_label());
+                let f = answer_read_fn(&name, &doc, &asked.variant, read)?;
+                self.fns.insert(key.clone(), (name, f));
+            }
+            let name = &self.fns[&key].0;
+            return Ok(quote!(#name(answer)));
+        }
         if !self.fns.contains_key(&key) {
             let m = Val {
                 expr: quote!(m),
@@ -219,7 +260,7 @@ impl Reads<'_> {
             let body = read_expr(self.model.field(kind, path)?, m, 0)?;
             let name = format_ident!("read_{n}");
             let pattern = pattern(&kind.pattern)?;
-            let doc = format!(" `{path}` of `{}`.", kind.label());
+            let doc = format!(" `{path}` of `{}`.", kind.full_label());
             self.fns.insert(
                 key.clone(),
                 (
@@ -257,12 +298,17 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
     let (kinds, sources) = emit_kinds(model)?;
     let recorded = emit_recorded(model)?;
     let mut machine_items = Vec::new();
-    let mut parts = CheckerParts::default();
+    let answers = !model.answered.is_empty();
+    let mut parts = CheckerParts {
+        answers,
+        ..CheckerParts::default()
+    };
     for m in &p.machines {
-        machine_items.push(emit_machine(m, model, &mut reads)?);
+        machine_items.push(emit_machine(m, model, &mut reads, answers)?);
         parts.add(m);
     }
     let CheckerParts {
+        answers: _,
         fields,
         inits,
         steps,
@@ -284,6 +330,16 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         quote!(#(self.#field_names.len())+*)
     };
     let read_fns = reads.fns.values().map(|(_, body)| body);
+    let answer = emit_answer(model)?;
+    let (answers_field, answers_init, answer_let) = if answers {
+        (
+            quote!(answers: agentwire_runtime::answers::Answers<Kind>,),
+            quote!(answers: agentwire_runtime::answers::Answers::new(limits.max_instances),),
+            quote!(let answer = &self.answer(kind, msg);),
+        )
+    } else {
+        Default::default()
+    };
     Ok(quote! {
         //! The sequence checker of this protocol, compiled from its `machine.yaml`.
 
@@ -300,6 +356,8 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
 
         #(#read_fns)*
 
+        #answer
+
         #(#machine_items)*
 
         /// Checks a stream of messages against every machine of the protocol. Instances that
@@ -308,6 +366,7 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         pub struct Checker {
             index: usize,
             limits: agentwire_runtime::machine::Limits,
+            #answers_field
             #(#fields)*
         }
 
@@ -323,7 +382,7 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
             }
 
             pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
-                Self { index: 0, limits, #(#inits)* }
+                Self { index: 0, limits, #answers_init #(#inits)* }
             }
 
             /// Feeds the next message of the stream; a violation leaves the state unchanged.
@@ -332,6 +391,7 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
                 self.index += 1;
                 let Some(kind) = kind_of(&msg) else { return Ok(()) };
                 let msg = &msg;
+                #answer_let
                 #(#steps)*
                 #idle
                 Ok(())
@@ -402,6 +462,8 @@ fn emit_kinds(model: &Model) -> Result<(TokenStream, Vec<TokenStream>), String> 
 /// call in `observe`, and its end-of-stream check in `finish`.
 #[derive(Default)]
 struct CheckerParts {
+    /// Whether machines narrow responses to requests (steps then take the `answer`).
+    answers: bool,
     fields: Vec<TokenStream>,
     inits: Vec<TokenStream>,
     steps: Vec<TokenStream>,
@@ -420,7 +482,11 @@ impl CheckerParts {
             None => quote!(#field: agentwire_runtime::machine::Instances::per_stream(),),
             Some(_) => quote!(#field: agentwire_runtime::machine::Instances::keyed(),),
         });
-        self.steps.push(quote!(self.#step(index, kind, msg)?;));
+        self.steps.push(if self.answers {
+            quote!(self.#step(index, kind, msg, answer)?;)
+        } else {
+            quote!(self.#step(index, kind, msg)?;)
+        });
         let name = &m.name;
         self.finishes.push(quote! {
             for (key, inst) in self.#field.sorted() {
@@ -544,11 +610,16 @@ fn state_ident(state: &str) -> Ident {
 }
 
 /// One machine's state enum, instance struct and `step_<name>` method.
-fn emit_machine(m: &Machine, model: &Model, reads: &mut Reads<'_>) -> Result<TokenStream, String> {
+fn emit_machine(
+    m: &Machine,
+    model: &Model,
+    reads: &mut Reads<'_>,
+    answers: bool,
+) -> Result<TokenStream, String> {
     let names = Names::of(m);
     let states = emit_states(m, model, &names);
     let instance = emit_instance(m, &names);
-    let step = emit_step(m, model, reads, &names)?;
+    let step = emit_step(m, model, reads, &names, answers)?;
     Ok(quote! {
         #states
         #instance
@@ -567,7 +638,7 @@ fn emit_states(m: &Machine, model: &Model, names: &Names) -> TokenStream {
         for t in &m.transitions {
             if t.from.as_ref().is_none_or(|f| f.contains(s)) {
                 for k in model.kinds_of(&t.on) {
-                    let l = k.label();
+                    let l = k.full_label();
                     if !labels.contains(&l) {
                         labels.push(l);
                     }
@@ -695,6 +766,14 @@ fn emit_branches(
                 let g = conditions(&t.guard, k, reads, m)?;
                 quote!(&& #g)
             };
+            // A response narrowed to a request: only the answer to a request of that kind.
+            let guard = match &k.answers {
+                Some(a) => {
+                    let asked = format_ident!("{}", a.variant);
+                    quote!(&& matches!(answer, Answer::#asked { .. }) #guard)
+                }
+                None => guard,
+            };
             let body = transition_body(t, k, reads, m)?;
             branches.push(quote! {
                 if #from kind == Kind::#v #guard {
@@ -772,6 +851,7 @@ fn emit_step(
     model: &Model,
     reads: &mut Reads<'_>,
     names: &Names,
+    answers: bool,
 ) -> Result<TokenStream, String> {
     let (state_ty, inst_ty) = (&names.state_ty, &names.inst_ty);
     let step = format_ident!("step_{}", m.name);
@@ -780,6 +860,7 @@ fn emit_step(
     let initial = state_ident(&m.initial);
     let key_expr = key_binding(m, model, reads)?;
     let branches = emit_branches(m, model, reads, names)?;
+    let answer_param = answers.then(|| quote!(answer: &Answer));
     let memory_inits = m.memory.iter().map(|(n, k)| {
         let ident = format_ident!("{n}");
         match k {
@@ -817,7 +898,7 @@ fn emit_step(
     Ok(quote! {
         impl Checker {
             #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
-            fn #step(&mut self, index: usize, kind: Kind, msg: &Message<'_>) -> Result<(), agentwire_runtime::machine::Violation> {
+            fn #step(&mut self, index: usize, kind: Kind, msg: &Message<'_>, #answer_param) -> Result<(), agentwire_runtime::machine::Violation> {
                 #key_expr
                 let existed = self.#field.contains(key.as_ref());
                 if !existed {
@@ -1005,6 +1086,111 @@ fn action(
         Action::Clear { memory } => {
             let ident = format_ident!("{memory}");
             quote!(inst.#ident = Default::default();)
+        }
+    })
+}
+
+/// `Answer` (a response's result decoded as the result of the request it answers) and
+/// `Checker::answer`, which remembers the requests machines narrow responses to and types
+/// each response by its request; nothing when no machine narrows a response.
+fn emit_answer(model: &Model) -> Result<TokenStream, String> {
+    let asked = model.asked();
+    if asked.is_empty() {
+        return Ok(TokenStream::new());
+    }
+    let rpc = quote!(agentwire_runtime::jsonrpc);
+    let result_of = |k: &KindInfo| {
+        model
+            .answered
+            .iter()
+            .filter_map(|a| a.answers.as_ref())
+            .find(|a| a.label == k.label())
+            .and_then(|a| a.result.clone())
+    };
+    let mut variants = Vec::new();
+    for k in &asked {
+        let v = format_ident!("{}", k.variant);
+        variants.push(match result_of(k) {
+            Some(ty) => {
+                let ty = tokens(&ty)?;
+                quote!(#v(Option<Box<#ty>>),)
+            }
+            None => quote!(#v,),
+        });
+    }
+    let mut arms = Vec::new();
+    for s in &model.sources {
+        let Some(role) = &s.role else { continue };
+        let source = tokens(&s.variant)?;
+        // Requests this role sends that a response is narrowed to: remembered.
+        let mine: Vec<Ident> = asked
+            .iter()
+            .filter(|k| k.role == *role)
+            .map(|k| format_ident!("{}", k.variant))
+            .collect();
+        if !mine.is_empty() {
+            arms.push(quote! {
+                Message::#source(#rpc::Message::Request { id, .. }) => {
+                    if matches!(kind, #(Kind::#mine)|*) {
+                        self.answers.ask(#role, agentwire_runtime::machine::rpc_id(id), kind);
+                    }
+                    Answer::None
+                }
+            });
+        }
+        // Responses of this role to the other roles' remembered requests.
+        let theirs: Vec<&&KindInfo> = asked.iter().filter(|k| k.role != *role).collect();
+        if theirs.is_empty() {
+            continue;
+        }
+        let mut askers: Vec<&str> = theirs.iter().map(|k| k.role.as_str()).collect();
+        askers.dedup();
+        let mut typed = Vec::new();
+        for k in &theirs {
+            let v = format_ident!("{}", k.variant);
+            typed.push(match result_of(k) {
+                Some(ty) => {
+                    let ty = tokens(&ty)?;
+                    quote! {
+                        Some(Kind::#v) => Answer::#v(match &r.outcome {
+                            #rpc::Outcome::Result(raw) => agentwire_runtime::decode_json::<#ty>(raw.get()).ok().map(Box::new),
+                            #rpc::Outcome::Error(_) => None,
+                        }),
+                    }
+                }
+                None => quote!(Some(Kind::#v) => Answer::#v,),
+            });
+        }
+        arms.push(quote! {
+            Message::#source(#rpc::Message::Response(r)) => {
+                let Some(id) = &r.id else { return Answer::None };
+                match self.answers.take(&[#(#askers),*], agentwire_runtime::machine::rpc_id(id)) {
+                    #(#typed)*
+                    _ => Answer::None,
+                }
+            }
+        });
+    }
+    Ok(quote! {
+        /// What a response answers, when some machine narrows responses to that request:
+        /// the request's kind, with the result decoded as its result type (`None` for an
+        /// error, or a result that does not decode).
+        #[allow(dead_code)]
+        enum Answer {
+            None,
+            #(#variants)*
+        }
+
+        impl Checker {
+            /// Remembers a request some machine narrows responses to, and types a response
+            /// by the remembered request it answers.
+            #[allow(unused_variables)]
+            fn answer(&mut self, kind: Kind, msg: &Message<'_>) -> Answer {
+                match *msg {
+                    #(#arms)*
+                    _ => Answer::None,
+                }
+            }
         }
     })
 }

@@ -361,6 +361,18 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
                 at(loc, format!("unknown type `{name}`"));
             }
         }
+        if m.answer == Some(crate::ir::DefaultAnswer::Empty)
+            && let Some(loc) = &locs.answer
+            && !m.result.as_deref().is_some_and(|r| empty_decodes(p, r))
+        {
+            let result = m.result.as_deref().unwrap_or("null");
+            at(
+                loc,
+                format!(
+                    "`answer: empty` needs a result type whose every field is optional; `{result}` is not"
+                ),
+            );
+        }
     }
     for r in &p.routes {
         let bodies = std::iter::once(&r.body).chain(r.responses.iter().map(|x| &x.body));
@@ -387,4 +399,22 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
             }
         }
     }
+}
+
+/// Whether the type `name` decodes from `{}`: a struct (through aliases) with no required
+/// field, so `answer: empty` can give it.
+fn empty_decodes(p: &crate::ir::Protocol, name: &str) -> bool {
+    use crate::ir::{Ty, TypeKind};
+    let mut name = name;
+    for _ in 0..16 {
+        match p.types.get(name).map(|t| &t.kind) {
+            Some(TypeKind::Struct(fields)) => return fields.iter().all(|f| f.optional),
+            Some(TypeKind::Alias {
+                target: Ty::Named(n),
+                ..
+            }) => name = n,
+            _ => return false,
+        }
+    }
+    false
 }

@@ -163,15 +163,28 @@ struct RawAction {
     when: Vec<Spanned<RawCondition>>,
 }
 
-/// Parses `role.kind` / `role.*`.
+/// Parses `role.kind` / `role.*`, or `role.response to role.request` (a response matched to
+/// the request it answers).
 pub fn parse_kind_ref(s: &str) -> Option<KindRef> {
+    if let Some((response, request)) = s.split_once(" to ") {
+        let response = parse_kind_ref(response.trim())?;
+        let request = parse_kind_ref(request.trim())?;
+        if response.kind.is_none() || request.kind.is_none() || request.answers.is_some() {
+            return None;
+        }
+        return Some(KindRef {
+            answers: Some(Box::new(request)),
+            ..response
+        });
+    }
     let (role, kind) = s.split_once('.')?;
-    if role.is_empty() || kind.is_empty() {
+    if role.is_empty() || kind.is_empty() || kind.contains(char::is_whitespace) {
         return None;
     }
     Some(KindRef {
         role: role.to_owned(),
         kind: (kind != "*").then(|| kind.to_owned()),
+        answers: None,
     })
 }
 
@@ -201,11 +214,14 @@ impl Ctx<'_> {
         parse_kind_ref(s).unwrap_or_else(|| {
             self.err(
                 loc,
-                format!("`{s}` must be written `role.kind` or `role.*`"),
+                format!(
+                    "`{s}` must be written `role.kind`, `role.*` or `role.response to role.request`"
+                ),
             );
             KindRef {
                 role: String::new(),
                 kind: None,
+                answers: None,
             }
         })
     }

@@ -45,6 +45,7 @@ pub struct MethodLocations {
     pub name: Location,
     pub params: Option<Location>,
     pub result: Option<Location>,
+    pub answer: Option<Location>,
 }
 
 /// Every struct here denies unknown keys, so a misspelt key is an error at its line.
@@ -173,6 +174,9 @@ struct RawMethod {
     params_optional: Option<Spanned<bool>>,
     #[serde(default)]
     result: Option<Spanned<String>>,
+    /// `empty` or `method_not_found`: the generated handler's default answer.
+    #[serde(default)]
+    answer: Option<Spanned<String>>,
     #[serde(default)]
     summary: String,
 }
@@ -525,6 +529,7 @@ impl Checker<'_> {
                 let msg = "`params_optional` needs a `params:` type".to_owned();
                 self.err(&o.referenced, msg);
             }
+            let answer = self.default_answer(m, call);
             let method = Method {
                 name: m.method.value.clone(),
                 call,
@@ -532,6 +537,7 @@ impl Checker<'_> {
                 params: m.params.as_ref().map(|p| p.value.clone()),
                 params_optional,
                 result: m.result.as_ref().map(|p| p.value.clone()),
+                answer,
                 summary: m.summary.clone(),
                 origin: origin(&m.method.referenced),
             };
@@ -539,10 +545,32 @@ impl Checker<'_> {
                 name: m.method.referenced,
                 params: m.params.as_ref().map(|p| p.referenced),
                 result: m.result.as_ref().map(|p| p.referenced),
+                answer: m.answer.as_ref().map(|p| p.referenced),
             };
             methods.push((method, locations));
         }
         methods
+    }
+
+    /// A method's `answer:`, for requests only.
+    fn default_answer(&mut self, m: &RawMethod, call: Call) -> Option<crate::ir::DefaultAnswer> {
+        use crate::ir::DefaultAnswer;
+        let a = m.answer.as_ref()?;
+        let answer = match a.value.as_str() {
+            "empty" => DefaultAnswer::Empty,
+            "method_not_found" => DefaultAnswer::MethodNotFound,
+            other => {
+                let hint = crate::suggest::did_you_mean(other, ["empty", "method_not_found"]);
+                let msg = format!("`answer: {other}` must be `empty` or `method_not_found`{hint}");
+                self.err(&a.referenced, msg);
+                return None;
+            }
+        };
+        if call == Call::Notification {
+            self.err(&a.referenced, "a notification is not answered".to_owned());
+            return None;
+        }
+        Some(answer)
     }
 
     fn route(&mut self, r: &RawRoute) -> Route {

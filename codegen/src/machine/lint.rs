@@ -32,6 +32,7 @@ fn at(file: &SourceFile, origin: &Origin, message: String) -> SpecError {
 pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecErrors {
     let mut errors = SpecErrors::default();
     let mut used_kinds: BTreeSet<String> = BTreeSet::new();
+    answer_refs(machines, model, file, &mut errors);
     for m in machines {
         let memory_kind = |name: &str| m.memory.iter().find(|(n, _)| n == name).map(|(_, k)| *k);
         let check_memory =
@@ -93,8 +94,13 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
         }
         for t in &m.transitions {
             let kinds = model.kinds_of(&t.on);
-            if kinds.is_empty() {
-                errors.push(at(file, &t.origin, format!("no message kind `{}`", t.on)));
+            if kinds.is_empty() && t.on.answers.is_none() {
+                let hint = unknown_kind_hint(model, &t.on);
+                errors.push(at(
+                    file,
+                    &t.origin,
+                    format!("no message kind `{}`{hint}", t.on),
+                ));
             }
             used_kinds.extend(kinds.iter().map(|k| k.label()));
             check_conditions(&mut errors, &t.guard, &kinds);
@@ -196,6 +202,72 @@ fn reachability(m: &Machine, file: &SourceFile, errors: &mut SpecErrors) {
                     m.name
                 ),
             ));
+        }
+    }
+}
+
+/// `; did you mean ...?` for a kind reference that names no kind: the closest `role.kind`.
+fn unknown_kind_hint(model: &Model, r: &crate::ir::KindRef) -> String {
+    let plain = crate::ir::KindRef {
+        answers: None,
+        ..r.clone()
+    };
+    let labels: Vec<String> = model.kinds.iter().map(|k| k.label()).collect();
+    crate::suggest::did_you_mean(&plain.to_string(), labels.iter().map(String::as_str))
+}
+
+/// `role.response to role.request`: only in transitions, a response kind narrowed to a
+/// request kind another role sends.
+fn answer_refs(machines: &[Machine], model: &Model, file: &SourceFile, errors: &mut SpecErrors) {
+    for m in machines {
+        for r in m.key.iter().flatten().filter(|r| r.on.answers.is_some()) {
+            errors.push(at(
+                file,
+                &r.origin,
+                format!(
+                    "key rule on `{}`: a key rule names a plain kind; narrow the response in the transitions instead",
+                    r.on
+                ),
+            ));
+        }
+        for t in &m.transitions {
+            let Some(asked) = &t.on.answers else { continue };
+            let base = crate::ir::KindRef {
+                answers: None,
+                ..t.on.clone()
+            };
+            let responses = model.kinds_of(&base);
+            let requests: Vec<_> = model
+                .kinds_of(asked)
+                .into_iter()
+                .filter(|k| model.asked().contains(k))
+                .collect();
+            let problem = if responses.is_empty() {
+                Some(format!(
+                    "no message kind `{base}`{}",
+                    unknown_kind_hint(model, &base)
+                ))
+            } else if t.on.kind.as_deref() != Some("response") {
+                Some(format!(
+                    "`{}`: only a `role.response` kind answers a request",
+                    t.on
+                ))
+            } else if model.kinds_of(asked).is_empty() {
+                Some(format!(
+                    "no message kind `{asked}`{}",
+                    unknown_kind_hint(model, asked)
+                ))
+            } else if requests.is_empty() {
+                Some(format!(
+                    "`{}`: `{asked}` is not a request of another role, so `{base}` never answers it",
+                    t.on
+                ))
+            } else {
+                None
+            };
+            if let Some(p) = problem {
+                errors.push(at(file, &t.origin, p));
+            }
         }
     }
 }

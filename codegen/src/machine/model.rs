@@ -73,16 +73,42 @@ pub struct KindInfo {
     /// The variant of the generated `Kind` enum.
     pub variant: String,
     pub pattern: Pattern,
+    /// For `role.response to <request>`: the request kind it answers.
+    pub answers: Option<Answered>,
     root: Root,
 }
 
+/// The request a response kind is narrowed to (`server.response to client.initialize`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    /// `role.kind` of the request.
+    pub label: String,
+    /// The request's variant of the generated `Kind` enum (and of `Answer`).
+    pub variant: String,
+    /// The Rust type of its result (a path in the protocol module); `None` for a `null`
+    /// result.
+    pub result: Option<String>,
+}
+
 impl KindInfo {
+    /// `role.kind`, as the checker names the kind of a message.
     pub fn label(&self) -> String {
         format!("{}.{}", self.role, self.name)
     }
 
+    /// The label, with ` to <request>` for a response narrowed to a request.
+    pub fn full_label(&self) -> String {
+        match &self.answers {
+            Some(a) => format!("{}.{} to {}", self.role, self.name, a.label),
+            None => self.label(),
+        }
+    }
+
     pub fn matches(&self, r: &KindRef) -> bool {
-        self.role == r.role && r.kind.as_ref().is_none_or(|k| *k == self.name)
+        self.role == r.role
+            && r.kind.as_ref().is_none_or(|k| *k == self.name)
+            && self.answers.as_ref().map(|a| &a.label)
+                == r.answers.as_ref().map(|a| a.to_string()).as_ref()
     }
 }
 
@@ -99,7 +125,11 @@ enum Root {
         params: Option<String>,
         request: bool,
     },
-    RpcResponse,
+    /// A JSON-RPC response; `result` is the answered request's result type, when the kind
+    /// is narrowed to one.
+    RpcResponse {
+        result: Option<String>,
+    },
     Http {
         route: usize,
     },
@@ -142,6 +172,9 @@ pub enum Read {
     },
     /// The id of the JSON-RPC request being matched (`m_id`).
     RequestId,
+    /// The rest is read from the response's result, decoded as the result type of the
+    /// request it answers (the checker's `Answer`).
+    Answer(Box<Read>),
     Leaf(Leaf),
 }
 
@@ -189,6 +222,8 @@ pub struct Model {
     pub sources: Vec<Source>,
     /// How each source is decoded from a trace line.
     pub source_kind: SourceKind,
+    /// Response kinds narrowed to the request they answer, as the machines name them.
+    pub answered: Vec<KindInfo>,
     /// `(kind label, path)` -> the read, or why the kind has no such path.
     reads: BTreeMap<(String, String), Result<Read, String>>,
 }
@@ -207,6 +242,7 @@ impl Model {
             kinds: Vec::new(),
             sources: Vec::new(),
             source_kind,
+            answered: Vec::new(),
             reads: BTreeMap::new(),
         };
         match source_kind {
@@ -215,22 +251,41 @@ impl Model {
             SourceKind::Json => model.union_kinds(p)?,
         }
         model.http_kinds(p);
+        model.answered_kinds(p);
         let resolver = Resolver { p };
         for (kind, path) in machine_paths(&p.machines, &model) {
             let read = resolver.field(&kind.root, &kind.name, &path);
-            model.reads.insert((kind.label(), path), read);
+            model.reads.insert((kind.full_label(), path), read);
         }
         Ok(model)
     }
 
     /// The kinds a `role.kind` / `role.*` reference names.
     pub fn kinds_of(&self, r: &KindRef) -> Vec<&KindInfo> {
-        self.kinds.iter().filter(|k| k.matches(r)).collect()
+        let all = if r.answers.is_some() {
+            &self.answered
+        } else {
+            &self.kinds
+        };
+        all.iter().filter(|k| k.matches(r)).collect()
+    }
+
+    /// The request kinds some machine narrows a response to (`Answer`'s variants).
+    pub fn asked(&self) -> Vec<&KindInfo> {
+        let mut out: Vec<&KindInfo> = Vec::new();
+        for a in self.answered.iter().filter_map(|k| k.answers.as_ref()) {
+            if let Some(k) = self.kinds.iter().find(|k| k.label() == a.label)
+                && !out.contains(&k)
+            {
+                out.push(k);
+            }
+        }
+        out
     }
 
     /// The read of `path` on messages of `kind`; `Err` says why there is none.
     pub fn field(&self, kind: &KindInfo, path: &str) -> Result<&Read, String> {
-        match self.reads.get(&(kind.label(), path.to_owned())) {
+        match self.reads.get(&(kind.full_label(), path.to_owned())) {
             Some(Ok(read)) => Ok(read),
             Some(Err(e)) => Err(e.clone()),
             None => Err(format!(
@@ -250,8 +305,55 @@ impl Model {
             name: name.to_owned(),
             variant: format!("{}{}", pascal_case(role), pascal_case(name)),
             pattern,
+            answers: None,
             root,
         });
+    }
+
+    /// Every `role.response to role.request` the machines name, as a narrowed response
+    /// kind: the responses of that role to requests of that kind from another role.
+    fn answered_kinds(&mut self, p: &Protocol) {
+        let refs = p.machines.iter().flat_map(|m| {
+            let keys = m.key.iter().flatten().map(|r| &r.on);
+            keys.chain(m.transitions.iter().map(|t| &t.on))
+        });
+        for r in refs {
+            let Some(asked) = &r.answers else { continue };
+            let base = KindRef {
+                answers: None,
+                ..r.clone()
+            };
+            for response in self.kinds.iter().filter(|k| k.matches(&base)) {
+                if !matches!(response.root, Root::RpcResponse { .. }) {
+                    continue;
+                }
+                for request in self.kinds.iter().filter(|k| k.matches(asked)) {
+                    let Root::RpcCall { request: true, .. } = request.root else {
+                        continue;
+                    };
+                    if request.role == response.role {
+                        continue;
+                    }
+                    let result = p
+                        .methods
+                        .iter()
+                        .find(|m| m.name == request.name)
+                        .and_then(|m| m.result.clone());
+                    let kind = KindInfo {
+                        answers: Some(Answered {
+                            label: request.label(),
+                            variant: request.variant.clone(),
+                            result: result.as_ref().map(|t| type_ident(t).to_string()),
+                        }),
+                        root: Root::RpcResponse { result },
+                        ..response.clone()
+                    };
+                    if !self.answered.contains(&kind) {
+                        self.answered.push(kind);
+                    }
+                }
+            }
+        }
     }
 
     fn union_kinds(&mut self, p: &Protocol) -> Result<(), String> {
@@ -349,7 +451,12 @@ impl Model {
                 let pattern = Pattern::Response {
                     source: source.clone(),
                 };
-                self.push_kind(role, "response", pattern, Root::RpcResponse);
+                self.push_kind(
+                    role,
+                    "response",
+                    pattern,
+                    Root::RpcResponse { result: None },
+                );
             }
         }
     }
@@ -456,17 +563,51 @@ impl Resolver<'_> {
                     "`{path}` is not a field of a JSON-RPC call (id, method, params.*)"
                 )),
             },
-            Root::RpcResponse => match segments.as_slice() {
-                ["id"] => Ok(member("id", option(leaf(Leaf::RpcId), Missing::Null))),
-                _ => Err(format!(
-                    "`{path}` is not a field of a JSON-RPC response (id)"
-                )),
-            },
+            Root::RpcResponse { result } => self.response(result.as_deref(), path, &segments),
             Root::Http { route } => self.http(*route, path, &segments),
             Root::Proto { case, message } => match segments.as_slice() {
                 [first, rest @ ..] if first == case => self.proto(message, rest),
                 _ => Err(format!("paths of `{case}` start with `{case}.`")),
             },
+        }
+    }
+
+    /// A JSON-RPC response's `id`, whether it holds a `result` or an `error`, the error's
+    /// `code` and `message`, and, narrowed to a request, `result.*` of its result type.
+    fn response(
+        &self,
+        result: Option<&str>,
+        path: &str,
+        segments: &[&str],
+    ) -> Result<Read, String> {
+        let outcome = |case: &str, then: Read| {
+            let arms = vec![(format!("agentwire_runtime::jsonrpc::Outcome::{case}"), then)];
+            member(
+                "outcome",
+                Read::Cases {
+                    arms,
+                    in_some: false,
+                    exhaustive: false,
+                },
+            )
+        };
+        match (segments, result) {
+            (["id"], _) => Ok(member("id", option(leaf(Leaf::RpcId), Missing::Null))),
+            (["result"], _) => Ok(outcome("Result", leaf(Leaf::Present))),
+            (["error"], _) => Ok(outcome("Error", leaf(Leaf::Present))),
+            (["error", "code"], _) => Ok(outcome("Error", member("code", leaf(Leaf::Int)))),
+            (["error", "message"], _) => Ok(outcome("Error", member("message", leaf(Leaf::Str)))),
+            (["result", rest @ ..], Some(t)) => Ok(Read::Answer(Box::new(
+                self.ts(&Ty::Named(t.to_owned()), rest)?,
+            ))),
+            (["result", ..], None) => Err(format!(
+                "`{path}`: the result is typed only for a response narrowed to its request \
+                 (`role.response to role.request`)"
+            )),
+            _ => Err(format!(
+                "`{path}` is not a field of a JSON-RPC response (id, result, result.*, error, \
+                 error.code, error.message)"
+            )),
         }
     }
 
@@ -551,10 +692,11 @@ impl Resolver<'_> {
         };
         match self.kind_of(n) {
             Some(TypeKind::Struct(fields)) => {
-                let field = fields
-                    .iter()
-                    .find(|x| x.name == *seg)
-                    .ok_or_else(|| format!("`{n}` has no field `{seg}`"))?;
+                let field = fields.iter().find(|x| x.name == *seg).ok_or_else(|| {
+                    let names = fields.iter().map(|x| x.name.as_str());
+                    let hint = crate::suggest::did_you_mean(seg, names);
+                    format!("`{n}` has no field `{seg}`{hint}")
+                })?;
                 let inner = self.ts(&field.ty, tail)?;
                 let inner = if field.optional {
                     option(inner, Missing::Absent)

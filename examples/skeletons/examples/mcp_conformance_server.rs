@@ -10,14 +10,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentwire_examples::mcp::{invalid_params, no_tasks, serve_session, typed};
+use agentwire_examples::mcp::{invalid_params, serve_session, typed};
 use agentwire_protocols::mcp::{
-    CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
-    CompleteRequestParams, CompleteResult, EmptyResult, GetPromptRequestParams, GetPromptResult,
-    GetTaskPayloadRequestParams, GetTaskPayloadResult, GetTaskRequestParams, GetTaskResult,
-    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListTasksResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResult, RequestParams, SetLevelRequestParams,
+    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, EmptyResult,
+    GetPromptRequestParams, GetPromptResult, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult, SetLevelRequestParams,
     SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use agentwire_protocols::skeletons::mcp::{ServerHandler, ServerSender};
@@ -181,14 +179,6 @@ impl ServerHandler for Fixtures {
             },
             "serverInfo": {"name": "agentwire-mcp-conformance-fixtures", "version": env!("CARGO_PKG_VERSION")}
         }))
-    }
-
-    async fn ping(
-        &self,
-        _sender: ServerSender,
-        _params: Option<RequestParams>,
-    ) -> Result<EmptyResult, RpcError> {
-        typed(json!({}))
     }
 
     async fn tools_list(
@@ -371,38 +361,6 @@ impl ServerHandler for Fixtures {
         _params: CompleteRequestParams,
     ) -> Result<CompleteResult, RpcError> {
         typed(json!({"completion": {"values": ["one", "two"], "total": 2, "hasMore": false}}))
-    }
-
-    async fn tasks_get(
-        &self,
-        _sender: ServerSender,
-        _params: GetTaskRequestParams,
-    ) -> Result<GetTaskResult, RpcError> {
-        Err(no_tasks())
-    }
-
-    async fn tasks_result(
-        &self,
-        _sender: ServerSender,
-        _params: GetTaskPayloadRequestParams,
-    ) -> Result<GetTaskPayloadResult, RpcError> {
-        Err(no_tasks())
-    }
-
-    async fn tasks_list(
-        &self,
-        _sender: ServerSender,
-        _params: Option<PaginatedRequestParams>,
-    ) -> Result<ListTasksResult, RpcError> {
-        Err(no_tasks())
-    }
-
-    async fn tasks_cancel(
-        &self,
-        _sender: ServerSender,
-        _params: CancelTaskRequestParams,
-    ) -> Result<CancelTaskResult, RpcError> {
-        Err(no_tasks())
     }
 }
 

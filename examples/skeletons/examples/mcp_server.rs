@@ -9,15 +9,13 @@
 
 use std::sync::Arc;
 
-use agentwire_examples::mcp::{invalid_params, no_tasks, serve_session, typed};
+use agentwire_examples::mcp::{invalid_params, serve_session, typed};
 use agentwire_protocols::mcp::{
-    CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
-    CompleteRequestParams, CompleteResult, ContentBlock, CreateMessageRequestParams, EmptyResult,
-    GetPromptRequestParams, GetPromptResult, GetTaskPayloadRequestParams, GetTaskPayloadResult,
-    GetTaskRequestParams, GetTaskResult, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListTasksResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult,
-    RequestParams, SamplingMessageContent, SamplingMessageContentBlock, SetLevelRequestParams,
+    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
+    CreateMessageRequestParams, EmptyResult, GetPromptRequestParams, GetPromptResult,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResult, SamplingMessageContent, SamplingMessageContentBlock, SetLevelRequestParams,
     SubscribeRequestParams, TextContent, UnsubscribeRequestParams,
 };
 use agentwire_protocols::skeletons::mcp::{ServerHandler, ServerSender};
@@ -133,14 +131,6 @@ impl ServerHandler for Example {
             "serverInfo": {"name": "agentwire-mcp-example", "version": env!("CARGO_PKG_VERSION")},
             "instructions": "Tools: echo, add, payload, progress, sample, fail."
         }))
-    }
-
-    async fn ping(
-        &self,
-        _sender: ServerSender,
-        _params: Option<RequestParams>,
-    ) -> Result<EmptyResult, RpcError> {
-        typed(json!({}))
     }
 
     async fn resources_list(
@@ -304,37 +294,6 @@ impl ServerHandler for Example {
     }
 
     // This server runs no request as a task (it does not declare `tasks`).
-    async fn tasks_get(
-        &self,
-        _sender: ServerSender,
-        _params: GetTaskRequestParams,
-    ) -> Result<GetTaskResult, RpcError> {
-        Err(no_tasks())
-    }
-
-    async fn tasks_result(
-        &self,
-        _sender: ServerSender,
-        _params: GetTaskPayloadRequestParams,
-    ) -> Result<GetTaskPayloadResult, RpcError> {
-        Err(no_tasks())
-    }
-
-    async fn tasks_list(
-        &self,
-        _sender: ServerSender,
-        _params: Option<PaginatedRequestParams>,
-    ) -> Result<ListTasksResult, RpcError> {
-        Err(no_tasks())
-    }
-
-    async fn tasks_cancel(
-        &self,
-        _sender: ServerSender,
-        _params: CancelTaskRequestParams,
-    ) -> Result<CancelTaskResult, RpcError> {
-        Err(no_tasks())
-    }
 }
 
 #[tokio::main]

@@ -423,7 +423,7 @@ impl Recorded {
 }
 /// `id` of `client.completion/complete`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -436,7 +436,7 @@ fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -449,7 +449,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.capabilities.elicitation` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -467,7 +467,7 @@ fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.capabilities.roots` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -485,7 +485,7 @@ fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.capabilities.sampling` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -503,7 +503,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.capabilities.tasks` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -521,7 +521,7 @@ fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.logging/setLevel`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -534,7 +534,7 @@ fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.requestId` of `client.notifications/cancelled`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -560,7 +560,7 @@ fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.ping`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -573,7 +573,7 @@ fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.prompts/get`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -586,7 +586,7 @@ fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params._meta.progressToken` of `client.prompts/get`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -618,7 +618,7 @@ fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.prompts/list`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -631,7 +631,7 @@ fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.resources/list`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -644,7 +644,7 @@ fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.resources/read`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -657,7 +657,7 @@ fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params._meta.progressToken` of `client.resources/read`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_34<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -689,7 +689,7 @@ fn read_34<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.resources/subscribe`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -702,7 +702,7 @@ fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.resources/templates/list`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_8<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -715,7 +715,7 @@ fn read_8<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.resources/unsubscribe`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -728,7 +728,7 @@ fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.response`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_31<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_37<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(agentwire_runtime::jsonrpc::Message::Response(m)) => {
             match &m.id {
@@ -741,7 +741,7 @@ fn read_31<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.tasks/cancel`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -754,7 +754,7 @@ fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.tasks/get`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -767,7 +767,7 @@ fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.tasks/list`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -780,7 +780,7 @@ fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.tasks/result`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_24<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -793,7 +793,7 @@ fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.tools/call`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -806,7 +806,7 @@ fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params._meta.progressToken` of `client.tools/call`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -838,7 +838,7 @@ fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.tools/list`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -851,7 +851,7 @@ fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `server.elicitation/create`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_32<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -864,7 +864,7 @@ fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.requestId` of `server.notifications/cancelled`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_32<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -890,7 +890,7 @@ fn read_32<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.progressToken` of `server.notifications/progress`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -909,7 +909,7 @@ fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `server.ping`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_29<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -922,7 +922,7 @@ fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `server.response`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(agentwire_runtime::jsonrpc::Message::Response(m)) => {
             match &m.id {
@@ -933,9 +933,92 @@ fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
+/// `result.capabilities.completions` of `server.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.capabilities.completions {
+                Some(v0) => agentwire_runtime::machine::Field::Present,
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.capabilities.logging` of `server.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.capabilities.logging {
+                Some(v0) => agentwire_runtime::machine::Field::Present,
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.capabilities.prompts` of `server.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.capabilities.prompts {
+                Some(v0) => agentwire_runtime::machine::Field::Present,
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.capabilities.resources` of `server.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.capabilities.resources {
+                Some(v0) => agentwire_runtime::machine::Field::Present,
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.capabilities.resources.subscribe` of `server.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.capabilities.resources {
+                Some(v0) => {
+                    match &v0.subscribe {
+                        Some(v1) => agentwire_runtime::machine::Field::Bool(*v1),
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.capabilities.tools` of `server.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.capabilities.tools {
+                Some(v0) => agentwire_runtime::machine::Field::Present,
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
 /// `id` of `server.roots/list`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_31<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -948,7 +1031,7 @@ fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `server.sampling/createMessage`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_24<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -961,7 +1044,7 @@ fn read_24<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `server.tasks/cancel`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -974,7 +1057,7 @@ fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `server.tasks/get`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -987,7 +1070,7 @@ fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `server.tasks/list`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_29<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1000,7 +1083,7 @@ fn read_29<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `server.tasks/result`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_34<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1009,6 +1092,54 @@ fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
             },
         ) => agentwire_runtime::machine::rpc_id(m_id),
         _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// What a response answers, when some machine narrows responses to that request:
+/// the request's kind, with the result decoded as its result type (`None` for an
+/// error, or a result that does not decode).
+#[allow(dead_code)]
+enum Answer {
+    None,
+    ClientInitialize(Option<Box<InitializeResult>>),
+}
+impl Checker {
+    /// Remembers a request some machine narrows responses to, and types a response
+    /// by the remembered request it answers.
+    #[allow(unused_variables)]
+    fn answer(&mut self, kind: Kind, msg: &Message<'_>) -> Answer {
+        match *msg {
+            Message::Client(agentwire_runtime::jsonrpc::Message::Request { id, .. }) => {
+                if matches!(kind, Kind::ClientInitialize) {
+                    self.answers
+                        .ask("client", agentwire_runtime::machine::rpc_id(id), kind);
+                }
+                Answer::None
+            }
+            Message::Server(agentwire_runtime::jsonrpc::Message::Response(r)) => {
+                let Some(id) = &r.id else { return Answer::None };
+                match self
+                    .answers
+                    .take(&["client"], agentwire_runtime::machine::rpc_id(id))
+                {
+                    Some(Kind::ClientInitialize) => {
+                        Answer::ClientInitialize(
+                            match &r.outcome {
+                                agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
+                                    agentwire_runtime::decode_json::<
+                                        InitializeResult,
+                                    >(raw.get())
+                                        .ok()
+                                        .map(Box::new)
+                                }
+                                agentwire_runtime::jsonrpc::Outcome::Error(_) => None,
+                            },
+                        )
+                    }
+                    _ => Answer::None,
+                }
+            }
+            _ => Answer::None,
+        }
     }
 }
 /// States of the `lifecycle` machine.
@@ -1047,6 +1178,7 @@ impl LifecycleMachineState {
                     "client.ping",
                     "server.ping",
                     "server.notifications/message",
+                    "server.response to client.initialize",
                     "server.response",
                     "client.response",
                 ]
@@ -1112,7 +1244,7 @@ impl LifecycleMachineState {
 pub struct LifecycleMachineInstance {
     state: LifecycleMachineState,
     client_caps: ::std::collections::BTreeSet<String>,
-    init: Option<agentwire_runtime::machine::Stored>,
+    server_caps: ::std::collections::BTreeSet<String>,
 }
 impl Checker {
     #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
@@ -1121,6 +1253,7 @@ impl Checker {
         index: usize,
         kind: Kind,
         msg: &Message<'_>,
+        answer: &Answer,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let key = ::std::borrow::Cow::Borrowed("connection");
         let existed = self.lifecycle.contains(key.as_ref());
@@ -1144,7 +1277,7 @@ impl Checker {
                     LifecycleMachineInstance {
                         state: LifecycleMachineState::Start,
                         client_caps: ::std::collections::BTreeSet::new(),
-                        init: None,
+                        server_caps: ::std::collections::BTreeSet::new(),
                     },
                 );
         }
@@ -1154,17 +1287,16 @@ impl Checker {
             if matches!(state, LifecycleMachineState::Start)
                 && kind == Kind::ClientInitialize
             {
-                read_0(msg).store_into(&mut inst.init);
-                if read_1(msg).is_present() {
+                if read_0(msg).is_present() {
                     inst.client_caps.insert("sampling".to_owned());
                 }
-                if read_2(msg).is_present() {
+                if read_1(msg).is_present() {
                     inst.client_caps.insert("roots".to_owned());
                 }
-                if read_3(msg).is_present() {
+                if read_2(msg).is_present() {
                     inst.client_caps.insert("elicitation".to_owned());
                 }
-                if read_4(msg).is_present() {
+                if read_3(msg).is_present() {
                     inst.client_caps.insert("tasks".to_owned());
                 }
                 break 'pick Ok(LifecycleMachineState::Initializing);
@@ -1192,8 +1324,26 @@ impl Checker {
             }
             if matches!(state, LifecycleMachineState::Initializing)
                 && kind == Kind::ServerResponse
-                && (read_5(msg).equals(inst.init.as_ref()))
+                && matches!(answer, Answer::ClientInitialize { .. })
             {
+                if read_4(answer).is_present() {
+                    inst.server_caps.insert("tools".to_owned());
+                }
+                if read_5(answer).is_present() {
+                    inst.server_caps.insert("resources".to_owned());
+                }
+                if read_6(answer).is_bool(true) {
+                    inst.server_caps.insert("resources.subscribe".to_owned());
+                }
+                if read_7(answer).is_present() {
+                    inst.server_caps.insert("prompts".to_owned());
+                }
+                if read_8(answer).is_present() {
+                    inst.server_caps.insert("logging".to_owned());
+                }
+                if read_9(answer).is_present() {
+                    inst.server_caps.insert("completions".to_owned());
+                }
                 break 'pick Ok(LifecycleMachineState::InitializedPending);
             }
             if matches!(
@@ -1223,56 +1373,166 @@ impl Checker {
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientResourcesList
             {
+                if !agentwire_runtime::machine::Field::Str("resources")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"resources\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientResourcesTemplatesList
             {
+                if !agentwire_runtime::machine::Field::Str("resources")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"resources\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientResourcesRead
             {
+                if !agentwire_runtime::machine::Field::Str("resources")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"resources\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientResourcesSubscribe
             {
+                if !agentwire_runtime::machine::Field::Str("resources.subscribe")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"resources.subscribe\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientResourcesUnsubscribe
             {
+                if !agentwire_runtime::machine::Field::Str("resources.subscribe")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"resources.subscribe\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientPromptsList
             {
+                if !agentwire_runtime::machine::Field::Str("prompts")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"prompts\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientPromptsGet
             {
+                if !agentwire_runtime::machine::Field::Str("prompts")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"prompts\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientToolsList
             {
+                if !agentwire_runtime::machine::Field::Str("tools")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"tools\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientToolsCall
             {
+                if !agentwire_runtime::machine::Field::Str("tools")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"tools\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientLoggingSetLevel
             {
+                if !agentwire_runtime::machine::Field::Str("logging")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"logging\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ClientCompletionComplete
             {
+                if !agentwire_runtime::machine::Field::Str("completions")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"completions\" in server_caps",
+                        ),
+                    );
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Running)
@@ -1543,27 +1803,28 @@ impl Checker {
         index: usize,
         kind: Kind,
         msg: &Message<'_>,
+        answer: &Answer,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
-            Kind::ClientInitialize => read_0(msg).key(),
-            Kind::ClientPing => read_6(msg).key(),
-            Kind::ClientResourcesList => read_7(msg).key(),
-            Kind::ClientResourcesTemplatesList => read_8(msg).key(),
-            Kind::ClientResourcesRead => read_9(msg).key(),
-            Kind::ClientResourcesSubscribe => read_10(msg).key(),
-            Kind::ClientResourcesUnsubscribe => read_11(msg).key(),
-            Kind::ClientPromptsList => read_12(msg).key(),
-            Kind::ClientPromptsGet => read_13(msg).key(),
-            Kind::ClientToolsList => read_14(msg).key(),
-            Kind::ClientToolsCall => read_15(msg).key(),
-            Kind::ClientLoggingSetLevel => read_16(msg).key(),
-            Kind::ClientCompletionComplete => read_17(msg).key(),
-            Kind::ClientTasksGet => read_18(msg).key(),
-            Kind::ClientTasksResult => read_19(msg).key(),
-            Kind::ClientTasksList => read_20(msg).key(),
-            Kind::ClientTasksCancel => read_21(msg).key(),
-            Kind::ServerResponse => read_5(msg).key(),
-            Kind::ClientNotificationsCancelled => read_22(msg).key(),
+            Kind::ClientInitialize => read_10(msg).key(),
+            Kind::ClientPing => read_11(msg).key(),
+            Kind::ClientResourcesList => read_12(msg).key(),
+            Kind::ClientResourcesTemplatesList => read_13(msg).key(),
+            Kind::ClientResourcesRead => read_14(msg).key(),
+            Kind::ClientResourcesSubscribe => read_15(msg).key(),
+            Kind::ClientResourcesUnsubscribe => read_16(msg).key(),
+            Kind::ClientPromptsList => read_17(msg).key(),
+            Kind::ClientPromptsGet => read_18(msg).key(),
+            Kind::ClientToolsList => read_19(msg).key(),
+            Kind::ClientToolsCall => read_20(msg).key(),
+            Kind::ClientLoggingSetLevel => read_21(msg).key(),
+            Kind::ClientCompletionComplete => read_22(msg).key(),
+            Kind::ClientTasksGet => read_23(msg).key(),
+            Kind::ClientTasksResult => read_24(msg).key(),
+            Kind::ClientTasksList => read_25(msg).key(),
+            Kind::ClientTasksCancel => read_26(msg).key(),
+            Kind::ServerResponse => read_27(msg).key(),
+            Kind::ClientNotificationsCancelled => read_28(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.client_request.contains(key.as_ref());
@@ -1796,18 +2057,19 @@ impl Checker {
         index: usize,
         kind: Kind,
         msg: &Message<'_>,
+        answer: &Answer,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
-            Kind::ServerPing => read_23(msg).key(),
-            Kind::ServerSamplingCreateMessage => read_24(msg).key(),
-            Kind::ServerRootsList => read_25(msg).key(),
-            Kind::ServerElicitationCreate => read_26(msg).key(),
-            Kind::ServerTasksGet => read_27(msg).key(),
-            Kind::ServerTasksResult => read_28(msg).key(),
-            Kind::ServerTasksList => read_29(msg).key(),
-            Kind::ServerTasksCancel => read_30(msg).key(),
-            Kind::ClientResponse => read_31(msg).key(),
-            Kind::ServerNotificationsCancelled => read_32(msg).key(),
+            Kind::ServerPing => read_29(msg).key(),
+            Kind::ServerSamplingCreateMessage => read_30(msg).key(),
+            Kind::ServerRootsList => read_31(msg).key(),
+            Kind::ServerElicitationCreate => read_32(msg).key(),
+            Kind::ServerTasksGet => read_33(msg).key(),
+            Kind::ServerTasksResult => read_34(msg).key(),
+            Kind::ServerTasksList => read_35(msg).key(),
+            Kind::ServerTasksCancel => read_36(msg).key(),
+            Kind::ClientResponse => read_37(msg).key(),
+            Kind::ServerNotificationsCancelled => read_38(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.server_request.contains(key.as_ref());
@@ -1972,14 +2234,15 @@ impl Checker {
         index: usize,
         kind: Kind,
         msg: &Message<'_>,
+        answer: &Answer,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
-            Kind::ClientToolsCall if (read_33(msg).is_present()) => read_33(msg).key(),
-            Kind::ClientResourcesRead if (read_34(msg).is_present()) => {
-                read_34(msg).key()
+            Kind::ClientToolsCall if (read_39(msg).is_present()) => read_39(msg).key(),
+            Kind::ClientResourcesRead if (read_40(msg).is_present()) => {
+                read_40(msg).key()
             }
-            Kind::ClientPromptsGet if (read_35(msg).is_present()) => read_35(msg).key(),
-            Kind::ServerNotificationsProgress => read_36(msg).key(),
+            Kind::ClientPromptsGet if (read_41(msg).is_present()) => read_41(msg).key(),
+            Kind::ServerNotificationsProgress => read_42(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.progress.contains(key.as_ref());
@@ -2062,6 +2325,7 @@ impl Checker {
 pub struct Checker {
     index: usize,
     limits: agentwire_runtime::machine::Limits,
+    answers: agentwire_runtime::answers::Answers<Kind>,
     lifecycle: agentwire_runtime::machine::Instances<LifecycleMachineInstance>,
     client_request: agentwire_runtime::machine::Instances<ClientRequestMachineInstance>,
     server_request: agentwire_runtime::machine::Instances<ServerRequestMachineInstance>,
@@ -2080,6 +2344,7 @@ impl Checker {
         Self {
             index: 0,
             limits,
+            answers: agentwire_runtime::answers::Answers::new(limits.max_instances),
             lifecycle: agentwire_runtime::machine::Instances::per_stream(),
             client_request: agentwire_runtime::machine::Instances::keyed(),
             server_request: agentwire_runtime::machine::Instances::keyed(),
@@ -2095,10 +2360,11 @@ impl Checker {
         self.index += 1;
         let Some(kind) = kind_of(&msg) else { return Ok(()) };
         let msg = &msg;
-        self.step_lifecycle(index, kind, msg)?;
-        self.step_client_request(index, kind, msg)?;
-        self.step_server_request(index, kind, msg)?;
-        self.step_progress(index, kind, msg)?;
+        let answer = &self.answer(kind, msg);
+        self.step_lifecycle(index, kind, msg, answer)?;
+        self.step_client_request(index, kind, msg, answer)?;
+        self.step_server_request(index, kind, msg, answer)?;
+        self.step_progress(index, kind, msg, answer)?;
         Ok(())
     }
     /// Ends the stream: every instance not in an accepting state is a violation.

@@ -99,14 +99,26 @@ pub trait ServerHandler: Send + Sync + 'static {
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send;
-    /// `ping`: Checks that the other side is still there; answered with an empty result.
+    /// `ping`: Checks that the other side is still there; answered with an empty result. Answers the empty result unless overridden.
     fn ping(
         &self,
-        sender: ServerSender,
+        handle: ServerSender,
         params: Option<crate::mcp::RequestParams>,
     ) -> impl ::std::future::Future<
         Output = Result<crate::mcp::EmptyResult, agentwire_runtime::jsonrpc::RpcError>,
-    > + Send;
+    > + Send {
+        let _ = (handle, params);
+        async {
+            agentwire_runtime::decode_json::<crate::mcp::EmptyResult>("{}")
+                .map_err(|e| {
+                    agentwire_runtime::jsonrpc::RpcError {
+                        code: agentwire_runtime::jsonrpc::codes::INTERNAL_ERROR,
+                        message: e.to_string(),
+                        data: None,
+                    }
+                })
+        }
+    }
     /// `resources/list`: One page of the resources the server offers.
     fn resources_list(
         &self,
@@ -213,47 +225,59 @@ pub trait ServerHandler: Send + Sync + 'static {
     ) -> impl ::std::future::Future<
         Output = Result<crate::mcp::CompleteResult, agentwire_runtime::jsonrpc::RpcError>,
     > + Send;
-    /// `tasks/get`: The state of a task.
+    /// `tasks/get`: The state of a task. Answers "method not found" unless overridden.
     fn tasks_get(
         &self,
-        sender: ServerSender,
+        handle: ServerSender,
         params: crate::mcp::GetTaskRequestParams,
     ) -> impl ::std::future::Future<
         Output = Result<crate::mcp::GetTaskResult, agentwire_runtime::jsonrpc::RpcError>,
-    > + Send;
-    /// `tasks/result`: The result of a finished task (waits until it finishes).
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/get")) }
+    }
+    /// `tasks/result`: The result of a finished task (waits until it finishes). Answers "method not found" unless overridden.
     fn tasks_result(
         &self,
-        sender: ServerSender,
+        handle: ServerSender,
         params: crate::mcp::GetTaskPayloadRequestParams,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::mcp::GetTaskPayloadResult,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
-    /// `tasks/list`: One page of the receiver's tasks.
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/result")) }
+    }
+    /// `tasks/list`: One page of the receiver's tasks. Answers "method not found" unless overridden.
     fn tasks_list(
         &self,
-        sender: ServerSender,
+        handle: ServerSender,
         params: Option<crate::mcp::PaginatedRequestParams>,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::mcp::ListTasksResult,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
-    /// `tasks/cancel`: Cancels a task; answered with the task's new state.
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/list")) }
+    }
+    /// `tasks/cancel`: Cancels a task; answered with the task's new state. Answers "method not found" unless overridden.
     fn tasks_cancel(
         &self,
-        sender: ServerSender,
+        handle: ServerSender,
         params: crate::mcp::CancelTaskRequestParams,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::mcp::CancelTaskResult,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/cancel")) }
+    }
     /// `notifications/initialized`: The client got the initialize result; normal operation starts. Does nothing unless overridden.
     fn notifications_initialized(
         &self,
@@ -775,7 +799,7 @@ impl agentwire_transport::futures_util::Stream for ServerNotifications {
 }
 /// How a `client` answers the requests the `server` sends: one method per request, each answering "method not found" unless overridden. Each runs in its own task, aborted when the `server` cancels it.
 pub trait ClientHandler: Send + Sync + 'static {
-    /// `ping`: Checks that the other side is still there; answered with an empty result. Answers "method not found" unless overridden.
+    /// `ping`: Checks that the other side is still there; answered with an empty result. Answers the empty result unless overridden.
     fn ping(
         &self,
         handle: Client,
@@ -784,7 +808,16 @@ pub trait ClientHandler: Send + Sync + 'static {
         Output = Result<crate::mcp::EmptyResult, agentwire_runtime::jsonrpc::RpcError>,
     > + Send {
         let _ = (handle, params);
-        async { Err(agentwire_transport::jsonrpc::no_handler("ping")) }
+        async {
+            agentwire_runtime::decode_json::<crate::mcp::EmptyResult>("{}")
+                .map_err(|e| {
+                    agentwire_runtime::jsonrpc::RpcError {
+                        code: agentwire_runtime::jsonrpc::codes::INTERNAL_ERROR,
+                        message: e.to_string(),
+                        data: None,
+                    }
+                })
+        }
     }
     /// `sampling/createMessage`: The server asks the client to sample its language model; the client (and its user) may change or refuse it. Answers "method not found" unless overridden.
     fn sampling_create_message(

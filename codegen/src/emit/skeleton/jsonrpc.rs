@@ -17,7 +17,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::types::{field_ident, type_ident};
-use crate::ir::{Call, Method, Protocol};
+use crate::ir::{Call, DefaultAnswer, Method, Protocol};
 use crate::naming::pascal_case;
 
 /// The skeleton module of a JSON-RPC protocol with two roles; `None` otherwise.
@@ -367,13 +367,36 @@ fn handler_request_fns(
                 None => quote!(()),
             };
             let ret = quote!(impl ::std::future::Future<Output = Result<#result, agentwire_runtime::jsonrpc::RpcError>> + Send);
-            if default {
-                let doc = format!("{doc} Answers \"method not found\" unless overridden.");
+            // What the spec says is answered without user code (`answer:`), else, where every
+            // method has a default, "method not found".
+            let answer = match m.answer {
+                Some(DefaultAnswer::Empty) => Some((
+                    "the empty result",
+                    quote! {
+                        async {
+                            agentwire_runtime::decode_json::<#result>("{}").map_err(|e| {
+                                agentwire_runtime::jsonrpc::RpcError {
+                                    code: agentwire_runtime::jsonrpc::codes::INTERNAL_ERROR,
+                                    message: e.to_string(),
+                                    data: None,
+                                }
+                            })
+                        }
+                    },
+                )),
+                Some(DefaultAnswer::MethodNotFound) | None if default || m.answer.is_some() => Some((
+                    "\"method not found\"",
+                    quote!(async { Err(agentwire_transport::jsonrpc::no_handler(#name)) }),
+                )),
+                _ => None,
+            };
+            if let Some((what, body)) = answer {
+                let doc = format!("{doc} Answers {what} unless overridden.");
                 quote! {
                     #[doc = #doc]
                     fn #f(&self, handle: #handle #params) -> #ret {
                         #unused
-                        async { Err(agentwire_transport::jsonrpc::no_handler(#name)) }
+                        #body
                     }
                 }
             } else {
