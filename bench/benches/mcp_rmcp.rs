@@ -281,7 +281,11 @@ fn call_request(id: usize) -> String {
 
 /// Checks one response: it answers `id`, and (for a call) carries exactly the payload.
 fn check(answer: &Value, id: usize, expected: Option<&str>) {
-    assert_eq!(answer["id"], json!(id), "answer to another request: {answer}");
+    assert_eq!(
+        answer["id"],
+        json!(id),
+        "answer to another request: {answer}"
+    );
     let result = &answer["result"];
     assert!(result.is_object(), "not a result: {answer}");
     if let Some(text) = expected {
@@ -306,7 +310,11 @@ async fn stdio_session(stream: tokio::io::DuplexStream, expected: &str) {
     for id in 1..=CALLS {
         send(&call_request(id)).await;
         let answer = lines.next_line().await.expect("read").expect("answered");
-        check(&serde_json::from_str(&answer).expect("JSON"), id, Some(expected));
+        check(
+            &serde_json::from_str(&answer).expect("JSON"),
+            id,
+            Some(expected),
+        );
     }
 }
 
@@ -383,9 +391,7 @@ async fn read_answer(resp: reqwest::Response) -> Value {
 async fn stdio_agentwire(expected: &str) {
     let (client, server) = tokio::io::duplex(64 * 1024);
     let (sr, sw) = tokio::io::split(server);
-    let handler = Arc::new(Agentwire {
-        payload: payload(),
-    });
+    let handler = Arc::new(Agentwire { payload: payload() });
     let (_sender, connection) = serve(handler, sr, sw, Config::default());
     stdio_session(client, expected).await;
     // The client's end is gone: the server sees end of input and stops.
@@ -401,7 +407,10 @@ async fn stdio_rmcp(expected: &str) {
     let running = tokio::spawn(async move {
         let (sr, sw) = tokio::io::split(server);
         let service = handler.serve((sr, sw)).await.expect("rmcp handshake");
-        service.waiting().await.expect("rmcp server stopped cleanly");
+        service
+            .waiting()
+            .await
+            .expect("rmcp server stopped cleanly");
     });
     stdio_session(client, expected).await;
     running.await.expect("rmcp server task");
@@ -410,9 +419,7 @@ async fn stdio_rmcp(expected: &str) {
 /// The generated server over Streamable HTTP; returns its URL.
 async fn http_agentwire() -> (String, agentwire_transport::http_ws::ServerHandle) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let handler = Arc::new(Agentwire {
-        payload: payload(),
-    });
+    let handler = Arc::new(Agentwire { payload: payload() });
     let open = move |pipe: SessionPipe| {
         let (_sender, link, _connection) = serve_messages(
             Arc::clone(&handler),
@@ -525,7 +532,8 @@ fn mcp_rmcp(c: &mut Criterion) {
     });
     group.finish();
 
-    rt.block_on(aw_server.shutdown()).expect("agentwire server shut down");
+    rt.block_on(aw_server.shutdown())
+        .expect("agentwire server shut down");
     rm_stop.cancel();
     for (name, slots) in [("stdio", (0, 1)), ("http", (2, 3))] {
         if let (Some(ours), Some(theirs)) = (median(slots.0), median(slots.1)) {
