@@ -4,10 +4,15 @@
 //!
 //! `ws_load/skeleton` runs the generated Zed server and Helix client: every frame is
 //! encoded from typed messages, decoded, validated and checked (enforce mode) on both ends.
-//! `ws_load/plain` sends the same frames through bare tokio-tungstenite on both ends, with
-//! no parsing or checking: the ceiling of the socket layer on this machine. Both run in
+//! `ws_load/skeleton_limits_off` runs the same skeletons with every hardening limit
+//! effectively off through the public config (no idle timeout, day-long handshake
+//! deadlines, caps far above the load), so the difference is what the timeouts and caps
+//! cost. `ws_load/plain` sends the same frames through bare tokio-tungstenite on both ends,
+//! with no parsing or checking: the ceiling of the socket layer on this machine. All run in
 //! this process on one runtime; each client also counts its frames, so a lost or extra
-//! frame fails the run. After both, stderr gets messages/s (median sample) and the ratio.
+//! frame fails the run. After them, stderr gets messages/s (median sample) and the ratios,
+//! and the defaults against limits off once more as the median of alternating pairs, which
+//! a shared machine's drifting load cannot bias towards either.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -15,7 +20,7 @@ use std::time::{Duration, Instant};
 use agentwire_protocols::helix_zed as hz;
 use agentwire_protocols::skeletons::helix_zed as skel;
 use agentwire_transport::ws::{ClientConfig, ServerConfig};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
@@ -26,8 +31,16 @@ const UPDATES: usize = 1_000;
 /// Frames one session receives: context_created, the updates, message_completed.
 const FRAMES: usize = UPDATES + 2;
 
+/// Alternating pairs of the limits comparison run after the criterion group.
+const PAIRS: usize = 6;
+
+/// Slots of [`TIMES`].
+const DEFAULTS: usize = 0;
+const PLAIN: usize = 1;
+const LIMITS_OFF: usize = 2;
+
 /// Every wall time measured per variant, for the closing summary.
-static TIMES: Mutex<[Vec<Duration>; 2]> = Mutex::new([Vec::new(), Vec::new()]);
+static TIMES: Mutex<[Vec<Duration>; 3]> = Mutex::new([Vec::new(), Vec::new(), Vec::new()]);
 
 fn record(slot: usize, took: Duration) {
     TIMES.lock().unwrap()[slot].push(took);
@@ -96,21 +109,48 @@ impl skel::Handler for StreamingZed {
     }
 }
 
-async fn run_skeleton() -> Duration {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let config = ServerConfig {
-        max_connections: SESSIONS * 2,
+/// Server and client configs with the safe defaults (`true`) or with every timeout and cap
+/// the hardening added effectively off.
+fn configs(limits: bool) -> (ServerConfig, ClientConfig) {
+    if limits {
+        let server = ServerConfig {
+            max_connections: SESSIONS * 2,
+            ..ServerConfig::default()
+        };
+        return (server, ClientConfig::default());
+    }
+    const DAY: Duration = Duration::from_secs(24 * 60 * 60);
+    const HUGE: usize = 1 << 30;
+    let server = ServerConfig {
+        max_frame_bytes: HUGE,
+        max_connections: HUGE,
+        max_sessions: HUGE,
+        max_in_flight: HUGE,
+        handshake_timeout: DAY,
+        max_handshakes: HUGE,
+        idle_timeout: None,
         ..ServerConfig::default()
     };
+    let client = ClientConfig {
+        max_frame_bytes: HUGE,
+        max_sessions: HUGE,
+        handshake_timeout: DAY,
+        ..ClientConfig::default()
+    };
+    (server, client)
+}
+
+async fn run_skeleton(limits: bool) -> Duration {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (config, client_config) = configs(limits);
     let server = skel::serve(listener, StreamingZed, config).await.unwrap();
     let url = server.url();
     let start = Instant::now();
     let clients = (0..SESSIONS).map(|s| {
         let url = url.clone();
+        let client_config = client_config.clone();
         tokio::spawn(async move {
-            let mut client = skel::Client::connect(&url, ClientConfig::default())
-                .await
-                .unwrap();
+            let mut client = skel::Client::connect(&url, client_config).await.unwrap();
             client
                 .chat_message(chat(&format!("ses_{s}")))
                 .await
@@ -219,41 +259,71 @@ fn ws_load(c: &mut Criterion) {
     let rt = Runtime::new().unwrap();
     let mut group = c.benchmark_group("ws_load");
     group.sample_size(10);
+    group.sampling_mode(SamplingMode::Flat);
     group.warm_up_time(Duration::from_millis(1));
     group.measurement_time(Duration::from_secs(1));
     group.throughput(Throughput::Elements((SESSIONS * UPDATES) as u64));
-    group.bench_function("skeleton", |b| {
-        b.iter_custom(|iters| {
-            (0..iters)
-                .map(|_| {
-                    let took = rt.block_on(run_skeleton());
-                    record(0, took);
-                    took
-                })
-                .sum()
-        })
+    let mut timed = |name: &str, slot: usize, run: &dyn Fn() -> Duration| {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| {
+                        let took = run();
+                        record(slot, took);
+                        took
+                    })
+                    .sum()
+            })
+        });
+    };
+    timed("skeleton", DEFAULTS, &|| rt.block_on(run_skeleton(true)));
+    timed("skeleton_limits_off", LIMITS_OFF, &|| {
+        rt.block_on(run_skeleton(false))
     });
-    group.bench_function("plain", |b| {
-        b.iter_custom(|iters| {
-            (0..iters)
-                .map(|_| {
-                    let took = rt.block_on(run_plain());
-                    record(1, took);
-                    took
-                })
-                .sum()
-        })
-    });
+    timed("plain", PLAIN, &|| rt.block_on(run_plain()));
     group.finish();
-    if let (Some(skeleton), Some(plain)) = (median(0), median(1)) {
-        let rate = |d: Duration| (SESSIONS * UPDATES) as f64 / d.as_secs_f64();
+    summary(&rt);
+}
+
+/// Prints the rates and ratios, then runs the limits comparison as alternating pairs.
+fn summary(rt: &Runtime) {
+    let rate = |d: Duration| (SESSIONS * UPDATES) as f64 / d.as_secs_f64();
+    if let (Some(skeleton), Some(off), Some(plain)) =
+        (median(DEFAULTS), median(LIMITS_OFF), median(PLAIN))
+    {
         eprintln!(
             "ws_load: {SESSIONS} sessions x {UPDATES} message_added: skeleton {:.0} msg/s, plain tokio-tungstenite {:.0} msg/s, ratio {:.2}",
             rate(skeleton),
             rate(plain),
             rate(skeleton) / rate(plain)
         );
+        eprintln!(
+            "ws_load: skeleton with default limits {:.0} msg/s, limits off {:.0} msg/s, ratio {:.3}",
+            rate(skeleton),
+            rate(off),
+            rate(skeleton) / rate(off)
+        );
     }
+    // Each pair runs both, in alternating order, so neither side always goes first.
+    let mut ratios: Vec<f64> = (0..PAIRS)
+        .map(|i| {
+            let (on, off) = if i % 2 == 0 {
+                let on = rt.block_on(run_skeleton(true));
+                (on, rt.block_on(run_skeleton(false)))
+            } else {
+                let off = rt.block_on(run_skeleton(false));
+                (rt.block_on(run_skeleton(true)), off)
+            };
+            off.as_secs_f64() / on.as_secs_f64()
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    eprintln!(
+        "ws_load: default limits / limits off, throughput ratio per alternating pair: median {:.3} (min {:.3}, max {:.3}, {PAIRS} pairs)",
+        ratios[PAIRS / 2],
+        ratios[0],
+        ratios[PAIRS - 1]
+    );
 }
 
 criterion_group!(benches, ws_load);

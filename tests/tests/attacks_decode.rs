@@ -133,6 +133,21 @@ fn deep_values_decode_on_a_256_kib_stack() {
                 assert!(agentloop::ServerMessage::from_json(&deep).is_err());
                 assert!(unique::parse_value(&deep).is_err());
             }
+            // A JSON-RPC envelope (eca) with a deep member it never reads, and deep params:
+            // decoded at depth 100; far deeper, skipped without recursion (as serde_json
+            // skips what it ignores), so either answer is fine but a crash.
+            type M = Message<eca::ClientRequest, eca::ClientNotification>;
+            for depth in [100, 100_000] {
+                let deep = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+                let unread = format!(r#"{{"jsonrpc":"2.0","method":"exit","x":{deep}}}"#);
+                let params = format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"chat/prompt","params":{{"requestId":"r","message":"m","x":{deep}}}}}"#
+                );
+                for text in [unread, params] {
+                    let decoded = M::from_json(&text);
+                    assert!(depth > 100 || decoded.is_ok(), "{decoded:?}");
+                }
+            }
         })
         .unwrap();
     run.join().expect("no stack overflow");

@@ -1,6 +1,7 @@
 //! Hostile peers against the eca JSON-RPC TCP server, loopback only: a frame trickled or left
-//! incomplete costs its connection after `frame_timeout`, a silent connection goes after
-//! `idle_timeout`, and a declared length over the limit is refused from the header alone.
+//! incomplete (15 MiB of a declared 16 MB included) costs its connection, and with it the
+//! buffer, after `frame_timeout`, a silent connection goes after `idle_timeout`, and a
+//! declared length over the limit is refused from the header alone.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -92,6 +93,51 @@ async fn closed_after(s: &mut TcpStream) -> Duration {
             Ok(_) => {}
         }
     }
+}
+
+#[tokio::test]
+async fn peers_holding_15_mib_of_a_declared_16_mb_frame_are_dropped_and_freed() {
+    // The campaign's attack: 4 peers declare 16 MB (under the limit), send 15 MiB and stall,
+    // which held ~64 MB for as long as they liked.
+    let server = server(Config {
+        frame_timeout: Some(Duration::from_secs(2)),
+        ..Config::default()
+    })
+    .await;
+    let body = vec![b' '; 15 * 1024 * 1024];
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let mut s = TcpStream::connect(server.local_addr()).await.unwrap();
+        s.write_all(b"Content-Length: 16000000\r\n\r\n")
+            .await
+            .unwrap();
+        held.push(s);
+    }
+    let sends = held.iter_mut().map(|s| s.write_all(&body));
+    for sent in futures_util::future::join_all(sends).await {
+        sent.expect("15 MiB sent before the deadline");
+    }
+    assert_eq!(
+        server.live_connections(),
+        4,
+        "the attack holds its connections"
+    );
+    let started = Instant::now();
+    for s in &mut held {
+        closed_after(s).await;
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    // A connection counts until its task (and with it every buffer) is gone.
+    let deadline = Instant::now() + BOUND;
+    while server.live_connections() > 0 && Instant::now() < deadline {
+        sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(server.live_connections(), 0, "the buffers are freed");
+    server.shutdown().await;
 }
 
 #[tokio::test]

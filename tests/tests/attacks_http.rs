@@ -1,8 +1,9 @@
 //! Hostile peers against the external-agents agent server, loopback only: trickled headers
 //! and bodies are cut off at their deadlines, a declared length over the limit is refused
-//! from the header, forwards to a hanging `inputUrl` are capped (the rest shed as error
-//! lines), the optional shared token guards the callback and the WebSocket, and generated
-//! session ids are random.
+//! from the header, a flood of 3,000 `user_message` frames at a hanging `inputUrl` opens only
+//! the capped forwards (the rest shed as error lines), the optional shared token guards the
+//! callback and the WebSocket (and the generated clients present it), and generated session
+//! ids are random.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,13 +12,17 @@ use std::time::{Duration, Instant};
 use agentwire_protocols::external_agents as proto;
 use agentwire_protocols::skeletons::external_agents as sk;
 use agentwire_transport::CheckMode;
-use agentwire_transport::http_ws::{Guard, Limits, ServerConfig, ServerHandle};
+use agentwire_transport::http_ws::{ClientError, Guard, Limits, ServerConfig, ServerHandle};
 use agentwire_transport::store::sessions::{SessionStore, SqliteSessionStore};
+use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{sleep, timeout};
+use tokio_tungstenite::tungstenite::Message;
 
 const BOUND: Duration = Duration::from_secs(20);
+/// How long a debug build on a loaded machine may take to store and answer a flood.
+const FLOOD_BOUND: Duration = Duration::from_secs(90);
 
 /// An external system whose `inputUrl` never answers; counts the forwards that reached it.
 struct Hanging(Arc<AtomicUsize>);
@@ -218,64 +223,76 @@ async fn a_trickled_body_is_cut_off_at_the_body_deadline() {
     rig.stop().await;
 }
 
-#[tokio::test]
-async fn forwards_to_a_hanging_input_url_are_capped_and_the_rest_shed() {
-    let rig = rig(Guard {
-        max_forwards_per_session: 4,
-        max_forwards: 16,
-        ..Guard::default()
-    })
-    .await;
+/// Creates `session` and floods it with `count` `user_message` frames from one raw
+/// WebSocket client as fast as it can write them, draining the server's frames meanwhile
+/// (a client that stops reading is a different attack, answered by its own limit), until
+/// `shed` of them are error lines.
+async fn flood(rig: &Rig, session: &str, count: usize, shed: usize) {
     sk::WebUiHttp::new(&rig.base)
         .create_session(&proto::CreateSessionRequest {
             agent_id: "ext-a".into(),
-            session_id: Some(proto::SessionId("FLOOD".into())),
+            session_id: Some(proto::SessionId(session.into())),
         })
         .await
         .unwrap();
-    let ws = format!("{}/ws", rig.base.replacen("http", "ws", 1));
-    let mut ui = sk::WebUiClient::connect(&ws, CheckMode::Enforce)
-        .await
-        .unwrap();
-    ui.hello(proto::HelloMessage {
-        session_id: proto::SessionId("FLOOD".into()),
-    })
-    .await
-    .unwrap();
-    let ready = timeout(BOUND, ui.next()).await.unwrap().unwrap().unwrap();
+    let url = format!("{}/ws", rig.base.replacen("http", "ws", 1));
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let hello = format!(r#"{{"type":"hello","sessionId":"{session}"}}"#);
+    ws.send(Message::text(hello)).await.unwrap();
+    let ready = timeout(BOUND, ws.next()).await.unwrap().unwrap().unwrap();
     assert!(
-        matches!(ready, proto::AgentServerMessage::SessionReady(_)),
-        "{ready:?}"
+        ready.to_text().unwrap().contains("session_ready"),
+        "{ready}"
     );
-    const SENT: usize = 200;
-    for i in 0..SENT {
-        ui.user_message(proto::UserMessageMessage {
-            text: format!("m{i}"),
-        })
-        .await
-        .unwrap();
+    let (mut sink, mut stream) = ws.split();
+    let drain = tokio::spawn(async move { while let Some(Ok(_)) = stream.next().await {} });
+    for i in 0..count {
+        let frame = format!(r#"{{"type":"user_message","text":"m{i}"}}"#);
+        sink.feed(Message::text(frame)).await.unwrap();
     }
-    // Every message is stored; all but the four in flight end as an error line at once.
-    let deadline = Instant::now() + BOUND;
-    let errors = loop {
-        let log = error_lines(&*rig.store, "FLOOD");
-        let errors = log.len();
-        if errors >= SENT - 4 || Instant::now() > deadline {
-            break (errors, log);
-        }
+    sink.flush().await.unwrap();
+    // Every message is stored and the `shed` ones end as an error line at once.
+    let deadline = Instant::now() + FLOOD_BOUND;
+    while error_lines(&*rig.store, session).len() < shed && Instant::now() < deadline {
         sleep(Duration::from_millis(50)).await;
-    };
-    let (errors, log) = errors;
-    assert_eq!(errors, SENT - 4);
+    }
+    let _ = sink.close().await;
+    drain.abort();
+}
+
+#[tokio::test]
+async fn a_flood_of_user_messages_to_a_hanging_input_url_opens_a_capped_number_of_forwards() {
+    // The campaign's attack: 3,000 user_message frames at an inputUrl that never answers
+    // opened 3,000 outbound connections. Per-session cap at its default (8), total at 12.
+    let rig = rig(Guard {
+        max_forwards: 12,
+        ..Guard::default()
+    })
+    .await;
+    let per_session = Guard::default().max_forwards_per_session;
+    flood(&rig, "FLOOD", 3_000, 3_000 - per_session).await;
+    let log = error_lines(&*rig.store, "FLOOD");
+    assert_eq!(log.len(), 3_000 - per_session);
     assert!(
-        log.iter().any(|text| text.contains("already in flight")),
+        log.iter()
+            .all(|text| text.contains("forwards of this session are already in flight")),
         "the shed answer names the cap"
+    );
+    // A second session meets the total cap: 4 more slots, the rest shed.
+    flood(&rig, "SECOND", 100, 100 - 4).await;
+    let log = error_lines(&*rig.store, "SECOND");
+    assert_eq!(log.len(), 100 - 4);
+    assert!(
+        log.iter()
+            .all(|text| text.contains("12 forwards are already in flight")),
+        "{:?}",
+        log.first()
     );
     sleep(Duration::from_millis(200)).await;
     assert_eq!(
         rig.reached.load(Ordering::SeqCst),
-        4,
-        "only four forwards went out"
+        12,
+        "only the capped number of forwards went out"
     );
     rig.stop().await;
 }
@@ -338,6 +355,90 @@ async fn the_shared_token_guards_the_callback_and_the_websocket() {
             .await
             .is_ok()
     );
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn the_generated_clients_present_the_shared_token() {
+    let rig = rig(Guard {
+        token: Some("s3cret".into()),
+        ..Guard::default()
+    })
+    .await;
+    let created = sk::WebUiHttp::new(&rig.base)
+        .with_token("s3cret")
+        .unwrap()
+        .create_session(&proto::CreateSessionRequest {
+            agent_id: "ext-a".into(),
+            session_id: Some(proto::SessionId("TOK".into())),
+        })
+        .await
+        .unwrap();
+    assert!(
+        matches!(created, sk::CreateSessionReply::Status201(_)),
+        "{created:?}"
+    );
+    // The WebSocket: refused without the token and with a wrong one, then attached with it.
+    let ws = format!("{}/ws", rig.base.replacen("http", "ws", 1));
+    let refused = [
+        sk::WebUiClient::connect(&ws, CheckMode::Enforce).await,
+        sk::WebUiClient::connect_with_token(&ws, "s3cre", CheckMode::Enforce).await,
+    ];
+    for attempt in refused {
+        let err = attempt.unwrap_err();
+        assert!(err.to_string().contains("401"), "{err}");
+    }
+    let mut ui = sk::WebUiClient::connect_with_token(&ws, "s3cret", CheckMode::Enforce)
+        .await
+        .unwrap();
+    ui.hello(proto::HelloMessage {
+        session_id: proto::SessionId("TOK".into()),
+    })
+    .await
+    .unwrap();
+    let ready = timeout(BOUND, ui.next()).await.unwrap().unwrap().unwrap();
+    assert!(
+        matches!(ready, proto::AgentServerMessage::SessionReady(_)),
+        "{ready:?}"
+    );
+    // The callback: the documented 401 without the token and with a wrong one.
+    let wrong = [
+        sk::ExternalSystemHttp::new(&rig.base),
+        sk::ExternalSystemHttp::new(&rig.base)
+            .with_token("S3CRET")
+            .unwrap(),
+    ];
+    for client in &wrong {
+        match client.inject_message("TOK", "**no**").await.unwrap() {
+            sk::InjectMessageReply::Status401(e) => {
+                assert_eq!(e.error.code, proto::ApiErrorCode::InvalidRequest);
+                assert_eq!(e.error.message, "a valid token is required");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // With it, end to end: stored, and broadcast to the attached web UI.
+    let external = sk::ExternalSystemHttp::new(&rig.base)
+        .with_token("s3cret")
+        .unwrap();
+    let reply = external.inject_message("TOK", "**hi**").await.unwrap();
+    assert!(
+        matches!(reply, sk::InjectMessageReply::Status200(_)),
+        "{reply:?}"
+    );
+    let broadcast = timeout(BOUND, ui.next()).await.unwrap().unwrap().unwrap();
+    let proto::AgentServerMessage::Message(m) = broadcast else {
+        panic!("{broadcast:?}");
+    };
+    assert_eq!(
+        (m.role, m.text.as_str()),
+        (proto::ChatMessageBroadcastRole::Assistant, "**hi**")
+    );
+    // A token no header can carry is refused before anything is sent.
+    assert!(matches!(
+        sk::ExternalSystemHttp::new(&rig.base).with_token("a\nb"),
+        Err(ClientError::Token)
+    ));
     rig.stop().await;
 }
 

@@ -795,12 +795,12 @@ impl Checker {
             if matches!(state, SessionMachineState::Unknown)
                 && kind == Kind::ExternalSystemInjectMessage
             {
-                if !(read_13(msg).is_num(400.0) || read_13(msg).is_num(404.0)
-                    || read_13(msg).is_num(413.0))
+                if !(read_13(msg).is_num(400.0) || read_13(msg).is_num(401.0)
+                    || read_13(msg).is_num(404.0) || read_13(msg).is_num(413.0))
                 {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
-                            "status is one of 400, 404, 413",
+                            "status is one of 400, 401, 404, 413",
                         ),
                     );
                 }
@@ -830,10 +830,12 @@ impl Checker {
                 SessionMachineState::OweReply | SessionMachineState::OweBoth
             ) && kind == Kind::ExternalSystemInjectMessage
             {
-                if !(read_13(msg).is_num(400.0) || read_13(msg).is_num(413.0)) {
+                if !(read_13(msg).is_num(400.0) || read_13(msg).is_num(401.0)
+                    || read_13(msg).is_num(413.0))
+                {
                     break 'pick Err(
                         agentwire_runtime::machine::Problem::Check(
-                            "status is one of 400, 413",
+                            "status is one of 400, 401, 413",
                         ),
                     );
                 }

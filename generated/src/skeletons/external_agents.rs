@@ -200,6 +200,8 @@ pub enum InjectMessageReply {
     Status404(proto::ApiErrorResponse),
     /// 413: the body exceeds the configured size limit (payload_too_large)
     Status413(proto::ApiErrorResponse),
+    /// 401: the server demands a shared token (off by default) and the request did not present it as a bearer credential (invalid_request)
+    Status401(proto::ApiErrorResponse),
     /// A status the spec does not list.
     Other(hw::HttpReply),
 }
@@ -236,6 +238,13 @@ impl InjectMessageReply {
                     value.validate()?;
                     Self::Status413(value)
                 }
+                401u16 => {
+                    let value: proto::ApiErrorResponse = agentwire_runtime::decode_json(
+                        &reply.body,
+                    )?;
+                    value.validate()?;
+                    Self::Status401(value)
+                }
                 _ => Self::Other(reply),
             },
         )
@@ -254,6 +263,12 @@ impl WebUiHttp {
             http: agentwire_transport::reqwest::Client::new(),
             base_url: base_url.into().trim_end_matches('/').to_owned(),
         }
+    }
+    /// Presents `token` as `Authorization: Bearer <token>` on every call, for a
+    /// server that demands a shared token (`Guard::token` of the session server).
+    pub fn with_token(mut self, token: &str) -> Result<Self, hw::ClientError> {
+        self.http = hw::bearer_client(token)?;
+        Ok(self)
     }
     /// `POST /api/plugins/sessions/operations/create`
     pub async fn create_session(
@@ -283,6 +298,12 @@ impl ExternalSystemHttp {
             http: agentwire_transport::reqwest::Client::new(),
             base_url: base_url.into().trim_end_matches('/').to_owned(),
         }
+    }
+    /// Presents `token` as `Authorization: Bearer <token>` on every call, for a
+    /// server that demands a shared token (`Guard::token` of the session server).
+    pub fn with_token(mut self, token: &str) -> Result<Self, hw::ClientError> {
+        self.http = hw::bearer_client(token)?;
+        Ok(self)
     }
     /// `POST /external/sessions/:sessionId/messages`
     pub async fn inject_message(
@@ -427,6 +448,15 @@ impl WebUiClient {
         mode: agentwire_transport::CheckMode,
     ) -> Result<Self, hw::ClientError> {
         hw::SessionClient::connect(url, mode).await.map(Self)
+    }
+    /// Connects presenting `token` as `Authorization: Bearer <token>` in the upgrade
+    /// request, for a server that demands a shared token (`Guard::token`).
+    pub async fn connect_with_token(
+        url: &str,
+        token: &str,
+        mode: agentwire_transport::CheckMode,
+    ) -> Result<Self, hw::ClientError> {
+        hw::SessionClient::connect_with_token(url, Some(token), mode).await.map(Self)
     }
     /// Validates, sequence-checks and sends one message (a hello's session id is
     /// sent trimmed, as the server will read it).

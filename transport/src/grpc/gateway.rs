@@ -137,12 +137,10 @@ impl<S: GatewaySide> Gateway<S> {
             inner.shutdown.cancelled().await;
             let bound = inner.config.shutdown_grace + Duration::from_secs(1);
             let streams = inner.streams.clone();
-            let ended = async move {
-                while streams.registered() + streams.waiting() > 0 {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-            };
-            if tokio::time::timeout(bound, ended).await.is_err() {
+            if tokio::time::timeout(bound, streams.emptied())
+                .await
+                .is_err()
+            {
                 tracing::warn!("streams still open after the shutdown grace period; closing them");
             }
         }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
 
@@ -31,6 +31,9 @@ pub struct StreamBudget {
     registered: Arc<Semaphore>,
     waiting: Arc<Mutex<VecDeque<Waiting>>>,
     next_id: Arc<AtomicU64>,
+    /// Woken whenever a stream leaves either budget, so [`StreamBudget::emptied`] waits
+    /// without polling.
+    left: Arc<Notify>,
     max_registered: usize,
     max_unregistered: usize,
 }
@@ -47,7 +50,8 @@ pub struct Unregistered {
 /// A registered stream's slot, freed when dropped.
 #[derive(Debug)]
 pub struct Registered {
-    _slot: OwnedSemaphorePermit,
+    slot: Option<OwnedSemaphorePermit>,
+    left: Arc<Notify>,
 }
 
 impl StreamBudget {
@@ -58,6 +62,7 @@ impl StreamBudget {
             registered: Arc::new(Semaphore::new(max_registered)),
             waiting: Arc::new(Mutex::new(VecDeque::new())),
             next_id: Arc::new(AtomicU64::new(0)),
+            left: Arc::new(Notify::new()),
             max_registered,
             max_unregistered: max_unregistered.max(1),
         }
@@ -95,6 +100,21 @@ impl StreamBudget {
     pub fn waiting(&self) -> usize {
         self.waiting.lock().map_or(0, |w| w.len())
     }
+
+    /// Resolves once no stream is left in either budget (at once when none is).
+    pub async fn emptied(&self) {
+        loop {
+            // Registered before the count is read, so a stream leaving in between still
+            // wakes this waiter.
+            let left = self.left.notified();
+            let mut left = std::pin::pin!(left);
+            left.as_mut().enable();
+            if self.registered() + self.waiting() == 0 {
+                return;
+            }
+            left.await;
+        }
+    }
 }
 
 impl Unregistered {
@@ -130,7 +150,18 @@ impl Unregistered {
                     self.budget.max_registered
                 ))
             })?;
-        Ok(Registered { _slot: slot })
+        Ok(Registered {
+            slot: Some(slot),
+            left: self.budget.left.clone(),
+        })
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        // The slot is released first, so a woken waiter counts it as free.
+        drop(self.slot.take());
+        self.left.notify_waiters();
     }
 }
 
@@ -142,6 +173,8 @@ impl Drop for Unregistered {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         waiting.retain(|w| w.id != self.id);
+        drop(waiting);
+        self.budget.left.notify_waiters();
     }
 }
 
@@ -171,5 +204,23 @@ mod tests {
         drop(a);
         let again = budget.open();
         assert!(again.register().is_ok());
+    }
+
+    #[tokio::test]
+    async fn emptied_wakes_when_the_last_stream_leaves() {
+        let budget = StreamBudget::new(2, 2);
+        budget.emptied().await;
+        let waiting = budget.open();
+        let registered = budget.open().register().unwrap();
+        let watcher = budget.clone();
+        let mut emptied = tokio::spawn(async move { watcher.emptied().await });
+        drop(waiting);
+        tokio::task::yield_now().await;
+        assert!(!emptied.is_finished(), "a registered stream is left");
+        drop(registered);
+        tokio::time::timeout(Duration::from_secs(5), &mut emptied)
+            .await
+            .expect("woken without polling")
+            .unwrap();
     }
 }

@@ -1,5 +1,6 @@
 //! Client sides: a plain HTTP post that returns status and body, and a WebSocket client of
-//! JSON text frames.
+//! JSON text frames; both can present a server's shared token (`Guard::token`) as
+//! `Authorization: Bearer <token>`.
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -19,6 +20,27 @@ pub enum ClientError {
     Violation(#[from] agentwire_runtime::machine::Violation),
     #[error("unexpected answer HTTP {status}: {body}")]
     Unexpected { status: u16, body: String },
+    /// The token has a byte no HTTP header may carry (a control character, say).
+    #[error("the token cannot be sent in an Authorization header")]
+    Token,
+}
+
+/// `Authorization: Bearer <token>`, marked sensitive so it is never logged.
+fn bearer(token: &str) -> Result<reqwest::header::HeaderValue, ClientError> {
+    let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+        .map_err(|_| ClientError::Token)?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// An HTTP client that presents `token` on every request, for a server whose guard demands
+/// one.
+pub fn bearer_client(token: &str) -> Result<reqwest::Client, ClientError> {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(reqwest::header::AUTHORIZATION, bearer(token)?);
+    Ok(reqwest::Client::builder()
+        .default_headers(headers)
+        .build()?)
 }
 
 /// An HTTP answer: status and body text.
@@ -68,7 +90,20 @@ pub struct WsClient {
 
 impl WsClient {
     pub async fn connect(url: &str) -> Result<Self, ClientError> {
-        let (ws, _) = tokio_tungstenite::connect_async(url).await?;
+        Self::connect_with_token(url, None).await
+    }
+
+    /// Connects presenting `token` (when given) in the upgrade request's `Authorization`
+    /// header; a server demanding another answers 401 and the connect fails.
+    pub async fn connect_with_token(url: &str, token: Option<&str>) -> Result<Self, ClientError> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+        let mut request = url.into_client_request()?;
+        if let Some(token) = token {
+            request
+                .headers_mut()
+                .insert(reqwest::header::AUTHORIZATION, bearer(token)?);
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(request).await?;
         Ok(Self { ws })
     }
 

@@ -214,15 +214,22 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// A new session id: `s` and 128 random bits in hex, from the operating system's generator.
-/// It fits the protocol's `^[A-Za-z0-9_-]+$` and cannot be guessed from earlier ones.
-pub fn random_session_id() -> String {
+/// It fits the protocol's `^[A-Za-z0-9_-]+$` and cannot be guessed from earlier ones. When
+/// the generator fails there is no id: a predictable fallback would undo the point.
+pub fn random_session_id() -> Result<String, getrandom::Error> {
     let mut bits = [0u8; 16];
-    // The OS generator failing is not recoverable in any useful way; ids must stay random.
-    getrandom::fill(&mut bits).expect("the operating system's random generator works");
+    getrandom::fill(&mut bits)?;
+    Ok(hex_id(bits))
+}
+
+/// `s` and the bits in lower-case hex.
+fn hex_id(bits: [u8; 16]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut id = String::with_capacity(33);
     id.push('s');
     for b in bits {
-        id.push_str(&format!("{b:02x}"));
+        id.push(char::from(HEX[usize::from(b >> 4)]));
+        id.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     id
 }
@@ -311,8 +318,9 @@ mod tests {
 
     #[test]
     fn session_ids_are_random_and_fit_the_pattern() {
-        let a = random_session_id();
-        let b = random_session_id();
+        let a = random_session_id().unwrap();
+        let b = random_session_id().unwrap();
+        assert_eq!(hex_id([0xab; 16]), format!("s{}", "ab".repeat(16)));
         assert_ne!(a, b);
         assert_eq!(a.len(), 33);
         assert!(a.bytes().all(|c| c.is_ascii_alphanumeric()));

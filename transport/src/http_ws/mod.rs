@@ -22,7 +22,7 @@ mod server;
 mod session_client;
 mod socket;
 
-pub use client::{ClientError, HttpReply, WsClient, post, request};
+pub use client::{ClientError, HttpReply, WsClient, bearer_client, post, request};
 pub use clock::Clock;
 pub use engine::{Engine, fill, get_path, set_path};
 pub use forward::{ForwardError, Forwarder};

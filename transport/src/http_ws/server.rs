@@ -84,6 +84,10 @@ pub enum ServerError {
     Poisoned,
     #[error("the server built a message its protocol refuses: {0}")]
     Build(#[from] agentwire_runtime::Invalid),
+    /// No session id could be generated: the create is answered 500, never with a
+    /// guessable id.
+    #[error("the operating system's random generator failed: {0}")]
+    Random(#[from] getrandom::Error),
 }
 
 /// The session server of one protocol binding `B`.
@@ -304,7 +308,10 @@ impl<B: Binding> Shared<B> {
         let mut core = self.lock()?;
         // Generated ids are random (128 bits): a callback needs only the id, so it must not
         // be guessable.
-        let session_id = session.unwrap_or_else(super::guard::random_session_id);
+        let session_id = match session {
+            Some(id) => id,
+            None => super::guard::random_session_id()?,
+        };
         if !self.owners.contains_key(owner) {
             // No session comes of it: checked on a throwaway checker, not remembered.
             let _ = core

@@ -22,8 +22,17 @@ where
 {
     /// Connects to `url` (e.g. `ws://127.0.0.1:8080/ws`).
     pub async fn connect(url: &str, mode: CheckMode) -> Result<Self, ClientError> {
+        Self::connect_with_token(url, None, mode).await
+    }
+
+    /// Connects presenting the server's shared token (when given) as a bearer credential.
+    pub async fn connect_with_token(
+        url: &str,
+        token: Option<&str>,
+        mode: CheckMode,
+    ) -> Result<Self, ClientError> {
         Ok(Self {
-            ws: WsClient::connect(url).await?,
+            ws: WsClient::connect_with_token(url, token).await?,
             gate: Gate::new(mode, B::new_checker(1024)),
         })
     }

@@ -17,12 +17,20 @@ use super::peer::{Dispatch, Peer, Side};
 pub struct TcpServer {
     addr: SocketAddr,
     cancel: CancellationToken,
+    slots: Arc<Semaphore>,
+    max_connections: usize,
     task: JoinHandle<()>,
 }
 
 impl TcpServer {
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Connections open now. A connection counts until its task has ended, so every
+    /// buffer it held (a half-read frame included) is freed once it no longer counts.
+    pub fn live_connections(&self) -> usize {
+        self.max_connections - self.slots.available_permits()
     }
 
     /// A token that shuts the server down when cancelled.
@@ -53,20 +61,28 @@ where
 {
     let addr = listener.local_addr()?;
     let cancel = CancellationToken::new();
+    let max_connections = max_connections.clamp(1, Semaphore::MAX_PERMITS);
+    let slots = Arc::new(Semaphore::new(max_connections));
     let task = tokio::spawn(accept_loop(
         listener,
         config,
-        max_connections,
+        (slots.clone(), max_connections),
         make,
         cancel.clone(),
     ));
-    Ok(TcpServer { addr, cancel, task })
+    Ok(TcpServer {
+        addr,
+        cancel,
+        slots,
+        max_connections,
+        task,
+    })
 }
 
 async fn accept_loop<S, D, F>(
     listener: TcpListener,
     config: Config,
-    max_connections: usize,
+    (slots, max_connections): (Arc<Semaphore>, usize),
     make: F,
     cancel: CancellationToken,
 ) where
@@ -74,7 +90,6 @@ async fn accept_loop<S, D, F>(
     D: Dispatch<S>,
     F: Fn() -> (S::Checker, D) + Send + 'static,
 {
-    let slots = Arc::new(Semaphore::new(max_connections.max(1)));
     let mut live = JoinSet::new();
     loop {
         let accepted = tokio::select! {

@@ -132,6 +132,12 @@ fn emit_ws_client(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
                 hw::SessionClient::connect(url, mode).await.map(Self)
             }
 
+            /// Connects presenting `token` as `Authorization: Bearer <token>` in the upgrade
+            /// request, for a server that demands a shared token (`Guard::token`).
+            pub async fn connect_with_token(url: &str, token: &str, mode: agentwire_transport::CheckMode) -> Result<Self, hw::ClientError> {
+                hw::SessionClient::connect_with_token(url, Some(token), mode).await.map(Self)
+            }
+
             /// Validates, sequence-checks and sends one message (a hello's session id is
             /// sent trimmed, as the server will read it).
             pub async fn send(&mut self, msg: proto::#inbound) -> Result<(), hw::ClientError> {

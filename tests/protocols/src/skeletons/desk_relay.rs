@@ -265,6 +265,12 @@ impl DeskHttp {
             base_url: base_url.into().trim_end_matches('/').to_owned(),
         }
     }
+    /// Presents `token` as `Authorization: Bearer <token>` on every call, for a
+    /// server that demands a shared token (`Guard::token` of the session server).
+    pub fn with_token(mut self, token: &str) -> Result<Self, hw::ClientError> {
+        self.http = hw::bearer_client(token)?;
+        Ok(self)
+    }
     /// `PUT /tickets`
     pub async fn open_ticket(
         &self,
@@ -293,6 +299,12 @@ impl BackendHttp {
             http: agentwire_transport::reqwest::Client::new(),
             base_url: base_url.into().trim_end_matches('/').to_owned(),
         }
+    }
+    /// Presents `token` as `Authorization: Bearer <token>` on every call, for a
+    /// server that demands a shared token (`Guard::token` of the session server).
+    pub fn with_token(mut self, token: &str) -> Result<Self, hw::ClientError> {
+        self.http = hw::bearer_client(token)?;
+        Ok(self)
     }
     /// `POST /tickets/:ticket/answers`
     pub async fn post_answer(
@@ -437,6 +449,15 @@ impl DeskClient {
         mode: agentwire_transport::CheckMode,
     ) -> Result<Self, hw::ClientError> {
         hw::SessionClient::connect(url, mode).await.map(Self)
+    }
+    /// Connects presenting `token` as `Authorization: Bearer <token>` in the upgrade
+    /// request, for a server that demands a shared token (`Guard::token`).
+    pub async fn connect_with_token(
+        url: &str,
+        token: &str,
+        mode: agentwire_transport::CheckMode,
+    ) -> Result<Self, hw::ClientError> {
+        hw::SessionClient::connect_with_token(url, Some(token), mode).await.map(Self)
     }
     /// Validates, sequence-checks and sends one message (a hello's session id is
     /// sent trimmed, as the server will read it).

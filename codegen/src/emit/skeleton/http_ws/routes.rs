@@ -99,6 +99,13 @@ pub(super) fn emit_http_clients(p: &Protocol, server: &str) -> TokenStream {
                     }
                 }
 
+                /// Presents `token` as `Authorization: Bearer <token>` on every call, for a
+                /// server that demands a shared token (`Guard::token` of the session server).
+                pub fn with_token(mut self, token: &str) -> Result<Self, hw::ClientError> {
+                    self.http = hw::bearer_client(token)?;
+                    Ok(self)
+                }
+
                 #(#methods)*
             }
         });
