@@ -49,11 +49,36 @@
 //! file, line and column (`spec/chat_relay/messages.ts:3:7: unknown type `Strng``), one
 //! error per mistake found.
 //!
-//! JSON protocols need nothing but this crate. Protobuf (gRPC) specs expand to prost, tonic
-//! and pbjson code, which names its crates directly (prost's derives by the absolute path
-//! `::prost`), so such a crate also depends on `prost`, `tonic` (features `codegen` and
-//! `transport`: the generated client has `connect`), `tonic-prost`, `pbjson`, `serde` and
-//! `serde_json`; `examples/grpc` in agentwire's repository is such a crate.
+//! JSON protocols need nothing but this crate. Protobuf (gRPC) specs need its `proto` feature
+//! (below), and expand to prost, tonic and pbjson code, which names its crates directly
+//! (prost's derives by the absolute path `::prost`), so such a crate also depends on `prost`,
+//! `tonic` (features `codegen` and `transport`: the generated client has `connect`),
+//! `tonic-prost`, `pbjson`, `serde` and `serde_json`; `examples/grpc` in agentwire's
+//! repository is such a crate.
+//!
+//! # Features
+//!
+//! The derive runs the generator inside the compiler, so every front end it has is built into
+//! your crate's proc macro. Each heavy one is a feature:
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `derive` | yes | `#[derive(Protocol)]` and `#[derive(Validate)]`; specs whose types are JSON Schema (`types: schema.json`) need nothing more |
+//! | `typescript` | yes | `messages.ts` types files (oxc's TypeScript parser) |
+//! | `proto` | no | `.proto` types files (protox, prost-build, tonic-prost-build, pbjson-build) |
+//! | `schemars` | no | `schemars::JsonSchema` for the runtime's types (see `schemars` below) |
+//!
+//! ```toml
+//! [dependencies]
+//! agentwire = "0.1"                                                         # JSON, TypeScript types
+//! agentwire = { version = "0.1", features = ["proto"] }                     # also protobuf
+//! agentwire = { version = "0.1", default-features = false, features = ["proto"] } # protobuf only
+//! ```
+//!
+//! A spec whose types file needs a feature that is off is a compile error at the `spec`
+//! literal naming the file and the feature: `spec/coven/coven.proto: a protobuf types file
+//! needs agentwire's `proto` feature, which this build leaves out (hint: enable it in
+//! Cargo.toml: ...)`.
 //!
 //! # `#[derive(Validate)]`
 //!

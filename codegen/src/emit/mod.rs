@@ -4,6 +4,8 @@ pub mod diagram;
 pub mod http;
 pub mod machine;
 pub mod module;
+// Without the `proto` feature only the naming helpers are reached (no `ProtoSpec` exists).
+#[cfg_attr(not(feature = "proto"), allow(dead_code))]
 pub mod proto;
 pub mod registry;
 pub mod schema;

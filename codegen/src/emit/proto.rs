@@ -16,10 +16,12 @@
 //!
 //! Everything runs in memory; nothing is written to disk.
 
+#[cfg(feature = "proto")]
 use std::collections::BTreeMap;
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Span, TokenStream};
+#[cfg(feature = "proto")]
 use prost::Message as _;
 use quote::quote;
 
@@ -92,6 +94,7 @@ fn format_tokens(tokens: TokenStream) -> Result<String, SpecErrors> {
 // prost + tonic
 // ---------------------------------------------------------------------------------------------
 
+#[cfg(feature = "proto")]
 fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
     let mut config = prost_build::Config::new();
     // Ordered maps keep JSON output and validation error order stable.
@@ -137,6 +140,7 @@ fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
 // pbjson
 // ---------------------------------------------------------------------------------------------
 
+#[cfg(feature = "proto")]
 fn pbjson_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErrors> {
     let failed = |e: std::io::Error| {
         SpecErrors::from(SpecError::new(format!(
@@ -216,6 +220,17 @@ impl<T: serde::Serialize> serde::Serialize for EnumOut<T> {
     }
 }
 "#;
+
+/// Without the `proto` feature no `ProtoSpec` exists: neither pass can be reached.
+#[cfg(not(feature = "proto"))]
+fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
+    spec.unreachable()
+}
+
+#[cfg(not(feature = "proto"))]
+fn pbjson_source(spec: &ProtoSpec, _package: &str) -> Result<String, SpecErrors> {
+    spec.unreachable()
+}
 
 // ---------------------------------------------------------------------------------------------
 // Validate

@@ -4,6 +4,7 @@
 //! `ir::GrpcSkeleton`. Each missing piece is a diagnostic that says what to add. Once the
 //! proto is compiled, [`check_proto`] checks the named fields and events against it.
 
+#[cfg(feature = "proto")]
 use protox::prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
@@ -308,6 +309,7 @@ pub fn check_gates(
     }
 }
 
+#[cfg(feature = "proto")]
 /// `protocol.yaml` read again for the locations of the skeleton's field and event names
 /// (the IR keeps the names only); other keys are skipped.
 #[derive(Deserialize)]
@@ -318,6 +320,7 @@ struct Located {
     events: Vec<LocatedEvent>,
 }
 
+#[cfg(feature = "proto")]
 #[derive(Deserialize)]
 struct LocatedGrpc {
     service: Name,
@@ -333,11 +336,13 @@ struct LocatedGrpc {
     acknowledged: Vec<RawAck>,
 }
 
+#[cfg(feature = "proto")]
 #[derive(Deserialize)]
 struct LocatedEvent {
     name: Name,
 }
 
+#[cfg(feature = "proto")]
 /// What a named field must be.
 #[derive(Clone, Copy)]
 enum Want {
@@ -351,6 +356,7 @@ enum Want {
     Int64,
 }
 
+#[cfg(feature = "proto")]
 impl Want {
     fn holds(self, f: &FieldDescriptor) -> bool {
         let list = f.is_list();
@@ -376,6 +382,7 @@ impl Want {
     }
 }
 
+#[cfg(feature = "proto")]
 struct ProtoCheck<'a> {
     file: &'a SourceFile,
     p: &'a Protocol,
@@ -383,6 +390,7 @@ struct ProtoCheck<'a> {
     errors: &'a mut SpecErrors,
 }
 
+#[cfg(feature = "proto")]
 impl ProtoCheck<'_> {
     fn err(&mut self, loc: &Location, msg: String) {
         let e = SpecError::at(self.file, span_of(self.file, loc), msg)
@@ -507,6 +515,7 @@ impl ProtoCheck<'_> {
     }
 }
 
+#[cfg(feature = "proto")]
 /// Checks the skeleton's field and event names against the compiled proto.
 pub fn check_proto(file: &SourceFile, p: &Protocol, proto: &ProtoSpec, errors: &mut SpecErrors) {
     let Ok(located) = serde_saphyr::from_str::<Located>(&file.text) else {
@@ -563,4 +572,10 @@ pub fn check_proto(file: &SourceFile, p: &Protocol, proto: &ProtoSpec, errors: &
             cx.field(&a.answer.value, r, Want::Text);
         }
     }
+}
+
+/// Without the `proto` feature no `ProtoSpec` exists: a `.proto` spec stops at loading.
+#[cfg(not(feature = "proto"))]
+pub fn check_proto(_: &SourceFile, _: &Protocol, proto: &ProtoSpec, _: &mut SpecErrors) {
+    proto.unreachable()
 }

@@ -1,18 +1,33 @@
 //! Spec loaders, one per source format, and the step that joins them into one checked
 //! `ir::Protocol`.
 
+pub mod features;
 pub mod grpc;
+#[cfg(feature = "typescript")]
 pub mod jsdoc;
 pub mod jsonrpc;
 pub mod jsonschema;
 pub mod load;
 pub mod machine;
 pub mod notes;
+#[cfg(feature = "proto")]
 pub mod proto;
+#[cfg(feature = "proto")]
 pub mod proto_lower;
+/// Without the `proto` feature: a `.proto` spec is a diagnostic naming it (`proto_off.rs`).
+#[cfg(not(feature = "proto"))]
+#[path = "proto_off.rs"]
+pub mod proto;
+#[cfg(not(feature = "proto"))]
+pub use proto as proto_lower;
 pub mod protocol;
 pub mod rename;
 pub mod skeleton;
 pub mod sources;
 pub mod tags;
+#[cfg(feature = "typescript")]
+pub mod ts;
+/// Without the `typescript` feature: a `.ts` spec is a diagnostic naming it (`ts_off.rs`).
+#[cfg(not(feature = "typescript"))]
+#[path = "ts_off.rs"]
 pub mod ts;

@@ -11,7 +11,18 @@ use proc_macro2::TokenStream;
 use crate::front::proto::ProtoSpec;
 use crate::ir::Protocol;
 
+#[cfg(feature = "proto")]
 mod grpc;
+/// Without the `proto` feature no protobuf spec loads, so there is no gRPC skeleton to emit.
+#[cfg(not(feature = "proto"))]
+mod grpc {
+    pub fn emit(
+        _: &crate::ir::Protocol,
+        proto: Option<&crate::front::proto::ProtoSpec>,
+    ) -> Option<proc_macro2::TokenStream> {
+        proto.map(|p| p.unreachable())
+    }
+}
 mod http_ws;
 mod jsonrpc;
 mod ws;
