@@ -166,7 +166,9 @@ pub enum MemoryKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyRule {
     pub on: KindRef,
-    pub field: String,
+    /// The paths whose values make the instance key: one for `field: a.b`, several for
+    /// `field: [a, b]` (one instance per combination of values).
+    pub fields: Vec<String>,
     pub guard: Vec<Condition>,
     pub origin: Origin,
 }

@@ -378,7 +378,9 @@ fn machine_paths(machines: &[Machine], model: &Model) -> Vec<(KindInfo, String)>
     };
     for m in machines {
         for r in m.key.iter().flatten() {
-            add(&r.on, &r.field);
+            for f in &r.fields {
+                add(&r.on, f);
+            }
             for c in &r.guard {
                 if let Subject::Field(f) = &c.subject {
                     add(&r.on, f);
@@ -551,10 +553,11 @@ impl Resolver<'_> {
         };
         match self.kind_of(n) {
             Some(TypeKind::Struct(fields)) => {
-                let field = fields
-                    .iter()
-                    .find(|x| x.name == *seg)
-                    .ok_or_else(|| format!("`{n}` has no field `{seg}`"))?;
+                let field = fields.iter().find(|x| x.name == *seg).ok_or_else(|| {
+                    let names = fields.iter().map(|x| x.name.as_str());
+                    let hint = crate::suggest::did_you_mean(seg, names);
+                    format!("`{n}` has no field `{seg}`{hint}")
+                })?;
                 let inner = self.ts(&field.ty, tail)?;
                 let inner = if field.optional {
                     option(inner, Missing::Absent)
