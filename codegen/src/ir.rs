@@ -492,6 +492,11 @@ pub struct Field {
     /// proto3 implicit presence: an absent key reads as the type's default, and the Rust
     /// field holds the bare value (`optional` is then also set: the key may be absent).
     pub defaulted: bool,
+    /// The declared default (`@default <value>` in a JSDoc or proto comment): what a receiver
+    /// reads when the key is absent (for proto3 implicit presence, also when it is zero). The
+    /// Rust field keeps its type; the module adds `<field>_or_default()` and the JSON Schema
+    /// a `default`.
+    pub default: Option<serde_json::Value>,
 }
 
 /// A type expression.

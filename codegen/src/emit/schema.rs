@@ -121,6 +121,9 @@ pub fn emit_schema(p: &Protocol) -> String {
 fn field_schema(f: &Field) -> Value {
     let mut s = ty_schema(&f.ty);
     add_constraints(&mut s, &f.ty, &f.constraints);
+    if let Some(default) = &f.default {
+        s.insert("default".into(), default.clone());
+    }
     if !f.doc.is_empty() {
         s.insert("description".into(), f.doc.clone().into());
     }

@@ -320,6 +320,25 @@ impl<'f> Loader<'f> {
             };
             let ty = self.apply_type_tags(p.span.start, ty, p.span);
             self.check_fit(&doc.constraints, &ty, p.span);
+            let read = doc
+                .default
+                .as_deref()
+                .map(|raw| crate::front::defaults::value(raw, &ty, &self.types));
+            let default = match read {
+                Some(Ok(_)) if !p.optional => {
+                    self.error(
+                        p.span,
+                        format!("field `{key}` is required, so it is never absent and its `@default` never applies: write `{key}?:`"),
+                    );
+                    None
+                }
+                Some(Ok(v)) => Some(v),
+                Some(Err(e)) => {
+                    self.error(p.span, e);
+                    None
+                }
+                None => None,
+            };
             fields.push(Field {
                 name: key,
                 ty,
@@ -328,6 +347,7 @@ impl<'f> Loader<'f> {
                 constraints: doc.constraints,
                 origin: self.origin(p.span),
                 defaulted: false,
+                default,
             });
         }
         fields

@@ -1,0 +1,128 @@
+//! Declared defaults (`@default`) in the generated module: for each field that has one, a
+//! `<FIELD>_DEFAULT` constant and a `<field>_or_default()` accessor on its type, so code reads
+//! an absent field as the spec says rather than as Rust's zero value.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use crate::ir::{Field, Protocol, Scalar, Ty, TypeKind};
+
+/// The `impl` blocks of every type with a defaulted field (empty when there is none).
+pub fn emit_defaults(p: &Protocol) -> TokenStream {
+    let mut out = TokenStream::new();
+    for def in p.types.values() {
+        let TypeKind::Struct(fields) = &def.kind else {
+            continue;
+        };
+        let items: Vec<TokenStream> = fields
+            .iter()
+            .filter_map(|f| f.default.as_ref().and_then(|v| accessor(p, f, v)))
+            .collect();
+        if items.is_empty() {
+            continue;
+        }
+        let ty = if p.is_proto() {
+            crate::emit::proto::prost_path(&def.name)
+        } else {
+            let ident = crate::emit::types::type_ident(&def.name);
+            quote!(#ident)
+        };
+        out.extend(quote! {
+            impl #ty {
+                #(#items)*
+            }
+        });
+    }
+    out
+}
+
+/// The constant and accessor of one field, for the scalar types they can be written for;
+/// other defaults reach the schema and the docs only.
+fn accessor(p: &Protocol, f: &Field, v: &Value) -> Option<TokenStream> {
+    let field = if p.is_proto() {
+        crate::emit::proto::prost_field(&f.name)
+    } else {
+        crate::emit::types::field_ident(&f.name)
+    };
+    let plain = field.to_string();
+    let plain = plain.trim_start_matches("r#");
+    let konst = format_ident!("{}_DEFAULT", plain.to_uppercase());
+    let getter = format_ident!("{}_or_default", plain);
+    let (ty, lit) = scalar(&f.ty, v)?;
+    let doc_const = format!(" The declared default of `{}`: `{v}`.", f.name);
+    // proto3 implicit presence cannot tell an absent field from its zero value.
+    let (body, doc_get) = if p.is_proto() && f.defaulted {
+        let zero = match &f.ty {
+            Ty::String => quote!(self.#field.is_empty()),
+            Ty::Bool => quote!(!self.#field),
+            Ty::Scalar(Scalar::Float | Scalar::Double) => quote!(self.#field == 0.0),
+            _ => quote!(self.#field == 0),
+        };
+        let read = if matches!(f.ty, Ty::String) {
+            quote!(self.#field.as_str())
+        } else {
+            quote!(self.#field)
+        };
+        (
+            quote!(if #zero { Self::#konst } else { #read }),
+            format!(
+                " `{}`, read as `{v}` when absent (proto3: when zero).",
+                f.name
+            ),
+        )
+    } else if f.optional && !f.ty.admits_null() {
+        let read = if matches!(f.ty, Ty::String) {
+            quote!(self.#field.as_deref())
+        } else {
+            quote!(self.#field)
+        };
+        (
+            quote!(#read.unwrap_or(Self::#konst)),
+            format!(" `{}`, read as `{v}` when absent.", f.name),
+        )
+    } else {
+        return None;
+    };
+    Some(quote! {
+        #[doc = #doc_const]
+        pub const #konst: #ty = #lit;
+        #[doc = #doc_get]
+        pub fn #getter(&self) -> #ty {
+            #body
+        }
+    })
+}
+
+/// The Rust type an accessor returns and the default as a literal of it.
+fn scalar(ty: &Ty, v: &Value) -> Option<(TokenStream, TokenStream)> {
+    Some(match (ty, v) {
+        (Ty::String, Value::String(s)) => (quote!(&'static str), quote!(#s)),
+        (Ty::Bool, Value::Bool(b)) => (quote!(bool), quote!(#b)),
+        (Ty::Integer, Value::Number(n)) => {
+            let n = n.as_i64()?;
+            (quote!(i64), quote!(#n))
+        }
+        (Ty::Number, Value::Number(n)) => {
+            let n = n.as_f64()?;
+            (quote!(f64), quote!(#n))
+        }
+        (Ty::Scalar(s), Value::Number(n)) => {
+            let rust: TokenStream = s.rust().parse().ok()?;
+            let lit: TokenStream = match s {
+                Scalar::Float | Scalar::Double => {
+                    let f = n.as_f64()?;
+                    quote!(#f as #rust)
+                }
+                Scalar::Bytes => return None,
+                _ => {
+                    let i = n.as_i64()?;
+                    let lit = proc_macro2::Literal::i64_unsuffixed(i);
+                    quote!(#lit)
+                }
+            };
+            (rust, lit)
+        }
+        _ => return None,
+    })
+}
