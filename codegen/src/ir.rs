@@ -469,6 +469,9 @@ pub struct Variant {
     pub type_name: String,
     /// Where the member fixes the discriminator (`type: 'x'`).
     pub origin: Origin,
+    /// The member an object without the discriminator is read as: its tag field is optional
+    /// and declares its own value as `@default` (`/** @default chat */ type?: 'chat'`).
+    pub default: bool,
 }
 
 /// Variants are equal when they dispatch the same value to the same type, wherever written.

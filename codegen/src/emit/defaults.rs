@@ -6,7 +6,32 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use crate::ir::{Field, Protocol, Scalar, Ty, TypeKind};
+use std::collections::BTreeMap;
+
+use crate::ir::{Field, Protocol, Scalar, Ty, TypeDef, TypeKind, Variant};
+
+/// Whether `name` is the default member of a tagged union (what an object without the
+/// discriminator reads as), so it reads without its tag even decoded alone.
+pub fn is_default_member(types: &BTreeMap<String, TypeDef>, name: &str) -> bool {
+    types.values().any(|d| match &d.kind {
+        TypeKind::Union { variants, .. } => {
+            variants.iter().any(|v| v.default && v.type_name == name)
+        }
+        _ => false,
+    })
+}
+
+/// `TaggedUnion::DEFAULT_KIND` for a union with a default member; nothing otherwise (the
+/// trait's own `None`).
+pub fn default_kind(variants: &[Variant]) -> TokenStream {
+    match variants.iter().find(|v| v.default) {
+        Some(v) => {
+            let value = &v.value;
+            quote!(const DEFAULT_KIND: Option<&'static str> = Some(#value);)
+        }
+        None => TokenStream::new(),
+    }
+}
 
 /// The `impl` blocks of every type with a defaulted field (empty when there is none).
 pub fn emit_defaults(p: &Protocol) -> TokenStream {

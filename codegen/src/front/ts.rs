@@ -728,6 +728,17 @@ impl<'f> Loader<'f> {
         Ty::Named(context.to_owned())
     }
 
+    /// Whether `f`, an optional literal field of `member`, declares its own value as its
+    /// default: then it can be the discriminator, and `member` is what an object without it is.
+    fn tag_default(&self, member: &str, f: &Field) -> bool {
+        let literal = self
+            .literal_fields
+            .get(&(member.to_owned(), f.name.clone()));
+        f.optional
+            && literal.is_some()
+            && f.default.as_ref().and_then(|v| v.as_str()) == literal.map(String::as_str)
+    }
+
     fn has_literal_field(&self, name: &str) -> bool {
         match self.types.get(name) {
             Some(TypeDef {
@@ -805,7 +816,7 @@ impl<'f> Loader<'f> {
                 };
                 let mut fixed: Vec<String> = fields
                     .iter()
-                    .filter(|f| !f.optional)
+                    .filter(|f| !f.optional || self.tag_default(member, f))
                     .filter(|f| {
                         self.literal_fields
                             .contains_key(&(member.clone(), f.name.clone()))
@@ -836,13 +847,21 @@ impl<'f> Loader<'f> {
             let mut variants = Vec::new();
             for (member, span) in &u.members {
                 let value = self.literal_fields[&(member.clone(), tag.clone())].clone();
-                let origin = match self.types.get(member).map(|t| &t.kind) {
-                    Some(TypeKind::Struct(fields)) => fields
-                        .iter()
-                        .find(|f| f.name == tag)
-                        .map_or_else(|| self.origin(*span), |f| f.origin.clone()),
-                    _ => self.origin(*span),
+                let tag_field = match self.types.get(member).map(|t| &t.kind) {
+                    Some(TypeKind::Struct(fields)) => fields.iter().find(|f| f.name == tag),
+                    _ => None,
                 };
+                let origin = tag_field.map_or_else(|| self.origin(*span), |f| f.origin.clone());
+                let default = tag_field.is_some_and(|f| f.optional);
+                if default && variants.iter().any(|v: &Variant| v.default) {
+                    self.error(
+                        *span,
+                        format!(
+                            "two members of `{}` declare a default `{tag}`: an object without it can be read as only one",
+                            u.name
+                        ),
+                    );
+                }
                 if variants.iter().any(|v: &Variant| v.value == value) {
                     self.error(
                         *span,
@@ -871,6 +890,7 @@ impl<'f> Loader<'f> {
                     value,
                     type_name: member.clone(),
                     origin,
+                    default,
                 });
             }
             if let Some(def) = self.types.get_mut(&u.name) {
