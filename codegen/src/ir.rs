@@ -212,6 +212,11 @@ pub struct Transport {
     /// How a JSON-RPC protocol cancels requests and reports their progress (`jsonrpc.cancel`,
     /// `jsonrpc.progress`); empty for plain JSON-RPC and other transports.
     pub rpc: RpcConventions,
+    /// `transport.port`: the port the accepting role listens on unless told otherwise.
+    pub port: Option<u16>,
+    /// `transport.content_type`: the `Content-Type` a `content-length` frame has when its
+    /// header leaves it out; its charset is the one frames are read in (UTF-8).
+    pub content_type: Option<String>,
 }
 
 /// The request-level conventions of a JSON-RPC protocol.

@@ -9,6 +9,8 @@ pub const MODULE: &str = "external_agents";
 pub const ROLES: &[&str] = &["web_ui", "agent_server", "external_system"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/external_agents.schema.json");
+/// The WebSocket path the session server serves (`sessions.websocket`).
+pub const WEBSOCKET_PATH: &str = "/ws";
 /// An agent definition, dispatched on `type`; one without `type` is a chat agent (the
 /// document's `type: "chat"` "(default; current behavior)").
 #[derive(Debug, Clone, PartialEq)]

@@ -33,6 +33,34 @@ pub fn default_kind(variants: &[Variant]) -> TokenStream {
     }
 }
 
+/// The constants the spec declares for the transport: `DEFAULT_PORT` (`transport.port`),
+/// `CONTENT_TYPE` (`transport.content_type`) and `WEBSOCKET_PATH` (`sessions.websocket`), each
+/// only when declared.
+pub fn emit_transport_constants(p: &Protocol) -> TokenStream {
+    let mut out = TokenStream::new();
+    if let Some(port) = p.transport.port {
+        out.extend(quote! {
+            /// The port the accepting role listens on by default (`transport.port`).
+            pub const DEFAULT_PORT: u16 = #port;
+        });
+    }
+    if let Some(ct) = &p.transport.content_type {
+        out.extend(quote! {
+            /// The `Content-Type` of a frame whose header leaves it out
+            /// (`transport.content_type`); frames are read in its charset, UTF-8.
+            pub const CONTENT_TYPE: &str = #ct;
+        });
+    }
+    if let Some(s) = &p.sessions {
+        let path = &s.websocket;
+        out.extend(quote! {
+            /// The WebSocket path the session server serves (`sessions.websocket`).
+            pub const WEBSOCKET_PATH: &str = #path;
+        });
+    }
+    out
+}
+
 /// The `impl` blocks of every type with a defaulted field (empty when there is none).
 pub fn emit_defaults(p: &Protocol) -> TokenStream {
     let mut out = TokenStream::new();

@@ -606,7 +606,8 @@ pub mod coven_control_client {
     )]
     use tonic::codegen::*;
     use tonic::codegen::http::Uri;
-    /// The gateway's control service. The gateway listens on port 50051 by default.
+    /// The gateway's control service. The gateway's default port is the protocol's
+    /// `transport.port` (protocol.yaml).
     #[derive(Debug, Clone)]
     pub struct CovenControlClient<T> {
         inner: tonic::client::Grpc<T>,
@@ -744,7 +745,8 @@ pub mod coven_control_server {
             tonic::Status,
         >;
     }
-    /// The gateway's control service. The gateway listens on port 50051 by default.
+    /// The gateway's control service. The gateway's default port is the protocol's
+    /// `transport.port` (protocol.yaml).
     #[derive(Debug)]
     pub struct CovenControlServer<T> {
         inner: Arc<T>,
