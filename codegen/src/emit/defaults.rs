@@ -39,6 +39,7 @@ pub fn default_kind(variants: &[Variant]) -> TokenStream {
 pub fn emit_transport_constants(p: &Protocol) -> TokenStream {
     let mut out = TokenStream::new();
     if let Some(port) = p.transport.port {
+        let port = proc_macro2::Literal::u16_unsuffixed(port);
         out.extend(quote! {
             /// The port the accepting role listens on by default (`transport.port`).
             pub const DEFAULT_PORT: u16 = #port;
@@ -153,19 +154,19 @@ fn scalar(ty: &Ty, v: &Value) -> Option<(TokenStream, TokenStream)> {
         (Ty::String, Value::String(s)) => (quote!(&'static str), quote!(#s)),
         (Ty::Bool, Value::Bool(b)) => (quote!(bool), quote!(#b)),
         (Ty::Integer, Value::Number(n)) => {
-            let n = n.as_i64()?;
+            let n = proc_macro2::Literal::i64_unsuffixed(n.as_i64()?);
             (quote!(i64), quote!(#n))
         }
         (Ty::Number, Value::Number(n)) => {
-            let n = n.as_f64()?;
+            let n = proc_macro2::Literal::f64_unsuffixed(n.as_f64()?);
             (quote!(f64), quote!(#n))
         }
         (Ty::Scalar(s), Value::Number(n)) => {
             let rust: TokenStream = s.rust().parse().ok()?;
             let lit: TokenStream = match s {
                 Scalar::Float | Scalar::Double => {
-                    let f = n.as_f64()?;
-                    quote!(#f as #rust)
+                    let f = proc_macro2::Literal::f64_unsuffixed(n.as_f64()?);
+                    quote!(#f)
                 }
                 Scalar::Bytes => return None,
                 _ => {

@@ -11,7 +11,7 @@ pub const ROLES: &[&str] = &["agent", "gateway"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../../schemas/coven.schema.json");
 /// The port the accepting role listens on by default (`transport.port`).
-pub const DEFAULT_PORT: u16 = 50051u16;
+pub const DEFAULT_PORT: u16 = 50051;
 impl ToolDefinition {
     /// The declared default of `timeout_seconds`: `30`.
     pub const TIMEOUT_SECONDS_DEFAULT: i32 = 30;
