@@ -175,7 +175,9 @@ pub enum MemoryKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyRule {
     pub on: KindRef,
-    pub field: String,
+    /// The paths whose values make the instance key: one for `field: a.b`, several for
+    /// `field: [a, b]` (one instance per combination of values).
+    pub fields: Vec<String>,
     pub guard: Vec<Condition>,
     pub origin: Origin,
 }
@@ -219,6 +221,11 @@ pub struct Transport {
     /// How a JSON-RPC protocol cancels requests and reports their progress (`jsonrpc.cancel`,
     /// `jsonrpc.progress`); empty for plain JSON-RPC and other transports.
     pub rpc: RpcConventions,
+    /// `transport.port`: the port the accepting role listens on unless told otherwise.
+    pub port: Option<u16>,
+    /// `transport.content_type`: the `Content-Type` a `content-length` frame has when its
+    /// header leaves it out; its charset is the one frames are read in (UTF-8).
+    pub content_type: Option<String>,
 }
 
 /// The request-level conventions of a JSON-RPC protocol.
@@ -489,6 +496,9 @@ pub struct Variant {
     pub type_name: String,
     /// Where the member fixes the discriminator (`type: 'x'`).
     pub origin: Origin,
+    /// The member an object without the discriminator is read as: its tag field is optional
+    /// and declares its own value as `@default` (`/** @default chat */ type?: 'chat'`).
+    pub default: bool,
 }
 
 /// Variants are equal when they dispatch the same value to the same type, wherever written.
@@ -512,6 +522,11 @@ pub struct Field {
     /// proto3 implicit presence: an absent key reads as the type's default, and the Rust
     /// field holds the bare value (`optional` is then also set: the key may be absent).
     pub defaulted: bool,
+    /// The declared default (`@default <value>` in a JSDoc or proto comment): what a receiver
+    /// reads when the key is absent (for proto3 implicit presence, also when it is zero). The
+    /// Rust field keeps its type; the module adds `<field>_or_default()` and the JSON Schema
+    /// a `default`.
+    pub default: Option<serde_json::Value>,
 }
 
 /// A type expression.

@@ -123,6 +123,102 @@ fn key_fields_must_exist_in_every_keyed_kind() {
     );
 }
 
+/// `GOOD` keyed by rules instead of the connection (`rules` indented as under `key:`).
+fn keyed(rules: &str) -> String {
+    GOOD.replace("key: connection", &format!("key:\n{rules}"))
+}
+
+#[test]
+fn a_key_of_two_fields_passes_and_reaches_the_checker() {
+    let machine = keyed(
+        "      - {on: client.ping, field: [chat, id]}\n      - {on: server.pong, field: [chat, id]}",
+    );
+    let yaml_ts = TS.replace("id: string; }", "id: string; chat: string; }");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("protocol.yaml"), YAML).unwrap();
+    std::fs::write(dir.join("messages.ts"), yaml_ts).unwrap();
+    std::fs::write(dir.join("machine.yaml"), machine).unwrap();
+    let generated = generate(&dir).unwrap_or_else(|e| panic!("{e:?}"));
+    let checker = generated
+        .files
+        .iter()
+        .find(|f| f.path.ends_with("machine.rs"))
+        .expect("a machine.rs")
+        .render("spec/demo");
+    assert!(checker.contains("composite_key"), "{checker}");
+}
+
+#[test]
+fn key_fields_of_a_composite_key_are_checked_with_a_suggestion() {
+    let findings = lint(&keyed(
+        "      - on: client.ping\n        field: [idd, id]\n      - {on: server.pong, field: [id, type]}",
+    ));
+    assert!(
+        has(
+            &findings,
+            4,
+            "key of `client.ping`: `Ping` has no field `idd`; did you mean `id`?"
+        ),
+        "{findings:?}"
+    );
+    let findings = lint(&keyed(
+        "      - {on: client.ping, field: [id, type]}\n      - {on: server.pong, field: [id, id]}",
+    ));
+    assert!(
+        has(&findings, 5, "key field `id` is listed twice"),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn every_key_rule_of_a_machine_names_as_many_fields() {
+    let findings = lint(&keyed(
+        "      - {on: client.ping, field: id}\n      - {on: server.pong, field: [id, type]}",
+    ));
+    assert!(
+        has(
+            &findings,
+            5,
+            "this key rule names 2 field(s), the machine's first rule (line 4) 1"
+        ),
+        "{findings:?}"
+    );
+    let findings = lint(&keyed("      - {on: client.ping, field: []}"));
+    assert!(
+        has(&findings, 4, "`field: []` names no field"),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn dollar_key_is_refused_when_the_key_has_several_fields() {
+    let machine = keyed(
+        "      - {on: client.ping, field: [id, type]}\n      - {on: server.pong, field: [id, type]}",
+    )
+    .replace("equals: last", "equals: $key");
+    let findings = lint(&machine);
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.contains("keyed by several fields, so no one field equals `$key`")),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn a_misspelt_connection_key_is_suggested() {
+    let findings = lint(&GOOD.replace("key: connection", "key: conection"));
+    assert!(
+        findings
+            .iter()
+            .any(|f| f
+                .contains("write `connection` or a list of key rules; did you mean `connection`?")),
+        "{findings:?}"
+    );
+}
+
 #[test]
 fn malformed_machine_yaml_is_a_diagnostic() {
     let findings = lint("machines:\n  - name: x\n    initial: [\n");

@@ -53,6 +53,8 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
             framing: "grpc".to_owned(),
             grpc: None,
             rpc: Default::default(),
+            port: None,
+            content_type: None,
         },
         roles: Vec::new(),
         types: lower(spec, &package),

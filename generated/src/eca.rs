@@ -9,6 +9,9 @@ pub const MODULE: &str = "eca";
 pub const ROLES: &[&str] = &["client", "server"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/eca.schema.json");
+/// The `Content-Type` of a frame whose header leaves it out
+/// (`transport.content_type`); frames are read in its charset, UTF-8.
+pub const CONTENT_TYPE: &str = "application/vscode-jsonrpc; charset=utf-8";
 /// How the server handles a chat: acting on the workspace, or only planning.
 #[derive(
     Debug,

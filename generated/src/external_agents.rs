@@ -9,7 +9,10 @@ pub const MODULE: &str = "external_agents";
 pub const ROLES: &[&str] = &["web_ui", "agent_server", "external_system"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/external_agents.schema.json");
-/// An agent definition, dispatched on `type`.
+/// The WebSocket path the session server serves (`sessions.websocket`).
+pub const WEBSOCKET_PATH: &str = "/ws";
+/// An agent definition, dispatched on `type`; one without `type` is a chat agent (the
+/// document's `type: "chat"` "(default; current behavior)").
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[cfg_attr(feature = "schemars", serde(tag = "type"))]
@@ -51,6 +54,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentConfig {
 impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for AgentConfig {
     const TAG: &'static str = "type";
     const KINDS: &'static [&'static str] = &["chat", "external"];
+    const DEFAULT_KIND: Option<&'static str> = Some("chat");
     fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(
         kind: &str,
         rest: M,
@@ -480,9 +484,6 @@ impl ChatAgentConfig {
                     map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
                 }
             }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
         }
         Ok(ChatAgentConfig {
             agent_id: f0

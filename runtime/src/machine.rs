@@ -161,6 +161,31 @@ impl<'a> Field<'a> {
     }
 }
 
+/// The instance key of a machine keyed by several fields (`field: [params.chatId,
+/// params.content.id]`): each part as [`Field::key`] gives it, joined with `/`. A part that
+/// holds a `/` or starts with `"` is written as a JSON string, so two different combinations
+/// never give the same key (`a/b` + `c` is `"a/b"/c`, `a` + `b/c` is `a/"b/c"`). `None` when
+/// a part cannot be a key (absent, an object, ...): the message belongs to no instance.
+pub fn composite_key(parts: &[Field<'_>]) -> Option<std::borrow::Cow<'static, str>> {
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        let text = part.key()?;
+        if i > 0 {
+            out.push('/');
+        }
+        // A string that reads as a number is already quoted by `key`; any other string that
+        // holds the separator or a leading quote is quoted here.
+        let quoted_number =
+            matches!(part, Field::Str(s) if !s.starts_with('"') && text.starts_with('"'));
+        if !quoted_number && (text.contains('/') || text.starts_with('"')) {
+            out.push_str(&serde_json::Value::String(text.into_owned()).to_string());
+        } else {
+            out.push_str(&text);
+        }
+    }
+    Some(std::borrow::Cow::Owned(out))
+}
+
 /// Limits that keep a checker's memory bounded on hostile or endless streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -327,5 +352,36 @@ mod key_tests {
         // A whole number read as a float is the integer key; a fraction is no key.
         assert_eq!(Field::Num(7.0).key(), Field::Int(7).key());
         assert_eq!(Field::Num(7.5).key(), None);
+    }
+
+    #[test]
+    fn composite_keys_keep_every_combination_apart() {
+        use super::composite_key;
+        let key = |parts: &[Field<'_>]| composite_key(parts).map(|k| k.into_owned());
+        assert_eq!(
+            key(&[Field::Str("chat-1"), Field::Str("t1")]).as_deref(),
+            Some("chat-1/t1")
+        );
+        // A slash inside a part cannot make two combinations meet.
+        let left = key(&[Field::Str("a/b"), Field::Str("c")]);
+        let right = key(&[Field::Str("a"), Field::Str("b/c")]);
+        assert_ne!(left, right);
+        assert_eq!(left.as_deref(), Some(r#""a/b"/c"#));
+        // Numbers and the strings of them stay apart, as in one-field keys.
+        assert_ne!(
+            key(&[Field::Int(2), Field::Str("x")]),
+            key(&[Field::Str("2"), Field::Str("x")])
+        );
+        // A string that starts with a quote is quoted, so it cannot pass for a quoted number.
+        assert_ne!(
+            key(&[Field::Str("\"2\""), Field::Str("x")]),
+            key(&[Field::Str("2"), Field::Str("x")])
+        );
+        assert_eq!(
+            key(&[Field::Str("\"x"), Field::Str("y")]).as_deref(),
+            Some(r#""\"x"/y"#)
+        );
+        // A part that cannot be a key leaves the message out of every instance.
+        assert_eq!(key(&[Field::Str("a"), Field::Absent]), None);
     }
 }

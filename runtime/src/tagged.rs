@@ -21,6 +21,9 @@ pub trait TaggedUnion<'de>: Sized {
     const TAG: &'static str;
     /// Every discriminator value, in spec order.
     const KINDS: &'static [&'static str];
+    /// The value an object without the discriminator is read as, where the spec declares one
+    /// (`@default` on a member's tag field); `None`: the discriminator is required.
+    const DEFAULT_KIND: Option<&'static str> = None;
 
     /// Builds the variant for `kind` from the object's other fields.
     fn from_kind<M: MapAccess<'de>>(kind: &str, rest: M) -> Result<Self, M::Error>;
@@ -101,6 +104,14 @@ impl<'de, T: TaggedUnion<'de>> Visitor<'de> for TaggedVisitor<T> {
             }
             let value: Value = map.next_value()?;
             buffered.push((key, value));
+        }
+        if let Some(kind) = T::DEFAULT_KIND {
+            let rest = ChainedMap {
+                buffered: buffered.into_iter(),
+                pending: None,
+                inner: map,
+            };
+            return T::from_kind(kind, rest);
         }
         Err(de::Error::custom(format_args!(
             "missing discriminator `{}`",

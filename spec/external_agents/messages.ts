@@ -138,10 +138,10 @@ interface ExternalInputPayload {
 // Agent configuration
 // ---------------------------------------------------------------------------------------
 
-// Spec note: the document makes `chat` the default when `type` is absent; the spec
-// requires the field so a definition can be dispatched, and loaders of older configs add
-// `type: "chat"` before validating.
-/** An agent definition, dispatched on `type`. */
+/**
+ * An agent definition, dispatched on `type`; one without `type` is a chat agent (the
+ * document's `type: "chat"` "(default; current behavior)").
+ */
 type AgentConfig = ChatAgentConfig | ExternalAgentConfig;
 
 // Spec note: chat agents also carry prompts and tool scoping, which belong to the agent
@@ -160,7 +160,11 @@ interface ChatAgentConfig {
   displayName: string;
   /** Short description shown in the UI. */
   description?: string;
-  type: 'chat';
+  /**
+   * Absent in configs written before external agents existed.
+   * @default chat
+   */
+  type?: 'chat';
 }
 
 /** An agent that lives in another system and answers asynchronously. */

@@ -165,7 +165,19 @@ fn interpret(p: &Protocol, spec: &LoadedSpec, entries: &[(&'static str, Value)])
                     .iter()
                     .filter(|r| on(&r.on))
                     .find(|r| r.guard.iter().all(|c| holds(c, &Inst::default(), "")))
-                    .and_then(|r| read(p, spec, label, entry, &r.field).key()),
+                    .and_then(|r| {
+                        // A key of several fields: the list of their keys (only which
+                        // messages share an instance matters here, not how it is printed).
+                        let parts: Option<Vec<String>> = r
+                            .fields
+                            .iter()
+                            .map(|f| read(p, spec, label, entry, f).key())
+                            .collect();
+                        match parts?.as_slice() {
+                            [one] => Some(one.clone()),
+                            several => Some(serde_json::to_string(several).ok()?),
+                        }
+                    }),
             };
             let Some(key) = key else { continue };
             let existed = instances.contains_key(&key);

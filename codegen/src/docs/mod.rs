@@ -3,6 +3,7 @@
 //! lists spec kinds it never mentions. Every finding names a document line.
 
 pub mod compare;
+pub mod constants;
 pub mod examples;
 pub mod markdown;
 pub mod notes;
@@ -39,6 +40,10 @@ pub const DIAGRAM_END: &str = "<!-- agentwire:diagram:end -->";
 /// The marker lines between which `cargo xtask gen` writes the spec's `Spec note:` list.
 pub const NOTES_BEGIN: &str = "<!-- agentwire:notes:begin -->";
 pub const NOTES_END: &str = "<!-- agentwire:notes:end -->";
+/// The marker lines between which `cargo xtask gen` writes the spec's declared constants
+/// (`transport.port`, `transport.content_type`, `sessions.websocket`, `@default`s).
+pub const CONSTANTS_BEGIN: &str = "<!-- agentwire:constants:begin -->";
+pub const CONSTANTS_END: &str = "<!-- agentwire:constants:end -->";
 
 /// A document whose lines outside `blocks` of `langs` are blanked, so a parser's line numbers
 /// are the document's.
@@ -229,7 +234,14 @@ pub fn with_diagram(spec: &LoadedSpec, doc: &str) -> Option<String> {
     let diagram = with_region(doc, DIAGRAM_BEGIN, DIAGRAM_END, &diagram_block(spec));
     let base = diagram.as_deref().unwrap_or(doc);
     let notes = with_region(base, NOTES_BEGIN, NOTES_END, &notes::notes_block(spec));
-    notes.or(diagram)
+    let base = notes.as_deref().or(diagram.as_deref()).unwrap_or(doc);
+    let constants = with_region(
+        base,
+        CONSTANTS_BEGIN,
+        CONSTANTS_END,
+        &constants::constants_block(&spec.protocol),
+    );
+    constants.or(notes).or(diagram)
 }
 
 fn stale_diagram(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
@@ -242,8 +254,19 @@ fn stale_diagram(spec: &LoadedSpec, doc: &str) -> Vec<Finding> {
                     .find(DIAGRAM_END)
                     .map(|end| d[start..start + end].to_owned())
             };
+            let constants = |d: &str| {
+                let start = d.find(CONSTANTS_BEGIN)?;
+                d[start..]
+                    .find(CONSTANTS_END)
+                    .map(|end| d[start..start + end].to_owned())
+            };
             let (marker, what) = if region(doc) != region(&fresh) {
                 (DIAGRAM_BEGIN, "the state diagram differs from the machines")
+            } else if constants(doc) != constants(&fresh) {
+                (
+                    CONSTANTS_BEGIN,
+                    "the constants differ from the spec's declared ones",
+                )
             } else {
                 (
                     NOTES_BEGIN,

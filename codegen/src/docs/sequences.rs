@@ -46,11 +46,9 @@ fn tracks(p: &Protocol, m: &Machine, role: &str, kind: &str) -> Option<bool> {
             if rules.is_empty() {
                 None
             } else {
-                Some(
-                    rules
-                        .iter()
-                        .any(|r| r.guard.is_empty() && always_present(p, role, kind, &r.field)),
-                )
+                Some(rules.iter().any(|r| {
+                    r.guard.is_empty() && r.fields.iter().all(|f| always_present(p, role, kind, f))
+                }))
             }
         }
     }

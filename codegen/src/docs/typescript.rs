@@ -322,6 +322,18 @@ impl Compare<'_> {
             if df.optional != sf.optional || !self.same_ty(&df.ty, &sf.ty, 0) {
                 found.push((what, field_text(df), field_text(sf)));
             }
+            if df.default.is_some() && df.default != sf.default {
+                let text = |f: &Field| {
+                    f.default
+                        .as_ref()
+                        .map_or_else(|| "no default".to_owned(), |v| format!("@default {v}"))
+                };
+                found.push((
+                    format!("default of `{name}.{}`", sf.name),
+                    text(df),
+                    text(sf),
+                ));
+            }
             if df.constraints != sf.constraints && df.constraints != Default::default() {
                 let (d, s) = (
                     constraints_text(&df.constraints),
@@ -448,6 +460,21 @@ fn union_members(
                 format!("{st}: '{}'", s.value),
                 &format!("{}:{}", s.origin.file, s.origin.line),
             ),
+            // One side reads an object without the tag as this member, the other refuses it.
+            Some(s) if s.default != d.default => {
+                let text = |tag: &str, v: &Variant| match v.default {
+                    true => format!("{tag}?: '{}' (@default)", v.value),
+                    false => format!("{tag}: '{}'", v.value),
+                };
+                differ(
+                    report,
+                    d.origin.line,
+                    format!("discriminator of `{}`", d.type_name),
+                    text(dt, d),
+                    text(st, s),
+                    &format!("{}:{}", s.origin.file, s.origin.line),
+                )
+            }
             Some(_) => {}
             // The same discriminator value under another name: a rename, whose declaration
             // is compared with the spec's member on its own.

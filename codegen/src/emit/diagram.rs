@@ -33,7 +33,10 @@ pub fn diagrams_md(p: &Protocol) -> String {
             None => "the connection".to_owned(),
             Some(rules) => rules
                 .iter()
-                .map(|r| format!("`{}` of {}", r.field, r.on))
+                .map(|r| {
+                    let fields: Vec<String> = r.fields.iter().map(|f| format!("`{f}`")).collect();
+                    format!("{} of {}", fields.join(" and "), r.on)
+                })
                 .collect::<Vec<_>>()
                 .join(", "),
         };

@@ -708,13 +708,25 @@ fn key_binding(m: &Machine, model: &Model, reads: &mut Reads<'_>) -> Result<Toke
     let mut arms = Vec::new();
     for r in rules {
         for k in model.kinds_of(&r.on) {
-            let read = reads.call(k, &r.field)?;
+            let read = match r.fields.as_slice() {
+                [one] => {
+                    let read = reads.call(k, one)?;
+                    quote!(#read.key())
+                }
+                several => {
+                    let parts = several
+                        .iter()
+                        .map(|f| reads.call(k, f))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    quote!(agentwire_runtime::machine::composite_key(&[#(#parts),*]))
+                }
+            };
             let v = format_ident!("{}", k.variant);
             if r.guard.is_empty() {
-                arms.push(quote!(Kind::#v => #read.key(),));
+                arms.push(quote!(Kind::#v => #read,));
             } else {
                 let guard = conditions(&r.guard, k, reads, m)?;
-                arms.push(quote!(Kind::#v if #guard => #read.key(),));
+                arms.push(quote!(Kind::#v if #guard => #read,));
             }
         }
     }

@@ -74,6 +74,8 @@ pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
     } else {
         emit_dynamic(p)
     };
+    let defaults = crate::emit::defaults::emit_defaults(p);
+    let transport = crate::emit::defaults::emit_transport_constants(p);
     let consts = quote! {
         /// The protocol's module name.
         pub const MODULE: &str = #module;
@@ -81,6 +83,8 @@ pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
         pub const ROLES: &[&str] = &[#(#roles),*];
         /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
         pub const SCHEMA: &str = include_str!(#schema_path);
+        #transport
+        #defaults
     };
     (consts, dynamic)
 }

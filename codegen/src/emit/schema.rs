@@ -17,7 +17,8 @@ pub fn emit_schema(p: &Protocol) -> String {
             TypeKind::Struct(fields) => {
                 let mut s = struct_schema(p, fields);
                 if let Some((tag, value)) = crate::emit::types::own_tag(&p.types, name) {
-                    add_tag(&mut s, tag, value);
+                    let optional = crate::emit::defaults::is_default_member(&p.types, name);
+                    add_tag(&mut s, tag, value, optional);
                 }
                 if let Some(ty) = &def.open {
                     s.insert("additionalProperties".into(), Value::Object(ty_schema(ty)));
@@ -55,14 +56,21 @@ pub fn emit_schema(p: &Protocol) -> String {
                 let one_of: Vec<Value> = variants
                     .iter()
                     .map(|v| {
+                        // The default member also matches an object without the tag.
+                        let mut fixed = json!({
+                            "type": "object",
+                            "properties": {tag.as_str(): {"const": v.value}},
+                            "required": [tag]
+                        });
+                        if v.default
+                            && let Some(o) = fixed.as_object_mut()
+                        {
+                            o.remove("required");
+                        }
                         json!({
                             "allOf": [
                                 {"$ref": format!("#/$defs/{}", v.type_name)},
-                                {
-                                    "type": "object",
-                                    "properties": {tag.as_str(): {"const": v.value}},
-                                    "required": [tag]
-                                }
+                                fixed
                             ]
                         })
                     })
@@ -121,6 +129,9 @@ pub fn emit_schema(p: &Protocol) -> String {
 fn field_schema(f: &Field) -> Value {
     let mut s = ty_schema(&f.ty);
     add_constraints(&mut s, &f.ty, &f.constraints);
+    if let Some(default) = &f.default {
+        s.insert("default".into(), default.clone());
+    }
     if !f.doc.is_empty() {
         s.insert("description".into(), f.doc.clone().into());
     }
@@ -174,10 +185,19 @@ fn struct_schema(p: &Protocol, fields: &[Field]) -> Map<String, Value> {
 }
 
 /// A union member's discriminator, which it writes and requires even decoded alone: a
-/// required string constant among its properties, as the source declared it.
-fn add_tag(s: &mut Map<String, Value>, tag: String, value: String) {
+/// required string constant among its properties, as the source declared it. A default
+/// member's (`optional`) is not required and carries its value as `default`.
+fn add_tag(s: &mut Map<String, Value>, tag: String, value: String, optional: bool) {
     if let Some(Value::Object(props)) = s.get_mut("properties") {
-        props.insert(tag.clone(), json!({"type": "string", "const": value}));
+        let schema = if optional {
+            json!({"type": "string", "const": value, "default": value})
+        } else {
+            json!({"type": "string", "const": value})
+        };
+        props.insert(tag.clone(), schema);
+    }
+    if optional {
+        return;
     }
     match s.get_mut("required") {
         Some(Value::Array(required)) => required.push(tag.into()),

@@ -147,7 +147,14 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
     match &def.kind {
         TypeKind::Struct(fields) => {
             let tag = own_tag(types, &def.name);
-            let decode = emit_struct_deserialize(&name, fields, def.open.as_ref(), tag.as_ref());
+            let tag_optional = crate::emit::defaults::is_default_member(types, &def.name);
+            let decode = emit_struct_deserialize(
+                &name,
+                fields,
+                def.open.as_ref(),
+                tag.as_ref(),
+                tag_optional,
+            );
             let extra = def.open.as_ref().map(|ty| {
                 let ident = extra_ident(fields);
                 let ty = rust_ty(ty);
@@ -212,9 +219,10 @@ fn emit_struct_deserialize(
     fields: &[Field],
     open: Option<&Ty>,
     tag: Option<&(String, String)>,
+    tag_optional: bool,
 ) -> TokenStream {
     let expecting = format!("a `{name}` object");
-    let read = struct_read_body(name, fields, open, tag);
+    let read = struct_read_body(name, fields, open, tag, tag_optional);
     let (helper, visit, map) = if tag.is_some() {
         let helper = quote! {
             impl #name {
@@ -256,6 +264,7 @@ fn struct_read_body(
     fields: &[Field],
     open: Option<&Ty>,
     tag: Option<&(String, String)>,
+    tag_optional: bool,
 ) -> TokenStream {
     let slots: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("f{i}")).collect();
     let slot_decls = fields.iter().zip(&slots).map(|(f, slot)| {
@@ -299,9 +308,14 @@ fn struct_read_body(
                         tag_seen = true;
                     }
                 },
-                quote! {
-                    if standalone && !tag_seen {
-                        return Err(agentwire_runtime::serde::de::Error::missing_field(#tag));
+                // A member whose tag defaults to its own value reads as itself without it.
+                if tag_optional {
+                    TokenStream::new()
+                } else {
+                    quote! {
+                        if standalone && !tag_seen {
+                            return Err(agentwire_runtime::serde::de::Error::missing_field(#tag));
+                        }
                     }
                 },
             )
@@ -564,6 +578,7 @@ fn emit_union(
             quote!(agentwire_runtime::tagged::serialize_with_tag(#tag, #value, v, s))
         }
     });
+    let default_kind = crate::emit::defaults::default_kind(variants);
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq)]
@@ -598,6 +613,7 @@ fn emit_union(
         impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for #name {
             const TAG: &'static str = #tag;
             const KINDS: &'static [&'static str] = &[#(#values),*];
+            #default_kind
 
             fn from_kind<M: agentwire_runtime::serde::de::MapAccess<'de>>(kind: &str, rest: M) -> Result<Self, M::Error> {
                 match kind {

@@ -9,6 +9,9 @@ use crate::ir::Constraints;
 pub struct DocComment {
     pub text: String,
     pub constraints: Constraints,
+    /// The `@default` tag's value as written; the field's type decides how it reads
+    /// (`front::defaults`).
+    pub default: Option<String>,
 }
 
 /// Parses the raw comment (with or without its `/**` `*/` delimiters). An error names the tag
@@ -28,6 +31,15 @@ pub fn parse(raw: &str) -> Result<DocComment, TagError> {
             let (tag, value) = tag_line
                 .split_once(char::is_whitespace)
                 .map_or((tag_line, ""), |(t, v)| (t, v.trim()));
+            if tag == "default" {
+                if doc.default.replace(value.to_owned()).is_some() {
+                    return Err(TagError {
+                        message: "duplicate `@default`".to_owned(),
+                        help: "give each tag once per field".to_owned(),
+                    });
+                }
+                continue;
+            }
             match tags::classify_tag(tag) {
                 TagName::Known(rule) => {
                     let written = format!("@{tag}");

@@ -36,7 +36,7 @@ struct RawMachine {
 
 enum RawKey {
     Connection(String),
-    Rules(Vec<RawKeyRule>),
+    Rules(Vec<Spanned<RawKeyRule>>),
 }
 
 /// `key:` is a word or a list; read without serde's untagged buffering, which loses the YAML
@@ -67,15 +67,46 @@ impl<'de> Deserialize<'de> for RawKey {
     }
 }
 
-/// Key rules sit inside an untagged enum, where spans are not available; their diagnostics
-/// point at the machine's name.
+/// One key rule; read by the real YAML reader (see `RawKey`), so its parts keep their lines.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawKeyRule {
-    on: String,
-    field: String,
+    on: Spanned<String>,
+    field: Spanned<RawPaths>,
     #[serde(default, rename = "if")]
-    guard: Vec<RawCondition>,
+    guard: Vec<Spanned<RawCondition>>,
+}
+
+/// A key rule's `field:`, one path or a list of them (a key of several fields).
+enum RawPaths {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for RawPaths {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawPaths;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a field path or a list of field paths")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawPaths, E> {
+                Ok(RawPaths::One(v.to_owned()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<RawPaths, A::Error> {
+                let mut paths = Vec::new();
+                while let Some(p) = seq.next_element()? {
+                    paths.push(p);
+                }
+                Ok(RawPaths::Many(paths))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 enum RawFrom {
@@ -306,6 +337,56 @@ impl Ctx<'_> {
         })
     }
 
+    /// A machine's key rules. Every rule names the same number of fields: a message keyed by
+    /// a chat alone could never meet one keyed by chat and tool call.
+    fn key_rules(&mut self, rules: &[Spanned<RawKeyRule>]) -> Vec<KeyRule> {
+        let mut out: Vec<KeyRule> = Vec::new();
+        for r in rules {
+            let fields = match &r.value.field.value {
+                RawPaths::One(p) => vec![p.clone()],
+                RawPaths::Many(ps) => ps.clone(),
+            };
+            let at = &r.value.field.referenced;
+            if fields.is_empty() {
+                self.err(
+                    at,
+                    "`field: []` names no field: write a path or a list of paths",
+                );
+            }
+            for (i, f) in fields.iter().enumerate() {
+                if f.is_empty() {
+                    self.err(at, "a key field path is empty");
+                } else if fields[..i].contains(f) {
+                    self.err(at, format!("key field `{f}` is listed twice"));
+                }
+            }
+            if let Some(first) = out.first().filter(|k| k.fields.len() != fields.len()) {
+                self.err(
+                    at,
+                    format!(
+                        "this key rule names {} field(s), the machine's first rule (line {}) {}: \
+                         every rule of a machine gives a key of the same fields",
+                        fields.len(),
+                        first.origin.line,
+                        first.fields.len()
+                    ),
+                );
+            }
+            out.push(KeyRule {
+                on: self.kind_ref(&r.value.on),
+                fields,
+                guard: r
+                    .value
+                    .guard
+                    .iter()
+                    .filter_map(|c| self.condition(c))
+                    .collect(),
+                origin: self.origin(&r.referenced),
+            });
+        }
+        out
+    }
+
     fn action(&mut self, a: &Spanned<RawAction>) -> Option<Action> {
         let r = &a.value;
         let field = || r.field.clone();
@@ -402,27 +483,14 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
         let key = match &m.key {
             RawKey::Connection(s) if s == "connection" => None,
             RawKey::Connection(s) => {
+                let hint = crate::suggest::did_you_mean(s, ["connection"]);
                 cx.err(
                     &m.name.referenced,
-                    format!("`key: {s}`: write `connection` or a list of key rules"),
+                    format!("`key: {s}`: write `connection` or a list of key rules{hint}"),
                 );
                 None
             }
-            RawKey::Rules(rules) => Some(
-                rules
-                    .iter()
-                    .map(|r| KeyRule {
-                        on: cx.kind_ref_at(&m.name.referenced, &r.on),
-                        field: r.field.clone(),
-                        guard: r
-                            .guard
-                            .iter()
-                            .filter_map(|c| cx.condition_at(&m.name.referenced, c))
-                            .collect(),
-                        origin: cx.origin(&m.name.referenced),
-                    })
-                    .collect(),
-            ),
+            RawKey::Rules(rules) => Some(cx.key_rules(rules)),
         };
         let mut memory = Vec::new();
         for (name, kind) in &m.memory {

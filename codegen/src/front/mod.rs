@@ -1,6 +1,7 @@
 //! Spec loaders, one per source format, and the step that joins them into one checked
 //! `ir::Protocol`.
 
+pub mod defaults;
 pub mod features;
 pub mod grpc;
 #[cfg(feature = "typescript")]

@@ -38,6 +38,8 @@ pub struct ProtoSpec {
     pub pool: DescriptorPool,
     /// Constraints by the field's full proto name (`coven.RegisterAgent.agent_id`).
     pub constraints: BTreeMap<String, Constraints>,
+    /// Declared defaults (`@default 30` in a field's comment) by the field's full proto name.
+    pub defaults: BTreeMap<String, serde_json::Value>,
     /// The spec folder's own `.proto` sources by proto file name, for later diagnostics.
     pub sources: BTreeMap<String, SourceFile>,
 }
@@ -99,6 +101,7 @@ pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> 
     }
 
     let mut constraints = BTreeMap::new();
+    let mut defaults = BTreeMap::new();
     for message in pool.all_messages() {
         let file_name = message.parent_file().name().to_owned();
         let Some(source) = sources.get(&file_name) else {
@@ -117,7 +120,11 @@ pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> 
             else {
                 continue;
             };
-            let c = tags_of_field(source, location, &field, &mut errors);
+            let mut default = None;
+            let c = tags_of_field(source, location, &field, &mut default, &mut errors);
+            if let Some(v) = default {
+                defaults.insert(field.full_name().to_owned(), v);
+            }
             if !c.is_empty() {
                 constraints.insert(field.full_name().to_owned(), c);
             }
@@ -130,6 +137,7 @@ pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> 
         fds,
         pool,
         constraints,
+        defaults,
         sources,
     })
 }
@@ -180,6 +188,7 @@ fn tags_of_field(
     source: &SourceFile,
     location: &prost_types::source_code_info::Location,
     field: &FieldDescriptor,
+    default: &mut Option<serde_json::Value>,
     errors: &mut SpecErrors,
 ) -> Constraints {
     let mut out = Constraints::default();
@@ -197,6 +206,18 @@ fn tags_of_field(
         for (offset, name, value) in scan_tags(text) {
             let span = (region.0 + offset, name.len() + 1 + value.len());
             let here = |e: TagError| SpecError::at(source, span, e.message).with_help(e.help);
+            if name == "default" {
+                // Named types (enums) are not resolved here: any string passes for them.
+                let read = crate::front::defaults::value(value, &ty, &BTreeMap::new());
+                match read {
+                    Ok(_) if default.is_some() => {
+                        errors.push(SpecError::at(source, span, "duplicate `@default`"))
+                    }
+                    Ok(v) => *default = Some(v),
+                    Err(e) => errors.push(SpecError::at(source, span, e)),
+                }
+                continue;
+            }
             let rule = match tags::classify_tag(name) {
                 TagName::Known(rule) => rule,
                 TagName::Misspelt(rule) => {
@@ -364,7 +385,7 @@ fn scan_tags(text: &str) -> Vec<(usize, &str, &str)> {
                     continue;
                 }
                 let name = &body[at + 1..at + 1 + name_len];
-                if tags::classify_tag(name) == TagName::Other {
+                if name != "default" && tags::classify_tag(name) == TagName::Other {
                     continue; // `@someone` in free text is not a tag
                 }
                 let rest = &body[at + 1 + name_len..];

@@ -180,6 +180,7 @@ fn lower_message(
                         constraints: Default::default(),
                         origin: origin.clone(),
                         defaulted: false,
+                        default: None,
                     });
                     let kind = TypeKind::Oneof {
                         cases: oneof.fields().map(|f| case(spec, &file, &f)).collect(),
@@ -235,6 +236,7 @@ fn plain_field(spec: &ProtoSpec, file: &str, field: &FieldDescriptor) -> Field {
             .unwrap_or_default(),
         origin,
         defaulted: !explicit,
+        default: spec.defaults.get(field.full_name()).cloned(),
     }
 }
 
@@ -243,6 +245,7 @@ fn case(spec: &ProtoSpec, file: &str, field: &FieldDescriptor) -> Field {
     Field {
         optional: false,
         defaulted: false,
+        default: None,
         ..plain_field(spec, file, field)
     }
 }

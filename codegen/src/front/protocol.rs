@@ -131,6 +131,12 @@ struct RawGrpc {
 struct RawTransport {
     kind: Spanned<String>,
     framing: Spanned<String>,
+    /// The port the accepting role listens on by default.
+    #[serde(default)]
+    port: Option<Spanned<u32>>,
+    /// `content-length` framing: the Content-Type a frame without one has.
+    #[serde(default)]
+    content_type: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -348,6 +354,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         };
         grpc::lower(file, &parts, &messages, &events, &mut cx.errors)
     });
+    check_transport_constants(&raw.transport, &mut cx);
     if raw.transport.kind.value == "grpc" && raw.grpc.is_none() {
         let msg = "a grpc protocol needs a `grpc:` section: service, rpc, handshake and exchange \
                    (see spec/README.md)";
@@ -371,6 +378,12 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
                 skeleton: skeleton.flatten(),
             }),
             rpc,
+            port: raw
+                .transport
+                .port
+                .as_ref()
+                .and_then(|p| u16::try_from(p.value).ok()),
+            content_type: raw.transport.content_type.as_ref().map(|c| c.value.clone()),
         },
         roles,
         role_aliases: raw.role_aliases,
@@ -640,5 +653,58 @@ impl Checker<'_> {
             });
         }
         out
+    }
+}
+
+/// `transport.port` and `transport.content_type`: a port is 1 to 65535; a content type belongs
+/// to `content-length` framing, and a charset it names is UTF-8, the only one the framer reads.
+fn check_transport_constants(t: &RawTransport, cx: &mut Checker<'_>) {
+    if let Some(port) = &t.port
+        && !(1..=65535).contains(&port.value)
+    {
+        cx.err(
+            &port.referenced,
+            format!("`port: {}` is not a TCP port (1 to 65535)", port.value),
+        );
+    }
+    let Some(ct) = &t.content_type else {
+        return;
+    };
+    if t.framing.value != "content-length" {
+        cx.err(
+            &ct.referenced,
+            format!(
+                "`content_type` is the default of a `Content-Type` header, which only \
+                 `content-length` framing has (this protocol's framing is `{}`)",
+                t.framing.value
+            ),
+        );
+    }
+    let charset = ct.value.split(';').skip(1).find_map(|param| {
+        let (key, value) = param.split_once('=')?;
+        key.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches('"').to_owned())
+    });
+    if let Some(cs) = charset
+        && !cs.eq_ignore_ascii_case("utf-8")
+        && !cs.eq_ignore_ascii_case("utf8")
+    {
+        cx.err(
+            &ct.referenced,
+            format!(
+                "charset `{cs}`: frames are read as UTF-8 only (a frame naming another charset \
+                 is refused), so the default must be utf-8"
+            ),
+        );
+    }
+    if ct.value.split(';').next().is_none_or(|m| !m.contains('/')) {
+        cx.err(
+            &ct.referenced,
+            format!(
+                "`{}` is not a media type (`type/subtype; charset=utf-8`)",
+                ct.value
+            ),
+        );
     }
 }

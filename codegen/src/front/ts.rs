@@ -330,6 +330,25 @@ impl<'f> Loader<'f> {
             };
             let ty = self.apply_type_tags(p.span.start, ty, p.span);
             self.check_fit(&doc.constraints, &ty, p.span);
+            let read = doc
+                .default
+                .as_deref()
+                .map(|raw| crate::front::defaults::value(raw, &ty, &self.types));
+            let default = match read {
+                Some(Ok(_)) if !p.optional => {
+                    self.error(
+                        p.span,
+                        format!("field `{key}` is required, so it is never absent and its `@default` never applies: write `{key}?:`"),
+                    );
+                    None
+                }
+                Some(Ok(v)) => Some(v),
+                Some(Err(e)) => {
+                    self.error(p.span, e);
+                    None
+                }
+                None => None,
+            };
             fields.push(Field {
                 name: key,
                 ty,
@@ -338,6 +357,7 @@ impl<'f> Loader<'f> {
                 constraints: doc.constraints,
                 origin: self.origin(p.span),
                 defaulted: false,
+                default,
             });
         }
         fields
@@ -722,6 +742,17 @@ impl<'f> Loader<'f> {
         Ty::Named(context.to_owned())
     }
 
+    /// Whether `f`, an optional literal field of `member`, declares its own value as its
+    /// default: then it can be the discriminator, and `member` is what an object without it is.
+    fn tag_default(&self, member: &str, f: &Field) -> bool {
+        let literal = self
+            .literal_fields
+            .get(&(member.to_owned(), f.name.clone()));
+        f.optional
+            && literal.is_some()
+            && f.default.as_ref().and_then(|v| v.as_str()) == literal.map(String::as_str)
+    }
+
     fn has_literal_field(&self, name: &str) -> bool {
         match self.types.get(name) {
             Some(TypeDef {
@@ -794,7 +825,7 @@ impl<'f> Loader<'f> {
             };
             let mut fixed: Vec<String> = fields
                 .iter()
-                .filter(|f| !f.optional)
+                .filter(|f| !f.optional || self.tag_default(member, f))
                 .filter(|f| {
                     self.literal_fields
                         .contains_key(&(member.clone(), f.name.clone()))
@@ -845,13 +876,21 @@ impl<'f> Loader<'f> {
             let mut variants = Vec::new();
             for (i, (member, span)) in u.members.iter().enumerate() {
                 let value = self.member_value(&u, i, &tag).unwrap_or_default();
-                let origin = match self.types.get(member).map(|t| &t.kind) {
-                    Some(TypeKind::Struct(fields)) => fields
-                        .iter()
-                        .find(|f| f.name == tag)
-                        .map_or_else(|| self.origin(*span), |f| f.origin.clone()),
-                    _ => self.origin(*span),
+                let tag_field = match self.types.get(member).map(|t| &t.kind) {
+                    Some(TypeKind::Struct(fields)) => fields.iter().find(|f| f.name == tag),
+                    _ => None,
                 };
+                let origin = tag_field.map_or_else(|| self.origin(*span), |f| f.origin.clone());
+                let default = tag_field.is_some_and(|f| f.optional);
+                if default && variants.iter().any(|v: &Variant| v.default) {
+                    self.error(
+                        *span,
+                        format!(
+                            "two members of `{}` declare a default `{tag}`: an object without it can be read as only one",
+                            u.name
+                        ),
+                    );
+                }
                 if variants.iter().any(|v: &Variant| v.value == value) {
                     self.error(
                         *span,
@@ -888,6 +927,7 @@ impl<'f> Loader<'f> {
                     value,
                     type_name: member.clone(),
                     origin,
+                    default,
                 });
             }
             if let Some(def) = self.types.get_mut(&u.name) {

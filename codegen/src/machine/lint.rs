@@ -38,6 +38,18 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
         let check_memory =
             |errors: &mut SpecErrors, origin: &Origin, name: &str, want: MemoryKind| {
                 if name == "$key" && want == MemoryKind::Value {
+                    // One field cannot equal a key made of several.
+                    if m.key.iter().flatten().any(|r| r.fields.len() > 1) {
+                        errors.push(at(
+                            file,
+                            origin,
+                            format!(
+                                "machine `{}` is keyed by several fields, so no one field equals \
+                                 `$key`: remember the field with `set` and compare with that",
+                                m.name
+                            ),
+                        ));
+                    }
                     return;
                 }
                 match memory_kind(name) {
@@ -85,8 +97,14 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
                     errors.push(at(file, &r.origin, format!("no message kind `{}`", r.on)));
                 }
                 for k in &kinds {
-                    if let Err(e) = model.field(k, &r.field) {
-                        errors.push(at(file, &r.origin, format!("key of `{}`: {e}", k.label())));
+                    for f in &r.fields {
+                        if let Err(e) = model.field(k, f) {
+                            errors.push(at(
+                                file,
+                                &r.origin,
+                                format!("key of `{}`: {e}", k.label()),
+                            ));
+                        }
                     }
                 }
                 check_conditions(&mut errors, &r.guard, &kinds);

@@ -485,7 +485,9 @@ fn machine_paths(machines: &[Machine], model: &Model) -> Vec<(KindInfo, String)>
     };
     for m in machines {
         for r in m.key.iter().flatten() {
-            add(&r.on, &r.field);
+            for f in &r.fields {
+                add(&r.on, f);
+            }
             for c in &r.guard {
                 if let Subject::Field(f) = &c.subject {
                     add(&r.on, f);

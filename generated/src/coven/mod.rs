@@ -10,6 +10,20 @@ pub const MODULE: &str = "coven";
 pub const ROLES: &[&str] = &["agent", "gateway"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../../schemas/coven.schema.json");
+/// The port the accepting role listens on by default (`transport.port`).
+pub const DEFAULT_PORT: u16 = 50051;
+impl ToolDefinition {
+    /// The declared default of `timeout_seconds`: `30`.
+    pub const TIMEOUT_SECONDS_DEFAULT: i32 = 30;
+    /// `timeout_seconds`, read as `30` when absent (proto3: when zero).
+    pub fn timeout_seconds_or_default(&self) -> i32 {
+        if self.timeout_seconds == 0 {
+            Self::TIMEOUT_SECONDS_DEFAULT
+        } else {
+            self.timeout_seconds
+        }
+    }
+}
 /// Decodes (proto3 JSON) and validates a message of the type named `type_name`,
 /// returning it as the typed code re-encodes it; `None` when the protocol has no such
 /// message.

@@ -269,9 +269,10 @@ pub struct ToolDefinition {
     /// Capabilities an agent needs to use the tool.
     #[prost(string, repeated, tag = "4")]
     pub required_capabilities: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// Time limit of one run in seconds; 30 when not set.
-    /// Spec note: the document gives 30 as the default, but proto3 fields have no declared
-    /// defaults; an absent or zero value is read as 30 seconds.
+    /// Time limit of one run in seconds (the document's "Default 30"). The field has no
+    /// presence in proto3, so an absent or zero value reads as the default
+    /// (`ToolDefinition::timeout_seconds_or_default()`).
+    /// @default 30
     #[prost(int32, tag = "5")]
     pub timeout_seconds: i32,
 }
@@ -605,7 +606,8 @@ pub mod coven_control_client {
     )]
     use tonic::codegen::*;
     use tonic::codegen::http::Uri;
-    /// The gateway's control service. The gateway listens on port 50051 by default.
+    /// The gateway's control service. The gateway's default port is the protocol's
+    /// `transport.port` (protocol.yaml).
     #[derive(Debug, Clone)]
     pub struct CovenControlClient<T> {
         inner: tonic::client::Grpc<T>,
@@ -743,7 +745,8 @@ pub mod coven_control_server {
             tonic::Status,
         >;
     }
-    /// The gateway's control service. The gateway listens on port 50051 by default.
+    /// The gateway's control service. The gateway's default port is the protocol's
+    /// `transport.port` (protocol.yaml).
     #[derive(Debug)]
     pub struct CovenControlServer<T> {
         inner: Arc<T>,

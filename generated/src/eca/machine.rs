@@ -322,9 +322,21 @@ fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
-/// `params.toolCallId` of `client.chat/toolCallApprove`.
+/// `params.chatId` of `client.chat/toolCallApprove`.
 #[allow(unused_variables, clippy::match_single_binding)]
 fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                ClientNotification::ChatToolCallApprove(m),
+            ),
+        ) => agentwire_runtime::machine::Field::Str(m.chat_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.toolCallId` of `client.chat/toolCallApprove`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -334,9 +346,21 @@ fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
+/// `params.chatId` of `client.chat/toolCallReject`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                ClientNotification::ChatToolCallReject(m),
+            ),
+        ) => agentwire_runtime::machine::Field::Str(m.chat_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
 /// `params.toolCallId` of `client.chat/toolCallReject`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -361,7 +385,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.name` of `client.mcp/startServer`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -373,7 +397,7 @@ fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.name` of `client.mcp/stopServer`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -447,7 +471,7 @@ fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.content.manualApproval` of `server.chat/contentReceived`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -513,7 +537,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.name` of `server.tool/serverUpdated`.
 #[allow(unused_variables, clippy::match_single_binding)]
-fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1184,9 +1208,15 @@ impl Checker {
             Kind::ServerChatContentReceived if (read_11(msg).is_str("toolCallPrepare")
                 || read_11(msg).is_str("toolCallRun")
                 || read_11(msg).is_str("toolCalled")
-                || read_11(msg).is_str("toolCallRejected")) => read_13(msg).key(),
-            Kind::ClientChatToolCallApprove => read_14(msg).key(),
-            Kind::ClientChatToolCallReject => read_15(msg).key(),
+                || read_11(msg).is_str("toolCallRejected")) => {
+                agentwire_runtime::machine::composite_key(&[read_9(msg), read_13(msg)])
+            }
+            Kind::ClientChatToolCallApprove => {
+                agentwire_runtime::machine::composite_key(&[read_14(msg), read_15(msg)])
+            }
+            Kind::ClientChatToolCallReject => {
+                agentwire_runtime::machine::composite_key(&[read_16(msg), read_17(msg)])
+            }
             _ => None,
         }) else { return Ok(()) };
         let existed = self.tool_call.contains(key.as_ref());
@@ -1225,7 +1255,7 @@ impl Checker {
             if matches!(
                 state, ToolCallMachineState::Idle | ToolCallMachineState::Preparing
             ) && kind == Kind::ServerChatContentReceived
-                && (read_11(msg).is_str("toolCallRun")) && (read_16(msg).is_bool(true))
+                && (read_11(msg).is_str("toolCallRun")) && (read_18(msg).is_bool(true))
             {
                 break 'pick Ok(ToolCallMachineState::AwaitingApproval);
             }
@@ -1464,9 +1494,9 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
-            Kind::ClientMcpStopServer => read_17(msg).key(),
-            Kind::ClientMcpStartServer => read_18(msg).key(),
-            Kind::ServerToolServerUpdated => read_19(msg).key(),
+            Kind::ClientMcpStopServer => read_19(msg).key(),
+            Kind::ClientMcpStartServer => read_20(msg).key(),
+            Kind::ServerToolServerUpdated => read_21(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.mcp_server.contains(key.as_ref());

@@ -424,6 +424,11 @@ impl<H: GatewayHandler> Gateway<H> {
             .max_decoding_message_size(max)
             .max_encoding_message_size(max)
     }
+    /// Binds every interface on the protocol's default port
+    /// ([`proto::DEFAULT_PORT`], the spec's `transport.port`), for [`Self::serve`].
+    pub async fn listen_default() -> std::io::Result<tokio::net::TcpListener> {
+        tokio::net::TcpListener::bind(("0.0.0.0", proto::DEFAULT_PORT)).await
+    }
     /// Serves on `listener` until `shutdown`; tonic's own graceful stop starts once
     /// every stream has ended, so no stream is cut off mid-request.
     pub async fn serve(
@@ -713,6 +718,11 @@ impl RunningAgent {
     pub async fn wait(self) -> Result<(), Status> {
         self.task.wait().await
     }
+}
+/// `http://<host>:<DEFAULT_PORT>`: the endpoint of `host` on the protocol's default
+/// port ([`proto::DEFAULT_PORT`], the spec's `transport.port`), for [`connect`].
+pub fn default_endpoint(host: &str) -> String {
+    format!("http://{host}:{}", proto::DEFAULT_PORT)
 }
 /// Connects to `endpoint` (`http://host:port`), sends the first message, and once
 /// accepted serves requests with `handler` and sends heartbeats.

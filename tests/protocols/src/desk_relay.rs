@@ -9,6 +9,8 @@ pub const MODULE: &str = "desk_relay";
 pub const ROLES: &[&str] = &["desk", "relay", "backend"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/desk_relay.schema.json");
+/// The WebSocket path the session server serves (`sessions.websocket`).
+pub const WEBSOCKET_PATH: &str = "/live";
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]

@@ -120,6 +120,7 @@ impl<'f> Lowerer<'f> {
                 constraints,
                 origin: self.origin(schema),
                 defaulted: false,
+                default: None,
             });
         }
         for key in &members.required {
@@ -133,6 +134,7 @@ impl<'f> Lowerer<'f> {
                     constraints: Default::default(),
                     origin: Default::default(),
                     defaulted: false,
+                    default: None,
                 });
             }
         }

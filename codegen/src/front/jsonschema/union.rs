@@ -271,6 +271,7 @@ impl<'f> Lowerer<'f> {
                 value,
                 type_name,
                 origin: self.origin(m.node),
+                default: false,
             });
         }
         TypeKind::Union {

@@ -347,6 +347,16 @@ fn connect(cx: &Ctx<'_>) -> TokenStream {
     let handler = cx.role_ty(true, "Handler");
     let hello_field = snake(&cx.s.handshake.hello);
     let refuse = cx.ty(&cx.s.handshake.refuse);
+    // The spec's `transport.port`: the endpoint of a host on the default port.
+    let default_endpoint = cx.p.transport.port.map(|_| {
+        quote! {
+            /// `http://<host>:<DEFAULT_PORT>`: the endpoint of `host` on the protocol's default
+            /// port ([`proto::DEFAULT_PORT`], the spec's `transport.port`), for [`connect`].
+            pub fn default_endpoint(host: &str) -> String {
+                format!("http://{host}:{}", proto::DEFAULT_PORT)
+            }
+        }
+    });
     quote! {
         use proto::#client_mod::#client_ty;
 
@@ -367,6 +377,8 @@ fn connect(cx: &Ctx<'_>) -> TokenStream {
                 self.task.wait().await
             }
         }
+
+        #default_endpoint
 
         /// Connects to `endpoint` (`http://host:port`), sends the first message, and once
         /// accepted serves requests with `handler` and sends heartbeats.

@@ -163,6 +163,16 @@ fn server(cx: &Ctx<'_>) -> TokenStream {
     let one = snake(&cx.s.client);
     let all = format_ident!("{}s", snake_name(&cx.s.client));
     let (up, down) = (&cx.up, &cx.down);
+    // The spec's `transport.port`: where the accepting side listens unless told otherwise.
+    let listen_default = cx.p.transport.port.map(|_| {
+        quote! {
+            /// Binds every interface on the protocol's default port
+            /// ([`proto::DEFAULT_PORT`], the spec's `transport.port`), for [`Self::serve`].
+            pub async fn listen_default() -> std::io::Result<tokio::net::TcpListener> {
+                tokio::net::TcpListener::bind(("0.0.0.0", proto::DEFAULT_PORT)).await
+            }
+        }
+    });
     quote! {
         use proto::#server_mod::{#server_ty, #trait_name};
 
@@ -210,6 +220,8 @@ fn server(cx: &Ctx<'_>) -> TokenStream {
                     .max_decoding_message_size(max)
                     .max_encoding_message_size(max)
             }
+
+            #listen_default
 
             /// Serves on `listener` until `shutdown`; tonic's own graceful stop starts once
             /// every stream has ended, so no stream is cut off mid-request.
