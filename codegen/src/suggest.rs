@@ -2,9 +2,24 @@
 //! YAML reader's errors reworded so they carry that suggestion and no source snippet of their
 //! own (the diagnostic shows one, under the real file's name).
 
-/// Where the spec formats are documented, for hints: the published docs of the `agentwire`
-/// facade crate, which a downstream crate has (it has no copy of this repository).
-pub const DOCS: &str = "https://docs.rs/agentwire";
+/// Where the spec formats are documented, for hints: the `spec` module of the `agentwire`
+/// facade crate's published docs (spec/README.md), which a downstream crate can read (it has no
+/// copy of this repository).
+pub const DOCS: &str = "https://docs.rs/agentwire/latest/agentwire/spec/index.html";
+
+/// The anchor of "gRPC protocols" in [`DOCS`].
+pub const GRPC_DOCS: &str = "grpc-protocols-transportkind-grpc";
+
+/// A section of [`DOCS`], by the anchor rustdoc gives its heading (`protocolyaml` for
+/// "`protocol.yaml`").
+pub fn docs(section: &str) -> String {
+    format!("{DOCS}#{section}")
+}
+
+/// A hint naming a section of the docs: `see <what> in agentwire's docs, <url>`.
+pub fn see(what: &str, section: &str) -> String {
+    format!("see {what} in agentwire's docs, {}", docs(section))
+}
 
 /// The candidate closest to `word` by edit distance, if it is close enough to be a typo: at
 /// most a third of the word's length (at least 1), and a different word.

@@ -158,6 +158,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatCommand {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatCommand {
+    /// Builds a `ChatCommand` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        r#type: ChatCommandType,
+        arguments: Vec<ChatCommandArgument>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            r#type,
+            arguments,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ChatCommand {
     fn validate_at(
         &self,
@@ -259,6 +277,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatCommandArgument {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ChatCommandArgument {
+    /// Builds a `ChatCommandArgument` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>, required: bool) -> Self {
+        Self {
+            name: name.into(),
+            description: None,
+            required,
+        }
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for ChatCommandArgument {
@@ -551,6 +586,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatContentReceivedPara
         d.deserialize_map(Visitor)
     }
 }
+impl ChatContentReceivedParams {
+    /// Builds a `ChatContentReceivedParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        chat_id: impl Into<String>,
+        content: ChatContent,
+        role: ChatContentReceivedParamsRole,
+    ) -> Self {
+        Self {
+            chat_id: chat_id.into(),
+            content,
+            role,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ChatContentReceivedParams {
     fn validate_at(
         &self,
@@ -701,7 +752,7 @@ impl agentwire_runtime::Validate for ChatContext {
 }
 /// Params of the `chat/delete` request: forget a chat, its messages and its token and cost
 /// figures.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatDeleteParams {
@@ -760,6 +811,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatDeleteParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatDeleteParams {
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatDeleteParams {
     fn validate_at(
         &self,
@@ -769,7 +827,7 @@ impl agentwire_runtime::Validate for ChatDeleteParams {
 }
 /// Result of the `chat/delete` request. Carries no fields; on receiving it the client clears
 /// its chat view.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatDeleteResponse {}
@@ -968,6 +1026,41 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatPromptParams {
+    /// Builds a `ChatPromptParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(request_id: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            chat_id: None,
+            request_id: request_id.into(),
+            message: message.into(),
+            model: None,
+            behavior: None,
+            contexts: None,
+        }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+    /// Sets `model`.
+    pub fn with_model(mut self, value: ChatModel) -> Self {
+        self.model = Some(value);
+        self
+    }
+    /// Sets `behavior`.
+    pub fn with_behavior(mut self, value: ChatBehavior) -> Self {
+        self.behavior = Some(value);
+        self
+    }
+    /// Sets `contexts`.
+    pub fn with_contexts(mut self, value: Vec<ChatContext>) -> Self {
+        self.contexts = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatPromptParams {
     fn validate_at(
         &self,
@@ -1066,6 +1159,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptResponse {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ChatPromptResponse {
+    /// Builds a `ChatPromptResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(chat_id: impl Into<String>, model: ChatModel) -> Self {
+        Self {
+            chat_id: chat_id.into(),
+            model,
+            status: ChatPromptResponseStatus::Success,
+        }
     }
 }
 impl agentwire_runtime::Validate for ChatPromptResponse {
@@ -1170,6 +1275,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptStopParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatPromptStopParams {
+    /// Builds a `ChatPromptStopParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(chat_id: impl Into<String>) -> Self {
+        Self { chat_id: chat_id.into() }
+    }
+}
 impl agentwire_runtime::Validate for ChatPromptStopParams {
     fn validate_at(
         &self,
@@ -1257,6 +1370,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryCommandsParams
         d.deserialize_map(Visitor)
     }
 }
+impl ChatQueryCommandsParams {
+    /// Builds a `ChatQueryCommandsParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(query: impl Into<String>) -> Self {
+        Self {
+            chat_id: None,
+            query: query.into(),
+        }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatQueryCommandsParams {
     fn validate_at(
         &self,
@@ -1341,6 +1470,19 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryCommandsRespon
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ChatQueryCommandsResponse {
+    /// Builds a `ChatQueryCommandsResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(commands: Vec<ChatCommand>) -> Self {
+        Self { chat_id: None, commands }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for ChatQueryCommandsResponse {
@@ -1446,6 +1588,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextParams 
         d.deserialize_map(Visitor)
     }
 }
+impl ChatQueryContextParams {
+    /// Builds a `ChatQueryContextParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(query: impl Into<String>, contexts: Vec<ChatContext>) -> Self {
+        Self {
+            chat_id: None,
+            query: query.into(),
+            contexts,
+        }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatQueryContextParams {
     fn validate_at(
         &self,
@@ -1532,6 +1691,19 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextRespons
         d.deserialize_map(Visitor)
     }
 }
+impl ChatQueryContextResponse {
+    /// Builds a `ChatQueryContextResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(contexts: Vec<ChatContext>) -> Self {
+        Self { chat_id: None, contexts }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatQueryContextResponse {
     fn validate_at(
         &self,
@@ -1614,6 +1786,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatToolCallApprovePara
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ChatToolCallApproveParams {
+    /// Builds a `ChatToolCallApproveParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(chat_id: impl Into<String>, tool_call_id: impl Into<String>) -> Self {
+        Self {
+            chat_id: chat_id.into(),
+            tool_call_id: tool_call_id.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ChatToolCallApproveParams {
@@ -1700,6 +1883,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatToolCallRejectParam
         d.deserialize_map(Visitor)
     }
 }
+impl ChatToolCallRejectParams {
+    /// Builds a `ChatToolCallRejectParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(chat_id: impl Into<String>, tool_call_id: impl Into<String>) -> Self {
+        Self {
+            chat_id: chat_id.into(),
+            tool_call_id: tool_call_id.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for ChatToolCallRejectParams {
     fn validate_at(
         &self,
@@ -1708,7 +1902,7 @@ impl agentwire_runtime::Validate for ChatToolCallRejectParams {
     ) {}
 }
 /// Capabilities a client announces in `initialize`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilities {
@@ -1769,6 +1963,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientCapabilities {
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilities {
+    /// Sets `codeAssistant`.
+    pub fn with_code_assistant(
+        mut self,
+        value: ClientCapabilitiesCodeAssistant,
+    ) -> Self {
+        self.code_assistant = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilities {
     fn validate_at(
         &self,
@@ -1776,7 +1980,7 @@ impl agentwire_runtime::Validate for ClientCapabilities {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesCodeAssistant {
@@ -1885,6 +2089,28 @@ for ClientCapabilitiesCodeAssistant {
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilitiesCodeAssistant {
+    /// Sets `chat`.
+    pub fn with_chat(mut self, value: bool) -> Self {
+        self.chat = Some(value);
+        self
+    }
+    /// Sets `doc`.
+    pub fn with_doc(mut self, value: bool) -> Self {
+        self.doc = Some(value);
+        self
+    }
+    /// Sets `edit`.
+    pub fn with_edit(mut self, value: bool) -> Self {
+        self.edit = Some(value);
+        self
+    }
+    /// Sets `fix`.
+    pub fn with_fix(mut self, value: bool) -> Self {
+        self.fix = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilitiesCodeAssistant {
     fn validate_at(
         &self,
@@ -1978,6 +2204,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for DirectoryContext {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl DirectoryContext {
+    /// Builds a `DirectoryContext` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(path: impl Into<String>) -> Self {
+        Self { path: path.into() }
     }
 }
 impl agentwire_runtime::Validate for DirectoryContext {
@@ -2105,6 +2339,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EcaServerUpdatedParams 
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl EcaServerUpdatedParams {
+    /// Builds a `EcaServerUpdatedParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(tools: Vec<ServerTool>) -> Self {
+        Self {
+            name: EcaServerUpdatedParamsName::ECA,
+            status: EcaServerUpdatedParamsStatus::Running,
+            tools,
+        }
     }
 }
 impl agentwire_runtime::Validate for EcaServerUpdatedParams {
@@ -2330,6 +2576,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileChangeDetails {
         d.deserialize_map(Visitor)
     }
 }
+impl FileChangeDetails {
+    /// Builds a `FileChangeDetails` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        path: impl Into<String>,
+        diff: impl Into<String>,
+        lines_added: i64,
+        lines_removed: i64,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            diff: diff.into(),
+            lines_added,
+            lines_removed,
+        }
+    }
+}
 impl agentwire_runtime::Validate for FileChangeDetails {
     fn validate_at(
         &self,
@@ -2459,6 +2723,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileContext {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl FileContext {
+    /// Builds a `FileContext` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(path: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            lines_range: None,
+        }
+    }
+    /// Sets `linesRange`.
+    pub fn with_lines_range(mut self, value: LinesRange) -> Self {
+        self.lines_range = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for FileContext {
@@ -2616,6 +2896,37 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeParams {
         d.deserialize_map(Visitor)
     }
 }
+impl InitializeParams {
+    /// Builds a `InitializeParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        process_id: Option<i64>,
+        capabilities: ClientCapabilities,
+        workspace_folders: Vec<WorkspaceFolder>,
+    ) -> Self {
+        Self {
+            process_id,
+            client_info: None,
+            initialization_options: None,
+            capabilities,
+            workspace_folders,
+        }
+    }
+    /// Sets `clientInfo`.
+    pub fn with_client_info(mut self, value: InitializeParamsClientInfo) -> Self {
+        self.client_info = Some(value);
+        self
+    }
+    /// Sets `initializationOptions`.
+    pub fn with_initialization_options(
+        mut self,
+        value: InitializeParamsInitializationOptions,
+    ) -> Self {
+        self.initialization_options = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for InitializeParams {
     fn validate_at(
         &self,
@@ -2698,6 +3009,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeParamsClientI
         d.deserialize_map(Visitor)
     }
 }
+impl InitializeParamsClientInfo {
+    /// Builds a `InitializeParamsClientInfo` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: None,
+        }
+    }
+    /// Sets `version`.
+    pub fn with_version(mut self, value: impl Into<String>) -> Self {
+        self.version = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for InitializeParamsClientInfo {
     fn validate_at(
         &self,
@@ -2705,7 +3032,7 @@ impl agentwire_runtime::Validate for InitializeParamsClientInfo {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeParamsInitializationOptions {
@@ -2765,6 +3092,13 @@ for InitializeParamsInitializationOptions {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl InitializeParamsInitializationOptions {
+    /// Sets `chatBehavior`.
+    pub fn with_chat_behavior(mut self, value: ChatBehavior) -> Self {
+        self.chat_behavior = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for InitializeParamsInitializationOptions {
@@ -2904,6 +3238,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResponse {
         d.deserialize_map(Visitor)
     }
 }
+impl InitializeResponse {
+    /// Builds a `InitializeResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        models: Vec<ChatModel>,
+        chat_default_model: ChatModel,
+        chat_behaviors: Vec<ChatBehavior>,
+        chat_default_behavior: ChatBehavior,
+        chat_welcome_message: impl Into<String>,
+    ) -> Self {
+        Self {
+            models,
+            chat_default_model,
+            chat_behaviors,
+            chat_default_behavior,
+            chat_welcome_message: chat_welcome_message.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for InitializeResponse {
     fn validate_at(
         &self,
@@ -2912,7 +3266,7 @@ impl agentwire_runtime::Validate for InitializeResponse {
     ) {}
 }
 /// Params of the `initialized` notification. Carries no fields.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializedParams {}
@@ -3026,6 +3380,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LinesRange {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl LinesRange {
+    /// Builds a `LinesRange` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(start: i64, end: i64) -> Self {
+        Self { start, end }
     }
 }
 impl agentwire_runtime::Validate for LinesRange {
@@ -3190,6 +3552,30 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPServerUpdatedParams 
         d.deserialize_map(Visitor)
     }
 }
+impl MCPServerUpdatedParams {
+    /// Builds a `MCPServerUpdatedParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        name: impl Into<String>,
+        command: impl Into<String>,
+        args: Vec<String>,
+        status: MCPServerUpdatedParamsStatus,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            command: command.into(),
+            args,
+            status,
+            tools: None,
+        }
+    }
+    /// Sets `tools`.
+    pub fn with_tools(mut self, value: Vec<ServerTool>) -> Self {
+        self.tools = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for MCPServerUpdatedParams {
     fn validate_at(
         &self,
@@ -3307,6 +3693,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPStartServerParams {
         d.deserialize_map(Visitor)
     }
 }
+impl MCPStartServerParams {
+    /// Builds a `MCPStartServerParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into() }
+    }
+}
 impl agentwire_runtime::Validate for MCPStartServerParams {
     fn validate_at(
         &self,
@@ -3368,6 +3762,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPStopServerParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl MCPStopServerParams {
+    /// Builds a `MCPStopServerParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into() }
     }
 }
 impl agentwire_runtime::Validate for MCPStopServerParams {
@@ -3532,6 +3934,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for McpResourceContext {
         d.deserialize_map(Visitor)
     }
 }
+impl McpResourceContext {
+    /// Builds a `McpResourceContext` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        mime_type: impl Into<String>,
+        server: impl Into<String>,
+    ) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            description: description.into(),
+            mime_type: mime_type.into(),
+            server: server.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for McpResourceContext {
     fn validate_at(
         &self,
@@ -3688,6 +4110,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ProgressContent {
+    /// Builds a `ProgressContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(state: ProgressContentState, text: impl Into<String>) -> Self {
+        Self { state, text: text.into() }
+    }
+}
 impl agentwire_runtime::Validate for ProgressContent {
     fn validate_at(
         &self,
@@ -3820,6 +4250,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonFinishedContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ReasonFinishedContent {
+    /// Builds a `ReasonFinishedContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self { id: id.into() }
+    }
+}
 impl agentwire_runtime::Validate for ReasonFinishedContent {
     fn validate_at(
         &self,
@@ -3911,6 +4349,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonStartedContent {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ReasonStartedContent {
+    /// Builds a `ReasonStartedContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self { id: id.into() }
     }
 }
 impl agentwire_runtime::Validate for ReasonStartedContent {
@@ -4023,6 +4469,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonTextContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ReasonTextContent {
+    /// Builds a `ReasonTextContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            text: text.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for ReasonTextContent {
     fn validate_at(
         &self,
@@ -4032,7 +4489,7 @@ impl agentwire_runtime::Validate for ReasonTextContent {
 }
 /// The repository map of the workspaces, which the server computes itself. Clients attach it by
 /// default; users may drop it to keep the context small.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(tag = "type", rename = "repoMap")]
@@ -4219,6 +4676,28 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerTool {
         d.deserialize_map(Visitor)
     }
 }
+impl ServerTool {
+    /// Builds a `ServerTool` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: agentwire_runtime::serde_json::Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            disabled: None,
+        }
+    }
+    /// Sets `disabled`.
+    pub fn with_disabled(mut self, value: bool) -> Self {
+        self.disabled = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ServerTool {
     fn validate_at(
         &self,
@@ -4297,6 +4776,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ShowMessageParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ShowMessageParams {
+    /// Builds a `ShowMessageParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(r#type: MessageType, message: impl Into<String>) -> Self {
+        Self {
+            r#type,
+            message: message.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ShowMessageParams {
@@ -4392,6 +4882,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl TextContent {
+    /// Builds a `TextContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into() }
     }
 }
 impl agentwire_runtime::Validate for TextContent {
@@ -4578,6 +5076,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallOutput {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ToolCallOutput {
+    /// Builds a `ToolCallOutput` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(content: impl Into<String>) -> Self {
+        Self {
+            r#type: ToolCallOutputType::Text,
+            content: content.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ToolCallOutput {
@@ -4819,6 +5328,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallPrepareContent 
         d.deserialize_map(Visitor)
     }
 }
+impl ToolCallPrepareContent {
+    /// Builds a `ToolCallPrepareContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        origin: ToolCallOrigin,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments_text: impl Into<String>,
+        manual_approval: bool,
+    ) -> Self {
+        Self {
+            origin,
+            id: id.into(),
+            name: name.into(),
+            arguments_text: arguments_text.into(),
+            manual_approval,
+            summary: None,
+            details: None,
+        }
+    }
+    /// Sets `summary`.
+    pub fn with_summary(mut self, value: impl Into<String>) -> Self {
+        self.summary = Some(value.into());
+        self
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: ToolCallDetails) -> Self {
+        self.details = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolCallPrepareContent {
     fn validate_at(
         &self,
@@ -5027,6 +5568,37 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRejected {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ToolCallRejected {
+    /// Builds a `ToolCallRejected` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        origin: ToolCallOrigin,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: ::std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        Self {
+            origin,
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            reason: ToolCallRejectedReason::User,
+            summary: None,
+            details: None,
+        }
+    }
+    /// Sets `summary`.
+    pub fn with_summary(mut self, value: impl Into<String>) -> Self {
+        self.summary = Some(value.into());
+        self
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: ToolCallDetails) -> Self {
+        self.details = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ToolCallRejected {
@@ -5276,6 +5848,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRunContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ToolCallRunContent {
+    /// Builds a `ToolCallRunContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        origin: ToolCallOrigin,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: ::std::collections::BTreeMap<String, String>,
+        manual_approval: bool,
+    ) -> Self {
+        Self {
+            origin,
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            manual_approval,
+            summary: None,
+            details: None,
+        }
+    }
+    /// Sets `summary`.
+    pub fn with_summary(mut self, value: impl Into<String>) -> Self {
+        self.summary = Some(value.into());
+        self
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: ToolCallDetails) -> Self {
+        self.details = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolCallRunContent {
     fn validate_at(
         &self,
@@ -5504,6 +6108,40 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCalledContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ToolCalledContent {
+    /// Builds a `ToolCalledContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        origin: ToolCallOrigin,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: Vec<String>,
+        error: bool,
+        outputs: Vec<ToolCallOutput>,
+    ) -> Self {
+        Self {
+            origin,
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            error,
+            outputs,
+            summary: None,
+            details: None,
+        }
+    }
+    /// Sets `summary`.
+    pub fn with_summary(mut self, value: impl Into<String>) -> Self {
+        self.summary = Some(value.into());
+        self
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: ToolCallDetails) -> Self {
+        self.details = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolCalledContent {
     fn validate_at(
         &self,
@@ -5689,6 +6327,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for URLContent {
         d.deserialize_map(Visitor)
     }
 }
+impl URLContent {
+    /// Builds a `URLContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(title: impl Into<String>, url: impl Into<String>) -> Self {
+        Self {
+            title: title.into(),
+            url: url.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for URLContent {
     fn validate_at(
         &self,
@@ -5871,6 +6520,34 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageContent {
         d.deserialize_map(Visitor)
     }
 }
+impl UsageContent {
+    /// Builds a `UsageContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        message_input_tokens: i64,
+        message_output_tokens: i64,
+        session_tokens: i64,
+    ) -> Self {
+        Self {
+            message_input_tokens,
+            message_output_tokens,
+            session_tokens,
+            message_cost: None,
+            session_cost: None,
+        }
+    }
+    /// Sets `messageCost`.
+    pub fn with_message_cost(mut self, value: impl Into<String>) -> Self {
+        self.message_cost = Some(value.into());
+        self
+    }
+    /// Sets `sessionCost`.
+    pub fn with_session_cost(mut self, value: impl Into<String>) -> Self {
+        self.session_cost = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for UsageContent {
     fn validate_at(
         &self,
@@ -5988,6 +6665,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for WebContext {
         d.deserialize_map(Visitor)
     }
 }
+impl WebContext {
+    /// Builds a `WebContext` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self { url: url.into() }
+    }
+}
 impl agentwire_runtime::Validate for WebContext {
     fn validate_at(
         &self,
@@ -6064,6 +6749,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for WorkspaceFolder {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl WorkspaceFolder {
+    /// Builds a `WorkspaceFolder` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for WorkspaceFolder {
@@ -6256,27 +6952,27 @@ impl agentwire_runtime::jsonrpc::RequestSet for ClientRequest {
         Some(
             match method {
                 "initialize" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::Initialize)
                 }
                 "shutdown" => {
-                    agentwire_runtime::decode_json::<()>(result.get())
+                    agentwire_runtime::decode_all::<()>(result.get())
                         .map(|()| Self::Result::Shutdown)
                 }
                 "chat/prompt" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ChatPrompt)
                 }
                 "chat/queryContext" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ChatQueryContext)
                 }
                 "chat/queryCommands" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ChatQueryCommands)
                 }
                 "chat/delete" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ChatDelete)
                 }
                 _ => return None,
@@ -6849,38 +7545,47 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "client" => {
-            Some(
-                ClientMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "client" => {
+                Some(
+                    ClientMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            "server" => {
+                Some(
+                    ServerMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            _ => None,
         }
-        "server" => {
-            Some(
-                ServerMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;
