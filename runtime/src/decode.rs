@@ -107,7 +107,11 @@ fn every_error<T: DeserializeOwned + Validate>(
             Ok(decoded) => {
                 let mut broken = Vec::new();
                 decoded.validate_at(&mut JsonPointer::new(), &mut broken);
-                found.extend(broken.into_iter().filter(|e| !is_under(&e.pointer, &replaced)));
+                found.extend(
+                    broken
+                        .into_iter()
+                        .filter(|e| !is_under(&e.pointer, &replaced)),
+                );
                 break;
             }
             Err(e) => {
@@ -268,7 +272,9 @@ mod tests {
 
     impl Validate for Counted {
         fn validate_at(&self, at: &mut JsonPointer, errors: &mut Vec<FieldError>) {
-            at.with("id", |at| crate::validate::min_length(&self.id, 1, at, errors));
+            at.with("id", |at| {
+                crate::validate::min_length(&self.id, 1, at, errors)
+            });
         }
     }
 

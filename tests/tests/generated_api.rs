@@ -49,7 +49,8 @@ fn a_struct_without_required_fields_has_default() {
 
 /// A `chat_message` with three faults: an empty session id (a constraint), a number where the
 /// text goes (a type) and no request id (a required field).
-const THREE_FAULTS: &str = r#"{"type":"chat_message","data":{"helix_session_id":"","acp_thread_id":null,"message":7}}"#;
+const THREE_FAULTS: &str =
+    r#"{"type":"chat_message","data":{"helix_session_id":"","acp_thread_id":null,"message":7}}"#;
 
 #[test]
 fn decoding_reports_every_error_of_a_message() {
@@ -57,10 +58,7 @@ fn decoding_reports_every_error_of_a_message() {
         .unwrap()
         .unwrap_err();
     assert_eq!(
-        e.errors
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>(),
+        e.errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
         [
             "/data/message: invalid type: integer `7`, expected a string [type]",
             "/data/request_id: missing field `request_id` [required]",

@@ -165,10 +165,9 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
                     #[cfg_attr(feature = "schemars", schemars(rename = #rust_name))]
                 }
             });
-            let default = crate::emit::build::derives_default(fields, types)
-                .then(|| quote!(Default,));
-            let build =
-                crate::emit::build::emit_builders(&name, fields, def.open.is_some(), types);
+            let default =
+                crate::emit::build::derives_default(fields, types).then(|| quote!(Default,));
+            let build = crate::emit::build::emit_builders(&name, fields, def.open.is_some(), types);
             let fields = fields.iter().map(emit_field);
             quote! {
                 #doc

@@ -110,8 +110,9 @@ fn opt(n: Option<&Name>) -> Option<String> {
 
 impl Check<'_> {
     fn err(&mut self, loc: &Location, msg: String) {
-        let e = SpecError::at(self.file, span_of(self.file, loc), msg)
-            .with_help(crate::suggest::see("\"gRPC protocols\"", crate::suggest::GRPC_DOCS));
+        let e = SpecError::at(self.file, span_of(self.file, loc), msg).with_help(
+            crate::suggest::see("\"gRPC protocols\"", crate::suggest::GRPC_DOCS),
+        );
         self.errors.push(e);
     }
 
@@ -390,8 +391,9 @@ struct ProtoCheck<'a> {
 
 impl ProtoCheck<'_> {
     fn err(&mut self, loc: &Location, msg: String) {
-        let e = SpecError::at(self.file, span_of(self.file, loc), msg)
-            .with_help(crate::suggest::see("\"gRPC protocols\"", crate::suggest::GRPC_DOCS));
+        let e = SpecError::at(self.file, span_of(self.file, loc), msg).with_help(
+            crate::suggest::see("\"gRPC protocols\"", crate::suggest::GRPC_DOCS),
+        );
         self.errors.push(e);
     }
 

@@ -366,8 +366,9 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
     let raw: RawFile = serde_saphyr::from_str(&file.text).map_err(|e| {
         let span = e.location().map_or((0, 0), |l| span_of(file, &l));
         let what = crate::suggest::yaml_message(&e);
-        SpecError::at(file, span, format!("malformed machine.yaml: {what}"))
-            .with_help(crate::suggest::see("the machine.yaml format", "machineyaml"))
+        SpecError::at(file, span, format!("malformed machine.yaml: {what}")).with_help(
+            crate::suggest::see("the machine.yaml format", "machineyaml"),
+        )
     })?;
     let mut cx = Ctx {
         file,

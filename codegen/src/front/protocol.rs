@@ -251,8 +251,9 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
     let raw: Raw = serde_saphyr::from_str(&file.text).map_err(|e| {
         let span = e.location().map_or((0, 0), |l| span_of(file, &l));
         let what = crate::suggest::yaml_message(&e);
-        SpecError::at(file, span, format!("malformed protocol.yaml: {what}"))
-            .with_help(crate::suggest::see("the protocol.yaml format", "protocolyaml"))
+        SpecError::at(file, span, format!("malformed protocol.yaml: {what}")).with_help(
+            crate::suggest::see("the protocol.yaml format", "protocolyaml"),
+        )
     })?;
     let mut cx = Checker {
         file,
@@ -345,10 +346,11 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
     if raw.transport.kind.value == "grpc" && raw.grpc.is_none() {
         let msg = "a grpc protocol needs a `grpc:` section: service, rpc, handshake and exchange";
         let at = span_of(file, &raw.transport.kind.referenced);
-        cx.errors.push(
-            SpecError::at(file, at, msg)
-                .with_help(crate::suggest::see("\"gRPC protocols\"", crate::suggest::GRPC_DOCS)),
-        );
+        cx.errors
+            .push(SpecError::at(file, at, msg).with_help(crate::suggest::see(
+                "\"gRPC protocols\"",
+                crate::suggest::GRPC_DOCS,
+            )));
     }
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
     let Checker { roles, errors, .. } = cx;

@@ -159,8 +159,8 @@ impl<'f> Loader<'f> {
     /// "unknown type `Strng`; did you mean `string`?": the closest declared or built-in name.
     fn unknown_type(&mut self, span: Span, name: &str) {
         const BUILT_IN: [&str; 10] = [
-            "string", "number", "boolean", "integer", "unknown", "any", "object", "null",
-            "Array", "Record",
+            "string", "number", "boolean", "integer", "unknown", "any", "object", "null", "Array",
+            "Record",
         ];
         let names = self.declared.iter().map(String::as_str).chain(BUILT_IN);
         let hint = crate::suggest::did_you_mean(name, names);

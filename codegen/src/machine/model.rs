@@ -551,14 +551,11 @@ impl Resolver<'_> {
         };
         match self.kind_of(n) {
             Some(TypeKind::Struct(fields)) => {
-                let field = fields
-                    .iter()
-                    .find(|x| x.name == *seg)
-                    .ok_or_else(|| {
-                        let names = fields.iter().map(|x| x.name.as_str());
-                        let hint = crate::suggest::did_you_mean(seg, names);
-                        format!("`{n}` has no field `{seg}`{hint}")
-                    })?;
+                let field = fields.iter().find(|x| x.name == *seg).ok_or_else(|| {
+                    let names = fields.iter().map(|x| x.name.as_str());
+                    let hint = crate::suggest::did_you_mean(seg, names);
+                    format!("`{n}` has no field `{seg}`{hint}")
+                })?;
                 let inner = self.ts(&field.ty, tail)?;
                 let inner = if field.optional {
                     option(inner, Missing::Absent)
