@@ -115,7 +115,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentFinishedMessage {
     }
 }
 impl AgentFinishedMessage {
-    /// Builds a `AgentFinishedMessage` from its required fields.
+    /// Builds `AgentFinishedMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, payload: AgentFinishedMessagePayload) -> Self {
@@ -204,7 +204,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentFinishedMessagePay
     }
 }
 impl AgentFinishedMessagePayload {
-    /// Builds a `AgentFinishedMessagePayload` from its required fields.
+    /// Builds `AgentFinishedMessagePayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(response_id: impl Into<String>) -> Self {
@@ -287,7 +287,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApplyPatchCommand {
     }
 }
 impl ApplyPatchCommand {
-    /// Builds a `ApplyPatchCommand` from its required fields.
+    /// Builds `ApplyPatchCommand` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(patch: impl Into<String>) -> Self {
@@ -407,7 +407,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalRequestMessage 
     }
 }
 impl ApprovalRequestMessage {
-    /// Builds a `ApprovalRequestMessage` from its required fields.
+    /// Builds `ApprovalRequestMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, payload: ApprovalRequestMessagePayload) -> Self {
@@ -516,7 +516,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalRequestMessageP
     }
 }
 impl ApprovalRequestMessagePayload {
-    /// Builds a `ApprovalRequestMessagePayload` from its required fields.
+    /// Builds `ApprovalRequestMessagePayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(command: Vec<String>) -> Self {
@@ -649,7 +649,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalResponseMessage
     }
 }
 impl ApprovalResponseMessage {
-    /// Builds a `ApprovalResponseMessage` from its required fields.
+    /// Builds `ApprovalResponseMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, payload: ApprovalResponseMessagePayload) -> Self {
@@ -791,7 +791,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalResponseMessage
     }
 }
 impl ApprovalResponseMessagePayload {
-    /// Builds a `ApprovalResponseMessagePayload` from its required fields.
+    /// Builds `ApprovalResponseMessagePayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(review: ReviewDecision) -> Self {
@@ -991,7 +991,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContentItem {
     }
 }
 impl ContentItem {
-    /// Builds a `ContentItem` from its required fields.
+    /// Builds `ContentItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(r#type: ContentItemType, text: impl Into<String>) -> Self {
@@ -1150,7 +1150,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCompactedMessage
     }
 }
 impl ContextCompactedMessage {
-    /// Builds a `ContextCompactedMessage` from its required fields.
+    /// Builds `ContextCompactedMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, payload: ContextCompactedMessagePayload) -> Self {
@@ -1298,7 +1298,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCompactedMessage
     }
 }
 impl ContextCompactedMessagePayload {
-    /// Builds a `ContextCompactedMessagePayload` from its required fields.
+    /// Builds `ContextCompactedMessagePayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1457,7 +1457,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextInfoMessage {
     }
 }
 impl ContextInfoMessage {
-    /// Builds a `ContextInfoMessage` from its required fields.
+    /// Builds `ContextInfoMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, payload: ContextInfoMessagePayload) -> Self {
@@ -1624,7 +1624,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextInfoMessagePaylo
     }
 }
 impl ContextInfoMessagePayload {
-    /// Builds a `ContextInfoMessagePayload` from its required fields.
+    /// Builds `ContextInfoMessagePayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1792,7 +1792,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
     }
 }
 impl ErrorMessage {
-    /// Builds a `ErrorMessage` from its required fields.
+    /// Builds `ErrorMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, payload: ErrorMessagePayload) -> Self {
@@ -1903,7 +1903,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessagePayload {
     }
 }
 impl ErrorMessagePayload {
-    /// Builds a `ErrorMessagePayload` from its required fields.
+    /// Builds `ErrorMessagePayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(message: impl Into<String>) -> Self {
@@ -2074,7 +2074,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallItem {
     }
 }
 impl FunctionCallItem {
-    /// Builds a `FunctionCallItem` from its required fields.
+    /// Builds `FunctionCallItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -2245,7 +2245,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallOutputItem 
     }
 }
 impl FunctionCallOutputItem {
-    /// Builds a `FunctionCallOutputItem` from its required fields.
+    /// Builds `FunctionCallOutputItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -2392,7 +2392,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetContextInfoMessage {
     }
 }
 impl GetContextInfoMessage {
-    /// Builds a `GetContextInfoMessage` from its required fields.
+    /// Builds `GetContextInfoMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>) -> Self {
@@ -2568,7 +2568,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoadingStateMessage {
     }
 }
 impl LoadingStateMessage {
-    /// Builds a `LoadingStateMessage` from its required fields.
+    /// Builds `LoadingStateMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, payload: LoadingStateMessagePayload) -> Self {
@@ -2648,7 +2648,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoadingStateMessagePayl
     }
 }
 impl LoadingStateMessagePayload {
-    /// Builds a `LoadingStateMessagePayload` from its required fields.
+    /// Builds `LoadingStateMessagePayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(loading: bool) -> Self {
@@ -2786,7 +2786,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallItem {
     }
 }
 impl LocalShellCallItem {
-    /// Builds a `LocalShellCallItem` from its required fields.
+    /// Builds `LocalShellCallItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -2882,7 +2882,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallItemActio
     }
 }
 impl LocalShellCallItemAction {
-    /// Builds a `LocalShellCallItemAction` from its required fields.
+    /// Builds `LocalShellCallItemAction` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(command: Vec<String>) -> Self {
@@ -3011,7 +3011,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallOutputIte
     }
 }
 impl LocalShellCallOutputItem {
-    /// Builds a `LocalShellCallOutputItem` from its required fields.
+    /// Builds `LocalShellCallOutputItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, output: impl Into<String>) -> Self {
@@ -3193,7 +3193,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ManualCompactMessage {
     }
 }
 impl ManualCompactMessage {
-    /// Builds a `ManualCompactMessage` from its required fields.
+    /// Builds `ManualCompactMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>) -> Self {
@@ -3385,7 +3385,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageItem {
     }
 }
 impl MessageItem {
-    /// Builds a `MessageItem` from its required fields.
+    /// Builds `MessageItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -3585,7 +3585,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasoningItem {
     }
 }
 impl ReasoningItem {
-    /// Builds a `ReasoningItem` from its required fields.
+    /// Builds `ReasoningItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, content: Vec<ContentItem>) -> Self {
@@ -3712,7 +3712,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseInputItem {
     }
 }
 impl ResponseInputItem {
-    /// Builds a `ResponseInputItem` from its required fields.
+    /// Builds `ResponseInputItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(role: MessageRole, content: Vec<ContentItem>) -> Self {
@@ -3983,7 +3983,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseItemMessage {
     }
 }
 impl ResponseItemMessage {
-    /// Builds a `ResponseItemMessage` from its required fields.
+    /// Builds `ResponseItemMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, payload: ResponseItem) -> Self {
@@ -4297,7 +4297,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserInputMessage {
     }
 }
 impl UserInputMessage {
-    /// Builds a `UserInputMessage` from its required fields.
+    /// Builds `UserInputMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, payload: UserInputMessagePayload) -> Self {
@@ -4405,7 +4405,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserInputMessagePayload
     }
 }
 impl UserInputMessagePayload {
-    /// Builds a `UserInputMessagePayload` from its required fields.
+    /// Builds `UserInputMessagePayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(input: Vec<ResponseInputItem>) -> Self {

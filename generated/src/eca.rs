@@ -159,7 +159,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatCommand {
     }
 }
 impl ChatCommand {
-    /// Builds a `ChatCommand` from its required fields.
+    /// Builds `ChatCommand` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -280,7 +280,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatCommandArgument {
     }
 }
 impl ChatCommandArgument {
-    /// Builds a `ChatCommandArgument` from its required fields.
+    /// Builds `ChatCommandArgument` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>, required: bool) -> Self {
@@ -587,7 +587,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatContentReceivedPara
     }
 }
 impl ChatContentReceivedParams {
-    /// Builds a `ChatContentReceivedParams` from its required fields.
+    /// Builds `ChatContentReceivedParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1027,7 +1027,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptParams {
     }
 }
 impl ChatPromptParams {
-    /// Builds a `ChatPromptParams` from its required fields.
+    /// Builds `ChatPromptParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(request_id: impl Into<String>, message: impl Into<String>) -> Self {
@@ -1162,7 +1162,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptResponse {
     }
 }
 impl ChatPromptResponse {
-    /// Builds a `ChatPromptResponse` from its required fields.
+    /// Builds `ChatPromptResponse` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(chat_id: impl Into<String>, model: ChatModel) -> Self {
@@ -1276,7 +1276,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptStopParams {
     }
 }
 impl ChatPromptStopParams {
-    /// Builds a `ChatPromptStopParams` from its required fields.
+    /// Builds `ChatPromptStopParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(chat_id: impl Into<String>) -> Self {
@@ -1371,7 +1371,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryCommandsParams
     }
 }
 impl ChatQueryCommandsParams {
-    /// Builds a `ChatQueryCommandsParams` from its required fields.
+    /// Builds `ChatQueryCommandsParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(query: impl Into<String>) -> Self {
@@ -1473,7 +1473,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryCommandsRespon
     }
 }
 impl ChatQueryCommandsResponse {
-    /// Builds a `ChatQueryCommandsResponse` from its required fields.
+    /// Builds `ChatQueryCommandsResponse` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(commands: Vec<ChatCommand>) -> Self {
@@ -1589,7 +1589,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextParams 
     }
 }
 impl ChatQueryContextParams {
-    /// Builds a `ChatQueryContextParams` from its required fields.
+    /// Builds `ChatQueryContextParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(query: impl Into<String>, contexts: Vec<ChatContext>) -> Self {
@@ -1692,7 +1692,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextRespons
     }
 }
 impl ChatQueryContextResponse {
-    /// Builds a `ChatQueryContextResponse` from its required fields.
+    /// Builds `ChatQueryContextResponse` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(contexts: Vec<ChatContext>) -> Self {
@@ -1789,7 +1789,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatToolCallApprovePara
     }
 }
 impl ChatToolCallApproveParams {
-    /// Builds a `ChatToolCallApproveParams` from its required fields.
+    /// Builds `ChatToolCallApproveParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(chat_id: impl Into<String>, tool_call_id: impl Into<String>) -> Self {
@@ -1884,7 +1884,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatToolCallRejectParam
     }
 }
 impl ChatToolCallRejectParams {
-    /// Builds a `ChatToolCallRejectParams` from its required fields.
+    /// Builds `ChatToolCallRejectParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(chat_id: impl Into<String>, tool_call_id: impl Into<String>) -> Self {
@@ -2207,7 +2207,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for DirectoryContext {
     }
 }
 impl DirectoryContext {
-    /// Builds a `DirectoryContext` from its required fields.
+    /// Builds `DirectoryContext` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(path: impl Into<String>) -> Self {
@@ -2342,7 +2342,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EcaServerUpdatedParams 
     }
 }
 impl EcaServerUpdatedParams {
-    /// Builds a `EcaServerUpdatedParams` from its required fields.
+    /// Builds `EcaServerUpdatedParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(tools: Vec<ServerTool>) -> Self {
@@ -2577,7 +2577,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileChangeDetails {
     }
 }
 impl FileChangeDetails {
-    /// Builds a `FileChangeDetails` from its required fields.
+    /// Builds `FileChangeDetails` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -2726,7 +2726,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileContext {
     }
 }
 impl FileContext {
-    /// Builds a `FileContext` from its required fields.
+    /// Builds `FileContext` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(path: impl Into<String>) -> Self {
@@ -2897,7 +2897,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeParams {
     }
 }
 impl InitializeParams {
-    /// Builds a `InitializeParams` from its required fields.
+    /// Builds `InitializeParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -3010,7 +3010,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeParamsClientI
     }
 }
 impl InitializeParamsClientInfo {
-    /// Builds a `InitializeParamsClientInfo` from its required fields.
+    /// Builds `InitializeParamsClientInfo` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -3239,7 +3239,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResponse {
     }
 }
 impl InitializeResponse {
-    /// Builds a `InitializeResponse` from its required fields.
+    /// Builds `InitializeResponse` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -3383,7 +3383,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LinesRange {
     }
 }
 impl LinesRange {
-    /// Builds a `LinesRange` from its required fields.
+    /// Builds `LinesRange` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(start: i64, end: i64) -> Self {
@@ -3553,7 +3553,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPServerUpdatedParams 
     }
 }
 impl MCPServerUpdatedParams {
-    /// Builds a `MCPServerUpdatedParams` from its required fields.
+    /// Builds `MCPServerUpdatedParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -3694,7 +3694,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPStartServerParams {
     }
 }
 impl MCPStartServerParams {
-    /// Builds a `MCPStartServerParams` from its required fields.
+    /// Builds `MCPStartServerParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -3765,7 +3765,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPStopServerParams {
     }
 }
 impl MCPStopServerParams {
-    /// Builds a `MCPStopServerParams` from its required fields.
+    /// Builds `MCPStopServerParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -3935,7 +3935,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for McpResourceContext {
     }
 }
 impl McpResourceContext {
-    /// Builds a `McpResourceContext` from its required fields.
+    /// Builds `McpResourceContext` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -4111,7 +4111,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressContent {
     }
 }
 impl ProgressContent {
-    /// Builds a `ProgressContent` from its required fields.
+    /// Builds `ProgressContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(state: ProgressContentState, text: impl Into<String>) -> Self {
@@ -4251,7 +4251,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonFinishedContent {
     }
 }
 impl ReasonFinishedContent {
-    /// Builds a `ReasonFinishedContent` from its required fields.
+    /// Builds `ReasonFinishedContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>) -> Self {
@@ -4352,7 +4352,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonStartedContent {
     }
 }
 impl ReasonStartedContent {
-    /// Builds a `ReasonStartedContent` from its required fields.
+    /// Builds `ReasonStartedContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>) -> Self {
@@ -4470,7 +4470,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonTextContent {
     }
 }
 impl ReasonTextContent {
-    /// Builds a `ReasonTextContent` from its required fields.
+    /// Builds `ReasonTextContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: impl Into<String>, text: impl Into<String>) -> Self {
@@ -4677,7 +4677,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerTool {
     }
 }
 impl ServerTool {
-    /// Builds a `ServerTool` from its required fields.
+    /// Builds `ServerTool` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -4779,7 +4779,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ShowMessageParams {
     }
 }
 impl ShowMessageParams {
-    /// Builds a `ShowMessageParams` from its required fields.
+    /// Builds `ShowMessageParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(r#type: MessageType, message: impl Into<String>) -> Self {
@@ -4885,7 +4885,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
     }
 }
 impl TextContent {
-    /// Builds a `TextContent` from its required fields.
+    /// Builds `TextContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(text: impl Into<String>) -> Self {
@@ -5079,7 +5079,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallOutput {
     }
 }
 impl ToolCallOutput {
-    /// Builds a `ToolCallOutput` from its required fields.
+    /// Builds `ToolCallOutput` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(content: impl Into<String>) -> Self {
@@ -5329,7 +5329,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallPrepareContent 
     }
 }
 impl ToolCallPrepareContent {
-    /// Builds a `ToolCallPrepareContent` from its required fields.
+    /// Builds `ToolCallPrepareContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -5571,7 +5571,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRejected {
     }
 }
 impl ToolCallRejected {
-    /// Builds a `ToolCallRejected` from its required fields.
+    /// Builds `ToolCallRejected` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -5849,7 +5849,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRunContent {
     }
 }
 impl ToolCallRunContent {
-    /// Builds a `ToolCallRunContent` from its required fields.
+    /// Builds `ToolCallRunContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -6109,7 +6109,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCalledContent {
     }
 }
 impl ToolCalledContent {
-    /// Builds a `ToolCalledContent` from its required fields.
+    /// Builds `ToolCalledContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -6328,7 +6328,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for URLContent {
     }
 }
 impl URLContent {
-    /// Builds a `URLContent` from its required fields.
+    /// Builds `URLContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(title: impl Into<String>, url: impl Into<String>) -> Self {
@@ -6521,7 +6521,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageContent {
     }
 }
 impl UsageContent {
-    /// Builds a `UsageContent` from its required fields.
+    /// Builds `UsageContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -6666,7 +6666,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for WebContext {
     }
 }
 impl WebContext {
-    /// Builds a `WebContext` from its required fields.
+    /// Builds `WebContext` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(url: impl Into<String>) -> Self {
@@ -6752,7 +6752,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for WorkspaceFolder {
     }
 }
 impl WorkspaceFolder {
-    /// Builds a `WorkspaceFolder` from its required fields.
+    /// Builds `WorkspaceFolder` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {

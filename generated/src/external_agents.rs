@@ -287,7 +287,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApiErrorResponse {
     }
 }
 impl ApiErrorResponse {
-    /// Builds a `ApiErrorResponse` from its required fields.
+    /// Builds `ApiErrorResponse` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(error: ApiErrorResponseError) -> Self {
@@ -386,7 +386,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApiErrorResponseError {
     }
 }
 impl ApiErrorResponseError {
-    /// Builds a `ApiErrorResponseError` from its required fields.
+    /// Builds `ApiErrorResponseError` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(code: ApiErrorCode, message: impl Into<String>) -> Self {
@@ -543,7 +543,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatAgentConfig {
     }
 }
 impl ChatAgentConfig {
-    /// Builds a `ChatAgentConfig` from its required fields.
+    /// Builds `ChatAgentConfig` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(agent_id: impl Into<String>, display_name: impl Into<String>) -> Self {
@@ -722,7 +722,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessageBroadcast {
     }
 }
 impl ChatMessageBroadcast {
-    /// Builds a `ChatMessageBroadcast` from its required fields.
+    /// Builds `ChatMessageBroadcast` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -885,7 +885,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateSessionRequest {
     }
 }
 impl CreateSessionRequest {
-    /// Builds a `CreateSessionRequest` from its required fields.
+    /// Builds `CreateSessionRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(agent_id: impl Into<String>) -> Self {
@@ -995,7 +995,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateSessionResponse {
     }
 }
 impl CreateSessionResponse {
-    /// Builds a `CreateSessionResponse` from its required fields.
+    /// Builds `CreateSessionResponse` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(result: CreateSessionResponseResult) -> Self {
@@ -1117,7 +1117,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateSessionResponseRe
     }
 }
 impl CreateSessionResponseResult {
-    /// Builds a `CreateSessionResponseResult` from its required fields.
+    /// Builds `CreateSessionResponseResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1268,7 +1268,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
     }
 }
 impl ErrorMessage {
-    /// Builds a `ErrorMessage` from its required fields.
+    /// Builds `ErrorMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(code: WsErrorCode, message: impl Into<String>) -> Self {
@@ -1442,7 +1442,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalAgentConfig {
     }
 }
 impl ExternalAgentConfig {
-    /// Builds a `ExternalAgentConfig` from its required fields.
+    /// Builds `ExternalAgentConfig` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1571,7 +1571,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalAgentConfigExte
     }
 }
 impl ExternalAgentConfigExternal {
-    /// Builds a `ExternalAgentConfigExternal` from its required fields.
+    /// Builds `ExternalAgentConfigExternal` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1721,7 +1721,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalInputPayload {
     }
 }
 impl ExternalInputPayload {
-    /// Builds a `ExternalInputPayload` from its required fields.
+    /// Builds `ExternalInputPayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1863,7 +1863,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalInputPayloadMes
     }
 }
 impl ExternalInputPayloadMessage {
-    /// Builds a `ExternalInputPayloadMessage` from its required fields.
+    /// Builds `ExternalInputPayloadMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(text: impl Into<String>, created_at: impl Into<String>) -> Self {
@@ -2017,7 +2017,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for HelloMessage {
     }
 }
 impl HelloMessage {
-    /// Builds a `HelloMessage` from its required fields.
+    /// Builds `HelloMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(session_id: SessionId) -> Self {
@@ -2255,7 +2255,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionReadyMessage {
     }
 }
 impl SessionReadyMessage {
-    /// Builds a `SessionReadyMessage` from its required fields.
+    /// Builds `SessionReadyMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(session_id: SessionId, agent_id: impl Into<String>) -> Self {
@@ -2377,7 +2377,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserMessageMessage {
     }
 }
 impl UserMessageMessage {
-    /// Builds a `UserMessageMessage` from its required fields.
+    /// Builds `UserMessageMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(text: impl Into<String>) -> Self {

@@ -97,7 +97,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessage {
     }
 }
 impl ChatMessage {
-    /// Builds a `ChatMessage` from its required fields.
+    /// Builds `ChatMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(data: ChatMessageData) -> Self {
@@ -239,7 +239,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessageData {
     }
 }
 impl ChatMessageData {
-    /// Builds a `ChatMessageData` from its required fields.
+    /// Builds `ChatMessageData` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -364,7 +364,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCreatedData {
     }
 }
 impl ContextCreatedData {
-    /// Builds a `ContextCreatedData` from its required fields.
+    /// Builds `ContextCreatedData` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -507,7 +507,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCreatedEvent {
     }
 }
 impl ContextCreatedEvent {
-    /// Builds a `ContextCreatedEvent` from its required fields.
+    /// Builds `ContextCreatedEvent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(session_id: impl Into<String>, data: ContextCreatedData) -> Self {
@@ -769,7 +769,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageAddedData {
     }
 }
 impl MessageAddedData {
-    /// Builds a `MessageAddedData` from its required fields.
+    /// Builds `MessageAddedData` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -961,7 +961,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageAddedEvent {
     }
 }
 impl MessageAddedEvent {
-    /// Builds a `MessageAddedEvent` from its required fields.
+    /// Builds `MessageAddedEvent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(session_id: impl Into<String>, data: MessageAddedData) -> Self {
@@ -1088,7 +1088,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageCompletedData {
     }
 }
 impl MessageCompletedData {
-    /// Builds a `MessageCompletedData` from its required fields.
+    /// Builds `MessageCompletedData` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1240,7 +1240,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageCompletedEvent {
     }
 }
 impl MessageCompletedEvent {
-    /// Builds a `MessageCompletedEvent` from its required fields.
+    /// Builds `MessageCompletedEvent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(session_id: impl Into<String>, data: MessageCompletedData) -> Self {

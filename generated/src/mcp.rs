@@ -316,7 +316,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AudioContent {
     }
 }
 impl AudioContent {
-    /// Builds a `AudioContent` from its required fields.
+    /// Builds `AudioContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
@@ -439,7 +439,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for BaseMetadata {
     }
 }
 impl BaseMetadata {
-    /// Builds a `BaseMetadata` from its required fields.
+    /// Builds `BaseMetadata` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -588,7 +588,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for BlobResourceContents {
     }
 }
 impl BlobResourceContents {
-    /// Builds a `BlobResourceContents` from its required fields.
+    /// Builds `BlobResourceContents` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>, blob: impl Into<String>) -> Self {
@@ -929,7 +929,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolRequest {
     }
 }
 impl CallToolRequest {
-    /// Builds a `CallToolRequest` from its required fields.
+    /// Builds `CallToolRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: CallToolRequestParams, id: RequestId) -> Self {
@@ -1080,7 +1080,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolRequestParams {
     }
 }
 impl CallToolRequestParams {
-    /// Builds a `CallToolRequestParams` from its required fields.
+    /// Builds `CallToolRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -1281,7 +1281,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolResult {
     }
 }
 impl CallToolResult {
-    /// Builds a `CallToolResult` from its required fields.
+    /// Builds `CallToolResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(content: Vec<ContentBlock>) -> Self {
@@ -1450,7 +1450,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskRequest {
     }
 }
 impl CancelTaskRequest {
-    /// Builds a `CancelTaskRequest` from its required fields.
+    /// Builds `CancelTaskRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: CancelTaskRequestParams, id: RequestId) -> Self {
@@ -1527,7 +1527,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskRequestParams
     }
 }
 impl CancelTaskRequestParams {
-    /// Builds a `CancelTaskRequestParams` from its required fields.
+    /// Builds `CancelTaskRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(task_id: impl Into<String>) -> Self {
@@ -1764,7 +1764,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskResult {
     }
 }
 impl CancelTaskResult {
-    /// Builds a `CancelTaskResult` from its required fields.
+    /// Builds `CancelTaskResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1928,7 +1928,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelledNotification {
     }
 }
 impl CancelledNotification {
-    /// Builds a `CancelledNotification` from its required fields.
+    /// Builds `CancelledNotification` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: CancelledNotificationParams) -> Self {
@@ -3607,7 +3607,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteRequest {
     }
 }
 impl CompleteRequest {
-    /// Builds a `CompleteRequest` from its required fields.
+    /// Builds `CompleteRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: CompleteRequestParams, id: RequestId) -> Self {
@@ -3739,7 +3739,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteRequestParams {
     }
 }
 impl CompleteRequestParams {
-    /// Builds a `CompleteRequestParams` from its required fields.
+    /// Builds `CompleteRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -3844,7 +3844,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteRequestParamsAr
     }
 }
 impl CompleteRequestParamsArgument {
-    /// Builds a `CompleteRequestParamsArgument` from its required fields.
+    /// Builds `CompleteRequestParamsArgument` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
@@ -4105,7 +4105,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteResult {
     }
 }
 impl CompleteResult {
-    /// Builds a `CompleteResult` from its required fields.
+    /// Builds `CompleteResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(completion: CompleteResultCompletion) -> Self {
@@ -4231,7 +4231,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteResultCompletio
     }
 }
 impl CompleteResultCompletion {
-    /// Builds a `CompleteResultCompletion` from its required fields.
+    /// Builds `CompleteResultCompletion` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(values: Vec<String>) -> Self {
@@ -4467,7 +4467,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageRequest {
     }
 }
 impl CreateMessageRequest {
-    /// Builds a `CreateMessageRequest` from its required fields.
+    /// Builds `CreateMessageRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: CreateMessageRequestParams, id: RequestId) -> Self {
@@ -4804,7 +4804,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageRequestPar
     }
 }
 impl CreateMessageRequestParams {
-    /// Builds a `CreateMessageRequestParams` from its required fields.
+    /// Builds `CreateMessageRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(messages: Vec<SamplingMessage>, max_tokens: f64) -> Self {
@@ -5113,7 +5113,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageResult {
     }
 }
 impl CreateMessageResult {
-    /// Builds a `CreateMessageResult` from its required fields.
+    /// Builds `CreateMessageResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -5332,7 +5332,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateTaskResult {
     }
 }
 impl CreateTaskResult {
-    /// Builds a `CreateTaskResult` from its required fields.
+    /// Builds `CreateTaskResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(task: Task) -> Self {
@@ -5480,7 +5480,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitRequest {
     }
 }
 impl ElicitRequest {
-    /// Builds a `ElicitRequest` from its required fields.
+    /// Builds `ElicitRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: ElicitRequestParams, id: RequestId) -> Self {
@@ -5646,7 +5646,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitRequestFormParams
     }
 }
 impl ElicitRequestFormParams {
-    /// Builds a `ElicitRequestFormParams` from its required fields.
+    /// Builds `ElicitRequestFormParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -5833,7 +5833,7 @@ for ElicitRequestFormParamsRequestedSchema {
     }
 }
 impl ElicitRequestFormParamsRequestedSchema {
-    /// Builds a `ElicitRequestFormParamsRequestedSchema` from its required fields.
+    /// Builds `ElicitRequestFormParamsRequestedSchema` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -6085,7 +6085,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitRequestURLParams 
     }
 }
 impl ElicitRequestURLParams {
-    /// Builds a `ElicitRequestURLParams` from its required fields.
+    /// Builds `ElicitRequestURLParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -6293,7 +6293,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitResult {
     }
 }
 impl ElicitResult {
-    /// Builds a `ElicitResult` from its required fields.
+    /// Builds `ElicitResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(action: ElicitResultAction) -> Self {
@@ -6513,7 +6513,7 @@ for ElicitationCompleteNotification {
     }
 }
 impl ElicitationCompleteNotification {
-    /// Builds a `ElicitationCompleteNotification` from its required fields.
+    /// Builds `ElicitationCompleteNotification` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: ElicitationCompleteNotificationParams) -> Self {
@@ -6590,7 +6590,7 @@ for ElicitationCompleteNotificationParams {
     }
 }
 impl ElicitationCompleteNotificationParams {
-    /// Builds a `ElicitationCompleteNotificationParams` from its required fields.
+    /// Builds `ElicitationCompleteNotificationParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(elicitation_id: impl Into<String>) -> Self {
@@ -6747,7 +6747,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResource {
     }
 }
 impl EmbeddedResource {
-    /// Builds a `EmbeddedResource` from its required fields.
+    /// Builds `EmbeddedResource` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(resource: EmbeddedResourceResource) -> Self {
@@ -6957,7 +6957,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Error {
     }
 }
 impl Error {
-    /// Builds a `Error` from its required fields.
+    /// Builds `Error` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(code: f64, message: impl Into<String>) -> Self {
@@ -7100,7 +7100,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptRequest {
     }
 }
 impl GetPromptRequest {
-    /// Builds a `GetPromptRequest` from its required fields.
+    /// Builds `GetPromptRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: GetPromptRequestParams, id: RequestId) -> Self {
@@ -7219,7 +7219,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptRequestParams 
     }
 }
 impl GetPromptRequestParams {
-    /// Builds a `GetPromptRequestParams` from its required fields.
+    /// Builds `GetPromptRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -7368,7 +7368,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptResult {
     }
 }
 impl GetPromptResult {
-    /// Builds a `GetPromptResult` from its required fields.
+    /// Builds `GetPromptResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(messages: Vec<PromptMessage>) -> Self {
@@ -7528,7 +7528,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadRequest {
     }
 }
 impl GetTaskPayloadRequest {
-    /// Builds a `GetTaskPayloadRequest` from its required fields.
+    /// Builds `GetTaskPayloadRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: GetTaskPayloadRequestParams, id: RequestId) -> Self {
@@ -7605,7 +7605,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadRequestPa
     }
 }
 impl GetTaskPayloadRequestParams {
-    /// Builds a `GetTaskPayloadRequestParams` from its required fields.
+    /// Builds `GetTaskPayloadRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(task_id: impl Into<String>) -> Self {
@@ -7839,7 +7839,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskRequest {
     }
 }
 impl GetTaskRequest {
-    /// Builds a `GetTaskRequest` from its required fields.
+    /// Builds `GetTaskRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: GetTaskRequestParams, id: RequestId) -> Self {
@@ -7916,7 +7916,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskRequestParams {
     }
 }
 impl GetTaskRequestParams {
-    /// Builds a `GetTaskRequestParams` from its required fields.
+    /// Builds `GetTaskRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(task_id: impl Into<String>) -> Self {
@@ -8153,7 +8153,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskResult {
     }
 }
 impl GetTaskResult {
-    /// Builds a `GetTaskResult` from its required fields.
+    /// Builds `GetTaskResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -8335,7 +8335,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Icon {
     }
 }
 impl Icon {
-    /// Builds a `Icon` from its required fields.
+    /// Builds `Icon` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(src: impl Into<String>) -> Self {
@@ -8662,7 +8662,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ImageContent {
     }
 }
 impl ImageContent {
-    /// Builds a `ImageContent` from its required fields.
+    /// Builds `ImageContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
@@ -8877,7 +8877,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Implementation {
     }
 }
 impl Implementation {
-    /// Builds a `Implementation` from its required fields.
+    /// Builds `Implementation` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
@@ -9055,7 +9055,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeRequest {
     }
 }
 impl InitializeRequest {
-    /// Builds a `InitializeRequest` from its required fields.
+    /// Builds `InitializeRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: InitializeRequestParams, id: RequestId) -> Self {
@@ -9195,7 +9195,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeRequestParams
     }
 }
 impl InitializeRequestParams {
-    /// Builds a `InitializeRequestParams` from its required fields.
+    /// Builds `InitializeRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -9386,7 +9386,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResult {
     }
 }
 impl InitializeResult {
-    /// Builds a `InitializeResult` from its required fields.
+    /// Builds `InitializeResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -9655,7 +9655,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCErrorResponse {
     }
 }
 impl JSONRPCErrorResponse {
-    /// Builds a `JSONRPCErrorResponse` from its required fields.
+    /// Builds `JSONRPCErrorResponse` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(error: Error) -> Self {
@@ -9855,7 +9855,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCNotification {
     }
 }
 impl JSONRPCNotification {
-    /// Builds a `JSONRPCNotification` from its required fields.
+    /// Builds `JSONRPCNotification` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(method: impl Into<String>) -> Self {
@@ -10036,7 +10036,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCRequest {
     }
 }
 impl JSONRPCRequest {
-    /// Builds a `JSONRPCRequest` from its required fields.
+    /// Builds `JSONRPCRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(method: impl Into<String>, id: RequestId) -> Self {
@@ -10219,7 +10219,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCResultResponse {
     }
 }
 impl JSONRPCResultResponse {
-    /// Builds a `JSONRPCResultResponse` from its required fields.
+    /// Builds `JSONRPCResultResponse` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: RequestId, result: ResultType) -> Self {
@@ -10423,7 +10423,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LegacyTitledEnumSchema 
     }
 }
 impl LegacyTitledEnumSchema {
-    /// Builds a `LegacyTitledEnumSchema` from its required fields.
+    /// Builds `LegacyTitledEnumSchema` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(r#enum: Vec<String>) -> Self {
@@ -10623,7 +10623,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsRequest {
     }
 }
 impl ListPromptsRequest {
-    /// Builds a `ListPromptsRequest` from its required fields.
+    /// Builds `ListPromptsRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: RequestId) -> Self {
@@ -10766,7 +10766,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsResult {
     }
 }
 impl ListPromptsResult {
-    /// Builds a `ListPromptsResult` from its required fields.
+    /// Builds `ListPromptsResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(prompts: Vec<Prompt>) -> Self {
@@ -10929,7 +10929,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRe
     }
 }
 impl ListResourceTemplatesRequest {
-    /// Builds a `ListResourceTemplatesRequest` from its required fields.
+    /// Builds `ListResourceTemplatesRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: RequestId) -> Self {
@@ -11073,7 +11073,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRe
     }
 }
 impl ListResourceTemplatesResult {
-    /// Builds a `ListResourceTemplatesResult` from its required fields.
+    /// Builds `ListResourceTemplatesResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(resource_templates: Vec<ResourceTemplate>) -> Self {
@@ -11236,7 +11236,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesRequest {
     }
 }
 impl ListResourcesRequest {
-    /// Builds a `ListResourcesRequest` from its required fields.
+    /// Builds `ListResourcesRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: RequestId) -> Self {
@@ -11379,7 +11379,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesResult {
     }
 }
 impl ListResourcesResult {
-    /// Builds a `ListResourcesResult` from its required fields.
+    /// Builds `ListResourcesResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(resources: Vec<Resource>) -> Self {
@@ -11548,7 +11548,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsRequest {
     }
 }
 impl ListRootsRequest {
-    /// Builds a `ListRootsRequest` from its required fields.
+    /// Builds `ListRootsRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: RequestId) -> Self {
@@ -11671,7 +11671,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsResult {
     }
 }
 impl ListRootsResult {
-    /// Builds a `ListRootsResult` from its required fields.
+    /// Builds `ListRootsResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(roots: Vec<Root>) -> Self {
@@ -11828,7 +11828,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksRequest {
     }
 }
 impl ListTasksRequest {
-    /// Builds a `ListTasksRequest` from its required fields.
+    /// Builds `ListTasksRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: RequestId) -> Self {
@@ -11971,7 +11971,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksResult {
     }
 }
 impl ListTasksResult {
-    /// Builds a `ListTasksResult` from its required fields.
+    /// Builds `ListTasksResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(tasks: Vec<Task>) -> Self {
@@ -12126,7 +12126,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsRequest {
     }
 }
 impl ListToolsRequest {
-    /// Builds a `ListToolsRequest` from its required fields.
+    /// Builds `ListToolsRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: RequestId) -> Self {
@@ -12269,7 +12269,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsResult {
     }
 }
 impl ListToolsResult {
-    /// Builds a `ListToolsResult` from its required fields.
+    /// Builds `ListToolsResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(tools: Vec<Tool>) -> Self {
@@ -12487,7 +12487,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoggingMessageNotificat
     }
 }
 impl LoggingMessageNotification {
-    /// Builds a `LoggingMessageNotification` from its required fields.
+    /// Builds `LoggingMessageNotification` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: LoggingMessageNotificationParams) -> Self {
@@ -12632,7 +12632,7 @@ for LoggingMessageNotificationParams {
     }
 }
 impl LoggingMessageNotificationParams {
-    /// Builds a `LoggingMessageNotificationParams` from its required fields.
+    /// Builds `LoggingMessageNotificationParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(level: LoggingLevel, data: agentwire_runtime::serde_json::Value) -> Self {
@@ -13080,7 +13080,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Notification {
     }
 }
 impl Notification {
-    /// Builds a `Notification` from its required fields.
+    /// Builds `Notification` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(method: impl Into<String>) -> Self {
@@ -13346,7 +13346,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for NumberSchema {
     }
 }
 impl NumberSchema {
-    /// Builds a `NumberSchema` from its required fields.
+    /// Builds `NumberSchema` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(r#type: NumberSchemaType) -> Self {
@@ -13537,7 +13537,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PaginatedRequest {
     }
 }
 impl PaginatedRequest {
-    /// Builds a `PaginatedRequest` from its required fields.
+    /// Builds `PaginatedRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(method: impl Into<String>, id: RequestId) -> Self {
@@ -13910,7 +13910,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PingRequest {
     }
 }
 impl PingRequest {
-    /// Builds a `PingRequest` from its required fields.
+    /// Builds `PingRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(id: RequestId) -> Self {
@@ -14082,7 +14082,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressNotification {
     }
 }
 impl ProgressNotification {
-    /// Builds a `ProgressNotification` from its required fields.
+    /// Builds `ProgressNotification` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: ProgressNotificationParams) -> Self {
@@ -14251,7 +14251,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressNotificationPar
     }
 }
 impl ProgressNotificationParams {
-    /// Builds a `ProgressNotificationParams` from its required fields.
+    /// Builds `ProgressNotificationParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(progress_token: ProgressToken, progress: f64) -> Self {
@@ -14501,7 +14501,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Prompt {
     }
 }
 impl Prompt {
-    /// Builds a `Prompt` from its required fields.
+    /// Builds `Prompt` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -14681,7 +14681,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptArgument {
     }
 }
 impl PromptArgument {
-    /// Builds a `PromptArgument` from its required fields.
+    /// Builds `PromptArgument` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -14922,7 +14922,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptMessage {
     }
 }
 impl PromptMessage {
-    /// Builds a `PromptMessage` from its required fields.
+    /// Builds `PromptMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(role: Role, content: ContentBlock) -> Self {
@@ -15056,7 +15056,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptReference {
     }
 }
 impl PromptReference {
-    /// Builds a `PromptReference` from its required fields.
+    /// Builds `PromptReference` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -15198,7 +15198,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceRequest {
     }
 }
 impl ReadResourceRequest {
-    /// Builds a `ReadResourceRequest` from its required fields.
+    /// Builds `ReadResourceRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: ReadResourceRequestParams, id: RequestId) -> Self {
@@ -15303,7 +15303,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceRequestPara
     }
 }
 impl ReadResourceRequestParams {
-    /// Builds a `ReadResourceRequestParams` from its required fields.
+    /// Builds `ReadResourceRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>) -> Self {
@@ -15431,7 +15431,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceResult {
     }
 }
 impl ReadResourceResult {
-    /// Builds a `ReadResourceResult` from its required fields.
+    /// Builds `ReadResourceResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(contents: Vec<ReadResourceResultContentsItem>) -> Self {
@@ -15557,7 +15557,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RelatedTaskMetadata {
     }
 }
 impl RelatedTaskMetadata {
-    /// Builds a `RelatedTaskMetadata` from its required fields.
+    /// Builds `RelatedTaskMetadata` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(task_id: impl Into<String>) -> Self {
@@ -15659,7 +15659,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Request {
     }
 }
 impl Request {
-    /// Builds a `Request` from its required fields.
+    /// Builds `Request` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(method: impl Into<String>) -> Self {
@@ -16112,7 +16112,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Resource {
     }
 }
 impl Resource {
-    /// Builds a `Resource` from its required fields.
+    /// Builds `Resource` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>, uri: impl Into<String>) -> Self {
@@ -16310,7 +16310,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceContents {
     }
 }
 impl ResourceContents {
-    /// Builds a `ResourceContents` from its required fields.
+    /// Builds `ResourceContents` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>) -> Self {
@@ -16617,7 +16617,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceLink {
     }
 }
 impl ResourceLink {
-    /// Builds a `ResourceLink` from its required fields.
+    /// Builds `ResourceLink` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>, uri: impl Into<String>) -> Self {
@@ -16915,7 +16915,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceRequestParams {
     }
 }
 impl ResourceRequestParams {
-    /// Builds a `ResourceRequestParams` from its required fields.
+    /// Builds `ResourceRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>) -> Self {
@@ -17170,7 +17170,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceTemplate {
     }
 }
 impl ResourceTemplate {
-    /// Builds a `ResourceTemplate` from its required fields.
+    /// Builds `ResourceTemplate` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>, uri_template: impl Into<String>) -> Self {
@@ -17333,7 +17333,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceTemplateReferen
     }
 }
 impl ResourceTemplateReference {
-    /// Builds a `ResourceTemplateReference` from its required fields.
+    /// Builds `ResourceTemplateReference` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>) -> Self {
@@ -17455,7 +17455,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceUpdatedNotifica
     }
 }
 impl ResourceUpdatedNotification {
-    /// Builds a `ResourceUpdatedNotification` from its required fields.
+    /// Builds `ResourceUpdatedNotification` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: ResourceUpdatedNotificationParams) -> Self {
@@ -17572,7 +17572,7 @@ for ResourceUpdatedNotificationParams {
     }
 }
 impl ResourceUpdatedNotificationParams {
-    /// Builds a `ResourceUpdatedNotificationParams` from its required fields.
+    /// Builds `ResourceUpdatedNotificationParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>) -> Self {
@@ -17852,7 +17852,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Root {
     }
 }
 impl Root {
-    /// Builds a `Root` from its required fields.
+    /// Builds `Root` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>) -> Self {
@@ -18130,7 +18130,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SamplingMessage {
     }
 }
 impl SamplingMessage {
-    /// Builds a `SamplingMessage` from its required fields.
+    /// Builds `SamplingMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(role: Role, content: SamplingMessageContent) -> Self {
@@ -19672,7 +19672,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SetLevelRequest {
     }
 }
 impl SetLevelRequest {
-    /// Builds a `SetLevelRequest` from its required fields.
+    /// Builds `SetLevelRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: SetLevelRequestParams, id: RequestId) -> Self {
@@ -19770,7 +19770,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SetLevelRequestParams {
     }
 }
 impl SetLevelRequestParams {
-    /// Builds a `SetLevelRequestParams` from its required fields.
+    /// Builds `SetLevelRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(level: LoggingLevel) -> Self {
@@ -20250,7 +20250,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SubscribeRequest {
     }
 }
 impl SubscribeRequest {
-    /// Builds a `SubscribeRequest` from its required fields.
+    /// Builds `SubscribeRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: SubscribeRequestParams, id: RequestId) -> Self {
@@ -20355,7 +20355,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SubscribeRequestParams 
     }
 }
 impl SubscribeRequestParams {
-    /// Builds a `SubscribeRequestParams` from its required fields.
+    /// Builds `SubscribeRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>) -> Self {
@@ -20568,7 +20568,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Task {
     }
 }
 impl Task {
-    /// Builds a `Task` from its required fields.
+    /// Builds `Task` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -20946,7 +20946,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TaskStatusNotification 
     }
 }
 impl TaskStatusNotification {
-    /// Builds a `TaskStatusNotification` from its required fields.
+    /// Builds `TaskStatusNotification` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: TaskStatusNotificationParams) -> Self {
@@ -21179,7 +21179,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TaskStatusNotificationP
     }
 }
 impl TaskStatusNotificationParams {
-    /// Builds a `TaskStatusNotificationParams` from its required fields.
+    /// Builds `TaskStatusNotificationParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -21363,7 +21363,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
     }
 }
 impl TextContent {
-    /// Builds a `TextContent` from its required fields.
+    /// Builds `TextContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(text: impl Into<String>) -> Self {
@@ -21529,7 +21529,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextResourceContents {
     }
 }
 impl TextResourceContents {
-    /// Builds a `TextResourceContents` from its required fields.
+    /// Builds `TextResourceContents` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
@@ -21746,7 +21746,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TitledMultiSelectEnumSc
     }
 }
 impl TitledMultiSelectEnumSchema {
-    /// Builds a `TitledMultiSelectEnumSchema` from its required fields.
+    /// Builds `TitledMultiSelectEnumSchema` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(items: TitledMultiSelectEnumSchemaItems) -> Self {
@@ -21853,7 +21853,7 @@ for TitledMultiSelectEnumSchemaItems {
     }
 }
 impl TitledMultiSelectEnumSchemaItems {
-    /// Builds a `TitledMultiSelectEnumSchemaItems` from its required fields.
+    /// Builds `TitledMultiSelectEnumSchemaItems` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(any_of: Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>) -> Self {
@@ -21943,7 +21943,7 @@ for TitledMultiSelectEnumSchemaItemsAnyOfItem {
     }
 }
 impl TitledMultiSelectEnumSchemaItemsAnyOfItem {
-    /// Builds a `TitledMultiSelectEnumSchemaItemsAnyOfItem` from its required fields.
+    /// Builds `TitledMultiSelectEnumSchemaItemsAnyOfItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(r#const: impl Into<String>, title: impl Into<String>) -> Self {
@@ -22130,7 +22130,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TitledSingleSelectEnumS
     }
 }
 impl TitledSingleSelectEnumSchema {
-    /// Builds a `TitledSingleSelectEnumSchema` from its required fields.
+    /// Builds `TitledSingleSelectEnumSchema` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(one_of: Vec<TitledSingleSelectEnumSchemaOneOfItem>) -> Self {
@@ -22241,7 +22241,7 @@ for TitledSingleSelectEnumSchemaOneOfItem {
     }
 }
 impl TitledSingleSelectEnumSchemaOneOfItem {
-    /// Builds a `TitledSingleSelectEnumSchemaOneOfItem` from its required fields.
+    /// Builds `TitledSingleSelectEnumSchemaOneOfItem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(r#const: impl Into<String>, title: impl Into<String>) -> Self {
@@ -22544,7 +22544,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Tool {
     }
 }
 impl Tool {
-    /// Builds a `Tool` from its required fields.
+    /// Builds `Tool` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>, input_schema: ToolInputSchema) -> Self {
@@ -23803,7 +23803,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolResultContent {
     }
 }
 impl ToolResultContent {
-    /// Builds a `ToolResultContent` from its required fields.
+    /// Builds `ToolResultContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(tool_use_id: impl Into<String>, content: Vec<ContentBlock>) -> Self {
@@ -24009,7 +24009,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolUseContent {
     }
 }
 impl ToolUseContent {
-    /// Builds a `ToolUseContent` from its required fields.
+    /// Builds `ToolUseContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -24131,7 +24131,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for URLElicitationRequiredE
     }
 }
 impl URLElicitationRequiredError {
-    /// Builds a `URLElicitationRequiredError` from its required fields.
+    /// Builds `URLElicitationRequiredError` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(error: URLElicitationRequiredErrorError) -> Self {
@@ -24249,7 +24249,7 @@ for URLElicitationRequiredErrorError {
     }
 }
 impl URLElicitationRequiredErrorError {
-    /// Builds a `URLElicitationRequiredErrorError` from its required fields.
+    /// Builds `URLElicitationRequiredErrorError` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -24344,7 +24344,7 @@ for URLElicitationRequiredErrorErrorData {
     }
 }
 impl URLElicitationRequiredErrorErrorData {
-    /// Builds a `URLElicitationRequiredErrorErrorData` from its required fields.
+    /// Builds `URLElicitationRequiredErrorErrorData` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(elicitations: Vec<ElicitRequestURLParams>) -> Self {
@@ -24489,7 +24489,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UnsubscribeRequest {
     }
 }
 impl UnsubscribeRequest {
-    /// Builds a `UnsubscribeRequest` from its required fields.
+    /// Builds `UnsubscribeRequest` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(params: UnsubscribeRequestParams, id: RequestId) -> Self {
@@ -24594,7 +24594,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UnsubscribeRequestParam
     }
 }
 impl UnsubscribeRequestParams {
-    /// Builds a `UnsubscribeRequestParams` from its required fields.
+    /// Builds `UnsubscribeRequestParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(uri: impl Into<String>) -> Self {
@@ -24801,7 +24801,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UntitledMultiSelectEnum
     }
 }
 impl UntitledMultiSelectEnumSchema {
-    /// Builds a `UntitledMultiSelectEnumSchema` from its required fields.
+    /// Builds `UntitledMultiSelectEnumSchema` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(items: UntitledMultiSelectEnumSchemaItems) -> Self {
@@ -24919,7 +24919,7 @@ for UntitledMultiSelectEnumSchemaItems {
     }
 }
 impl UntitledMultiSelectEnumSchemaItems {
-    /// Builds a `UntitledMultiSelectEnumSchemaItems` from its required fields.
+    /// Builds `UntitledMultiSelectEnumSchemaItems` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(r#enum: Vec<String>) -> Self {
@@ -25139,7 +25139,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UntitledSingleSelectEnu
     }
 }
 impl UntitledSingleSelectEnumSchema {
-    /// Builds a `UntitledSingleSelectEnumSchema` from its required fields.
+    /// Builds `UntitledSingleSelectEnumSchema` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(r#enum: Vec<String>) -> Self {

@@ -110,7 +110,7 @@ pub fn emit_builders(
         return quote!(#default #setters);
     }
     let allow = (params.len() > MAX_ARGS).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let doc = format!(" Builds a `{name}` from its required fields.");
+    let doc = format!(" Builds `{name}` from its required fields.");
     quote! {
         impl #name {
             #[doc = #doc]

@@ -100,7 +100,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AskFrame {
     }
 }
 impl AskFrame {
-    /// Builds a `AskFrame` from its required fields.
+    /// Builds `AskFrame` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(question: impl Into<String>) -> Self {
@@ -224,7 +224,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for DeskConfig {
     }
 }
 impl DeskConfig {
-    /// Builds a `DeskConfig` from its required fields.
+    /// Builds `DeskConfig` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -534,7 +534,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EntryFrame {
     }
 }
 impl EntryFrame {
-    /// Builds a `EntryFrame` from its required fields.
+    /// Builds `EntryFrame` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -704,7 +704,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinFrame {
     }
 }
 impl JoinFrame {
-    /// Builds a `JoinFrame` from its required fields.
+    /// Builds `JoinFrame` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(ticket: TicketId) -> Self {
@@ -829,7 +829,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinedFrame {
     }
 }
 impl JoinedFrame {
-    /// Builds a `JoinedFrame` from its required fields.
+    /// Builds `JoinedFrame` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(ticket: TicketId, desk: impl Into<String>) -> Self {
@@ -926,7 +926,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for OpenTicket {
     }
 }
 impl OpenTicket {
-    /// Builds a `OpenTicket` from its required fields.
+    /// Builds `OpenTicket` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(desk: impl Into<String>) -> Self {
@@ -1038,7 +1038,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Problem {
     }
 }
 impl Problem {
-    /// Builds a `Problem` from its required fields.
+    /// Builds `Problem` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(reason: ProblemReason, detail: impl Into<String>) -> Self {
@@ -1244,7 +1244,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Question {
     }
 }
 impl Question {
-    /// Builds a `Question` from its required fields.
+    /// Builds `Question` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -1398,7 +1398,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RefusedFrame {
     }
 }
 impl RefusedFrame {
-    /// Builds a `RefusedFrame` from its required fields.
+    /// Builds `RefusedFrame` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(reason: RefusedFrameReason, detail: impl Into<String>) -> Self {
@@ -1668,7 +1668,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TicketOpened {
     }
 }
 impl TicketOpened {
-    /// Builds a `TicketOpened` from its required fields.
+    /// Builds `TicketOpened` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(

@@ -113,7 +113,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChangedParams {
     }
 }
 impl ChangedParams {
-    /// Builds a `ChangedParams` from its required fields.
+    /// Builds `ChangedParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(
@@ -216,7 +216,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CloseParams {
     }
 }
 impl CloseParams {
-    /// Builds a `CloseParams` from its required fields.
+    /// Builds `CloseParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(handle: Handle) -> Self {
@@ -366,7 +366,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for NumberValue {
     }
 }
 impl NumberValue {
-    /// Builds a `NumberValue` from its required fields.
+    /// Builds `NumberValue` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(number: f64) -> Self {
@@ -446,7 +446,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for OpenParams {
     }
 }
 impl OpenParams {
-    /// Builds a `OpenParams` from its required fields.
+    /// Builds `OpenParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>) -> Self {
@@ -526,7 +526,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for OpenResult {
     }
 }
 impl OpenResult {
-    /// Builds a `OpenResult` from its required fields.
+    /// Builds `OpenResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(handle: Handle) -> Self {
@@ -636,7 +636,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PutParams {
     }
 }
 impl PutParams {
-    /// Builds a `PutParams` from its required fields.
+    /// Builds `PutParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(handle: Handle, key: impl Into<String>, value: Value) -> Self {
@@ -736,7 +736,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PutResult {
     }
 }
 impl PutResult {
-    /// Builds a `PutResult` from its required fields.
+    /// Builds `PutResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(version: i64) -> Self {
@@ -846,7 +846,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextValue {
     }
 }
 impl TextValue {
-    /// Builds a `TextValue` from its required fields.
+    /// Builds `TextValue` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(text: impl Into<String>) -> Self {

@@ -163,7 +163,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for DiceContent {
     }
 }
 impl DiceContent {
-    /// Builds a `DiceContent` from its required fields.
+    /// Builds `DiceContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(value: i64) -> Self {
@@ -276,7 +276,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
     }
 }
 impl ErrorMessage {
-    /// Builds a `ErrorMessage` from its required fields.
+    /// Builds `ErrorMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(payload: ErrorMessagePayload) -> Self {
@@ -380,7 +380,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessagePayload {
     }
 }
 impl ErrorMessagePayload {
-    /// Builds a `ErrorMessagePayload` from its required fields.
+    /// Builds `ErrorMessagePayload` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(message: impl Into<String>) -> Self {
@@ -528,7 +528,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for HeardMessage {
     }
 }
 impl HeardMessage {
-    /// Builds a `HeardMessage` from its required fields.
+    /// Builds `HeardMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(room: RoomId, nick: impl Into<String>, content: Content) -> Self {
@@ -736,7 +736,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinMessage {
     }
 }
 impl JoinMessage {
-    /// Builds a `JoinMessage` from its required fields.
+    /// Builds `JoinMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(room: RoomId, nick: impl Into<String>) -> Self {
@@ -872,7 +872,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinedMessage {
     }
 }
 impl JoinedMessage {
-    /// Builds a `JoinedMessage` from its required fields.
+    /// Builds `JoinedMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(room: RoomId, members: i64) -> Self {
@@ -989,7 +989,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LeaveMessage {
     }
 }
 impl LeaveMessage {
-    /// Builds a `LeaveMessage` from its required fields.
+    /// Builds `LeaveMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(room: RoomId) -> Self {
@@ -1221,7 +1221,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SayMessage {
     }
 }
 impl SayMessage {
-    /// Builds a `SayMessage` from its required fields.
+    /// Builds `SayMessage` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(room: RoomId, content: Content) -> Self {
@@ -1339,7 +1339,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
     }
 }
 impl TextContent {
-    /// Builds a `TextContent` from its required fields.
+    /// Builds `TextContent` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(text: impl Into<String>) -> Self {

@@ -86,7 +86,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelledParams {
     }
 }
 impl CancelledParams {
-    /// Builds a `CancelledParams` from its required fields.
+    /// Builds `CancelledParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(request_id: RequestId) -> Self {
@@ -172,7 +172,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ConfirmParams {
     }
 }
 impl ConfirmParams {
-    /// Builds a `ConfirmParams` from its required fields.
+    /// Builds `ConfirmParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(question: impl Into<String>) -> Self {
@@ -249,7 +249,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ConfirmResult {
     }
 }
 impl ConfirmResult {
-    /// Builds a `ConfirmResult` from its required fields.
+    /// Builds `ConfirmResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(yes: bool) -> Self {
@@ -588,7 +588,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressParams {
     }
 }
 impl ProgressParams {
-    /// Builds a `ProgressParams` from its required fields.
+    /// Builds `ProgressParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(progress_token: ProgressToken, progress: f64) -> Self {
@@ -899,7 +899,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RunParams {
     }
 }
 impl RunParams {
-    /// Builds a `RunParams` from its required fields.
+    /// Builds `RunParams` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(name: impl Into<String>, steps: i64) -> Self {
@@ -1021,7 +1021,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RunResult {
     }
 }
 impl RunResult {
-    /// Builds a `RunResult` from its required fields.
+    /// Builds `RunResult` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(done: i64) -> Self {
