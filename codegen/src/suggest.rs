@@ -10,6 +10,9 @@ pub const DOCS: &str = "https://docs.rs/agentwire/latest/agentwire/spec/index.ht
 /// The anchor of "gRPC protocols" in [`DOCS`].
 pub const GRPC_DOCS: &str = "grpc-protocols-transportkind-grpc";
 
+/// The anchor of "Session skeletons" in [`DOCS`].
+pub const SESSIONS_DOCS: &str = "session-skeletons-sessions-for-transportkind-httpwebsocket";
+
 /// A section of [`DOCS`], by the anchor rustdoc gives its heading (`protocolyaml` for
 /// "`protocol.yaml`").
 pub fn docs(section: &str) -> String {
@@ -99,6 +102,34 @@ pub fn yaml_message(e: &serde_saphyr::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The id rustdoc gives a Markdown heading: lower case, spaces as `-`, other marks dropped.
+    fn rustdoc_id(heading: &str) -> String {
+        heading
+            .chars()
+            .filter_map(|c| match c {
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c.to_ascii_lowercase()),
+                c if c.is_whitespace() => Some('-'),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_section_a_hint_names_is_a_heading_of_the_spec_docs() {
+        let readme = include_str!("../../spec/README.md");
+        let ids: Vec<String> = readme
+            .lines()
+            .filter_map(|l| l.strip_prefix('#'))
+            .map(|h| rustdoc_id(h.trim_start_matches('#').trim()))
+            .collect();
+        for section in ["protocolyaml", "machineyaml", GRPC_DOCS, SESSIONS_DOCS] {
+            assert!(
+                ids.iter().any(|id| id == section),
+                "{section} not in {ids:?}"
+            );
+        }
+    }
 
     #[test]
     fn the_closest_name_within_reach_is_suggested() {

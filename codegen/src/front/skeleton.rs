@@ -170,10 +170,7 @@ pub fn lower(file: &SourceFile, pf: &ProtocolFile, p: &mut Protocol, errors: &mu
             let msg = format!(
                 "an `http+websocket` protocol needs a `sessions:` section: the roles, routes, \
                  kinds and message templates its session engine uses ({})",
-                crate::suggest::see(
-                    "\"Session skeletons\"",
-                    "session-skeletons-sessions-for-transportkind-httpwebsocket"
-                )
+                crate::suggest::see("\"Session skeletons\"", crate::suggest::SESSIONS_DOCS)
             );
             c.at(&pf.transport_at, msg);
             None
