@@ -11,7 +11,7 @@ use agentwire_runtime::validate::min_length;
 use agentwire_runtime::{FieldError, JsonPointer, Validate, decode_checked, decode_json};
 use serde::Deserialize;
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 struct Message {
     id: String,
@@ -19,14 +19,14 @@ struct Message {
     payload: Payload,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 struct Payload {
     input: Vec<Item>,
     loading: bool,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 struct Item {
     role: String,
@@ -66,7 +66,7 @@ fn broken(corpus: &[String]) -> Vec<String> {
     corpus
         .iter()
         .map(|m| {
-            let m = m.replacen(r#""id":"m-"#, r#""id":"","x":"#, 1);
+            let m = m.replacen(r#""id":"m-"#, r##""id":"","x":""##, 1);
             let m = m.replacen(r#""loading":true"#, r#""loading":1"#, 1);
             m.replacen(r#""role":"user","#, "", 1)
         })

@@ -3,7 +3,7 @@
 //! ([`crate::decode::decode_all`]); `agentwire trace check` to let the sequence check go on
 //! past an invalid message, "as if it had arrived". A string of the minimum length, the first
 //! allowed enum value, a number at the bound, a value of the expected JSON type for a wrong or
-//! missing one.
+//! missing one; a member a closed type does not have is dropped.
 
 use serde_json::{Value, json};
 
@@ -22,6 +22,13 @@ pub fn repair(entry: &mut Value, e: &FieldError) -> bool {
                 map.insert(key, Value::Null);
                 true
             }
+            _ => false,
+        };
+    }
+    if e.rule == Rule::UnknownKind && e.message.starts_with("unknown field ") {
+        // A member a closed type does not have (pbjson's messages): without it, it decodes.
+        return match entry.pointer_mut(parent) {
+            Some(Value::Object(map)) => map.remove(&key).is_some(),
             _ => false,
         };
     }
@@ -151,5 +158,10 @@ mod tests {
             &mut v,
             &err("/m/id", Rule::Pattern("^a$"), "no match")
         ));
+        assert!(repair(
+            &mut v,
+            &err("/m/n", Rule::UnknownKind, "unknown field `n`, expected `id`")
+        ));
+        assert_eq!(v["m"].get("n"), None);
     }
 }

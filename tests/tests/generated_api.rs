@@ -2,7 +2,7 @@
 //! fields alone, a decode that reports every error of a message, and a message from the wrong
 //! side named as such. Exact texts.
 
-use agentwire_protocols::{agentloop as al, eca, helix_zed, mcp};
+use agentwire_protocols::{agentloop as al, coven, eca, helix_zed, mcp};
 
 #[test]
 fn a_struct_is_built_from_its_required_fields_only() {
@@ -72,6 +72,13 @@ fn decoding_reports_every_error_of_a_message() {
         .unwrap()
         .unwrap_err();
     assert_eq!(by_type, e);
+}
+
+#[test]
+fn a_protobuf_message_reports_every_error_unknown_members_too() {
+    let json = r#"{"register":{"agent_id":"","name":5,"colour":"red"}}"#;
+    let e = coven::decode_message("agent", json).unwrap().unwrap_err();
+    assert_eq!(e.to_string(), "");
 }
 
 #[test]
