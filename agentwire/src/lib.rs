@@ -144,3 +144,10 @@ pub use agentwire_runtime::{FieldError, Invalid, JsonPointer, Rule, Validate, de
 /// The derive macros (default `derive` feature).
 #[cfg(feature = "derive")]
 pub use agentwire_macros::{Protocol, Validate};
+
+/// The spec formats a `#[derive(Protocol)]` folder is written in (`protocol.yaml`, the types in
+/// TypeScript, protobuf or JSON Schema, `machine.yaml`), and the Rust each becomes. Spec
+/// diagnostics point here.
+///
+#[doc = include_str!("../../spec/README.md")]
+pub mod spec {}

@@ -480,36 +480,22 @@ fn type_response(
 }
 
 /// When `entry` failed only because its kind is one another role sends, the error that says
-/// so ("`x` is sent by the server, not the client") in place of "unknown kind".
+/// so ("`x` is sent by the server, not the client"); the wording is the runtime's, shared with
+/// every generated `decode_message`.
 fn wrong_side(
     p: &dyn Protocol,
     from: &str,
     entry: &Value,
     invalid: &Invalid,
 ) -> Option<FieldError> {
-    let [e] = invalid.errors.as_slice() else {
-        return None;
-    };
-    if !matches!(e.rule, Rule::UnknownKind | Rule::MissingKind) || e.pointer == "/from" {
-        return None;
-    }
-    let sender = p
-        .roles()
-        .iter()
-        .find(|r| **r != from && matches!(p.decode(r, entry), Some(Ok(_))))?;
-    // The other side may name its kinds under another tag, so this side finds none.
-    Some(match entry.pointer(&e.pointer).and_then(Value::as_str) {
-        Some(kind) if e.rule == Rule::UnknownKind => FieldError::new(
-            e.pointer.clone(),
-            Rule::UnknownKind,
-            format!("`{kind}` is sent by the {sender}, not the {from}"),
-        ),
-        _ => FieldError::new(
-            "/message",
-            Rule::UnknownKind,
-            format!("this message is sent by the {sender}, not the {from}"),
-        ),
-    })
+    agentwire_runtime::side::wrong_side(
+        p.roles(),
+        from,
+        invalid,
+        "/message",
+        |pointer| entry.pointer(pointer)?.as_str().map(str::to_owned),
+        |role| matches!(p.decode(role, entry), Some(Ok(_))),
+    )
 }
 
 /// A decoded message of a capture, with what the merge needs.

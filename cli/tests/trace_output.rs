@@ -240,7 +240,7 @@ fn a_message_from_the_wrong_side_is_named_as_such() {
     assert_eq!(
         stdout.lines().next().unwrap(),
         "<stdin>:line 2: /message: this message is sent by the zed, not the helix \
-         [unknown_kind]"
+         [wrong_side]"
     );
     // agentloop names both sides' kinds under `type`: the kind is named.
     let server_kind = json!({"from": "client", "message": {"id": "1", "type": "agent_finished",
@@ -254,6 +254,6 @@ fn a_message_from_the_wrong_side_is_named_as_such() {
     assert_eq!(
         stdout.lines().next().unwrap(),
         "<stdin>:line 1: /message/type: `agent_finished` is sent by the server, not the client \
-         [unknown_kind]"
+         [wrong_side]"
     );
 }

@@ -81,6 +81,52 @@ impl SpecError {
     }
 }
 
+impl SpecError {
+    /// The offending source line under its number, the span underlined, as rustc and miette
+    /// show them; `None` for an error without a location.
+    ///
+    /// ```text
+    ///   |
+    /// 3 | interface Ping { type: 'ping' id: string; }
+    ///   |                               ^^ here
+    /// ```
+    pub fn snippet(&self) -> Option<String> {
+        let text = self.source_code.as_ref()?.inner();
+        let span = self.span?;
+        let offset = floor_char_boundary(text, span.offset().min(text.len()));
+        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+        let line = text[start..end].trim_end_matches('\r');
+        let number = line_col(text, offset).0.to_string();
+        let gutter = " ".repeat(number.len());
+        // Tabs stay tabs under the line, so the marks line up in any editor.
+        let pad: String = text[start..offset]
+            .chars()
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        let marked = line.get(offset - start..).unwrap_or_default();
+        let width = marked
+            .char_indices()
+            .take_while(|(i, _)| *i < span.len())
+            .count()
+            .max(1);
+        let marks = format!("{pad}{} {}", "^".repeat(width), self.label);
+        Some(format!(
+            "{gutter} |\n{number} | {line}\n{gutter} | {}",
+            marks.trim_end()
+        ))
+    }
+
+    /// [`one_line`](Self::one_line), then the [`snippet`](Self::snippet) when there is one:
+    /// what `cargo xtask` prints and the derive macro reports.
+    pub fn render(&self) -> String {
+        match self.snippet() {
+            Some(snippet) => format!("{}\n{snippet}", self.one_line()),
+            None => self.one_line(),
+        }
+    }
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());

@@ -2,9 +2,27 @@
 //! YAML reader's errors reworded so they carry that suggestion and no source snippet of their
 //! own (the diagnostic shows one, under the real file's name).
 
-/// Where the spec formats are documented, for hints: the published docs of the `agentwire`
-/// facade crate, which a downstream crate has (it has no copy of this repository).
-pub const DOCS: &str = "https://docs.rs/agentwire";
+/// Where the spec formats are documented, for hints: the `spec` module of the `agentwire`
+/// facade crate's published docs (spec/README.md), which a downstream crate can read (it has no
+/// copy of this repository).
+pub const DOCS: &str = "https://docs.rs/agentwire/latest/agentwire/spec/index.html";
+
+/// The anchor of "gRPC protocols" in [`DOCS`].
+pub const GRPC_DOCS: &str = "grpc-protocols-transportkind-grpc";
+
+/// The anchor of "Session skeletons" in [`DOCS`].
+pub const SESSIONS_DOCS: &str = "session-skeletons-sessions-for-transportkind-httpwebsocket";
+
+/// A section of [`DOCS`], by the anchor rustdoc gives its heading (`protocolyaml` for
+/// "`protocol.yaml`").
+pub fn docs(section: &str) -> String {
+    format!("{DOCS}#{section}")
+}
+
+/// A hint naming a section of the docs: `see <what> in agentwire's docs, <url>`.
+pub fn see(what: &str, section: &str) -> String {
+    format!("see {what} in agentwire's docs, {}", docs(section))
+}
 
 /// The candidate closest to `word` by edit distance, if it is close enough to be a typo: at
 /// most a third of the word's length (at least 1), and a different word.
@@ -84,6 +102,34 @@ pub fn yaml_message(e: &serde_saphyr::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The id rustdoc gives a Markdown heading: lower case, spaces as `-`, other marks dropped.
+    fn rustdoc_id(heading: &str) -> String {
+        heading
+            .chars()
+            .filter_map(|c| match c {
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c.to_ascii_lowercase()),
+                c if c.is_whitespace() => Some('-'),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_section_a_hint_names_is_a_heading_of_the_spec_docs() {
+        let readme = include_str!("../../spec/README.md");
+        let ids: Vec<String> = readme
+            .lines()
+            .filter_map(|l| l.strip_prefix('#'))
+            .map(|h| rustdoc_id(h.trim_start_matches('#').trim()))
+            .collect();
+        for section in ["protocolyaml", "machineyaml", GRPC_DOCS, SESSIONS_DOCS] {
+            assert!(
+                ids.iter().any(|id| id == section),
+                "{section} not in {ids:?}"
+            );
+        }
+    }
 
     #[test]
     fn the_closest_name_within_reach_is_suggested() {

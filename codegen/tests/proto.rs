@@ -110,6 +110,20 @@ fn unknown_type_has_file_line_col() {
 }
 
 #[test]
+fn a_misspelt_tag_in_a_proto_comment_gets_the_closest_tag() {
+    let text =
+        "syntax = \"proto3\";\npackage p;\n\nmessage A {\n  // @minimun 0\n  int32 n = 1;\n}\n";
+    let (dir, lines) = errors_for("tags.proto", text);
+    let file = dir.path().join("tags.proto").display().to_string();
+    assert_eq!(
+        lines,
+        [format!(
+            "{file}:5:6: unknown constraint tag `@minimun` (hint: did you mean `@minimum`?)"
+        )]
+    );
+}
+
+#[test]
 fn bad_tags_point_at_the_comment() {
     let text = "syntax = \"proto3\";\npackage p;\n\nmessage A {\n  // The id.\n  // @minLength one\n  string a = 1;\n  int32 b = 2; // @maxLength 3\n  string c = 3; // @format email\n  // @minlength 2\n  string d = 4;\n  // @minLength 5\n  // @maxLength 2\n  string e = 5;\n}\n";
     let (dir, lines) = errors_for("tags.proto", text);

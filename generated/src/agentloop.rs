@@ -114,6 +114,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentFinishedMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl AgentFinishedMessage {
+    /// Builds `AgentFinishedMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, payload: AgentFinishedMessagePayload) -> Self {
+        Self { id: id.into(), payload }
+    }
+}
 impl agentwire_runtime::Validate for AgentFinishedMessage {
     fn validate_at(
         &self,
@@ -195,6 +203,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentFinishedMessagePay
         d.deserialize_map(Visitor)
     }
 }
+impl AgentFinishedMessagePayload {
+    /// Builds `AgentFinishedMessagePayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(response_id: impl Into<String>) -> Self {
+        Self {
+            response_id: response_id.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for AgentFinishedMessagePayload {
     fn validate_at(
         &self,
@@ -266,6 +284,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApplyPatchCommand {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ApplyPatchCommand {
+    /// Builds `ApplyPatchCommand` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(patch: impl Into<String>) -> Self {
+        Self { patch: patch.into() }
     }
 }
 impl agentwire_runtime::Validate for ApplyPatchCommand {
@@ -380,6 +406,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalRequestMessage 
         d.deserialize_map(Visitor)
     }
 }
+impl ApprovalRequestMessage {
+    /// Builds `ApprovalRequestMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, payload: ApprovalRequestMessagePayload) -> Self {
+        Self { id: id.into(), payload }
+    }
+}
 impl agentwire_runtime::Validate for ApprovalRequestMessage {
     fn validate_at(
         &self,
@@ -479,6 +513,19 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalRequestMessageP
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ApprovalRequestMessagePayload {
+    /// Builds `ApprovalRequestMessagePayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(command: Vec<String>) -> Self {
+        Self { command, apply_patch: None }
+    }
+    /// Sets `applyPatch`.
+    pub fn with_apply_patch(mut self, value: ApplyPatchCommand) -> Self {
+        self.apply_patch = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ApprovalRequestMessagePayload {
@@ -599,6 +646,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalResponseMessage
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ApprovalResponseMessage {
+    /// Builds `ApprovalResponseMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, payload: ApprovalResponseMessagePayload) -> Self {
+        Self { id: id.into(), payload }
     }
 }
 impl agentwire_runtime::Validate for ApprovalResponseMessage {
@@ -733,6 +788,34 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApprovalResponseMessage
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ApprovalResponseMessagePayload {
+    /// Builds `ApprovalResponseMessagePayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(review: ReviewDecision) -> Self {
+        Self {
+            review,
+            apply_patch: None,
+            custom_deny_message: None,
+            explanation: None,
+        }
+    }
+    /// Sets `applyPatch`.
+    pub fn with_apply_patch(mut self, value: ApplyPatchCommand) -> Self {
+        self.apply_patch = Some(value);
+        self
+    }
+    /// Sets `customDenyMessage`.
+    pub fn with_custom_deny_message(mut self, value: Option<String>) -> Self {
+        self.custom_deny_message = Some(value);
+        self
+    }
+    /// Sets `explanation`.
+    pub fn with_explanation(mut self, value: impl Into<String>) -> Self {
+        self.explanation = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for ApprovalResponseMessagePayload {
@@ -907,6 +990,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContentItem {
         d.deserialize_map(Visitor)
     }
 }
+impl ContentItem {
+    /// Builds `ContentItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(r#type: ContentItemType, text: impl Into<String>) -> Self {
+        Self { r#type, text: text.into() }
+    }
+}
 impl agentwire_runtime::Validate for ContentItem {
     fn validate_at(
         &self,
@@ -1058,6 +1149,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCompactedMessage
         d.deserialize_map(Visitor)
     }
 }
+impl ContextCompactedMessage {
+    /// Builds `ContextCompactedMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, payload: ContextCompactedMessagePayload) -> Self {
+        Self { id: id.into(), payload }
+    }
+}
 impl agentwire_runtime::Validate for ContextCompactedMessage {
     fn validate_at(
         &self,
@@ -1196,6 +1295,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCompactedMessage
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ContextCompactedMessagePayload {
+    /// Builds `ContextCompactedMessagePayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        old_token_count: i64,
+        new_token_count: i64,
+        reduction_percent: f64,
+        strategy: impl Into<String>,
+    ) -> Self {
+        Self {
+            old_token_count,
+            new_token_count,
+            reduction_percent,
+            strategy: strategy.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ContextCompactedMessagePayload {
@@ -1337,6 +1454,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextInfoMessage {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ContextInfoMessage {
+    /// Builds `ContextInfoMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, payload: ContextInfoMessagePayload) -> Self {
+        Self { id: id.into(), payload }
     }
 }
 impl agentwire_runtime::Validate for ContextInfoMessage {
@@ -1498,6 +1623,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextInfoMessagePaylo
         d.deserialize_map(Visitor)
     }
 }
+impl ContextInfoMessagePayload {
+    /// Builds `ContextInfoMessagePayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        token_count: i64,
+        usage_percent: f64,
+        transcript_length: i64,
+        max_tokens: i64,
+        strategy: impl Into<String>,
+    ) -> Self {
+        Self {
+            token_count,
+            usage_percent,
+            transcript_length,
+            max_tokens,
+            strategy: strategy.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for ContextInfoMessagePayload {
     fn validate_at(
         &self,
@@ -1646,6 +1791,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl ErrorMessage {
+    /// Builds `ErrorMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, payload: ErrorMessagePayload) -> Self {
+        Self { id: id.into(), payload }
+    }
+}
 impl agentwire_runtime::Validate for ErrorMessage {
     fn validate_at(
         &self,
@@ -1747,6 +1900,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessagePayload {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ErrorMessagePayload {
+    /// Builds `ErrorMessagePayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            details: None,
+        }
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: agentwire_runtime::serde_json::Value) -> Self {
+        self.details = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ErrorMessagePayload {
@@ -1904,6 +2073,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallItem {
         d.deserialize_map(Visitor)
     }
 }
+impl FunctionCallItem {
+    /// Builds `FunctionCallItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        id: impl Into<String>,
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            call_id: call_id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for FunctionCallItem {
     fn validate_at(
         &self,
@@ -2057,6 +2244,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FunctionCallOutputItem 
         d.deserialize_map(Visitor)
     }
 }
+impl FunctionCallOutputItem {
+    /// Builds `FunctionCallOutputItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        id: impl Into<String>,
+        call_id: impl Into<String>,
+        output: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            call_id: call_id.into(),
+            output: output.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for FunctionCallOutputItem {
     fn validate_at(
         &self,
@@ -2188,6 +2391,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetContextInfoMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl GetContextInfoMessage {
+    /// Builds `GetContextInfoMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            payload: None,
+        }
+    }
+    /// Sets `payload`.
+    pub fn with_payload(mut self, value: GetContextInfoMessagePayload) -> Self {
+        self.payload = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for GetContextInfoMessage {
     fn validate_at(
         &self,
@@ -2203,7 +2422,7 @@ impl agentwire_runtime::Validate for GetContextInfoMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct GetContextInfoMessagePayload {}
@@ -2348,6 +2567,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoadingStateMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl LoadingStateMessage {
+    /// Builds `LoadingStateMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, payload: LoadingStateMessagePayload) -> Self {
+        Self { id: id.into(), payload }
+    }
+}
 impl agentwire_runtime::Validate for LoadingStateMessage {
     fn validate_at(
         &self,
@@ -2418,6 +2645,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoadingStateMessagePayl
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl LoadingStateMessagePayload {
+    /// Builds `LoadingStateMessagePayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(loading: bool) -> Self {
+        Self { loading }
     }
 }
 impl agentwire_runtime::Validate for LoadingStateMessagePayload {
@@ -2550,6 +2785,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallItem {
         d.deserialize_map(Visitor)
     }
 }
+impl LocalShellCallItem {
+    /// Builds `LocalShellCallItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        id: impl Into<String>,
+        action: LocalShellCallItemAction,
+        status: LocalShellCallStatus,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            action,
+            status,
+        }
+    }
+}
 impl agentwire_runtime::Validate for LocalShellCallItem {
     fn validate_at(
         &self,
@@ -2628,6 +2879,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallItemActio
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl LocalShellCallItemAction {
+    /// Builds `LocalShellCallItemAction` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(command: Vec<String>) -> Self {
+        Self { command }
     }
 }
 impl agentwire_runtime::Validate for LocalShellCallItemAction {
@@ -2749,6 +3008,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LocalShellCallOutputIte
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl LocalShellCallOutputItem {
+    /// Builds `LocalShellCallOutputItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, output: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            output: output.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for LocalShellCallOutputItem {
@@ -2922,6 +3192,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ManualCompactMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl ManualCompactMessage {
+    /// Builds `ManualCompactMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            payload: None,
+        }
+    }
+    /// Sets `payload`.
+    pub fn with_payload(mut self, value: ManualCompactMessagePayload) -> Self {
+        self.payload = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ManualCompactMessage {
     fn validate_at(
         &self,
@@ -2937,7 +3223,7 @@ impl agentwire_runtime::Validate for ManualCompactMessage {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ManualCompactMessagePayload {}
@@ -3096,6 +3382,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageItem {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl MessageItem {
+    /// Builds `MessageItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        id: impl Into<String>,
+        role: MessageRole,
+        content: Vec<ContentItem>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            role,
+            content,
+        }
     }
 }
 impl agentwire_runtime::Validate for MessageItem {
@@ -3282,6 +3584,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasoningItem {
         d.deserialize_map(Visitor)
     }
 }
+impl ReasoningItem {
+    /// Builds `ReasoningItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, content: Vec<ContentItem>) -> Self {
+        Self {
+            id: id.into(),
+            content,
+            duration_ms: None,
+        }
+    }
+    /// Sets `duration_ms`.
+    pub fn with_duration_ms(mut self, value: i64) -> Self {
+        self.duration_ms = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ReasoningItem {
     fn validate_at(
         &self,
@@ -3390,6 +3709,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseInputItem {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ResponseInputItem {
+    /// Builds `ResponseInputItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(role: MessageRole, content: Vec<ContentItem>) -> Self {
+        Self {
+            r#type: ResponseInputItemType::Message,
+            role,
+            content,
+        }
     }
 }
 impl agentwire_runtime::Validate for ResponseInputItem {
@@ -3649,6 +3980,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResponseItemMessage {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ResponseItemMessage {
+    /// Builds `ResponseItemMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, payload: ResponseItem) -> Self {
+        Self { id: id.into(), payload }
     }
 }
 impl agentwire_runtime::Validate for ResponseItemMessage {
@@ -3957,6 +4296,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserInputMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl UserInputMessage {
+    /// Builds `UserInputMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, payload: UserInputMessagePayload) -> Self {
+        Self { id: id.into(), payload }
+    }
+}
 impl agentwire_runtime::Validate for UserInputMessage {
     fn validate_at(
         &self,
@@ -4057,6 +4404,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserInputMessagePayload
         d.deserialize_map(Visitor)
     }
 }
+impl UserInputMessagePayload {
+    /// Builds `UserInputMessagePayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(input: Vec<ResponseInputItem>) -> Self {
+        Self {
+            input,
+            previous_response_id: None,
+        }
+    }
+    /// Sets `previousResponseId`.
+    pub fn with_previous_response_id(mut self, value: impl Into<String>) -> Self {
+        self.previous_response_id = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for UserInputMessagePayload {
     fn validate_at(
         &self,
@@ -4074,11 +4437,9 @@ impl agentwire_runtime::Validate for UserInputMessagePayload {
     }
 }
 impl ClientMessage {
-    /// Decodes one `client` -> `server` message and checks every constraint of the spec.
+    /// Decodes one `client` -> `server` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -4087,11 +4448,9 @@ impl ClientMessage {
     }
 }
 impl ServerMessage {
-    /// Decodes one `server` -> `client` message and checks every constraint of the spec.
+    /// Decodes one `server` -> `client` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -4296,32 +4655,41 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "client" => {
-            Some(
-                ClientMessage::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "client" => {
+                Some(
+                    ClientMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            "server" => {
+                Some(
+                    ServerMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            _ => None,
         }
-        "server" => {
-            Some(
-                ServerMessage::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

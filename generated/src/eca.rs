@@ -161,6 +161,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatCommand {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatCommand {
+    /// Builds `ChatCommand` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        r#type: ChatCommandType,
+        arguments: Vec<ChatCommandArgument>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            r#type,
+            arguments,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ChatCommand {
     fn validate_at(
         &self,
@@ -262,6 +280,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatCommandArgument {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ChatCommandArgument {
+    /// Builds `ChatCommandArgument` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>, required: bool) -> Self {
+        Self {
+            name: name.into(),
+            description: None,
+            required,
+        }
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for ChatCommandArgument {
@@ -554,6 +589,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatContentReceivedPara
         d.deserialize_map(Visitor)
     }
 }
+impl ChatContentReceivedParams {
+    /// Builds `ChatContentReceivedParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        chat_id: impl Into<String>,
+        content: ChatContent,
+        role: ChatContentReceivedParamsRole,
+    ) -> Self {
+        Self {
+            chat_id: chat_id.into(),
+            content,
+            role,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ChatContentReceivedParams {
     fn validate_at(
         &self,
@@ -704,7 +755,7 @@ impl agentwire_runtime::Validate for ChatContext {
 }
 /// Params of the `chat/delete` request: forget a chat, its messages and its token and cost
 /// figures.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatDeleteParams {
@@ -763,6 +814,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatDeleteParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatDeleteParams {
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatDeleteParams {
     fn validate_at(
         &self,
@@ -772,7 +830,7 @@ impl agentwire_runtime::Validate for ChatDeleteParams {
 }
 /// Result of the `chat/delete` request. Carries no fields; on receiving it the client clears
 /// its chat view.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ChatDeleteResponse {}
@@ -971,6 +1029,41 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatPromptParams {
+    /// Builds `ChatPromptParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(request_id: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            chat_id: None,
+            request_id: request_id.into(),
+            message: message.into(),
+            model: None,
+            behavior: None,
+            contexts: None,
+        }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+    /// Sets `model`.
+    pub fn with_model(mut self, value: ChatModel) -> Self {
+        self.model = Some(value);
+        self
+    }
+    /// Sets `behavior`.
+    pub fn with_behavior(mut self, value: ChatBehavior) -> Self {
+        self.behavior = Some(value);
+        self
+    }
+    /// Sets `contexts`.
+    pub fn with_contexts(mut self, value: Vec<ChatContext>) -> Self {
+        self.contexts = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatPromptParams {
     fn validate_at(
         &self,
@@ -1069,6 +1162,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptResponse {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ChatPromptResponse {
+    /// Builds `ChatPromptResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(chat_id: impl Into<String>, model: ChatModel) -> Self {
+        Self {
+            chat_id: chat_id.into(),
+            model,
+            status: ChatPromptResponseStatus::Success,
+        }
     }
 }
 impl agentwire_runtime::Validate for ChatPromptResponse {
@@ -1173,6 +1278,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatPromptStopParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatPromptStopParams {
+    /// Builds `ChatPromptStopParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(chat_id: impl Into<String>) -> Self {
+        Self { chat_id: chat_id.into() }
+    }
+}
 impl agentwire_runtime::Validate for ChatPromptStopParams {
     fn validate_at(
         &self,
@@ -1260,6 +1373,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryCommandsParams
         d.deserialize_map(Visitor)
     }
 }
+impl ChatQueryCommandsParams {
+    /// Builds `ChatQueryCommandsParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(query: impl Into<String>) -> Self {
+        Self {
+            chat_id: None,
+            query: query.into(),
+        }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatQueryCommandsParams {
     fn validate_at(
         &self,
@@ -1344,6 +1473,19 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryCommandsRespon
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ChatQueryCommandsResponse {
+    /// Builds `ChatQueryCommandsResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(commands: Vec<ChatCommand>) -> Self {
+        Self { chat_id: None, commands }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for ChatQueryCommandsResponse {
@@ -1449,6 +1591,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextParams 
         d.deserialize_map(Visitor)
     }
 }
+impl ChatQueryContextParams {
+    /// Builds `ChatQueryContextParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(query: impl Into<String>, contexts: Vec<ChatContext>) -> Self {
+        Self {
+            chat_id: None,
+            query: query.into(),
+            contexts,
+        }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatQueryContextParams {
     fn validate_at(
         &self,
@@ -1535,6 +1694,19 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatQueryContextRespons
         d.deserialize_map(Visitor)
     }
 }
+impl ChatQueryContextResponse {
+    /// Builds `ChatQueryContextResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(contexts: Vec<ChatContext>) -> Self {
+        Self { chat_id: None, contexts }
+    }
+    /// Sets `chatId`.
+    pub fn with_chat_id(mut self, value: impl Into<String>) -> Self {
+        self.chat_id = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ChatQueryContextResponse {
     fn validate_at(
         &self,
@@ -1617,6 +1789,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatToolCallApprovePara
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ChatToolCallApproveParams {
+    /// Builds `ChatToolCallApproveParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(chat_id: impl Into<String>, tool_call_id: impl Into<String>) -> Self {
+        Self {
+            chat_id: chat_id.into(),
+            tool_call_id: tool_call_id.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ChatToolCallApproveParams {
@@ -1703,6 +1886,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatToolCallRejectParam
         d.deserialize_map(Visitor)
     }
 }
+impl ChatToolCallRejectParams {
+    /// Builds `ChatToolCallRejectParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(chat_id: impl Into<String>, tool_call_id: impl Into<String>) -> Self {
+        Self {
+            chat_id: chat_id.into(),
+            tool_call_id: tool_call_id.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for ChatToolCallRejectParams {
     fn validate_at(
         &self,
@@ -1711,7 +1905,7 @@ impl agentwire_runtime::Validate for ChatToolCallRejectParams {
     ) {}
 }
 /// Capabilities a client announces in `initialize`.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilities {
@@ -1772,6 +1966,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientCapabilities {
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilities {
+    /// Sets `codeAssistant`.
+    pub fn with_code_assistant(
+        mut self,
+        value: ClientCapabilitiesCodeAssistant,
+    ) -> Self {
+        self.code_assistant = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilities {
     fn validate_at(
         &self,
@@ -1779,7 +1983,7 @@ impl agentwire_runtime::Validate for ClientCapabilities {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesCodeAssistant {
@@ -1888,6 +2092,28 @@ for ClientCapabilitiesCodeAssistant {
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilitiesCodeAssistant {
+    /// Sets `chat`.
+    pub fn with_chat(mut self, value: bool) -> Self {
+        self.chat = Some(value);
+        self
+    }
+    /// Sets `doc`.
+    pub fn with_doc(mut self, value: bool) -> Self {
+        self.doc = Some(value);
+        self
+    }
+    /// Sets `edit`.
+    pub fn with_edit(mut self, value: bool) -> Self {
+        self.edit = Some(value);
+        self
+    }
+    /// Sets `fix`.
+    pub fn with_fix(mut self, value: bool) -> Self {
+        self.fix = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilitiesCodeAssistant {
     fn validate_at(
         &self,
@@ -1981,6 +2207,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for DirectoryContext {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl DirectoryContext {
+    /// Builds `DirectoryContext` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(path: impl Into<String>) -> Self {
+        Self { path: path.into() }
     }
 }
 impl agentwire_runtime::Validate for DirectoryContext {
@@ -2108,6 +2342,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EcaServerUpdatedParams 
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl EcaServerUpdatedParams {
+    /// Builds `EcaServerUpdatedParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(tools: Vec<ServerTool>) -> Self {
+        Self {
+            name: EcaServerUpdatedParamsName::ECA,
+            status: EcaServerUpdatedParamsStatus::Running,
+            tools,
+        }
     }
 }
 impl agentwire_runtime::Validate for EcaServerUpdatedParams {
@@ -2333,6 +2579,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileChangeDetails {
         d.deserialize_map(Visitor)
     }
 }
+impl FileChangeDetails {
+    /// Builds `FileChangeDetails` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        path: impl Into<String>,
+        diff: impl Into<String>,
+        lines_added: i64,
+        lines_removed: i64,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            diff: diff.into(),
+            lines_added,
+            lines_removed,
+        }
+    }
+}
 impl agentwire_runtime::Validate for FileChangeDetails {
     fn validate_at(
         &self,
@@ -2462,6 +2726,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for FileContext {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl FileContext {
+    /// Builds `FileContext` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(path: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            lines_range: None,
+        }
+    }
+    /// Sets `linesRange`.
+    pub fn with_lines_range(mut self, value: LinesRange) -> Self {
+        self.lines_range = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for FileContext {
@@ -2619,6 +2899,37 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeParams {
         d.deserialize_map(Visitor)
     }
 }
+impl InitializeParams {
+    /// Builds `InitializeParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        process_id: Option<i64>,
+        capabilities: ClientCapabilities,
+        workspace_folders: Vec<WorkspaceFolder>,
+    ) -> Self {
+        Self {
+            process_id,
+            client_info: None,
+            initialization_options: None,
+            capabilities,
+            workspace_folders,
+        }
+    }
+    /// Sets `clientInfo`.
+    pub fn with_client_info(mut self, value: InitializeParamsClientInfo) -> Self {
+        self.client_info = Some(value);
+        self
+    }
+    /// Sets `initializationOptions`.
+    pub fn with_initialization_options(
+        mut self,
+        value: InitializeParamsInitializationOptions,
+    ) -> Self {
+        self.initialization_options = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for InitializeParams {
     fn validate_at(
         &self,
@@ -2701,6 +3012,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeParamsClientI
         d.deserialize_map(Visitor)
     }
 }
+impl InitializeParamsClientInfo {
+    /// Builds `InitializeParamsClientInfo` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: None,
+        }
+    }
+    /// Sets `version`.
+    pub fn with_version(mut self, value: impl Into<String>) -> Self {
+        self.version = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for InitializeParamsClientInfo {
     fn validate_at(
         &self,
@@ -2708,7 +3035,7 @@ impl agentwire_runtime::Validate for InitializeParamsClientInfo {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializeParamsInitializationOptions {
@@ -2768,6 +3095,13 @@ for InitializeParamsInitializationOptions {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl InitializeParamsInitializationOptions {
+    /// Sets `chatBehavior`.
+    pub fn with_chat_behavior(mut self, value: ChatBehavior) -> Self {
+        self.chat_behavior = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for InitializeParamsInitializationOptions {
@@ -2907,6 +3241,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResponse {
         d.deserialize_map(Visitor)
     }
 }
+impl InitializeResponse {
+    /// Builds `InitializeResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        models: Vec<ChatModel>,
+        chat_default_model: ChatModel,
+        chat_behaviors: Vec<ChatBehavior>,
+        chat_default_behavior: ChatBehavior,
+        chat_welcome_message: impl Into<String>,
+    ) -> Self {
+        Self {
+            models,
+            chat_default_model,
+            chat_behaviors,
+            chat_default_behavior,
+            chat_welcome_message: chat_welcome_message.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for InitializeResponse {
     fn validate_at(
         &self,
@@ -2915,7 +3269,7 @@ impl agentwire_runtime::Validate for InitializeResponse {
     ) {}
 }
 /// Params of the `initialized` notification. Carries no fields.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InitializedParams {}
@@ -3029,6 +3383,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LinesRange {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl LinesRange {
+    /// Builds `LinesRange` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(start: i64, end: i64) -> Self {
+        Self { start, end }
     }
 }
 impl agentwire_runtime::Validate for LinesRange {
@@ -3193,6 +3555,30 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPServerUpdatedParams 
         d.deserialize_map(Visitor)
     }
 }
+impl MCPServerUpdatedParams {
+    /// Builds `MCPServerUpdatedParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        name: impl Into<String>,
+        command: impl Into<String>,
+        args: Vec<String>,
+        status: MCPServerUpdatedParamsStatus,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            command: command.into(),
+            args,
+            status,
+            tools: None,
+        }
+    }
+    /// Sets `tools`.
+    pub fn with_tools(mut self, value: Vec<ServerTool>) -> Self {
+        self.tools = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for MCPServerUpdatedParams {
     fn validate_at(
         &self,
@@ -3310,6 +3696,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPStartServerParams {
         d.deserialize_map(Visitor)
     }
 }
+impl MCPStartServerParams {
+    /// Builds `MCPStartServerParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into() }
+    }
+}
 impl agentwire_runtime::Validate for MCPStartServerParams {
     fn validate_at(
         &self,
@@ -3371,6 +3765,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MCPStopServerParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl MCPStopServerParams {
+    /// Builds `MCPStopServerParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into() }
     }
 }
 impl agentwire_runtime::Validate for MCPStopServerParams {
@@ -3535,6 +3937,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for McpResourceContext {
         d.deserialize_map(Visitor)
     }
 }
+impl McpResourceContext {
+    /// Builds `McpResourceContext` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        mime_type: impl Into<String>,
+        server: impl Into<String>,
+    ) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            description: description.into(),
+            mime_type: mime_type.into(),
+            server: server.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for McpResourceContext {
     fn validate_at(
         &self,
@@ -3691,6 +4113,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ProgressContent {
+    /// Builds `ProgressContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(state: ProgressContentState, text: impl Into<String>) -> Self {
+        Self { state, text: text.into() }
+    }
+}
 impl agentwire_runtime::Validate for ProgressContent {
     fn validate_at(
         &self,
@@ -3823,6 +4253,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonFinishedContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ReasonFinishedContent {
+    /// Builds `ReasonFinishedContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self { id: id.into() }
+    }
+}
 impl agentwire_runtime::Validate for ReasonFinishedContent {
     fn validate_at(
         &self,
@@ -3914,6 +4352,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonStartedContent {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ReasonStartedContent {
+    /// Builds `ReasonStartedContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self { id: id.into() }
     }
 }
 impl agentwire_runtime::Validate for ReasonStartedContent {
@@ -4026,6 +4472,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReasonTextContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ReasonTextContent {
+    /// Builds `ReasonTextContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            text: text.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for ReasonTextContent {
     fn validate_at(
         &self,
@@ -4035,7 +4492,7 @@ impl agentwire_runtime::Validate for ReasonTextContent {
 }
 /// The repository map of the workspaces, which the server computes itself. Clients attach it by
 /// default; users may drop it to keep the context small.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(tag = "type", rename = "repoMap")]
@@ -4222,6 +4679,28 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerTool {
         d.deserialize_map(Visitor)
     }
 }
+impl ServerTool {
+    /// Builds `ServerTool` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: agentwire_runtime::serde_json::Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            disabled: None,
+        }
+    }
+    /// Sets `disabled`.
+    pub fn with_disabled(mut self, value: bool) -> Self {
+        self.disabled = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ServerTool {
     fn validate_at(
         &self,
@@ -4300,6 +4779,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ShowMessageParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ShowMessageParams {
+    /// Builds `ShowMessageParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(r#type: MessageType, message: impl Into<String>) -> Self {
+        Self {
+            r#type,
+            message: message.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ShowMessageParams {
@@ -4395,6 +4885,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl TextContent {
+    /// Builds `TextContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into() }
     }
 }
 impl agentwire_runtime::Validate for TextContent {
@@ -4581,6 +5079,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallOutput {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ToolCallOutput {
+    /// Builds `ToolCallOutput` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(content: impl Into<String>) -> Self {
+        Self {
+            r#type: ToolCallOutputType::Text,
+            content: content.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ToolCallOutput {
@@ -4822,6 +5331,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallPrepareContent 
         d.deserialize_map(Visitor)
     }
 }
+impl ToolCallPrepareContent {
+    /// Builds `ToolCallPrepareContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        origin: ToolCallOrigin,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments_text: impl Into<String>,
+        manual_approval: bool,
+    ) -> Self {
+        Self {
+            origin,
+            id: id.into(),
+            name: name.into(),
+            arguments_text: arguments_text.into(),
+            manual_approval,
+            summary: None,
+            details: None,
+        }
+    }
+    /// Sets `summary`.
+    pub fn with_summary(mut self, value: impl Into<String>) -> Self {
+        self.summary = Some(value.into());
+        self
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: ToolCallDetails) -> Self {
+        self.details = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolCallPrepareContent {
     fn validate_at(
         &self,
@@ -5030,6 +5571,37 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRejected {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ToolCallRejected {
+    /// Builds `ToolCallRejected` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        origin: ToolCallOrigin,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: ::std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        Self {
+            origin,
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            reason: ToolCallRejectedReason::User,
+            summary: None,
+            details: None,
+        }
+    }
+    /// Sets `summary`.
+    pub fn with_summary(mut self, value: impl Into<String>) -> Self {
+        self.summary = Some(value.into());
+        self
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: ToolCallDetails) -> Self {
+        self.details = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ToolCallRejected {
@@ -5279,6 +5851,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallRunContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ToolCallRunContent {
+    /// Builds `ToolCallRunContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        origin: ToolCallOrigin,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: ::std::collections::BTreeMap<String, String>,
+        manual_approval: bool,
+    ) -> Self {
+        Self {
+            origin,
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            manual_approval,
+            summary: None,
+            details: None,
+        }
+    }
+    /// Sets `summary`.
+    pub fn with_summary(mut self, value: impl Into<String>) -> Self {
+        self.summary = Some(value.into());
+        self
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: ToolCallDetails) -> Self {
+        self.details = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolCallRunContent {
     fn validate_at(
         &self,
@@ -5507,6 +6111,40 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCalledContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ToolCalledContent {
+    /// Builds `ToolCalledContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        origin: ToolCallOrigin,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: Vec<String>,
+        error: bool,
+        outputs: Vec<ToolCallOutput>,
+    ) -> Self {
+        Self {
+            origin,
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            error,
+            outputs,
+            summary: None,
+            details: None,
+        }
+    }
+    /// Sets `summary`.
+    pub fn with_summary(mut self, value: impl Into<String>) -> Self {
+        self.summary = Some(value.into());
+        self
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: ToolCallDetails) -> Self {
+        self.details = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolCalledContent {
     fn validate_at(
         &self,
@@ -5692,6 +6330,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for URLContent {
         d.deserialize_map(Visitor)
     }
 }
+impl URLContent {
+    /// Builds `URLContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(title: impl Into<String>, url: impl Into<String>) -> Self {
+        Self {
+            title: title.into(),
+            url: url.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for URLContent {
     fn validate_at(
         &self,
@@ -5874,6 +6523,34 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageContent {
         d.deserialize_map(Visitor)
     }
 }
+impl UsageContent {
+    /// Builds `UsageContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        message_input_tokens: i64,
+        message_output_tokens: i64,
+        session_tokens: i64,
+    ) -> Self {
+        Self {
+            message_input_tokens,
+            message_output_tokens,
+            session_tokens,
+            message_cost: None,
+            session_cost: None,
+        }
+    }
+    /// Sets `messageCost`.
+    pub fn with_message_cost(mut self, value: impl Into<String>) -> Self {
+        self.message_cost = Some(value.into());
+        self
+    }
+    /// Sets `sessionCost`.
+    pub fn with_session_cost(mut self, value: impl Into<String>) -> Self {
+        self.session_cost = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for UsageContent {
     fn validate_at(
         &self,
@@ -5991,6 +6668,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for WebContext {
         d.deserialize_map(Visitor)
     }
 }
+impl WebContext {
+    /// Builds `WebContext` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self { url: url.into() }
+    }
+}
 impl agentwire_runtime::Validate for WebContext {
     fn validate_at(
         &self,
@@ -6067,6 +6752,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for WorkspaceFolder {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl WorkspaceFolder {
+    /// Builds `WorkspaceFolder` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for WorkspaceFolder {
@@ -6259,27 +6955,27 @@ impl agentwire_runtime::jsonrpc::RequestSet for ClientRequest {
         Some(
             match method {
                 "initialize" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::Initialize)
                 }
                 "shutdown" => {
-                    agentwire_runtime::decode_json::<()>(result.get())
+                    agentwire_runtime::decode_all::<()>(result.get())
                         .map(|()| Self::Result::Shutdown)
                 }
                 "chat/prompt" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ChatPrompt)
                 }
                 "chat/queryContext" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ChatQueryContext)
                 }
                 "chat/queryCommands" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ChatQueryCommands)
                 }
                 "chat/delete" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ChatDelete)
                 }
                 _ => return None,
@@ -6852,38 +7548,47 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "client" => {
-            Some(
-                ClientMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "client" => {
+                Some(
+                    ClientMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            "server" => {
+                Some(
+                    ServerMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            _ => None,
         }
-        "server" => {
-            Some(
-                ServerMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

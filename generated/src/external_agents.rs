@@ -290,6 +290,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApiErrorResponse {
         d.deserialize_map(Visitor)
     }
 }
+impl ApiErrorResponse {
+    /// Builds `ApiErrorResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(error: ApiErrorResponseError) -> Self {
+        Self {
+            ok: agentwire_runtime::literal::False,
+            error,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ApiErrorResponse {
     fn validate_at(
         &self,
@@ -376,6 +387,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ApiErrorResponseError {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ApiErrorResponseError {
+    /// Builds `ApiErrorResponseError` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(code: ApiErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ApiErrorResponseError {
@@ -519,6 +541,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatAgentConfig {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ChatAgentConfig {
+    /// Builds `ChatAgentConfig` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(agent_id: impl Into<String>, display_name: impl Into<String>) -> Self {
+        Self {
+            agent_id: agent_id.into(),
+            display_name: display_name.into(),
+            description: None,
+        }
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for ChatAgentConfig {
@@ -683,6 +722,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessageBroadcast {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatMessageBroadcast {
+    /// Builds `ChatMessageBroadcast` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        session_id: SessionId,
+        role: ChatMessageBroadcastRole,
+        text: impl Into<String>,
+        created_at: impl Into<String>,
+    ) -> Self {
+        Self {
+            session_id,
+            role,
+            text: text.into(),
+            created_at: created_at.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for ChatMessageBroadcast {
     fn validate_at(
         &self,
@@ -828,6 +885,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateSessionRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl CreateSessionRequest {
+    /// Builds `CreateSessionRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(agent_id: impl Into<String>) -> Self {
+        Self {
+            agent_id: agent_id.into(),
+            session_id: None,
+        }
+    }
+    /// Sets `sessionId`.
+    pub fn with_session_id(mut self, value: SessionId) -> Self {
+        self.session_id = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for CreateSessionRequest {
     fn validate_at(
         &self,
@@ -920,6 +993,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateSessionResponse {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl CreateSessionResponse {
+    /// Builds `CreateSessionResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(result: CreateSessionResponseResult) -> Self {
+        Self {
+            ok: agentwire_runtime::literal::True,
+            result,
+        }
     }
 }
 impl agentwire_runtime::Validate for CreateSessionResponse {
@@ -1031,6 +1115,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateSessionResponseRe
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl CreateSessionResponseResult {
+    /// Builds `CreateSessionResponseResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        session_id: SessionId,
+        agent_id: impl Into<String>,
+        created_at: impl Into<String>,
+    ) -> Self {
+        Self {
+            session_id,
+            agent_id: agent_id.into(),
+            created_at: created_at.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for CreateSessionResponseResult {
@@ -1166,6 +1266,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ErrorMessage {
+    /// Builds `ErrorMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(code: WsErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ErrorMessage {
@@ -1331,6 +1442,28 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalAgentConfig {
         d.deserialize_map(Visitor)
     }
 }
+impl ExternalAgentConfig {
+    /// Builds `ExternalAgentConfig` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        agent_id: impl Into<String>,
+        display_name: impl Into<String>,
+        external: ExternalAgentConfigExternal,
+    ) -> Self {
+        Self {
+            agent_id: agent_id.into(),
+            display_name: display_name.into(),
+            description: None,
+            external,
+        }
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ExternalAgentConfig {
     fn validate_at(
         &self,
@@ -1436,6 +1569,20 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalAgentConfigExte
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ExternalAgentConfigExternal {
+    /// Builds `ExternalAgentConfigExternal` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        input_url: impl Into<String>,
+        callback_base_url: impl Into<String>,
+    ) -> Self {
+        Self {
+            input_url: input_url.into(),
+            callback_base_url: callback_base_url.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ExternalAgentConfigExternal {
@@ -1574,6 +1721,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalInputPayload {
         d.deserialize_map(Visitor)
     }
 }
+impl ExternalInputPayload {
+    /// Builds `ExternalInputPayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        session_id: SessionId,
+        agent_id: impl Into<String>,
+        callback_url: impl Into<String>,
+        message: ExternalInputPayloadMessage,
+    ) -> Self {
+        Self {
+            session_id,
+            agent_id: agent_id.into(),
+            callback_url: callback_url.into(),
+            message,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ExternalInputPayload {
     fn validate_at(
         &self,
@@ -1696,6 +1861,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ExternalInputPayloadMes
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ExternalInputPayloadMessage {
+    /// Builds `ExternalInputPayloadMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(text: impl Into<String>, created_at: impl Into<String>) -> Self {
+        Self {
+            r#type: ExternalInputPayloadMessageType::User,
+            text: text.into(),
+            created_at: created_at.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ExternalInputPayloadMessage {
@@ -1840,6 +2017,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for HelloMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl HelloMessage {
+    /// Builds `HelloMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(session_id: SessionId) -> Self {
+        Self { session_id }
+    }
+}
 impl agentwire_runtime::Validate for HelloMessage {
     fn validate_at(
         &self,
@@ -1856,7 +2041,7 @@ impl agentwire_runtime::Validate for HelloMessage {
     }
 }
 /// Success body without data.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct OkResponse {
@@ -2070,6 +2255,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionReadyMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl SessionReadyMessage {
+    /// Builds `SessionReadyMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(session_id: SessionId, agent_id: impl Into<String>) -> Self {
+        Self {
+            session_id,
+            agent_id: agent_id.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for SessionReadyMessage {
     fn validate_at(
         &self,
@@ -2179,6 +2375,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UserMessageMessage {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl UserMessageMessage {
+    /// Builds `UserMessageMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into() }
     }
 }
 impl agentwire_runtime::Validate for UserMessageMessage {
@@ -2318,11 +2522,9 @@ impl agentwire_runtime::Validate for WsErrorCode {
     ) {}
 }
 impl WebUiMessage {
-    /// Decodes one `web_ui` -> `agent_server` message and checks every constraint of the spec.
+    /// Decodes one `web_ui` -> `agent_server` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -2331,11 +2533,9 @@ impl WebUiMessage {
     }
 }
 impl AgentServerMessage {
-    /// Decodes one `agent_server` -> `web_ui` message and checks every constraint of the spec.
+    /// Decodes one `agent_server` -> `web_ui` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -2577,32 +2777,41 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "web_ui" => {
-            Some(
-                WebUiMessage::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "web_ui" => {
+                Some(
+                    WebUiMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            "agent_server" => {
+                Some(
+                    AgentServerMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            _ => None,
         }
-        "agent_server" => {
-            Some(
-                AgentServerMessage::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

@@ -96,6 +96,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatMessage {
+    /// Builds `ChatMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(data: ChatMessageData) -> Self {
+        Self { data }
+    }
+}
 impl agentwire_runtime::Validate for ChatMessage {
     fn validate_at(
         &self,
@@ -230,6 +238,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChatMessageData {
         d.deserialize_map(Visitor)
     }
 }
+impl ChatMessageData {
+    /// Builds `ChatMessageData` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        helix_session_id: impl Into<String>,
+        acp_thread_id: Option<String>,
+        message: impl Into<String>,
+        request_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            helix_session_id: helix_session_id.into(),
+            acp_thread_id,
+            message: message.into(),
+            request_id: request_id.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for ChatMessageData {
     fn validate_at(
         &self,
@@ -335,6 +361,20 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCreatedData {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ContextCreatedData {
+    /// Builds `ContextCreatedData` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        acp_thread_id: impl Into<String>,
+        helix_session_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            acp_thread_id: acp_thread_id.into(),
+            helix_session_id: helix_session_id.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ContextCreatedData {
@@ -464,6 +504,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContextCreatedEvent {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ContextCreatedEvent {
+    /// Builds `ContextCreatedEvent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(session_id: impl Into<String>, data: ContextCreatedData) -> Self {
+        Self {
+            session_id: session_id.into(),
+            data,
+        }
     }
 }
 impl agentwire_runtime::Validate for ContextCreatedEvent {
@@ -717,6 +768,25 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageAddedData {
         d.deserialize_map(Visitor)
     }
 }
+impl MessageAddedData {
+    /// Builds `MessageAddedData` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        acp_thread_id: impl Into<String>,
+        message_id: impl Into<String>,
+        content: impl Into<String>,
+        timestamp: i64,
+    ) -> Self {
+        Self {
+            acp_thread_id: acp_thread_id.into(),
+            message_id: message_id.into(),
+            role: MessageAddedDataRole::Assistant,
+            content: content.into(),
+            timestamp,
+        }
+    }
+}
 impl agentwire_runtime::Validate for MessageAddedData {
     fn validate_at(
         &self,
@@ -890,6 +960,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageAddedEvent {
         d.deserialize_map(Visitor)
     }
 }
+impl MessageAddedEvent {
+    /// Builds `MessageAddedEvent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(session_id: impl Into<String>, data: MessageAddedData) -> Self {
+        Self {
+            session_id: session_id.into(),
+            data,
+        }
+    }
+}
 impl agentwire_runtime::Validate for MessageAddedEvent {
     fn validate_at(
         &self,
@@ -1004,6 +1085,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageCompletedData {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl MessageCompletedData {
+    /// Builds `MessageCompletedData` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        acp_thread_id: impl Into<String>,
+        message_id: impl Into<String>,
+        request_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            acp_thread_id: acp_thread_id.into(),
+            message_id: message_id.into(),
+            request_id: request_id.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for MessageCompletedData {
@@ -1142,6 +1239,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for MessageCompletedEvent {
         d.deserialize_map(Visitor)
     }
 }
+impl MessageCompletedEvent {
+    /// Builds `MessageCompletedEvent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(session_id: impl Into<String>, data: MessageCompletedData) -> Self {
+        Self {
+            session_id: session_id.into(),
+            data,
+        }
+    }
+}
 impl agentwire_runtime::Validate for MessageCompletedEvent {
     fn validate_at(
         &self,
@@ -1250,11 +1358,9 @@ impl agentwire_runtime::Validate for ZedEvent {
     }
 }
 impl HelixMessage {
-    /// Decodes one `helix` -> `zed` message and checks every constraint of the spec.
+    /// Decodes one `helix` -> `zed` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -1263,11 +1369,9 @@ impl HelixMessage {
     }
 }
 impl ZedEvent {
-    /// Decodes one `zed` -> `helix` message and checks every constraint of the spec.
+    /// Decodes one `zed` -> `helix` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -1340,32 +1444,41 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "helix" => {
-            Some(
-                HelixMessage::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "helix" => {
+                Some(
+                    HelixMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            "zed" => {
+                Some(
+                    ZedEvent::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            _ => None,
         }
-        "zed" => {
-            Some(
-                ZedEvent::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

@@ -10,7 +10,7 @@ pub const ROLES: &[&str] = &["client", "server"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/mcp.schema.json");
 /// Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct Annotations {
@@ -124,6 +124,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Annotations {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl Annotations {
+    /// Sets `audience`.
+    pub fn with_audience(mut self, value: Vec<Role>) -> Self {
+        self.audience = Some(value);
+        self
+    }
+    /// Sets `priority`.
+    pub fn with_priority(mut self, value: f64) -> Self {
+        self.priority = Some(value);
+        self
+    }
+    /// Sets `lastModified`.
+    pub fn with_last_modified(mut self, value: impl Into<String>) -> Self {
+        self.last_modified = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for Annotations {
@@ -298,6 +315,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AudioContent {
         d.deserialize_map(Visitor)
     }
 }
+impl AudioContent {
+    /// Builds `AudioContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        }
+    }
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, value: Annotations) -> Self {
+        self.annotations = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for AudioContent {
     fn validate_at(
         &self,
@@ -393,6 +436,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for BaseMetadata {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl BaseMetadata {
+    /// Builds `BaseMetadata` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for BaseMetadata {
@@ -528,6 +587,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for BlobResourceContents {
         d.deserialize_map(Visitor)
     }
 }
+impl BlobResourceContents {
+    /// Builds `BlobResourceContents` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>, blob: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            meta: None,
+            blob: blob.into(),
+        }
+    }
+    /// Sets `mimeType`.
+    pub fn with_mime_type(mut self, value: impl Into<String>) -> Self {
+        self.mime_type = Some(value.into());
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for BlobResourceContents {
     fn validate_at(
         &self,
@@ -652,6 +737,33 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for BooleanSchema {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl Default for BooleanSchema {
+    fn default() -> Self {
+        Self {
+            r#type: BooleanSchemaType::Boolean,
+            title: None,
+            description: None,
+            default: None,
+        }
+    }
+}
+impl BooleanSchema {
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `default`.
+    pub fn with_default(mut self, value: bool) -> Self {
+        self.default = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for BooleanSchema {
@@ -816,6 +928,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl CallToolRequest {
+    /// Builds `CallToolRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: CallToolRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for CallToolRequest {
     fn validate_at(
         &self,
@@ -953,6 +1077,37 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolRequestParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl CallToolRequestParams {
+    /// Builds `CallToolRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            meta: None,
+            task: None,
+            name: name.into(),
+            arguments: None,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `task`.
+    pub fn with_task(mut self, value: TaskMetadata) -> Self {
+        self.task = Some(value);
+        self
+    }
+    /// Sets `arguments`.
+    pub fn with_arguments(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.arguments = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for CallToolRequestParams {
@@ -1125,6 +1280,41 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CallToolResult {
         d.deserialize_map(Visitor)
     }
 }
+impl CallToolResult {
+    /// Builds `CallToolResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        Self {
+            meta: None,
+            content,
+            structured_content: None,
+            is_error: None,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `structuredContent`.
+    pub fn with_structured_content(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.structured_content = Some(value);
+        self
+    }
+    /// Sets `isError`.
+    pub fn with_is_error(mut self, value: bool) -> Self {
+        self.is_error = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for CallToolResult {
     fn validate_at(
         &self,
@@ -1259,6 +1449,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl CancelTaskRequest {
+    /// Builds `CancelTaskRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: CancelTaskRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for CancelTaskRequest {
     fn validate_at(
         &self,
@@ -1322,6 +1524,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskRequestParams
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl CancelTaskRequestParams {
+    /// Builds `CancelTaskRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(task_id: impl Into<String>) -> Self {
+        Self { task_id: task_id.into() }
     }
 }
 impl agentwire_runtime::Validate for CancelTaskRequestParams {
@@ -1553,6 +1763,48 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelTaskResult {
         d.deserialize_map(Visitor)
     }
 }
+impl CancelTaskResult {
+    /// Builds `CancelTaskResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        task_id: impl Into<String>,
+        status: TaskStatus,
+        created_at: impl Into<String>,
+        last_updated_at: impl Into<String>,
+        ttl: Option<f64>,
+    ) -> Self {
+        Self {
+            meta: None,
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            ttl,
+            poll_interval: None,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `statusMessage`.
+    pub fn with_status_message(mut self, value: impl Into<String>) -> Self {
+        self.status_message = Some(value.into());
+        self
+    }
+    /// Sets `pollInterval`.
+    pub fn with_poll_interval(mut self, value: f64) -> Self {
+        self.poll_interval = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for CancelTaskResult {
     fn validate_at(
         &self,
@@ -1675,6 +1927,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelledNotification {
         d.deserialize_map(Visitor)
     }
 }
+impl CancelledNotification {
+    /// Builds `CancelledNotification` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: CancelledNotificationParams) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+}
 impl agentwire_runtime::Validate for CancelledNotification {
     fn validate_at(
         &self,
@@ -1683,7 +1946,7 @@ impl agentwire_runtime::Validate for CancelledNotification {
     ) {}
 }
 /// Parameters for a `notifications/cancelled` notification.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CancelledNotificationParams {
@@ -1801,6 +2064,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelledNotificationPa
         d.deserialize_map(Visitor)
     }
 }
+impl CancelledNotificationParams {
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `requestId`.
+    pub fn with_request_id(mut self, value: RequestId) -> Self {
+        self.request_id = Some(value);
+        self
+    }
+    /// Sets `reason`.
+    pub fn with_reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for CancelledNotificationParams {
     fn validate_at(
         &self,
@@ -1809,7 +2092,7 @@ impl agentwire_runtime::Validate for CancelledNotificationParams {
     ) {}
 }
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilities {
@@ -2005,6 +2288,50 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientCapabilities {
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilities {
+    /// Sets `experimental`.
+    pub fn with_experimental(
+        mut self,
+        value: ::std::collections::BTreeMap<
+            String,
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.experimental = Some(value);
+        self
+    }
+    /// Sets `roots`.
+    pub fn with_roots(mut self, value: ClientCapabilitiesRoots) -> Self {
+        self.roots = Some(value);
+        self
+    }
+    /// Sets `sampling`.
+    pub fn with_sampling(mut self, value: ClientCapabilitiesSampling) -> Self {
+        self.sampling = Some(value);
+        self
+    }
+    /// Sets `elicitation`.
+    pub fn with_elicitation(mut self, value: ClientCapabilitiesElicitation) -> Self {
+        self.elicitation = Some(value);
+        self
+    }
+    /// Sets `tasks`.
+    pub fn with_tasks(mut self, value: ClientCapabilitiesTasks) -> Self {
+        self.tasks = Some(value);
+        self
+    }
+    /// Sets `extensions`.
+    pub fn with_extensions(
+        mut self,
+        value: ::std::collections::BTreeMap<
+            String,
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.extensions = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilities {
     fn validate_at(
         &self,
@@ -2012,7 +2339,7 @@ impl agentwire_runtime::Validate for ClientCapabilities {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesElicitation {
@@ -2110,6 +2437,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientCapabilitiesElici
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilitiesElicitation {
+    /// Sets `form`.
+    pub fn with_form(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.form = Some(value);
+        self
+    }
+    /// Sets `url`.
+    pub fn with_url(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.url = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilitiesElicitation {
     fn validate_at(
         &self,
@@ -2117,7 +2462,7 @@ impl agentwire_runtime::Validate for ClientCapabilitiesElicitation {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesRoots {
@@ -2178,6 +2523,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientCapabilitiesRoots
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilitiesRoots {
+    /// Sets `listChanged`.
+    pub fn with_list_changed(mut self, value: bool) -> Self {
+        self.list_changed = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilitiesRoots {
     fn validate_at(
         &self,
@@ -2185,7 +2537,7 @@ impl agentwire_runtime::Validate for ClientCapabilitiesRoots {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesSampling {
@@ -2290,6 +2642,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientCapabilitiesSampl
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilitiesSampling {
+    /// Sets `context`.
+    pub fn with_context(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.context = Some(value);
+        self
+    }
+    /// Sets `tools`.
+    pub fn with_tools(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.tools = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilitiesSampling {
     fn validate_at(
         &self,
@@ -2297,7 +2667,7 @@ impl agentwire_runtime::Validate for ClientCapabilitiesSampling {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesTasks {
@@ -2419,6 +2789,29 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientCapabilitiesTasks
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilitiesTasks {
+    /// Sets `list`.
+    pub fn with_list(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.list = Some(value);
+        self
+    }
+    /// Sets `cancel`.
+    pub fn with_cancel(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.cancel = Some(value);
+        self
+    }
+    /// Sets `requests`.
+    pub fn with_requests(mut self, value: ClientCapabilitiesTasksRequests) -> Self {
+        self.requests = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilitiesTasks {
     fn validate_at(
         &self,
@@ -2426,7 +2819,7 @@ impl agentwire_runtime::Validate for ClientCapabilitiesTasks {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesTasksRequests {
@@ -2513,6 +2906,24 @@ for ClientCapabilitiesTasksRequests {
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilitiesTasksRequests {
+    /// Sets `sampling`.
+    pub fn with_sampling(
+        mut self,
+        value: ClientCapabilitiesTasksRequestsSampling,
+    ) -> Self {
+        self.sampling = Some(value);
+        self
+    }
+    /// Sets `elicitation`.
+    pub fn with_elicitation(
+        mut self,
+        value: ClientCapabilitiesTasksRequestsElicitation,
+    ) -> Self {
+        self.elicitation = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilitiesTasksRequests {
     fn validate_at(
         &self,
@@ -2520,7 +2931,7 @@ impl agentwire_runtime::Validate for ClientCapabilitiesTasksRequests {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesTasksRequestsElicitation {
@@ -2593,6 +3004,16 @@ for ClientCapabilitiesTasksRequestsElicitation {
         d.deserialize_map(Visitor)
     }
 }
+impl ClientCapabilitiesTasksRequestsElicitation {
+    /// Sets `create`.
+    pub fn with_create(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.create = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ClientCapabilitiesTasksRequestsElicitation {
     fn validate_at(
         &self,
@@ -2600,7 +3021,7 @@ impl agentwire_runtime::Validate for ClientCapabilitiesTasksRequestsElicitation 
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ClientCapabilitiesTasksRequestsSampling {
@@ -2672,6 +3093,16 @@ for ClientCapabilitiesTasksRequestsSampling {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesTasksRequestsSampling {
+    /// Sets `createMessage`.
+    pub fn with_create_message(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.create_message = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ClientCapabilitiesTasksRequestsSampling {
@@ -3175,6 +3606,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl CompleteRequest {
+    /// Builds `CompleteRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: CompleteRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for CompleteRequest {
     fn validate_at(
         &self,
@@ -3295,6 +3738,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteRequestParams {
         d.deserialize_map(Visitor)
     }
 }
+impl CompleteRequestParams {
+    /// Builds `CompleteRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        r#ref: CompleteRequestParamsRef,
+        argument: CompleteRequestParamsArgument,
+    ) -> Self {
+        Self {
+            meta: None,
+            r#ref,
+            argument,
+            context: None,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `context`.
+    pub fn with_context(mut self, value: CompleteRequestParamsContext) -> Self {
+        self.context = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for CompleteRequestParams {
     fn validate_at(
         &self,
@@ -3374,6 +3843,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteRequestParamsAr
         d.deserialize_map(Visitor)
     }
 }
+impl CompleteRequestParamsArgument {
+    /// Builds `CompleteRequestParamsArgument` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            value: value.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for CompleteRequestParamsArgument {
     fn validate_at(
         &self,
@@ -3381,7 +3861,7 @@ impl agentwire_runtime::Validate for CompleteRequestParamsArgument {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CompleteRequestParamsContext {
@@ -3442,6 +3922,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteRequestParamsCo
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequestParamsContext {
+    /// Sets `arguments`.
+    pub fn with_arguments(
+        mut self,
+        value: ::std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        self.arguments = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for CompleteRequestParamsContext {
@@ -3614,6 +4104,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteResult {
         d.deserialize_map(Visitor)
     }
 }
+impl CompleteResult {
+    /// Builds `CompleteResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(completion: CompleteResultCompletion) -> Self {
+        Self {
+            meta: None,
+            completion,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for CompleteResult {
     fn validate_at(
         &self,
@@ -3718,6 +4228,28 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompleteResultCompletio
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl CompleteResultCompletion {
+    /// Builds `CompleteResultCompletion` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(values: Vec<String>) -> Self {
+        Self {
+            values,
+            total: None,
+            has_more: None,
+        }
+    }
+    /// Sets `total`.
+    pub fn with_total(mut self, value: f64) -> Self {
+        self.total = Some(value);
+        self
+    }
+    /// Sets `hasMore`.
+    pub fn with_has_more(mut self, value: bool) -> Self {
+        self.has_more = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for CompleteResultCompletion {
@@ -3932,6 +4464,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageRequest {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl CreateMessageRequest {
+    /// Builds `CreateMessageRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: CreateMessageRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
     }
 }
 impl agentwire_runtime::Validate for CreateMessageRequest {
@@ -4259,6 +4803,83 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageRequestPar
         d.deserialize_map(Visitor)
     }
 }
+impl CreateMessageRequestParams {
+    /// Builds `CreateMessageRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(messages: Vec<SamplingMessage>, max_tokens: f64) -> Self {
+        Self {
+            meta: None,
+            task: None,
+            messages,
+            model_preferences: None,
+            system_prompt: None,
+            include_context: None,
+            temperature: None,
+            max_tokens,
+            stop_sequences: None,
+            metadata: None,
+            tools: None,
+            tool_choice: None,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `task`.
+    pub fn with_task(mut self, value: TaskMetadata) -> Self {
+        self.task = Some(value);
+        self
+    }
+    /// Sets `modelPreferences`.
+    pub fn with_model_preferences(mut self, value: ModelPreferences) -> Self {
+        self.model_preferences = Some(value);
+        self
+    }
+    /// Sets `systemPrompt`.
+    pub fn with_system_prompt(mut self, value: impl Into<String>) -> Self {
+        self.system_prompt = Some(value.into());
+        self
+    }
+    /// Sets `includeContext`.
+    pub fn with_include_context(
+        mut self,
+        value: CreateMessageRequestParamsIncludeContext,
+    ) -> Self {
+        self.include_context = Some(value);
+        self
+    }
+    /// Sets `temperature`.
+    pub fn with_temperature(mut self, value: f64) -> Self {
+        self.temperature = Some(value);
+        self
+    }
+    /// Sets `stopSequences`.
+    pub fn with_stop_sequences(mut self, value: Vec<String>) -> Self {
+        self.stop_sequences = Some(value);
+        self
+    }
+    /// Sets `metadata`.
+    pub fn with_metadata(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.metadata = Some(value);
+        self
+    }
+    /// Sets `tools`.
+    pub fn with_tools(mut self, value: Vec<Tool>) -> Self {
+        self.tools = Some(value);
+        self
+    }
+    /// Sets `toolChoice`.
+    pub fn with_tool_choice(mut self, value: ToolChoice) -> Self {
+        self.tool_choice = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for CreateMessageRequestParams {
     fn validate_at(
         &self,
@@ -4491,6 +5112,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageResult {
         d.deserialize_map(Visitor)
     }
 }
+impl CreateMessageResult {
+    /// Builds `CreateMessageResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        role: Role,
+        content: SamplingMessageContent,
+        model: impl Into<String>,
+    ) -> Self {
+        Self {
+            meta: None,
+            role,
+            content,
+            model: model.into(),
+            stop_reason: None,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `stopReason`.
+    pub fn with_stop_reason(mut self, value: CreateMessageResultStopReason) -> Self {
+        self.stop_reason = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for CreateMessageResult {
     fn validate_at(
         &self,
@@ -4678,6 +5331,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateTaskResult {
         d.deserialize_map(Visitor)
     }
 }
+impl CreateTaskResult {
+    /// Builds `CreateTaskResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(task: Task) -> Self {
+        Self {
+            meta: None,
+            task,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for CreateTaskResult {
     fn validate_at(
         &self,
@@ -4804,6 +5477,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitRequest {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequest {
+    /// Builds `ElicitRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: ElicitRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
     }
 }
 impl agentwire_runtime::Validate for ElicitRequest {
@@ -4960,6 +5645,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitRequestFormParams
         d.deserialize_map(Visitor)
     }
 }
+impl ElicitRequestFormParams {
+    /// Builds `ElicitRequestFormParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        message: impl Into<String>,
+        requested_schema: ElicitRequestFormParamsRequestedSchema,
+    ) -> Self {
+        Self {
+            meta: None,
+            task: None,
+            mode: None,
+            message: message.into(),
+            requested_schema,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `task`.
+    pub fn with_task(mut self, value: TaskMetadata) -> Self {
+        self.task = Some(value);
+        self
+    }
+    /// Sets `mode`.
+    pub fn with_mode(mut self, value: ElicitRequestFormParamsMode) -> Self {
+        self.mode = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ElicitRequestFormParams {
     fn validate_at(
         &self,
@@ -5113,6 +5830,31 @@ for ElicitRequestFormParamsRequestedSchema {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestFormParamsRequestedSchema {
+    /// Builds `ElicitRequestFormParamsRequestedSchema` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        properties: ::std::collections::BTreeMap<String, PrimitiveSchemaDefinition>,
+    ) -> Self {
+        Self {
+            schema: None,
+            r#type: ElicitRequestFormParamsRequestedSchemaType::Object,
+            properties,
+            required: None,
+        }
+    }
+    /// Sets `$schema`.
+    pub fn with_schema(mut self, value: impl Into<String>) -> Self {
+        self.schema = Some(value.into());
+        self
+    }
+    /// Sets `required`.
+    pub fn with_required(mut self, value: Vec<String>) -> Self {
+        self.required = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ElicitRequestFormParamsRequestedSchema {
@@ -5342,6 +6084,35 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitRequestURLParams 
         d.deserialize_map(Visitor)
     }
 }
+impl ElicitRequestURLParams {
+    /// Builds `ElicitRequestURLParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        message: impl Into<String>,
+        elicitation_id: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Self {
+        Self {
+            meta: None,
+            task: None,
+            mode: ElicitRequestURLParamsMode::Url,
+            message: message.into(),
+            elicitation_id: elicitation_id.into(),
+            url: url.into(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `task`.
+    pub fn with_task(mut self, value: TaskMetadata) -> Self {
+        self.task = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ElicitRequestURLParams {
     fn validate_at(
         &self,
@@ -5519,6 +6290,35 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ElicitResult {
+    /// Builds `ElicitResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(action: ElicitResultAction) -> Self {
+        Self {
+            meta: None,
+            action,
+            content: None,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `content`.
+    pub fn with_content(
+        mut self,
+        value: ::std::collections::BTreeMap<String, ElicitResultContentValue>,
+    ) -> Self {
+        self.content = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ElicitResult {
@@ -5712,6 +6512,17 @@ for ElicitationCompleteNotification {
         d.deserialize_map(Visitor)
     }
 }
+impl ElicitationCompleteNotification {
+    /// Builds `ElicitationCompleteNotification` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: ElicitationCompleteNotificationParams) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ElicitationCompleteNotification {
     fn validate_at(
         &self,
@@ -5776,6 +6587,16 @@ for ElicitationCompleteNotificationParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ElicitationCompleteNotificationParams {
+    /// Builds `ElicitationCompleteNotificationParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(elicitation_id: impl Into<String>) -> Self {
+        Self {
+            elicitation_id: elicitation_id.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for ElicitationCompleteNotificationParams {
@@ -5923,6 +6744,31 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResource {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl EmbeddedResource {
+    /// Builds `EmbeddedResource` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(resource: EmbeddedResourceResource) -> Self {
+        Self {
+            resource,
+            annotations: None,
+            meta: None,
+        }
+    }
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, value: Annotations) -> Self {
+        self.annotations = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for EmbeddedResource {
@@ -6110,6 +6956,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Error {
         d.deserialize_map(Visitor)
     }
 }
+impl Error {
+    /// Builds `Error` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(code: f64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+    /// Sets `data`.
+    pub fn with_data(mut self, value: agentwire_runtime::serde_json::Value) -> Self {
+        self.data = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Error {
     fn validate_at(
         &self,
@@ -6236,6 +7099,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl GetPromptRequest {
+    /// Builds `GetPromptRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: GetPromptRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for GetPromptRequest {
     fn validate_at(
         &self,
@@ -6341,6 +7216,31 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptRequestParams 
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl GetPromptRequestParams {
+    /// Builds `GetPromptRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            meta: None,
+            name: name.into(),
+            arguments: None,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `arguments`.
+    pub fn with_arguments(
+        mut self,
+        value: ::std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        self.arguments = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for GetPromptRequestParams {
@@ -6465,6 +7365,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetPromptResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl GetPromptResult {
+    /// Builds `GetPromptResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        Self {
+            meta: None,
+            description: None,
+            messages,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for GetPromptResult {
@@ -6601,6 +7527,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl GetTaskPayloadRequest {
+    /// Builds `GetTaskPayloadRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: GetTaskPayloadRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for GetTaskPayloadRequest {
     fn validate_at(
         &self,
@@ -6666,6 +7604,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadRequestPa
         d.deserialize_map(Visitor)
     }
 }
+impl GetTaskPayloadRequestParams {
+    /// Builds `GetTaskPayloadRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(task_id: impl Into<String>) -> Self {
+        Self { task_id: task_id.into() }
+    }
+}
 impl agentwire_runtime::Validate for GetTaskPayloadRequestParams {
     fn validate_at(
         &self,
@@ -6676,7 +7622,7 @@ impl agentwire_runtime::Validate for GetTaskPayloadRequestParams {
 /// The response to a tasks/result request.
 /// The structure matches the result type of the original request.
 /// For example, a tools/call task would return the CallToolResult structure.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct GetTaskPayloadResult {
@@ -6754,6 +7700,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskPayloadResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl GetTaskPayloadResult {
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for GetTaskPayloadResult {
@@ -6882,6 +7838,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl GetTaskRequest {
+    /// Builds `GetTaskRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: GetTaskRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for GetTaskRequest {
     fn validate_at(
         &self,
@@ -6945,6 +7913,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskRequestParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl GetTaskRequestParams {
+    /// Builds `GetTaskRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(task_id: impl Into<String>) -> Self {
+        Self { task_id: task_id.into() }
     }
 }
 impl agentwire_runtime::Validate for GetTaskRequestParams {
@@ -7176,6 +8152,48 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for GetTaskResult {
         d.deserialize_map(Visitor)
     }
 }
+impl GetTaskResult {
+    /// Builds `GetTaskResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        task_id: impl Into<String>,
+        status: TaskStatus,
+        created_at: impl Into<String>,
+        last_updated_at: impl Into<String>,
+        ttl: Option<f64>,
+    ) -> Self {
+        Self {
+            meta: None,
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            ttl,
+            poll_interval: None,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `statusMessage`.
+    pub fn with_status_message(mut self, value: impl Into<String>) -> Self {
+        self.status_message = Some(value.into());
+        self
+    }
+    /// Sets `pollInterval`.
+    pub fn with_poll_interval(mut self, value: f64) -> Self {
+        self.poll_interval = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for GetTaskResult {
     fn validate_at(
         &self,
@@ -7316,6 +8334,34 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Icon {
         d.deserialize_map(Visitor)
     }
 }
+impl Icon {
+    /// Builds `Icon` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(src: impl Into<String>) -> Self {
+        Self {
+            src: src.into(),
+            mime_type: None,
+            sizes: None,
+            theme: None,
+        }
+    }
+    /// Sets `mimeType`.
+    pub fn with_mime_type(mut self, value: impl Into<String>) -> Self {
+        self.mime_type = Some(value.into());
+        self
+    }
+    /// Sets `sizes`.
+    pub fn with_sizes(mut self, value: Vec<String>) -> Self {
+        self.sizes = Some(value);
+        self
+    }
+    /// Sets `theme`.
+    pub fn with_theme(mut self, value: IconTheme) -> Self {
+        self.theme = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Icon {
     fn validate_at(
         &self,
@@ -7371,7 +8417,7 @@ impl agentwire_runtime::Validate for IconTheme {
     ) {}
 }
 /// Base interface to add `icons` property.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct Icons {
@@ -7435,6 +8481,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Icons {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl Icons {
+    /// Sets `icons`.
+    pub fn with_icons(mut self, value: Vec<Icon>) -> Self {
+        self.icons = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for Icons {
@@ -7606,6 +8659,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ImageContent {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ImageContent {
+    /// Builds `ImageContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        }
+    }
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, value: Annotations) -> Self {
+        self.annotations = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ImageContent {
@@ -7797,6 +8876,41 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Implementation {
         d.deserialize_map(Visitor)
     }
 }
+impl Implementation {
+    /// Builds `Implementation` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            icons: None,
+            version: version.into(),
+            description: None,
+            website_url: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `icons`.
+    pub fn with_icons(mut self, value: Vec<Icon>) -> Self {
+        self.icons = Some(value);
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `websiteUrl`.
+    pub fn with_website_url(mut self, value: impl Into<String>) -> Self {
+        self.website_url = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for Implementation {
     fn validate_at(
         &self,
@@ -7940,6 +9054,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl InitializeRequest {
+    /// Builds `InitializeRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: InitializeRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for InitializeRequest {
     fn validate_at(
         &self,
@@ -8066,6 +9192,28 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeRequestParams
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl InitializeRequestParams {
+    /// Builds `InitializeRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        protocol_version: impl Into<String>,
+        capabilities: ClientCapabilities,
+        client_info: Implementation,
+    ) -> Self {
+        Self {
+            meta: None,
+            protocol_version: protocol_version.into(),
+            capabilities,
+            client_info,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for InitializeRequestParams {
@@ -8237,6 +9385,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializeResult {
         d.deserialize_map(Visitor)
     }
 }
+impl InitializeResult {
+    /// Builds `InitializeResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        protocol_version: impl Into<String>,
+        capabilities: ServerCapabilities,
+        server_info: Implementation,
+    ) -> Self {
+        Self {
+            meta: None,
+            protocol_version: protocol_version.into(),
+            capabilities,
+            server_info,
+            instructions: None,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `instructions`.
+    pub fn with_instructions(mut self, value: impl Into<String>) -> Self {
+        self.instructions = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for InitializeResult {
     fn validate_at(
         &self,
@@ -8362,6 +9542,21 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InitializedNotification
         d.deserialize_map(Visitor)
     }
 }
+impl Default for InitializedNotification {
+    fn default() -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+}
+impl InitializedNotification {
+    /// Sets `params`.
+    pub fn with_params(mut self, value: NotificationParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for InitializedNotification {
     fn validate_at(
         &self,
@@ -8457,6 +9652,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCErrorResponse {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl JSONRPCErrorResponse {
+    /// Builds `JSONRPCErrorResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(error: Error) -> Self {
+        Self {
+            jsonrpc: JSONRPCErrorResponseJsonrpc::V20,
+            id: None,
+            error,
+        }
+    }
+    /// Sets `id`.
+    pub fn with_id(mut self, value: RequestId) -> Self {
+        self.id = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for JSONRPCErrorResponse {
@@ -8642,6 +9854,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCNotification {
         d.deserialize_map(Visitor)
     }
 }
+impl JSONRPCNotification {
+    /// Builds `JSONRPCNotification` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(method: impl Into<String>) -> Self {
+        Self {
+            method: method.into(),
+            params: None,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for JSONRPCNotification {
     fn validate_at(
         &self,
@@ -8801,6 +10033,27 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCRequest {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl JSONRPCRequest {
+    /// Builds `JSONRPCRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(method: impl Into<String>, id: RequestId) -> Self {
+        Self {
+            method: method.into(),
+            params: None,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.params = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for JSONRPCRequest {
@@ -8963,6 +10216,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCResultResponse {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl JSONRPCResultResponse {
+    /// Builds `JSONRPCResultResponse` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: RequestId, result: ResultType) -> Self {
+        Self {
+            jsonrpc: JSONRPCResultResponseJsonrpc::V20,
+            id,
+            result,
+        }
     }
 }
 impl agentwire_runtime::Validate for JSONRPCResultResponse {
@@ -9157,6 +10422,41 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LegacyTitledEnumSchema 
         d.deserialize_map(Visitor)
     }
 }
+impl LegacyTitledEnumSchema {
+    /// Builds `LegacyTitledEnumSchema` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(r#enum: Vec<String>) -> Self {
+        Self {
+            r#type: LegacyTitledEnumSchemaType::String,
+            title: None,
+            description: None,
+            r#enum,
+            enum_names: None,
+            default: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `enumNames`.
+    pub fn with_enum_names(mut self, value: Vec<String>) -> Self {
+        self.enum_names = Some(value);
+        self
+    }
+    /// Sets `default`.
+    pub fn with_default(mut self, value: impl Into<String>) -> Self {
+        self.default = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for LegacyTitledEnumSchema {
     fn validate_at(
         &self,
@@ -9322,6 +10622,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl ListPromptsRequest {
+    /// Builds `ListPromptsRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(mut self, value: PaginatedRequestParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ListPromptsRequest {
     fn validate_at(
         &self,
@@ -9446,6 +10763,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListPromptsResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ListPromptsResult {
+    /// Builds `ListPromptsResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(prompts: Vec<Prompt>) -> Self {
+        Self {
+            meta: None,
+            next_cursor: None,
+            prompts,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `nextCursor`.
+    pub fn with_next_cursor(mut self, value: Cursor) -> Self {
+        self.next_cursor = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ListPromptsResult {
@@ -9585,6 +10928,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRe
         d.deserialize_map(Visitor)
     }
 }
+impl ListResourceTemplatesRequest {
+    /// Builds `ListResourceTemplatesRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(mut self, value: PaginatedRequestParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ListResourceTemplatesRequest {
     fn validate_at(
         &self,
@@ -9710,6 +11070,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourceTemplatesRe
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ListResourceTemplatesResult {
+    /// Builds `ListResourceTemplatesResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(resource_templates: Vec<ResourceTemplate>) -> Self {
+        Self {
+            meta: None,
+            next_cursor: None,
+            resource_templates,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `nextCursor`.
+    pub fn with_next_cursor(mut self, value: Cursor) -> Self {
+        self.next_cursor = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ListResourceTemplatesResult {
@@ -9849,6 +11235,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl ListResourcesRequest {
+    /// Builds `ListResourcesRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(mut self, value: PaginatedRequestParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ListResourcesRequest {
     fn validate_at(
         &self,
@@ -9973,6 +11376,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListResourcesResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ListResourcesResult {
+    /// Builds `ListResourcesResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(resources: Vec<Resource>) -> Self {
+        Self {
+            meta: None,
+            next_cursor: None,
+            resources,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `nextCursor`.
+    pub fn with_next_cursor(mut self, value: Cursor) -> Self {
+        self.next_cursor = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ListResourcesResult {
@@ -10118,6 +11547,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl ListRootsRequest {
+    /// Builds `ListRootsRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(mut self, value: RequestParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ListRootsRequest {
     fn validate_at(
         &self,
@@ -10222,6 +11668,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListRootsResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ListRootsResult {
+    /// Builds `ListRootsResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(roots: Vec<Root>) -> Self {
+        Self {
+            meta: None,
+            roots,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ListRootsResult {
@@ -10361,6 +11827,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl ListTasksRequest {
+    /// Builds `ListTasksRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(mut self, value: PaginatedRequestParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ListTasksRequest {
     fn validate_at(
         &self,
@@ -10485,6 +11968,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListTasksResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ListTasksResult {
+    /// Builds `ListTasksResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(tasks: Vec<Task>) -> Self {
+        Self {
+            meta: None,
+            next_cursor: None,
+            tasks,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `nextCursor`.
+    pub fn with_next_cursor(mut self, value: Cursor) -> Self {
+        self.next_cursor = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ListTasksResult {
@@ -10616,6 +12125,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl ListToolsRequest {
+    /// Builds `ListToolsRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(mut self, value: PaginatedRequestParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ListToolsRequest {
     fn validate_at(
         &self,
@@ -10740,6 +12266,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ListToolsResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ListToolsResult {
+    /// Builds `ListToolsResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(tools: Vec<Tool>) -> Self {
+        Self {
+            meta: None,
+            next_cursor: None,
+            tools,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `nextCursor`.
+    pub fn with_next_cursor(mut self, value: Cursor) -> Self {
+        self.next_cursor = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ListToolsResult {
@@ -10934,6 +12486,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LoggingMessageNotificat
         d.deserialize_map(Visitor)
     }
 }
+impl LoggingMessageNotification {
+    /// Builds `LoggingMessageNotification` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: LoggingMessageNotificationParams) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+}
 impl agentwire_runtime::Validate for LoggingMessageNotification {
     fn validate_at(
         &self,
@@ -11068,6 +12631,32 @@ for LoggingMessageNotificationParams {
         d.deserialize_map(Visitor)
     }
 }
+impl LoggingMessageNotificationParams {
+    /// Builds `LoggingMessageNotificationParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(level: LoggingLevel, data: agentwire_runtime::serde_json::Value) -> Self {
+        Self {
+            meta: None,
+            level,
+            logger: None,
+            data,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `logger`.
+    pub fn with_logger(mut self, value: impl Into<String>) -> Self {
+        self.logger = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for LoggingMessageNotificationParams {
     fn validate_at(
         &self,
@@ -11079,7 +12668,7 @@ impl agentwire_runtime::Validate for LoggingMessageNotificationParams {
 ///
 /// Keys not declared here are currently left unspecified by the spec and are up
 /// to the client to interpret.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ModelHint {
@@ -11143,6 +12732,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ModelHint {
         d.deserialize_map(Visitor)
     }
 }
+impl ModelHint {
+    /// Sets `name`.
+    pub fn with_name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for ModelHint {
     fn validate_at(
         &self,
@@ -11161,7 +12757,7 @@ impl agentwire_runtime::Validate for ModelHint {
 /// These preferences are always advisory. The client MAY ignore them. It is also
 /// up to the client to decide how to interpret these preferences and how to
 /// balance them against other considerations.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ModelPreferences {
@@ -11306,6 +12902,28 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ModelPreferences {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ModelPreferences {
+    /// Sets `hints`.
+    pub fn with_hints(mut self, value: Vec<ModelHint>) -> Self {
+        self.hints = Some(value);
+        self
+    }
+    /// Sets `costPriority`.
+    pub fn with_cost_priority(mut self, value: f64) -> Self {
+        self.cost_priority = Some(value);
+        self
+    }
+    /// Sets `speedPriority`.
+    pub fn with_speed_priority(mut self, value: f64) -> Self {
+        self.speed_priority = Some(value);
+        self
+    }
+    /// Sets `intelligencePriority`.
+    pub fn with_intelligence_priority(mut self, value: f64) -> Self {
+        self.intelligence_priority = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ModelPreferences {
@@ -11461,6 +13079,25 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Notification {
         d.deserialize_map(Visitor)
     }
 }
+impl Notification {
+    /// Builds `Notification` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(method: impl Into<String>) -> Self {
+        Self {
+            method: method.into(),
+            params: None,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Notification {
     fn validate_at(
         &self,
@@ -11468,7 +13105,7 @@ impl agentwire_runtime::Validate for Notification {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct NotificationParams {
@@ -11537,6 +13174,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for NotificationParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl NotificationParams {
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for NotificationParams {
@@ -11698,6 +13345,46 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for NumberSchema {
         d.deserialize_map(Visitor)
     }
 }
+impl NumberSchema {
+    /// Builds `NumberSchema` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(r#type: NumberSchemaType) -> Self {
+        Self {
+            r#type,
+            title: None,
+            description: None,
+            minimum: None,
+            maximum: None,
+            default: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `minimum`.
+    pub fn with_minimum(mut self, value: f64) -> Self {
+        self.minimum = Some(value);
+        self
+    }
+    /// Sets `maximum`.
+    pub fn with_maximum(mut self, value: f64) -> Self {
+        self.maximum = Some(value);
+        self
+    }
+    /// Sets `default`.
+    pub fn with_default(mut self, value: f64) -> Self {
+        self.default = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for NumberSchema {
     fn validate_at(
         &self,
@@ -11849,6 +13536,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PaginatedRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl PaginatedRequest {
+    /// Builds `PaginatedRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(method: impl Into<String>, id: RequestId) -> Self {
+        Self {
+            method: method.into(),
+            params: None,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(mut self, value: PaginatedRequestParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for PaginatedRequest {
     fn validate_at(
         &self,
@@ -11857,7 +13562,7 @@ impl agentwire_runtime::Validate for PaginatedRequest {
     ) {}
 }
 /// Common parameters for paginated requests.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct PaginatedRequestParams {
@@ -11939,6 +13644,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PaginatedRequestParams 
         d.deserialize_map(Visitor)
     }
 }
+impl PaginatedRequestParams {
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `cursor`.
+    pub fn with_cursor(mut self, value: Cursor) -> Self {
+        self.cursor = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for PaginatedRequestParams {
     fn validate_at(
         &self,
@@ -11946,7 +13663,7 @@ impl agentwire_runtime::Validate for PaginatedRequestParams {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct PaginatedResult {
@@ -12046,6 +13763,21 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PaginatedResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl PaginatedResult {
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `nextCursor`.
+    pub fn with_next_cursor(mut self, value: Cursor) -> Self {
+        self.next_cursor = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for PaginatedResult {
@@ -12175,6 +13907,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PingRequest {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl PingRequest {
+    /// Builds `PingRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(mut self, value: RequestParams) -> Self {
+        self.params = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for PingRequest {
@@ -12330,6 +14079,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressNotification {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ProgressNotification {
+    /// Builds `ProgressNotification` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: ProgressNotificationParams) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
     }
 }
 impl agentwire_runtime::Validate for ProgressNotification {
@@ -12488,6 +14248,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressNotificationPar
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ProgressNotificationParams {
+    /// Builds `ProgressNotificationParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(progress_token: ProgressToken, progress: f64) -> Self {
+        Self {
+            meta: None,
+            progress_token,
+            progress,
+            total: None,
+            message: None,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `total`.
+    pub fn with_total(mut self, value: f64) -> Self {
+        self.total = Some(value);
+        self
+    }
+    /// Sets `message`.
+    pub fn with_message(mut self, value: impl Into<String>) -> Self {
+        self.message = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for ProgressNotificationParams {
@@ -12708,6 +14500,49 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Prompt {
         d.deserialize_map(Visitor)
     }
 }
+impl Prompt {
+    /// Builds `Prompt` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            icons: None,
+            description: None,
+            arguments: None,
+            meta: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `icons`.
+    pub fn with_icons(mut self, value: Vec<Icon>) -> Self {
+        self.icons = Some(value);
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `arguments`.
+    pub fn with_arguments(mut self, value: Vec<PromptArgument>) -> Self {
+        self.arguments = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Prompt {
     fn validate_at(
         &self,
@@ -12845,6 +14680,34 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptArgument {
         d.deserialize_map(Visitor)
     }
 }
+impl PromptArgument {
+    /// Builds `PromptArgument` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            required: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `required`.
+    pub fn with_required(mut self, value: bool) -> Self {
+        self.required = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for PromptArgument {
     fn validate_at(
         &self,
@@ -12962,6 +14825,21 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptListChangedNotifi
         d.deserialize_map(Visitor)
     }
 }
+impl Default for PromptListChangedNotification {
+    fn default() -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+}
+impl PromptListChangedNotification {
+    /// Sets `params`.
+    pub fn with_params(mut self, value: NotificationParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for PromptListChangedNotification {
     fn validate_at(
         &self,
@@ -13041,6 +14919,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptMessage {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl PromptMessage {
+    /// Builds `PromptMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(role: Role, content: ContentBlock) -> Self {
+        Self { role, content }
     }
 }
 impl agentwire_runtime::Validate for PromptMessage {
@@ -13169,6 +15055,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PromptReference {
         d.deserialize_map(Visitor)
     }
 }
+impl PromptReference {
+    /// Builds `PromptReference` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for PromptReference {
     fn validate_at(
         &self,
@@ -13295,6 +15197,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl ReadResourceRequest {
+    /// Builds `ReadResourceRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: ReadResourceRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ReadResourceRequest {
     fn validate_at(
         &self,
@@ -13386,6 +15300,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceRequestPara
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ReadResourceRequestParams {
+    /// Builds `ReadResourceRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            meta: None,
+            uri: uri.into(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ReadResourceRequestParams {
@@ -13500,6 +15430,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceResult {
         d.deserialize_map(Visitor)
     }
 }
+impl ReadResourceResult {
+    /// Builds `ReadResourceResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(contents: Vec<ReadResourceResultContentsItem>) -> Self {
+        Self {
+            meta: None,
+            contents,
+            extra: agentwire_runtime::Members::new(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ReadResourceResult {
     fn validate_at(
         &self,
@@ -13606,6 +15556,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RelatedTaskMetadata {
         d.deserialize_map(Visitor)
     }
 }
+impl RelatedTaskMetadata {
+    /// Builds `RelatedTaskMetadata` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(task_id: impl Into<String>) -> Self {
+        Self { task_id: task_id.into() }
+    }
+}
 impl agentwire_runtime::Validate for RelatedTaskMetadata {
     fn validate_at(
         &self,
@@ -13700,6 +15658,25 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Request {
         d.deserialize_map(Visitor)
     }
 }
+impl Request {
+    /// Builds `Request` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(method: impl Into<String>) -> Self {
+        Self {
+            method: method.into(),
+            params: None,
+        }
+    }
+    /// Sets `params`.
+    pub fn with_params(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Request {
     fn validate_at(
         &self,
@@ -13737,7 +15714,7 @@ impl agentwire_runtime::Validate for RequestId {
     }
 }
 /// Common params for any request.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct RequestParams {
@@ -13796,6 +15773,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestParams {
         d.deserialize_map(Visitor)
     }
 }
+impl RequestParams {
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for RequestParams {
     fn validate_at(
         &self,
@@ -13803,7 +15787,7 @@ impl agentwire_runtime::Validate for RequestParams {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct RequestParamsMeta {
@@ -13869,6 +15853,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestParamsMeta {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl RequestParamsMeta {
+    /// Sets `progressToken`.
+    pub fn with_progress_token(mut self, value: ProgressToken) -> Self {
+        self.progress_token = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for RequestParamsMeta {
@@ -14120,6 +16111,62 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Resource {
         d.deserialize_map(Visitor)
     }
 }
+impl Resource {
+    /// Builds `Resource` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>, uri: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            icons: None,
+            uri: uri.into(),
+            description: None,
+            mime_type: None,
+            annotations: None,
+            size: None,
+            meta: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `icons`.
+    pub fn with_icons(mut self, value: Vec<Icon>) -> Self {
+        self.icons = Some(value);
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `mimeType`.
+    pub fn with_mime_type(mut self, value: impl Into<String>) -> Self {
+        self.mime_type = Some(value.into());
+        self
+    }
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, value: Annotations) -> Self {
+        self.annotations = Some(value);
+        self
+    }
+    /// Sets `size`.
+    pub fn with_size(mut self, value: f64) -> Self {
+        self.size = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Resource {
     fn validate_at(
         &self,
@@ -14260,6 +16307,31 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceContents {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ResourceContents {
+    /// Builds `ResourceContents` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            meta: None,
+        }
+    }
+    /// Sets `mimeType`.
+    pub fn with_mime_type(mut self, value: impl Into<String>) -> Self {
+        self.mime_type = Some(value.into());
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ResourceContents {
@@ -14544,6 +16616,62 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceLink {
         d.deserialize_map(Visitor)
     }
 }
+impl ResourceLink {
+    /// Builds `ResourceLink` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>, uri: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            icons: None,
+            uri: uri.into(),
+            description: None,
+            mime_type: None,
+            annotations: None,
+            size: None,
+            meta: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `icons`.
+    pub fn with_icons(mut self, value: Vec<Icon>) -> Self {
+        self.icons = Some(value);
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `mimeType`.
+    pub fn with_mime_type(mut self, value: impl Into<String>) -> Self {
+        self.mime_type = Some(value.into());
+        self
+    }
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, value: Annotations) -> Self {
+        self.annotations = Some(value);
+        self
+    }
+    /// Sets `size`.
+    pub fn with_size(mut self, value: f64) -> Self {
+        self.size = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ResourceLink {
     fn validate_at(
         &self,
@@ -14686,6 +16814,21 @@ for ResourceListChangedNotification {
         d.deserialize_map(Visitor)
     }
 }
+impl Default for ResourceListChangedNotification {
+    fn default() -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+}
+impl ResourceListChangedNotification {
+    /// Sets `params`.
+    pub fn with_params(mut self, value: NotificationParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ResourceListChangedNotification {
     fn validate_at(
         &self,
@@ -14769,6 +16912,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceRequestParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ResourceRequestParams {
+    /// Builds `ResourceRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            meta: None,
+            uri: uri.into(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ResourceRequestParams {
@@ -15010,6 +17169,56 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceTemplate {
         d.deserialize_map(Visitor)
     }
 }
+impl ResourceTemplate {
+    /// Builds `ResourceTemplate` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>, uri_template: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            icons: None,
+            uri_template: uri_template.into(),
+            description: None,
+            mime_type: None,
+            annotations: None,
+            meta: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `icons`.
+    pub fn with_icons(mut self, value: Vec<Icon>) -> Self {
+        self.icons = Some(value);
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `mimeType`.
+    pub fn with_mime_type(mut self, value: impl Into<String>) -> Self {
+        self.mime_type = Some(value.into());
+        self
+    }
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, value: Annotations) -> Self {
+        self.annotations = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ResourceTemplate {
     fn validate_at(
         &self,
@@ -15121,6 +17330,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceTemplateReferen
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ResourceTemplateReference {
+    /// Builds `ResourceTemplateReference` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self { uri: uri.into() }
     }
 }
 impl agentwire_runtime::Validate for ResourceTemplateReference {
@@ -15237,6 +17454,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceUpdatedNotifica
         d.deserialize_map(Visitor)
     }
 }
+impl ResourceUpdatedNotification {
+    /// Builds `ResourceUpdatedNotification` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: ResourceUpdatedNotificationParams) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ResourceUpdatedNotification {
     fn validate_at(
         &self,
@@ -15343,6 +17571,25 @@ for ResourceUpdatedNotificationParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ResourceUpdatedNotificationParams {
+    /// Builds `ResourceUpdatedNotificationParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            meta: None,
+            uri: uri.into(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ResourceUpdatedNotificationParams {
     fn validate_at(
         &self,
@@ -15358,7 +17605,7 @@ impl agentwire_runtime::Validate for ResourceUpdatedNotificationParams {
         );
     }
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ResultType {
@@ -15433,6 +17680,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResultType {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ResultType {
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ResultType {
@@ -15594,6 +17851,31 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Root {
         d.deserialize_map(Visitor)
     }
 }
+impl Root {
+    /// Builds `Root` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: None,
+            meta: None,
+        }
+    }
+    /// Sets `name`.
+    pub fn with_name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Root {
     fn validate_at(
         &self,
@@ -15721,6 +18003,21 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RootsListChangedNotific
         d.deserialize_map(Visitor)
     }
 }
+impl Default for RootsListChangedNotification {
+    fn default() -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+}
+impl RootsListChangedNotification {
+    /// Sets `params`.
+    pub fn with_params(mut self, value: NotificationParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for RootsListChangedNotification {
     fn validate_at(
         &self,
@@ -15830,6 +18127,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SamplingMessage {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl SamplingMessage {
+    /// Builds `SamplingMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(role: Role, content: SamplingMessageContent) -> Self {
+        Self { role, content, meta: None }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for SamplingMessage {
@@ -15967,7 +18280,7 @@ impl agentwire_runtime::Validate for SamplingMessageContentBlock {
     }
 }
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ServerCapabilities {
@@ -16227,6 +18540,66 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerCapabilities {
         d.deserialize_map(Visitor)
     }
 }
+impl ServerCapabilities {
+    /// Sets `experimental`.
+    pub fn with_experimental(
+        mut self,
+        value: ::std::collections::BTreeMap<
+            String,
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.experimental = Some(value);
+        self
+    }
+    /// Sets `logging`.
+    pub fn with_logging(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.logging = Some(value);
+        self
+    }
+    /// Sets `completions`.
+    pub fn with_completions(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.completions = Some(value);
+        self
+    }
+    /// Sets `prompts`.
+    pub fn with_prompts(mut self, value: ServerCapabilitiesPrompts) -> Self {
+        self.prompts = Some(value);
+        self
+    }
+    /// Sets `resources`.
+    pub fn with_resources(mut self, value: ServerCapabilitiesResources) -> Self {
+        self.resources = Some(value);
+        self
+    }
+    /// Sets `tools`.
+    pub fn with_tools(mut self, value: ServerCapabilitiesTools) -> Self {
+        self.tools = Some(value);
+        self
+    }
+    /// Sets `tasks`.
+    pub fn with_tasks(mut self, value: ServerCapabilitiesTasks) -> Self {
+        self.tasks = Some(value);
+        self
+    }
+    /// Sets `extensions`.
+    pub fn with_extensions(
+        mut self,
+        value: ::std::collections::BTreeMap<
+            String,
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.extensions = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ServerCapabilities {
     fn validate_at(
         &self,
@@ -16234,7 +18607,7 @@ impl agentwire_runtime::Validate for ServerCapabilities {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ServerCapabilitiesPrompts {
@@ -16295,6 +18668,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerCapabilitiesPromp
         d.deserialize_map(Visitor)
     }
 }
+impl ServerCapabilitiesPrompts {
+    /// Sets `listChanged`.
+    pub fn with_list_changed(mut self, value: bool) -> Self {
+        self.list_changed = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ServerCapabilitiesPrompts {
     fn validate_at(
         &self,
@@ -16302,7 +18682,7 @@ impl agentwire_runtime::Validate for ServerCapabilitiesPrompts {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ServerCapabilitiesResources {
@@ -16383,6 +18763,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerCapabilitiesResou
         d.deserialize_map(Visitor)
     }
 }
+impl ServerCapabilitiesResources {
+    /// Sets `subscribe`.
+    pub fn with_subscribe(mut self, value: bool) -> Self {
+        self.subscribe = Some(value);
+        self
+    }
+    /// Sets `listChanged`.
+    pub fn with_list_changed(mut self, value: bool) -> Self {
+        self.list_changed = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ServerCapabilitiesResources {
     fn validate_at(
         &self,
@@ -16390,7 +18782,7 @@ impl agentwire_runtime::Validate for ServerCapabilitiesResources {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ServerCapabilitiesTasks {
@@ -16512,6 +18904,29 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerCapabilitiesTasks
         d.deserialize_map(Visitor)
     }
 }
+impl ServerCapabilitiesTasks {
+    /// Sets `list`.
+    pub fn with_list(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.list = Some(value);
+        self
+    }
+    /// Sets `cancel`.
+    pub fn with_cancel(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.cancel = Some(value);
+        self
+    }
+    /// Sets `requests`.
+    pub fn with_requests(mut self, value: ServerCapabilitiesTasksRequests) -> Self {
+        self.requests = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ServerCapabilitiesTasks {
     fn validate_at(
         &self,
@@ -16519,7 +18934,7 @@ impl agentwire_runtime::Validate for ServerCapabilitiesTasks {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ServerCapabilitiesTasksRequests {
@@ -16583,6 +18998,13 @@ for ServerCapabilitiesTasksRequests {
         d.deserialize_map(Visitor)
     }
 }
+impl ServerCapabilitiesTasksRequests {
+    /// Sets `tools`.
+    pub fn with_tools(mut self, value: ServerCapabilitiesTasksRequestsTools) -> Self {
+        self.tools = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ServerCapabilitiesTasksRequests {
     fn validate_at(
         &self,
@@ -16590,7 +19012,7 @@ impl agentwire_runtime::Validate for ServerCapabilitiesTasksRequests {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ServerCapabilitiesTasksRequestsTools {
@@ -16661,6 +19083,16 @@ for ServerCapabilitiesTasksRequestsTools {
         d.deserialize_map(Visitor)
     }
 }
+impl ServerCapabilitiesTasksRequestsTools {
+    /// Sets `call`.
+    pub fn with_call(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.call = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ServerCapabilitiesTasksRequestsTools {
     fn validate_at(
         &self,
@@ -16668,7 +19100,7 @@ impl agentwire_runtime::Validate for ServerCapabilitiesTasksRequestsTools {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ServerCapabilitiesTools {
@@ -16727,6 +19159,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerCapabilitiesTools
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesTools {
+    /// Sets `listChanged`.
+    pub fn with_list_changed(mut self, value: bool) -> Self {
+        self.list_changed = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ServerCapabilitiesTools {
@@ -17232,6 +19671,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SetLevelRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl SetLevelRequest {
+    /// Builds `SetLevelRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: SetLevelRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for SetLevelRequest {
     fn validate_at(
         &self,
@@ -17316,6 +19767,19 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SetLevelRequestParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl SetLevelRequestParams {
+    /// Builds `SetLevelRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(level: LoggingLevel) -> Self {
+        Self { meta: None, level }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for SetLevelRequestParams {
@@ -17526,6 +19990,51 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for StringSchema {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl Default for StringSchema {
+    fn default() -> Self {
+        Self {
+            r#type: StringSchemaType::String,
+            title: None,
+            description: None,
+            min_length: None,
+            max_length: None,
+            format: None,
+            default: None,
+        }
+    }
+}
+impl StringSchema {
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `minLength`.
+    pub fn with_min_length(mut self, value: f64) -> Self {
+        self.min_length = Some(value);
+        self
+    }
+    /// Sets `maxLength`.
+    pub fn with_max_length(mut self, value: f64) -> Self {
+        self.max_length = Some(value);
+        self
+    }
+    /// Sets `format`.
+    pub fn with_format(mut self, value: StringSchemaFormat) -> Self {
+        self.format = Some(value);
+        self
+    }
+    /// Sets `default`.
+    pub fn with_default(mut self, value: impl Into<String>) -> Self {
+        self.default = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for StringSchema {
@@ -17740,6 +20249,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SubscribeRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl SubscribeRequest {
+    /// Builds `SubscribeRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: SubscribeRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for SubscribeRequest {
     fn validate_at(
         &self,
@@ -17831,6 +20352,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SubscribeRequestParams 
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl SubscribeRequestParams {
+    /// Builds `SubscribeRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            meta: None,
+            uri: uri.into(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for SubscribeRequestParams {
@@ -18030,6 +20567,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Task {
         d.deserialize_map(Visitor)
     }
 }
+impl Task {
+    /// Builds `Task` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        task_id: impl Into<String>,
+        status: TaskStatus,
+        created_at: impl Into<String>,
+        last_updated_at: impl Into<String>,
+        ttl: Option<f64>,
+    ) -> Self {
+        Self {
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            ttl,
+            poll_interval: None,
+        }
+    }
+    /// Sets `statusMessage`.
+    pub fn with_status_message(mut self, value: impl Into<String>) -> Self {
+        self.status_message = Some(value.into());
+        self
+    }
+    /// Sets `pollInterval`.
+    pub fn with_poll_interval(mut self, value: f64) -> Self {
+        self.poll_interval = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Task {
     fn validate_at(
         &self,
@@ -18038,7 +20607,7 @@ impl agentwire_runtime::Validate for Task {
     ) {}
 }
 /// Common params for any task-augmented request.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct TaskAugmentedRequestParams {
@@ -18122,6 +20691,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TaskAugmentedRequestPar
         d.deserialize_map(Visitor)
     }
 }
+impl TaskAugmentedRequestParams {
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `task`.
+    pub fn with_task(mut self, value: TaskMetadata) -> Self {
+        self.task = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for TaskAugmentedRequestParams {
     fn validate_at(
         &self,
@@ -18131,7 +20712,7 @@ impl agentwire_runtime::Validate for TaskAugmentedRequestParams {
 }
 /// Metadata for augmenting a request with task execution.
 /// Include this in the `task` field of the request parameters.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct TaskMetadata {
@@ -18186,6 +20767,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TaskMetadata {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl TaskMetadata {
+    /// Sets `ttl`.
+    pub fn with_ttl(mut self, value: f64) -> Self {
+        self.ttl = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for TaskMetadata {
@@ -18355,6 +20943,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TaskStatusNotification 
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl TaskStatusNotification {
+    /// Builds `TaskStatusNotification` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: TaskStatusNotificationParams) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
     }
 }
 impl agentwire_runtime::Validate for TaskStatusNotification {
@@ -18579,6 +21178,47 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TaskStatusNotificationP
         d.deserialize_map(Visitor)
     }
 }
+impl TaskStatusNotificationParams {
+    /// Builds `TaskStatusNotificationParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        task_id: impl Into<String>,
+        status: TaskStatus,
+        created_at: impl Into<String>,
+        last_updated_at: impl Into<String>,
+        ttl: Option<f64>,
+    ) -> Self {
+        Self {
+            meta: None,
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            ttl,
+            poll_interval: None,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `statusMessage`.
+    pub fn with_status_message(mut self, value: impl Into<String>) -> Self {
+        self.status_message = Some(value.into());
+        self
+    }
+    /// Sets `pollInterval`.
+    pub fn with_poll_interval(mut self, value: f64) -> Self {
+        self.poll_interval = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for TaskStatusNotificationParams {
     fn validate_at(
         &self,
@@ -18722,6 +21362,31 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
         d.deserialize_map(Visitor)
     }
 }
+impl TextContent {
+    /// Builds `TextContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        }
+    }
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, value: Annotations) -> Self {
+        self.annotations = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for TextContent {
     fn validate_at(
         &self,
@@ -18861,6 +21526,32 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextResourceContents {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl TextResourceContents {
+    /// Builds `TextResourceContents` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            meta: None,
+            text: text.into(),
+        }
+    }
+    /// Sets `mimeType`.
+    pub fn with_mime_type(mut self, value: impl Into<String>) -> Self {
+        self.mime_type = Some(value.into());
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for TextResourceContents {
@@ -19054,6 +21745,47 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TitledMultiSelectEnumSc
         d.deserialize_map(Visitor)
     }
 }
+impl TitledMultiSelectEnumSchema {
+    /// Builds `TitledMultiSelectEnumSchema` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(items: TitledMultiSelectEnumSchemaItems) -> Self {
+        Self {
+            r#type: TitledMultiSelectEnumSchemaType::Array,
+            title: None,
+            description: None,
+            min_items: None,
+            max_items: None,
+            items,
+            default: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `minItems`.
+    pub fn with_min_items(mut self, value: f64) -> Self {
+        self.min_items = Some(value);
+        self
+    }
+    /// Sets `maxItems`.
+    pub fn with_max_items(mut self, value: f64) -> Self {
+        self.max_items = Some(value);
+        self
+    }
+    /// Sets `default`.
+    pub fn with_default(mut self, value: Vec<String>) -> Self {
+        self.default = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for TitledMultiSelectEnumSchema {
     fn validate_at(
         &self,
@@ -19118,6 +21850,14 @@ for TitledMultiSelectEnumSchemaItems {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl TitledMultiSelectEnumSchemaItems {
+    /// Builds `TitledMultiSelectEnumSchemaItems` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(any_of: Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>) -> Self {
+        Self { any_of }
     }
 }
 impl agentwire_runtime::Validate for TitledMultiSelectEnumSchemaItems {
@@ -19200,6 +21940,17 @@ for TitledMultiSelectEnumSchemaItemsAnyOfItem {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    /// Builds `TitledMultiSelectEnumSchemaItemsAnyOfItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(r#const: impl Into<String>, title: impl Into<String>) -> Self {
+        Self {
+            r#const: r#const.into(),
+            title: title.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for TitledMultiSelectEnumSchemaItemsAnyOfItem {
@@ -19378,6 +22129,35 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TitledSingleSelectEnumS
         d.deserialize_map(Visitor)
     }
 }
+impl TitledSingleSelectEnumSchema {
+    /// Builds `TitledSingleSelectEnumSchema` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(one_of: Vec<TitledSingleSelectEnumSchemaOneOfItem>) -> Self {
+        Self {
+            r#type: TitledSingleSelectEnumSchemaType::String,
+            title: None,
+            description: None,
+            one_of,
+            default: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `default`.
+    pub fn with_default(mut self, value: impl Into<String>) -> Self {
+        self.default = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for TitledSingleSelectEnumSchema {
     fn validate_at(
         &self,
@@ -19458,6 +22238,17 @@ for TitledSingleSelectEnumSchemaOneOfItem {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl TitledSingleSelectEnumSchemaOneOfItem {
+    /// Builds `TitledSingleSelectEnumSchemaOneOfItem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(r#const: impl Into<String>, title: impl Into<String>) -> Self {
+        Self {
+            r#const: r#const.into(),
+            title: title.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for TitledSingleSelectEnumSchemaOneOfItem {
@@ -19752,6 +22543,62 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Tool {
         d.deserialize_map(Visitor)
     }
 }
+impl Tool {
+    /// Builds `Tool` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>, input_schema: ToolInputSchema) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            icons: None,
+            description: None,
+            input_schema,
+            execution: None,
+            output_schema: None,
+            annotations: None,
+            meta: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `icons`.
+    pub fn with_icons(mut self, value: Vec<Icon>) -> Self {
+        self.icons = Some(value);
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `execution`.
+    pub fn with_execution(mut self, value: ToolExecution) -> Self {
+        self.execution = Some(value);
+        self
+    }
+    /// Sets `outputSchema`.
+    pub fn with_output_schema(mut self, value: ToolOutputSchema) -> Self {
+        self.output_schema = Some(value);
+        self
+    }
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, value: ToolAnnotations) -> Self {
+        self.annotations = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Tool {
     fn validate_at(
         &self,
@@ -19776,7 +22623,7 @@ impl agentwire_runtime::Validate for Tool {
 ///
 /// Clients should never make tool use decisions based on ToolAnnotations
 /// received from untrusted servers.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolAnnotations {
@@ -19937,6 +22784,33 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolAnnotations {
         d.deserialize_map(Visitor)
     }
 }
+impl ToolAnnotations {
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `readOnlyHint`.
+    pub fn with_read_only_hint(mut self, value: bool) -> Self {
+        self.read_only_hint = Some(value);
+        self
+    }
+    /// Sets `destructiveHint`.
+    pub fn with_destructive_hint(mut self, value: bool) -> Self {
+        self.destructive_hint = Some(value);
+        self
+    }
+    /// Sets `idempotentHint`.
+    pub fn with_idempotent_hint(mut self, value: bool) -> Self {
+        self.idempotent_hint = Some(value);
+        self
+    }
+    /// Sets `openWorldHint`.
+    pub fn with_open_world_hint(mut self, value: bool) -> Self {
+        self.open_world_hint = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolAnnotations {
     fn validate_at(
         &self,
@@ -19945,7 +22819,7 @@ impl agentwire_runtime::Validate for ToolAnnotations {
     ) {}
 }
 /// Controls tool selection behavior for sampling requests.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolChoice {
@@ -20004,6 +22878,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolChoice {
         d.deserialize_map(Visitor)
     }
 }
+impl ToolChoice {
+    /// Sets `mode`.
+    pub fn with_mode(mut self, value: ToolChoiceMode) -> Self {
+        self.mode = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolChoice {
     fn validate_at(
         &self,
@@ -20054,7 +22935,7 @@ impl agentwire_runtime::Validate for ToolChoiceMode {
     ) {}
 }
 /// Execution-related properties for a tool.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ToolExecution {
@@ -20119,6 +23000,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolExecution {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ToolExecution {
+    /// Sets `taskSupport`.
+    pub fn with_task_support(mut self, value: ToolExecutionTaskSupport) -> Self {
+        self.task_support = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ToolExecution {
@@ -20300,6 +23188,39 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolInputSchema {
         d.deserialize_map(Visitor)
     }
 }
+impl Default for ToolInputSchema {
+    fn default() -> Self {
+        Self {
+            schema: None,
+            r#type: ToolInputSchemaType::Object,
+            properties: None,
+            required: None,
+        }
+    }
+}
+impl ToolInputSchema {
+    /// Sets `$schema`.
+    pub fn with_schema(mut self, value: impl Into<String>) -> Self {
+        self.schema = Some(value.into());
+        self
+    }
+    /// Sets `properties`.
+    pub fn with_properties(
+        mut self,
+        value: ::std::collections::BTreeMap<
+            String,
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.properties = Some(value);
+        self
+    }
+    /// Sets `required`.
+    pub fn with_required(mut self, value: Vec<String>) -> Self {
+        self.required = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolInputSchema {
     fn validate_at(
         &self,
@@ -20453,6 +23374,21 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolListChangedNotifica
         d.deserialize_map(Visitor)
     }
 }
+impl Default for ToolListChangedNotification {
+    fn default() -> Self {
+        Self {
+            params: None,
+            jsonrpc: JSONRPCNotificationJsonrpc::V20,
+        }
+    }
+}
+impl ToolListChangedNotification {
+    /// Sets `params`.
+    pub fn with_params(mut self, value: NotificationParams) -> Self {
+        self.params = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolListChangedNotification {
     fn validate_at(
         &self,
@@ -20588,6 +23524,39 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolOutputSchema {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl Default for ToolOutputSchema {
+    fn default() -> Self {
+        Self {
+            schema: None,
+            r#type: ToolOutputSchemaType::Object,
+            properties: None,
+            required: None,
+        }
+    }
+}
+impl ToolOutputSchema {
+    /// Sets `$schema`.
+    pub fn with_schema(mut self, value: impl Into<String>) -> Self {
+        self.schema = Some(value.into());
+        self
+    }
+    /// Sets `properties`.
+    pub fn with_properties(
+        mut self,
+        value: ::std::collections::BTreeMap<
+            String,
+            ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.properties = Some(value);
+        self
+    }
+    /// Sets `required`.
+    pub fn with_required(mut self, value: Vec<String>) -> Self {
+        self.required = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ToolOutputSchema {
@@ -20833,6 +23802,41 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolResultContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ToolResultContent {
+    /// Builds `ToolResultContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(tool_use_id: impl Into<String>, content: Vec<ContentBlock>) -> Self {
+        Self {
+            tool_use_id: tool_use_id.into(),
+            content,
+            structured_content: None,
+            is_error: None,
+            meta: None,
+        }
+    }
+    /// Sets `structuredContent`.
+    pub fn with_structured_content(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.structured_content = Some(value);
+        self
+    }
+    /// Sets `isError`.
+    pub fn with_is_error(mut self, value: bool) -> Self {
+        self.is_error = Some(value);
+        self
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolResultContent {
     fn validate_at(
         &self,
@@ -21004,6 +24008,31 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolUseContent {
         d.deserialize_map(Visitor)
     }
 }
+impl ToolUseContent {
+    /// Builds `ToolUseContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            input,
+            meta: None,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(
+        mut self,
+        value: ::std::collections::BTreeMap<String, agentwire_runtime::serde_json::Value>,
+    ) -> Self {
+        self.meta = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ToolUseContent {
     fn validate_at(
         &self,
@@ -21099,6 +24128,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for URLElicitationRequiredE
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl URLElicitationRequiredError {
+    /// Builds `URLElicitationRequiredError` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(error: URLElicitationRequiredErrorError) -> Self {
+        Self {
+            jsonrpc: JSONRPCErrorResponseJsonrpc::V20,
+            id: None,
+            error,
+        }
+    }
+    /// Sets `id`.
+    pub fn with_id(mut self, value: RequestId) -> Self {
+        self.id = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for URLElicitationRequiredError {
@@ -21202,6 +24248,22 @@ for URLElicitationRequiredErrorError {
         d.deserialize_map(Visitor)
     }
 }
+impl URLElicitationRequiredErrorError {
+    /// Builds `URLElicitationRequiredErrorError` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        code: i64,
+        message: impl Into<String>,
+        data: URLElicitationRequiredErrorErrorData,
+    ) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data,
+        }
+    }
+}
 impl agentwire_runtime::Validate for URLElicitationRequiredErrorError {
     fn validate_at(
         &self,
@@ -21279,6 +24341,17 @@ for URLElicitationRequiredErrorErrorData {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl URLElicitationRequiredErrorErrorData {
+    /// Builds `URLElicitationRequiredErrorErrorData` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(elicitations: Vec<ElicitRequestURLParams>) -> Self {
+        Self {
+            elicitations,
+            extra: agentwire_runtime::Members::new(),
+        }
     }
 }
 impl agentwire_runtime::Validate for URLElicitationRequiredErrorErrorData {
@@ -21415,6 +24488,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UnsubscribeRequest {
         d.deserialize_map(Visitor)
     }
 }
+impl UnsubscribeRequest {
+    /// Builds `UnsubscribeRequest` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(params: UnsubscribeRequestParams, id: RequestId) -> Self {
+        Self {
+            params,
+            jsonrpc: JSONRPCRequestJsonrpc::V20,
+            id,
+        }
+    }
+}
 impl agentwire_runtime::Validate for UnsubscribeRequest {
     fn validate_at(
         &self,
@@ -21506,6 +24591,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UnsubscribeRequestParam
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl UnsubscribeRequestParams {
+    /// Builds `UnsubscribeRequestParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            meta: None,
+            uri: uri.into(),
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: RequestParamsMeta) -> Self {
+        self.meta = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for UnsubscribeRequestParams {
@@ -21699,6 +24800,47 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UntitledMultiSelectEnum
         d.deserialize_map(Visitor)
     }
 }
+impl UntitledMultiSelectEnumSchema {
+    /// Builds `UntitledMultiSelectEnumSchema` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(items: UntitledMultiSelectEnumSchemaItems) -> Self {
+        Self {
+            r#type: UntitledMultiSelectEnumSchemaType::Array,
+            title: None,
+            description: None,
+            min_items: None,
+            max_items: None,
+            items,
+            default: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `minItems`.
+    pub fn with_min_items(mut self, value: f64) -> Self {
+        self.min_items = Some(value);
+        self
+    }
+    /// Sets `maxItems`.
+    pub fn with_max_items(mut self, value: f64) -> Self {
+        self.max_items = Some(value);
+        self
+    }
+    /// Sets `default`.
+    pub fn with_default(mut self, value: Vec<String>) -> Self {
+        self.default = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for UntitledMultiSelectEnumSchema {
     fn validate_at(
         &self,
@@ -21774,6 +24916,17 @@ for UntitledMultiSelectEnumSchemaItems {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl UntitledMultiSelectEnumSchemaItems {
+    /// Builds `UntitledMultiSelectEnumSchemaItems` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(r#enum: Vec<String>) -> Self {
+        Self {
+            r#type: UntitledMultiSelectEnumSchemaItemsType::String,
+            r#enum,
+        }
     }
 }
 impl agentwire_runtime::Validate for UntitledMultiSelectEnumSchemaItems {
@@ -21983,6 +25136,35 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UntitledSingleSelectEnu
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl UntitledSingleSelectEnumSchema {
+    /// Builds `UntitledSingleSelectEnumSchema` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(r#enum: Vec<String>) -> Self {
+        Self {
+            r#type: UntitledSingleSelectEnumSchemaType::String,
+            title: None,
+            description: None,
+            r#enum,
+            default: None,
+        }
+    }
+    /// Sets `title`.
+    pub fn with_title(mut self, value: impl Into<String>) -> Self {
+        self.title = Some(value.into());
+        self
+    }
+    /// Sets `description`.
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
+    /// Sets `default`.
+    pub fn with_default(mut self, value: impl Into<String>) -> Self {
+        self.default = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for UntitledSingleSelectEnumSchema {
@@ -22428,70 +25610,70 @@ impl agentwire_runtime::jsonrpc::RequestSet for ClientRequest {
         Some(
             match method {
                 "initialize" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::Initialize)
                 }
                 "ping" => {
-                    agentwire_runtime::decode_json(result.get()).map(Self::Result::Ping)
+                    agentwire_runtime::decode_all(result.get()).map(Self::Result::Ping)
                 }
                 "resources/list" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ResourcesList)
                 }
                 "resources/templates/list" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ResourcesTemplatesList)
                 }
                 "resources/read" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ResourcesRead)
                 }
                 "resources/subscribe" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ResourcesSubscribe)
                 }
                 "resources/unsubscribe" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ResourcesUnsubscribe)
                 }
                 "prompts/list" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::PromptsList)
                 }
                 "prompts/get" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::PromptsGet)
                 }
                 "tools/list" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ToolsList)
                 }
                 "tools/call" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ToolsCall)
                 }
                 "logging/setLevel" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::LoggingSetLevel)
                 }
                 "completion/complete" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::CompletionComplete)
                 }
                 "tasks/get" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::TasksGet)
                 }
                 "tasks/result" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::TasksResult)
                 }
                 "tasks/list" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::TasksList)
                 }
                 "tasks/cancel" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::TasksCancel)
                 }
                 _ => return None,
@@ -22849,34 +26031,34 @@ impl agentwire_runtime::jsonrpc::RequestSet for ServerRequest {
         Some(
             match method {
                 "ping" => {
-                    agentwire_runtime::decode_json(result.get()).map(Self::Result::Ping)
+                    agentwire_runtime::decode_all(result.get()).map(Self::Result::Ping)
                 }
                 "sampling/createMessage" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::SamplingCreateMessage)
                 }
                 "roots/list" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::RootsList)
                 }
                 "elicitation/create" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ElicitationCreate)
                 }
                 "tasks/get" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::TasksGet)
                 }
                 "tasks/result" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::TasksResult)
                 }
                 "tasks/list" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::TasksList)
                 }
                 "tasks/cancel" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::TasksCancel)
                 }
                 _ => return None,
@@ -24184,38 +27366,47 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "client" => {
-            Some(
-                ClientMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "client" => {
+                Some(
+                    ClientMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            "server" => {
+                Some(
+                    ServerMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            _ => None,
         }
-        "server" => {
-            Some(
-                ServerMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

@@ -221,8 +221,9 @@ impl Expansion {
     }
 }
 
-/// Runs the generator on `spec_dir` and assembles its module. Errors are one line each,
-/// `file:line:col: message (hint: ...)`, with paths relative to `manifest_dir`.
+/// Runs the generator on `spec_dir` and assembles its module. Errors start with one line,
+/// `file:line:col: message (hint: ...)`, with paths relative to `manifest_dir`, followed by
+/// the source line with the mistake underlined.
 pub(crate) fn expand_spec(
     spec_dir: &Path,
     manifest_dir: &Path,
@@ -237,7 +238,7 @@ pub(crate) fn expand_spec(
         errors
             .errors
             .iter()
-            .map(|e| relative_to(&e.one_line(), manifest_dir))
+            .map(|e| relative_to(&e.render(), manifest_dir))
             .collect::<Vec<_>>()
     })?;
     let module = &generated.module;

@@ -2,7 +2,8 @@
 //!
 //! The fast path is agentwire's own reader ([`crate::json`]). Only when it refuses is the input
 //! parsed again by serde_json, and only when that fails too a third time with path tracking, so
-//! well-formed traffic pays nothing for precise errors.
+//! well-formed traffic pays nothing for precise errors. [`decode_all`] goes on past the first
+//! error to find the others (see there); its cost, too, falls on failed input only.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -10,6 +11,7 @@ use serde_json::Value;
 use crate::error::{FieldError, Invalid, Rule};
 use crate::json::unique;
 use crate::tagged::AT_PREFIX;
+use crate::validate::{JsonPointer, Validate};
 
 /// Parses `json` into `T`; a failure carries the pointer and the rule it broke.
 ///
@@ -34,6 +36,102 @@ pub fn decode_json<T: DeserializeOwned>(json: &str) -> Result<T, Invalid> {
     serde_json_room(|| match serde_json::from_str::<T>(json) {
         Ok(v) => Ok(v),
         Err(first) => Err(explain_str::<T>(json, first)),
+    })
+}
+
+/// Decodes `json` into `T` and checks every constraint: what generated `from_json` and
+/// `decode_type` call. A failure lists every error [`decode_all`] finds.
+pub fn decode_checked<T: DeserializeOwned + Validate>(json: &str) -> Result<T, Invalid> {
+    let value: T = decode_all(json)?;
+    value.validate()?;
+    Ok(value)
+}
+
+/// How many bytes of input one failed decode may read again while looking for more errors:
+/// each error costs one more decode of the whole message, so a large message gets fewer.
+const SEARCH_BUDGET: usize = 4 << 20;
+/// The most decodes one failed message gets while looking for more errors.
+const MAX_ROUNDS: usize = 32;
+
+/// Like [`decode_json`] (the same value, the same first error), but a message that fails is
+/// decoded again past each error to report every one: missing required fields, values of the
+/// wrong type, enum values, and the constraints the rest of the message breaks. Each failing
+/// value is replaced by the nearest one its rule accepts ([`crate::repair`]) and the message
+/// decoded again, until it decodes (its constraints are then checked, except under the
+/// replaced values), an error has no replacement (an unknown kind, a pattern), or the search
+/// budget is spent (32 decodes, fewer for a message over 128 KiB).
+///
+/// The value returned on success is not validated; [`decode_checked`] does both.
+pub fn decode_all<T: DeserializeOwned + Validate>(json: &str) -> Result<T, Invalid> {
+    let first = match decode_json::<T>(json) {
+        Ok(v) => return Ok(v),
+        Err(first) => first,
+    };
+    if matches!(
+        first.errors.first().map(|e| &e.rule),
+        Some(Rule::Syntax | Rule::Duplicate) | None
+    ) {
+        return Err(first);
+    }
+    Err(serde_json_room(|| {
+        match serde_json::from_str::<Value>(json) {
+            Ok(mut value) => every_error::<T>(&mut value, first, rounds_for(json.len())),
+            Err(_) => first,
+        }
+    }))
+}
+
+fn rounds_for(len: usize) -> usize {
+    (SEARCH_BUDGET / len.max(1)).clamp(1, MAX_ROUNDS)
+}
+
+/// Goes on from the `first` errors of decoding `value` as `T`, repairing as it goes.
+fn every_error<T: DeserializeOwned + Validate>(
+    value: &mut Value,
+    first: Invalid,
+    rounds: usize,
+) -> Invalid {
+    let mut found = first.errors;
+    let mut pending = found.clone();
+    // Errors under a replaced value are about the replacement (a `null` put in for a missing
+    // field), not the message.
+    let mut replaced: Vec<String> = Vec::new();
+    for _ in 0..rounds {
+        for e in &pending {
+            if !crate::repair::repair(value, e) {
+                return Invalid { errors: found };
+            }
+            replaced.push(e.pointer.clone());
+        }
+        match serde_path_to_error::deserialize::<_, T>(&*value) {
+            Ok(decoded) => {
+                let mut broken = Vec::new();
+                decoded.validate_at(&mut JsonPointer::new(), &mut broken);
+                found.extend(
+                    broken
+                        .into_iter()
+                        .filter(|e| !is_under(&e.pointer, &replaced)),
+                );
+                break;
+            }
+            Err(e) => {
+                let e = classify(path_to_pointer(e.path()), e.into_inner());
+                if !is_under(&e.pointer, &replaced) {
+                    found.push(e.clone());
+                }
+                pending = vec![e];
+            }
+        }
+    }
+    Invalid { errors: found }
+}
+
+/// Whether `pointer` is one of `roots` or inside one of them.
+fn is_under(pointer: &str, roots: &[String]) -> bool {
+    roots.iter().any(|root| {
+        pointer
+            .strip_prefix(root.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     })
 }
 
@@ -161,6 +259,53 @@ mod tests {
     struct Outer {
         id: String,
         payload: Inner,
+    }
+
+    /// A message with a constraint beyond its type: a non-empty id.
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Counted {
+        id: String,
+        count: i64,
+        payload: Inner,
+    }
+
+    impl Validate for Counted {
+        fn validate_at(&self, at: &mut JsonPointer, errors: &mut Vec<FieldError>) {
+            at.with("id", |at| {
+                crate::validate::min_length(&self.id, 1, at, errors)
+            });
+        }
+    }
+
+    #[test]
+    fn every_error_of_a_message_is_reported() {
+        let json = r#"{"id": "", "count": "7", "payload": {}}"#;
+        let e = decode_checked::<Counted>(json).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/count: invalid type: string \"7\", expected i64 [type]; \
+             /payload/loading: missing field `loading` [required]; \
+             /id: length 0 is below the minimum 1 [min_length 1]"
+        );
+        // The first error is decode_json's, and a valid message decodes as before.
+        assert_eq!(
+            decode_json::<Counted>(json).unwrap_err().errors[0],
+            e.errors[0]
+        );
+        let ok = r#"{"id": "a", "count": 7, "payload": {"loading": true}}"#;
+        assert_eq!(decode_checked::<Counted>(ok).unwrap().count, 7);
+        // Input that is not JSON has one error.
+        let e = decode_checked::<Counted>(r#"{"id": "#).unwrap_err();
+        assert_eq!(e.errors.len(), 1);
+        assert_eq!(e.errors[0].rule, Rule::Syntax);
+    }
+
+    #[test]
+    fn a_large_message_gets_fewer_rounds() {
+        assert_eq!(rounds_for(10), MAX_ROUNDS);
+        assert_eq!(rounds_for(1 << 20), 4);
+        assert_eq!(rounds_for(64 << 20), 1);
     }
 
     #[test]

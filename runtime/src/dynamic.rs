@@ -5,13 +5,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::decode::decode_json;
+use crate::decode::decode_checked;
 use crate::error::Invalid;
 use crate::validate::Validate;
 
-/// Decodes `json` as `T`, validates it, and re-encodes it.
+/// Decodes `json` as `T`, validates it, and re-encodes it; a failure lists every error found.
 pub fn reencode<T: DeserializeOwned + Serialize + Validate>(json: &str) -> Result<Value, Invalid> {
-    let value: T = decode_json(json)?;
-    value.validate()?;
+    let value: T = decode_checked(json)?;
     Ok(serde_json::to_value(&value).expect("generated types always serialize"))
 }

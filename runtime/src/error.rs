@@ -18,6 +18,8 @@ pub enum Rule {
     UnknownKind,
     /// An object of a tagged union lacks its discriminator field.
     MissingKind,
+    /// The message is one another role sends ("`x` is sent by the server, not the client").
+    WrongSide,
     /// A string is none of the allowed literal values.
     Enum,
     Pattern(&'static str),
@@ -42,6 +44,7 @@ impl Rule {
             Rule::Duplicate => "duplicate",
             Rule::UnknownKind => "unknown_kind",
             Rule::MissingKind => "missing_kind",
+            Rule::WrongSide => "wrong_side",
             Rule::Enum => "enum",
             Rule::Pattern(_) => "pattern",
             Rule::MinLength(_) => "min_length",
@@ -101,8 +104,8 @@ impl fmt::Display for FieldError {
     }
 }
 
-/// A message that could not be decoded or broke its spec's constraints. Decoding stops at the
-/// first error; validation reports every failure.
+/// A message that could not be decoded or broke its spec's constraints: every failure found,
+/// in the order found (decoding's, then the constraints' of what decoded).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub struct Invalid {
     pub errors: Vec<FieldError>,

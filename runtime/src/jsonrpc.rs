@@ -123,8 +123,12 @@ impl MethodSet for NoMethods {
     }
 }
 
-/// Decodes required params of type `T`; used by generated `decode_params`.
-pub fn params<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Invalid> {
+/// Decodes required params of type `T`; used by generated `decode_params`. A failure lists
+/// every error of the params ([`crate::decode_all`]); an accepted value is validated later,
+/// with the whole message.
+pub fn params<T: serde::de::DeserializeOwned + Validate>(
+    params: Option<&RawValue>,
+) -> Result<T, Invalid> {
     match params {
         // The spec's params are objects; by-position (array) params are not part of it.
         Some(raw) if !raw.get().starts_with('{') => Err(Invalid::one(FieldError::new(
@@ -132,7 +136,7 @@ pub fn params<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Resu
             Rule::Type,
             "params must be an object",
         ))),
-        Some(raw) => decode_json(raw.get()),
+        Some(raw) => crate::decode::decode_all(raw.get()),
         None => Err(Invalid::one(FieldError::new(
             "",
             Rule::Required,
@@ -142,7 +146,7 @@ pub fn params<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Resu
 }
 
 /// Decodes params that the spec lets a sender omit: absent (or `null`) params are `None`.
-pub fn optional_params<T: serde::de::DeserializeOwned>(
+pub fn optional_params<T: serde::de::DeserializeOwned + Validate>(
     raw: Option<&RawValue>,
 ) -> Result<Option<T>, Invalid> {
     match raw {

@@ -15,11 +15,13 @@ pub mod literal;
 pub mod machine;
 pub mod members;
 pub mod registry;
+pub mod repair;
 pub mod serde_helpers;
+pub mod side;
 pub mod tagged;
 pub mod validate;
 
-pub use decode::{decode_json, decode_value};
+pub use decode::{decode_all, decode_checked, decode_json, decode_value};
 pub use error::{FieldError, Invalid, Rule};
 pub use members::Members;
 pub use validate::{JsonPointer, Validate};

@@ -38,7 +38,9 @@ impl fmt::Display for Error {
                 for (dir, errors) in all {
                     writeln!(f, "spec errors in {}:", dir.display())?;
                     for e in &errors.errors {
-                        writeln!(f, "  {}", e.one_line())?;
+                        for line in e.render().lines() {
+                            writeln!(f, "  {line}")?;
+                        }
                     }
                 }
                 Ok(())

@@ -1,5 +1,6 @@
 //! Emitters: IR in, formatted Rust source (or JSON) out.
 
+pub mod build;
 pub mod defaults;
 pub mod diagram;
 pub mod http;

@@ -19,14 +19,12 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
     });
     let channels = p.channels.iter().map(|c| {
         let union = type_ident(&c.union);
-        let doc = format!(" Decodes one `{}` -> `{}` message and checks every constraint of the spec.", c.from, c.to);
+        let doc = format!(" Decodes one `{}` -> `{}` message and checks every constraint of the spec; a failure lists every error found.", c.from, c.to);
         quote! {
             impl #union {
                 #[doc = #doc]
                 pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-                    let message: Self = agentwire_runtime::decode_json(json)?;
-                    agentwire_runtime::Validate::validate(&message)?;
-                    Ok(message)
+                    agentwire_runtime::decode_checked(json)
                 }
 
                 /// Encodes the message as one JSON text.
@@ -123,15 +121,22 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
         }
 
         /// Decodes (proto3 JSON) and validates one message sent by `from`, returning it
-        /// re-encoded; `None` when `from` sends no messages in this protocol.
+        /// re-encoded; `None` when `from` sends no messages in this protocol. A message only
+        /// another role sends fails with rule `wrong_side`, naming its sender.
         pub fn decode_message(
             from: &str,
             json: &str,
         ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-            match from {
-                #(#message_arms)*
-                _ => None,
+            fn by_role(
+                from: &str,
+                json: &str,
+            ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
+                match from {
+                    #(#message_arms)*
+                    _ => None,
+                }
             }
+            agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
         }
     }
 }
@@ -216,15 +221,22 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         }
 
         /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-        /// when `from` sends no messages in this protocol.
+        /// when `from` sends no messages in this protocol. A failure lists every error found;
+        /// a message only another role sends fails with rule `wrong_side`, naming its sender.
         pub fn decode_message(
             from: &str,
             json: &str,
         ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-            match from {
-                #(#message_arms)*
-                _ => None,
+            fn by_role(
+                from: &str,
+                json: &str,
+            ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
+                match from {
+                    #(#message_arms)*
+                    _ => None,
+                }
             }
+            agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
         }
     }
 }
@@ -352,8 +364,8 @@ fn result_set(req: &Ident, name: &Ident, methods: &[&Method]) -> TokenStream {
         let v = variant_ident(&m.name);
         let n = &m.name;
         match m.result {
-            Some(_) => quote!(#n => agentwire_runtime::decode_json(result.get()).map(Self::Result::#v),),
-            None => quote!(#n => agentwire_runtime::decode_json::<()>(result.get()).map(|()| Self::Result::#v),),
+            Some(_) => quote!(#n => agentwire_runtime::decode_all(result.get()).map(Self::Result::#v),),
+            None => quote!(#n => agentwire_runtime::decode_all::<()>(result.get()).map(|()| Self::Result::#v),),
         }
     });
     let payloads: Vec<Payload<'_>> = methods

@@ -172,15 +172,19 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
                     #[cfg_attr(feature = "schemars", schemars(rename = #rust_name))]
                 }
             });
+            let default =
+                crate::emit::build::derives_default(fields, types).then(|| quote!(Default,));
+            let build = crate::emit::build::emit_builders(&name, fields, def.open.is_some(), types);
             let fields = fields.iter().map(emit_field);
             quote! {
                 #doc
-                #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+                #[derive(Debug, Clone, PartialEq, #default agentwire_runtime::serde::Serialize)]
                 #[serde(crate = "agentwire_runtime::serde")]
                 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
                 #tag_attr
                 pub struct #name { #(#fields)* #extra }
                 #decode
+                #build
             }
         }
         TypeKind::Enum(values) => emit_enum(&name, &doc, values),

@@ -111,8 +111,9 @@ fn opt(n: Option<&Name>) -> Option<String> {
 
 impl Check<'_> {
     fn err(&mut self, loc: &Location, msg: String) {
-        let e = SpecError::at(self.file, span_of(self.file, loc), msg)
-            .with_help("see \"gRPC protocols\" in spec/README.md");
+        let e = SpecError::at(self.file, span_of(self.file, loc), msg).with_help(
+            crate::suggest::see("\"gRPC protocols\"", crate::suggest::GRPC_DOCS),
+        );
         self.errors.push(e);
     }
 
@@ -122,7 +123,12 @@ impl Check<'_> {
         match found {
             Some((m, _, _)) => Some(m.from.clone()),
             None => {
-                let msg = format!("`{}` is not a kind of the `messages:` catalogue", n.value);
+                let kinds = self.messages.iter().map(|(m, _, _)| m.kind.as_str());
+                let hint = crate::suggest::did_you_mean(&n.value, kinds);
+                let msg = format!(
+                    "`{}` is not a kind of the `messages:` catalogue{hint}",
+                    n.value
+                );
                 self.err(&n.referenced, msg);
                 None
             }
@@ -393,8 +399,9 @@ struct ProtoCheck<'a> {
 #[cfg(feature = "proto")]
 impl ProtoCheck<'_> {
     fn err(&mut self, loc: &Location, msg: String) {
-        let e = SpecError::at(self.file, span_of(self.file, loc), msg)
-            .with_help("see \"gRPC protocols\" in spec/README.md");
+        let e = SpecError::at(self.file, span_of(self.file, loc), msg).with_help(
+            crate::suggest::see("\"gRPC protocols\"", crate::suggest::GRPC_DOCS),
+        );
         self.errors.push(e);
     }
 

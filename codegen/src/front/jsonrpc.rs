@@ -80,8 +80,12 @@ pub fn conventions(
             report(
                 &method.referenced,
                 format!(
-                    "{what} names `{}`, which is not a method of the spec",
-                    method.value
+                    "{what} names `{}`, which is not a method of the spec{}",
+                    method.value,
+                    crate::suggest::did_you_mean(
+                        &method.value,
+                        methods.iter().map(|m| m.name.as_str())
+                    )
                 ),
             );
             return;

@@ -311,9 +311,14 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
             } else {
                 "a union of interfaces"
             };
+            let hint =
+                crate::suggest::did_you_mean(&channel.union, p.types.keys().map(String::as_str));
             at(
                 loc,
-                format!("`{}` is not {what} in {}", channel.union, p.types_file),
+                format!(
+                    "`{}` is not {what} in {}{hint}",
+                    channel.union, p.types_file
+                ),
             );
             continue;
         };
@@ -342,7 +347,9 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
             .channel_members(&channel.union)
             .is_some_and(|vs| vs.iter().any(|(v, t)| *v == m.kind && *t == m.type_name));
         if !p.types.contains_key(&m.type_name) {
-            at(type_loc, format!("unknown type `{}`", m.type_name));
+            let hint =
+                crate::suggest::did_you_mean(&m.type_name, p.types.keys().map(String::as_str));
+            at(type_loc, format!("unknown type `{}`{hint}", m.type_name));
         } else if !in_union {
             at(
                 kind_loc,
@@ -358,7 +365,8 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
             if let (Some(name), Some(loc)) = (name, loc)
                 && !p.types.contains_key(name)
             {
-                at(loc, format!("unknown type `{name}`"));
+                let hint = crate::suggest::did_you_mean(name, p.types.keys().map(String::as_str));
+                at(loc, format!("unknown type `{name}`{hint}"));
             }
         }
         if m.answer == Some(crate::ir::DefaultAnswer::Empty)

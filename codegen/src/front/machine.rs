@@ -463,10 +463,9 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
     let raw: RawFile = serde_saphyr::from_str(&file.text).map_err(|e| {
         let span = e.location().map_or((0, 0), |l| span_of(file, &l));
         let what = crate::suggest::yaml_message(&e);
-        SpecError::at(file, span, format!("malformed machine.yaml: {what}")).with_help(format!(
-            "see the machine.yaml format in agentwire's docs, {}",
-            crate::suggest::DOCS
-        ))
+        SpecError::at(file, span, format!("malformed machine.yaml: {what}")).with_help(
+            crate::suggest::see("the machine.yaml format", "machineyaml"),
+        )
     })?;
     let mut cx = Ctx {
         file,

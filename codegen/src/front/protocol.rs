@@ -261,10 +261,9 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
     let raw: Raw = serde_saphyr::from_str(&file.text).map_err(|e| {
         let span = e.location().map_or((0, 0), |l| span_of(file, &l));
         let what = crate::suggest::yaml_message(&e);
-        SpecError::at(file, span, format!("malformed protocol.yaml: {what}")).with_help(format!(
-            "see the protocol.yaml format in agentwire's docs, {}",
-            crate::suggest::DOCS
-        ))
+        SpecError::at(file, span, format!("malformed protocol.yaml: {what}")).with_help(
+            crate::suggest::see("the protocol.yaml format", "protocolyaml"),
+        )
     })?;
     let mut cx = Checker {
         file,
@@ -356,9 +355,13 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
     });
     check_transport_constants(&raw.transport, &mut cx);
     if raw.transport.kind.value == "grpc" && raw.grpc.is_none() {
-        let msg = "a grpc protocol needs a `grpc:` section: service, rpc, handshake and exchange \
-                   (see spec/README.md)";
-        cx.err(&raw.transport.kind.referenced, msg.to_owned());
+        let msg = "a grpc protocol needs a `grpc:` section: service, rpc, handshake and exchange";
+        let at = span_of(file, &raw.transport.kind.referenced);
+        cx.errors
+            .push(SpecError::at(file, at, msg).with_help(crate::suggest::see(
+                "\"gRPC protocols\"",
+                crate::suggest::GRPC_DOCS,
+            )));
     }
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
     let Checker { roles, errors, .. } = cx;
@@ -450,8 +453,9 @@ impl Checker<'_> {
         for (i, role) in roles.iter().enumerate() {
             if !self.roles.contains(role) {
                 let msg = format!(
-                    "`{role}` is not one of the roles ({})",
-                    self.roles.join(", ")
+                    "`{role}` is not one of the roles ({}){}",
+                    self.roles.join(", "),
+                    crate::suggest::did_you_mean(role, self.roles.iter().map(String::as_str))
                 );
                 self.err(&from.referenced, msg);
             }
@@ -465,9 +469,10 @@ impl Checker<'_> {
     fn check_role(&mut self, role: &Spanned<String>) {
         if !self.roles.contains(&role.value) {
             let msg = format!(
-                "`{}` is not one of the roles ({})",
+                "`{}` is not one of the roles ({}){}",
                 role.value,
-                self.roles.join(", ")
+                self.roles.join(", "),
+                crate::suggest::did_you_mean(&role.value, self.roles.iter().map(String::as_str))
             );
             self.err(&role.referenced, msg);
         }

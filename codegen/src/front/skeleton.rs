@@ -37,9 +37,10 @@ impl Check<'_> {
     fn role(&mut self, r: &S) -> String {
         if !self.p.roles.contains(&r.value) {
             let msg = format!(
-                "`{}` is not one of the roles ({})",
+                "`{}` is not one of the roles ({}){}",
                 r.value,
-                self.p.roles.join(", ")
+                self.p.roles.join(", "),
+                crate::suggest::did_you_mean(&r.value, self.p.roles.iter().map(String::as_str))
             );
             self.at(&r.referenced, msg);
         }
@@ -166,10 +167,12 @@ pub fn lower(file: &SourceFile, pf: &ProtocolFile, p: &mut Protocol, errors: &mu
     let sessions = match (&pf.sessions, kind.as_str()) {
         (Some(raw), "http+websocket") => sessions::sessions(&mut c, raw),
         (None, "http+websocket") => {
-            let msg = "an `http+websocket` protocol needs a `sessions:` section: the roles, \
-                       routes, kinds and message templates its session engine uses \
-                       (spec/README.md, \"Session skeletons\")";
-            c.at(&pf.transport_at, msg.to_owned());
+            let msg = format!(
+                "an `http+websocket` protocol needs a `sessions:` section: the roles, routes, \
+                 kinds and message templates its session engine uses ({})",
+                crate::suggest::see("\"Session skeletons\"", crate::suggest::SESSIONS_DOCS)
+            );
+            c.at(&pf.transport_at, msg);
             None
         }
         (Some(raw), _) => {

@@ -160,6 +160,17 @@ impl<'f> Loader<'f> {
         ));
     }
 
+    /// "unknown type `Strng`; did you mean `string`?": the closest declared or built-in name.
+    fn unknown_type(&mut self, span: Span, name: &str) {
+        const BUILT_IN: [&str; 10] = [
+            "string", "number", "boolean", "integer", "unknown", "any", "object", "null", "Array",
+            "Record",
+        ];
+        let names = self.declared.iter().map(String::as_str).chain(BUILT_IN);
+        let hint = crate::suggest::did_you_mean(name, names);
+        self.error(span, format!("unknown type `{name}`{hint}"));
+    }
+
     fn origin(&self, span: Span) -> Origin {
         Origin {
             file: self.rel.to_owned(),
@@ -393,7 +404,7 @@ impl<'f> Loader<'f> {
             {
                 for (member, span) in &members {
                     if !self.declared.contains(member) {
-                        self.error(*span, format!("unknown type `{member}`"));
+                        self.unknown_type(*span, member);
                     }
                 }
                 self.unions.push(PendingUnion {
@@ -546,7 +557,7 @@ impl<'f> Loader<'f> {
                     (BUILTIN_INTEGER, []) => Ty::Integer,
                     (_, []) if self.declared.contains(name) => Ty::Named(name.to_owned()),
                     (_, []) => {
-                        self.error(r.span, format!("unknown type `{name}`"));
+                        self.unknown_type(r.span, name);
                         // A document may use a name it never declares: keep the reference so
                         // the field still compares, the error says what is missing.
                         return self.lenient.then(|| Ty::Named(name.to_owned()));

@@ -28,6 +28,17 @@ fn at(file: &SourceFile, origin: &Origin, message: String) -> SpecError {
     )
 }
 
+/// "no message kind `client.user_inptu`; did you mean `client.user_input`?"
+fn unknown_kind(model: &Model, on: &str) -> String {
+    format!("no message kind `{on}`{}", kind_hint(model, on))
+}
+
+/// "; did you mean `...`?" naming the message kind closest to `on`, or nothing.
+fn kind_hint(model: &Model, on: &str) -> String {
+    let labels: Vec<String> = model.kinds.iter().map(|k| k.label()).collect();
+    crate::suggest::did_you_mean(on, labels.iter().map(String::as_str))
+}
+
 /// Lints every machine of a protocol against its message model.
 pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecErrors {
     let mut errors = SpecErrors::default();
@@ -56,7 +67,14 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
                     None => errors.push(at(
                         file,
                         origin,
-                        format!("machine `{}` has no memory `{name}`", m.name),
+                        format!(
+                            "machine `{}` has no memory `{name}`{}",
+                            m.name,
+                            crate::suggest::did_you_mean(
+                                name,
+                                m.memory.iter().map(|(n, _)| n.as_str())
+                            )
+                        ),
                     )),
                     Some(k) if k != want => errors.push(at(
                         file,
@@ -94,7 +112,7 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
             for r in rules {
                 let kinds = model.kinds_of(&r.on);
                 if kinds.is_empty() {
-                    errors.push(at(file, &r.origin, format!("no message kind `{}`", r.on)));
+                    errors.push(at(file, &r.origin, unknown_kind(model, &r.on.to_string())));
                 }
                 for k in &kinds {
                     for f in &r.fields {
@@ -113,12 +131,7 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
         for t in &m.transitions {
             let kinds = model.kinds_of(&t.on);
             if kinds.is_empty() && t.on.answers.is_none() {
-                let hint = unknown_kind_hint(model, &t.on);
-                errors.push(at(
-                    file,
-                    &t.origin,
-                    format!("no message kind `{}`{hint}", t.on),
-                ));
+                errors.push(at(file, &t.origin, unknown_kind(model, &t.on.to_string())));
             }
             used_kinds.extend(kinds.iter().map(|k| k.label()));
             check_conditions(&mut errors, &t.guard, &kinds);
@@ -230,8 +243,7 @@ fn unknown_kind_hint(model: &Model, r: &crate::ir::KindRef) -> String {
         answers: None,
         ..r.clone()
     };
-    let labels: Vec<String> = model.kinds.iter().map(|k| k.label()).collect();
-    crate::suggest::did_you_mean(&plain.to_string(), labels.iter().map(String::as_str))
+    kind_hint(model, &plain.to_string())
 }
 
 /// `role.response to role.request`: only in transitions, a response kind narrowed to a

@@ -97,32 +97,41 @@ pub fn decode_type(
     )
 }
 /// Decodes (proto3 JSON) and validates one message sent by `from`, returning it
-/// re-encoded; `None` when `from` sends no messages in this protocol.
+/// re-encoded; `None` when `from` sends no messages in this protocol. A message only
+/// another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "agent" => {
-            Some(
-                AgentMessage::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "agent" => {
+                Some(
+                    AgentMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            "gateway" => {
+                Some(
+                    ServerMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            _ => None,
         }
-        "gateway" => {
-            Some(
-                ServerMessage::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

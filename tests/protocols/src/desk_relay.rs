@@ -101,6 +101,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AskFrame {
         d.deserialize_map(Visitor)
     }
 }
+impl AskFrame {
+    /// Builds `AskFrame` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(question: impl Into<String>) -> Self {
+        Self { question: question.into() }
+    }
+}
 impl agentwire_runtime::Validate for AskFrame {
     fn validate_at(
         &self,
@@ -217,6 +225,28 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for DeskConfig {
         d.deserialize_map(Visitor)
     }
 }
+impl DeskConfig {
+    /// Builds `DeskConfig` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            backend: None,
+            public_base: None,
+        }
+    }
+    /// Sets `backend`.
+    pub fn with_backend(mut self, value: impl Into<String>) -> Self {
+        self.backend = Some(value.into());
+        self
+    }
+    /// Sets `public_base`.
+    pub fn with_public_base(mut self, value: impl Into<String>) -> Self {
+        self.public_base = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for DeskConfig {
     fn validate_at(
         &self,
@@ -313,7 +343,7 @@ impl agentwire_runtime::Validate for DeskFrame {
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct Done {
@@ -505,6 +535,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EntryFrame {
         d.deserialize_map(Visitor)
     }
 }
+impl EntryFrame {
+    /// Builds `EntryFrame` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        ticket: TicketId,
+        author: EntryFrameAuthor,
+        body: impl Into<String>,
+        at: impl Into<String>,
+    ) -> Self {
+        Self {
+            ticket,
+            author,
+            body: body.into(),
+            at: at.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for EntryFrame {
     fn validate_at(
         &self,
@@ -657,6 +705,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinFrame {
         d.deserialize_map(Visitor)
     }
 }
+impl JoinFrame {
+    /// Builds `JoinFrame` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(ticket: TicketId) -> Self {
+        Self { ticket }
+    }
+}
 impl agentwire_runtime::Validate for JoinFrame {
     fn validate_at(
         &self,
@@ -774,6 +830,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinedFrame {
         d.deserialize_map(Visitor)
     }
 }
+impl JoinedFrame {
+    /// Builds `JoinedFrame` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(ticket: TicketId, desk: impl Into<String>) -> Self {
+        Self { ticket, desk: desk.into() }
+    }
+}
 impl agentwire_runtime::Validate for JoinedFrame {
     fn validate_at(
         &self,
@@ -861,6 +925,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for OpenTicket {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl OpenTicket {
+    /// Builds `OpenTicket` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(desk: impl Into<String>) -> Self {
+        Self {
+            desk: desk.into(),
+            ticket: None,
+        }
+    }
+    /// Sets `ticket`.
+    pub fn with_ticket(mut self, value: TicketId) -> Self {
+        self.ticket = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for OpenTicket {
@@ -957,6 +1037,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Problem {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl Problem {
+    /// Builds `Problem` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(reason: ProblemReason, detail: impl Into<String>) -> Self {
+        Self {
+            reason,
+            detail: detail.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for Problem {
@@ -1154,6 +1245,26 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Question {
         d.deserialize_map(Visitor)
     }
 }
+impl Question {
+    /// Builds `Question` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        ticket: TicketId,
+        desk: impl Into<String>,
+        reply_to: impl Into<String>,
+        question: impl Into<String>,
+        at: impl Into<String>,
+    ) -> Self {
+        Self {
+            ticket,
+            desk: desk.into(),
+            reply_to: reply_to.into(),
+            question: question.into(),
+            at: at.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for Question {
     fn validate_at(
         &self,
@@ -1286,6 +1397,17 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RefusedFrame {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl RefusedFrame {
+    /// Builds `RefusedFrame` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(reason: RefusedFrameReason, detail: impl Into<String>) -> Self {
+        Self {
+            reason,
+            detail: detail.into(),
+        }
     }
 }
 impl agentwire_runtime::Validate for RefusedFrame {
@@ -1547,6 +1669,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TicketOpened {
         d.deserialize_map(Visitor)
     }
 }
+impl TicketOpened {
+    /// Builds `TicketOpened` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        ticket: TicketId,
+        desk: impl Into<String>,
+        opened: impl Into<String>,
+    ) -> Self {
+        Self {
+            ticket,
+            desk: desk.into(),
+            opened: opened.into(),
+        }
+    }
+}
 impl agentwire_runtime::Validate for TicketOpened {
     fn validate_at(
         &self,
@@ -1570,11 +1708,9 @@ impl agentwire_runtime::Validate for TicketOpened {
     }
 }
 impl DeskFrame {
-    /// Decodes one `desk` -> `relay` message and checks every constraint of the spec.
+    /// Decodes one `desk` -> `relay` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -1583,11 +1719,9 @@ impl DeskFrame {
     }
 }
 impl RelayFrame {
-    /// Decodes one `relay` -> `desk` message and checks every constraint of the spec.
+    /// Decodes one `relay` -> `desk` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -1770,32 +1904,41 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "desk" => {
-            Some(
-                DeskFrame::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "desk" => {
+                Some(
+                    DeskFrame::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            "relay" => {
+                Some(
+                    RelayFrame::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            _ => None,
         }
-        "relay" => {
-            Some(
-                RelayFrame::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

@@ -112,6 +112,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ChangedParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ChangedParams {
+    /// Builds `ChangedParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(
+        handle: Handle,
+        key: impl Into<String>,
+        value: Value,
+        version: i64,
+    ) -> Self {
+        Self {
+            handle,
+            key: key.into(),
+            value,
+            version,
+        }
+    }
+}
 impl agentwire_runtime::Validate for ChangedParams {
     fn validate_at(
         &self,
@@ -195,6 +213,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CloseParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl CloseParams {
+    /// Builds `CloseParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(handle: Handle) -> Self {
+        Self { handle }
     }
 }
 impl agentwire_runtime::Validate for CloseParams {
@@ -339,6 +365,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for NumberValue {
         d.deserialize_map(Visitor)
     }
 }
+impl NumberValue {
+    /// Builds `NumberValue` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(number: f64) -> Self {
+        Self { number }
+    }
+}
 impl agentwire_runtime::Validate for NumberValue {
     fn validate_at(
         &self,
@@ -411,6 +445,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for OpenParams {
         d.deserialize_map(Visitor)
     }
 }
+impl OpenParams {
+    /// Builds `OpenParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into() }
+    }
+}
 impl agentwire_runtime::Validate for OpenParams {
     fn validate_at(
         &self,
@@ -481,6 +523,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for OpenResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl OpenResult {
+    /// Builds `OpenResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(handle: Handle) -> Self {
+        Self { handle }
     }
 }
 impl agentwire_runtime::Validate for OpenResult {
@@ -585,6 +635,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PutParams {
         d.deserialize_map(Visitor)
     }
 }
+impl PutParams {
+    /// Builds `PutParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(handle: Handle, key: impl Into<String>, value: Value) -> Self {
+        Self {
+            handle,
+            key: key.into(),
+            value,
+        }
+    }
+}
 impl agentwire_runtime::Validate for PutParams {
     fn validate_at(
         &self,
@@ -671,6 +733,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PutResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl PutResult {
+    /// Builds `PutResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(version: i64) -> Self {
+        Self { version }
     }
 }
 impl agentwire_runtime::Validate for PutResult {
@@ -773,6 +843,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextValue {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl TextValue {
+    /// Builds `TextValue` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into() }
     }
 }
 impl agentwire_runtime::Validate for TextValue {
@@ -955,11 +1033,11 @@ impl agentwire_runtime::jsonrpc::RequestSet for ClientRequest {
         Some(
             match method {
                 "store/open" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::StoreOpen)
                 }
                 "store/put" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::StorePut)
                 }
                 _ => return None,
@@ -1154,38 +1232,47 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "client" => {
-            Some(
-                ClientMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "client" => {
+                Some(
+                    ClientMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            "server" => {
+                Some(
+                    ServerMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            _ => None,
         }
-        "server" => {
-            Some(
-                ServerMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

@@ -162,6 +162,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for DiceContent {
         d.deserialize_map(Visitor)
     }
 }
+impl DiceContent {
+    /// Builds `DiceContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(value: i64) -> Self {
+        Self { value }
+    }
+}
 impl agentwire_runtime::Validate for DiceContent {
     fn validate_at(
         &self,
@@ -267,6 +275,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl ErrorMessage {
+    /// Builds `ErrorMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(payload: ErrorMessagePayload) -> Self {
+        Self { payload }
+    }
+}
 impl agentwire_runtime::Validate for ErrorMessage {
     fn validate_at(
         &self,
@@ -361,6 +377,22 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorMessagePayload {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ErrorMessagePayload {
+    /// Builds `ErrorMessagePayload` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            details: None,
+        }
+    }
+    /// Sets `details`.
+    pub fn with_details(mut self, value: agentwire_runtime::serde_json::Value) -> Self {
+        self.details = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for ErrorMessagePayload {
@@ -493,6 +525,18 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for HeardMessage {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl HeardMessage {
+    /// Builds `HeardMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(room: RoomId, nick: impl Into<String>, content: Content) -> Self {
+        Self {
+            room,
+            nick: nick.into(),
+            content,
+        }
     }
 }
 impl agentwire_runtime::Validate for HeardMessage {
@@ -691,6 +735,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl JoinMessage {
+    /// Builds `JoinMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(room: RoomId, nick: impl Into<String>) -> Self {
+        Self { room, nick: nick.into() }
+    }
+}
 impl agentwire_runtime::Validate for JoinMessage {
     fn validate_at(
         &self,
@@ -819,6 +871,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for JoinedMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl JoinedMessage {
+    /// Builds `JoinedMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(room: RoomId, members: i64) -> Self {
+        Self { room, members }
+    }
+}
 impl agentwire_runtime::Validate for JoinedMessage {
     fn validate_at(
         &self,
@@ -926,6 +986,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for LeaveMessage {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl LeaveMessage {
+    /// Builds `LeaveMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(room: RoomId) -> Self {
+        Self { room }
     }
 }
 impl agentwire_runtime::Validate for LeaveMessage {
@@ -1152,6 +1220,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SayMessage {
         d.deserialize_map(Visitor)
     }
 }
+impl SayMessage {
+    /// Builds `SayMessage` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(room: RoomId, content: Content) -> Self {
+        Self { room, content }
+    }
+}
 impl agentwire_runtime::Validate for SayMessage {
     fn validate_at(
         &self,
@@ -1262,6 +1338,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
         d.deserialize_map(Visitor)
     }
 }
+impl TextContent {
+    /// Builds `TextContent` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into() }
+    }
+}
 impl agentwire_runtime::Validate for TextContent {
     fn validate_at(
         &self,
@@ -1279,11 +1363,9 @@ impl agentwire_runtime::Validate for TextContent {
     }
 }
 impl MemberMessage {
-    /// Decodes one `member` -> `hub` message and checks every constraint of the spec.
+    /// Decodes one `member` -> `hub` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -1292,11 +1374,9 @@ impl MemberMessage {
     }
 }
 impl HubMessage {
-    /// Decodes one `hub` -> `member` message and checks every constraint of the spec.
+    /// Decodes one `hub` -> `member` message and checks every constraint of the spec; a failure lists every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let message: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&message)?;
-        Ok(message)
+        agentwire_runtime::decode_checked(json)
     }
     /// Encodes the message as one JSON text.
     pub fn to_json(&self) -> String {
@@ -1359,32 +1439,41 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "member" => {
-            Some(
-                MemberMessage::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "member" => {
+                Some(
+                    MemberMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            "hub" => {
+                Some(
+                    HubMessage::from_json(json)
+                        .map(|m| {
+                            agentwire_runtime::serde_json::to_value(&m)
+                                .expect("generated messages always serialize")
+                        }),
+                )
+            }
+            _ => None,
         }
-        "hub" => {
-            Some(
-                HubMessage::from_json(json)
-                    .map(|m| {
-                        agentwire_runtime::serde_json::to_value(&m)
-                            .expect("generated messages always serialize")
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

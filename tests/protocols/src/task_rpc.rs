@@ -85,6 +85,19 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CancelledParams {
         d.deserialize_map(Visitor)
     }
 }
+impl CancelledParams {
+    /// Builds `CancelledParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(request_id: RequestId) -> Self {
+        Self { request_id, reason: None }
+    }
+    /// Sets `reason`.
+    pub fn with_reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for CancelledParams {
     fn validate_at(
         &self,
@@ -158,6 +171,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ConfirmParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ConfirmParams {
+    /// Builds `ConfirmParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(question: impl Into<String>) -> Self {
+        Self { question: question.into() }
+    }
+}
 impl agentwire_runtime::Validate for ConfirmParams {
     fn validate_at(
         &self,
@@ -227,6 +248,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ConfirmResult {
         d.deserialize_map(Visitor)
     }
 }
+impl ConfirmResult {
+    /// Builds `ConfirmResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(yes: bool) -> Self {
+        Self { yes }
+    }
+}
 impl agentwire_runtime::Validate for ConfirmResult {
     fn validate_at(
         &self,
@@ -235,7 +264,7 @@ impl agentwire_runtime::Validate for ConfirmResult {
     ) {}
 }
 /// Request metadata.
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct Meta {
@@ -293,6 +322,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Meta {
         d.deserialize_map(Visitor)
     }
 }
+impl Meta {
+    /// Sets `progressToken`.
+    pub fn with_progress_token(mut self, value: ProgressToken) -> Self {
+        self.progress_token = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for Meta {
     fn validate_at(
         &self,
@@ -300,7 +336,7 @@ impl agentwire_runtime::Validate for Meta {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct PingParams {
@@ -355,6 +391,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PingParams {
         d.deserialize_map(Visitor)
     }
 }
+impl PingParams {
+    /// Sets `note`.
+    pub fn with_note(mut self, value: impl Into<String>) -> Self {
+        self.note = Some(value.into());
+        self
+    }
+}
 impl agentwire_runtime::Validate for PingParams {
     fn validate_at(
         &self,
@@ -371,7 +414,7 @@ impl agentwire_runtime::Validate for PingParams {
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct Pong {
@@ -424,6 +467,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Pong {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl Pong {
+    /// Sets `note`.
+    pub fn with_note(mut self, value: impl Into<String>) -> Self {
+        self.note = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for Pong {
@@ -537,6 +587,23 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressParams {
         d.deserialize_map(Visitor)
     }
 }
+impl ProgressParams {
+    /// Builds `ProgressParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(progress_token: ProgressToken, progress: f64) -> Self {
+        Self {
+            progress_token,
+            progress,
+            total: None,
+        }
+    }
+    /// Sets `total`.
+    pub fn with_total(mut self, value: f64) -> Self {
+        self.total = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for ProgressParams {
     fn validate_at(
         &self,
@@ -588,7 +655,7 @@ impl agentwire_runtime::Validate for ProgressToken {
         }
     }
 }
-#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct ReadyParams {
@@ -643,6 +710,13 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadyParams {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl ReadyParams {
+    /// Sets `client`.
+    pub fn with_client(mut self, value: impl Into<String>) -> Self {
+        self.client = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for ReadyParams {
@@ -824,6 +898,35 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RunParams {
         d.deserialize_map(Visitor)
     }
 }
+impl RunParams {
+    /// Builds `RunParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(name: impl Into<String>, steps: i64) -> Self {
+        Self {
+            meta: None,
+            name: name.into(),
+            steps,
+            delay_ms: None,
+            confirm: None,
+        }
+    }
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, value: Meta) -> Self {
+        self.meta = Some(value);
+        self
+    }
+    /// Sets `delay_ms`.
+    pub fn with_delay_ms(mut self, value: i64) -> Self {
+        self.delay_ms = Some(value);
+        self
+    }
+    /// Sets `confirm`.
+    pub fn with_confirm(mut self, value: bool) -> Self {
+        self.confirm = Some(value);
+        self
+    }
+}
 impl agentwire_runtime::Validate for RunParams {
     fn validate_at(
         &self,
@@ -915,6 +1018,14 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for RunResult {
             }
         }
         d.deserialize_map(Visitor)
+    }
+}
+impl RunResult {
+    /// Builds `RunResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(done: i64) -> Self {
+        Self { done }
     }
 }
 impl agentwire_runtime::Validate for RunResult {
@@ -1036,10 +1147,10 @@ impl agentwire_runtime::jsonrpc::RequestSet for ClientRequest {
         Some(
             match method {
                 "ping" => {
-                    agentwire_runtime::decode_json(result.get()).map(Self::Result::Ping)
+                    agentwire_runtime::decode_all(result.get()).map(Self::Result::Ping)
                 }
                 "task/run" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::TaskRun)
                 }
                 _ => return None,
@@ -1254,10 +1365,10 @@ impl agentwire_runtime::jsonrpc::RequestSet for ServerRequest {
         Some(
             match method {
                 "ping" => {
-                    agentwire_runtime::decode_json(result.get()).map(Self::Result::Ping)
+                    agentwire_runtime::decode_all(result.get()).map(Self::Result::Ping)
                 }
                 "client/confirm" => {
-                    agentwire_runtime::decode_json(result.get())
+                    agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::ClientConfirm)
                 }
                 _ => return None,
@@ -1429,38 +1540,47 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     )
 }
 /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-/// when `from` sends no messages in this protocol.
+/// when `from` sends no messages in this protocol. A failure lists every error found;
+/// a message only another role sends fails with rule `wrong_side`, naming its sender.
 pub fn decode_message(
     from: &str,
     json: &str,
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-    match from {
-        "client" => {
-            Some(
-                ClientMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
+    fn by_role(
+        from: &str,
+        json: &str,
+    ) -> Option<
+        Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>,
+    > {
+        match from {
+            "client" => {
+                Some(
+                    ClientMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            "server" => {
+                Some(
+                    ServerMessage::from_json(json)
+                        .and_then(|m| {
+                            m.validate()?;
+                            Ok(
+                                agentwire_runtime::serde_json::to_value(&m)
+                                    .expect("JSON-RPC messages always serialize"),
+                            )
+                        }),
+                )
+            }
+            _ => None,
         }
-        "server" => {
-            Some(
-                ServerMessage::from_json(json)
-                    .and_then(|m| {
-                        m.validate()?;
-                        Ok(
-                            agentwire_runtime::serde_json::to_value(&m)
-                                .expect("JSON-RPC messages always serialize"),
-                        )
-                    }),
-            )
-        }
-        _ => None,
     }
+    agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
 }
 /// The sequence checker compiled from `machine.yaml`.
 pub mod machine;

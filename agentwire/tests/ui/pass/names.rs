@@ -28,6 +28,22 @@ fn main() {
         vec: names::VecType { items: Vec::new() },
         status: names::KindType::Machine,
     };
+    // Built from the required fields (keywords and all), the optional one set after.
+    let built = names::ClientRequestType::new(
+        "s",
+        "t",
+        true,
+        p.super_.clone(),
+        names::VecType { items: Vec::new() },
+        Vec::new(),
+        p.field.clone(),
+        names::ErrType::SelfValue2,
+        names::OkType(String::from("k")),
+    );
+    assert_eq!(built, p);
+    assert_eq!(built.with_match(2.0).r#match, Some(2.0));
+    let b = names::Builders::new("w").with_new("n").with_x("x").with_default(true);
+    assert_eq!((b.new.as_deref(), b.with_x.as_str(), b.x.as_deref(), b.default), (Some("n"), "w", Some("x"), Some(true)));
     let _: Option<names::Match> = None;
     assert_eq!(names::ErrType::ALL.len(), 5);
     assert_eq!(names::ErrType::SelfValue2.as_str(), "Self");

@@ -64,7 +64,7 @@ impl Loader<'_> {
     ) -> Option<Base> {
         let Some(args) = args else {
             if !self.declared.contains(name) {
-                self.error(span, format!("unknown type `{name}`"));
+                self.unknown_type(span, name);
                 return None;
             }
             return Some(Base {

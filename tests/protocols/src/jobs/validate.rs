@@ -217,11 +217,9 @@ impl WorkerMessage {
         }
     }
     /// Parses the proto3 JSON form and checks the spec's constraints; errors carry a
-    /// JSON pointer and the rule that failed.
+    /// JSON pointer and the rule that failed, every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let value: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&value)?;
-        Ok(value)
+        agentwire_runtime::decode_checked(json)
     }
     /// The proto3 JSON form, with the proto field names. Never fails: an enum
     /// number the enum does not define (which `validate` reports) is written as
@@ -253,11 +251,9 @@ impl HubMessage {
         }
     }
     /// Parses the proto3 JSON form and checks the spec's constraints; errors carry a
-    /// JSON pointer and the rule that failed.
+    /// JSON pointer and the rule that failed, every error found.
     pub fn from_json(json: &str) -> Result<Self, agentwire_runtime::Invalid> {
-        let value: Self = agentwire_runtime::decode_json(json)?;
-        agentwire_runtime::Validate::validate(&value)?;
-        Ok(value)
+        agentwire_runtime::decode_checked(json)
     }
     /// The proto3 JSON form, with the proto field names. Never fails: an enum
     /// number the enum does not define (which `validate` reports) is written as

@@ -39,3 +39,5 @@ type SCHEMA = string;
 type ROLES = string[];
 interface decode_type { crate: Kind }
 type Kind = 'machine' | 'decode_message';
+/** Fields named like the builder methods: fields and methods never clash. */
+interface Builders { new?: string; with_x: string; x?: string; default?: boolean }
