@@ -93,6 +93,7 @@ mod tests {
             constraints: Default::default(),
             origin: Default::default(),
             defaulted: false,
+            default: None,
         };
         TypeKind::Struct(
             (0..required)
