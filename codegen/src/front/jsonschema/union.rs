@@ -201,10 +201,9 @@ impl<'f> Lowerer<'f> {
             .map(Node::members)
             .unwrap_or_default()
         {
-            match out.props.iter_mut().find(|(k, _)| *k == m.key) {
-                // The member's own schema of the key is the more specific one.
-                Some(_) => {}
-                None => out.props.push((m.key.clone(), &m.value)),
+            // The member's own schema of a key it shares with the base is the more specific.
+            if !out.props.iter().any(|(k, _)| *k == m.key) {
+                out.props.push((m.key.clone(), &m.value));
             }
             if !out.own.contains(&m.key) {
                 out.own.push(m.key.clone());
