@@ -34,15 +34,6 @@ pub fn invalid_params(message: String) -> RpcError {
     }
 }
 
-/// The answer to every `tasks/*` request of a server that declares no `tasks` capability.
-pub fn no_tasks() -> RpcError {
-    RpcError {
-        code: codes::METHOD_NOT_FOUND,
-        message: "this server runs no tasks".to_owned(),
-        data: None,
-    }
-}
-
 /// Streamable HTTP: one engine per session, bridged to the session's pipe.
 pub fn serve_session<H: ServerHandler>(handler: Arc<H>, pipe: SessionPipe) {
     let (_sender, link, _connection) =
