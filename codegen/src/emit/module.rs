@@ -253,7 +253,9 @@ fn emit_jsonrpc(p: &Protocol) -> TokenStream {
         };
         let requests = of(Call::Request);
         let notifications = of(Call::Notification);
-        if requests.is_empty() && notifications.is_empty() {
+        // A role that only answers still sends responses: it gets a message type too.
+        let answers = p.methods.iter().any(|m| m.answered_by(role));
+        if requests.is_empty() && notifications.is_empty() && !answers {
             continue;
         }
         let req_ty = format_ident!("{prefix}Request");
