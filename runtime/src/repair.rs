@@ -160,7 +160,11 @@ mod tests {
         ));
         assert!(repair(
             &mut v,
-            &err("/m/n", Rule::UnknownKind, "unknown field `n`, expected `id`")
+            &err(
+                "/m/n",
+                Rule::UnknownKind,
+                "unknown field `n`, expected `id`"
+            )
         ));
         assert_eq!(v["m"].get("n"), None);
     }
