@@ -97,25 +97,7 @@ impl Protocol for Coven {
         Some(Box::new(CovenChecker(crate::coven::machine::Checker::new())))
     }
     fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
-        Some(
-            match from {
-                "agent" => {
-                    crate::coven::AgentMessage::from_json(json)
-                        .map(|m| {
-                            agentwire_runtime::serde_json::from_str(&m.to_json())
-                                .expect("proto3 JSON is JSON")
-                        })
-                }
-                "gateway" => {
-                    crate::coven::ServerMessage::from_json(json)
-                        .map(|m| {
-                            agentwire_runtime::serde_json::from_str(&m.to_json())
-                                .expect("proto3 JSON is JSON")
-                        })
-                }
-                _ => return None,
-            },
-        )
+        crate::coven::decode_message(from, json)
     }
 }
 /// The `coven` sequence checker behind `registry::Checker`.

@@ -96,27 +96,31 @@ fn every_error<T: DeserializeOwned + Validate>(
     // Errors under a replaced value are about the replacement (a `null` put in for a missing
     // field), not the message.
     let mut replaced: Vec<String> = Vec::new();
+    // Objects that lost an unknown member: an error about the object itself (its oneof now
+    // has no case) is about the removal.
+    let mut emptied: Vec<String> = Vec::new();
     for _ in 0..rounds {
         for e in &pending {
             if !crate::repair::repair(value, e) {
                 return Invalid { errors: found };
             }
-            replaced.push(e.pointer.clone());
+            match e.pointer.rsplit_once('/') {
+                Some((parent, _)) if e.rule == Rule::UnknownKind => emptied.push(parent.into()),
+                _ => replaced.push(e.pointer.clone()),
+            }
         }
+        let about_the_message =
+            |e: &FieldError| !is_under(&e.pointer, &replaced) && !emptied.contains(&e.pointer);
         match serde_path_to_error::deserialize::<_, T>(&*value) {
             Ok(decoded) => {
                 let mut broken = Vec::new();
                 decoded.validate_at(&mut JsonPointer::new(), &mut broken);
-                found.extend(
-                    broken
-                        .into_iter()
-                        .filter(|e| !is_under(&e.pointer, &replaced)),
-                );
+                found.extend(broken.into_iter().filter(about_the_message));
                 break;
             }
             Err(e) => {
                 let e = classify(path_to_pointer(e.path()), e.into_inner());
-                if !is_under(&e.pointer, &replaced) {
+                if about_the_message(&e) {
                     found.push(e.clone());
                 }
                 pending = vec![e];

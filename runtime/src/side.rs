@@ -26,8 +26,13 @@ pub fn wrong_side(
         return None;
     }
     let sender = roles.iter().find(|r| **r != from && accepts(r))?;
-    // The other side may name its kinds under another tag, so this side finds none.
-    Some(match text_at(&e.pointer) {
+    // The kind is the tag's value, or (a protobuf oneof) the member's name; the other side
+    // may name its kinds under another tag, so this side finds none.
+    let kind = text_at(&e.pointer).or_else(|| {
+        let rest = e.message.strip_prefix("unknown field `")?;
+        rest.split_once('`').map(|(name, _)| name.to_owned())
+    });
+    Some(match kind {
         Some(kind) if e.rule == Rule::UnknownKind => FieldError::new(
             e.pointer.clone(),
             Rule::WrongSide,

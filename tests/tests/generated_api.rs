@@ -78,7 +78,14 @@ fn decoding_reports_every_error_of_a_message() {
 fn a_protobuf_message_reports_every_error_unknown_members_too() {
     let json = r#"{"register":{"agent_id":"","name":5,"colour":"red"}}"#;
     let e = coven::decode_message("agent", json).unwrap().unwrap_err();
-    assert_eq!(e.to_string(), "");
+    assert_eq!(
+        e.to_string(),
+        "/register/name: invalid type: integer `5`, expected a string [type]; \
+         /register/colour: unknown field `colour`, expected one of `agent_id`, `agentId`, \
+         `name`, `capabilities`, `metadata`, `protocol_features`, `protocolFeatures` \
+         [unknown_kind]; \
+         /register/agent_id: length 0 is below the minimum 1 [min_length 1]"
+    );
 }
 
 #[test]
@@ -107,6 +114,14 @@ fn a_message_from_the_other_side_is_named_as_such() {
     assert_eq!(
         e.to_string(),
         "/method: `chat/contentReceived` is sent by the server, not the client [wrong_side]"
+    );
+    // protobuf: the oneof case names the kind.
+    let e = coven::decode_message("gateway", r#"{"heartbeat":{}}"#)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "/heartbeat: `heartbeat` is sent by the agent, not the gateway [wrong_side]"
     );
     // A kind nobody sends stays unknown.
     let nobody = r#"{"id":"1","type":"nobody_sends_this","payload":{}}"#;

@@ -129,23 +129,10 @@ fn emit_entry(p: &Protocol) -> TokenStream {
 fn emit_surface(p: &Protocol) -> TokenStream {
     let m = format_ident!("{}", p.module);
     if p.types_file.ends_with(".proto") {
-        // Protobuf modules decode each direction through its channel union's proto3 JSON.
-        let arms = p.channels.iter().map(|c| {
-            let role = &c.from;
-            let union = format_ident!("{}", c.union);
-            quote! {
-                #role => crate::#m::#union::from_json(json).map(|m| {
-                    agentwire_runtime::serde_json::from_str(&m.to_json())
-                        .expect("proto3 JSON is JSON")
-                }),
-            }
-        });
+        // The module decodes each direction through its channel union's proto3 JSON.
         return quote! {
             fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
-                Some(match from {
-                    #(#arms)*
-                    _ => return None,
-                })
+                crate::#m::decode_message(from, json)
             }
         };
     }

@@ -97,25 +97,7 @@ impl Protocol for Jobs {
         Some(Box::new(JobsChecker(crate::jobs::machine::Checker::new())))
     }
     fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
-        Some(
-            match from {
-                "worker" => {
-                    crate::jobs::WorkerMessage::from_json(json)
-                        .map(|m| {
-                            agentwire_runtime::serde_json::from_str(&m.to_json())
-                                .expect("proto3 JSON is JSON")
-                        })
-                }
-                "hub" => {
-                    crate::jobs::HubMessage::from_json(json)
-                        .map(|m| {
-                            agentwire_runtime::serde_json::from_str(&m.to_json())
-                                .expect("proto3 JSON is JSON")
-                        })
-                }
-                _ => return None,
-            },
-        )
+        crate::jobs::decode_message(from, json)
     }
 }
 /// The `jobs` sequence checker behind `registry::Checker`.
