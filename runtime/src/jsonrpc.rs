@@ -434,6 +434,10 @@ fn decode_json_borrowed(json: &str) -> Result<Envelope<'_>, Invalid> {
             let pointer = rest.split_once(": ").map_or(rest, |(p, _)| p);
             return err(pointer, Rule::Duplicate, message.clone());
         }
+        if let Some(rest) = message.strip_prefix(TOO_DEEP) {
+            let (pointer, what) = rest.split_once(": ").unwrap_or((rest, ""));
+            return err(pointer, Rule::Syntax, what.to_owned());
+        }
         let rule = if e.is_syntax() || e.is_eof() {
             Rule::Syntax
         } else {
@@ -455,6 +459,9 @@ const ENVELOPE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result",
 
 /// How the envelope visitor words a key given twice: "duplicate key at `/pointer`: ...".
 const DUPLICATE: &str = "duplicate key at ";
+
+/// How it words a member nobody reads that is nested deeper than any consumer reads.
+const TOO_DEEP: &str = "nested too deep at ";
 
 struct EnvelopeVisitor;
 
@@ -498,8 +505,12 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 let raw: &'de RawValue = map.next_value()?;
                 if let Err(e) = crate::json::unique::check(raw.get().as_bytes()) {
                     let inner = &e.errors[0];
+                    let prefix = match inner.rule {
+                        Rule::Duplicate => DUPLICATE,
+                        _ => TOO_DEEP,
+                    };
                     return Err(de::Error::custom(format_args!(
-                        "{DUPLICATE}{}{}: {}",
+                        "{prefix}{}{}: {}",
                         pointer(key.as_str()),
                         inner.pointer,
                         inner.message

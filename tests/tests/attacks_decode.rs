@@ -134,10 +134,10 @@ fn deep_values_decode_on_a_256_kib_stack() {
                 assert!(unique::parse_value(&deep).is_err());
             }
             // A JSON-RPC envelope (eca) with a deep member it never reads, and deep params:
-            // decoded at depth 100; far deeper, skipped without recursion (as serde_json
-            // skips what it ignores), so either answer is fine but a crash.
+            // the skeleton gives the answer trace check gives (which reads every value), so
+            // decoded up to serde_json's nesting limit and refused past it, however deep.
             type M = Message<eca::ClientRequest, eca::ClientNotification>;
-            for depth in [100, 100_000] {
+            for depth in [100, 120, 130, 100_000] {
                 let deep = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
                 let unread = format!(r#"{{"jsonrpc":"2.0","method":"exit","x":{deep}}}"#);
                 let params = format!(
@@ -145,7 +145,9 @@ fn deep_values_decode_on_a_256_kib_stack() {
                 );
                 for text in [unread, params] {
                     let decoded = M::from_json(&text);
-                    assert!(depth > 100 || decoded.is_ok(), "{decoded:?}");
+                    let read_whole = unique::parse_value(&text);
+                    assert_eq!(decoded.is_ok(), read_whole.is_ok(), "depth {depth}: {decoded:?}");
+                    assert_eq!(decoded.is_ok(), depth < unique::MAX_NESTING, "depth {depth}");
                 }
             }
         })

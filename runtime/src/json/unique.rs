@@ -3,7 +3,9 @@
 //! value, agentwire's generated decoders the first; refusing removes the disagreement.
 //!
 //! [`check`] scans a document without recursion (an explicit stack), so it runs at any depth
-//! on any thread stack. The fast reader checks keys as it reads them ([`Keys`]) and calls
+//! on any thread stack. It also refuses nesting deeper than serde_json reads
+//! ([`MAX_NESTING`]): serde_json skips a value nobody reads without that limit, so without this
+//! a skeleton would accept a frame that trace check (which reads every value) refuses. The fast reader checks keys as it reads them ([`Keys`]) and calls
 //! this scan only to name the place of a duplicate it found.
 
 use std::borrow::Cow;
@@ -15,6 +17,19 @@ use crate::error::{FieldError, Invalid, Rule};
 /// allocation beyond the shared key list); larger ones switch to a hash set, so a message
 /// with thousands of keys in one object costs linear time, not quadratic.
 const LINEAR_KEYS: usize = 16;
+
+/// The deepest nesting serde_json reads into a `Value` (its recursion limit is 128 levels,
+/// counting the one that fails): every consumer refuses anything deeper.
+pub const MAX_NESTING: usize = 127;
+
+/// What [`find`] found wrong first.
+#[derive(Debug, PartialEq)]
+enum Found {
+    /// The pointer of a key given twice, and the key.
+    Duplicate(String, String),
+    /// The pointer of the container that opens level `MAX_NESTING + 1`.
+    TooDeep(String),
+}
 
 /// The keys of the objects being read, innermost last; shared by all levels of one document.
 #[derive(Default)]
@@ -75,10 +90,15 @@ impl<'de> Keys<'de> {
 /// duplicates, and never panics.
 pub fn check(json: &[u8]) -> Result<(), Invalid> {
     match find(json) {
-        Some((pointer, key)) => Err(Invalid::one(FieldError::new(
+        Some(Found::Duplicate(pointer, key)) => Err(Invalid::one(FieldError::new(
             pointer,
             Rule::Duplicate,
             format!("duplicate key `{key}`"),
+        ))),
+        Some(Found::TooDeep(pointer)) => Err(Invalid::one(FieldError::new(
+            pointer,
+            Rule::Syntax,
+            format!("nested deeper than {MAX_NESTING} levels (recursion limit exceeded)"),
         ))),
         None => Ok(()),
     }
@@ -102,12 +122,15 @@ enum Level<'a> {
     },
 }
 
-/// The pointer of the first duplicate and the key, or `None`.
-fn find(json: &[u8]) -> Option<(String, String)> {
+/// The first key given twice or container nested too deep, or `None`.
+fn find(json: &[u8]) -> Option<Found> {
     let mut stack: Vec<Level<'_>> = Vec::new();
     let mut pos = 0;
     while let Some(&b) = json.get(pos) {
         match b {
+            b'{' | b'[' if stack.len() == MAX_NESTING => {
+                return Some(Found::TooDeep(pointer(&stack)));
+            }
             b'{' => stack.push(Level::Object {
                 keys: HashSet::default(),
                 current: Cow::Borrowed(""),
@@ -133,7 +156,7 @@ fn find(json: &[u8]) -> Option<(String, String)> {
                     *current = key.clone();
                     if !keys.insert(key) {
                         let key = current.to_string();
-                        return Some((pointer(&stack), key));
+                        return Some(Found::Duplicate(pointer(&stack), key));
                     }
                 }
                 pos = end;
@@ -197,7 +220,32 @@ mod tests {
     use super::*;
 
     fn at(json: &str) -> Option<(String, String)> {
-        find(json.as_bytes())
+        match find(json.as_bytes()) {
+            Some(Found::Duplicate(pointer, key)) => Some((pointer, key)),
+            _ => None,
+        }
+    }
+
+    fn nested(levels: usize) -> String {
+        format!("{}{}", "[".repeat(levels), "]".repeat(levels))
+    }
+
+    #[test]
+    fn nesting_is_refused_exactly_where_serde_json_refuses_it() {
+        for levels in [MAX_NESTING - 1, MAX_NESTING, MAX_NESTING + 1, MAX_NESTING + 2] {
+            let json = nested(levels);
+            let serde_json_reads = std::thread::Builder::new()
+                .stack_size(16 << 20)
+                .spawn(move || serde_json::from_str::<serde_json::Value>(&json).is_ok())
+                .unwrap()
+                .join()
+                .unwrap();
+            assert_eq!(check(nested(levels).as_bytes()).is_ok(), serde_json_reads, "{levels}");
+        }
+        let deep = format!("{{\"a\":{}}}", nested(200));
+        let refused = check(deep.as_bytes()).unwrap_err();
+        assert_eq!(refused.errors[0].rule, Rule::Syntax);
+        assert_eq!(refused.errors[0].pointer, format!("/a{}", "/0".repeat(MAX_NESTING - 1)));
     }
 
     #[test]
@@ -223,6 +271,7 @@ mod tests {
     fn deep_and_broken_input_never_panics() {
         let deep = format!("{}{}", "{\"a\":[".repeat(100_000), "]}".repeat(100_000));
         assert_eq!(at(&deep), None);
+        assert!(matches!(find(deep.as_bytes()), Some(Found::TooDeep(_))));
         for junk in ["\"", "{\"", "{\"a", "{\"\\", "}}]]", "{\"\\u12\":1}"] {
             let _ = at(junk);
         }
