@@ -12,12 +12,12 @@ pub mod machine;
 pub mod notes;
 #[cfg(feature = "proto")]
 pub mod proto;
-#[cfg(feature = "proto")]
-pub mod proto_lower;
 /// Without the `proto` feature: a `.proto` spec is a diagnostic naming it (`proto_off.rs`).
 #[cfg(not(feature = "proto"))]
 #[path = "proto_off.rs"]
 pub mod proto;
+#[cfg(feature = "proto")]
+pub mod proto_lower;
 #[cfg(not(feature = "proto"))]
 pub use proto as proto_lower;
 pub mod protocol;
