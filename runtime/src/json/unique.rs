@@ -232,7 +232,12 @@ mod tests {
 
     #[test]
     fn nesting_is_refused_exactly_where_serde_json_refuses_it() {
-        for levels in [MAX_NESTING - 1, MAX_NESTING, MAX_NESTING + 1, MAX_NESTING + 2] {
+        for levels in [
+            MAX_NESTING - 1,
+            MAX_NESTING,
+            MAX_NESTING + 1,
+            MAX_NESTING + 2,
+        ] {
             let json = nested(levels);
             let serde_json_reads = std::thread::Builder::new()
                 .stack_size(16 << 20)
@@ -240,12 +245,19 @@ mod tests {
                 .unwrap()
                 .join()
                 .unwrap();
-            assert_eq!(check(nested(levels).as_bytes()).is_ok(), serde_json_reads, "{levels}");
+            assert_eq!(
+                check(nested(levels).as_bytes()).is_ok(),
+                serde_json_reads,
+                "{levels}"
+            );
         }
         let deep = format!("{{\"a\":{}}}", nested(200));
         let refused = check(deep.as_bytes()).unwrap_err();
         assert_eq!(refused.errors[0].rule, Rule::Syntax);
-        assert_eq!(refused.errors[0].pointer, format!("/a{}", "/0".repeat(MAX_NESTING - 1)));
+        assert_eq!(
+            refused.errors[0].pointer,
+            format!("/a{}", "/0".repeat(MAX_NESTING - 1))
+        );
     }
 
     #[test]
