@@ -46,6 +46,12 @@ pub fn wrong_side(
     })
 }
 
+/// Whether `invalid` is the one error [`wrong_side`] words: a skeleton that refused a frame
+/// then reports that rather than its own "unknown kind".
+pub fn is_wrong_side(invalid: &Invalid) -> bool {
+    matches!(invalid.errors.as_slice(), [e] if e.rule == Rule::WrongSide)
+}
+
 /// What a generated `decode_message` returns: `decode(from, json)`, with an error about a
 /// message another role sends replaced by the one [`wrong_side`] words. The other roles are
 /// tried only on that failure, so an accepted message costs nothing more.

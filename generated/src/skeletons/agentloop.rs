@@ -14,6 +14,14 @@ impl ws::Side for ServerSide {
     const ROLE: &'static str = "server";
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::ClientMessage::from_json(text)
+            .map_err(|refused| {
+                match protocol::decode_message("client", text) {
+                    Some(
+                        Err(named),
+                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
+                    _ => refused,
+                }
+            })
     }
     fn encode(msg: &Self::Outbound) -> String {
         msg.to_json()
@@ -60,6 +68,14 @@ impl ws::Side for ClientSide {
     const ROLE: &'static str = "client";
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::ServerMessage::from_json(text)
+            .map_err(|refused| {
+                match protocol::decode_message("server", text) {
+                    Some(
+                        Err(named),
+                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
+                    _ => refused,
+                }
+            })
     }
     fn encode(msg: &Self::Outbound) -> String {
         msg.to_json()

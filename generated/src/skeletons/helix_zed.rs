@@ -14,6 +14,14 @@ impl ws::Side for ZedSide {
     const ROLE: &'static str = "zed";
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::HelixMessage::from_json(text)
+            .map_err(|refused| {
+                match protocol::decode_message("helix", text) {
+                    Some(
+                        Err(named),
+                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
+                    _ => refused,
+                }
+            })
     }
     fn encode(msg: &Self::Outbound) -> String {
         msg.to_json()
@@ -47,6 +55,14 @@ impl ws::Side for HelixSide {
     const ROLE: &'static str = "helix";
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::ZedEvent::from_json(text)
+            .map_err(|refused| {
+                match protocol::decode_message("zed", text) {
+                    Some(
+                        Err(named),
+                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
+                    _ => refused,
+                }
+            })
     }
     fn encode(msg: &Self::Outbound) -> String {
         msg.to_json()

@@ -101,3 +101,31 @@ async fn the_hub_refuses_a_bad_frame_with_an_error_message() {
     assert!(text.contains("pattern"), "{text}");
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn the_hub_names_a_frame_only_the_hub_sends() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = serve(listener, Hub, ServerConfig::default()).await.unwrap();
+    let (mut raw, _) = tokio_tungstenite::connect_async(server.url())
+        .await
+        .unwrap();
+    let theirs = r#"{"type":"joined","room":"lobby","members":1}"#;
+    raw.send(Message::text(theirs)).await.unwrap();
+    let frame = tokio::time::timeout(WAIT, raw.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let text = frame.into_text().unwrap();
+    let HubMessage::Error(error) = HubMessage::from_json(&text).unwrap() else {
+        panic!("expected an error frame, got {text}");
+    };
+    assert!(
+        error
+            .payload
+            .message
+            .contains("`joined` is sent by the hub, not the member"),
+        "{text}"
+    );
+    server.shutdown().await.unwrap();
+}

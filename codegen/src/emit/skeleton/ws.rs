@@ -142,6 +142,7 @@ fn emit_side(
     let in_union = &inbound.union;
     let out_union = &outbound.union;
     let in_role = format_ident!("{}", pascal_case(inbound.role));
+    let in_role_name = inbound.role;
     let out_role = format_ident!("{}", pascal_case(outbound.role));
     let doc = format!(
         " The `{role}` role: receives `{}`, sends `{}`.",
@@ -159,7 +160,14 @@ fn emit_side(
             const ROLE: &'static str = #role;
 
             fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
-                protocol::#in_union::from_json(text)
+                // A frame only this side sends is named as such (rule `wrong_side`); the
+                // second decode runs on refused frames only.
+                protocol::#in_union::from_json(text).map_err(|refused| {
+                    match protocol::decode_message(#in_role_name, text) {
+                        Some(Err(named)) if agentwire_runtime::side::is_wrong_side(&named) => named,
+                        _ => refused,
+                    }
+                })
             }
 
             fn encode(msg: &Self::Outbound) -> String {

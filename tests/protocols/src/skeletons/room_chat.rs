@@ -14,6 +14,14 @@ impl ws::Side for HubSide {
     const ROLE: &'static str = "hub";
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::MemberMessage::from_json(text)
+            .map_err(|refused| {
+                match protocol::decode_message("member", text) {
+                    Some(
+                        Err(named),
+                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
+                    _ => refused,
+                }
+            })
     }
     fn encode(msg: &Self::Outbound) -> String {
         msg.to_json()
@@ -60,6 +68,14 @@ impl ws::Side for MemberSide {
     const ROLE: &'static str = "member";
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::HubMessage::from_json(text)
+            .map_err(|refused| {
+                match protocol::decode_message("hub", text) {
+                    Some(
+                        Err(named),
+                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
+                    _ => refused,
+                }
+            })
     }
     fn encode(msg: &Self::Outbound) -> String {
         msg.to_json()
