@@ -289,6 +289,11 @@ pub struct GrpcHandshake {
     /// The accept's field filled with the peer id when the handler leaves it empty.
     pub accept_id: Option<String>,
     pub refuse: String,
+    /// The gRPC status (`INVALID_ARGUMENT`, ...) that ends a stream whose message fails
+    /// validation.
+    pub invalid_status: String,
+    /// The gRPC status that refuses a hello whose peer id is already connected.
+    pub taken_status: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

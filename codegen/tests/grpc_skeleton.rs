@@ -104,8 +104,8 @@ fn wrong_kinds_roles_and_events_are_located() {
     let errors = errors_of(&dir);
     let expect = [
         "protocol.yaml:18:13: the refusal `log` is sent by `worker`; it must be a kind the `hub` role sends",
-        "protocol.yaml:20:14: `jobb` is not a kind of the `messages:` catalogue",
-        "protocol.yaml:24:14: event `output` ends a request: mark it `terminal: true` in `events:`",
+        "protocol.yaml:22:14: `jobb` is not a kind of the `messages:` catalogue",
+        "protocol.yaml:26:14: event `output` ends a request: mark it `terminal: true` in `events:`",
         "`abortt` is not a kind of the `messages:` catalogue",
     ];
     for e in expect {
@@ -114,6 +114,29 @@ fn wrong_kinds_roles_and_events_are_located() {
             "no `{e}` in {errors:?}"
         );
     }
+}
+
+#[test]
+fn the_statuses_that_end_a_stream_come_from_the_spec() {
+    let g = generate(&jobs_dir()).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let skeleton = g.files.iter().find(|f| f.path == "src/skeletons/jobs.rs");
+    let code = skeleton.unwrap().render("tests/protocols/jobs");
+    // `taken: UNAVAILABLE` as declared; `invalid` left out, so gRPC's usual one.
+    assert!(code.contains("const TAKEN_STATUS: tonic::Code = tonic::Code::Unavailable;"));
+    assert!(code.contains("const INVALID_STATUS: tonic::Code = tonic::Code::InvalidArgument;"));
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = edited(tmp.path(), |y| {
+        y.replace("      taken: UNAVAILABLE", "      taken: UNAVAILIBLE")
+    });
+    let errors = errors_of(&dir);
+    let expect = "/jobs/protocol.yaml:20:14: `UNAVAILIBLE` is not a gRPC status that can end a \
+                  stream; did you mean `UNAVAILABLE`? (hint: see \"gRPC protocols\" in agentwire's \
+                  docs, https://docs.rs/agentwire/latest/agentwire/spec/index.html#grpc-protocols-transportkind-grpc)";
+    assert!(
+        errors.len() == 1 && errors[0].ends_with(expect),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -150,7 +173,7 @@ fn fields_and_events_are_checked_against_the_proto() {
     let expect = [
         "protocol.yaml:14:14: `Hello` has no field `nam`",
         "protocol.yaml:15:15: `Hello.name` must be a `repeated string` field",
-        "protocol.yaml:35:15: `Ping` has no field `at`",
+        "protocol.yaml:37:15: `Ping` has no field `at`",
         "event `percnt` is not a case of `Progress.update`",
         "case `percent` of `Progress.update` is missing from `events:`",
     ];

@@ -1,6 +1,7 @@
 //! The constants a spec declares, as the Markdown a protocol doc shows between its constants
 //! markers (kept fresh by `cargo xtask gen`, checked like the diagrams): the transport's
-//! default port, default `Content-Type`, WebSocket path, and every field's `@default`.
+//! default port, default `Content-Type`, WebSocket path, the gRPC statuses that end a stream,
+//! and every field's `@default`.
 
 use crate::ir::{Protocol, TypeKind};
 
@@ -21,6 +22,14 @@ pub fn constants_block(p: &Protocol) -> String {
         lines.push(format!(
             "- `Content-Type` when a frame leaves it out: `{ct}`; frames are read as UTF-8 \
              only (`transport.content_type`; `CONTENT_TYPE` in the module)"
+        ));
+    }
+    let skeleton = t.grpc.as_ref().and_then(|g| g.skeleton.as_ref());
+    if let Some(h) = skeleton.map(|s| &s.handshake) {
+        lines.push(format!(
+            "- gRPC status ending a stream whose message is invalid: `{}`; refusing a `{}` \
+             whose `{}` is already connected: `{}` (`grpc.handshake.statuses`)",
+            h.invalid_status, h.hello, h.peer_id, h.taken_status
         ));
     }
     if let Some(s) = &p.sessions {

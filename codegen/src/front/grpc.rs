@@ -30,7 +30,40 @@ pub struct RawHandshake {
     #[serde(default)]
     accept_id: Option<Name>,
     refuse: Name,
+    #[serde(default)]
+    statuses: Option<RawStatuses>,
 }
+
+/// The gRPC statuses that end a stream, by cause; each defaults to gRPC's usual one.
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawStatuses {
+    #[serde(default)]
+    invalid: Option<Name>,
+    #[serde(default)]
+    taken: Option<Name>,
+}
+
+/// gRPC's status codes other than `OK`, as the spec names them (the names of
+/// `google.rpc.Code`); a status that ends a stream is one of these.
+const STATUS_NAMES: [&str; 16] = [
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+];
 
 #[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
@@ -115,6 +148,22 @@ impl Check<'_> {
             crate::suggest::see("\"gRPC protocols\"", crate::suggest::GRPC_DOCS),
         );
         self.errors.push(e);
+    }
+
+    /// A status name of `statuses:` (or `default` when absent), or a diagnostic.
+    fn status(&mut self, n: Option<&Name>, default: &str) -> String {
+        let Some(n) = n else {
+            return default.to_owned();
+        };
+        if !STATUS_NAMES.contains(&n.value.as_str()) {
+            let hint = crate::suggest::did_you_mean(&n.value, STATUS_NAMES);
+            let msg = format!(
+                "`{}` is not a gRPC status that can end a stream{hint}",
+                n.value
+            );
+            self.err(&n.referenced, msg);
+        }
+        n.value.clone()
     }
 
     /// The sender of a catalogue kind, or a diagnostic.
@@ -212,6 +261,12 @@ pub fn lower(
         cx.err(&h.accept.referenced, msg.to_owned());
     }
     cx.kind_from(&h.refuse, &server, "the refusal");
+    let statuses = h.statuses.as_ref();
+    let invalid_status = cx.status(
+        statuses.and_then(|s| s.invalid.as_ref()),
+        "INVALID_ARGUMENT",
+    );
+    let taken_status = cx.status(statuses.and_then(|s| s.taken.as_ref()), "ALREADY_EXISTS");
     cx.kind_from(&x.request, &server, "the request");
     cx.kind_from(&x.response, &client, "the response");
     cx.event(&x.failure, true);
@@ -236,7 +291,10 @@ pub fn lower(
     if cx.errors.errors.len() > before {
         return None;
     }
-    Some(skeleton(h, x, raw, client, server))
+    let mut skeleton = skeleton(h, x, raw, client, server);
+    skeleton.handshake.invalid_status = invalid_status;
+    skeleton.handshake.taken_status = taken_status;
+    Some(skeleton)
 }
 
 fn skeleton(
@@ -256,6 +314,8 @@ fn skeleton(
             accept: value(&h.accept),
             accept_id: opt(h.accept_id.as_ref()),
             refuse: value(&h.refuse),
+            invalid_status: String::new(),
+            taken_status: String::new(),
         },
         exchange: GrpcExchange {
             request: value(&x.request),

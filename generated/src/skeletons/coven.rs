@@ -19,6 +19,8 @@ impl grpc::Binding for Binding {
     type Request = proto::SendMessage;
     type Response = proto::MessageResponse;
     type Event = proto::message_response::Event;
+    const INVALID_STATUS: tonic::Code = tonic::Code::InvalidArgument;
+    const TAKEN_STATUS: tonic::Code = tonic::Code::AlreadyExists;
     fn checker() -> Checker {
         Checker::new()
     }

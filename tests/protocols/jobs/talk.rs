@@ -182,6 +182,11 @@ async fn hub_and_worker_talk_and_refuse_bad_input() {
             body: Some(worker_message::Body::Log(Log::default())),
         };
         assert_eq!(raw_status(&addr, log_first).await, Code::FailedPrecondition);
+        // `statuses.taken: UNAVAILABLE`: a hello naming a connected worker gets that status.
+        let taken = WorkerMessage {
+            body: Some(worker_message::Body::Hello(hello("w-1", &[]))),
+        };
+        assert_eq!(raw_status(&addr, taken).await, Code::Unavailable);
 
         // A worker that did not declare `abort` is never sent one.
         let plain = connect(

@@ -7,9 +7,10 @@ use tonic::Status;
 
 use crate::check::Gate;
 
-/// `INVALID_ARGUMENT`, naming each failing field by JSON pointer and rule.
-pub fn invalid_status(e: &Invalid) -> Status {
-    Status::invalid_argument(format!("invalid message: {e}"))
+/// The protocol's status for an invalid message (`INVALID_ARGUMENT` unless its spec says
+/// otherwise), naming each failing field by JSON pointer and rule.
+pub fn invalid_status(code: tonic::Code, e: &Invalid) -> Status {
+    Status::new(code, format!("invalid message: {e}"))
 }
 
 /// `FAILED_PRECONDITION`: the message is well formed but not allowed at this point.
@@ -20,11 +21,12 @@ pub fn violation_status(v: &Violation) -> Status {
 /// Validates `msg`, then runs the checker on it through `gate`. Validation runs in every
 /// mode: the check mode only governs sequence rules.
 pub async fn admit_inbound<M: Validate, C>(
+    invalid: tonic::Code,
     gate: &tokio::sync::Mutex<Gate<C>>,
     msg: &M,
     observe: impl FnOnce(&mut C, &M) -> Result<(), Violation>,
 ) -> Result<(), Status> {
-    msg.validate().map_err(|e| invalid_status(&e))?;
+    msg.validate().map_err(|e| invalid_status(invalid, &e))?;
     gate.lock()
         .await
         .admit(|c| observe(c, msg))

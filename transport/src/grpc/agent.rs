@@ -288,7 +288,9 @@ async fn first_answer<B: Binding>(
             ))));
         }
     };
-    if let Err(status) = admit_inbound(link.gate(), &first, B::observe_down).await {
+    if let Err(status) =
+        admit_inbound(B::INVALID_STATUS, link.gate(), &first, B::observe_down).await
+    {
         return Err(ConnectError::Unexpected(status.message().to_owned()));
     }
     match B::classify_answer(first) {
@@ -421,7 +423,9 @@ impl<S: AgentSide> Run<S> {
             return;
         }
         let gate = self.session.link.gate();
-        if let Err(status) = admit_inbound(gate, &msg, S::B::observe_down).await {
+        if let Err(status) =
+            admit_inbound(S::B::INVALID_STATUS, gate, &msg, S::B::observe_down).await
+        {
             // This side has no status to answer with: the message is dropped and logged,
             // and the stream carries on.
             tracing::warn!(error = %status.message(), "message refused");

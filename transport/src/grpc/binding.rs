@@ -17,6 +17,13 @@ pub trait Binding: Send + Sync + 'static {
     type Down: Validate + Debug + Clone + Send + Sync + 'static;
     /// The protocol's generated sequence checker.
     type Checker: Send + 'static;
+
+    /// The status that ends a stream whose message fails validation (the spec's
+    /// `grpc.handshake.statuses.invalid`).
+    const INVALID_STATUS: tonic::Code = tonic::Code::InvalidArgument;
+    /// The status that refuses a hello whose peer id is already connected
+    /// (`grpc.handshake.statuses.taken`).
+    const TAKEN_STATUS: tonic::Code = tonic::Code::AlreadyExists;
     /// The handshake's first message (the connecting role's self-introduction).
     type Hello: Debug + Clone + Send + Sync + 'static;
     /// The accepting role's yes to the hello.

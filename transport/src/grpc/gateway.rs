@@ -15,7 +15,7 @@ use super::binding::{Binding, Up};
 use super::inbound::{Next, idle_status, next_inbound};
 use super::peer::Peer;
 use super::unregistered::{StreamBudget, Unregistered};
-use super::{BoxStream, GrpcLimits, Link, Registry, admit_inbound, outbound_stream};
+use super::{BoxStream, ClaimError, GrpcLimits, Link, Registry, admit_inbound, outbound_stream};
 use crate::check::{CheckMode, Gate};
 
 /// What the generated gateway binds: the protocol and the user's handler.
@@ -223,7 +223,14 @@ impl<S: GatewaySide> Stream<S> {
                 "the first message of the stream must be the hello",
             ));
         };
-        if let Err(status) = admit_inbound(self.link.gate(), &first, S::B::observe_up).await {
+        if let Err(status) = admit_inbound(
+            S::B::INVALID_STATUS,
+            self.link.gate(),
+            &first,
+            S::B::observe_up,
+        )
+        .await
+        {
             return Some(status);
         }
         // Held until the stream ends; freed before its final status leaves, so a peer that
@@ -236,6 +243,9 @@ impl<S: GatewaySide> Stream<S> {
         let peer_id = peer.peer_id().to_owned();
         let claim = match inner.peers.claim(&peer_id, peer.clone()) {
             Ok(claim) => claim,
+            Err(e @ ClaimError::AlreadyExists(_)) => {
+                return Some(Status::new(S::B::TAKEN_STATUS, e.to_string()));
+            }
             Err(e) => return Some(e.into()),
         };
         if let Err(status) = self.handshake(&peer).await {
@@ -323,7 +333,14 @@ impl<S: GatewaySide> Stream<S> {
                     continue;
                 }
             };
-            if let Err(status) = admit_inbound(self.link.gate(), &msg, S::B::observe_up).await {
+            if let Err(status) = admit_inbound(
+                S::B::INVALID_STATUS,
+                self.link.gate(),
+                &msg,
+                S::B::observe_up,
+            )
+            .await
+            {
                 return Some(status);
             }
             match S::B::classify_up(msg) {

@@ -19,6 +19,8 @@ impl grpc::Binding for Binding {
     type Request = proto::Job;
     type Response = proto::Progress;
     type Event = proto::progress::Update;
+    const INVALID_STATUS: tonic::Code = tonic::Code::InvalidArgument;
+    const TAKEN_STATUS: tonic::Code = tonic::Code::Unavailable;
     fn checker() -> Checker {
         Checker::new()
     }

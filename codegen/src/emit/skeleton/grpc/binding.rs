@@ -31,9 +31,17 @@ pub fn emit(cx: &Ctx<'_>) -> TokenStream {
     }
 }
 
+/// `INVALID_ARGUMENT` as tonic names it: `tonic::Code::InvalidArgument`.
+fn status_code(name: &str) -> TokenStream {
+    let variant = quote::format_ident!("{}", crate::naming::pascal_case(&name.to_lowercase()));
+    quote!(tonic::Code::#variant)
+}
+
 fn assoc_types(cx: &Ctx<'_>) -> TokenStream {
     let (up, down, event) = (&cx.up, &cx.down, &cx.event);
     let h = &cx.s.handshake;
+    let invalid = status_code(&h.invalid_status);
+    let taken = status_code(&h.taken_status);
     let x = &cx.s.exchange;
     let [hello, accept, refuse, request, response] =
         [&h.hello, &h.accept, &h.refuse, &x.request, &x.response].map(|k| cx.ty(k));
@@ -47,6 +55,9 @@ fn assoc_types(cx: &Ctx<'_>) -> TokenStream {
         type Request = #request;
         type Response = #response;
         type Event = #event;
+
+        const INVALID_STATUS: tonic::Code = #invalid;
+        const TAKEN_STATUS: tonic::Code = #taken;
     }
 }
 
