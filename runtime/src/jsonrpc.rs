@@ -50,12 +50,16 @@ pub struct RpcError {
 
 impl RpcError {
     /// The error a peer should answer an undecodable message with: -32700 for bad JSON,
-    /// -32601 for an unknown method, -32602 for bad params, -32600 for anything else.
+    /// -32601 for an unknown method (or one only the receiver sends), -32602 for bad params,
+    /// -32600 for anything else.
     pub fn for_invalid(invalid: &Invalid) -> Self {
         let first = invalid.errors.first();
         let code = match first {
             Some(e) if e.rule == Rule::Syntax => codes::PARSE_ERROR,
-            Some(e) if e.rule == Rule::UnknownKind && e.pointer == "/method" => {
+            Some(e)
+                if matches!(e.rule, Rule::UnknownKind | Rule::WrongSide)
+                    && e.pointer == "/method" =>
+            {
                 codes::METHOD_NOT_FOUND
             }
             Some(e) if e.pointer.starts_with("/params") => codes::INVALID_PARAMS,

@@ -33,17 +33,22 @@ pub fn wrong_side(
         rest.split_once('`').map(|(name, _)| name.to_owned())
     });
     Some(match kind {
-        Some(kind) if e.rule == Rule::UnknownKind => FieldError::new(
-            e.pointer.clone(),
-            Rule::WrongSide,
-            format!("`{kind}` is sent by the {sender}, not the {from}"),
-        ),
+        Some(kind) if e.rule == Rule::UnknownKind => named(&e.pointer, &kind, sender, from),
         _ => FieldError::new(
             whole,
             Rule::WrongSide,
             format!("this message is sent by the {sender}, not the {from}"),
         ),
     })
+}
+
+/// The error for `kind` (at `pointer`) received as if `from` sent it, when `sender` does.
+pub fn named(pointer: &str, kind: &str, sender: &str, from: &str) -> FieldError {
+    FieldError::new(
+        pointer,
+        Rule::WrongSide,
+        format!("`{kind}` is sent by the {sender}, not the {from}"),
+    )
 }
 
 /// Whether `invalid` is the one error [`wrong_side`] words: a skeleton that refused a frame

@@ -9,6 +9,8 @@ impl agentwire_transport::jsonrpc::Side for ServerSide {
     type OutRequest = agentwire_runtime::jsonrpc::NoMethods;
     type OutNotification = crate::eca::ServerNotification;
     type Checker = crate::eca::machine::Checker;
+    const ROLE: &'static str = "server";
+    const PEER: &'static str = "client";
     const FRAMING: agentwire_transport::jsonrpc::Framing = agentwire_transport::jsonrpc::Framing::ContentLength;
     const CONVENTIONS: agentwire_transport::jsonrpc::Conventions = agentwire_transport::jsonrpc::Conventions {
         cancel: None,
@@ -41,6 +43,8 @@ impl agentwire_transport::jsonrpc::Side for ClientSide {
     type OutRequest = crate::eca::ClientRequest;
     type OutNotification = crate::eca::ClientNotification;
     type Checker = crate::eca::machine::Checker;
+    const ROLE: &'static str = "client";
+    const PEER: &'static str = "server";
     const FRAMING: agentwire_transport::jsonrpc::Framing = agentwire_transport::jsonrpc::Framing::ContentLength;
     const CONVENTIONS: agentwire_transport::jsonrpc::Conventions = agentwire_transport::jsonrpc::Conventions {
         cancel: None,

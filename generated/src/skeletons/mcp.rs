@@ -9,6 +9,8 @@ impl agentwire_transport::jsonrpc::Side for ServerSide {
     type OutRequest = crate::mcp::ServerRequest;
     type OutNotification = crate::mcp::ServerNotification;
     type Checker = crate::mcp::machine::Checker;
+    const ROLE: &'static str = "server";
+    const PEER: &'static str = "client";
     const FRAMING: agentwire_transport::jsonrpc::Framing = agentwire_transport::jsonrpc::Framing::Newline;
     const CONVENTIONS: agentwire_transport::jsonrpc::Conventions = agentwire_transport::jsonrpc::Conventions {
         cancel: Some(agentwire_transport::jsonrpc::CancelRule {
@@ -49,6 +51,8 @@ impl agentwire_transport::jsonrpc::Side for ClientSide {
     type OutRequest = crate::mcp::ClientRequest;
     type OutNotification = crate::mcp::ClientNotification;
     type Checker = crate::mcp::machine::Checker;
+    const ROLE: &'static str = "client";
+    const PEER: &'static str = "server";
     const FRAMING: agentwire_transport::jsonrpc::Framing = agentwire_transport::jsonrpc::Framing::Newline;
     const CONVENTIONS: agentwire_transport::jsonrpc::Conventions = agentwire_transport::jsonrpc::Conventions {
         cancel: Some(agentwire_transport::jsonrpc::CancelRule {

@@ -363,6 +363,21 @@ async fn bad_input_gets_the_json_rpc_errors_and_the_session_survives() {
 }
 
 #[tokio::test]
+async fn a_method_only_the_server_sends_is_named_as_such() {
+    let mut raw = Raw::new(Config::default());
+    raw.send(r#"{"jsonrpc":"2.0","id":7,"method":"client/confirm","params":{"question":"?"}}"#)
+        .await;
+    let answer = raw.recv().await;
+    assert_eq!(answer["id"], 7, "{answer}");
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`client/confirm` is sent by the server, not the client"),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
 async fn a_result_of_the_wrong_type_fails_the_call() {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (cr, cw) = tokio::io::split(client_end);

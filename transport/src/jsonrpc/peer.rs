@@ -48,6 +48,10 @@ pub trait Side: Send + Sync + 'static {
     /// The protocol's generated sequence checker (`Default`: a fresh one).
     type Checker: Send + Default + 'static;
 
+    /// This side's role and its peer's, as the spec names them (for "`x` is sent by the
+    /// server, not the client").
+    const ROLE: &'static str;
+    const PEER: &'static str;
     /// How messages are delimited on a byte stream.
     const FRAMING: Framing = Framing::ContentLength;
     /// How the protocol cancels requests and reports their progress.
@@ -820,6 +824,7 @@ impl<S: Side> Peer<S> {
         let msg = match decoded {
             Ok(m) => m,
             Err(invalid) => {
+                let invalid = name_wrong_side::<S>(invalid);
                 self.inner.counters.refused.fetch_add(1, Ordering::Relaxed);
                 self.refuse_invalid(text, &invalid).await;
                 return None;
@@ -936,4 +941,35 @@ fn violation_error(code: i64, v: &Violation) -> RpcError {
 
 fn invalid(pointer: &str, rule: Rule, message: impl Into<String>) -> Invalid {
     Invalid::one(agentwire_runtime::FieldError::new(pointer, rule, message))
+}
+
+/// A method only this side sends, received from its peer, is named as such (rule
+/// `wrong_side`, answered with -32601) rather than as an unknown method.
+fn name_wrong_side<S: Side>(invalid: Invalid) -> Invalid {
+    let [e] = invalid.errors.as_slice() else {
+        return invalid;
+    };
+    if e.rule != Rule::UnknownKind || e.pointer != "/method" {
+        return invalid;
+    }
+    let method = e
+        .message
+        .strip_prefix("unknown method `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(m, _)| m);
+    let ours = |m: &str| {
+        let sent = S::OutRequest::METHODS
+            .iter()
+            .chain(S::OutNotification::METHODS);
+        sent.copied().any(|x| x == m)
+    };
+    match method.filter(|m| ours(m)) {
+        Some(m) => Invalid::one(agentwire_runtime::side::named(
+            "/method",
+            m,
+            S::ROLE,
+            S::PEER,
+        )),
+        None => invalid,
+    }
 }

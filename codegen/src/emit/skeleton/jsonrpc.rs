@@ -217,6 +217,8 @@ fn emit_sides(r: &Roles<'_>) -> TokenStream {
                 type OutRequest = #out_req;
                 type OutNotification = #out_notif;
                 type Checker = crate::#module::machine::Checker;
+                const ROLE: &'static str = #me;
+                const PEER: &'static str = #other;
                 #consts
 
                 fn observe_inbound(
