@@ -154,6 +154,19 @@ async fn the_desk_and_the_backend_talk_through_the_relay_and_a_bad_frame_is_refu
             }
             other => panic!("expected refused, got {other:?}"),
         }
+        // A frame only the relay sends is named as such.
+        raw.send(M::text(r#"{"op":"joined","ticket":"T-7","desk":"front"}"#))
+            .await
+            .unwrap();
+        let got = raw.next().await.unwrap().unwrap();
+        match proto::RelayFrame::from_json(got.into_text().unwrap().as_str()).unwrap() {
+            proto::RelayFrame::Refused(r) => assert!(
+                r.detail
+                    .contains("`joined` is sent by the relay, not the desk"),
+                "{r:?}"
+            ),
+            other => panic!("expected refused, got {other:?}"),
+        }
     }
     // An unknown ticket on the callback route gets the protocol's HTTP error body.
     match sk::BackendHttp::new(&base)

@@ -92,7 +92,7 @@ impl hw::Binding for Binding {
         type_name: &str,
         json: &str,
     ) -> Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid> {
-        proto::decode_type(type_name, json)
+        let decoded = proto::decode_type(type_name, json)
             .unwrap_or_else(|| {
                 Err(
                     agentwire_runtime::Invalid::one(
@@ -103,6 +103,18 @@ impl hw::Binding for Binding {
                         ),
                     ),
                 )
+            });
+        decoded
+            .map_err(|refused| {
+                if type_name != LAYOUT.inbound {
+                    return refused;
+                }
+                match proto::decode_message("desk", json) {
+                    Some(
+                        Err(named),
+                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
+                    _ => refused,
+                }
             })
     }
     fn observe(

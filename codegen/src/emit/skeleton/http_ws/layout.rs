@@ -115,6 +115,7 @@ fn emit_layout(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
 pub(super) fn emit_binding(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
     let layout = emit_layout(p, s)?;
     let module = quote::format_ident!("{}", p.module);
+    let socket_client = &s.client;
     Some(quote! {
         /// Binds `agentwire_transport::http_ws` to this protocol: its `sessions:` section,
         /// generated decoders and sequence checker.
@@ -136,12 +137,23 @@ pub(super) fn emit_binding(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
                 type_name: &str,
                 json: &str,
             ) -> Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid> {
-                proto::decode_type(type_name, json).unwrap_or_else(|| {
+                let decoded = proto::decode_type(type_name, json).unwrap_or_else(|| {
                     Err(agentwire_runtime::Invalid::one(agentwire_runtime::FieldError::new(
                         "",
                         agentwire_runtime::Rule::UnknownKind,
                         format!("the protocol has no type `{type_name}`"),
                     )))
+                });
+                // A WebSocket frame only the server sends is named as such (rule
+                // `wrong_side`); the second decode runs on refused frames only.
+                decoded.map_err(|refused| {
+                    if type_name != LAYOUT.inbound {
+                        return refused;
+                    }
+                    match proto::decode_message(#socket_client, json) {
+                        Some(Err(named)) if agentwire_runtime::side::is_wrong_side(&named) => named,
+                        _ => refused,
+                    }
                 })
             }
 
