@@ -51,10 +51,16 @@ pub fn named(pointer: &str, kind: &str, sender: &str, from: &str) -> FieldError 
     )
 }
 
-/// Whether `invalid` is the one error [`wrong_side`] words: a skeleton that refused a frame
-/// then reports that rather than its own "unknown kind".
-pub fn is_wrong_side(invalid: &Invalid) -> bool {
-    matches!(invalid.errors.as_slice(), [e] if e.rule == Rule::WrongSide)
+/// What a skeleton reports for a frame it `refused`: the error `decode_message` gives the
+/// same text (`by_role`) when that names the frame as another side's, else `refused` itself.
+/// Skeletons call it on refused frames only, so an accepted frame costs nothing more.
+pub fn prefer_wrong_side(refused: Invalid, by_role: Option<Result<Value, Invalid>>) -> Invalid {
+    match by_role {
+        Some(Err(named)) if matches!(named.errors.as_slice(), [e] if e.rule == Rule::WrongSide) => {
+            named
+        }
+        _ => refused,
+    }
 }
 
 /// What a generated `decode_message` returns: `decode(from, json)`, with an error about a

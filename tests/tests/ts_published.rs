@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use agentwire_codegen::generate;
-use agentwire_tests::peers::{ensure_installed, target_dir, workspace_root};
+use agentwire_tests::peers::{ensure_installed, target_dir};
+use agentwire_tests::published::{Module, build_crate};
 
 /// The methods the test protocol names; the types file is the SDK's, unchanged.
 const MCP_YAML: &str = "protocol: mcp_draft
@@ -60,47 +61,17 @@ fn generated(dir: &Path) -> agentwire_codegen::generate::Generated {
     })
 }
 
-/// Writes the generated modules into a crate at `dir` and builds it (with `schemars`, every
-/// warning an error); panics with the compiler's output on failure.
-fn build_crate(dir: &Path, modules: &[agentwire_codegen::generate::Generated]) {
-    let root = workspace_root();
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    let manifest = format!(
-        "[package]\nname = \"published-schemas\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [workspace]\n\n[features]\nschemars = [\"dep:schemars\", \"agentwire-runtime/schemars\"]\n\n\
-         [dependencies]\nagentwire-runtime = {{ path = {runtime:?} }}\nagentwire-transport = {{ path = {transport:?} }}\n\
-         serde = \"1\"\nserde_json = \"1\"\nschemars = {{ version = \"1\", optional = true }}\n",
-        runtime = root.join("runtime"),
-        transport = root.join("transport"),
-    );
-    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    // The workspace's versions, so the build reuses what is already compiled.
-    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-    let mut lib = String::from("#![deny(warnings)]\n");
-    let mut skeletons = String::new();
-    for g in modules {
-        for f in &g.files {
-            let path = dir.join(&f.path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, f.render("a published schema")).unwrap();
-        }
-        lib.push_str(&format!("pub mod {};\n", g.module));
-        skeletons.push_str(&format!("pub mod {};\n", g.module));
+/// The files of a generated module as `published::build_crate` writes them.
+fn module(g: agentwire_codegen::generate::Generated) -> Module {
+    let files = g
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.render("a published schema")))
+        .collect();
+    Module {
+        name: g.module,
+        files,
     }
-    lib.push_str(&format!("pub mod skeletons {{\n{skeletons}}}\n"));
-    std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
-    let out = std::process::Command::new(env!("CARGO"))
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .args(["build", "--offline", "-q", "--features", "schemars"])
-        .output()
-        .expect("run cargo build");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let errors = stderr.lines().filter(|l| l.starts_with("error")).count();
-    assert!(
-        out.status.success(),
-        "the generated crate does not compile ({errors} errors):\n{stderr}"
-    );
 }
 
 #[test]
@@ -148,5 +119,5 @@ fn the_mcp_sdk_schema_generates_unchanged_and_compiles() {
     let shapes = generated(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../codegen/tests/ts_shapes/eca_shapes"),
     );
-    build_crate(&tmp.path().join("crate"), &[mcp, shapes]);
+    build_crate(&tmp.path().join("crate"), &[module(mcp), module(shapes)]);
 }

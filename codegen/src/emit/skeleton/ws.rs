@@ -163,10 +163,8 @@ fn emit_side(
                 // A frame only this side sends is named as such (rule `wrong_side`); the
                 // second decode runs on refused frames only.
                 protocol::#in_union::from_json(text).map_err(|refused| {
-                    match protocol::decode_message(#in_role_name, text) {
-                        Some(Err(named)) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                        _ => refused,
-                    }
+                    let by_role = protocol::decode_message(#in_role_name, text);
+                    agentwire_runtime::side::prefer_wrong_side(refused, by_role)
                 })
             }
 

@@ -150,10 +150,8 @@ pub(super) fn emit_binding(p: &Protocol, s: &Sessions) -> Option<TokenStream> {
                     if type_name != LAYOUT.inbound {
                         return refused;
                     }
-                    match proto::decode_message(#socket_client, json) {
-                        Some(Err(named)) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                        _ => refused,
-                    }
+                    let by_role = proto::decode_message(#socket_client, json);
+                    agentwire_runtime::side::prefer_wrong_side(refused, by_role)
                 })
             }
 
