@@ -15,12 +15,8 @@ impl ws::Side for ServerSide {
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::ClientMessage::from_json(text)
             .map_err(|refused| {
-                match protocol::decode_message("client", text) {
-                    Some(
-                        Err(named),
-                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                    _ => refused,
-                }
+                let by_role = protocol::decode_message("client", text);
+                agentwire_runtime::side::prefer_wrong_side(refused, by_role)
             })
     }
     fn encode(msg: &Self::Outbound) -> String {
@@ -69,12 +65,8 @@ impl ws::Side for ClientSide {
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::ServerMessage::from_json(text)
             .map_err(|refused| {
-                match protocol::decode_message("server", text) {
-                    Some(
-                        Err(named),
-                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                    _ => refused,
-                }
+                let by_role = protocol::decode_message("server", text);
+                agentwire_runtime::side::prefer_wrong_side(refused, by_role)
             })
     }
     fn encode(msg: &Self::Outbound) -> String {

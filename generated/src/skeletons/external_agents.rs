@@ -99,12 +99,8 @@ impl hw::Binding for Binding {
                 if type_name != LAYOUT.inbound {
                     return refused;
                 }
-                match proto::decode_message("web_ui", json) {
-                    Some(
-                        Err(named),
-                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                    _ => refused,
-                }
+                let by_role = proto::decode_message("web_ui", json);
+                agentwire_runtime::side::prefer_wrong_side(refused, by_role)
             })
     }
     fn observe(

@@ -15,12 +15,8 @@ impl ws::Side for ZedSide {
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::HelixMessage::from_json(text)
             .map_err(|refused| {
-                match protocol::decode_message("helix", text) {
-                    Some(
-                        Err(named),
-                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                    _ => refused,
-                }
+                let by_role = protocol::decode_message("helix", text);
+                agentwire_runtime::side::prefer_wrong_side(refused, by_role)
             })
     }
     fn encode(msg: &Self::Outbound) -> String {
@@ -56,12 +52,8 @@ impl ws::Side for HelixSide {
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::ZedEvent::from_json(text)
             .map_err(|refused| {
-                match protocol::decode_message("zed", text) {
-                    Some(
-                        Err(named),
-                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                    _ => refused,
-                }
+                let by_role = protocol::decode_message("zed", text);
+                agentwire_runtime::side::prefer_wrong_side(refused, by_role)
             })
     }
     fn encode(msg: &Self::Outbound) -> String {

@@ -109,12 +109,8 @@ impl hw::Binding for Binding {
                 if type_name != LAYOUT.inbound {
                     return refused;
                 }
-                match proto::decode_message("desk", json) {
-                    Some(
-                        Err(named),
-                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                    _ => refused,
-                }
+                let by_role = proto::decode_message("desk", json);
+                agentwire_runtime::side::prefer_wrong_side(refused, by_role)
             })
     }
     fn observe(

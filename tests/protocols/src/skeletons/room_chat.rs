@@ -15,12 +15,8 @@ impl ws::Side for HubSide {
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::MemberMessage::from_json(text)
             .map_err(|refused| {
-                match protocol::decode_message("member", text) {
-                    Some(
-                        Err(named),
-                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                    _ => refused,
-                }
+                let by_role = protocol::decode_message("member", text);
+                agentwire_runtime::side::prefer_wrong_side(refused, by_role)
             })
     }
     fn encode(msg: &Self::Outbound) -> String {
@@ -69,12 +65,8 @@ impl ws::Side for MemberSide {
     fn decode(text: &str) -> Result<Self::Inbound, agentwire_runtime::Invalid> {
         protocol::HubMessage::from_json(text)
             .map_err(|refused| {
-                match protocol::decode_message("hub", text) {
-                    Some(
-                        Err(named),
-                    ) if agentwire_runtime::side::is_wrong_side(&named) => named,
-                    _ => refused,
-                }
+                let by_role = protocol::decode_message("hub", text);
+                agentwire_runtime::side::prefer_wrong_side(refused, by_role)
             })
     }
     fn encode(msg: &Self::Outbound) -> String {
