@@ -106,6 +106,12 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
             })),
         }
     });
+    let decode_message = decode_message_fn(
+        " Decodes (proto3 JSON) and validates one message sent by `from`, returning it \
+         re-encoded; `None` when `from` sends no messages in this protocol. A message only \
+         another role sends fails with rule `wrong_side`, naming its sender.",
+        message_arms,
+    );
     quote! {
         /// Decodes (proto3 JSON) and validates a message of the type named `type_name`,
         /// returning it as the typed code re-encodes it; `None` when the protocol has no such
@@ -120,24 +126,7 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
             })
         }
 
-        /// Decodes (proto3 JSON) and validates one message sent by `from`, returning it
-        /// re-encoded; `None` when `from` sends no messages in this protocol. A message only
-        /// another role sends fails with rule `wrong_side`, naming its sender.
-        pub fn decode_message(
-            from: &str,
-            json: &str,
-        ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-            fn by_role(
-                from: &str,
-                json: &str,
-            ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-                match from {
-                    #(#message_arms)*
-                    _ => None,
-                }
-            }
-            agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
-        }
+        #decode_message
     }
 }
 
@@ -195,6 +184,12 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
             }
         }
     };
+    let decode_message = decode_message_fn(
+        " Decodes and validates one message sent by `from`, returning it re-encoded; `None` \
+         when `from` sends no messages in this protocol. A failure lists every error found; \
+         a message only another role sends fails with rule `wrong_side`, naming its sender.",
+        message_arms,
+    );
     quote! {
         /// Decodes and validates a value of the type named `type_name`, returning it as the
         /// typed code re-encodes it; `None` when the protocol has no such type.
@@ -220,24 +215,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
             })
         }
 
-        /// Decodes and validates one message sent by `from`, returning it re-encoded; `None`
-        /// when `from` sends no messages in this protocol. A failure lists every error found;
-        /// a message only another role sends fails with rule `wrong_side`, naming its sender.
-        pub fn decode_message(
-            from: &str,
-            json: &str,
-        ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-            fn by_role(
-                from: &str,
-                json: &str,
-            ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-                match from {
-                    #(#message_arms)*
-                    _ => None,
-                }
-            }
-            agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
-        }
+        #decode_message
     }
 }
 
@@ -484,4 +462,27 @@ fn payload_enum(name: &Ident, doc: &str, methods: &[Payload<'_>]) -> TokenStream
 pub fn format_file(tokens: TokenStream) -> Result<String, syn::Error> {
     let file: syn::File = syn::parse2(tokens)?;
     Ok(prettyplease::unparse(&file))
+}
+
+/// `decode_message(from, json)`: the protocol's decoder for each sender, with a message
+/// another role sends named as such (`agentwire_runtime::side::decode_by_role`).
+fn decode_message_fn(doc: &str, message_arms: impl Iterator<Item = TokenStream>) -> TokenStream {
+    quote! {
+        #[doc = #doc]
+        pub fn decode_message(
+            from: &str,
+            json: &str,
+        ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
+            fn by_role(
+                from: &str,
+                json: &str,
+            ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
+                match from {
+                    #(#message_arms)*
+                    _ => None,
+                }
+            }
+            agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
+        }
+    }
 }
