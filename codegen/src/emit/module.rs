@@ -107,9 +107,11 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
         }
     });
     let decode_message = decode_message_fn(
-        " Decodes (proto3 JSON) and validates one message sent by `from`, returning it \
-         re-encoded; `None` when `from` sends no messages in this protocol. A message only \
-         another role sends fails with rule `wrong_side`, naming its sender.",
+        &[
+            " Decodes (proto3 JSON) and validates one message sent by `from`, returning it",
+            " re-encoded; `None` when `from` sends no messages in this protocol. A message only",
+            " another role sends fails with rule `wrong_side`, naming its sender.",
+        ],
         message_arms,
     );
     quote! {
@@ -185,9 +187,11 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         }
     };
     let decode_message = decode_message_fn(
-        " Decodes and validates one message sent by `from`, returning it re-encoded; `None` \
-         when `from` sends no messages in this protocol. A failure lists every error found; \
-         a message only another role sends fails with rule `wrong_side`, naming its sender.",
+        &[
+            " Decodes and validates one message sent by `from`, returning it re-encoded; `None`",
+            " when `from` sends no messages in this protocol. A failure lists every error found;",
+            " a message only another role sends fails with rule `wrong_side`, naming its sender.",
+        ],
         message_arms,
     );
     quote! {
@@ -466,9 +470,9 @@ pub fn format_file(tokens: TokenStream) -> Result<String, syn::Error> {
 
 /// `decode_message(from, json)`: the protocol's decoder for each sender, with a message
 /// another role sends named as such (`agentwire_runtime::side::decode_by_role`).
-fn decode_message_fn(doc: &str, message_arms: impl Iterator<Item = TokenStream>) -> TokenStream {
+fn decode_message_fn(doc: &[&str], message_arms: impl Iterator<Item = TokenStream>) -> TokenStream {
     quote! {
-        #[doc = #doc]
+        #(#[doc = #doc])*
         pub fn decode_message(
             from: &str,
             json: &str,
