@@ -99,9 +99,13 @@ async fn websocket_skeletons_refuse_cross_site_upgrades() {
     zed.shutdown().await.unwrap();
 
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let agentloop = al_skel::serve(listener, ScriptedAgentLoop::default(), ServerConfig::default())
-        .await
-        .unwrap();
+    let agentloop = al_skel::serve(
+        listener,
+        ScriptedAgentLoop::default(),
+        ServerConfig::default(),
+    )
+    .await
+    .unwrap();
     websocket_policy(agentloop.local_addr(), "/").await;
     agentloop.shutdown().await.unwrap();
 }
@@ -113,7 +117,9 @@ async fn a_configured_origin_list_admits_exactly_its_pages() {
         origins: Origins::List(vec!["https://app.example".into()]),
         ..ServerConfig::default()
     };
-    let zed = hz_skel::serve(listener, ScriptedZed::default(), config).await.unwrap();
+    let zed = hz_skel::serve(listener, ScriptedZed::default(), config)
+        .await
+        .unwrap();
     let (addr, host) = (zed.local_addr(), zed.local_addr().to_string());
     for (origin, want) in [
         ("https://APP.example", 101),
@@ -174,7 +180,11 @@ async fn the_session_server_refuses_cross_site_posts_and_upgrades() {
     let receiver = sk::ExternalSystemServer::new(NoSystem)
         .serve(listener, "/v1/input")
         .unwrap();
-    let got = status(addr, &simple_post("/v1/input", &addr.to_string(), Some(EVIL), "{}")).await;
+    let got = status(
+        addr,
+        &simple_post("/v1/input", &addr.to_string(), Some(EVIL), "{}"),
+    )
+    .await;
     assert_eq!(got, 403, "receiver from another site");
     receiver.shutdown().await.unwrap();
 }

@@ -144,19 +144,21 @@ impl SitePolicy {
         S: Clone + Send + Sync + 'static,
     {
         let policy = Arc::new(self);
-        router.layer(axum::middleware::from_fn(move |req: Request, next: Next| {
-            let refused = policy.check(req.headers()).err();
-            let refuse = refuse.clone();
-            async move {
-                match refused {
-                    Some(rule) => {
-                        tracing::debug!(rule, "request refused by the origin policy");
-                        refuse(rule)
+        router.layer(axum::middleware::from_fn(
+            move |req: Request, next: Next| {
+                let refused = policy.check(req.headers()).err();
+                let refuse = refuse.clone();
+                async move {
+                    match refused {
+                        Some(rule) => {
+                            tracing::debug!(rule, "request refused by the origin policy");
+                            refuse(rule)
+                        }
+                        None => next.run(req).await,
                     }
-                    None => next.run(req).await,
                 }
-            }
-        }))
+            },
+        ))
     }
 }
 
@@ -174,7 +176,9 @@ fn is_loopback_bind(addr: Option<SocketAddr>) -> bool {
 fn is_loopback_ip(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => v4.is_loopback(),
-        IpAddr::V6(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
     }
 }
 
@@ -195,9 +199,7 @@ fn is_loopback_host(rest: &str) -> bool {
         }
     };
     host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse()
-            .is_ok_and(|ip| is_loopback_ip(IpAddr::V4(ip)))
+        || host.parse().is_ok_and(|ip| is_loopback_ip(IpAddr::V4(ip)))
 }
 
 fn is_port(s: &str) -> bool {

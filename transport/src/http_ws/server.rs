@@ -275,9 +275,8 @@ impl<B: Binding> SessionServer<B> {
         let max_body = self.shared.limits.max_body_bytes;
         let router = super::guard::wrap_bodies(router, &self.shared.guard, max_body);
         let shared = self.shared.clone();
-        let refuse: crate::origin::Refuse = Arc::new(move |rule| {
-            shared.api(StatusCode::FORBIDDEN, ApiError::InvalidRequest, rule)
-        });
+        let refuse: crate::origin::Refuse =
+            Arc::new(move |rule| shared.api(StatusCode::FORBIDDEN, ApiError::InvalidRequest, rule));
         self.shared.guard.sites(addr).layer(router, refuse)
     }
 
