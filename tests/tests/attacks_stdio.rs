@@ -7,7 +7,7 @@
 //! function serves that protocol on its stdio instead, the way a `main` would (its own runtime,
 //! dropped when serving ends).
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -23,6 +23,9 @@ use agentwire_runtime::jsonrpc::RpcError;
 use agentwire_transport::jsonrpc::Config;
 
 const ROLE: &str = "AGENTWIRE_STDIO_SERVER";
+/// What the child writes to stderr once it is about to serve (the parent's clock starts
+/// then, so a slow start on a loaded machine is not taken for a hang).
+const READY: &str = "stdio server starting";
 /// The deadline the child serves with: short, so the test is quick.
 const FRAME_TIMEOUT: Duration = Duration::from_millis(200);
 /// How long the child gets to exit after the deadline fired (it needs well under a second).
@@ -116,6 +119,7 @@ fn serve(role: &str) {
         ..Config::default()
     };
     let runtime = tokio::runtime::Runtime::new().unwrap();
+    eprintln!("{READY}");
     let served = runtime.block_on(async {
         match role {
             "eca" => eca_sk::serve_stdio(Eca, config).await,
@@ -129,9 +133,9 @@ fn serve(role: &str) {
 
 /// Starts this test as the `role` server, sends it `partial` (a frame started and never
 /// finished) with its standard input left open, and returns how long it took to exit and
-/// whether its standard output reached its end; `None` when it was still alive after the
-/// deadline and `EXIT_BOUND` (it is killed then).
-fn attack(role: &str, partial: &[u8]) -> Option<(Duration, bool)> {
+/// whether its standard output reached its end; when it was still alive after the deadline
+/// and `EXIT_BOUND`, its log (it is killed then).
+fn attack(role: &str, partial: &[u8]) -> Result<(Duration, bool), Vec<String>> {
     let me = std::env::current_exe().unwrap();
     let mut child = Command::new(me)
         .args([
@@ -143,9 +147,22 @@ fn attack(role: &str, partial: &[u8]) -> Option<(Duration, bool)> {
         .env(ROLE, role)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let (line_tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = line_tx.send(line);
+        }
+    });
+    let ready = lines.recv_timeout(Duration::from_secs(60));
+    assert_eq!(
+        ready.as_deref(),
+        Ok(READY),
+        "{role}: the child did not start"
+    );
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(partial).unwrap();
     stdin.flush().unwrap();
@@ -171,7 +188,9 @@ fn attack(role: &str, partial: &[u8]) -> Option<(Duration, bool)> {
     let _ = child.wait();
     // Held open to the end: the server must not need its input closed to stop.
     drop(stdin);
-    exited.map(|took| (took, eof))
+    exited
+        .map(|took| (took, eof))
+        .ok_or_else(|| lines.try_iter().collect())
 }
 
 #[test]
@@ -186,9 +205,9 @@ fn a_stdio_server_exits_after_closing_a_slow_connection() {
     for (role, partial) in cases {
         let outcome = attack(role, partial);
         eprintln!("{role}: exited after {outcome:?}");
-        let Some((took, eof)) = outcome else {
-            panic!("the {role} stdio server was still running {EXIT_BOUND:?} after its deadline");
-        };
+        let (took, eof) = outcome.unwrap_or_else(|log| {
+            panic!("the {role} stdio server was still running {EXIT_BOUND:?} after its deadline: {log:?}")
+        });
         assert!(eof, "{role}: standard output reached its end");
         assert!(
             took >= FRAME_TIMEOUT,
