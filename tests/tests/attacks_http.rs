@@ -138,7 +138,7 @@ async fn trickled_headers_are_cut_off_and_a_real_client_is_still_served() {
         ..Guard::default()
     })
     .await;
-    let request = b"POST /api/plugins/sessions/operations/create HTTP/1.1\r\nHost: x\r\n";
+    let request = b"POST /api/plugins/sessions/operations/create HTTP/1.1\r\nHost: 127.0.0.1\r\n";
     let mut slow = Vec::new();
     for _ in 0..50 {
         let mut s = TcpStream::connect(rig.addr()).await.unwrap();
@@ -180,7 +180,7 @@ async fn a_declared_length_over_the_limit_is_refused_before_any_body_byte() {
     let rig = rig(Guard::default()).await;
     let mut s = TcpStream::connect(rig.addr()).await.unwrap();
     s.write_all(
-        b"POST /external/sessions/X/messages HTTP/1.1\r\nHost: x\r\n\
+        b"POST /external/sessions/X/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n\
           Content-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n",
     )
     .await
@@ -202,7 +202,7 @@ async fn a_trickled_body_is_cut_off_at_the_body_deadline() {
     .await;
     let mut s = TcpStream::connect(rig.addr()).await.unwrap();
     s.write_all(
-        b"POST /api/plugins/sessions/operations/create HTTP/1.1\r\nHost: x\r\n\
+        b"POST /api/plugins/sessions/operations/create HTTP/1.1\r\nHost: 127.0.0.1\r\n\
           Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
     )
     .await
@@ -472,7 +472,7 @@ async fn a_websocket_frame_that_is_not_utf8_is_closed_with_1007() {
     let rig = rig(Guard::default()).await;
     let mut s = TcpStream::connect(rig.addr()).await.unwrap();
     s.write_all(
-        b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+        b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
           Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
     )
     .await

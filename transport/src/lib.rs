@@ -7,6 +7,7 @@ pub mod check;
 pub mod grpc;
 pub mod http_ws;
 pub mod jsonrpc;
+pub mod origin;
 pub mod stdio;
 pub mod store;
 #[cfg(feature = "streamable-http")]

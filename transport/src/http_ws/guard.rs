@@ -1,8 +1,8 @@
 //! The agent server's defences against a hostile peer, kept apart from the protocol logic:
 //! a deadline on every request body and a refusal of a declared length over the limit from
 //! the header alone, caps on the forwards to `inputUrl` in flight (per session and in total),
-//! an optional shared token on the callback route and the WebSocket, and unguessable
-//! generated session ids.
+//! an optional shared token on the callback route and the WebSocket, the origin policy, and
+//! unguessable generated session ids.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,6 +16,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 use futures_util::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::origin::{Hosts, Origins, SitePolicy};
 
 /// Every defence setting; the defaults are safe for an exposed port.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +40,13 @@ pub struct Guard {
     /// WebSocket) a `token` query parameter; a missing or wrong one gets 401. `None` (the
     /// default, as in the protocol's first version) asks for nothing.
     pub token: Option<String>,
+    /// Accepted `Origin` headers (browser pages), on every route and the WebSocket upgrade;
+    /// another, and `null`, gets 403. Default: loopback pages on a server bound to loopback,
+    /// none otherwise ([`crate::origin`]).
+    pub origins: Origins,
+    /// Accepted `Host` headers; another gets 403. Default: loopback names on a server bound
+    /// to loopback, any otherwise.
+    pub hosts: Hosts,
 }
 
 impl Default for Guard {
@@ -49,7 +58,16 @@ impl Default for Guard {
             max_forwards_per_session: 8,
             max_forwards: 256,
             token: None,
+            origins: Origins::ByAddress,
+            hosts: Hosts::ByAddress,
         }
+    }
+}
+
+impl Guard {
+    /// The origin policy of a server bound at `addr` (`None`: unknown, checked as loopback).
+    pub fn sites(&self, addr: Option<std::net::SocketAddr>) -> SitePolicy {
+        SitePolicy::new(self.origins.clone(), self.hosts.clone(), addr)
     }
 }
 

@@ -48,8 +48,22 @@ pub fn serve_router(
     serve_router_guarded(listener, router, shutdown, &super::Guard::default())
 }
 
-/// The same with `guard`'s header timeout and cap on connections not upgraded.
+/// The same with `guard`'s header timeout, cap on connections not upgraded and origin
+/// policy (a refused request gets 403 and the rule as text).
 pub fn serve_router_guarded(
+    listener: TcpListener,
+    router: axum::Router,
+    shutdown: CancellationToken,
+    guard: &super::Guard,
+) -> std::io::Result<ServerHandle> {
+    let sites = guard.sites(Some(listener.local_addr()?));
+    let router = sites.layer(router, crate::origin::plain_refusal());
+    serve_router_checked(listener, router, shutdown, guard)
+}
+
+/// [`serve_router_guarded`] for a router that checks the origin policy itself, answering
+/// in its protocol's error format.
+pub(crate) fn serve_router_checked(
     listener: TcpListener,
     router: axum::Router,
     shutdown: CancellationToken,

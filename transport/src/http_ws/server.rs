@@ -241,8 +241,14 @@ impl<B: Binding> SessionServer<B> {
     }
 
     /// The create and callback routes and the WebSocket, ready to merge into a bigger
-    /// router.
+    /// router. Its address unknown, the origin policy's defaults check it as a server bound
+    /// to loopback.
     pub fn router(&self) -> Router {
+        self.router_at(None)
+    }
+
+    /// The router of a server bound at `addr`: every route behind the origin policy.
+    fn router_at(&self, addr: Option<std::net::SocketAddr>) -> Router {
         let l = B::LAYOUT;
         let open = Router::new().route(
             &routes::axum_path(l.create.path),
@@ -267,7 +273,11 @@ impl<B: Binding> SessionServer<B> {
             .layer(DefaultBodyLimit::disable())
             .with_state(self.shared.clone());
         let max_body = self.shared.limits.max_body_bytes;
-        super::guard::wrap_bodies(router, &self.shared.guard, max_body)
+        let router = super::guard::wrap_bodies(router, &self.shared.guard, max_body);
+        let shared = self.shared.clone();
+        let refuse: crate::origin::Refuse =
+            Arc::new(move |rule| shared.api(StatusCode::FORBIDDEN, ApiError::InvalidRequest, rule));
+        self.shared.guard.sites(addr).layer(router, refuse)
     }
 
     /// Serves on `listener` until the returned handle is shut down; shutdown also closes
@@ -278,7 +288,8 @@ impl<B: Binding> SessionServer<B> {
         if let Some(feed) = feed {
             tokio::spawn(relay_feed(self.shared.clone(), feed));
         }
-        super::serve::serve_router_guarded(listener, self.router(), shutdown, &self.shared.guard)
+        let router = self.router_at(Some(listener.local_addr()?));
+        super::serve::serve_router_checked(listener, router, shutdown, &self.shared.guard)
     }
 }
 

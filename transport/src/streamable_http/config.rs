@@ -1,7 +1,9 @@
-//! The server's settings: limits with safe defaults, the Origin allow-list and the protocol
-//! versions it accepts in `MCP-Protocol-Version`.
+//! The server's settings: limits with safe defaults, the Origin and Host policy and the
+//! protocol versions it accepts in `MCP-Protocol-Version`.
 
 use std::time::Duration;
+
+pub use crate::origin::{Hosts, Origins};
 
 /// Every size, count and time limit of the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,78 +54,6 @@ impl Default for Limits {
     }
 }
 
-/// Which `Origin` headers the server accepts (a request without one is accepted: it does
-/// not come from a browser page, so DNS rebinding does not apply).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origins {
-    /// `http(s)://localhost`, `127.0.0.1` and `[::1]`, on any port: the default, which stops
-    /// a web page from another host reaching a local server through DNS rebinding.
-    Loopback,
-    /// Exactly these origins (scheme, host and port, as browsers send them).
-    List(Vec<String>),
-    /// Any origin: only behind a proxy that checks it, or with authentication.
-    Any,
-}
-
-impl Origins {
-    /// Whether `origin` (the header's value) may reach the server.
-    pub fn allows(&self, origin: &str) -> bool {
-        match self {
-            Origins::Any => true,
-            Origins::List(list) => list.iter().any(|o| o.eq_ignore_ascii_case(origin)),
-            Origins::Loopback => origin
-                .strip_prefix("http://")
-                .or_else(|| origin.strip_prefix("https://"))
-                .is_some_and(is_loopback_host),
-        }
-    }
-}
-
-/// Which `Host` headers the server accepts: the second half of the DNS rebinding defence
-/// (a rebound name reaches the server with the attacker's host name in `Host`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Hosts {
-    /// `localhost`, `127.0.0.1` and `[::1]`, on any port: the default, for a server bound
-    /// to loopback. A server reachable by other names must list them.
-    Loopback,
-    /// Exactly these `Host` values (host, and port when not the scheme's default).
-    List(Vec<String>),
-    /// Any host.
-    Any,
-}
-
-impl Hosts {
-    /// Whether `host` (the header's value) names this server.
-    pub fn allows(&self, host: &str) -> bool {
-        match self {
-            Hosts::Any => true,
-            Hosts::List(list) => list.iter().any(|h| h.eq_ignore_ascii_case(host)),
-            Hosts::Loopback => is_loopback_host(host),
-        }
-    }
-}
-
-/// `host[:port]` naming the loopback interface.
-fn is_loopback_host(rest: &str) -> bool {
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        match v6.split_once(']') {
-            Some((h, port)) if port.is_empty() || is_port(port) => return h == "::1",
-            _ => return false,
-        }
-    } else {
-        match rest.split_once(':') {
-            Some((h, port)) if is_port(port) => h,
-            Some(_) => return false,
-            None => rest,
-        }
-    };
-    host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1"
-}
-
-fn is_port(s: &str) -> bool {
-    s.strip_prefix(':').unwrap_or(s).parse::<u16>().is_ok()
-}
-
 /// The MCP protocol versions whose Streamable HTTP rules this transport follows.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
 
@@ -133,8 +63,11 @@ pub struct ServerConfig {
     /// The MCP endpoint's path (the one URL of the transport).
     pub path: String,
     pub limits: Limits,
+    /// Accepted `Origin` headers; another gets 403. The default follows the bound address
+    /// (loopback pages on a loopback server, none otherwise): see [`crate::origin`].
     pub origins: Origins,
     /// Accepted `Host` headers; another gets 403. A request without one (HTTP/1.0) passes.
+    /// The default follows the bound address (loopback names on a loopback server).
     pub hosts: Hosts,
     /// Accepted values of `MCP-Protocol-Version`; any other gets 400. A request without the
     /// header is accepted (the spec then assumes 2025-03-26 or the negotiated version).
@@ -158,46 +91,13 @@ impl Default for ServerConfig {
         Self {
             path: "/mcp".to_owned(),
             limits: Limits::default(),
-            origins: Origins::Loopback,
-            hosts: Hosts::Loopback,
+            origins: Origins::ByAddress,
+            hosts: Hosts::ByAddress,
             protocol_versions: PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             standalone_stream: true,
             retry: Some(Duration::from_secs(1)),
             json_wait: Duration::from_secs(5),
             token: None,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn loopback_origins() {
-        for ok in [
-            "http://localhost",
-            "http://localhost:3000",
-            "https://127.0.0.1:8443",
-            "http://[::1]:9",
-            "http://LOCALHOST",
-        ] {
-            assert!(Origins::Loopback.allows(ok), "{ok}");
-        }
-        for bad in [
-            "http://evil.example",
-            "http://localhost.evil.example",
-            "http://127.0.0.1.nip.io",
-            "http://localhost:99999",
-            "http://[::2]",
-            "file://localhost",
-            "null",
-        ] {
-            assert!(!Origins::Loopback.allows(bad), "{bad}");
-        }
-        assert!(Hosts::Loopback.allows("127.0.0.1:8080"));
-        assert!(Hosts::Loopback.allows("localhost"));
-        assert!(!Hosts::Loopback.allows("evil.example.com:8080"));
-        assert!(Hosts::List(vec!["mcp.example:443".into()]).allows("MCP.example:443"));
     }
 }

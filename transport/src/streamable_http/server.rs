@@ -15,12 +15,13 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::body::{self, BodyError};
-use super::config::{Hosts, Origins, ServerConfig};
+use super::config::ServerConfig;
 use super::message::{Kind, classify, error_body};
 use super::service::Service;
 use super::session::{OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
-use crate::http_ws::{Guard, ServerHandle, serve_router_guarded};
+use crate::http_ws::{Guard, ServerHandle, serve_router_checked};
+use crate::origin::SitePolicy;
 
 /// The session header (HTTP header names are case-insensitive).
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -42,12 +43,17 @@ struct Shared {
 
 /// The MCP endpoint as an axum router (at `config.path`), sessions handed to `service`.
 /// Must be called inside a Tokio runtime (it starts the idle-session sweeper). Dropping the
-/// router ends every session.
+/// router ends every session. Its address unknown, the origin policy's defaults check it as
+/// a server bound to loopback.
 pub fn router(service: impl Service, config: ServerConfig) -> Router {
-    build(service, config).0
+    build(service, config, None).0
 }
 
-fn build(service: impl Service, config: ServerConfig) -> (Router, Arc<Sessions>) {
+fn build(
+    service: impl Service,
+    config: ServerConfig,
+    addr: Option<std::net::SocketAddr>,
+) -> (Router, Arc<Sessions>) {
     let path = config.path.clone();
     let shared = Arc::new(Shared {
         service: Box::new(service),
@@ -55,8 +61,11 @@ fn build(service: impl Service, config: ServerConfig) -> (Router, Arc<Sessions>)
         config,
     });
     let access = Arc::new(Access {
-        origins: shared.config.origins.clone(),
-        hosts: shared.config.hosts.clone(),
+        sites: SitePolicy::new(
+            shared.config.origins.clone(),
+            shared.config.hosts.clone(),
+            addr,
+        ),
         token: shared.config.token.clone(),
     });
     let endpoint = post(on_post).get(on_get).delete(on_delete);
@@ -77,17 +86,16 @@ fn build(service: impl Service, config: ServerConfig) -> (Router, Arc<Sessions>)
     (router, shared.sessions.clone())
 }
 
-/// Who may reach the endpoint: the DNS rebinding allow-lists and the optional token.
+/// Who may reach the endpoint: the origin policy and the optional token.
 struct Access {
-    origins: Origins,
-    hosts: Hosts,
+    sites: SitePolicy,
     token: Option<String>,
 }
 
 impl Access {
     /// The answer refusing a request (403 rebinding, 401 token), or `None` to let it in.
     fn refusal(&self, headers: &HeaderMap) -> Option<Response> {
-        if let Err(rule) = rebinding_check(&self.origins, &self.hosts, headers) {
+        if let Err(rule) = self.sites.check(headers) {
             return Some(refuse(StatusCode::FORBIDDEN, TRANSPORT_ERROR, rule));
         }
         let token = self.token.as_deref()?;
@@ -118,27 +126,6 @@ fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The DNS rebinding defence: a present `Origin` and `Host` must be allowed.
-fn rebinding_check(
-    origins: &Origins,
-    hosts: &Hosts,
-    headers: &HeaderMap,
-) -> Result<(), &'static str> {
-    // A header that is not visible ASCII matches nothing.
-    let text = |name| {
-        headers
-            .get(name)
-            .map(|v: &HeaderValue| v.to_str().unwrap_or("\u{0}"))
-    };
-    if text(header::ORIGIN).is_some_and(|o| !origins.allows(o)) {
-        return Err("Origin not allowed (DNS rebinding protection)");
-    }
-    if text(header::HOST).is_some_and(|h| !hosts.allows(h)) {
-        return Err("Host not allowed (DNS rebinding protection)");
-    }
-    Ok(())
-}
-
 /// Serves the endpoint on `listener` (bind it to loopback unless it must be reachable)
 /// until the handle's shutdown.
 pub fn serve(
@@ -151,9 +138,11 @@ pub fn serve(
         max_http_connections: config.limits.max_connections,
         ..Guard::default()
     };
-    let (app, sessions) = build(service, config);
+    let addr = listener.local_addr()?;
+    let (app, sessions) = build(service, config, Some(addr));
     let shutdown = CancellationToken::new();
-    let handle = serve_router_guarded(listener, app, shutdown.clone(), &guard)?;
+    // The endpoint checks the origin policy itself (answering in JSON-RPC).
+    let handle = serve_router_checked(listener, app, shutdown.clone(), &guard)?;
     // Shutting down ends the sessions at once, so that open SSE streams close and their
     // connections do not hold the shutdown for its grace period.
     let sessions = Arc::downgrade(&sessions);

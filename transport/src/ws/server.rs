@@ -1,6 +1,6 @@
 //! The axum WebSocket server: one task per connection, every inbound text frame decoded,
-//! validated and checked before the handler sees it, with a connection cap and a shutdown
-//! handle.
+//! validated and checked before the handler sees it, with a connection cap, the origin
+//! policy on every upgrade, and a shutdown handle.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -26,6 +26,7 @@ use super::{
     Link, Refused, Side,
 };
 use crate::check::CheckMode;
+use crate::origin::{Hosts, Origins, SitePolicy, plain_refusal};
 
 /// How long a closing connection may take to flush its close frame.
 const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -61,6 +62,13 @@ pub struct ServerConfig {
     /// The server pings a quiet peer every third of it, so a live peer, whose WebSocket
     /// stack answers pings, is never cut. `None`: no idle timeout.
     pub idle_timeout: Option<std::time::Duration>,
+    /// Accepted `Origin` headers (the pages a browser may open a WebSocket from); another,
+    /// and `null`, gets 403 before the upgrade. Default: loopback pages on a server bound to
+    /// loopback, none otherwise ([`crate::origin`]).
+    pub origins: Origins,
+    /// Accepted `Host` headers; another gets 403. Default: loopback names on a server bound
+    /// to loopback, any otherwise.
+    pub hosts: Hosts,
 }
 
 impl Default for ServerConfig {
@@ -75,6 +83,8 @@ impl Default for ServerConfig {
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             max_handshakes: DEFAULT_MAX_HANDSHAKES,
             idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
+            origins: Origins::ByAddress,
+            hosts: Hosts::ByAddress,
         }
     }
 }
@@ -159,6 +169,7 @@ pub async fn serve<S: Side, H: Handler<S>>(
         lifetime: Some(config.handshake_timeout),
         max: config.max_handshakes,
     };
+    let sites = SitePolicy::new(config.origins.clone(), config.hosts.clone(), Some(addr));
     let shared = Arc::new(Shared {
         handler: Arc::new(handler),
         config,
@@ -167,6 +178,7 @@ pub async fn serve<S: Side, H: Handler<S>>(
         next_id: AtomicU64::new(1),
     });
     let app = Router::new().fallback(upgrade::<S, H>).with_state(shared);
+    let app = sites.layer(app, plain_refusal());
     let stop = shutdown.clone();
     let task = tokio::spawn(accept_loop(listener, app, handshakes, stop));
     Ok(Server {
