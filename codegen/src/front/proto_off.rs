@@ -40,6 +40,14 @@ pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> 
     Err(missing(Front::Proto, &path).into())
 }
 
+/// Refuses `roots.spec_dir/file`: this build has no protobuf front.
+pub fn load_proto_in(
+    roots: &crate::front::proto_include::ImportRoots,
+    file: &str,
+) -> Result<ProtoSpec, SpecErrors> {
+    load_proto(&roots.spec_dir, file)
+}
+
 /// `proto_lower::lower`.
 pub fn lower(spec: &ProtoSpec, _package: &str) -> BTreeMap<String, TypeDef> {
     spec.unreachable()
