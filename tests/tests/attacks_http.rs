@@ -334,6 +334,15 @@ async fn the_shared_token_guards_the_create_the_callback_and_the_websocket() {
         }
         assert_eq!(req.send().await.unwrap().status(), 401, "{auth:?}");
     }
+    // In the URL the token would land in access logs: only the WebSocket takes it there.
+    let in_url = http
+        .post(format!("{callback}?token=s3cret"))
+        .body(body)
+        .header("content-type", "text/plain")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(in_url.status(), 401);
     let ok = http
         .post(&callback)
         .body(body)
