@@ -8,6 +8,7 @@ pub mod dynamic;
 pub mod error;
 pub mod formats;
 pub mod framing;
+pub mod grpc_status;
 pub mod http;
 pub mod json;
 pub mod jsonrpc;

@@ -8,6 +8,7 @@ pub mod grpc;
 pub mod http_ws;
 pub mod jsonrpc;
 pub mod origin;
+pub mod stdio;
 pub mod store;
 #[cfg(feature = "streamable-http")]
 pub mod streamable_http;

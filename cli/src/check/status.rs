@@ -3,28 +3,8 @@
 //! may follow it, and a status other than `OK` ended the call early, so instances it left
 //! mid-flow are not violations (a registration refused with `ALREADY_EXISTS` is answered).
 
+use agentwire_runtime::grpc_status;
 use serde_json::Value;
-
-/// The gRPC status codes by number (google.rpc.Code).
-pub const CODES: [&str; 17] = [
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-];
 
 /// The code name of a trace line's `status`, or why it is not one (JSON pointer, message).
 pub fn code(entry: &Value) -> Result<&'static str, (&'static str, String)> {
@@ -35,11 +15,11 @@ pub fn code(entry: &Value) -> Result<&'static str, (&'static str, String)> {
         .get("code")
         .ok_or(("/status/code", "missing field `code`".to_owned()))?;
     let found = match code {
-        Value::String(name) => CODES.iter().find(|c| **c == name.as_str()),
-        Value::Number(n) => n.as_u64().and_then(|n| CODES.get(usize::try_from(n).ok()?)),
+        Value::String(name) => grpc_status::by_name(name),
+        Value::Number(n) => n.as_u64().and_then(grpc_status::by_number),
         _ => None,
     };
-    found.copied().ok_or((
+    found.ok_or((
         "/status/code",
         format!("`{code}` is not a gRPC status code (a name such as ALREADY_EXISTS, or 0 to 16)"),
     ))

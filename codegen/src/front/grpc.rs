@@ -44,27 +44,6 @@ pub struct RawStatuses {
     taken: Option<Name>,
 }
 
-/// gRPC's status codes other than `OK`, as the spec names them (the names of
-/// `google.rpc.Code`); a status that ends a stream is one of these.
-const STATUS_NAMES: [&str; 16] = [
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-];
-
 #[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct RawExchange {
@@ -155,8 +134,9 @@ impl Check<'_> {
         let Some(n) = n else {
             return default.to_owned();
         };
-        if !STATUS_NAMES.contains(&n.value.as_str()) {
-            let hint = crate::suggest::did_you_mean(&n.value, STATUS_NAMES);
+        let failures = agentwire_runtime::grpc_status::failures();
+        if !failures.contains(&n.value.as_str()) {
+            let hint = crate::suggest::did_you_mean(&n.value, failures.iter().copied());
             let msg = format!(
                 "`{}` is not a gRPC status that can end a stream{hint}",
                 n.value

@@ -258,41 +258,47 @@ impl ServerHandler for Handler {
 }
 
 #[tokio::main]
-async fn main() {
+async fn main() -> std::process::ExitCode {
     agentwire_examples::init_logging();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let handler = Handler::default();
-    match args.as_slice() {
-        [] => {
-            if std::io::stdin().is_terminal() {
-                // Typed at by hand, it would otherwise wait in silence.
-                eprintln!(
-                    "eca_server: speaking ECA (JSON-RPC with Content-Length framing) on \
-                     stdin/stdout; run `cargo run --example eca_client` to drive it, or pass \
-                     `--tcp ADDR` to listen on TCP. Ctrl-D or Ctrl-C stops it."
-                );
-            }
-            let served =
-                agentwire_protocols::skeletons::eca::serve_stdio(handler, Config::default());
-            tokio::select! {
-                result = served => {
-                    if let Err(e) = result {
-                        eprintln!("eca_server: stdio connection failed: {e}");
-                        std::process::exit(1);
-                    }
-                }
-                Ok(()) = tokio::signal::ctrl_c() => tracing::info!("stopping on Ctrl-C"),
-            }
-            // A blocking read of stdin may still be parked; exiting does not wait for it.
-            std::process::exit(0);
-        }
-        [flag, addr] if flag == "--tcp" => {
-            agentwire_examples::exit_on_error("eca_server", serve_tcp(handler, addr).await);
-            std::process::exit(0);
-        }
+    let result = match args.as_slice() {
+        [] => serve_stdio(handler).await,
+        [flag, addr] if flag == "--tcp" => serve_tcp(handler, addr).await,
         _ => {
             eprintln!("usage: eca_server [--tcp ADDR]");
-            std::process::exit(2);
+            return std::process::ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("eca_server: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Serves one connection on stdin/stdout until it ends or the user presses Ctrl-C. The
+/// transport reads and writes stdio on threads of its own, so returning ends the process
+/// even while the client keeps its end open.
+async fn serve_stdio(handler: Handler) -> Result<(), agentwire_examples::Failure> {
+    if std::io::stdin().is_terminal() {
+        // Typed at by hand, it would otherwise wait in silence.
+        eprintln!(
+            "eca_server: speaking ECA (JSON-RPC with Content-Length framing) on \
+             stdin/stdout; run `cargo run --example eca_client` to drive it, or pass \
+             `--tcp ADDR` to listen on TCP. Ctrl-D or Ctrl-C stops it."
+        );
+    }
+    let served = agentwire_protocols::skeletons::eca::serve_stdio(handler, Config::default());
+    tokio::select! {
+        result = served => result.map_err(|e| {
+            agentwire_examples::Failure(format!("stdio connection failed: {e}"))
+        }),
+        Ok(()) = tokio::signal::ctrl_c() => {
+            tracing::info!("stopping on Ctrl-C");
+            Ok(())
         }
     }
 }

@@ -119,7 +119,10 @@ pub const STOP_HINT: &str = "type `quit`, end the input (Ctrl-D) or press Ctrl-C
 pub async fn wait_for_stop() -> Stop {
     use tokio::io::AsyncBufReadExt as _;
     let stdin = async {
-        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        // The transport's stdin: a read still parked when Ctrl-C stops the example does not
+        // hold up the runtime's shutdown.
+        let stdin = agentwire_transport::stdio::stdin();
+        let mut lines = tokio::io::BufReader::new(stdin).lines();
         loop {
             match lines.next_line().await {
                 Ok(Some(line)) if line.trim() == "quit" => return Stop::Quit,

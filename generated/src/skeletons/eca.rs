@@ -385,16 +385,17 @@ pub fn serve_messages<H: ServerHandler>(
     );
     (ServerSender { peer, call: None }, link, connection)
 }
-/// Serves one connection on this process's stdin and stdout, until stdin ends or the
-/// handler closes the connection.
+/// Serves one connection on this process's stdin and stdout, until stdin ends, a read
+/// deadline passes or the handler closes the connection; no read or write of stdio
+/// left blocked keeps the process alive afterwards.
 pub async fn serve_stdio<H: ServerHandler>(
     handler: H,
     config: agentwire_transport::jsonrpc::Config,
 ) -> ::std::io::Result<()> {
     let (_sender, connection) = serve(
         ::std::sync::Arc::new(handler),
-        agentwire_transport::tokio::io::stdin(),
-        agentwire_transport::tokio::io::stdout(),
+        agentwire_transport::stdio::stdin(),
+        agentwire_transport::stdio::stdout(),
         config,
     );
     connection.join().await
