@@ -96,8 +96,18 @@ impl Protocol for Coven {
     fn checker(&self) -> Option<Box<dyn Checker>> {
         Some(Box::new(CovenChecker(crate::coven::machine::Checker::new())))
     }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::coven::SCHEMA)
+    }
     fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
         crate::coven::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::coven::decode_type(type_name, json)
     }
 }
 /// The `coven` sequence checker behind `registry::Checker`.

@@ -87,6 +87,24 @@ pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
     (consts, dynamic)
 }
 
+/// What a module offers beyond `SCHEMA`, `decode_type` and `decode_message`, which every
+/// module has. Decided here once: the module emitter writes exactly these and the registry binds
+/// exactly these.
+pub struct Offers {
+    /// `decode_response`: a JSON module whose spec has methods.
+    pub responses: bool,
+    /// `schemars_schema`: a JSON module (prost's types derive no `JsonSchema`).
+    pub schemars: bool,
+}
+
+/// The optional functions of `p`'s module.
+pub fn offers(p: &Protocol) -> Offers {
+    Offers {
+        responses: !p.is_proto() && !p.methods.is_empty(),
+        schemars: !p.is_proto(),
+    }
+}
+
 /// `decode_type` and `decode_message` of a protobuf module: over the messages (proto3 JSON)
 /// and the stream wrappers of each role.
 fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
@@ -163,7 +181,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
             })),
         })
     });
-    let responses = if p.methods.is_empty() {
+    let responses = if !offers(p).responses {
         TokenStream::new()
     } else {
         let arms = p.methods.iter().filter(|m| m.call == Call::Request).map(|m| {

@@ -124,27 +124,26 @@ fn emit_entry(p: &Protocol) -> TokenStream {
     }
 }
 
-/// The module's decoding surface behind the trait: schema, `decode_message`, `decode_type`,
-/// `decode_response` and `schemars_schema`, as far as the module offers them.
+/// The module's decoding surface behind the trait: `schema`, `decode_message`, `decode_type`,
+/// and `decode_response` and `schemars_schema` where the module offers them.
 fn emit_surface(p: &Protocol) -> TokenStream {
     let m = format_ident!("{}", p.module);
-    if p.types_file.ends_with(".proto") {
-        // The module decodes each direction through its channel union's proto3 JSON.
-        return quote! {
-            fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
-                crate::#m::decode_message(from, json)
-            }
-        };
-    }
-    let response = if p.methods.is_empty() {
-        TokenStream::new()
-    } else {
+    let offers = crate::emit::module::offers(p);
+    let response = offers.responses.then(|| {
         quote! {
             fn decode_response(&self, method: &str, json: &str) -> Option<Result<Value, Invalid>> {
                 crate::#m::decode_response(method, json)
             }
         }
-    };
+    });
+    let schemars = offers.schemars.then(|| {
+        quote! {
+            #[cfg(feature = "schemars")]
+            fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+                crate::#m::schemars_schema(type_name)
+            }
+        }
+    });
     quote! {
         fn schema(&self) -> Option<&'static str> {
             Some(crate::#m::SCHEMA)
@@ -156,9 +155,6 @@ fn emit_surface(p: &Protocol) -> TokenStream {
             crate::#m::decode_type(type_name, json)
         }
         #response
-        #[cfg(feature = "schemars")]
-        fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
-            crate::#m::schemars_schema(type_name)
-        }
+        #schemars
     }
 }

@@ -96,8 +96,18 @@ impl Protocol for Jobs {
     fn checker(&self) -> Option<Box<dyn Checker>> {
         Some(Box::new(JobsChecker(crate::jobs::machine::Checker::new())))
     }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::jobs::SCHEMA)
+    }
     fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
         crate::jobs::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::jobs::decode_type(type_name, json)
     }
 }
 /// The `jobs` sequence checker behind `registry::Checker`.

@@ -862,17 +862,17 @@ impl<S: Side> Peer<S> {
         None
     }
 
+    /// Answers, drops or fails what could not be admitted, by what it reads as. A message
+    /// the probe cannot read (not JSON) is answered with a null id; one it can read is a
+    /// request, a notification or a response whatever was wrong inside it (nesting too deep
+    /// is a syntax error, yet the request's id is there to answer).
     async fn refuse_invalid(&self, text: &str, invalid: &Invalid) {
         let shape = probe::probe(text);
-        let syntax = invalid
-            .errors
-            .first()
-            .is_some_and(|e| e.rule == Rule::Syntax);
-        if !syntax && shape.is_notification() {
+        if shape.is_notification() {
             tracing::warn!(error = %invalid, "invalid notification dropped");
             return;
         }
-        if !syntax && shape.is_response() {
+        if shape.is_response() {
             tracing::warn!(error = %invalid, "invalid response dropped");
             if let Some(w) = shape
                 .id
@@ -884,8 +884,7 @@ impl<S: Side> Peer<S> {
             return;
         }
         tracing::warn!(error = %invalid, "invalid message answered with an error");
-        let id = if syntax { None } else { shape.id };
-        self.refuse(id, RpcError::for_invalid(invalid)).await;
+        self.refuse(shape.id, RpcError::for_invalid(invalid)).await;
     }
 
     /// Whether `r` answers a raw probe, whose request the checker never saw.

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::body::{self, BodyError};
 use super::config::ServerConfig;
-use super::message::{Kind, classify, error_body};
+use super::message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
 use super::service::Service;
 use super::session::{OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
@@ -166,6 +166,17 @@ fn refuse(status: StatusCode, code: i64, message: &str) -> Response {
         .into_response()
 }
 
+/// 400 for a body that is not one acceptable message, answering the request's id when it
+/// could be read.
+fn not_a_message(e: &NotAMessage) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        error_answer(e.id.as_ref(), e.code, &e.rule),
+    )
+        .into_response()
+}
+
 fn accepts(headers: &HeaderMap, types: &[&str]) -> bool {
     let accept = headers
         .get_all(header::ACCEPT)
@@ -268,9 +279,11 @@ async fn on_post(
         Ok(t) => t,
         Err(e) => return body_refusal(e),
     };
-    let kind = match classify(&text) {
+    // What the engine would refuse is refused here, with the same answer: the engine's
+    // refusal of a message it cannot read carries no id, which would leave the POST open.
+    let kind = match classify(&text).and_then(|k| check_members(&text, &k).map(|()| k)) {
         Ok(k) => k,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, e.code, &e.rule),
+        Err(e) => return not_a_message(&e),
     };
     if let Kind::Request { id, method } = &kind
         && method == INITIALIZE
