@@ -13,6 +13,7 @@ pub mod stdio;
 pub mod store;
 #[cfg(feature = "streamable-http")]
 pub mod streamable_http;
+pub mod throttle;
 pub mod ws;
 
 pub use check::{CheckMode, Gate};

@@ -58,7 +58,7 @@ impl<T: Clone> Hub<T> {
         subs.retain(|(id, tx)| match tx.try_send(msg.clone()) {
             Ok(()) => true,
             Err(_) => {
-                tracing::warn!(
+                crate::warn_throttled!(
                     session_id,
                     subscriber = id,
                     "client too slow or gone; detached"

@@ -589,7 +589,7 @@ impl<B: Binding> Shared<B> {
                 tracing::error!(violation = %v, "forward broke the protocol's sequence rules");
             }
             if let Err(e) = &result {
-                tracing::warn!(session_id, error = %e, "forward failed");
+                crate::warn_throttled!(session_id, error = %e, "forward failed");
                 let text = format!("Forwarding failed: {e}");
                 self.append(&mut core, &rec, LogRole::Error, &text)?;
             }

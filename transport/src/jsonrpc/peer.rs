@@ -648,7 +648,7 @@ impl<S: Side> Peer<S> {
                 item = inbox.next() => item,
                 () = deadline.tick() => match deadline.judge(inbox.mid_frame()) {
                     Some(expired) => {
-                        tracing::warn!(?expired, "closing a connection too slow to read from");
+                        crate::warn_throttled!(?expired, "closing a connection too slow to read from");
                         break;
                     }
                     None => continue,
@@ -664,7 +664,7 @@ impl<S: Side> Peer<S> {
                 Some(Ok(Err(framing))) => {
                     self.inner.counters.received.fetch_add(1, Ordering::Relaxed);
                     self.inner.counters.refused.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(error = %framing, "bad frame");
+                    crate::warn_throttled!(error = %framing, "bad frame");
                     // The frame's content is lost, so there is no id to answer; JSON-RPC
                     // answers what it cannot read with a parse error and a null id.
                     let error = RpcError {
@@ -690,7 +690,7 @@ impl<S: Side> Peer<S> {
                     self.conventions(&text, &n).await;
                     let work = dispatch.notification(self.clone(), n);
                     if AssertUnwindSafe(work).catch_unwind().await.is_err() {
-                        tracing::error!("notification handler panicked");
+                        crate::error_throttled!("notification handler panicked");
                     }
                 }
                 Message::Response(response) => self.deliver(response),
@@ -810,7 +810,7 @@ impl<S: Side> Peer<S> {
         let _ = lock(&self.inner.gate).admit(|checker| {
             if let Err(unfinished) = S::finish(std::mem::take(checker)) {
                 for v in unfinished {
-                    tracing::warn!(violation = %v, "connection ended mid-flow");
+                    crate::warn_throttled!(violation = %v, "connection ended mid-flow");
                 }
             }
             Ok(())
@@ -843,7 +843,7 @@ impl<S: Side> Peer<S> {
             .counters
             .violations
             .fetch_add(1, Ordering::Relaxed);
-        tracing::warn!(%violation, "inbound message out of sequence, refused");
+        crate::warn_throttled!(%violation, "inbound message out of sequence, refused");
         match msg {
             Message::Request { id, .. } => {
                 let error = violation_error(self.inner.config.violation_code, &violation);
@@ -869,11 +869,11 @@ impl<S: Side> Peer<S> {
     async fn refuse_invalid(&self, text: &str, invalid: &Invalid) {
         let shape = probe::probe(text);
         if shape.is_notification() {
-            tracing::warn!(error = %invalid, "invalid notification dropped");
+            crate::warn_throttled!(error = %invalid, "invalid notification dropped");
             return;
         }
         if shape.is_response() {
-            tracing::warn!(error = %invalid, "invalid response dropped");
+            crate::warn_throttled!(error = %invalid, "invalid response dropped");
             if let Some(w) = shape
                 .id
                 .as_ref()
@@ -883,7 +883,7 @@ impl<S: Side> Peer<S> {
             }
             return;
         }
-        tracing::warn!(error = %invalid, "invalid message answered with an error");
+        crate::warn_throttled!(error = %invalid, "invalid message answered with an error");
         self.refuse(shape.id, RpcError::for_invalid(invalid)).await;
     }
 
@@ -904,7 +904,9 @@ impl<S: Side> Peer<S> {
             Some(w) => {
                 let _ = w.reply.send(Ok(response));
             }
-            None => tracing::warn!(id = ?response.id, "response to no outstanding request dropped"),
+            None => {
+                crate::warn_throttled!(id = ?response.id, "response to no outstanding request dropped")
+            }
         }
     }
 }
@@ -914,7 +916,7 @@ impl<S: Side> Peer<S> {
 pub const SERVER_BUSY: i64 = -32000;
 
 fn handler_panicked() -> RpcError {
-    tracing::error!("request handler panicked");
+    crate::error_throttled!("request handler panicked");
     RpcError {
         code: codes::INTERNAL_ERROR,
         message: "the request handler failed".to_owned(),

@@ -27,7 +27,8 @@ pub struct Limits {
     /// HTTP connections open at once; one more is closed on accept.
     pub max_connections: usize,
     /// Messages queued for one session's GET stream while none is open (or while it is
-    /// slow); past this the oldest message is dropped, with a warning.
+    /// slow); past this each new message is dropped (the queued ones stay, in order), with a
+    /// rate-limited warning that counts the drops ([`crate::throttle`]).
     pub max_queued: usize,
     /// Requests of one session waiting for their answers; one more gets 429.
     pub max_in_flight: usize,

@@ -376,6 +376,6 @@ async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outg
         },
     };
     if let Err(e) = standalone.try_send(json) {
-        tracing::warn!(session = %session.id, error = %e, "GET stream queue full; message dropped");
+        crate::warn_throttled!(session = %session.id, error = %e, "GET stream queue full; message dropped");
     }
 }

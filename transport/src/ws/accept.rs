@@ -61,14 +61,14 @@ pub(crate) async fn accept_loop(
                 Ok(pair) => pair,
                 // Out of descriptors and the like: back off briefly instead of spinning.
                 Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
+                    crate::warn_throttled!(error = %e, "accept failed");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             },
         };
         let Ok(permit) = budget.clone().try_acquire_owned() else {
-            tracing::warn!(%peer, "connection dropped: too many connections not upgraded");
+            crate::warn_throttled!(%peer, "connection dropped: too many connections not upgraded");
             drop(stream);
             continue;
         };
