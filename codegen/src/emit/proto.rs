@@ -99,6 +99,7 @@ fn format_tokens(tokens: TokenStream) -> Result<String, SpecErrors> {
 /// `google::rpc`), so the relative paths prost and pbjson write between packages resolve,
 /// and the main package re-exported at the top (its types keep their short paths).
 /// `prelude(depth)` is put at the top of each package module `depth` levels down.
+#[cfg(feature = "proto")]
 fn nest_packages(
     code: BTreeMap<Vec<String>, String>,
     main: &[String],
@@ -316,7 +317,7 @@ impl<T: serde::Serialize> serde::Serialize for EnumOut<T> {
 
 /// Without the `proto` feature no `ProtoSpec` exists: neither pass can be reached.
 #[cfg(not(feature = "proto"))]
-fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
+fn prost_types_source(spec: &ProtoSpec, _package: &str) -> Result<String, SpecErrors> {
     spec.unreachable()
 }
 

@@ -55,7 +55,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     let proto_spec = loaded.proto;
     // Every imported `.proto` read from disk rebuilds a deriving crate when it changes.
     if let Some(p) = &proto_spec {
-        files.extend(p.sources.values().map(|s| s.path.clone()));
+        files.extend(p.source_paths());
         files.sort();
         files.dedup();
     }

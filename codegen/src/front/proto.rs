@@ -72,6 +72,11 @@ impl ProtoSpec {
         }
     }
 
+    /// Every `.proto` file read from disk, own and imported.
+    pub fn source_paths(&self) -> Vec<PathBuf> {
+        self.sources.values().map(|s| s.path.clone()).collect()
+    }
+
     /// The files that belong to the spec folder (not imports).
     pub fn own_files(&self) -> impl Iterator<Item = &prost_types::FileDescriptorProto> {
         self.fds.file.iter().filter(|f| self.own.contains(f.name()))

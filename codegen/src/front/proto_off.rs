@@ -28,6 +28,11 @@ impl ProtoSpec {
         match self.never {}
     }
 
+    /// Every `.proto` file read from disk.
+    pub fn source_paths(&self) -> Vec<PathBuf> {
+        self.unreachable()
+    }
+
     /// The spec's proto package.
     pub fn package(&self) -> Result<String, SpecErrors> {
         self.unreachable()
@@ -46,6 +51,14 @@ pub fn load_proto_in(
     file: &str,
 ) -> Result<ProtoSpec, SpecErrors> {
     load_proto(&roots.spec_dir, file)
+}
+
+/// `proto_lower::options`.
+pub fn options(
+    spec: &ProtoSpec,
+    _package: &str,
+) -> BTreeMap<String, BTreeMap<String, serde_json::Value>> {
+    spec.unreachable()
 }
 
 /// `proto_lower::lower`.
