@@ -3,6 +3,7 @@
 //! Generated code (`agentwire_protocols::skeletons::<module>`) binds a protocol's typed
 //! messages and sequence checker to the generic pieces here; a user writes only behaviour.
 
+pub mod budget;
 pub mod check;
 pub mod grpc;
 pub mod http_ws;

@@ -45,6 +45,11 @@ impl<T: Clone> Hub<T> {
         self.sessions.contains_key(session_id)
     }
 
+    /// The sessions with a connection attached.
+    pub fn attached(&self) -> Vec<String> {
+        self.sessions.keys().cloned().collect()
+    }
+
     /// Queues `msg` for every subscriber of the session; returns how many got it.
     pub fn broadcast(&mut self, session_id: &str, msg: &T) -> usize {
         let Some(subs) = self.sessions.get_mut(session_id) else {

@@ -7,7 +7,7 @@ use agentwire_runtime::jsonrpc::{RequestId, codes};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -20,6 +20,7 @@ use super::message::{Kind, NotAMessage, check_members, classify, error_answer, e
 use super::service::Service;
 use super::session::{OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
+use crate::budget::{ClientKey, Exhausted};
 use crate::http_ws::{Guard, ServerHandle, serve_router_checked};
 use crate::origin::SitePolicy;
 
@@ -253,7 +254,12 @@ fn body_refusal(e: BodyError) -> Response {
     }
 }
 
-async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Body) -> Response {
+async fn on_post(
+    State(shared): State<Arc<Shared>>,
+    extensions: Extensions,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     if !accepts(&headers, &["application/json", "text/event-stream"]) {
         return refuse(
             StatusCode::NOT_ACCEPTABLE,
@@ -282,7 +288,8 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
     if let Kind::Request { id, method } = &kind
         && method == INITIALIZE
     {
-        return open_session(&shared, &headers, id.clone(), text).await;
+        let client = ClientKey::of_request(&extensions);
+        return open_session(&shared, &headers, client, id.clone(), text).await;
     }
     let session = match session_of(&shared, &headers).and_then(|s| {
         check_version(&shared, &headers)?;
@@ -310,11 +317,12 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
     }
 }
 
-/// An `initialize` request: opens a session (400 inside one, 503 when the table is full)
-/// and answers the request, with the new session's id.
+/// An `initialize` request: opens a session (400 inside one, 503 when the table is full,
+/// 429 when the client holds its share) and answers the request, with the new session's id.
 async fn open_session(
     shared: &Shared,
     headers: &HeaderMap,
+    client: Option<ClientKey>,
     id: RequestId,
     text: String,
 ) -> Response {
@@ -325,11 +333,15 @@ async fn open_session(
             "initialize opens a new session: send it without Mcp-Session-Id",
         );
     }
-    let session = match shared.sessions.open(shared.service.as_ref()) {
+    let session = match shared.sessions.open(shared.service.as_ref(), client) {
         Ok(s) => s,
+        Err(OpenError::Full(Exhausted::Client(n))) => {
+            let why = format!("this client already holds {n} sessions; end one first");
+            return refuse(StatusCode::TOO_MANY_REQUESTS, TRANSPORT_ERROR, &why);
+        }
         Err(e) => {
             let why = match e {
-                OpenError::Full => "too many sessions",
+                OpenError::Full(_) => "too many sessions",
                 OpenError::NoRandomness => "no randomness for a session id",
             };
             return refuse(StatusCode::SERVICE_UNAVAILABLE, TRANSPORT_ERROR, why);
