@@ -4,12 +4,18 @@
 /// Desk relay
 #[rustfmt::skip]
 pub mod desk_relay;
+/// Glossary
+#[rustfmt::skip]
+pub mod glossary;
 /// Jobs
 #[rustfmt::skip]
 pub mod jobs;
 /// Key-value store (test protocol)
 #[rustfmt::skip]
 pub mod kv_rpc;
+/// Ledger
+#[rustfmt::skip]
+pub mod ledger;
 /// Room chat (test protocol)
 #[rustfmt::skip]
 pub mod room_chat;
