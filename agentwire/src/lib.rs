@@ -53,8 +53,9 @@
 //! (below), and expand to prost, tonic and pbjson code, which names its crates directly
 //! (prost's derives by the absolute path `::prost`), so such a crate also depends on `prost`,
 //! `tonic` (features `codegen` and `transport`: the generated client has `connect`),
-//! `tonic-prost`, `pbjson`, `serde` and `serde_json`; `examples/grpc` in agentwire's
-//! repository is such a crate.
+//! `tonic-prost`, `pbjson`, `serde` and `serde_json` (and `pbjson-types` when the `.proto`
+//! uses a `google.protobuf` well-known type); `examples/grpc` in agentwire's repository is
+//! such a crate.
 //!
 //! # Features
 //!

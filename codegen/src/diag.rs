@@ -199,3 +199,20 @@ impl From<SpecError> for SpecErrors {
         Self { errors: vec![e] }
     }
 }
+
+/// Byte span of a YAML location, for `SpecError::at`.
+pub fn span_of(file: &SourceFile, loc: &serde_saphyr::Location) -> (usize, usize) {
+    let span = loc.span();
+    match (span.byte_offset(), span.byte_len()) {
+        (Some(off), Some(len)) => (off as usize, len as usize),
+        _ => {
+            let line_start: usize = file
+                .text
+                .split_inclusive('\n')
+                .take((loc.line() as usize).saturating_sub(1))
+                .map(str::len)
+                .sum();
+            (line_start + (loc.column() as usize).saturating_sub(1), 1)
+        }
+    }
+}

@@ -179,6 +179,8 @@ pub struct ModuleEntry {
     pub skeleton: bool,
     /// Whether its types are protobuf (prost, tonic and pbjson are then its dependencies).
     pub proto: bool,
+    /// Whether its protobuf types use `google.protobuf.*` (pbjson-types is then a dependency).
+    pub well_known_types: bool,
     /// The spec folder's `talk.rs` (tests of the generated skeletons), as a path relative to
     /// `src/`; compiled into the crate's unit tests.
     pub talk: Option<String>,

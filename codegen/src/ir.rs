@@ -555,6 +555,96 @@ pub enum Ty {
     Named(String),
     /// A protobuf numeric or bytes scalar, with its proto3 JSON form.
     Scalar(Scalar),
+    /// A `google.protobuf` well-known type, with the JSON form proto3 JSON gives it.
+    WellKnown(WellKnown),
+}
+
+/// The `google.protobuf` types whose proto3 JSON form is not their message form. The Rust
+/// types are `pbjson_types`' (spec/README.md says why); a message field of one of them is an
+/// `Option`, as for any message.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WellKnown {
+    /// An RFC 3339 string in UTC (`1972-01-01T10:00:20.021Z`).
+    Timestamp,
+    /// Seconds with an `s` suffix (`1.000340012s`).
+    Duration,
+    /// Any JSON object.
+    Struct,
+    /// Any JSON value.
+    Value,
+    /// Any JSON array.
+    ListValue,
+    /// JSON `null`.
+    NullValue,
+    /// `{}`.
+    Empty,
+    /// `pbjson_types::Any`: `{"typeUrl": ..., "value": <base64 of the binary message>}`.
+    Any,
+    /// `pbjson_types::FieldMask`: `{"paths": [...]}`.
+    FieldMask,
+    /// `BoolValue`, `StringValue` and the numeric and bytes wrappers: the wrapped value itself.
+    Wrapper(Box<Ty>),
+    /// Any other `google.protobuf` message or enum (`Api`, `Type`, `Syntax`...), written by
+    /// pbjson with lowerCamelCase names: the full proto name, and whether it is an enum.
+    Other { name: String, is_enum: bool },
+}
+
+impl WellKnown {
+    /// The well-known type a `google.protobuf` message or enum is, by its full proto name.
+    pub fn from_proto(full_name: &str, is_enum: bool) -> Option<WellKnown> {
+        let short = full_name.strip_prefix("google.protobuf.")?;
+        let wrapped = |ty: Ty| Some(WellKnown::Wrapper(Box::new(ty)));
+        match short {
+            "Timestamp" => Some(WellKnown::Timestamp),
+            "Duration" => Some(WellKnown::Duration),
+            "Struct" => Some(WellKnown::Struct),
+            "Value" => Some(WellKnown::Value),
+            "ListValue" => Some(WellKnown::ListValue),
+            "NullValue" => Some(WellKnown::NullValue),
+            "Empty" => Some(WellKnown::Empty),
+            "Any" => Some(WellKnown::Any),
+            "FieldMask" => Some(WellKnown::FieldMask),
+            "BoolValue" => wrapped(Ty::Bool),
+            "StringValue" => wrapped(Ty::String),
+            "BytesValue" => wrapped(Ty::Scalar(Scalar::Bytes)),
+            "Int32Value" => wrapped(Ty::Scalar(Scalar::Int32)),
+            "UInt32Value" => wrapped(Ty::Scalar(Scalar::Uint32)),
+            "Int64Value" => wrapped(Ty::Scalar(Scalar::Int64)),
+            "UInt64Value" => wrapped(Ty::Scalar(Scalar::Uint64)),
+            "FloatValue" => wrapped(Ty::Scalar(Scalar::Float)),
+            "DoubleValue" => wrapped(Ty::Scalar(Scalar::Double)),
+            _ => Some(WellKnown::Other {
+                name: full_name.to_owned(),
+                is_enum,
+            }),
+        }
+    }
+
+    /// The Rust type, below the `pbjson_types` crate.
+    pub fn rust(&self) -> String {
+        let name = match self {
+            WellKnown::Wrapper(inner) => match inner.as_ref() {
+                Ty::Bool => "BoolValue",
+                Ty::String => "StringValue",
+                Ty::Scalar(Scalar::Bytes) => "BytesValue",
+                Ty::Scalar(Scalar::Int32) => "Int32Value",
+                Ty::Scalar(Scalar::Uint32) => "UInt32Value",
+                Ty::Scalar(Scalar::Int64) => "Int64Value",
+                Ty::Scalar(Scalar::Uint64) => "UInt64Value",
+                Ty::Scalar(Scalar::Float) => "FloatValue",
+                _ => "DoubleValue",
+            },
+            WellKnown::Other { name, .. } => {
+                return format!(
+                    "pbjson_types::{}",
+                    name.trim_start_matches("google.protobuf.")
+                        .replace('.', "::")
+                );
+            }
+            other => return format!("pbjson_types::{other:?}"),
+        };
+        format!("pbjson_types::{name}")
+    }
 }
 
 /// Protobuf scalars beyond `string` and `bool` (which lower to `Ty::String` and `Ty::Bool`).

@@ -402,3 +402,78 @@ fn the_catalogue_must_list_every_oneof_case() {
         "{errors:#?}"
     );
 }
+
+/// Loads `proto` as `p.proto`, lowers it and emits its module: every error as one line.
+fn emit_or_errors(proto: &str) -> Result<Vec<(String, String)>, Vec<String>> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.proto"), proto).unwrap();
+    let lines = |e: agentwire_codegen::diag::SpecErrors| -> Vec<String> {
+        e.errors.iter().map(|e| e.one_line()).collect()
+    };
+    let spec = load_proto(dir.path(), "p.proto").map_err(lines)?;
+    spec.package().map_err(lines)?;
+    emit_proto(&protocol_of(&spec, "p"), &spec).map_err(lines)
+}
+
+/// Every well-known type lowers to its JSON form and reaches prost as `pbjson_types`' type;
+/// before, the first one made prost panic inside the generator.
+#[test]
+fn well_known_types_emit_without_panicking() {
+    let proto = "syntax = \"proto3\";\npackage p;\nimport \"google/protobuf/timestamp.proto\";\nimport \"google/protobuf/struct.proto\";\nimport \"google/protobuf/wrappers.proto\";\nmessage A {\n  google.protobuf.Timestamp at = 1;\n  google.protobuf.Struct meta = 2;\n  repeated google.protobuf.Value values = 3;\n  google.protobuf.Int64Value n = 4;\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.proto"), proto).unwrap();
+    let spec = load_proto(dir.path(), "p.proto").map_err(report).unwrap();
+    let p = protocol_of(&spec, "p");
+    let TypeKind::Struct(fields) = &p.types["A"].kind else {
+        panic!("A is a struct")
+    };
+    use agentwire_codegen::ir::{Scalar, Ty, WellKnown};
+    assert_eq!(fields[0].ty, Ty::WellKnown(WellKnown::Timestamp));
+    assert_eq!(
+        fields[3].ty,
+        Ty::WellKnown(WellKnown::Wrapper(Box::new(Ty::Scalar(Scalar::Int64))))
+    );
+    let out = emit_proto(&p, &spec).map_err(report).unwrap();
+    assert!(
+        out[1].1.contains("::pbjson_types::Timestamp"),
+        "{}",
+        out[1].1
+    );
+    let schema = agentwire_codegen::emit::schema::emit_schema(&p);
+    assert!(schema.contains("date-time"), "{schema}");
+    // A tag cannot reach inside a well-known type: a diagnostic, not code that does not build.
+    let tagged = proto.replace("Timestamp at = 1;", "Timestamp at = 1; // @minLength 1");
+    let errors = emit_or_errors(&tagged).unwrap_err();
+    assert!(
+        errors[0].contains(":7:40: `@minLength` applies to strings"),
+        "{errors:?}"
+    );
+}
+
+/// Broken protos of every kind are diagnostics with a location, never a panic.
+#[test]
+fn bad_protos_are_diagnostics_not_panics() {
+    let cases = [
+        (
+            "syntax = \"proto3\";\npackage p;\nimport \"google/protobuf/nope.proto\";\n",
+            "p.proto:3:1: import",
+        ),
+        (
+            "syntax = \"proto3\";\npackage p;\nmessage A { google.protobuf.Timestamp at = 1; }\n",
+            "p.proto:3:13: ",
+        ),
+        (
+            "syntax = \"proto3\";\npackage p;\nmessage A { int32 a = 1; int32 b = 1; }\n",
+            "p.proto:3:23: field number",
+        ),
+        (
+            "syntax = \"proto3\";\npackage p;\nmessage A { oneof o { } }\n",
+            "p.proto:3:",
+        ),
+        ("syntax = \"proto4\";\n", "p.proto:1:10: "),
+    ];
+    for (proto, at) in cases {
+        let errors = emit_or_errors(proto).expect_err(proto);
+        assert!(errors[0].contains(at), "{proto}\n{errors:?}");
+    }
+}

@@ -2,8 +2,8 @@
 //! and bodies are cut off at their deadlines, a declared length over the limit is refused
 //! from the header, a flood of 3,000 `user_message` frames at a hanging `inputUrl` opens only
 //! the capped forwards (the rest shed as error lines), the optional shared token guards the
-//! callback and the WebSocket (and the generated clients present it), and generated session
-//! ids are random.
+//! create, the callback and the WebSocket (and the generated clients present it), and
+//! generated session ids are random.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -298,24 +298,24 @@ async fn a_flood_of_user_messages_to_a_hanging_input_url_opens_a_capped_number_o
 }
 
 #[tokio::test]
-async fn the_shared_token_guards_the_callback_and_the_websocket() {
+async fn the_shared_token_guards_the_create_the_callback_and_the_websocket() {
     let rig = rig(Guard {
         token: Some("s3cret".into()),
         ..Guard::default()
     })
     .await;
     let http = reqwest::Client::new();
-    // Creating a session is not guarded (the web UI's own route).
-    let created = http
-        .post(format!(
+    // Creating a session is guarded like the rest: it adds state.
+    let create = || {
+        http.post(format!(
             "{}/api/plugins/sessions/operations/create",
             rig.base
         ))
         .body(r#"{"agentId":"ext-a","sessionId":"AUTH"}"#)
         .header("content-type", "application/json")
-        .send()
-        .await
-        .unwrap();
+    };
+    assert_eq!(create().send().await.unwrap().status(), 401);
+    let created = create().bearer_auth("s3cret").send().await.unwrap();
     assert_eq!(created.status(), 201);
     let callback = format!("{}/external/sessions/AUTH/messages", rig.base);
     let body = "**hi**";
@@ -334,6 +334,15 @@ async fn the_shared_token_guards_the_callback_and_the_websocket() {
         }
         assert_eq!(req.send().await.unwrap().status(), 401, "{auth:?}");
     }
+    // In the URL the token would land in access logs: only the WebSocket takes it there.
+    let in_url = http
+        .post(format!("{callback}?token=s3cret"))
+        .body(body)
+        .header("content-type", "text/plain")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(in_url.status(), 401);
     let ok = http
         .post(&callback)
         .body(body)

@@ -353,7 +353,9 @@ async fn connection_and_body_limits_are_enforced() {
         sk::CreateSessionReply::Status201(_)
     ));
     match create(&rig.base, "ext-a", "L-2").await {
-        sk::CreateSessionReply::Other(r) => assert_eq!(r.status, 503, "{}", r.body),
+        sk::CreateSessionReply::Status503(e) => {
+            assert_eq!(e.error.code, proto::ApiErrorCode::InvalidRequest);
+        }
         other => panic!("expected 503 past the session limit, got {other:?}"),
     }
     let _first = attached(&rig, "L-1").await;

@@ -65,6 +65,7 @@ both_backends!(
     keyed_mappings_and_states,
     advance_is_a_compare_and_set_across_instances,
     state_survives_reopening,
+    idle_sessions_expire_and_active_ones_stay,
 );
 
 fn record(id: &str, owner: &str, deleted: bool) -> SessionRecord {
@@ -94,6 +95,28 @@ fn sessions_are_stored_deleted_and_counted(b: &Backend) {
     // A put replaces the record (a revival through the plain call).
     store.put_session(&record("S-1", "a", false)).unwrap();
     assert_eq!(store.live_sessions().unwrap(), 2);
+}
+
+/// Sessions with no activity for the idle time expire (marked deleted, returned once);
+/// an append or a touch counts as activity, and a revival makes a session live again.
+fn idle_sessions_expire_and_active_ones_stay(b: &Backend) {
+    let store = b.sessions();
+    for id in ["E-1", "E-2", "E-3"] {
+        assert!(store.insert_new(&record(id, "a", false)).unwrap());
+    }
+    let idle = std::time::Duration::from_millis(300);
+    assert_eq!(store.expire_idle(idle).unwrap(), Vec::<String>::new());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    store.append("E-2", &serde_json::json!({"n": 1})).unwrap();
+    store.touch(&["E-3".to_owned()]).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(store.expire_idle(idle).unwrap(), vec!["E-1".to_owned()]);
+    assert!(store.session("E-1").unwrap().unwrap().deleted);
+    assert_eq!(store.live_sessions().unwrap(), 2);
+    assert_eq!(store.expire_idle(idle).unwrap(), Vec::<String>::new());
+    assert!(store.revive("E-1", "a").unwrap());
+    assert_eq!(store.expire_idle(idle).unwrap(), Vec::<String>::new());
+    assert_eq!(store.log("E-2").unwrap().len(), 1, "the log is kept");
 }
 
 fn the_log_keeps_append_order_and_reads_from_a_position(b: &Backend) {

@@ -42,7 +42,7 @@ impl<C> Gate<C> {
             CheckMode::Off => Ok(()),
             CheckMode::Warn => {
                 if let Err(v) = observe(&mut self.checker) {
-                    tracing::warn!(violation = %v, "sequence violation (warn mode)");
+                    crate::warn_throttled!(violation = %v, "sequence violation (warn mode)");
                 }
                 Ok(())
             }

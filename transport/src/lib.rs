@@ -3,6 +3,7 @@
 //! Generated code (`agentwire_protocols::skeletons::<module>`) binds a protocol's typed
 //! messages and sequence checker to the generic pieces here; a user writes only behaviour.
 
+pub mod budget;
 pub mod check;
 pub mod grpc;
 pub mod http_ws;
@@ -12,6 +13,7 @@ pub mod stdio;
 pub mod store;
 #[cfg(feature = "streamable-http")]
 pub mod streamable_http;
+pub mod throttle;
 pub mod ws;
 
 pub use check::{CheckMode, Gate};

@@ -26,6 +26,7 @@ pub(super) fn ty_text(ty: &Ty) -> String {
         Ty::Nullable(t) => format!("{} | null", ty_text(t)),
         Ty::Named(n) => n.clone(),
         Ty::Scalar(s) => s.rust().into(),
+        Ty::WellKnown(w) => w.rust(),
     }
 }
 

@@ -54,11 +54,15 @@ pub const THIRD_PARTY: &[(&str, &str)] = &[
     ),
     ("tonic-prost", r#""0.14""#),
     ("pbjson", r#""0.9""#),
+    ("pbjson-types", r#""0.9""#),
 ];
 
 /// What a protobuf module's types need (prost's messages, tonic's service traits, pbjson's
 /// proto3 JSON).
 const PROTO_DEPS: &[&str] = &["prost", "tonic", "tonic-prost", "pbjson"];
+
+/// What a protobuf module using `google.protobuf.*` types also needs (their proto3 JSON form).
+const WELL_KNOWN: &str = "pbjson-types";
 
 /// The manifest of a crate holding `modules`.
 pub fn cargo_toml(m: &Manifest<'_>, modules: &[ModuleEntry]) -> String {
@@ -81,6 +85,9 @@ pub fn cargo_toml(m: &Manifest<'_>, modules: &[ModuleEntry]) -> String {
         for name in PROTO_DEPS {
             out.push_str(&dep(&m.deps, name, true));
         }
+    }
+    if modules.iter().any(|e| e.well_known_types) {
+        out.push_str(&dep(&m.deps, WELL_KNOWN, true));
     }
     if m.deps == DepStyle::Workspace {
         out.push_str("\n[lints]\nworkspace = true\n");
@@ -145,11 +152,14 @@ fn features(defaults: Defaults, modules: &[ModuleEntry]) -> String {
          schemars = [\"dep:schemars\", \"agentwire-runtime/schemars\"]\n",
     );
     for e in modules {
-        let needs: Vec<String> = if e.proto {
+        let mut needs: Vec<String> = if e.proto {
             PROTO_DEPS.iter().map(|d| format!("\"dep:{d}\"")).collect()
         } else {
             Vec::new()
         };
+        if e.well_known_types {
+            needs.push(format!("\"dep:{WELL_KNOWN}\""));
+        }
         out.push_str(&format!("# {}\n", e.title));
         out.push_str(&format!("{} = [{}]\n", e.module, needs.join(", ")));
     }
@@ -202,6 +212,7 @@ mod tests {
             title: format!("{module} title"),
             skeleton: true,
             proto,
+            well_known_types: false,
             talk: None,
         }
     }

@@ -99,6 +99,10 @@ fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
     let mut config = prost_build::Config::new();
     // Ordered maps keep JSON output and validation error order stable.
     config.btree_map(["."]);
+    // The well-known types are `pbjson_types`' (prost's own have no proto3 JSON form).
+    config
+        .compile_well_known_types()
+        .extern_path(".google.protobuf", "::pbjson_types");
     // tonic's `connect(endpoint)` constructor would clash with the method of an rpc named
     // `Connect`; such a client is built with `new(channel)` instead.
     let rpc_named_connect = spec
@@ -113,8 +117,16 @@ fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
             .build_transport(!rpc_named_connect)
             .service_generator(),
     );
-    let requests = spec
+    // prost resolves every field's type among the files it is given, so the imports go in
+    // too; only the spec's own packages are kept.
+    let own: std::collections::BTreeSet<_> = spec
         .own_files()
+        .map(|f| prost_build::Module::from_protobuf_package_name(f.package()))
+        .collect();
+    let requests = spec
+        .fds
+        .file
+        .iter()
         .map(|f| {
             (
                 prost_build::Module::from_protobuf_package_name(f.package()),
@@ -126,8 +138,10 @@ fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
         .generate(requests)
         .map_err(|e| SpecError::new(format!("prost could not generate the message types: {e}")))?;
     let mut source = String::new();
-    for (_, code) in modules.into_iter().collect::<BTreeMap<_, _>>() {
-        source.push_str(&code);
+    for (module, code) in modules.into_iter().collect::<BTreeMap<_, _>>() {
+        if own.contains(&module) {
+            source.push_str(&code);
+        }
     }
     // Doc comments come verbatim from proto comments, which are not written as Markdown; and
     // prost keeps oneof cases inline, so a oneof holding a large message trips the variant
@@ -152,6 +166,7 @@ fn pbjson_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErrors> 
         .register_descriptors(&spec.fds.encode_to_vec())
         .map_err(failed)?
         .preserve_proto_field_names()
+        .extern_path(".google.protobuf", "::pbjson_types")
         .btree_map(["."]);
     let outputs = builder
         .generate(&[format!(".{package}")], |_| Ok(Vec::<u8>::new()))
@@ -183,7 +198,7 @@ fn pbjson_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErrors> 
 /// that; serializing then never fails.
 fn enums_unknown_as_numbers(code: &str) -> (String, bool) {
     let re = regex::Regex::new(
-        r#"([A-Za-z_][A-Za-z0-9_:]*)::try_from\(([^()]*)\)\s*\.map_err\(\|_\| serde::ser::Error::custom\(format!\("Invalid variant \{\}", [^()]*\)\)\)"#,
+        r#"((?:::)?[A-Za-z_][A-Za-z0-9_:]*)::try_from\(([^()]*)\)\s*\.map_err\(\|_\| serde::ser::Error::custom\(format!\("Invalid variant \{\}", [^()]*\)\)\)"#,
     )
     .expect("the pattern is a valid regex");
     let mut patched = false;

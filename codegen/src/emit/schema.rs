@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::ir::{Constraints, Field, Protocol, Scalar, Ty, TypeKind};
+use crate::ir::{Constraints, Field, Protocol, Scalar, Ty, TypeKind, WellKnown};
 
 /// The schema document of a protocol, pretty-printed with a trailing newline.
 pub fn emit_schema(p: &Protocol) -> String {
@@ -264,7 +264,35 @@ fn ty_schema(ty: &Ty) -> Map<String, Value> {
         }
         Ty::Named(name) => json!({"$ref": format!("#/$defs/{name}")}),
         Ty::Scalar(s) => scalar_schema(*s),
+        Ty::WellKnown(w) => well_known_schema(w),
     })
+}
+
+/// The JSON form of a well-known type, as `pbjson_types` writes and reads it.
+fn well_known_schema(w: &WellKnown) -> Value {
+    match w {
+        WellKnown::Timestamp => json!({"type": "string", "format": "date-time"}),
+        WellKnown::Duration => {
+            json!({"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]{1,9})?s$"})
+        }
+        WellKnown::Struct => json!({"type": "object"}),
+        WellKnown::Value | WellKnown::Other { .. } => json!({}),
+        WellKnown::ListValue => json!({"type": "array"}),
+        WellKnown::NullValue => json!({"type": "null"}),
+        WellKnown::Empty => json!({"type": "object", "maxProperties": 0}),
+        WellKnown::Any => json!({
+            "type": "object",
+            "properties": {
+                "typeUrl": {"type": "string"},
+                "value": {"type": "string", "contentEncoding": "base64"},
+            },
+        }),
+        WellKnown::FieldMask => json!({
+            "type": "object",
+            "properties": {"paths": {"type": "array", "items": {"type": "string"}}},
+        }),
+        WellKnown::Wrapper(inner) => Value::Object(ty_schema(inner)),
+    }
 }
 
 /// The proto3 JSON form of a scalar, as pbjson reads it.

@@ -35,6 +35,10 @@ pub fn rust_ty(ty: &Ty) -> TokenStream {
             let ty: TokenStream = s.rust().parse().unwrap_or_default();
             quote!(#ty)
         }
+        Ty::WellKnown(w) => {
+            let ty: TokenStream = w.rust().parse().unwrap_or_default();
+            quote!(#ty)
+        }
         Ty::Any => quote!(agentwire_runtime::serde_json::Value),
         Ty::BoolLiteral(true) => quote!(agentwire_runtime::literal::True),
         Ty::BoolLiteral(false) => quote!(agentwire_runtime::literal::False),
@@ -503,7 +507,7 @@ fn untagged_variant(t: &Ty) -> String {
         Ty::Array(inner) => format!("{}List", untagged_variant(inner)),
         Ty::Map(inner) => format!("{}Map", untagged_variant(inner)),
         Ty::Nullable(inner) => untagged_variant(inner),
-        Ty::Any | Ty::Scalar(_) => "Value".to_owned(),
+        Ty::Any | Ty::Scalar(_) | Ty::WellKnown(_) => "Value".to_owned(),
     }
 }
 

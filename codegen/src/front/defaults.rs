@@ -65,6 +65,9 @@ fn fits(
         },
         Ty::Scalar(_) => want(v.is_string(), "a base64 string is expected"),
         Ty::Any => Ok(()),
+        Ty::WellKnown(_) => {
+            Err("a well-known type has no declared default (it is absent when unset)".into())
+        }
         Ty::Array(_) | Ty::Map(_) => {
             Err("a list or map field has no declared default (it is empty when absent)".into())
         }

@@ -9,9 +9,9 @@ use protox::prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
+use crate::diag::span_of;
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::front::proto::ProtoSpec;
-use crate::front::protocol::span_of;
 use crate::ir::{
     Event, GrpcAck, GrpcCancel, GrpcExchange, GrpcHandshake, GrpcHeartbeat, GrpcShutdown,
     GrpcSkeleton, MessageKind, Protocol,

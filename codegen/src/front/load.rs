@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde_saphyr::Location;
 
+use crate::diag::span_of;
 use crate::diag::{SourceFile, SpecError, SpecErrors};
-use crate::front::protocol::{self, ProtocolFile, span_of};
+use crate::front::protocol::{self, ProtocolFile};
 use crate::front::{proto, proto_lower, ts};
 use crate::ir::{Body, Protocol};
 

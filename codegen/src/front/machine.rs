@@ -5,8 +5,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_saphyr::{Location, Spanned};
 
+use crate::diag::span_of;
 use crate::diag::{SourceFile, SpecError, SpecErrors};
-use crate::front::protocol::span_of;
 use crate::ir::{
     Action, Condition, KeyRule, KindRef, Literal, Machine, MemoryKind, Operator, Origin, Subject,
     Transition,

@@ -14,7 +14,7 @@ use protox::prost_reflect::{
 
 use crate::front::proto::ProtoSpec;
 use crate::front::tags::{self, TagName};
-use crate::ir::{Field, Origin, Scalar, Ty, TypeDef, TypeKind};
+use crate::ir::{Field, Origin, Scalar, Ty, TypeDef, TypeKind, WellKnown};
 
 /// The IR types of `spec`'s own package, by local name (`Outer.Inner` for nested ones).
 pub fn lower(spec: &ProtoSpec, package: &str) -> BTreeMap<String, TypeDef> {
@@ -77,8 +77,14 @@ fn kind_ty(field: &FieldDescriptor) -> Ty {
         Kind::Bool => Ty::Bool,
         Kind::String => Ty::String,
         Kind::Bytes => Ty::Scalar(Scalar::Bytes),
-        Kind::Message(m) => Ty::Named(local_name(m.full_name(), &package)),
-        Kind::Enum(e) => Ty::Named(local_name(e.full_name(), &package)),
+        Kind::Message(m) => WellKnown::from_proto(m.full_name(), false).map_or_else(
+            || Ty::Named(local_name(m.full_name(), &package)),
+            Ty::WellKnown,
+        ),
+        Kind::Enum(e) => WellKnown::from_proto(e.full_name(), true).map_or_else(
+            || Ty::Named(local_name(e.full_name(), &package)),
+            Ty::WellKnown,
+        ),
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
-use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::diag::{SourceFile, SpecError, SpecErrors, span_of};
 use crate::front::{grpc, jsonrpc};
 use crate::ir::{
     Body, Call, Channel, Event, Feature, GrpcRpc, HttpResponse, MessageKind, Method, Origin, Route,
@@ -238,23 +238,6 @@ struct RawResponse {
 
 const TRANSPORTS: &[&str] = &["websocket", "http+websocket", "jsonrpc", "grpc"];
 const FRAMINGS: &[&str] = &["json-text", "content-length", "newline", "grpc"];
-
-/// Byte span of a YAML location, for `SpecError::at`.
-pub fn span_of(file: &SourceFile, loc: &Location) -> (usize, usize) {
-    let span = loc.span();
-    match (span.byte_offset(), span.byte_len()) {
-        (Some(off), Some(len)) => (off as usize, len as usize),
-        _ => {
-            let line_start: usize = file
-                .text
-                .split_inclusive('\n')
-                .take((loc.line() as usize).saturating_sub(1))
-                .map(str::len)
-                .sum();
-            (line_start + (loc.column() as usize).saturating_sub(1), 1)
-        }
-    }
-}
 
 /// Reads and checks `protocol.yaml` on its own (cross-checks against types come later).
 pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {

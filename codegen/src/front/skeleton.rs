@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_saphyr::Location;
 
+use crate::diag::span_of;
 use crate::diag::{SourceFile, SpecError, SpecErrors};
-use crate::front::protocol::{ProtocolFile, span_of};
+use crate::front::protocol::ProtocolFile;
 use crate::ir::{Body, Protocol, Route, Ty, TypeKind};
 
 mod raw;

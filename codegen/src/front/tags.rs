@@ -344,7 +344,8 @@ pub fn shape_for(rule: Rule, ty: &Ty) -> Shape {
         Ty::Number | Ty::Integer => Shape::Number,
         Ty::Scalar(s) if s.is_number() => Shape::Number,
         Ty::Named(_) | Ty::Any => Shape::Unknown,
-        Ty::Bool | Ty::BoolLiteral(_) | Ty::Scalar(_) => Shape::Other,
+        // Decoding checks a well-known type's form; no tag reaches inside it.
+        Ty::Bool | Ty::BoolLiteral(_) | Ty::Scalar(_) | Ty::WellKnown(_) => Shape::Other,
     }
 }
 

@@ -10,13 +10,19 @@
 //! default `http://127.0.0.1:8081/v1/input`), `EA_DB` (SQLite file, default in the system
 //! temp dir; or, built with `--features postgres`, a `postgres://` URL that several instances
 //! share), `EA_CALLBACK_BASE` (the base of the callback URLs handed to the external agent,
-//! default this instance's own address; behind a load balancer, the balancer's). Stops cleanly
-//! on `quit`, end of input or Ctrl-C.
+//! default this instance's own address; behind a load balancer, the balancer's), `EA_TOKEN`
+//! (a shared token every route and the WebSocket then demand, as `Authorization: Bearer`;
+//! give `external_system` the same one). Stops cleanly on `quit`, end of input or Ctrl-C.
 
 use agentwire_protocols::external_agents as proto;
 use agentwire_protocols::skeletons::external_agents as sk;
 use agentwire_transport::CheckMode;
-use agentwire_transport::http_ws::ServerConfig;
+use agentwire_transport::http_ws::{Guard, ServerConfig};
+
+/// Whether `EA_TOKEN` sets a shared token.
+fn config_has_token() -> bool {
+    std::env::var("EA_TOKEN").is_ok_and(|t| !t.is_empty())
+}
 
 fn env_or(key: &str, default: &str) -> String {
     std::env::var(key).unwrap_or_else(|_| default.to_owned())
@@ -59,11 +65,19 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         owners: sk::owners(&agents),
         limits: Default::default(),
         mode: CheckMode::Enforce,
-        guard: Default::default(),
+        guard: Guard {
+            token: std::env::var("EA_TOKEN").ok().filter(|t| !t.is_empty()),
+            ..Guard::default()
+        },
     };
     let store = agentwire_transport::store::open_session_store(&db)?;
     let server = sk::AgentServer::new(config, store).serve(listener)?;
-    tracing::info!(%base, %input_url, %db, "agent server listening; {}", agentwire_examples::STOP_HINT);
+    let token = if config_has_token() {
+        "required"
+    } else {
+        "none"
+    };
+    tracing::info!(%base, %input_url, %db, token, "agent server listening; {}", agentwire_examples::STOP_HINT);
     agentwire_examples::wait_for_stop().await;
     server.shutdown().await?;
     tracing::info!("agent server stopped");

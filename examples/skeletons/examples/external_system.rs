@@ -9,7 +9,8 @@
 //! With `--demo` it also acts as the web UI against the agent server (`EA_SERVER`, default
 //! `http://127.0.0.1:8080`): creates session `DEMO-1`, sends `hello` and a `user_message`,
 //! prints what the server broadcasts (the user echo, then this system's reply) and exits.
-//! Environment: `EA_INPUT_ADDR` (listen address of the receiver when no ADDR is given).
+//! Environment: `EA_INPUT_ADDR` (listen address of the receiver when no ADDR is given),
+//! `EA_TOKEN` (the agent server's shared token, presented on the callback and in the demo).
 //! Without `--demo` it stops on `quit`, end of input or Ctrl-C.
 
 use std::time::Duration;
@@ -41,10 +42,15 @@ impl sk::ExternalSystemHandler for EchoAgent {
                 "You said:\n\n> {}\n\n- handled by *external_system*",
                 body.message.text
             );
-            match sk::ExternalSystemHttp::new(base)
-                .inject_message(&body.session_id.0, &reply)
-                .await
-            {
+            let client = match token() {
+                Some(t) => sk::ExternalSystemHttp::new(base).with_token(&t),
+                None => Ok(sk::ExternalSystemHttp::new(base)),
+            };
+            let answered = match client {
+                Ok(client) => client.inject_message(&body.session_id.0, &reply).await,
+                Err(e) => Err(e),
+            };
+            match answered {
                 Ok(r) => tracing::info!(reply = ?r, "callback answered"),
                 Err(e) => tracing::warn!(error = %e, "callback failed"),
             }
@@ -53,8 +59,17 @@ impl sk::ExternalSystemHandler for EchoAgent {
     }
 }
 
+/// The shared token from `EA_TOKEN`, if set.
+fn token() -> Option<String> {
+    std::env::var("EA_TOKEN").ok().filter(|t| !t.is_empty())
+}
+
 async fn demo(server: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let created = sk::WebUiHttp::new(server)
+    let http = match token() {
+        Some(t) => sk::WebUiHttp::new(server).with_token(&t)?,
+        None => sk::WebUiHttp::new(server),
+    };
+    let created = http
         .create_session(&proto::CreateSessionRequest {
             agent_id: "external-agent-a".into(),
             session_id: Some(proto::SessionId("DEMO-1".into())),
@@ -63,7 +78,10 @@ async fn demo(server: &str) -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|e| agentwire_examples::connect_error(server, "external_agent_server", &e))?;
     tracing::info!(?created, "create_session");
     let ws = format!("{}/ws", server.replacen("http", "ws", 1));
-    let mut ui = sk::WebUiClient::connect(&ws, CheckMode::Enforce).await?;
+    let mut ui = match token() {
+        Some(t) => sk::WebUiClient::connect_with_token(&ws, &t, CheckMode::Enforce).await?,
+        None => sk::WebUiClient::connect(&ws, CheckMode::Enforce).await?,
+    };
     ui.hello(proto::HelloMessage {
         session_id: proto::SessionId("DEMO-1".into()),
     })

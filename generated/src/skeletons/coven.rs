@@ -559,7 +559,7 @@ impl<H: AgentHandler> grpc::AgentSide for ServeAgent<H> {
                     )
                     .await
                 {
-                    agentwire_transport::tracing::warn!(
+                    agentwire_transport::warn_throttled!(
                         error = % e, "acknowledgement not sent"
                     );
                 }

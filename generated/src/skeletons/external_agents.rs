@@ -149,6 +149,12 @@ pub enum CreateSessionReply {
     Status404(proto::ApiErrorResponse),
     /// 409: the session exists for a different agent (session_agent_mismatch)
     Status409(proto::ApiErrorResponse),
+    /// 401: the server demands a shared token (off by default) and the request did not present it as a bearer credential (invalid_request)
+    Status401(proto::ApiErrorResponse),
+    /// 429: a new or revived session would exceed the sessions this client may hold (invalid_request)
+    Status429(proto::ApiErrorResponse),
+    /// 503: a new or revived session would exceed the server's live sessions, or its store cannot be reached (invalid_request)
+    Status503(proto::ApiErrorResponse),
     /// A status the spec does not list.
     Other(hw::HttpReply),
 }
@@ -192,6 +198,27 @@ impl CreateSessionReply {
                     value.validate()?;
                     Self::Status409(value)
                 }
+                401u16 => {
+                    let value: proto::ApiErrorResponse = agentwire_runtime::decode_json(
+                        &reply.body,
+                    )?;
+                    value.validate()?;
+                    Self::Status401(value)
+                }
+                429u16 => {
+                    let value: proto::ApiErrorResponse = agentwire_runtime::decode_json(
+                        &reply.body,
+                    )?;
+                    value.validate()?;
+                    Self::Status429(value)
+                }
+                503u16 => {
+                    let value: proto::ApiErrorResponse = agentwire_runtime::decode_json(
+                        &reply.body,
+                    )?;
+                    value.validate()?;
+                    Self::Status503(value)
+                }
                 _ => Self::Other(reply),
             },
         )
@@ -210,6 +237,8 @@ pub enum InjectMessageReply {
     Status413(proto::ApiErrorResponse),
     /// 401: the server demands a shared token (off by default) and the request did not present it as a bearer credential (invalid_request)
     Status401(proto::ApiErrorResponse),
+    /// 503: the server's store cannot be reached (invalid_request)
+    Status503(proto::ApiErrorResponse),
     /// A status the spec does not list.
     Other(hw::HttpReply),
 }
@@ -252,6 +281,13 @@ impl InjectMessageReply {
                     )?;
                     value.validate()?;
                     Self::Status401(value)
+                }
+                503u16 => {
+                    let value: proto::ApiErrorResponse = agentwire_runtime::decode_json(
+                        &reply.body,
+                    )?;
+                    value.validate()?;
+                    Self::Status503(value)
                 }
                 _ => Self::Other(reply),
             },
@@ -386,7 +422,7 @@ async fn route_forward_input<H: ExternalSystemHandler>(
     {
         Ok(v) => v,
         Err(e) => {
-            agentwire_transport::tracing::warn!(error = % e, "invalid forwarded input");
+            agentwire_transport::warn_throttled!(error = % e, "invalid forwarded input");
             return (axum::http::StatusCode::BAD_REQUEST, e.to_string()).into_response();
         }
     };

@@ -416,7 +416,7 @@ impl<S: AgentSide> Run<S> {
             // One request at a time, whatever the check mode: the second one gets the
             // protocol's own answer, a failure event, and the first one carries on.
             let request_id = S::B::request_id(r).to_owned();
-            tracing::warn!(request_id = %request_id, busy = %busy, "request refused: another one is in flight");
+            crate::warn_throttled!(request_id = %request_id, busy = %busy, "request refused: another one is in flight");
             let event = S::B::failure(format!("busy with request {busy}"));
             let refusal = S::B::wrap_response(S::B::response(request_id, event));
             let _ = self.session.link.send_unchecked(refusal).await;
@@ -428,7 +428,7 @@ impl<S: AgentSide> Run<S> {
         {
             // This side has no status to answer with: the message is dropped and logged,
             // and the stream carries on.
-            tracing::warn!(error = %status.message(), "message refused");
+            crate::warn_throttled!(error = %status.message(), "message refused");
             return;
         }
         match S::B::classify_down(msg) {
@@ -448,9 +448,11 @@ impl<S: AgentSide> Run<S> {
                 self.side.shutdown(&m).await;
                 self.draining = true;
             }
-            Down::Answer => tracing::warn!("handshake answer on a registered stream dropped"),
+            Down::Answer => {
+                crate::warn_throttled!("handshake answer on a registered stream dropped")
+            }
             Down::Other(m) => self.side.dispatch(&self.session, m).await,
-            Down::Empty => tracing::warn!("message without payload dropped"),
+            Down::Empty => crate::warn_throttled!("message without payload dropped"),
         }
     }
 

@@ -183,7 +183,7 @@ impl<S: GatewaySide> Stream<S> {
     async fn run(self, mut inbound: Streaming<<S::B as Binding>::Up>, pending: Unregistered) {
         let outcome = self.registered(&mut inbound, pending).await;
         if let Some(status) = outcome {
-            tracing::info!(code = ?status.code(), status = %status.message(), "stream ended with an error status");
+            crate::info_throttled!(code = ?status.code(), status = %status.message(), "stream ended with an error status");
             self.link.fail(status).await;
         }
         self.close.cancel();
@@ -251,15 +251,15 @@ impl<S: GatewaySide> Stream<S> {
         if let Err(status) = self.handshake(&peer).await {
             return status;
         }
-        tracing::info!(peer_id = %peer_id, "peer registered");
+        crate::info_throttled!(peer_id = %peer_id, "peer registered");
         inner.side.connected(peer.clone()).await;
         let outcome = self.serve(inbound, &peer).await;
         if let Some(request_id) = peer.abandon() {
-            tracing::warn!(peer_id = %peer_id, request_id = %request_id, "stream ended with a request in flight");
+            crate::warn_throttled!(peer_id = %peer_id, request_id = %request_id, "stream ended with a request in flight");
         }
         drop(claim);
         inner.side.disconnected(&peer_id).await;
-        tracing::info!(peer_id = %peer_id, "peer disconnected");
+        crate::info_throttled!(peer_id = %peer_id, "peer disconnected");
         outcome
     }
 
@@ -297,7 +297,7 @@ impl<S: GatewaySide> Stream<S> {
             Err(refusal) => {
                 let msg = S::B::wrap_refuse(refusal);
                 if let Err(e) = self.link.send(msg, S::B::observe_down).await {
-                    tracing::warn!(peer_id = %peer.peer_id(), error = %e, "refusal not sent");
+                    crate::warn_throttled!(peer_id = %peer.peer_id(), error = %e, "refusal not sent");
                 }
                 Err(None)
             }

@@ -154,7 +154,7 @@ impl<B: Binding> Peer<B> {
                     tracing::debug!("response dropped: its reader is gone");
                 }
             }
-            None => tracing::warn!(
+            None => crate::warn_throttled!(
                 request_id = %B::response_id(&response),
                 "response for no request in flight dropped"
             ),

@@ -1,7 +1,7 @@
 //! The agent server's defences against a hostile peer, kept apart from the protocol logic:
 //! a deadline on every request body and a refusal of a declared length over the limit from
 //! the header alone, caps on the forwards to `inputUrl` in flight (per session and in total),
-//! an optional shared token on the callback route and the WebSocket, the origin policy, and
+//! an optional shared token on every route and the WebSocket, the origin policy, and
 //! unguessable generated session ids.
 
 use std::collections::HashMap;
@@ -35,9 +35,9 @@ pub struct Guard {
     pub max_forwards_per_session: usize,
     /// Forwards to `inputUrl` in flight in total; one more is shed.
     pub max_forwards: usize,
-    /// When set, the callback route and the WebSocket demand this token, as
-    /// `Authorization: Bearer <token>` or (for browsers, which cannot set headers on a
-    /// WebSocket) a `token` query parameter; a missing or wrong one gets 401. `None` (the
+    /// When set, every route (the create, the callback) and the WebSocket demand this token,
+    /// as `Authorization: Bearer <token>`, or on the WebSocket only (browsers cannot set
+    /// headers there) a `token` query parameter; a missing or wrong one gets 401. `None` (the
     /// default, as in the protocol's first version) asks for nothing.
     pub token: Option<String>,
     /// Accepted `Origin` headers (browser pages), on every route and the WebSocket upgrade;
@@ -174,7 +174,9 @@ async fn require_token(
     answer
 }
 
-/// The token a request presents: the bearer credential, else the `token` query parameter.
+/// The token a request presents: the bearer credential, else, on a WebSocket upgrade only,
+/// the `token` query parameter (a browser cannot set headers there). Plain HTTP routes take
+/// the header alone: a token in a URL ends up in access logs and proxies' histories.
 fn presented(req: &Request) -> Option<String> {
     if let Some(auth) = req.headers().get(header::AUTHORIZATION) {
         let auth = auth.to_str().ok()?;
@@ -183,8 +185,15 @@ fn presented(req: &Request) -> Option<String> {
             .eq_ignore_ascii_case("bearer")
             .then(|| rest.trim().to_owned());
     }
-    let query = req.uri().query()?;
-    form_value(query, "token")
+    let upgrade = req
+        .headers()
+        .get(header::UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    if !upgrade {
+        return None;
+    }
+    form_value(req.uri().query()?, "token")
 }
 
 /// One parameter of a query string, percent-decoded.

@@ -45,6 +45,11 @@ impl<T: Clone> Hub<T> {
         self.sessions.contains_key(session_id)
     }
 
+    /// The sessions with a connection attached.
+    pub fn attached(&self) -> Vec<String> {
+        self.sessions.keys().cloned().collect()
+    }
+
     /// Queues `msg` for every subscriber of the session; returns how many got it.
     pub fn broadcast(&mut self, session_id: &str, msg: &T) -> usize {
         let Some(subs) = self.sessions.get_mut(session_id) else {
@@ -53,7 +58,7 @@ impl<T: Clone> Hub<T> {
         subs.retain(|(id, tx)| match tx.try_send(msg.clone()) {
             Ok(()) => true,
             Err(_) => {
-                tracing::warn!(
+                crate::warn_throttled!(
                     session_id,
                     subscriber = id,
                     "client too slow or gone; detached"

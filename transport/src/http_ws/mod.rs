@@ -10,6 +10,7 @@
 mod client;
 mod clock;
 mod engine;
+mod expiry;
 mod forward;
 pub mod guard;
 mod hub;

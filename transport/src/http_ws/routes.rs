@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::engine::{Engine, get_path};
 use super::layout::{ApiError, Binding};
 use super::limits::Limits;
-use super::server::{ServerError, Shared, or_internal};
+use super::server::{ServerError, Shared};
 use super::socket;
 
 pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
@@ -36,6 +36,7 @@ pub(crate) fn api<B: Binding>(
     }
 }
 
+/// The last resort, when not even the protocol's error body can be built.
 pub(crate) fn internal(e: &ServerError) -> Response {
     tracing::error!(error = %e, "session server failure");
     (StatusCode::INTERNAL_SERVER_ERROR, "internal error").into_response()
@@ -98,7 +99,11 @@ pub(crate) fn pointer(path: &str) -> String {
     format!("/{}", path.replace('.', "/"))
 }
 
-pub(crate) async fn create<B: Binding>(State(s): State<Arc<Shared<B>>>, body: Body) -> Response {
+pub(crate) async fn create<B: Binding>(
+    State(s): State<Arc<Shared<B>>>,
+    extensions: axum::http::Extensions,
+    body: Body,
+) -> Response {
     let l = B::LAYOUT;
     let text = match read_text(&s.engine, &s.limits, body).await {
         Ok(t) => t,
@@ -135,7 +140,8 @@ pub(crate) async fn create<B: Binding>(State(s): State<Arc<Shared<B>>>, body: Bo
             }
         },
     };
-    or_internal(s.create(owner, session))
+    let client = crate::budget::ClientKey::of_request(&extensions);
+    s.or_failure(s.create(owner, session, client))
 }
 
 pub(crate) async fn callback<B: Binding>(
@@ -171,7 +177,7 @@ pub(crate) async fn callback<B: Binding>(
             "the message is blank",
         );
     }
-    or_internal(s.callback(&session_id, &text))
+    s.or_failure(s.callback(&session_id, &text))
 }
 
 pub(crate) async fn ws<B: Binding>(

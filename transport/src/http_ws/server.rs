@@ -18,13 +18,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::clock::Clock;
 use super::engine::{Engine, get_path};
+use super::expiry::Shares;
 use super::forward::{ForwardError, Forwarder};
 use super::hub::Hub;
 use super::layout::{ApiError, Binding, LogRole, WsError};
 use super::limits::Limits;
 use super::relay::Relay;
-use super::routes::{self, api, internal, json};
+use super::routes::{self, api, json};
 use super::serve::ServerHandle;
+use crate::budget::{ClientKey, Exhausted};
 use crate::check::{CheckMode, Gate};
 use crate::store::sessions::{SessionRecord, SessionStore};
 use crate::store::{FeedEvent, LogFeed, StoreError};
@@ -118,7 +120,7 @@ pub(crate) struct Shared<B: Binding> {
     pub(crate) engine: Engine<B>,
     pub(crate) limits: Limits,
     pub(crate) mode: CheckMode,
-    store: Arc<dyn SessionStore>,
+    pub(crate) store: Arc<dyn SessionStore>,
     core: Mutex<Core<B>>,
     forwarder: Forwarder,
     pub(crate) connections: Arc<Semaphore>,
@@ -145,6 +147,8 @@ pub(crate) struct Core<B: Binding> {
     /// Set for a store several instances share: broadcasts then follow the store's order
     /// (see `relay`); without it they go straight to the hub.
     pub(crate) relay: Option<Relay>,
+    /// Each client's share of the live sessions, held by the sessions created here.
+    shares: Shares,
 }
 
 /// An input to post to the owner's URL once the lock is released.
@@ -154,6 +158,12 @@ pub(crate) struct ForwardJob {
 }
 
 impl<B: Binding> Core<B> {
+    /// Drops what the server keeps for a session that is no longer live (it expired).
+    pub(crate) fn forget(&mut self, session_id: &str) {
+        self.checkers.remove(session_id);
+        self.shares.release(session_id);
+    }
+
     fn fresh_gate(&self) -> Gate<B::Checker> {
         Gate::new(self.mode, B::new_checker(64))
     }
@@ -199,6 +209,7 @@ impl<B: Binding> SessionServer<B> {
             clock: Clock::new(),
             hub: Hub::new(),
             relay: None,
+            shares: Shares::new(limits.max_sessions_per_client),
         };
         let feed = store.feed();
         if feed.is_some() {
@@ -250,12 +261,13 @@ impl<B: Binding> SessionServer<B> {
     /// The router of a server bound at `addr`: every route behind the origin policy.
     fn router_at(&self, addr: Option<std::net::SocketAddr>) -> Router {
         let l = B::LAYOUT;
-        let open = Router::new().route(
-            &routes::axum_path(l.create.path),
-            routes::method_router(l.create.method, routes::create::<B>),
-        );
-        // The callback and the WebSocket are what a shared token protects (off by default).
+        // A shared token (off by default) protects every route: the create, which adds state,
+        // as much as the callback and the WebSocket.
         let guarded = Router::new()
+            .route(
+                &routes::axum_path(l.create.path),
+                routes::method_router(l.create.method, routes::create::<B>),
+            )
             .route(
                 &routes::axum_path(l.callback.path),
                 routes::method_router(l.callback.method, routes::callback::<B>),
@@ -267,8 +279,7 @@ impl<B: Binding> SessionServer<B> {
             shared.api(StatusCode::UNAUTHORIZED, ApiError::InvalidRequest, m)
         });
         let guarded = super::guard::with_token(guarded, &self.shared.guard, unauthorized);
-        let router = open
-            .merge(guarded)
+        let router = guarded
             // Bodies are read with our own limit so an oversized one gets the protocol's 413.
             .layer(DefaultBodyLimit::disable())
             .with_state(self.shared.clone());
@@ -288,6 +299,7 @@ impl<B: Binding> SessionServer<B> {
         if let Some(feed) = feed {
             tokio::spawn(relay_feed(self.shared.clone(), feed));
         }
+        tokio::spawn(super::expiry::sweep(Arc::downgrade(&self.shared)));
         let router = self.router_at(Some(listener.local_addr()?));
         super::serve::serve_router_checked(listener, router, shutdown, &self.shared.guard)
     }
@@ -310,11 +322,13 @@ impl<B: Binding> Shared<B> {
         api(&self.engine, status, code, message)
     }
 
-    /// Creates, attaches to or revives a session (`session` already trimmed and valid).
+    /// Creates, attaches to or revives a session (`session` already trimmed and valid) for
+    /// `client` (`None`: its address is unknown).
     pub(crate) fn create(
         &self,
         owner: &str,
         session: Option<String>,
+        client: Option<ClientKey>,
     ) -> Result<Response, ServerError> {
         let mut core = self.lock()?;
         // Generated ids are random (128 bits): a callback needs only the id, so it must not
@@ -335,7 +349,7 @@ impl<B: Binding> Shared<B> {
         // read and this write: the store's atomic insert/revive says who won, and the loser
         // reads again (and then attaches, or gets 409).
         for _ in 0..CREATE_ATTEMPTS {
-            if let Some(reply) = self.try_create(&mut core, owner, &session_id)? {
+            if let Some(reply) = self.try_create(&mut core, owner, &session_id, client)? {
                 return Ok(reply);
             }
         }
@@ -350,6 +364,7 @@ impl<B: Binding> Shared<B> {
         core: &mut Core<B>,
         owner: &str,
         session_id: &str,
+        client: Option<ClientKey>,
     ) -> Result<Option<Response>, ServerError> {
         let (status, record) = match self.store.session(session_id)? {
             Some(rec) if rec.owner != owner => {
@@ -372,12 +387,16 @@ impl<B: Binding> Shared<B> {
                 (StatusCode::CREATED, rec)
             }
         };
-        // `deleted` here means "not live yet": a new session or one to revive.
-        if record.deleted && self.store.live_sessions()? >= self.limits.max_sessions {
-            let m = "the server holds its maximum number of live sessions";
-            let reply = self.api(StatusCode::SERVICE_UNAVAILABLE, ApiError::InvalidRequest, m);
-            return Ok(Some(reply));
-        }
+        // `deleted` here means "not live yet": a new session or one to revive, which takes
+        // a share of the client's and a place under the cap.
+        let lease = if record.deleted {
+            match self.make_room(core, client)? {
+                Ok(lease) => Some(lease),
+                Err(reply) => return Ok(Some(reply)),
+            }
+        } else {
+            None
+        };
         let fresh = match self.check_create(core, &record, status) {
             Ok(fresh) => fresh,
             Err(v) => {
@@ -402,10 +421,40 @@ impl<B: Binding> Shared<B> {
         if let Some(gate) = fresh {
             core.checkers.insert(session_id.to_owned(), gate);
         }
+        if let Some(lease) = lease {
+            core.shares.hold(session_id, lease);
+        }
         let reply =
             self.engine
                 .create_reply(&record.session_id, &record.owner, &record.created_at)?;
         Ok(Some(json(status, &reply)))
+    }
+
+    /// A share of `client`'s and a place under the cap for one more live session (idle
+    /// sessions are expired first when the store is full), or the refusal: 429 past the
+    /// client's share, 503 past the cap.
+    fn make_room(
+        &self,
+        core: &mut Core<B>,
+        client: Option<ClientKey>,
+    ) -> Result<Result<crate::budget::Lease, Response>, ServerError> {
+        let lease = match core.shares.take(client) {
+            Ok(lease) => lease,
+            Err(Exhausted::Client(n)) | Err(Exhausted::Total(n)) => {
+                let m = format!("this client already has {n} live sessions");
+                let reply = self.api(StatusCode::TOO_MANY_REQUESTS, ApiError::InvalidRequest, &m);
+                return Ok(Err(reply));
+            }
+        };
+        let max = self.limits.max_sessions;
+        if self.store.live_sessions()? >= max
+            && (self.expire_idle(core)? == 0 || self.store.live_sessions()? >= max)
+        {
+            let m = "the server holds its maximum number of live sessions";
+            let reply = self.api(StatusCode::SERVICE_UNAVAILABLE, ApiError::InvalidRequest, m);
+            return Ok(Err(reply));
+        }
+        Ok(Ok(lease))
     }
 
     /// Runs a successful create answer through the session's checker; a new session gets
@@ -540,7 +589,7 @@ impl<B: Binding> Shared<B> {
                 tracing::error!(violation = %v, "forward broke the protocol's sequence rules");
             }
             if let Err(e) = &result {
-                tracing::warn!(session_id, error = %e, "forward failed");
+                crate::warn_throttled!(session_id, error = %e, "forward failed");
                 let text = format!("Forwarding failed: {e}");
                 self.append(&mut core, &rec, LogRole::Error, &text)?;
             }
@@ -613,7 +662,21 @@ async fn relay_feed<B: Binding>(shared: Arc<Shared<B>>, mut feed: LogFeed) {
     }
 }
 
-/// Reports a server failure as 500.
-pub(crate) fn or_internal(r: Result<Response, ServerError>) -> Response {
-    r.unwrap_or_else(|e| internal(&e))
+impl<B: Binding> Shared<B> {
+    /// Reports a server failure in the API's own error body: 503 when the store cannot
+    /// answer (a database that is down or unreachable: the client may try again later),
+    /// 500 for anything else.
+    pub(crate) fn or_failure(&self, r: Result<Response, ServerError>) -> Response {
+        r.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "session server failure");
+            let (status, m) = match e {
+                ServerError::Store(_) => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the session store is unavailable; try again later",
+                ),
+                _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal error"),
+            };
+            self.api(status, ApiError::InvalidRequest, m)
+        })
+    }
 }

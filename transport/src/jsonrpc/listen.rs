@@ -102,12 +102,12 @@ async fn accept_loop<S, D, F>(
             Err(e) => {
                 // Per-connection accept errors (a reset before accept, fd exhaustion) must
                 // not end the server.
-                tracing::warn!(error = %e, "accept failed");
+                crate::warn_throttled!(error = %e, "accept failed");
                 continue;
             }
         };
         let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            tracing::warn!(%remote, max_connections, "connection limit reached, closing");
+            crate::warn_throttled!(%remote, max_connections, "connection limit reached, closing");
             drop(stream);
             continue;
         };

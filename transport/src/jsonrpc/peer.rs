@@ -648,7 +648,7 @@ impl<S: Side> Peer<S> {
                 item = inbox.next() => item,
                 () = deadline.tick() => match deadline.judge(inbox.mid_frame()) {
                     Some(expired) => {
-                        tracing::warn!(?expired, "closing a connection too slow to read from");
+                        crate::warn_throttled!(?expired, "closing a connection too slow to read from");
                         break;
                     }
                     None => continue,
@@ -664,7 +664,7 @@ impl<S: Side> Peer<S> {
                 Some(Ok(Err(framing))) => {
                     self.inner.counters.received.fetch_add(1, Ordering::Relaxed);
                     self.inner.counters.refused.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(error = %framing, "bad frame");
+                    crate::warn_throttled!(error = %framing, "bad frame");
                     // The frame's content is lost, so there is no id to answer; JSON-RPC
                     // answers what it cannot read with a parse error and a null id.
                     let error = RpcError {
@@ -690,7 +690,7 @@ impl<S: Side> Peer<S> {
                     self.conventions(&text, &n).await;
                     let work = dispatch.notification(self.clone(), n);
                     if AssertUnwindSafe(work).catch_unwind().await.is_err() {
-                        tracing::error!("notification handler panicked");
+                        crate::error_throttled!("notification handler panicked");
                     }
                 }
                 Message::Response(response) => self.deliver(response),
@@ -810,7 +810,7 @@ impl<S: Side> Peer<S> {
         let _ = lock(&self.inner.gate).admit(|checker| {
             if let Err(unfinished) = S::finish(std::mem::take(checker)) {
                 for v in unfinished {
-                    tracing::warn!(violation = %v, "connection ended mid-flow");
+                    crate::warn_throttled!(violation = %v, "connection ended mid-flow");
                 }
             }
             Ok(())
@@ -843,7 +843,7 @@ impl<S: Side> Peer<S> {
             .counters
             .violations
             .fetch_add(1, Ordering::Relaxed);
-        tracing::warn!(%violation, "inbound message out of sequence, refused");
+        crate::warn_throttled!(%violation, "inbound message out of sequence, refused");
         match msg {
             Message::Request { id, .. } => {
                 let error = violation_error(self.inner.config.violation_code, &violation);
@@ -862,18 +862,18 @@ impl<S: Side> Peer<S> {
         None
     }
 
+    /// Answers, drops or fails what could not be admitted, by what it reads as. A message
+    /// the probe cannot read (not JSON) is answered with a null id; one it can read is a
+    /// request, a notification or a response whatever was wrong inside it (nesting too deep
+    /// is a syntax error, yet the request's id is there to answer).
     async fn refuse_invalid(&self, text: &str, invalid: &Invalid) {
         let shape = probe::probe(text);
-        let syntax = invalid
-            .errors
-            .first()
-            .is_some_and(|e| e.rule == Rule::Syntax);
-        if !syntax && shape.is_notification() {
-            tracing::warn!(error = %invalid, "invalid notification dropped");
+        if shape.is_notification() {
+            crate::warn_throttled!(error = %invalid, "invalid notification dropped");
             return;
         }
-        if !syntax && shape.is_response() {
-            tracing::warn!(error = %invalid, "invalid response dropped");
+        if shape.is_response() {
+            crate::warn_throttled!(error = %invalid, "invalid response dropped");
             if let Some(w) = shape
                 .id
                 .as_ref()
@@ -883,9 +883,8 @@ impl<S: Side> Peer<S> {
             }
             return;
         }
-        tracing::warn!(error = %invalid, "invalid message answered with an error");
-        let id = if syntax { None } else { shape.id };
-        self.refuse(id, RpcError::for_invalid(invalid)).await;
+        crate::warn_throttled!(error = %invalid, "invalid message answered with an error");
+        self.refuse(shape.id, RpcError::for_invalid(invalid)).await;
     }
 
     /// Whether `r` answers a raw probe, whose request the checker never saw.
@@ -905,7 +904,9 @@ impl<S: Side> Peer<S> {
             Some(w) => {
                 let _ = w.reply.send(Ok(response));
             }
-            None => tracing::warn!(id = ?response.id, "response to no outstanding request dropped"),
+            None => {
+                crate::warn_throttled!(id = ?response.id, "response to no outstanding request dropped")
+            }
         }
     }
 }
@@ -915,7 +916,7 @@ impl<S: Side> Peer<S> {
 pub const SERVER_BUSY: i64 = -32000;
 
 fn handler_panicked() -> RpcError {
-    tracing::error!("request handler panicked");
+    crate::error_throttled!("request handler panicked");
     RpcError {
         code: codes::INTERNAL_ERROR,
         message: "the request handler failed".to_owned(),

@@ -85,6 +85,16 @@ pub trait SessionStore: Send + Sync + 'static {
         Ok(self.log(session_id)?.last().map_or(0, |e| e.seq))
     }
 
+    /// Records activity on these sessions now (a server calls it for the sessions it has
+    /// connections attached to, so that they do not expire while in use). Creating, reviving
+    /// and appending record activity themselves.
+    fn touch(&self, session_ids: &[String]) -> Result<(), StoreError>;
+
+    /// Marks deleted every live session with no activity for `idle` (by the store's own
+    /// clock), and returns their ids: the expiry that keeps the live count from growing
+    /// forever. Their logs stay; their owner may revive them.
+    fn expire_idle(&self, idle: std::time::Duration) -> Result<Vec<String>, StoreError>;
+
     /// What other processes append to this store, for a store several server instances
     /// share; `None` (the default) for a store only this process writes. A store with a
     /// feed numbers each session's entries 1, 2, 3, ... with no gaps, so that a reader can
@@ -105,7 +115,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     session_id TEXT PRIMARY KEY,
     owner      TEXT NOT NULL,
     deleted    INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    active_at  INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS session_log (
     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -115,19 +126,43 @@ CREATE TABLE IF NOT EXISTS session_log (
 CREATE INDEX IF NOT EXISTS session_log_session ON session_log(session_id, seq);
 ";
 
+/// Now, in milliseconds since the Unix epoch, by SQLite's clock (every version has
+/// `julianday`).
+const NOW_MS: &str = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+
 impl SqliteSessionStore {
     /// Opens (or creates) the database file at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        Ok(Self {
-            conn: super::open_store(Some(path), SCHEMA)?,
-        })
+        Self::upgraded(super::open_store(Some(path), SCHEMA)?)
     }
 
     /// A store that lives only as long as the process.
     pub fn in_memory() -> Result<Self, StoreError> {
-        Ok(Self {
-            conn: super::open_store(None, SCHEMA)?,
-        })
+        Self::upgraded(super::open_store(None, SCHEMA)?)
+    }
+
+    /// Adds what a file written by an older version lacks: the activity time (sessions
+    /// stored before it get the upgrade's time, so none expires at once).
+    fn upgraded(conn: Mutex<Connection>) -> Result<Self, StoreError> {
+        let store = Self { conn };
+        {
+            let conn = store.conn()?;
+            let has: i64 = conn.query_row(
+                "SELECT COUNT(*) FROM pragma_table_info('sessions') WHERE name = 'active_at'",
+                [],
+                |r| r.get(0),
+            )?;
+            if has == 0 {
+                conn.execute_batch(
+                    "ALTER TABLE sessions ADD COLUMN active_at INTEGER NOT NULL DEFAULT 0",
+                )?;
+            }
+            conn.execute(
+                &format!("UPDATE sessions SET active_at = {NOW_MS} WHERE active_at = 0"),
+                [],
+            )?;
+        }
+        Ok(store)
     }
 
     fn conn(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
@@ -157,9 +192,13 @@ impl SessionStore for SqliteSessionStore {
 
     fn put_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
         self.conn()?.execute(
-            "INSERT INTO sessions (session_id, owner, deleted, created_at) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT(session_id) DO UPDATE SET owner = excluded.owner,
-                 deleted = excluded.deleted, created_at = excluded.created_at",
+            &format!(
+                "INSERT INTO sessions (session_id, owner, deleted, created_at, active_at)
+                 VALUES (?1, ?2, ?3, ?4, {NOW_MS})
+                 ON CONFLICT(session_id) DO UPDATE SET owner = excluded.owner,
+                     deleted = excluded.deleted, created_at = excluded.created_at,
+                     active_at = excluded.active_at"
+            ),
             params![
                 record.session_id,
                 record.owner,
@@ -193,7 +232,12 @@ impl SessionStore for SqliteSessionStore {
             "INSERT INTO session_log (session_id, value) VALUES (?1, ?2)",
             params![session_id, value.to_string()],
         )?;
-        Ok(conn.last_insert_rowid())
+        let seq = conn.last_insert_rowid();
+        conn.execute(
+            &format!("UPDATE sessions SET active_at = {NOW_MS} WHERE session_id = ?1"),
+            params![session_id],
+        )?;
+        Ok(seq)
     }
 
     fn log(&self, session_id: &str) -> Result<Vec<LogEntry>, StoreError> {
@@ -202,8 +246,10 @@ impl SessionStore for SqliteSessionStore {
 
     fn insert_new(&self, record: &SessionRecord) -> Result<bool, StoreError> {
         let n = self.conn()?.execute(
-            "INSERT INTO sessions (session_id, owner, deleted, created_at) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT(session_id) DO NOTHING",
+            &format!(
+                "INSERT INTO sessions (session_id, owner, deleted, created_at, active_at)
+                 VALUES (?1, ?2, ?3, ?4, {NOW_MS}) ON CONFLICT(session_id) DO NOTHING"
+            ),
             params![
                 record.session_id,
                 record.owner,
@@ -216,10 +262,34 @@ impl SessionStore for SqliteSessionStore {
 
     fn revive(&self, session_id: &str, owner: &str) -> Result<bool, StoreError> {
         let n = self.conn()?.execute(
-            "UPDATE sessions SET deleted = 0 WHERE session_id = ?1 AND owner = ?2 AND deleted = 1",
+            &format!(
+                "UPDATE sessions SET deleted = 0, active_at = {NOW_MS}
+                 WHERE session_id = ?1 AND owner = ?2 AND deleted = 1"
+            ),
             params![session_id, owner],
         )?;
         Ok(n == 1)
+    }
+
+    fn touch(&self, session_ids: &[String]) -> Result<(), StoreError> {
+        let conn = self.conn()?;
+        let sql = format!("UPDATE sessions SET active_at = {NOW_MS} WHERE session_id = ?1");
+        let mut stmt = conn.prepare_cached(&sql)?;
+        for id in session_ids {
+            stmt.execute(params![id])?;
+        }
+        Ok(())
+    }
+
+    fn expire_idle(&self, idle: std::time::Duration) -> Result<Vec<String>, StoreError> {
+        let idle_ms = i64::try_from(idle.as_millis()).unwrap_or(i64::MAX);
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(&format!(
+            "UPDATE sessions SET deleted = 1
+             WHERE deleted = 0 AND active_at <= {NOW_MS} - ?1 RETURNING session_id"
+        ))?;
+        let ids = stmt.query_map(params![idle_ms], |r| r.get::<_, String>(0))?;
+        Ok(ids.collect::<Result<_, _>>()?)
     }
 
     fn log_after(&self, session_id: &str, after: i64) -> Result<Vec<LogEntry>, StoreError> {

@@ -35,7 +35,7 @@ impl Client {
                             return;
                         }
                     }
-                    Err(e) => tracing::warn!(error = %e, "Streamable HTTP stream failed"),
+                    Err(e) => crate::warn_throttled!(error = %e, "Streamable HTTP stream failed"),
                 }
             }
         });
@@ -48,7 +48,7 @@ impl Client {
                     let Err(e) = client.send(&json).await else {
                         return;
                     };
-                    tracing::warn!(error = %e, "Streamable HTTP send failed");
+                    crate::warn_throttled!(error = %e, "Streamable HTTP send failed");
                     if let Ok(Kind::Request { id, .. }) = classify(&json) {
                         let answer = serde_json::json!({
                             "jsonrpc": "2.0",

@@ -12,6 +12,11 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// Live sessions; an `initialize` that would open one more gets 503.
     pub max_sessions: usize,
+    /// Live sessions one client (peer address, IPv6 by /64: [`crate::budget`]) may hold; an
+    /// `initialize` that would open one more for it gets 429, so one client cannot take every
+    /// session and renew them for as long as it likes. Behind a proxy, raise it to
+    /// `max_sessions`.
+    pub max_sessions_per_client: usize,
     /// A session that sees no request and has no open stream for this long is ended.
     pub idle_timeout: Duration,
     /// Deadline for reading one request's header, and for a keep-alive connection to start
@@ -22,7 +27,8 @@ pub struct Limits {
     /// HTTP connections open at once; one more is closed on accept.
     pub max_connections: usize,
     /// Messages queued for one session's GET stream while none is open (or while it is
-    /// slow); past this the oldest message is dropped, with a warning.
+    /// slow); past this each new message is dropped (the queued ones stay, in order), with a
+    /// rate-limited warning that counts the drops ([`crate::throttle`]).
     pub max_queued: usize,
     /// Requests of one session waiting for their answers; one more gets 429.
     pub max_in_flight: usize,
@@ -41,6 +47,7 @@ impl Default for Limits {
         Self {
             max_body_bytes: 4 * 1024 * 1024,
             max_sessions: 1024,
+            max_sessions_per_client: 64,
             idle_timeout: Duration::from_secs(30 * 60),
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),

@@ -1,7 +1,7 @@
 //! The little the transport reads of a JSON-RPC message to route it: its kind, id and method.
 //! Everything else (params, results, validation against a schema) is the engine's business.
 
-use agentwire_runtime::jsonrpc::{RequestId, codes};
+use agentwire_runtime::jsonrpc::{RequestId, RpcError, codes};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -26,12 +26,14 @@ impl Kind {
     }
 }
 
-/// Why a body is not one JSON-RPC message: the JSON-RPC error code the spec gives, and the
-/// rule it broke.
+/// Why a body is not one JSON-RPC message: the JSON-RPC error code the spec gives, the
+/// rule it broke, and the id of the request it was, when that could be read (the refusal
+/// answers it; JSON-RPC answers with a null id only what it cannot read).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotAMessage {
     pub code: i64,
     pub rule: String,
+    pub id: Option<RequestId>,
 }
 
 /// The envelope members the transport looks at; unknown members are ignored.
@@ -58,10 +60,12 @@ pub fn classify(text: &str) -> Result<Kind, NotAMessage> {
     let value: &RawValue = serde_json::from_str(text).map_err(|e| NotAMessage {
         code: codes::PARSE_ERROR,
         rule: format!("body is not JSON: {e}"),
+        id: None,
     })?;
     let invalid = |rule: &str| NotAMessage {
         code: codes::INVALID_REQUEST,
         rule: rule.to_owned(),
+        id: None,
     };
     let raw = value.get().trim_start();
     if raw.starts_with('[') {
@@ -74,6 +78,15 @@ pub fn classify(text: &str) -> Result<Kind, NotAMessage> {
     }
     let env: Envelope<'_> = serde_json::from_str(raw)
         .map_err(|e| invalid(&format!("malformed JSON-RPC envelope: {e}")))?;
+    // A call whose id could be read is answered with it, whatever else is wrong with it.
+    let call_id = match (&env.method, &env.id) {
+        (Some(_), Some(Some(id))) => Some(id.clone()),
+        _ => None,
+    };
+    let invalid = |rule: &str| NotAMessage {
+        id: call_id.clone(),
+        ..invalid(rule)
+    };
     if env.jsonrpc.as_deref() != Some("2.0") {
         return Err(invalid("`jsonrpc` must be \"2.0\""));
     }
@@ -96,10 +109,32 @@ pub fn classify(text: &str) -> Result<Kind, NotAMessage> {
     }
 }
 
+/// What every consumer refuses of a message the envelope reader took: nesting deeper than
+/// serde_json reads and a key given twice, with the code and text the JSON-RPC engine
+/// answers them with (one answer, wherever it is given), and the request's id.
+pub fn check_members(text: &str, kind: &Kind) -> Result<(), NotAMessage> {
+    agentwire_runtime::json::unique::check(text.as_bytes()).map_err(|invalid| {
+        let error = RpcError::for_invalid(&invalid);
+        NotAMessage {
+            code: error.code,
+            rule: error.message,
+            id: match kind {
+                Kind::Request { id, .. } => Some(id.clone()),
+                _ => None,
+            },
+        }
+    })
+}
+
 /// The JSON text of an error response with a null id (the form the transport answers a body
 /// it cannot take with).
 pub fn error_body(code: i64, message: &str) -> String {
-    serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
+    error_answer(None, code, message)
+}
+
+/// The JSON text of an error response to `id` (`None`: a null id).
+pub fn error_answer(id: Option<&RequestId>, code: i64, message: &str) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
         .to_string()
 }
 
@@ -126,6 +161,29 @@ mod tests {
                 id: RequestId::Number(2)
             }
         );
+    }
+
+    #[test]
+    fn too_deep_and_twice_are_refused_with_the_request_id() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"echo","params":{{"a":{}1{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let kind = classify(&deep).unwrap();
+        let e = check_members(&deep, &kind).unwrap_err();
+        assert_eq!(
+            (e.code, e.id),
+            (codes::PARSE_ERROR, Some(RequestId::Number(9)))
+        );
+        assert!(e.rule.contains("nested deeper than"), "{}", e.rule);
+        let twice = r#"{"jsonrpc":"2.0","id":"t","method":"echo","params":{"a":1,"a":2}}"#;
+        let e = check_members(twice, &classify(twice).unwrap()).unwrap_err();
+        assert_eq!(e.id, Some(RequestId::String("t".into())));
+        let fine = r#"{"jsonrpc":"2.0","id":1,"method":"echo","params":[[[1]]]}"#;
+        assert!(check_members(fine, &classify(fine).unwrap()).is_ok());
+        let e = classify(r#"{"jsonrpc":"1.0","id":4,"method":"x"}"#).unwrap_err();
+        assert_eq!(e.id, Some(RequestId::Number(4)));
     }
 
     #[test]

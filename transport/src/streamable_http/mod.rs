@@ -50,6 +50,6 @@ mod stream;
 pub use client::{Client, ClientConfig, Received};
 pub use config::{Hosts, Limits, Origins, PROTOCOL_VERSIONS, ServerConfig};
 pub use error::ClientError;
-pub use message::{Kind, NotAMessage, classify, error_body};
+pub use message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
 pub use server::{INITIALIZE, SESSION_HEADER, VERSION_HEADER, router, serve};
 pub use service::{Outgoing, Service, SessionPipe};

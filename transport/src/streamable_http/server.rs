@@ -7,7 +7,7 @@ use agentwire_runtime::jsonrpc::{RequestId, codes};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -16,10 +16,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::body::{self, BodyError};
 use super::config::ServerConfig;
-use super::message::{Kind, classify, error_body};
+use super::message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
 use super::service::Service;
 use super::session::{OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
+use crate::budget::{ClientKey, Exhausted};
 use crate::http_ws::{Guard, ServerHandle, serve_router_checked};
 use crate::origin::SitePolicy;
 
@@ -165,6 +166,17 @@ fn refuse(status: StatusCode, code: i64, message: &str) -> Response {
         .into_response()
 }
 
+/// 400 for a body that is not one acceptable message, answering the request's id when it
+/// could be read.
+fn not_a_message(e: &NotAMessage) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        error_answer(e.id.as_ref(), e.code, &e.rule),
+    )
+        .into_response()
+}
+
 fn accepts(headers: &HeaderMap, types: &[&str]) -> bool {
     let accept = headers
         .get_all(header::ACCEPT)
@@ -242,7 +254,12 @@ fn body_refusal(e: BodyError) -> Response {
     }
 }
 
-async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Body) -> Response {
+async fn on_post(
+    State(shared): State<Arc<Shared>>,
+    extensions: Extensions,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     if !accepts(&headers, &["application/json", "text/event-stream"]) {
         return refuse(
             StatusCode::NOT_ACCEPTABLE,
@@ -262,14 +279,17 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
         Ok(t) => t,
         Err(e) => return body_refusal(e),
     };
-    let kind = match classify(&text) {
+    // What the engine would refuse is refused here, with the same answer: the engine's
+    // refusal of a message it cannot read carries no id, which would leave the POST open.
+    let kind = match classify(&text).and_then(|k| check_members(&text, &k).map(|()| k)) {
         Ok(k) => k,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, e.code, &e.rule),
+        Err(e) => return not_a_message(&e),
     };
     if let Kind::Request { id, method } = &kind
         && method == INITIALIZE
     {
-        return open_session(&shared, &headers, id.clone(), text).await;
+        let client = ClientKey::of_request(&extensions);
+        return open_session(&shared, &headers, client, id.clone(), text).await;
     }
     let session = match session_of(&shared, &headers).and_then(|s| {
         check_version(&shared, &headers)?;
@@ -297,11 +317,12 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bo
     }
 }
 
-/// An `initialize` request: opens a session (400 inside one, 503 when the table is full)
-/// and answers the request, with the new session's id.
+/// An `initialize` request: opens a session (400 inside one, 503 when the table is full,
+/// 429 when the client holds its share) and answers the request, with the new session's id.
 async fn open_session(
     shared: &Shared,
     headers: &HeaderMap,
+    client: Option<ClientKey>,
     id: RequestId,
     text: String,
 ) -> Response {
@@ -312,11 +333,15 @@ async fn open_session(
             "initialize opens a new session: send it without Mcp-Session-Id",
         );
     }
-    let session = match shared.sessions.open(shared.service.as_ref()) {
+    let session = match shared.sessions.open(shared.service.as_ref(), client) {
         Ok(s) => s,
+        Err(OpenError::Full(Exhausted::Client(n))) => {
+            let why = format!("this client already holds {n} sessions; end one first");
+            return refuse(StatusCode::TOO_MANY_REQUESTS, TRANSPORT_ERROR, &why);
+        }
         Err(e) => {
             let why = match e {
-                OpenError::Full => "too many sessions",
+                OpenError::Full(_) => "too many sessions",
                 OpenError::NoRandomness => "no randomness for a session id",
             };
             return refuse(StatusCode::SERVICE_UNAVAILABLE, TRANSPORT_ERROR, why);

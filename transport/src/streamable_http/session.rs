@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::Limits;
 use super::message::{Kind, classify};
 use super::service::{Outgoing, Service, SessionPipe};
+use crate::budget::{Budget, ClientKey, Exhausted, Lease};
 
 /// Messages one POST stream may have queued before the router waits for its client.
 const POST_QUEUE: usize = 64;
@@ -28,6 +29,8 @@ pub(crate) struct Session {
     pub inbound: mpsc::Sender<String>,
     pub ended: CancellationToken,
     state: Mutex<State>,
+    /// The session's place in the server's budget, given back when it ends.
+    lease: Mutex<Option<Lease>>,
 }
 
 #[derive(Debug)]
@@ -70,8 +73,8 @@ impl Parked {
 /// Why a session cannot be opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OpenError {
-    /// `Limits::max_sessions` are live.
-    Full,
+    /// `Limits::max_sessions` are live, or the client holds its share of them.
+    Full(Exhausted),
     /// The operating system gave no random bytes for the id.
     NoRandomness,
 }
@@ -152,6 +155,12 @@ impl Session {
         Busy(self.clone())
     }
 
+    /// Gives the session's place in the budget back (it has left the table).
+    fn give_back(&self) {
+        let lease = self.lease.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(lease);
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A poisoned lock means a panic elsewhere; the state itself stays consistent.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
@@ -175,6 +184,7 @@ impl Drop for Busy {
 pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Arc<Session>>>,
     limits: Limits,
+    budget: Budget,
 }
 
 impl Sessions {
@@ -182,6 +192,7 @@ impl Sessions {
     pub fn new(limits: Limits) -> Arc<Self> {
         let table = Arc::new(Self {
             map: Mutex::new(HashMap::new()),
+            budget: Budget::new(limits.max_sessions, limits.max_sessions_per_client),
             limits,
         });
         tokio::spawn(sweep(Arc::downgrade(&table)));
@@ -196,8 +207,13 @@ impl Sessions {
         self.map().get(id).cloned()
     }
 
-    /// Opens a session and hands its pipe to `service`.
-    pub fn open(self: &Arc<Self>, service: &dyn Service) -> Result<Arc<Session>, OpenError> {
+    /// Opens a session for `client` (`None`: unknown) and hands its pipe to `service`.
+    pub fn open(
+        self: &Arc<Self>,
+        service: &dyn Service,
+        client: Option<ClientKey>,
+    ) -> Result<Arc<Session>, OpenError> {
+        let lease = self.budget.try_take(client).map_err(OpenError::Full)?;
         let id = new_id().ok_or(OpenError::NoRandomness)?;
         let (in_tx, in_rx) = mpsc::channel(self.limits.max_in_flight.max(1));
         let (out_tx, out_rx) = mpsc::channel(ENGINE_QUEUE);
@@ -214,14 +230,9 @@ impl Sessions {
                 busy: 0,
                 last_seen: Instant::now(),
             }),
+            lease: Mutex::new(Some(lease)),
         });
-        {
-            let mut map = self.map();
-            if map.len() >= self.limits.max_sessions {
-                return Err(OpenError::Full);
-            }
-            map.insert(session.id.clone(), session.clone());
-        }
+        self.map().insert(session.id.clone(), session.clone());
         tokio::spawn(route(Arc::downgrade(self), session.clone(), out_rx, gs_tx));
         service.open(SessionPipe {
             id: session.id.clone(),
@@ -237,6 +248,7 @@ impl Sessions {
         let removed = self.map().remove(id);
         match removed {
             Some(s) => {
+                s.give_back();
                 s.ended.cancel();
                 true
             }
@@ -248,6 +260,7 @@ impl Sessions {
     pub fn end_all(&self) {
         let all: Vec<_> = self.map().drain().map(|(_, s)| s).collect();
         for s in all {
+            s.give_back();
             s.ended.cancel();
         }
     }
@@ -363,6 +376,6 @@ async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outg
         },
     };
     if let Err(e) = standalone.try_send(json) {
-        tracing::warn!(session = %session.id, error = %e, "GET stream queue full; message dropped");
+        crate::warn_throttled!(session = %session.id, error = %e, "GET stream queue full; message dropped");
     }
 }

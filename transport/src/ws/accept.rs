@@ -5,7 +5,8 @@
 //! exhaust file descriptors nor take an upgraded peer's slot.
 //!
 //! axum's own `serve` has none of these: it reads a header for as long as the peer keeps
-//! the socket open, and the servers' connection caps only count upgraded connections.
+//! the socket open, and the servers' connection caps only count upgraded connections. Each
+//! request gets its peer's address as axum's `ConnectInfo<SocketAddr>` (see [`crate::budget`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,14 +61,14 @@ pub(crate) async fn accept_loop(
                 Ok(pair) => pair,
                 // Out of descriptors and the like: back off briefly instead of spinning.
                 Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
+                    crate::warn_throttled!(error = %e, "accept failed");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             },
         };
         let Ok(permit) = budget.clone().try_acquire_owned() else {
-            tracing::warn!(%peer, "connection dropped: too many connections not upgraded");
+            crate::warn_throttled!(%peer, "connection dropped: too many connections not upgraded");
             drop(stream);
             continue;
         };
@@ -78,6 +79,12 @@ pub(crate) async fn accept_loop(
             let mut http = hyper::server::conn::http1::Builder::new();
             http.timer(TokioTimer::new())
                 .header_read_timeout(accept.header_timeout);
+            // Every request carries its peer's address, for per-client budgets.
+            let service = hyper::service::service_fn(move |mut req: hyper::Request<_>| {
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                hyper::service::Service::call(&service, req)
+            });
             let conn = http
                 .serve_connection(TokioIo::new(stream), service)
                 .with_upgrades();

@@ -121,7 +121,7 @@ impl<S: Side> Client<S> {
                     Ok(Message::Close(_)) => break,
                     Ok(_) => continue,
                     Err(e) => {
-                        tracing::warn!(role = S::ROLE, connection = id, error = %e, "connection failed");
+                        crate::warn_throttled!(role = S::ROLE, connection = id, error = %e, "connection failed");
                         if let Some(reason) = close::for_error(&e) {
                             reader_link.close_with(Some(reason)).await;
                         }

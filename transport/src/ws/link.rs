@@ -115,14 +115,14 @@ impl<S: Side> Link<S> {
     /// checked like any message, but sent even when the checker objects: a peer that sent
     /// garbage is owed an explanation more than the sequence is owed tidiness.
     pub(crate) async fn refuse(&self, refused: Refused) {
-        tracing::warn!(role = S::ROLE, connection = self.connection, reason = %refused, "inbound frame refused");
+        crate::warn_throttled!(role = S::ROLE, connection = self.connection, reason = %refused, "inbound frame refused");
         let seq = self.refusals.fetch_add(1, Ordering::Relaxed);
         let Some(answer) = S::refusal_answer(&refused, self.connection, seq) else {
             return;
         };
         let mut gate = self.gate.lock().await;
         if let Err(v) = gate.admit(|c| S::observe_outbound(c, &answer)) {
-            tracing::warn!(role = S::ROLE, violation = %v, "error answer sent out of sequence");
+            crate::warn_throttled!(role = S::ROLE, violation = %v, "error answer sent out of sequence");
         }
         let _ = self.tx.send(Outgoing::Text(S::encode(&answer))).await;
     }

@@ -198,7 +198,7 @@ async fn upgrade<S: Side, H: Handler<S>>(
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
     let Ok(permit) = shared.permits.clone().try_acquire_owned() else {
-        tracing::warn!(
+        crate::warn_throttled!(
             role = S::ROLE,
             "connection refused: connection limit reached"
         );
@@ -250,7 +250,7 @@ async fn connection<S: Side, H: Handler<S>>(
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
             Some(Ok(Message::Close(_))) | None => break,
             Some(Err(e)) => {
-                tracing::warn!(role = S::ROLE, connection = id, error = %e, "connection failed");
+                crate::warn_throttled!(role = S::ROLE, connection = id, error = %e, "connection failed");
                 close_reason = close::for_axum_error(&e);
                 break;
             }

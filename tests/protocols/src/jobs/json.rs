@@ -778,6 +778,480 @@ impl<'de> serde::Deserialize<'de> for Job {
         deserializer.deserialize_struct("jobs.Job", FIELDS, GeneratedVisitor)
     }
 }
+impl serde::Serialize for JobRecord {
+    #[allow(deprecated)]
+    fn serialize<S>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error>
+    where
+        S: serde::Serializer,
+    {
+        use serde::ser::SerializeStruct;
+        let mut len = 0;
+        if self.finished_at.is_some() {
+            len += 1;
+        }
+        if self.took.is_some() {
+            len += 1;
+        }
+        if self.labels.is_some() {
+            len += 1;
+        }
+        if self.result.is_some() {
+            len += 1;
+        }
+        if self.outputs.is_some() {
+            len += 1;
+        }
+        if self.cleared != 0 {
+            len += 1;
+        }
+        if self.nothing.is_some() {
+            len += 1;
+        }
+        if self.detail.is_some() {
+            len += 1;
+        }
+        if self.changed.is_some() {
+            len += 1;
+        }
+        if self.retried.is_some() {
+            len += 1;
+        }
+        if self.host.is_some() {
+            len += 1;
+        }
+        if self.digest.is_some() {
+            len += 1;
+        }
+        if self.exit_code.is_some() {
+            len += 1;
+        }
+        if self.attempts.is_some() {
+            len += 1;
+        }
+        if self.bytes_out.is_some() {
+            len += 1;
+        }
+        if self.rows.is_some() {
+            len += 1;
+        }
+        if self.load.is_some() {
+            len += 1;
+        }
+        if self.cost.is_some() {
+            len += 1;
+        }
+        if !self.checkpoints.is_empty() {
+            len += 1;
+        }
+        if !self.phases.is_empty() {
+            len += 1;
+        }
+        if self.outcome.is_some() {
+            len += 1;
+        }
+        let mut struct_ser = serializer.serialize_struct("jobs.JobRecord", len)?;
+        if let Some(v) = self.finished_at.as_ref() {
+            struct_ser.serialize_field("finished_at", v)?;
+        }
+        if let Some(v) = self.took.as_ref() {
+            struct_ser.serialize_field("took", v)?;
+        }
+        if let Some(v) = self.labels.as_ref() {
+            struct_ser.serialize_field("labels", v)?;
+        }
+        if let Some(v) = self.result.as_ref() {
+            struct_ser.serialize_field("result", v)?;
+        }
+        if let Some(v) = self.outputs.as_ref() {
+            struct_ser.serialize_field("outputs", v)?;
+        }
+        if self.cleared != 0 {
+            let v = Ok::<
+                _,
+                S::Error,
+            >(EnumOut::<::pbjson_types::NullValue>::new(self.cleared))?;
+            struct_ser.serialize_field("cleared", &v)?;
+        }
+        if let Some(v) = self.nothing.as_ref() {
+            struct_ser.serialize_field("nothing", v)?;
+        }
+        if let Some(v) = self.detail.as_ref() {
+            struct_ser.serialize_field("detail", v)?;
+        }
+        if let Some(v) = self.changed.as_ref() {
+            struct_ser.serialize_field("changed", v)?;
+        }
+        if let Some(v) = self.retried.as_ref() {
+            struct_ser.serialize_field("retried", v)?;
+        }
+        if let Some(v) = self.host.as_ref() {
+            struct_ser.serialize_field("host", v)?;
+        }
+        if let Some(v) = self.digest.as_ref() {
+            struct_ser.serialize_field("digest", v)?;
+        }
+        if let Some(v) = self.exit_code.as_ref() {
+            struct_ser.serialize_field("exit_code", v)?;
+        }
+        if let Some(v) = self.attempts.as_ref() {
+            struct_ser.serialize_field("attempts", v)?;
+        }
+        if let Some(v) = self.bytes_out.as_ref() {
+            struct_ser.serialize_field("bytes_out", v)?;
+        }
+        if let Some(v) = self.rows.as_ref() {
+            struct_ser.serialize_field("rows", v)?;
+        }
+        if let Some(v) = self.load.as_ref() {
+            struct_ser.serialize_field("load", v)?;
+        }
+        if let Some(v) = self.cost.as_ref() {
+            struct_ser.serialize_field("cost", v)?;
+        }
+        if !self.checkpoints.is_empty() {
+            struct_ser.serialize_field("checkpoints", &self.checkpoints)?;
+        }
+        if !self.phases.is_empty() {
+            struct_ser.serialize_field("phases", &self.phases)?;
+        }
+        if let Some(v) = self.outcome.as_ref() {
+            match v {
+                job_record::Outcome::Ok(v) => {
+                    struct_ser.serialize_field("ok", v)?;
+                }
+                job_record::Outcome::Error(v) => {
+                    struct_ser.serialize_field("error", v)?;
+                }
+            }
+        }
+        struct_ser.end()
+    }
+}
+impl<'de> serde::Deserialize<'de> for JobRecord {
+    #[allow(deprecated)]
+    fn deserialize<D>(deserializer: D) -> std::result::Result<Self, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+    {
+        const FIELDS: &[&str] = &[
+            "finished_at",
+            "finishedAt",
+            "took",
+            "labels",
+            "result",
+            "outputs",
+            "cleared",
+            "nothing",
+            "detail",
+            "changed",
+            "retried",
+            "host",
+            "digest",
+            "exit_code",
+            "exitCode",
+            "attempts",
+            "bytes_out",
+            "bytesOut",
+            "rows",
+            "load",
+            "cost",
+            "checkpoints",
+            "phases",
+            "ok",
+            "error",
+        ];
+        #[allow(clippy::enum_variant_names)]
+        enum GeneratedField {
+            FinishedAt,
+            Took,
+            Labels,
+            Result,
+            Outputs,
+            Cleared,
+            Nothing,
+            Detail,
+            Changed,
+            Retried,
+            Host,
+            Digest,
+            ExitCode,
+            Attempts,
+            BytesOut,
+            Rows,
+            Load,
+            Cost,
+            Checkpoints,
+            Phases,
+            Ok,
+            Error,
+        }
+        impl<'de> serde::Deserialize<'de> for GeneratedField {
+            fn deserialize<D>(
+                deserializer: D,
+            ) -> std::result::Result<GeneratedField, D::Error>
+            where
+                D: serde::Deserializer<'de>,
+            {
+                struct GeneratedVisitor;
+                impl serde::de::Visitor<'_> for GeneratedVisitor {
+                    type Value = GeneratedField;
+                    fn expecting(
+                        &self,
+                        formatter: &mut std::fmt::Formatter<'_>,
+                    ) -> std::fmt::Result {
+                        write!(formatter, "expected one of: {:?}", & FIELDS)
+                    }
+                    #[allow(unused_variables)]
+                    fn visit_str<E>(
+                        self,
+                        value: &str,
+                    ) -> std::result::Result<GeneratedField, E>
+                    where
+                        E: serde::de::Error,
+                    {
+                        match value {
+                            "finishedAt" | "finished_at" => {
+                                Ok(GeneratedField::FinishedAt)
+                            }
+                            "took" => Ok(GeneratedField::Took),
+                            "labels" => Ok(GeneratedField::Labels),
+                            "result" => Ok(GeneratedField::Result),
+                            "outputs" => Ok(GeneratedField::Outputs),
+                            "cleared" => Ok(GeneratedField::Cleared),
+                            "nothing" => Ok(GeneratedField::Nothing),
+                            "detail" => Ok(GeneratedField::Detail),
+                            "changed" => Ok(GeneratedField::Changed),
+                            "retried" => Ok(GeneratedField::Retried),
+                            "host" => Ok(GeneratedField::Host),
+                            "digest" => Ok(GeneratedField::Digest),
+                            "exitCode" | "exit_code" => Ok(GeneratedField::ExitCode),
+                            "attempts" => Ok(GeneratedField::Attempts),
+                            "bytesOut" | "bytes_out" => Ok(GeneratedField::BytesOut),
+                            "rows" => Ok(GeneratedField::Rows),
+                            "load" => Ok(GeneratedField::Load),
+                            "cost" => Ok(GeneratedField::Cost),
+                            "checkpoints" => Ok(GeneratedField::Checkpoints),
+                            "phases" => Ok(GeneratedField::Phases),
+                            "ok" => Ok(GeneratedField::Ok),
+                            "error" => Ok(GeneratedField::Error),
+                            _ => Err(serde::de::Error::unknown_field(value, FIELDS)),
+                        }
+                    }
+                }
+                deserializer.deserialize_identifier(GeneratedVisitor)
+            }
+        }
+        struct GeneratedVisitor;
+        impl<'de> serde::de::Visitor<'de> for GeneratedVisitor {
+            type Value = JobRecord;
+            fn expecting(
+                &self,
+                formatter: &mut std::fmt::Formatter<'_>,
+            ) -> std::fmt::Result {
+                formatter.write_str("struct jobs.JobRecord")
+            }
+            fn visit_map<V>(
+                self,
+                mut map_: V,
+            ) -> std::result::Result<JobRecord, V::Error>
+            where
+                V: serde::de::MapAccess<'de>,
+            {
+                let mut finished_at__ = None;
+                let mut took__ = None;
+                let mut labels__ = None;
+                let mut result__ = None;
+                let mut outputs__ = None;
+                let mut cleared__ = None;
+                let mut nothing__ = None;
+                let mut detail__ = None;
+                let mut changed__ = None;
+                let mut retried__ = None;
+                let mut host__ = None;
+                let mut digest__ = None;
+                let mut exit_code__ = None;
+                let mut attempts__ = None;
+                let mut bytes_out__ = None;
+                let mut rows__ = None;
+                let mut load__ = None;
+                let mut cost__ = None;
+                let mut checkpoints__ = None;
+                let mut phases__ = None;
+                let mut outcome__ = None;
+                while let Some(k) = map_.next_key()? {
+                    match k {
+                        GeneratedField::FinishedAt => {
+                            if finished_at__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("finishedAt"));
+                            }
+                            finished_at__ = map_.next_value()?;
+                        }
+                        GeneratedField::Took => {
+                            if took__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("took"));
+                            }
+                            took__ = map_.next_value()?;
+                        }
+                        GeneratedField::Labels => {
+                            if labels__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("labels"));
+                            }
+                            labels__ = map_.next_value()?;
+                        }
+                        GeneratedField::Result => {
+                            if result__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("result"));
+                            }
+                            result__ = map_.next_value()?;
+                        }
+                        GeneratedField::Outputs => {
+                            if outputs__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("outputs"));
+                            }
+                            outputs__ = map_.next_value()?;
+                        }
+                        GeneratedField::Cleared => {
+                            if cleared__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("cleared"));
+                            }
+                            cleared__ = Some(
+                                map_.next_value::<::pbjson_types::NullValue>()? as i32,
+                            );
+                        }
+                        GeneratedField::Nothing => {
+                            if nothing__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("nothing"));
+                            }
+                            nothing__ = map_.next_value()?;
+                        }
+                        GeneratedField::Detail => {
+                            if detail__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("detail"));
+                            }
+                            detail__ = map_.next_value()?;
+                        }
+                        GeneratedField::Changed => {
+                            if changed__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("changed"));
+                            }
+                            changed__ = map_.next_value()?;
+                        }
+                        GeneratedField::Retried => {
+                            if retried__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("retried"));
+                            }
+                            retried__ = map_.next_value()?;
+                        }
+                        GeneratedField::Host => {
+                            if host__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("host"));
+                            }
+                            host__ = map_.next_value()?;
+                        }
+                        GeneratedField::Digest => {
+                            if digest__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("digest"));
+                            }
+                            digest__ = map_.next_value()?;
+                        }
+                        GeneratedField::ExitCode => {
+                            if exit_code__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("exitCode"));
+                            }
+                            exit_code__ = map_.next_value()?;
+                        }
+                        GeneratedField::Attempts => {
+                            if attempts__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("attempts"));
+                            }
+                            attempts__ = map_.next_value()?;
+                        }
+                        GeneratedField::BytesOut => {
+                            if bytes_out__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("bytesOut"));
+                            }
+                            bytes_out__ = map_.next_value()?;
+                        }
+                        GeneratedField::Rows => {
+                            if rows__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("rows"));
+                            }
+                            rows__ = map_.next_value()?;
+                        }
+                        GeneratedField::Load => {
+                            if load__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("load"));
+                            }
+                            load__ = map_.next_value()?;
+                        }
+                        GeneratedField::Cost => {
+                            if cost__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("cost"));
+                            }
+                            cost__ = map_.next_value()?;
+                        }
+                        GeneratedField::Checkpoints => {
+                            if checkpoints__.is_some() {
+                                return Err(
+                                    serde::de::Error::duplicate_field("checkpoints"),
+                                );
+                            }
+                            checkpoints__ = Some(map_.next_value()?);
+                        }
+                        GeneratedField::Phases => {
+                            if phases__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("phases"));
+                            }
+                            phases__ = Some(
+                                map_.next_value::<std::collections::BTreeMap<_, _>>()?,
+                            );
+                        }
+                        GeneratedField::Ok => {
+                            if outcome__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("ok"));
+                            }
+                            outcome__ = map_
+                                .next_value::<::std::option::Option<_>>()?
+                                .map(job_record::Outcome::Ok);
+                        }
+                        GeneratedField::Error => {
+                            if outcome__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("error"));
+                            }
+                            outcome__ = map_
+                                .next_value::<::std::option::Option<_>>()?
+                                .map(job_record::Outcome::Error);
+                        }
+                    }
+                }
+                Ok(JobRecord {
+                    finished_at: finished_at__,
+                    took: took__,
+                    labels: labels__,
+                    result: result__,
+                    outputs: outputs__,
+                    cleared: cleared__.unwrap_or_default(),
+                    nothing: nothing__,
+                    detail: detail__,
+                    changed: changed__,
+                    retried: retried__,
+                    host: host__,
+                    digest: digest__,
+                    exit_code: exit_code__,
+                    attempts: attempts__,
+                    bytes_out: bytes_out__,
+                    rows: rows__,
+                    load: load__,
+                    cost: cost__,
+                    checkpoints: checkpoints__.unwrap_or_default(),
+                    phases: phases__.unwrap_or_default(),
+                    outcome: outcome__,
+                })
+            }
+        }
+        deserializer.deserialize_struct("jobs.JobRecord", FIELDS, GeneratedVisitor)
+    }
+}
 impl serde::Serialize for Log {
     #[allow(deprecated)]
     fn serialize<S>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error>
@@ -1573,5 +2047,27 @@ impl<'de> serde::Deserialize<'de> for WorkerMessage {
             }
         }
         deserializer.deserialize_struct("jobs.WorkerMessage", FIELDS, GeneratedVisitor)
+    }
+}
+/// An enum field as proto3 JSON writes it: the value's name, or its number when the enum
+/// defines no value with that number.
+enum EnumOut<T> {
+    Known(T),
+    Unknown(i32),
+}
+impl<T: TryFrom<i32>> EnumOut<T> {
+    fn new(number: i32) -> Self {
+        match T::try_from(number) {
+            Ok(v) => Self::Known(v),
+            Err(_) => Self::Unknown(number),
+        }
+    }
+}
+impl<T: serde::Serialize> serde::Serialize for EnumOut<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Known(v) => v.serialize(serializer),
+            Self::Unknown(n) => serializer.serialize_i32(*n),
+        }
     }
 }

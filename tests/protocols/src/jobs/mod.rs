@@ -26,6 +26,7 @@ pub fn decode_type(
             "Hello" => agentwire_runtime::dynamic::reencode::<Hello>(json),
             "HubMessage" => agentwire_runtime::dynamic::reencode::<HubMessage>(json),
             "Job" => agentwire_runtime::dynamic::reencode::<Job>(json),
+            "JobRecord" => agentwire_runtime::dynamic::reencode::<JobRecord>(json),
             "Log" => agentwire_runtime::dynamic::reencode::<Log>(json),
             "Note" => agentwire_runtime::dynamic::reencode::<Note>(json),
             "Ping" => agentwire_runtime::dynamic::reencode::<Ping>(json),

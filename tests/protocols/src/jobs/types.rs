@@ -136,6 +136,66 @@ pub struct Note {
     #[prost(string, tag = "1")]
     pub text: ::prost::alloc::string::String,
 }
+/// A finished job as the hub files it: every well-known type once, so the tests hold the
+/// generated code to each one's proto3 JSON form. Not part of the stream.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct JobRecord {
+    #[prost(message, optional, tag = "1")]
+    pub finished_at: ::core::option::Option<::pbjson_types::Timestamp>,
+    #[prost(message, optional, tag = "2")]
+    pub took: ::core::option::Option<::pbjson_types::Duration>,
+    #[prost(message, optional, tag = "3")]
+    pub labels: ::core::option::Option<::pbjson_types::Struct>,
+    #[prost(message, optional, tag = "4")]
+    pub result: ::core::option::Option<::pbjson_types::Value>,
+    #[prost(message, optional, tag = "5")]
+    pub outputs: ::core::option::Option<::pbjson_types::ListValue>,
+    #[prost(enumeration = "::pbjson_types::NullValue", tag = "6")]
+    pub cleared: i32,
+    #[prost(message, optional, tag = "7")]
+    pub nothing: ::core::option::Option<::pbjson_types::Empty>,
+    #[prost(message, optional, tag = "8")]
+    pub detail: ::core::option::Option<::pbjson_types::Any>,
+    #[prost(message, optional, tag = "9")]
+    pub changed: ::core::option::Option<::pbjson_types::FieldMask>,
+    #[prost(message, optional, tag = "10")]
+    pub retried: ::core::option::Option<::pbjson_types::BoolValue>,
+    #[prost(message, optional, tag = "11")]
+    pub host: ::core::option::Option<::pbjson_types::StringValue>,
+    #[prost(message, optional, tag = "12")]
+    pub digest: ::core::option::Option<::pbjson_types::BytesValue>,
+    #[prost(message, optional, tag = "13")]
+    pub exit_code: ::core::option::Option<::pbjson_types::Int32Value>,
+    #[prost(message, optional, tag = "14")]
+    pub attempts: ::core::option::Option<::pbjson_types::UInt32Value>,
+    #[prost(message, optional, tag = "15")]
+    pub bytes_out: ::core::option::Option<::pbjson_types::Int64Value>,
+    #[prost(message, optional, tag = "16")]
+    pub rows: ::core::option::Option<::pbjson_types::UInt64Value>,
+    #[prost(message, optional, tag = "17")]
+    pub load: ::core::option::Option<::pbjson_types::FloatValue>,
+    #[prost(message, optional, tag = "18")]
+    pub cost: ::core::option::Option<::pbjson_types::DoubleValue>,
+    #[prost(message, repeated, tag = "19")]
+    pub checkpoints: ::prost::alloc::vec::Vec<::pbjson_types::Timestamp>,
+    #[prost(btree_map = "string, message", tag = "20")]
+    pub phases: ::prost::alloc::collections::BTreeMap<
+        ::prost::alloc::string::String,
+        ::pbjson_types::Duration,
+    >,
+    #[prost(oneof = "job_record::Outcome", tags = "21, 22")]
+    pub outcome: ::core::option::Option<job_record::Outcome>,
+}
+/// Nested message and enum types in `JobRecord`.
+pub mod job_record {
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum Outcome {
+        #[prost(message, tag = "21")]
+        Ok(::pbjson_types::Empty),
+        #[prost(message, tag = "22")]
+        Error(::pbjson_types::StringValue),
+    }
+}
 /// Generated client implementations.
 pub mod job_hub_client {
     #![allow(

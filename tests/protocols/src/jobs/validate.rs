@@ -116,6 +116,13 @@ impl agentwire_runtime::Validate for Job {
         );
     }
 }
+impl agentwire_runtime::Validate for JobRecord {
+    fn validate_at(
+        &self,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
+}
 impl agentwire_runtime::Validate for Log {
     fn validate_at(
         &self,

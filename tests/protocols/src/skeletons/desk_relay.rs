@@ -387,7 +387,7 @@ async fn route_push_question<H: BackendHandler>(
     {
         Ok(v) => v,
         Err(e) => {
-            agentwire_transport::tracing::warn!(error = % e, "invalid forwarded input");
+            agentwire_transport::warn_throttled!(error = % e, "invalid forwarded input");
             return (axum::http::StatusCode::BAD_REQUEST, e.to_string()).into_response();
         }
     };

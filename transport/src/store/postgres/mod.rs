@@ -25,9 +25,10 @@ pub(crate) const CHANNEL: &str = "agentwire_log";
 
 /// The schema, one migration per entry, in order; an applied migration is never edited,
 /// a change is a new entry.
-const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_stores",
-    "CREATE TABLE agentwire_sessions (
+const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_stores",
+        "CREATE TABLE agentwire_sessions (
         session_id TEXT PRIMARY KEY,
         owner      TEXT NOT NULL,
         deleted    BOOLEAN NOT NULL DEFAULT false,
@@ -53,7 +54,15 @@ const MIGRATIONS: &[(&str, &str)] = &[(
         state TEXT NOT NULL
     );
     CREATE INDEX agentwire_keyed_states_group ON agentwire_keyed_states (grp, state, ord);",
-)];
+    ),
+    (
+        // When each session last saw activity, by the database's clock (milliseconds since
+        // the epoch): what idle sessions expire by. Rows already there get the upgrade's time.
+        "0002_session_activity",
+        "ALTER TABLE agentwire_sessions ADD COLUMN active_at BIGINT NOT NULL
+             DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint;",
+    ),
+];
 
 /// Applies the migrations not yet applied, all in one transaction under the advisory lock:
 /// a second instance waits for the first, then finds nothing left to do.

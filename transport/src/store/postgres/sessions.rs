@@ -19,23 +19,46 @@ pub struct PgSessionStore {
 /// How many feed events a slow reader may fall behind before it is told to resync.
 const FEED_CAPACITY: usize = 4096;
 
+/// Now, by the database's clock, as `active_at` counts it.
+macro_rules! now_ms {
+    () => {
+        "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+    };
+}
+
 const SESSION: &str = "SELECT session_id, owner, deleted, created_at FROM agentwire_sessions
      WHERE session_id = $1";
+// `active_at` takes its default (now) on insert; an update sets it.
 const PUT: &str = "INSERT INTO agentwire_sessions (session_id, owner, deleted, created_at)
      VALUES ($1, $2, $3, $4)
      ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner,
-         deleted = excluded.deleted, created_at = excluded.created_at";
+         deleted = excluded.deleted, created_at = excluded.created_at,
+         active_at = excluded.active_at";
 const INSERT_NEW: &str = "INSERT INTO agentwire_sessions (session_id, owner, deleted, created_at)
      VALUES ($1, $2, $3, $4) ON CONFLICT (session_id) DO NOTHING RETURNING 1";
-const REVIVE: &str = "UPDATE agentwire_sessions SET deleted = false
-     WHERE session_id = $1 AND owner = $2 AND deleted RETURNING 1";
+const REVIVE: &str = concat!(
+    "UPDATE agentwire_sessions SET deleted = false, active_at = ",
+    now_ms!(),
+    " WHERE session_id = $1 AND owner = $2 AND deleted RETURNING 1"
+);
 const DELETE: &str = "UPDATE agentwire_sessions SET deleted = true
      WHERE session_id = $1 AND NOT deleted RETURNING 1";
+const TOUCH: &str = concat!(
+    "UPDATE agentwire_sessions SET active_at = ",
+    now_ms!(),
+    " WHERE session_id = ANY($1)"
+);
+const EXPIRE: &str = concat!(
+    "UPDATE agentwire_sessions SET deleted = true WHERE NOT deleted AND active_at <= ",
+    now_ms!(),
+    " - $1 RETURNING session_id"
+);
 const LIVE: &str = "SELECT COUNT(*) FROM agentwire_sessions WHERE NOT deleted";
 /// One statement, so one transaction: take the session row's lock and its next seq, store
 /// the entry, and announce it (delivered when the transaction commits).
 const APPEND: &str = "WITH s AS (
-         UPDATE agentwire_sessions SET last_seq = last_seq + 1
+         UPDATE agentwire_sessions SET last_seq = last_seq + 1,
+             active_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
          WHERE session_id = $1 RETURNING last_seq
      ), e AS (
          INSERT INTO agentwire_session_log (session_id, seq, value)
@@ -144,6 +167,20 @@ impl SessionStore for PgSessionStore {
     fn last_seq(&self, session_id: &str) -> Result<i64, StoreError> {
         let rows = self.rows(LAST_SEQ, vec![text(session_id)])?;
         Ok(rows.first().map(|r| get(r, 0)).transpose()?.unwrap_or(0))
+    }
+
+    fn touch(&self, session_ids: &[String]) -> Result<(), StoreError> {
+        if session_ids.is_empty() {
+            return Ok(());
+        }
+        self.rows(TOUCH, vec![Box::new(session_ids.to_vec())])?;
+        Ok(())
+    }
+
+    fn expire_idle(&self, idle: std::time::Duration) -> Result<Vec<String>, StoreError> {
+        let idle_ms = i64::try_from(idle.as_millis()).unwrap_or(i64::MAX);
+        let rows = self.rows(EXPIRE, vec![Box::new(idle_ms)])?;
+        rows.iter().map(|r| get(r, 0)).collect()
     }
 
     fn feed(&self) -> Option<LogFeed> {

@@ -152,7 +152,7 @@ fn side(cx: &Ctx<'_>) -> TokenStream {
                         #reason
                     });
                     if let Err(e) = session.0.send(#wrap).await {
-                        agentwire_transport::tracing::warn!(error = %e, "acknowledgement not sent");
+                        agentwire_transport::warn_throttled!(error = %e, "acknowledgement not sent");
                     }
                 }
             }

@@ -121,7 +121,7 @@ fn emit_handler(n: &Names, r: &Route, body_t: &Ident) -> TokenStream {
             {
                 Ok(v) => v,
                 Err(e) => {
-                    agentwire_transport::tracing::warn!(error = %e, "invalid forwarded input");
+                    agentwire_transport::warn_throttled!(error = %e, "invalid forwarded input");
                     return (axum::http::StatusCode::BAD_REQUEST, e.to_string()).into_response();
                 }
             };
