@@ -11,6 +11,7 @@
 #[rustfmt::skip]
 pub mod desk_relay;
 /// Glossary
+#[cfg(feature = "glossary")]
 #[rustfmt::skip]
 pub mod glossary;
 /// Jobs
@@ -22,6 +23,7 @@ pub mod jobs;
 #[rustfmt::skip]
 pub mod kv_rpc;
 /// Ledger
+#[cfg(feature = "ledger")]
 #[rustfmt::skip]
 pub mod ledger;
 /// Room chat (test protocol)
