@@ -47,6 +47,11 @@ pub struct Protocol {
     /// prost's (oneofs as `Option<enum>`, enum fields as `i32`, implicit-presence scalars as
     /// bare values) and the JSON form is proto3 JSON.
     pub proto_package: Option<String>,
+    /// Custom protobuf options, as plain data: by IR path (`Task.id` for a field, `Task` for a
+    /// message, `A2AService.SendMessage` for an rpc; other packages' names in full), each
+    /// option by its full name (`google.api.field_behavior`) with its value as JSON (enum
+    /// values by name, messages as objects). Empty for JSON protocols; no emitter reads it.
+    pub options: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
     /// The `sessions:` section (http+websocket skeletons).
     pub sessions: Option<Sessions>,
     /// The `tracking:` section (a WebSocket client's kept state).

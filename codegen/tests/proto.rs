@@ -65,6 +65,7 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
         types_file: spec.file.clone(),
         machines: Vec::new(),
         proto_package: Some(package),
+        options: Default::default(),
         role_aliases: Default::default(),
         features: Vec::new(),
         events: Vec::new(),
@@ -476,4 +477,73 @@ fn bad_protos_are_diagnostics_not_panics() {
         let errors = emit_or_errors(proto).expect_err(proto);
         assert!(errors[0].contains(at), "{proto}\n{errors:?}");
     }
+}
+
+/// Imports resolve through `proto.include` folders; the packages the main one uses get types
+/// of their own (named in full in the IR, nested modules in Rust); custom options reach the
+/// IR as data.
+#[test]
+fn includes_several_packages_and_options() {
+    use agentwire_codegen::front::proto_include::ImportRoots;
+    let root = tempfile::tempdir().unwrap();
+    let spec_dir = root.path().join("chat");
+    let shared = root.path().join("shared");
+    std::fs::create_dir_all(spec_dir.join("opts")).unwrap();
+    std::fs::create_dir_all(shared.join("acme/common")).unwrap();
+    std::fs::write(
+        spec_dir.join("opts/behavior.proto"),
+        "syntax = \"proto3\";\npackage acme.opts;\nimport \"google/protobuf/descriptor.proto\";\nenum Behavior { UNSPECIFIED = 0; REQUIRED = 1; }\nextend google.protobuf.FieldOptions { repeated Behavior behavior = 50001; }\nmessage Route { string get = 1; string post = 2; }\nextend google.protobuf.MethodOptions { Route route = 50002; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        shared.join("acme/common/ids.proto"),
+        "syntax = \"proto3\";\npackage acme.common;\nmessage Id { string value = 1; // @minLength 1\n}\nenum Level { LEVEL_UNSPECIFIED = 0; HIGH = 1; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        spec_dir.join("chat.proto"),
+        "syntax = \"proto3\";\npackage acme.chat;\nimport \"opts/behavior.proto\";\nimport \"acme/common/ids.proto\";\nmessage Say {\n  acme.common.Id id = 1 [(acme.opts.behavior) = REQUIRED];\n  acme.common.Level level = 2;\n  string text = 3;\n}\nservice Chat {\n  rpc Send(Say) returns (Say) { option (acme.opts.route) = { post: \"/say\" }; }\n}\n",
+    )
+    .unwrap();
+    // Without the include folder the import is a located error.
+    let alone = load_proto(&spec_dir, "chat.proto")
+        .map_err(report)
+        .unwrap_err();
+    assert!(
+        alone.contains("chat.proto:4:1: import 'acme/common/ids.proto' not found"),
+        "{alone}"
+    );
+    let roots = ImportRoots {
+        extra: vec![shared.clone()],
+        ..ImportRoots::folder(&spec_dir)
+    };
+    let spec = agentwire_codegen::front::proto::load_proto_in(&roots, "chat.proto")
+        .map_err(report)
+        .unwrap();
+    let packages: Vec<String> = spec.packages().into_iter().collect();
+    assert_eq!(packages, ["acme.chat", "acme.common"]);
+    let mut p = protocol_of(&spec, "chat");
+    p.options = agentwire_codegen::front::proto_lower::options(&spec, "acme.chat");
+    assert!(p.types.contains_key("Say"));
+    assert!(p.types.contains_key("acme.common.Id"));
+    assert!(
+        !p.types.keys().any(|k| k.contains("Route")),
+        "options-only imports get no types"
+    );
+    assert_eq!(
+        p.options["Say.id"]["acme.opts.behavior"],
+        serde_json::json!(["REQUIRED"])
+    );
+    assert_eq!(
+        p.options["Chat.Send"]["acme.opts.route"],
+        serde_json::json!({"post": "/say"})
+    );
+    // A tag in an included file is read too.
+    assert_eq!(spec.constraints["acme.common.Id.value"].min_length, Some(1));
+    let out = emit_proto(&p, &spec).map_err(report).unwrap();
+    let types = &out[1].1;
+    assert!(types.contains("pub use self::acme::chat::*;"), "{types}");
+    assert!(types.contains("pub mod common"), "{types}");
+    let validate = &out[3].1;
+    assert!(validate.contains("acme::common::Id"), "{validate}");
 }

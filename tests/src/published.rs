@@ -14,13 +14,22 @@ pub struct Module {
 /// Writes `modules` into a crate at `dir` (with `schemars`) and builds it offline with the
 /// workspace's lock file; panics with the compiler's output when it does not compile.
 pub fn build_crate(dir: &Path, modules: &[Module]) {
+    build_crate_with(dir, modules, "");
+}
+
+/// The dependencies generated protobuf modules name directly (prost's, tonic's and pbjson's
+/// code), at the workspace's versions.
+pub const PROTO_DEPS: &str = "prost = \"0.14\"\ntonic = { version = \"0.14\", default-features = false, features = [\"codegen\", \"transport\"] }\ntonic-prost = \"0.14\"\npbjson = \"0.9\"\npbjson-types = \"0.9\"\n";
+
+/// [`build_crate`] with more `[dependencies]` lines (`extra`, e.g. [`PROTO_DEPS`]).
+pub fn build_crate_with(dir: &Path, modules: &[Module], extra: &str) {
     let root = workspace_root();
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let manifest = format!(
         "[package]\nname = \"published-schemas\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          [workspace]\n\n[features]\nschemars = [\"dep:schemars\", \"agentwire-runtime/schemars\"]\n\n\
          [dependencies]\nagentwire-runtime = {{ path = {runtime:?} }}\nagentwire-transport = {{ path = {transport:?} }}\n\
-         serde = \"1\"\nserde_json = \"1\"\nschemars = {{ version = \"1\", optional = true }}\n",
+         serde = \"1\"\nserde_json = \"1\"\nschemars = {{ version = \"1\", optional = true }}\n{extra}",
         runtime = root.join("runtime"),
         transport = root.join("transport"),
     );

@@ -4,17 +4,25 @@
 //! WebSocket upgrade runs, on the WebSocket skeletons (helix_zed, agentloop), the HTTP +
 //! WebSocket session server (its create route, callback and WebSocket) and the receiver
 //! its owners run; pages of this machine, clients without `Origin`, and configured origins
-//! pass. Streamable HTTP has the same policy (transport/tests/streamable_http.rs).
+//! pass. Streamable HTTP has the same policy (transport/tests/streamable_http.rs). A JSON-RPC
+//! TCP server closes a connection that opens with an HTTP request, so a page's `text/plain`
+//! POST whose body is a JSON-RPC message is never served (cross-protocol request forgery: the
+//! `Content-Length` framing skips the request line and takes the page's own headers).
 
 mod ws_support;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use agentwire_protocols::eca;
 use agentwire_protocols::external_agents as proto;
+use agentwire_protocols::skeletons::eca as eca_skel;
 use agentwire_protocols::skeletons::{
     agentloop as al_skel, external_agents as sk, helix_zed as hz_skel,
 };
+use agentwire_runtime::jsonrpc::RpcError;
 use agentwire_transport::CheckMode;
 use agentwire_transport::http_ws::{Guard, ServerConfig as HttpConfig, ServerHandle};
 use agentwire_transport::origin::Origins;
@@ -154,7 +162,7 @@ async fn the_session_server_refuses_cross_site_posts_and_upgrades() {
         mode: CheckMode::Enforce,
         guard: Guard::default(),
     };
-    let store = std::sync::Arc::new(SqliteSessionStore::in_memory().unwrap());
+    let store = Arc::new(SqliteSessionStore::in_memory().unwrap());
     let server: ServerHandle = sk::AgentServer::new(config, store).serve(listener).unwrap();
     let host = addr.to_string();
     let create = "/api/plugins/sessions/operations/create";
@@ -195,4 +203,105 @@ impl sk::ExternalSystemHandler for NoSystem {
     async fn forward_input(&self, _: proto::ExternalInputPayload) -> Result<(), sk::HandlerError> {
         Ok(())
     }
+}
+
+/// Counts the sessions a page's POST manages to open.
+struct Counting(Arc<AtomicUsize>);
+
+impl eca_skel::ServerHandler for Counting {
+    async fn initialize(
+        &self,
+        _: eca_skel::ServerSender,
+        _: eca::InitializeParams,
+    ) -> Result<eca::InitializeResponse, RpcError> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Ok(eca::InitializeResponse {
+            models: vec!["m".to_owned()],
+            chat_default_model: "m".to_owned(),
+            chat_behaviors: Vec::new(),
+            chat_default_behavior: eca::ChatBehavior::Agent,
+            chat_welcome_message: String::new(),
+        })
+    }
+    async fn shutdown(&self, _: eca_skel::ServerSender) -> Result<(), RpcError> {
+        Err(refused())
+    }
+    async fn chat_prompt(
+        &self,
+        _: eca_skel::ServerSender,
+        _: eca::ChatPromptParams,
+    ) -> Result<eca::ChatPromptResponse, RpcError> {
+        Err(refused())
+    }
+    async fn chat_query_context(
+        &self,
+        _: eca_skel::ServerSender,
+        _: eca::ChatQueryContextParams,
+    ) -> Result<eca::ChatQueryContextResponse, RpcError> {
+        Err(refused())
+    }
+    async fn chat_query_commands(
+        &self,
+        _: eca_skel::ServerSender,
+        _: eca::ChatQueryCommandsParams,
+    ) -> Result<eca::ChatQueryCommandsResponse, RpcError> {
+        Err(refused())
+    }
+    async fn chat_delete(
+        &self,
+        _: eca_skel::ServerSender,
+        _: eca::ChatDeleteParams,
+    ) -> Result<eca::ChatDeleteResponse, RpcError> {
+        Err(refused())
+    }
+}
+
+fn refused() -> RpcError {
+    RpcError {
+        code: -32601,
+        message: "not here".into(),
+        data: None,
+    }
+}
+
+#[tokio::test]
+async fn a_json_rpc_tcp_server_serves_no_frame_smuggled_in_a_pages_post() {
+    let opened = Arc::new(AtomicUsize::new(0));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let config = agentwire_transport::jsonrpc::Config::default();
+    let server =
+        eca_skel::serve_tcp(Arc::new(Counting(opened.clone())), listener, config, 4).unwrap();
+    let addr = server.local_addr();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":1,"clientInfo":{"name":"t","version":"0"},"capabilities":{"codeAssistant":{"chat":true}},"workspaceFolders":[]}}"#;
+    let frame = format!("Content-Length: {}\r\n\r\n{init}", init.len());
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    // The page's own headers frame its body: `Content-Length` is one of them.
+    s.write_all(simple_post("/", &addr.to_string(), Some(EVIL), init).as_bytes())
+        .await
+        .unwrap();
+    // Whatever the server sends before it closes (or within 3 s, if it keeps the connection).
+    let mut answer = Vec::new();
+    let closed = timeout(Duration::from_secs(3), s.read_to_end(&mut answer)).await;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        !answer.contains("\"result\""),
+        "the smuggled frame was served: {answer}"
+    );
+    assert_eq!(opened.load(Ordering::SeqCst), 0, "a session was opened");
+    assert!(closed.is_ok(), "the connection is closed at once");
+    // A JSON-RPC client on the same port is served.
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(frame.as_bytes()).await.unwrap();
+    let mut head = vec![0u8; 64];
+    let n = timeout(BOUND, s.read(&mut head))
+        .await
+        .expect("answered")
+        .unwrap();
+    assert!(
+        head[..n].starts_with(b"Content-Length:"),
+        "{:?}",
+        String::from_utf8_lossy(&head[..n])
+    );
+    assert_eq!(opened.load(Ordering::SeqCst), 1);
+    server.shutdown().await;
 }

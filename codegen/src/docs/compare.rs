@@ -219,7 +219,12 @@ fn compare_pool(
     findings: &mut Vec<Finding>,
 ) -> usize {
     let name = DOC_PROTO;
-    let spec_text: String = spec.sources.values().map(|s| s.text.to_string()).collect();
+    let spec_text: String = spec
+        .sources
+        .iter()
+        .filter(|(name, _)| spec.own.contains(*name))
+        .map(|(_, s)| s.text.to_string())
+        .collect();
     let spec_file = &spec.file;
     let doc_line = |needle: &str, after: &str| line_of(text, after, needle);
     let mut count = 0;

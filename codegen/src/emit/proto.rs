@@ -39,8 +39,8 @@ pub fn emit_proto(p: &Protocol, spec: &ProtoSpec) -> Result<Vec<(String, String)
         .proto_package
         .clone()
         .ok_or_else(|| SpecError::new("a protobuf module needs its package (a generator bug)"))?;
-    let types = prost_types_source(spec)?;
-    let json = pbjson_source(spec, &package)?;
+    let types = prost_types_source(spec, &package)?;
+    let json = pbjson_source(spec)?;
     let validate = format_tokens(validate_tokens(p))?;
     let doc = format!(
         " The `{}` protocol, generated from `spec/{}/{}`: message types with a gRPC \
@@ -94,8 +94,62 @@ fn format_tokens(tokens: TokenStream) -> Result<String, SpecErrors> {
 // prost + tonic
 // ---------------------------------------------------------------------------------------------
 
+/// Places each package's code: with one package, at the top of the file as it is; with
+/// several, in nested modules named after the package's parts (`google.rpc` is
+/// `google::rpc`), so the relative paths prost and pbjson write between packages resolve,
+/// and the main package re-exported at the top (its types keep their short paths).
+/// `prelude(depth)` is put at the top of each package module `depth` levels down.
 #[cfg(feature = "proto")]
-fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
+fn nest_packages(
+    code: BTreeMap<Vec<String>, String>,
+    main: &[String],
+    prelude: impl Fn(&[String]) -> String,
+    top_reexport: bool,
+) -> String {
+    if code.len() == 1 {
+        return code.into_values().collect();
+    }
+    #[derive(Default)]
+    struct Node {
+        code: String,
+        children: BTreeMap<String, Node>,
+    }
+    let mut root = Node::default();
+    for (path, text) in code {
+        let mut node = &mut root;
+        for part in &path {
+            node = node.children.entry(part.clone()).or_default();
+        }
+        node.code.push_str(&prelude(&path));
+        node.code.push_str(&text);
+    }
+    fn write(node: &Node, out: &mut String) {
+        out.push_str(&node.code);
+        for (name, child) in &node.children {
+            out.push_str(&format!("pub mod {name} {{\n"));
+            write(child, out);
+            out.push_str("}\n");
+        }
+    }
+    let mut out = String::new();
+    if top_reexport && !main.is_empty() {
+        out.push_str(&format!("pub use self::{}::*;\n", main.join("::")));
+    }
+    write(&root, &mut out);
+    out
+}
+
+/// A package's module path, as prost names it.
+#[cfg(feature = "proto")]
+fn module_path(package: &str) -> Vec<String> {
+    prost_build::Module::from_protobuf_package_name(package)
+        .parts()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(feature = "proto")]
+fn prost_types_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErrors> {
     let mut config = prost_build::Config::new();
     // Ordered maps keep JSON output and validation error order stable.
     config.btree_map(["."]);
@@ -118,10 +172,11 @@ fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
             .service_generator(),
     );
     // prost resolves every field's type among the files it is given, so the imports go in
-    // too; only the spec's own packages are kept.
+    // too; only the packages that get Rust types are kept.
     let own: std::collections::BTreeSet<_> = spec
-        .own_files()
-        .map(|f| prost_build::Module::from_protobuf_package_name(f.package()))
+        .packages()
+        .iter()
+        .map(|p| prost_build::Module::from_protobuf_package_name(p))
         .collect();
     let requests = spec
         .fds
@@ -137,12 +192,12 @@ fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
     let modules = config
         .generate(requests)
         .map_err(|e| SpecError::new(format!("prost could not generate the message types: {e}")))?;
-    let mut source = String::new();
-    for (module, code) in modules.into_iter().collect::<BTreeMap<_, _>>() {
-        if own.contains(&module) {
-            source.push_str(&code);
-        }
-    }
+    let code: BTreeMap<Vec<String>, String> = modules
+        .into_iter()
+        .filter(|(module, _)| own.contains(module))
+        .map(|(module, code)| (module.parts().map(str::to_owned).collect(), code))
+        .collect();
+    let source = nest_packages(code, &module_path(package), |_| String::new(), true);
     // Doc comments come verbatim from proto comments, which are not written as Markdown; and
     // prost keeps oneof cases inline, so a oneof holding a large message trips the variant
     // size lint (boxing it would change the types users match on).
@@ -155,7 +210,7 @@ fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
 // ---------------------------------------------------------------------------------------------
 
 #[cfg(feature = "proto")]
-fn pbjson_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErrors> {
+fn pbjson_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
     let failed = |e: std::io::Error| {
         SpecErrors::from(SpecError::new(format!(
             "pbjson could not generate the JSON impls: {e}"
@@ -168,13 +223,33 @@ fn pbjson_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErrors> 
         .preserve_proto_field_names()
         .extern_path(".google.protobuf", "::pbjson_types")
         .btree_map(["."]);
+    let prefixes: Vec<String> = spec.packages().iter().map(|p| format!(".{p}")).collect();
     let outputs = builder
-        .generate(&[format!(".{package}")], |_| Ok(Vec::<u8>::new()))
+        .generate(&prefixes, |_| Ok(Vec::<u8>::new()))
         .map_err(failed)?;
-    let mut code = String::new();
-    for (_, bytes) in outputs {
-        code.push_str(&String::from_utf8_lossy(&bytes));
-    }
+    let code: BTreeMap<Vec<String>, String> = outputs
+        .into_iter()
+        .map(|(p, bytes)| {
+            let path = module_path(&p.to_string());
+            (path, String::from_utf8_lossy(&bytes).into_owned())
+        })
+        .collect();
+    let several = code.len() > 1;
+    let enum_out = code.values().any(|c| c.contains("Invalid variant"));
+    // Each package module sees its own types, every other package's (pbjson names them by
+    // relative paths) and `EnumOut`.
+    let prelude = |path: &[String]| {
+        let up = "super::".repeat(path.len() + 1);
+        let types = path.join("::");
+        let mut s = format!("#[allow(unused_imports)]\npub use {up}types::{types}::*;\n");
+        if enum_out {
+            s.push_str(&format!(
+                "#[allow(unused_imports)]\nuse {up}json::EnumOut;\n"
+            ));
+        }
+        s
+    };
+    let code = nest_packages(code, &[], prelude, false);
     let (code, patched) = enums_unknown_as_numbers(&code);
     if code.contains("Invalid variant") {
         // A pbjson release that words its enum serialization differently; without the rewrite
@@ -184,7 +259,11 @@ fn pbjson_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErrors> 
         )
         .into());
     }
-    let mut source = String::from("use super::types::*;\n");
+    let mut source = String::from(if several {
+        ""
+    } else {
+        "use super::types::*;\n"
+    });
     source.push_str(&code);
     if patched {
         source.push_str(ENUM_OUT);
@@ -238,12 +317,12 @@ impl<T: serde::Serialize> serde::Serialize for EnumOut<T> {
 
 /// Without the `proto` feature no `ProtoSpec` exists: neither pass can be reached.
 #[cfg(not(feature = "proto"))]
-fn prost_types_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
+fn prost_types_source(spec: &ProtoSpec, _package: &str) -> Result<String, SpecErrors> {
     spec.unreachable()
 }
 
 #[cfg(not(feature = "proto"))]
-fn pbjson_source(spec: &ProtoSpec, _package: &str) -> Result<String, SpecErrors> {
+fn pbjson_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
     spec.unreachable()
 }
 

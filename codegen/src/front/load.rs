@@ -49,7 +49,16 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         return Err(errors);
     };
     let mut protocol = protocol_of(&pf, loaded.types, types_rel, loaded.package);
+    if let (Some(p), Some(package)) = (&loaded.proto, &protocol.proto_package) {
+        protocol.options = proto_lower::options(p, package);
+    }
     let proto_spec = loaded.proto;
+    // Every imported `.proto` read from disk rebuilds a deriving crate when it changes.
+    if let Some(p) = &proto_spec {
+        files.extend(p.source_paths());
+        files.sort();
+        files.dedup();
+    }
     cross_check(&yaml, &pf, &protocol, &mut errors);
     if proto_spec.is_none() && errors.is_empty() {
         crate::front::skeleton::lower(&yaml, &pf, &mut protocol, &mut errors);
@@ -167,7 +176,8 @@ fn load_types(
     let types_rel = pf.types_file.value.as_str();
     let at_types = |msg: String| SpecError::at(yaml, span_of(yaml, &pf.types_file.referenced), msg);
     if types_rel.ends_with(".proto") {
-        match proto::load_proto(dir, types_rel).and_then(|p| Ok((p.package()?, p))) {
+        let roots = import_roots(dir, yaml, pf, errors)?;
+        match proto::load_proto_in(&roots, types_rel).and_then(|p| Ok((p.package()?, p))) {
             Ok((package, p)) => Some(LoadedTypes {
                 types: proto_lower::lower(&p, &package),
                 proto: Some(p),
@@ -211,6 +221,54 @@ fn load_types(
     }
 }
 
+/// The folders a `.proto` types file's imports resolve in: `dir`, then `proto.include` (each
+/// folder must exist, each pinned package be in the cache), then the common Google protos.
+/// `None` when an entry cannot be used (the errors say why).
+fn import_roots(
+    dir: &Path,
+    yaml: &SourceFile,
+    pf: &ProtocolFile,
+    errors: &mut SpecErrors,
+) -> Option<crate::front::proto_include::ImportRoots> {
+    use crate::front::proto_include::{ImportRoots, Include};
+    use crate::front::sources::{cache_root, cached};
+    let spec_dir = yaml.path.parent().unwrap_or(dir);
+    let mut roots = ImportRoots::folder(dir);
+    let before = errors.errors.len();
+    for (include, at) in &pf.proto_includes {
+        let at = span_of(yaml, at);
+        match include {
+            Include::Folder(folder) => {
+                let path = spec_dir.join(folder);
+                if path.is_dir() {
+                    roots.extra.push(path);
+                } else {
+                    errors.push(SpecError::at(
+                        yaml,
+                        at,
+                        format!("`proto.include` folder {} does not exist", path.display()),
+                    ));
+                }
+            }
+            Include::Pinned(pin) => {
+                let root = cache_root(spec_dir);
+                match cached(pin, &root) {
+                    Ok(_) => roots.extra.push(pin.package_dir(&root)),
+                    Err(_) => errors.push(
+                        SpecError::at(
+                            yaml,
+                            at,
+                            format!("{} is not fetched yet, or differs from its pin", pin.spec()),
+                        )
+                        .with_help(pin.fetch_help(&root)),
+                    ),
+                }
+            }
+        }
+    }
+    (errors.errors.len() == before).then_some(roots)
+}
+
 /// Reads a JSON Schema types file; `None` when it cannot be read or lowered (the errors say why).
 fn load_json_schema(
     dir: &Path,
@@ -252,6 +310,7 @@ fn protocol_of(
         types_file,
         machines: Vec::new(),
         proto_package,
+        options: Default::default(),
         sessions: None,
         tracking: None,
         features: pf.features,

@@ -17,8 +17,11 @@ pub mod proto;
 #[cfg(not(feature = "proto"))]
 #[path = "proto_off.rs"]
 pub mod proto;
+pub mod proto_include;
 #[cfg(feature = "proto")]
 pub mod proto_lower;
+#[cfg(feature = "proto")]
+pub mod proto_options;
 #[cfg(not(feature = "proto"))]
 pub use proto as proto_lower;
 pub mod protocol;

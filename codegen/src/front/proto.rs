@@ -21,6 +21,7 @@ use prost_types::FileDescriptorSet;
 use protox::prost_reflect::{DescriptorPool, FieldDescriptor};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::front::proto_include::ImportRoots;
 use crate::front::tags::{self, TagError, TagName};
 use crate::ir::Constraints;
 
@@ -40,65 +41,119 @@ pub struct ProtoSpec {
     pub constraints: BTreeMap<String, Constraints>,
     /// Declared defaults (`@default 30` in a field's comment) by the field's full proto name.
     pub defaults: BTreeMap<String, serde_json::Value>,
-    /// The spec folder's own `.proto` sources by proto file name, for later diagnostics.
+    /// Every `.proto` source read from disk (the spec folder's and the include folders'),
+    /// by proto file name, for later diagnostics.
     pub sources: BTreeMap<String, SourceFile>,
+    /// The names of the spec folder's own files (the others are imports).
+    pub own: std::collections::BTreeSet<String>,
+    /// Custom options (`google.api.field_behavior`, `google.api.http`, ...) by the full proto
+    /// name of what carries them, each option by its full name with its value as JSON.
+    pub options: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
 }
 
 impl ProtoSpec {
-    /// The one proto package every file of the spec folder declares.
+    /// The protocol's main proto package: the root file's. Its types keep their local names;
+    /// other packages' (see [`ProtoSpec::packages`]) are named in full.
     pub fn package(&self) -> Result<String, SpecErrors> {
-        let packages: std::collections::BTreeSet<&str> =
-            self.own_files().map(|f| f.package()).collect();
-        match packages.len() {
-            1 => Ok(packages.into_iter().next().unwrap_or_default().to_owned()),
-            0 => Err(SpecError::new(format!(
-                "{} declares no proto file of its own",
-                self.spec_dir.display()
-            ))
-            .into()),
-            _ => Err(SpecError::new(format!(
-                "the .proto files of {} declare several packages ({}); a protocol folder holds one",
-                self.spec_dir.display(),
-                packages.into_iter().collect::<Vec<_>>().join(", ")
-            ))
-            .with_help("give every file of the folder the same `package`")
-            .into()),
+        let root = self.fds.file.iter().find(|f| f.name() == self.file);
+        match root.map(|f| f.package()) {
+            Some(p) if !p.is_empty() => Ok(p.to_owned()),
+            _ => {
+                let at = self.sources.get(&self.file);
+                let message = format!("{} declares no `package`", self.file);
+                let error = match at {
+                    Some(source) => SpecError::at(source, (0, 0), message),
+                    None => SpecError::new(message),
+                };
+                Err(error
+                    .with_help("add `package <name>;`: it names the generated types")
+                    .into())
+            }
         }
     }
 
-    /// The files that belong to the spec folder (not `google/protobuf/*` imports).
+    /// Every `.proto` file read from disk, own and imported.
+    pub fn source_paths(&self) -> Vec<PathBuf> {
+        self.sources.values().map(|s| s.path.clone()).collect()
+    }
+
+    /// The files that belong to the spec folder (not imports).
     pub fn own_files(&self) -> impl Iterator<Item = &prost_types::FileDescriptorProto> {
-        self.fds
+        self.fds.file.iter().filter(|f| self.own.contains(f.name()))
+    }
+
+    /// The packages that get Rust types, sorted: the main package (the root file's), and
+    /// every package a message of a kept package uses, at any depth. A file imported only for
+    /// its options (`google/api/annotations.proto`) adds nothing; the well-known types are
+    /// `pbjson_types`' and never among them.
+    pub fn packages(&self) -> std::collections::BTreeSet<String> {
+        let mut kept: std::collections::BTreeSet<String> = self
+            .fds
             .file
             .iter()
-            .filter(|f| self.sources.contains_key(f.name()))
+            .filter(|f| f.name() == self.file)
+            .map(|f| f.package().to_owned())
+            .collect();
+        loop {
+            let before = kept.len();
+            let used: Vec<String> = self
+                .pool
+                .all_messages()
+                .filter(|m| kept.contains(m.package_name()))
+                .flat_map(|m| m.fields().collect::<Vec<_>>())
+                .filter_map(|f| match f.kind() {
+                    protox::prost_reflect::Kind::Message(m) => Some(m.package_name().to_owned()),
+                    protox::prost_reflect::Kind::Enum(e) => Some(e.package_name().to_owned()),
+                    _ => None,
+                })
+                .filter(|p| p != "google.protobuf")
+                .collect();
+            kept.extend(used);
+            if kept.len() == before {
+                return kept;
+            }
+        }
     }
 }
 
-/// Compiles `spec_dir/file` (imports resolve inside `spec_dir`) and collects its constraint
-/// tags. Every problem is reported with its file, line and column.
+/// Compiles `spec_dir/file` (imports resolve in `spec_dir`, then the common Google protos and
+/// the bundled well-known types) and collects its constraint tags.
 pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> {
-    let mut compiler = protox::Compiler::new([spec_dir]).map_err(|e| from_protox(spec_dir, &e))?;
+    load_proto_in(&ImportRoots::folder(spec_dir), file)
+}
+
+/// Compiles `roots.spec_dir/file`, its imports resolved through `roots`, and collects its
+/// constraint tags and custom options. Every problem is reported with its file, line and
+/// column.
+pub fn load_proto_in(roots: &ImportRoots, file: &str) -> Result<ProtoSpec, SpecErrors> {
+    let spec_dir = roots.spec_dir.as_path();
+    let mut compiler = crate::front::proto_include::compiler(roots);
     compiler.include_source_info(true).include_imports(true);
     compiler
         .open_file(file)
-        .map_err(|e| from_protox(spec_dir, &e))?;
+        .map_err(|e| from_protox(roots, &e))?;
     let fds = compiler.file_descriptor_set();
     let pool = compiler.descriptor_pool();
 
     let mut errors = SpecErrors::default();
     let mut sources = BTreeMap::new();
+    let mut own = std::collections::BTreeSet::new();
     for meta in compiler.files() {
         // Files without a path on disk are protox's bundled well-known types.
         let Some(path) = meta.path() else { continue };
         match SourceFile::read(path) {
             Ok(mut source) => {
-                source.path = spec_dir.join(meta.name());
+                if path == spec_dir.join(meta.name()) {
+                    // The folder as the caller spelled it, e.g. `spec/coven/coven.proto`.
+                    source.path = spec_dir.join(meta.name());
+                    own.insert(meta.name().to_owned());
+                }
                 sources.insert(meta.name().to_owned(), source);
             }
             Err(e) => errors.push(e),
         }
     }
+    let options = crate::front::proto_options::collect(&pool, &own);
 
     let mut constraints = BTreeMap::new();
     let mut defaults = BTreeMap::new();
@@ -139,24 +194,45 @@ pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> 
         constraints,
         defaults,
         sources,
+        own,
+        options,
     })
 }
 
 /// Turns a protox error (a miette diagnostic with spans) and the ones related to it into spec
 /// errors that keep their location.
-fn from_protox(spec_dir: &Path, error: &protox::Error) -> SpecErrors {
-    // The path keeps the folder as the caller spelled it, e.g. `spec/coven/coven.proto`.
+fn from_protox(roots: &ImportRoots, error: &protox::Error) -> SpecErrors {
     let source = error
         .file()
-        .and_then(|name| SourceFile::read(&spec_dir.join(name)).ok());
+        .and_then(|name| roots.path_of(name))
+        .and_then(|path| SourceFile::read(&path).ok());
     let mut errors = SpecErrors::default();
-    errors.push(from_diagnostic(source.as_ref(), error));
+    let mut first = from_diagnostic(source.as_ref(), error);
+    if let Some(help) = missing_common_help(roots, &first.message) {
+        first.help = Some(help);
+    }
+    errors.push(first);
     if let Some(related) = error.related() {
         for d in related {
             errors.push(from_diagnostic(source.as_ref(), d));
         }
     }
     errors
+}
+
+/// The hint for an import of a common Google proto that is not in the cache yet.
+fn missing_common_help(roots: &ImportRoots, message: &str) -> Option<String> {
+    let name = message.strip_prefix("import '")?.split('\'').next()?;
+    if !crate::front::proto_include::is_common(name) || roots.common.is_some() {
+        return None;
+    }
+    let pin = crate::front::proto_include::common_pin();
+    let root = crate::front::sources::cache_root(&roots.spec_dir);
+    Some(format!(
+        "`{name}` comes from {} (the common Google protos), which is not fetched yet: {}",
+        pin.spec(),
+        pin.fetch_help(&root)
+    ))
 }
 
 fn from_diagnostic(source: Option<&SourceFile>, d: &dyn Diagnostic) -> SpecError {

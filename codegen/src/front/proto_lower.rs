@@ -16,22 +16,22 @@ use crate::front::proto::ProtoSpec;
 use crate::front::tags::{self, TagName};
 use crate::ir::{Field, Origin, Scalar, Ty, TypeDef, TypeKind, WellKnown};
 
-/// The IR types of `spec`'s own package, by local name (`Outer.Inner` for nested ones).
+/// The IR types of `spec`: the main package's (`package`) by local name (`Outer.Inner` for
+/// nested ones), every other package of [`ProtoSpec::packages`] by full name
+/// (`google.rpc.Status`).
 pub fn lower(spec: &ProtoSpec, package: &str) -> BTreeMap<String, TypeDef> {
+    let packages = spec.packages();
     let wrappers = wrappers(spec, package);
     let mut types = BTreeMap::new();
     for message in spec.pool.all_messages() {
-        if message.package_name() != package
-            || message.is_map_entry()
-            || !spec.sources.contains_key(message.parent_file().name())
-        {
+        if !packages.contains(message.package_name()) || message.is_map_entry() {
             continue;
         }
         let wrapper = wrappers.contains(message.full_name());
-        lower_message(spec, &message, wrapper, &mut types);
+        lower_message(spec, package, &message, wrapper, &mut types);
     }
     for e in spec.pool.all_enums() {
-        if e.package_name() == package && spec.sources.contains_key(e.parent_file().name()) {
+        if packages.contains(e.package_name()) {
             let name = local_name(e.full_name(), package);
             types.insert(name.clone(), enum_def(spec, &e, name));
         }
@@ -39,25 +39,45 @@ pub fn lower(spec: &ProtoSpec, package: &str) -> BTreeMap<String, TypeDef> {
     types
 }
 
-/// The name of a message or enum below its package: `Outer.Inner`.
+/// The IR name of a message or enum: below the main package its local name, `Outer.Inner`;
+/// elsewhere its full proto name.
 pub fn local_name(full_name: &str, package: &str) -> String {
     full_name
         .strip_prefix(package)
         .and_then(|s| s.strip_prefix('.'))
+        .filter(|_| !package.is_empty())
         .unwrap_or(full_name)
         .to_owned()
 }
 
-/// The IR type of a field (a list or map of its element for repeated and map fields).
+/// Custom options by IR path (`Task.id`, `A2AService.SendMessage`), from the spec's options
+/// by full proto name.
+pub fn options(
+    spec: &ProtoSpec,
+    package: &str,
+) -> BTreeMap<String, BTreeMap<String, serde_json::Value>> {
+    spec.options
+        .iter()
+        .map(|(name, o)| (local_name(name, package), o.clone()))
+        .collect()
+}
+
+/// The IR type of a field (a list or map of its element for repeated and map fields), names
+/// relative to the field's own package.
 pub fn field_ty(field: &FieldDescriptor) -> Ty {
+    field_ty_in(field, field.parent_message().package_name())
+}
+
+/// The IR type of a field, names relative to the main package `package`.
+pub fn field_ty_in(field: &FieldDescriptor, package: &str) -> Ty {
     if field.is_map() {
         let value = match field.kind() {
-            Kind::Message(entry) => kind_ty(&entry.map_entry_value_field()),
+            Kind::Message(entry) => kind_ty(&entry.map_entry_value_field(), package),
             _ => Ty::Any,
         };
         return Ty::Map(Box::new(value));
     }
-    let ty = kind_ty(field);
+    let ty = kind_ty(field, package);
     if field.is_list() {
         Ty::Array(Box::new(ty))
     } else {
@@ -65,8 +85,7 @@ pub fn field_ty(field: &FieldDescriptor) -> Ty {
     }
 }
 
-fn kind_ty(field: &FieldDescriptor) -> Ty {
-    let package = field.parent_message().package_name().to_owned();
+fn kind_ty(field: &FieldDescriptor, package: &str) -> Ty {
     match field.kind() {
         Kind::Double => Ty::Scalar(Scalar::Double),
         Kind::Float => Ty::Scalar(Scalar::Float),
@@ -78,11 +97,11 @@ fn kind_ty(field: &FieldDescriptor) -> Ty {
         Kind::String => Ty::String,
         Kind::Bytes => Ty::Scalar(Scalar::Bytes),
         Kind::Message(m) => WellKnown::from_proto(m.full_name(), false).map_or_else(
-            || Ty::Named(local_name(m.full_name(), &package)),
+            || Ty::Named(local_name(m.full_name(), package)),
             Ty::WellKnown,
         ),
         Kind::Enum(e) => WellKnown::from_proto(e.full_name(), true).map_or_else(
-            || Ty::Named(local_name(e.full_name(), &package)),
+            || Ty::Named(local_name(e.full_name(), package)),
             Ty::WellKnown,
         ),
     }
@@ -163,11 +182,11 @@ fn without_tags(line: &str) -> &str {
 
 fn lower_message(
     spec: &ProtoSpec,
+    package: &str,
     message: &MessageDescriptor,
     wrapper: bool,
     types: &mut BTreeMap<String, TypeDef>,
 ) {
-    let package = message.package_name();
     let name = local_name(message.full_name(), package);
     let file = message.parent_file().name().to_owned();
     let mut fields = Vec::new();
@@ -189,7 +208,10 @@ fn lower_message(
                         default: None,
                     });
                     let kind = TypeKind::Oneof {
-                        cases: oneof.fields().map(|f| case(spec, &file, &f)).collect(),
+                        cases: oneof
+                            .fields()
+                            .map(|f| case(spec, package, &file, &f))
+                            .collect(),
                         required: wrapper,
                     };
                     types.insert(
@@ -205,7 +227,7 @@ fn lower_message(
                     );
                 }
             }
-            None => fields.push(plain_field(spec, &file, &field)),
+            None => fields.push(plain_field(spec, package, &file, &field)),
         }
     }
     let (doc, origin) = doc_and_origin(spec, &file, message.path());
@@ -222,7 +244,7 @@ fn lower_message(
     );
 }
 
-fn plain_field(spec: &ProtoSpec, file: &str, field: &FieldDescriptor) -> Field {
+fn plain_field(spec: &ProtoSpec, package: &str, file: &str, field: &FieldDescriptor) -> Field {
     let (doc, origin) = doc_and_origin(spec, file, field.path());
     // Singular messages and proto3 `optional` scalars have explicit presence (an `Option`
     // in prost); everything else reads as its default when absent.
@@ -232,7 +254,7 @@ fn plain_field(spec: &ProtoSpec, file: &str, field: &FieldDescriptor) -> Field {
             || (field.supports_presence() && field.cardinality() != Cardinality::Required));
     Field {
         name: field.name().to_owned(),
-        ty: field_ty(field),
+        ty: field_ty_in(field, package),
         optional: true,
         doc,
         constraints: spec
@@ -247,12 +269,12 @@ fn plain_field(spec: &ProtoSpec, file: &str, field: &FieldDescriptor) -> Field {
 }
 
 /// One case of a oneof: its field name is the JSON key, its type the value.
-fn case(spec: &ProtoSpec, file: &str, field: &FieldDescriptor) -> Field {
+fn case(spec: &ProtoSpec, package: &str, file: &str, field: &FieldDescriptor) -> Field {
     Field {
         optional: false,
         defaulted: false,
         default: None,
-        ..plain_field(spec, file, field)
+        ..plain_field(spec, package, file, field)
     }
 }
 

@@ -28,6 +28,11 @@ impl ProtoSpec {
         match self.never {}
     }
 
+    /// Every `.proto` file read from disk.
+    pub fn source_paths(&self) -> Vec<PathBuf> {
+        self.unreachable()
+    }
+
     /// The spec's proto package.
     pub fn package(&self) -> Result<String, SpecErrors> {
         self.unreachable()
@@ -38,6 +43,22 @@ impl ProtoSpec {
 pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> {
     let path: PathBuf = spec_dir.join(file);
     Err(missing(Front::Proto, &path).into())
+}
+
+/// Refuses `roots.spec_dir/file`: this build has no protobuf front.
+pub fn load_proto_in(
+    roots: &crate::front::proto_include::ImportRoots,
+    file: &str,
+) -> Result<ProtoSpec, SpecErrors> {
+    load_proto(&roots.spec_dir, file)
+}
+
+/// `proto_lower::options`.
+pub fn options(
+    spec: &ProtoSpec,
+    _package: &str,
+) -> BTreeMap<String, BTreeMap<String, serde_json::Value>> {
+    spec.unreachable()
 }
 
 /// `proto_lower::lower`.

@@ -27,6 +27,8 @@ pub struct ProtocolFile {
     /// Set when `types:` names a registry package's file instead of a file of the folder;
     /// `types_file` is then the path inside the package.
     pub types_pin: Option<crate::front::sources::Pin>,
+    /// `proto.include`: the import folders searched after the spec folder, in order.
+    pub proto_includes: Vec<(crate::front::proto_include::Include, Location)>,
     pub channels: Vec<(Channel, Location)>,
     pub messages: Vec<(MessageKind, Location, Location)>,
     pub methods: Vec<(Method, MethodLocations)>,
@@ -62,6 +64,8 @@ struct Raw {
     role_aliases: std::collections::BTreeMap<String, Vec<String>>,
     types: Spanned<RawTypes>,
     #[serde(default)]
+    proto: Option<RawProto>,
+    #[serde(default)]
     channels: Vec<RawChannel>,
     #[serde(default)]
     messages: Vec<RawMessage>,
@@ -87,6 +91,14 @@ struct Raw {
 enum RawTypes {
     File(String),
     Pinned(crate::front::sources::RawPin),
+}
+
+/// `proto:`: how a `.proto` types file's imports resolve.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProto {
+    #[serde(default)]
+    include: Vec<Spanned<RawTypes>>,
 }
 
 #[derive(Deserialize)]
@@ -347,6 +359,13 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
             )));
     }
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
+    let proto_includes = raw
+        .proto
+        .map(|p| p.include)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|i| include_of(i, &mut cx))
+        .collect();
     let Checker { roles, errors, .. } = cx;
     errors.finish(ProtocolFile {
         transport_at: raw.transport.kind.referenced,
@@ -375,6 +394,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         role_aliases: raw.role_aliases,
         types_file,
         types_pin,
+        proto_includes,
         channels,
         messages,
         methods,
@@ -404,6 +424,30 @@ fn types_of(
                 .ok();
             (Spanned::new(file, referenced, defined), pin)
         }
+    }
+}
+
+/// One `proto.include` entry: a folder (relative to the spec folder) or a pinned package,
+/// whose root is then the folder; a broken pin is an error at the entry.
+fn include_of(
+    entry: Spanned<RawTypes>,
+    cx: &mut Checker<'_>,
+) -> Option<(crate::front::proto_include::Include, Location)> {
+    use crate::front::proto_include::Include;
+    let at = entry.referenced;
+    match entry.value {
+        RawTypes::File(folder) if folder.is_empty() => {
+            cx.err(&at, "an empty `proto.include` folder".to_owned());
+            None
+        }
+        RawTypes::File(folder) => Some((Include::Folder(folder.into()), at)),
+        RawTypes::Pinned(raw) => match crate::front::sources::Pin::from_raw(raw) {
+            Ok(pin) => Some((Include::Pinned(pin), at)),
+            Err(msg) => {
+                cx.err(&at, msg);
+                None
+            }
+        },
     }
 }
 

@@ -113,6 +113,8 @@ async fn accept_loop<S, D, F>(
         };
         let _ = stream.set_nodelay(true);
         let (reader, writer) = stream.into_split();
+        // A web page's POST to this port must not reach the framing (see `sniff`).
+        let reader = super::sniff::RefuseHttp::new(reader);
         let (checker, dispatch) = make();
         let (_peer, connection): (Peer<S>, _) = Peer::spawn_under(
             cancel.child_token(),

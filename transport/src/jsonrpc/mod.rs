@@ -15,6 +15,7 @@ mod listen;
 mod newline;
 mod peer;
 pub mod probe;
+mod sniff;
 
 use std::time::Duration;
 

@@ -1,0 +1,177 @@
+//! Where a `.proto` spec's imports come from, searched in this order: the spec folder (the
+//! pinned package's folder for a pinned `types:`), each `proto.include` entry of
+//! `protocol.yaml` (a folder, or a pinned registry package whose root is the folder), the
+//! common Google protos (`google/api`, `google/rpc`, `google/type`) from one pinned npm
+//! package, and last protox's bundled `google/protobuf` well-known types.
+//!
+//! Like a pinned `types:` file, pinned packages are read from the local cache only
+//! (`front::sources`); `cargo xtask fetch` fills it.
+
+use std::path::{Path, PathBuf};
+
+use crate::front::sources::{Pin, Registry};
+
+/// One `proto.include` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Include {
+    /// A folder, relative to the spec folder (or absolute).
+    Folder(PathBuf),
+    /// A registry package's root.
+    Pinned(Pin),
+}
+
+/// The import prefixes the common package answers; every other name it leaves alone, so
+/// nothing else in the package can shadow a spec's own files.
+pub const COMMON_PREFIXES: &[&str] = &["google/api/", "google/rpc/", "google/type/"];
+
+/// The pinned package the common Google protos come from: Google's own npm package of its
+/// API definitions. The hash is of `google/api/annotations.proto`.
+pub fn common_pin() -> Pin {
+    Pin {
+        registry: Registry::Npm,
+        package: "google-proto-files".to_owned(),
+        version: "6.0.1".to_owned(),
+        file: "google/api/annotations.proto".to_owned(),
+        sha256: "e79ea741cb605a65e78ca322174764a4af9fde1962c1631e12b84c4934ba9a6c".to_owned(),
+    }
+}
+
+/// Whether `name` (an import path) is one the common package answers.
+pub fn is_common(name: &str) -> bool {
+    COMMON_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// The folders a spec's imports resolve in, already checked to exist or reported.
+#[derive(Debug, Clone, Default)]
+pub struct ImportRoots {
+    /// The spec folder: its files are the spec's own.
+    pub spec_dir: PathBuf,
+    /// The `proto.include` folders, in order.
+    pub extra: Vec<PathBuf>,
+    /// The common package's unpacked folder, when it is in the cache.
+    pub common: Option<PathBuf>,
+}
+
+impl ImportRoots {
+    /// Only the spec folder (and the common package, if cached).
+    pub fn folder(spec_dir: &Path) -> Self {
+        ImportRoots {
+            spec_dir: spec_dir.to_path_buf(),
+            extra: Vec::new(),
+            common: common_dir(spec_dir),
+        }
+    }
+
+    /// The file an import name stands for on disk, in search order (`None`: protox's bundled
+    /// well-known types, or not found).
+    pub fn path_of(&self, name: &str) -> Option<PathBuf> {
+        let common = self
+            .common
+            .iter()
+            .filter(|_| is_common(name))
+            .map(|c| c.join(name));
+        std::iter::once(self.spec_dir.join(name))
+            .chain(self.extra.iter().map(|d| d.join(name)))
+            .chain(common)
+            .find(|p| p.is_file())
+    }
+}
+
+/// The common package's folder in the cache of `spec_dir`, if fetched and intact.
+pub fn common_dir(spec_dir: &Path) -> Option<PathBuf> {
+    let root = crate::front::sources::cache_root(spec_dir);
+    let pin = common_pin();
+    crate::front::sources::cached(&pin, &root)
+        .ok()
+        .map(|_| pin.package_dir(&root))
+}
+
+/// Whether the `.proto` files of `dir` import a common proto the folder does not hold itself,
+/// so `cargo xtask fetch` fetches the common package for it.
+pub fn needs_common(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "proto"))
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .any(|text| {
+            imports(&text)
+                .into_iter()
+                .any(|name| is_common(name) && !dir.join(name).is_file())
+        })
+}
+
+/// The names of a proto file's `import` statements (a plain scan; the compiler checks them).
+fn imports(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("import"))
+        .filter_map(|rest| {
+            let rest = rest.trim_start();
+            let rest = rest
+                .strip_prefix("public")
+                .or_else(|| rest.strip_prefix("weak"))
+                .unwrap_or(rest)
+                .trim_start();
+            let rest = rest.strip_prefix('"')?;
+            rest.find('"').map(|end| &rest[..end])
+        })
+        .collect()
+}
+
+#[cfg(feature = "proto")]
+pub use resolver::compiler;
+
+#[cfg(feature = "proto")]
+mod resolver {
+    use protox::file::{
+        ChainFileResolver, File, FileResolver, GoogleFileResolver, IncludeFileResolver,
+    };
+
+    use super::{ImportRoots, is_common};
+
+    /// The common package, answering only the common prefixes.
+    struct Common(IncludeFileResolver);
+
+    impl FileResolver for Common {
+        fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+            if is_common(name) {
+                self.0.open_file(name)
+            } else {
+                Err(protox::Error::file_not_found(name))
+            }
+        }
+    }
+
+    /// A protox compiler resolving imports through `roots`, then the bundled well-known types.
+    pub fn compiler(roots: &ImportRoots) -> protox::Compiler {
+        let mut chain = ChainFileResolver::new();
+        chain.add(IncludeFileResolver::new(roots.spec_dir.clone()));
+        for dir in &roots.extra {
+            chain.add(IncludeFileResolver::new(dir.clone()));
+        }
+        if let Some(dir) = &roots.common {
+            chain.add(Common(IncludeFileResolver::new(dir.clone())));
+        }
+        chain.add(GoogleFileResolver::new());
+        protox::Compiler::with_file_resolver(chain)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_are_read_with_their_modifiers() {
+        let text = "syntax = \"proto3\";\nimport \"a/b.proto\";\nimport public \"c.proto\";\n  import weak \"google/api/http.proto\";\n// import \"no.proto\";\n";
+        assert_eq!(
+            imports(text),
+            ["a/b.proto", "c.proto", "google/api/http.proto"]
+        );
+        assert!(is_common("google/rpc/status.proto"));
+        assert!(!is_common("google/protobuf/empty.proto"));
+        assert!(!is_common("google/cloud/x.proto"));
+    }
+}

@@ -1,0 +1,115 @@
+//! Protobuf schemas their authors publish, loaded unchanged: A2A's normative `a2a.proto`, as
+//! the crates.io package `a2a-pb` 0.3.2 ships it beside the `google/api` protos it imports
+//! (installed by `scripts/install-peers`, never copied into the repository), goes through the
+//! protobuf front end and emitter, and its generated module compiles warning-free.
+
+use std::path::PathBuf;
+
+use agentwire_codegen::emit::proto::emit_proto;
+use agentwire_codegen::front::proto::{ProtoSpec, load_proto_in};
+use agentwire_codegen::front::proto_include::ImportRoots;
+use agentwire_codegen::front::proto_lower::{lower, options};
+use agentwire_codegen::ir::{Protocol, Transport, TypeKind};
+use agentwire_tests::peers::{ensure_installed, target_dir};
+use agentwire_tests::published::{Module, PROTO_DEPS, build_crate_with};
+
+fn a2a_dir() -> PathBuf {
+    ensure_installed();
+    target_dir().join("peers/crates/a2a-pb/a2a-pb-0.3.2/proto")
+}
+
+fn report(e: agentwire_codegen::diag::SpecErrors) -> String {
+    e.errors
+        .iter()
+        .map(|e| e.one_line())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The IR of a lone `.proto` file, as the loader builds it (no catalogue, no transport).
+fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
+    let package = spec.package().map_err(report).unwrap();
+    Protocol {
+        module: module.to_owned(),
+        title: module.to_owned(),
+        summary: String::new(),
+        transport: Transport {
+            kind: "grpc".to_owned(),
+            framing: "grpc".to_owned(),
+            grpc: None,
+            rpc: Default::default(),
+            port: None,
+            content_type: None,
+        },
+        roles: Vec::new(),
+        types: lower(spec, &package),
+        channels: Vec::new(),
+        messages: Vec::new(),
+        methods: Vec::new(),
+        routes: Vec::new(),
+        types_file: spec.file.clone(),
+        machines: Vec::new(),
+        options: options(spec, &package),
+        proto_package: Some(package),
+        role_aliases: Default::default(),
+        features: Vec::new(),
+        events: Vec::new(),
+        sessions: None,
+        tracking: None,
+    }
+}
+
+/// The generated types of the module (prost, pbjson and validators), under a `mod.rs` of
+/// their own: a module without a transport has no catalogue for the rest to describe.
+fn module(p: &Protocol, spec: &ProtoSpec) -> Module {
+    let name = &p.module;
+    let mut files: Vec<(String, String)> = emit_proto(p, spec)
+        .map_err(report)
+        .unwrap()
+        .into_iter()
+        .filter(|(rel, _)| rel != "mod.rs")
+        .map(|(rel, text)| (format!("src/{name}/{rel}"), text))
+        .collect();
+    files.push((
+        format!("src/{name}/mod.rs"),
+        "//! The generated types.\nmod json;\nmod types;\nmod validate;\npub use types::*;\n"
+            .to_owned(),
+    ));
+    files.push((
+        format!("src/skeletons/{name}.rs"),
+        "//! No transport: no skeleton.\n".to_owned(),
+    ));
+    Module {
+        name: name.clone(),
+        files,
+    }
+}
+
+#[test]
+fn a2a_proto_loads_unchanged_and_its_types_compile() {
+    let roots = ImportRoots::folder(&a2a_dir());
+    let spec = load_proto_in(&roots, "a2a.proto").map_err(report).unwrap();
+    let p = protocol_of(&spec, "a2a");
+    assert_eq!(p.proto_package.as_deref(), Some("lf.a2a.v1"));
+    // The google/api imports carry options only: no Rust types of theirs.
+    assert!(
+        p.types.keys().all(|k| !k.starts_with("google.")),
+        "{:?}",
+        p.types.keys()
+    );
+    let TypeKind::Struct(fields) = &p.types["Task"].kind else {
+        panic!("Task is a message")
+    };
+    assert!(fields.iter().any(|f| f.name == "status"));
+    // Field behaviour and HTTP bindings reach the IR as data.
+    assert_eq!(
+        p.options["Task.id"]["google.api.field_behavior"],
+        serde_json::json!(["REQUIRED"])
+    );
+    assert_eq!(
+        p.options["A2AService.GetTask"]["google.api.http"]["get"],
+        "/tasks/{id=*}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    build_crate_with(&tmp.path().join("crate"), &[module(&p, &spec)], PROTO_DEPS);
+}
