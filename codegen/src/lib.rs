@@ -7,6 +7,7 @@ pub mod docs;
 pub mod emit;
 pub mod front;
 pub mod generate;
+pub mod generated_crate;
 pub mod ir;
 pub mod machine;
 pub mod naming;

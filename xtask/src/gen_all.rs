@@ -4,11 +4,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use agentwire_codegen::{
-    OutputFile, SpecErrors, docs, generate,
-    generate::{ModuleEntry, lib_rs, skeleton_path},
-    output,
-};
+use agentwire_codegen::emit::manifest::{Defaults, DepStyle, Manifest};
+use agentwire_codegen::generated_crate::{CrateSpec, generate_crate, spec_dirs_under};
+use agentwire_codegen::{SpecErrors, docs, output};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -80,8 +78,14 @@ pub struct Target {
     pub specs: PathBuf,
     /// The generated crate's root (`src/`, `schemas/` and `diagrams/` are written there).
     pub out: PathBuf,
-    /// The crate's one-line doc.
+    /// The crate's package name.
+    pub name: &'static str,
+    /// The crate's one-line doc (also its package description).
     pub doc: &'static str,
+    /// What the crate builds with default features.
+    pub defaults: Defaults,
+    /// Appended to its `Cargo.toml` as written (its dev-dependencies).
+    pub extra: &'static str,
     /// Whether `docs/protocols/<module>.md` is checked and its diagrams kept fresh.
     pub docs: bool,
 }
@@ -93,37 +97,38 @@ pub fn targets(root: &Path) -> Vec<Target> {
         Target {
             specs: root.join("spec"),
             out: root.join("generated"),
+            name: "agentwire-protocols",
             doc: "The built-in agent protocols, generated from `spec/` by `cargo xtask gen`.",
+            // A crate using one protocol's types builds that and nothing else.
+            defaults: Defaults::Nothing,
+            extra: "",
             docs: true,
         },
         Target {
             specs: root.join("tests/protocols"),
             out: root.join("tests/protocols"),
+            name: "agentwire-test-protocols",
             doc: "Protocols that exist only for tests, generated from the spec folders beside this crate's `src/` by `cargo xtask gen`.",
+            // Its own unit tests (the spec folders' `talk.rs`) drive the skeletons.
+            defaults: Defaults::Full,
+            extra: TEST_PROTOCOLS_DEV_DEPS,
             docs: false,
         },
     ]
 }
 
+/// The test protocols crate's dev-dependencies (its integration tests'), kept in its manifest.
+const TEST_PROTOCOLS_DEV_DEPS: &str = "[dev-dependencies]
+agentwire-cli.workspace = true
+agentwire-protocols = { workspace = true, features = [\"all-protocols\"] }
+tokio.workspace = true
+tokio-tungstenite.workspace = true
+futures-util.workspace = true
+";
+
 /// Every spec folder, sorted by name so output order is stable.
 fn spec_dirs(specs: &Path) -> Result<Vec<PathBuf>, Error> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(specs)
-        .map_err(|e| Error::Io(format!("cannot list {}: {e}", specs.display())))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("protocol.yaml").is_file())
-        .collect();
-    dirs.sort();
-    Ok(dirs)
-}
-
-/// A spec folder's `talk.rs` as `src/`-relative path, when the folder sits inside the
-/// generated crate (as the test protocols do) and has one.
-fn talk_path(spec_dir: &Path, out: &Path) -> Option<String> {
-    let rel = spec_dir.strip_prefix(out).ok()?;
-    spec_dir
-        .join("talk.rs")
-        .is_file()
-        .then(|| format!("../{}/talk.rs", rel.to_string_lossy().replace('\\', "/")))
+    spec_dirs_under(specs).map_err(Error::Io)
 }
 
 /// Fetches the pinned registry files every spec folder names (`types: {npm: ...}`) that the
@@ -173,50 +178,35 @@ fn check_protocol_doc(
 }
 
 fn run_target(root: &Path, target: &Target, mode: Mode, report: &mut Report) -> Result<(), Error> {
-    let mut files: Vec<(String, String)> = Vec::new();
-    let mut modules = Vec::new();
-    let mut protocols = Vec::new();
-    let mut spec_errors = Vec::new();
+    let dirs = spec_dirs(&target.specs)?;
+    let spec = CrateSpec {
+        spec_dirs: &dirs,
+        out: &target.out,
+        doc: target.doc,
+        manifest: Manifest {
+            name: target.name,
+            description: target.doc,
+            deps: DepStyle::Workspace,
+            defaults: target.defaults,
+            extra: target.extra,
+        },
+        shown_from: root,
+        tool: "`cargo xtask gen`",
+    };
+    let generated = generate_crate(&spec).map_err(Error::Spec)?;
     let mut doc_findings = Vec::new();
     let mut doc_updates: Vec<(PathBuf, String)> = Vec::new();
-    for dir in spec_dirs(&target.specs)? {
-        match generate(&dir) {
-            Ok(g) => {
-                report.summaries.push(g.summary.clone());
-                let skeleton = g.files.iter().any(|f| f.path == skeleton_path(&g.module));
-                modules.push(ModuleEntry {
-                    module: g.module.clone(),
-                    title: g.spec.protocol.title.clone(),
-                    skeleton,
-                    talk: talk_path(&dir, &target.out),
-                });
-                if target.docs {
-                    doc_updates.extend(check_protocol_doc(root, &g, report, &mut doc_findings));
-                }
-                let source = dir.strip_prefix(root).unwrap_or(&dir);
-                let source = source.to_string_lossy().replace('\\', "/");
-                files.extend(g.files.iter().map(|f| (f.path.clone(), f.render(&source))));
-                protocols.push(g.spec.protocol);
-            }
-            Err(e) => spec_errors.push((dir, e)),
+    for g in &generated.protocols {
+        report.summaries.push(g.summary.clone());
+        if target.docs {
+            doc_updates.extend(check_protocol_doc(root, g, report, &mut doc_findings));
         }
     }
-    if !spec_errors.is_empty() {
-        return Err(Error::Spec(spec_errors));
-    }
-    let crate_files = crate_files(target.doc, &modules, &protocols).map_err(Error::Io)?;
-    let shown = target.specs.strip_prefix(root).unwrap_or(&target.specs);
-    let shown = format!("{}/", shown.to_string_lossy().replace('\\', "/"));
-    files.extend(
-        crate_files
-            .iter()
-            .map(|f| (f.path.clone(), f.render(&shown))),
-    );
     let out_mode = match mode {
         Mode::Write => output::Mode::Write,
         Mode::Check => output::Mode::Check,
     };
-    let differ = output::sync(&target.out, &files, out_mode).map_err(Error::Io)?;
+    let differ = output::sync(&target.out, &generated.files, out_mode).map_err(Error::Io)?;
     let mut stale = Vec::new();
     match mode {
         Mode::Write => report.changed.extend(differ),
@@ -241,33 +231,9 @@ fn run_target(root: &Path, target: &Target, mode: Mode, report: &mut Report) -> 
     Ok(())
 }
 
-/// The crate-level files: `src/lib.rs` and `src/registry.rs`.
-fn crate_files(
-    doc: &str,
-    modules: &[ModuleEntry],
-    protocols: &[agentwire_codegen::ir::Protocol],
-) -> Result<Vec<OutputFile>, String> {
-    let refs: Vec<&agentwire_codegen::ir::Protocol> = protocols.iter().collect();
-    let registry = output::parse_tokens(
-        "registry",
-        agentwire_codegen::emit::registry::emit_registry(&refs),
-    )?;
-    Ok(vec![
-        OutputFile {
-            path: "src/lib.rs".to_owned(),
-            contents: output::Contents::Source(lib_rs(doc, modules)),
-        },
-        OutputFile::rust("src/registry.rs", registry),
-    ])
-}
-
 /// Findings as `doc:line: message`, with the document path relative to the workspace.
 pub fn render(doc: &Path, root: &Path, findings: &[docs::Finding]) -> Vec<String> {
-    let shown = doc.strip_prefix(root).unwrap_or(doc);
-    findings
-        .iter()
-        .map(|f| format!("{}:{}: {}", shown.display(), f.line, f.message))
-        .collect()
+    docs::files::render(doc, root, findings)
 }
 
 /// `cargo xtask check-docs --spec <dir> <doc.md>...`: checks any Markdown file against a spec.
@@ -276,20 +242,14 @@ pub fn check_docs(
     spec_dir: &Path,
     docs_paths: &[PathBuf],
 ) -> Result<Vec<String>, Error> {
-    agentwire_codegen::front::sources::fetch_all(&[spec_dir.to_path_buf()]).map_err(Error::Io)?;
-    let spec = agentwire_codegen::front::load::load_spec(spec_dir)
-        .map_err(|e| Error::Spec(vec![(spec_dir.to_path_buf(), e)]))?;
-    let mut out = Vec::new();
-    for path in docs_paths {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Io(format!("cannot read {}: {e}", path.display())))?;
-        let report = docs::check_doc(&spec, path, &text);
-        for note in render(path, root, &report.notes) {
-            eprintln!("note: {note}");
-        }
-        out.extend(render(path, root, &report.findings));
+    let report = docs::files::check_doc_files(spec_dir, docs_paths, root).map_err(|e| match e {
+        docs::files::FilesError::Spec(e) => Error::Spec(vec![(spec_dir.to_path_buf(), e)]),
+        docs::files::FilesError::Io(e) => Error::Io(e),
+    })?;
+    for note in &report.notes {
+        eprintln!("note: {note}");
     }
-    Ok(out)
+    Ok(report.findings)
 }
 
 #[cfg(test)]

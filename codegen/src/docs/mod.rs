@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod constants;
 pub mod examples;
+pub mod files;
 pub mod markdown;
 pub mod notes;
 pub mod sequences;

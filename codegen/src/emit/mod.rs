@@ -5,6 +5,7 @@ pub mod defaults;
 pub mod diagram;
 pub mod http;
 pub mod machine;
+pub mod manifest;
 pub mod module;
 // Without the `proto` feature only the naming helpers are reached (no `ProtoSpec` exists).
 #[cfg_attr(not(feature = "proto"), allow(dead_code))]

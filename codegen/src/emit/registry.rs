@@ -13,8 +13,11 @@ pub fn emit_registry(protocols: &[&Protocol]) -> TokenStream {
     let names = protocols
         .iter()
         .map(|p| format_ident!("{}", pascal_case(&p.module)));
+    let modules = protocols.iter().map(|p| &p.module);
     quote! {
         //! Every protocol of this crate behind one trait object, for tools that must not name them.
+        //! Each entry exists when its protocol's feature is on.
+        #![allow(unused_imports)]
         use agentwire_runtime::registry::{Checker, Decoded, Framing, Protocol, TransportKind};
         use agentwire_runtime::machine::Violation;
         use agentwire_runtime::serde_json::Value;
@@ -22,7 +25,7 @@ pub fn emit_registry(protocols: &[&Protocol]) -> TokenStream {
 
         /// Every protocol of this crate, sorted by module name.
         pub fn protocols() -> &'static [&'static dyn Protocol] {
-            &[#(&#names),*]
+            &[#(#[cfg(feature = #modules)] &#names),*]
         }
 
         #(#entries)*
@@ -69,8 +72,10 @@ fn emit_entry(p: &Protocol) -> TokenStream {
             quote!(Some(Box::new(#wrapper(crate::#module_ident::machine::Checker::new())))),
             quote! {
                 #[doc = #wrapper_doc]
+                #[cfg(feature = #module)]
                 struct #wrapper(crate::#module_ident::machine::Checker);
 
+                #[cfg(feature = #module)]
                 impl Checker for #wrapper {
                     fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
                         match msg.get::<crate::#module_ident::machine::Recorded>() {
@@ -89,11 +94,14 @@ fn emit_entry(p: &Protocol) -> TokenStream {
         )
     };
     let surface = emit_surface(p);
+    let cfg = quote!(#[cfg(feature = #module)]);
     quote! {
         #[doc = #doc]
+        #cfg
         #[derive(Debug, Clone, Copy)]
         pub struct #name;
 
+        #cfg
         impl Protocol for #name {
             fn name(&self) -> &'static str {
                 #module

@@ -38,7 +38,7 @@ pub(crate) fn api<B: Binding>(
 
 /// The last resort, when not even the protocol's error body can be built.
 pub(crate) fn internal(e: &ServerError) -> Response {
-    tracing::error!(error = %e, "session server failure");
+    crate::error_throttled!(error = %e, "session server failure");
     (StatusCode::INTERNAL_SERVER_ERROR, "internal error").into_response()
 }
 

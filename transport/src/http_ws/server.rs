@@ -668,7 +668,7 @@ impl<B: Binding> Shared<B> {
     /// 500 for anything else.
     pub(crate) fn or_failure(&self, r: Result<Response, ServerError>) -> Response {
         r.unwrap_or_else(|e| {
-            tracing::error!(error = %e, "session server failure");
+            crate::error_throttled!(error = %e, "session server failure");
             let (status, m) = match e {
                 ServerError::Store(_) => (
                     StatusCode::SERVICE_UNAVAILABLE,

@@ -607,7 +607,7 @@ impl<S: Side> Peer<S> {
             outcome,
         });
         if let Err(e) = self.send_checked(msg, Some(id)).await {
-            tracing::error!(error = %e, "response not sent");
+            crate::error_throttled!(error = %e, "response not sent");
         }
     }
 

@@ -343,7 +343,7 @@ async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outg
     let kind = match classify(&msg.json) {
         Ok(k) => k,
         Err(e) => {
-            tracing::warn!(session = %session.id, rule = %e.rule, "engine sent a bad message; dropped");
+            crate::warn_throttled!(session = %session.id, rule = %e.rule, "engine sent a bad message; dropped");
             return;
         }
     };
