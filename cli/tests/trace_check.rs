@@ -435,6 +435,48 @@ fn framing_and_message_errors_in_captures_point_at_frames_and_bytes() {
     );
 }
 
+#[test]
+fn frames_swallowed_by_an_oversize_body_are_a_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = eca_client();
+    let mut bytes = framed("Content-Length", &client[..2]);
+    // A declared length over the limit, whose body is shorter than declared: the frames
+    // after it are read as that body and skipped with it.
+    let oversize_at = bytes.len();
+    bytes.extend_from_slice(b"Content-Length: 4096\r\n\r\n");
+    let swallowed = framed("Content-Length", &client[2..3]);
+    let got = swallowed.len();
+    bytes.extend(swallowed);
+    write(dir.path(), "client.bin", bytes);
+    let (code, stdout, _) = agentwire(
+        dir.path(),
+        &[
+            "trace",
+            "check",
+            "--protocol",
+            "eca",
+            "--max-frame-size",
+            "1024",
+            "--from",
+            "client",
+            "client.bin",
+        ],
+    );
+    assert_eq!(code, 1);
+    let found = lines(&stdout);
+    assert_eq!(
+        found[0],
+        "client.bin:frame 3: Content-Length 4096 exceeds the limit of 1024 bytes"
+    );
+    // (The sequence findings of a client talking to nobody follow; only this one matters.)
+    let swallowed = format!(
+        "client.bin:byte {oversize_at}: input ends inside the skipped body of the oversize \
+         frame ({got} of its 4096 bytes): whatever followed its header, frames included, was \
+         taken as that body"
+    );
+    assert!(found.iter().any(|f| *f == swallowed), "{stdout}");
+}
+
 // -- usage errors ----------------------------------------------------------------------------
 
 #[test]

@@ -78,6 +78,13 @@ pub enum FramingErrorKind {
     /// The input ended inside a body (from `finish`).
     #[error("input ends inside a frame body ({got} of {expected} bytes)")]
     TruncatedBody { expected: u64, got: u64 },
+    /// The input ended inside the body of an oversize frame being skipped (from `finish`):
+    /// everything after that frame's header, frames included, was taken as its body.
+    #[error(
+        "input ends inside the skipped body of the oversize frame ({got} of its {length} \
+         bytes): whatever followed its header, frames included, was taken as that body"
+    )]
+    TruncatedSkip { length: u64, got: u64 },
 }
 
 /// Where the decoder is in the stream.
@@ -91,8 +98,13 @@ enum State {
         len: usize,
         charset: Option<String>,
     },
-    /// Throwing away the body of an oversize frame, `remaining` bytes still to come.
-    Skip { remaining: u64 },
+    /// Throwing away the body of an oversize frame (its header at `frame_offset`, `length`
+    /// declared), `remaining` bytes still to come.
+    Skip {
+        frame_offset: u64,
+        length: u64,
+        remaining: u64,
+    },
     /// The frame boundary is lost: throwing input away up to the next header name that can
     /// start a frame.
     Resync,
@@ -162,7 +174,7 @@ impl ContentLengthDecoder {
 
     /// Appends input. Bytes of a body being skipped are dropped here without being stored.
     pub fn push(&mut self, mut bytes: &[u8]) {
-        if let State::Skip { remaining } = &mut self.state
+        if let State::Skip { remaining, .. } = &mut self.state
             && self.pos == self.buf.len()
         {
             let n = usize::try_from(*remaining)
@@ -188,13 +200,21 @@ impl ContentLengthDecoder {
     pub fn next_frame(&mut self) -> Result<Option<Frame>, FramingError> {
         loop {
             match &self.state {
-                State::Skip { remaining } => {
+                State::Skip {
+                    frame_offset,
+                    length,
+                    remaining,
+                } => {
                     let avail = self.buf.len() - self.pos;
                     let n = usize::try_from(*remaining).unwrap_or(usize::MAX).min(avail);
                     self.pos += n;
                     let left = *remaining - n as u64;
                     if left > 0 {
-                        self.state = State::Skip { remaining: left };
+                        self.state = State::Skip {
+                            frame_offset: *frame_offset,
+                            length: *length,
+                            remaining: left,
+                        };
                         return Ok(None);
                     }
                     self.state = State::Header;
@@ -243,9 +263,9 @@ impl ContentLengthDecoder {
         }
     }
 
-    /// Declares the end of input: `Err` if it stopped inside a frame. Input already given up
-    /// on (a skipped oversize body, bytes thrown away while resynchronising) is not an error
-    /// again.
+    /// Declares the end of input: `Err` if it stopped inside a frame, the skipped body of an
+    /// oversize frame included (what followed its header was swallowed as that body, so the
+    /// reader is told). Bytes thrown away while resynchronising are not an error again.
     pub fn finish(&self) -> Result<(), FramingError> {
         let rest = &self.buf[self.pos..];
         match &self.state {
@@ -263,7 +283,18 @@ impl ContentLengthDecoder {
                     got: rest.len() as u64,
                 },
             }),
-            State::Skip { .. } | State::Resync => Ok(()),
+            State::Skip {
+                frame_offset,
+                length,
+                remaining,
+            } => Err(FramingError {
+                offset: *frame_offset,
+                kind: FramingErrorKind::TruncatedSkip {
+                    length: *length,
+                    got: length - remaining,
+                },
+            }),
+            State::Resync => Ok(()),
         }
     }
 
@@ -330,7 +361,11 @@ impl ContentLengthDecoder {
                         Ok(true)
                     }
                     _ => {
-                        self.state = State::Skip { remaining: length };
+                        self.state = State::Skip {
+                            frame_offset: offset,
+                            length,
+                            remaining: length,
+                        };
                         Err(FramingError {
                             offset,
                             kind: FramingErrorKind::Oversize {
@@ -617,11 +652,38 @@ mod tests {
         let out = decode_all(b"Content-Length: 18446744073709551615\r\n\r\n", 16);
         assert_eq!(
             kinds(&out),
-            vec![FramingErrorKind::Oversize {
-                length: u64::MAX,
-                max: 16
-            }]
+            vec![
+                FramingErrorKind::Oversize {
+                    length: u64::MAX,
+                    max: 16
+                },
+                FramingErrorKind::TruncatedSkip {
+                    length: u64::MAX,
+                    got: 0
+                }
+            ]
         );
+    }
+
+    #[test]
+    fn a_frame_swallowed_by_an_oversize_body_is_reported_at_the_end() {
+        let mut input = b"Content-Length: 40\r\n\r\n".to_vec();
+        encode_into(r#"{"a":1}"#, &mut input);
+        let out = decode_all(&input, 16);
+        assert_eq!(
+            kinds(&out),
+            vec![
+                FramingErrorKind::Oversize {
+                    length: 40,
+                    max: 16
+                },
+                FramingErrorKind::TruncatedSkip {
+                    length: 40,
+                    got: 28
+                }
+            ]
+        );
+        assert_eq!(out[1].as_ref().unwrap_err().offset, 0);
     }
 
     #[test]
