@@ -1140,3 +1140,61 @@ async fn slow_answers_become_streams() {
     );
     server.shutdown().await.unwrap();
 }
+
+/// A request the engine never answers is answered by the transport once `answer_timeout`
+/// passes, with error -32001 carrying its id: as JSON when nothing came for it before
+/// (`quiet`), as the last event of its stream when something did (`hold`: a notification,
+/// then silence). Its in-flight slot is freed each time (one at most here).
+#[tokio::test]
+async fn unanswered_requests_time_out() {
+    let (server, url) = start(ServerConfig {
+        limits: Limits {
+            answer_timeout: Duration::from_millis(300),
+            max_in_flight: 1,
+            ..Limits::default()
+        },
+        ..ServerConfig::default()
+    })
+    .await;
+    let s = open(&url).await;
+    for (id, method) in [("a", "quiet"), ("b", "hold"), ("c", "quiet")] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"{method}"}}"#);
+        let started = std::time::Instant::now();
+        let r = post(&url, Some(&s), &body, &[]).await;
+        assert_eq!(r.status(), 200, "{id} refused: the slot was not freed");
+        let streamed = r.headers()["content-type"] == "text/event-stream";
+        assert_eq!(streamed, method == "hold", "{id}");
+        let text = tokio::time::timeout(Duration::from_secs(10), r.text())
+            .await
+            .expect("an answer, not a POST held for ever")
+            .unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(300), "{id}");
+        let last = text.trim_end().lines().last().unwrap();
+        let answer: Value = serde_json::from_str(last.trim_start_matches("data: ")).unwrap();
+        assert_eq!(answer["id"], id, "{text}");
+        assert_eq!(
+            answer["error"]["code"],
+            agentwire_transport::streamable_http::TIMED_OUT,
+            "{text}"
+        );
+    }
+    // The engine's late answers go nowhere, and the session goes on.
+    let release = post(
+        &url,
+        Some(&s),
+        r#"{"jsonrpc":"2.0","method":"release"}"#,
+        &[],
+    )
+    .await;
+    assert_eq!(release.status(), 202);
+    let r = post(
+        &url,
+        Some(&s),
+        r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#,
+        &[],
+    )
+    .await;
+    let body: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
+    assert_eq!(body, json!({"jsonrpc":"2.0","id":"p","result":{}}));
+    server.shutdown().await.unwrap();
+}

@@ -32,6 +32,13 @@ pub struct Limits {
     pub max_queued: usize,
     /// Requests of one session waiting for their answers; one more gets 429.
     pub max_in_flight: usize,
+    /// How long the engine may stay silent on a request (no response, no message related to
+    /// it) before the transport answers it itself with error [`TIMED_OUT`] carrying its id
+    /// and frees its in-flight slot; the engine's late answer is then dropped. Without it, an
+    /// engine that never answers would hold the client's POST and the slot for ever.
+    ///
+    /// [`TIMED_OUT`]: super::TIMED_OUT
+    pub answer_timeout: Duration,
     /// Interval between keep-alive comments on an idle SSE stream.
     pub keep_alive: Duration,
     /// Events each SSE stream keeps after writing them, for replay to a client resuming
@@ -54,6 +61,7 @@ impl Default for Limits {
             max_connections: 1024,
             max_queued: 1024,
             max_in_flight: 256,
+            answer_timeout: Duration::from_secs(5 * 60),
             keep_alive: Duration::from_secs(15),
             replay_events: 64,
             max_parked_streams: 16,

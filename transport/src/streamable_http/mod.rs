@@ -53,3 +53,4 @@ pub use error::ClientError;
 pub use message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
 pub use server::{INITIALIZE, SESSION_HEADER, VERSION_HEADER, router, serve};
 pub use service::{Outgoing, Service, SessionPipe};
+pub use session::TIMED_OUT;

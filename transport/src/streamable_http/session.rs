@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 
 use agentwire_runtime::jsonrpc::RequestId;
 use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::config::Limits;
-use super::message::{Kind, classify};
+use super::message::{Kind, classify, error_answer};
 use super::service::{Outgoing, Service, SessionPipe};
 use crate::budget::{Budget, ClientKey, Exhausted, Lease};
 
@@ -21,6 +22,11 @@ const POST_QUEUE: usize = 64;
 /// Messages the engine may have queued for the transport.
 const ENGINE_QUEUE: usize = 256;
 
+/// The error code of the answer the transport makes up for a request the engine left
+/// unanswered for `Limits::answer_timeout`: an implementation-defined server error, the code
+/// the MCP SDKs give a request that timed out, so a client treats it as its own timeout.
+pub const TIMED_OUT: i64 = -32001;
+
 /// One live session.
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -28,6 +34,8 @@ pub(crate) struct Session {
     /// To the engine. Cloned per POST, so that a slow engine holds only that POST.
     pub inbound: mpsc::Sender<String>,
     pub ended: CancellationToken,
+    /// `Limits::answer_timeout`.
+    answer_timeout: Duration,
     state: Mutex<State>,
     /// The session's place in the server's budget, given back when it ends.
     lease: Mutex<Option<Lease>>,
@@ -36,7 +44,9 @@ pub(crate) struct Session {
 #[derive(Debug)]
 struct State {
     /// The POSTs waiting for messages, by the id of the request each carried.
-    pending: HashMap<RequestId, mpsc::Sender<String>>,
+    pending: HashMap<RequestId, Pending>,
+    /// The number of the next registration (tells a reused request id from the old one).
+    next_serial: u64,
     /// The GET stream (number 0); `None` while a connection holds it.
     standalone: Option<Parked>,
     /// POST streams whose connection went away before their response, by stream number,
@@ -47,6 +57,23 @@ struct State {
     /// Streams and requests in progress: a session with any is not idle.
     busy: usize,
     last_seen: Instant,
+}
+
+/// A request waiting for its answer, with the task that answers it when the engine stays
+/// silent for too long (stopped when the entry goes).
+#[derive(Debug)]
+struct Pending {
+    tx: mpsc::Sender<String>,
+    serial: u64,
+    /// When the engine last sent something for this request (or it came in).
+    last: tokio::time::Instant,
+    deadline: AbortHandle,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.deadline.abort();
+    }
 }
 
 /// An SSE stream no connection is reading: its queue, and the events already written to a
@@ -87,11 +114,16 @@ pub(crate) enum Register {
 }
 
 impl Session {
-    /// Registers a POST waiting for the answer to request `id`.
-    pub fn register(&self, id: &RequestId, max: usize) -> Result<mpsc::Receiver<String>, Register> {
+    /// Registers a POST waiting for the answer to request `id`, answered by the transport
+    /// when the engine stays silent on it for `answer_timeout`.
+    pub fn register(
+        self: &Arc<Self>,
+        id: &RequestId,
+        max: usize,
+    ) -> Result<mpsc::Receiver<String>, Register> {
         let mut st = self.lock();
         // Entries whose stream was dropped unanswered (evicted while parked) are dead.
-        st.pending.retain(|_, tx| !tx.is_closed());
+        st.pending.retain(|_, p| !p.tx.is_closed());
         if st.pending.contains_key(id) {
             return Err(Register::Duplicate);
         }
@@ -99,7 +131,16 @@ impl Session {
             return Err(Register::TooMany);
         }
         let (tx, rx) = mpsc::channel(POST_QUEUE);
-        st.pending.insert(id.clone(), tx);
+        st.next_serial += 1;
+        let serial = st.next_serial;
+        let timer = answer_deadline(Arc::downgrade(self), id.clone(), serial);
+        let entry = Pending {
+            tx,
+            serial,
+            last: tokio::time::Instant::now(),
+            deadline: tokio::spawn(timer).abort_handle(),
+        };
+        st.pending.insert(id.clone(), entry);
         Ok(rx)
     }
 
@@ -107,9 +148,18 @@ impl Session {
     /// away before the answer); an entry still open belongs to a later request reusing the id.
     pub fn unregister(&self, id: &RequestId) {
         let mut st = self.lock();
-        if st.pending.get(id).is_some_and(mpsc::Sender::is_closed) {
+        if st.pending.get(id).is_some_and(|p| p.tx.is_closed()) {
             st.pending.remove(id);
         }
+    }
+
+    /// The queue of request `id`'s POST, the engine having just said something about it
+    /// (which puts its answer deadline back).
+    fn heard(&self, id: &RequestId) -> Option<mpsc::Sender<String>> {
+        let mut st = self.lock();
+        let p = st.pending.get_mut(id)?;
+        p.last = tokio::time::Instant::now();
+        Some(p.tx.clone())
     }
 
     /// A new POST stream's number (the GET stream is 0).
@@ -222,8 +272,10 @@ impl Sessions {
             id,
             inbound: in_tx,
             ended: CancellationToken::new(),
+            answer_timeout: self.limits.answer_timeout,
             state: Mutex::new(State {
                 pending: HashMap::new(),
+                next_serial: 0,
                 standalone: Some(Parked::new(gs_rx)),
                 parked: HashMap::new(),
                 next_stream: 0,
@@ -352,7 +404,7 @@ async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outg
     let json = match kind {
         Kind::Response { id } => {
             // The response ends its POST: the sender is dropped once it is sent.
-            let tx = session.lock().pending.remove(&id);
+            let tx = session.lock().pending.remove(&id).map(|p| p.tx.clone());
             match tx.map(|tx| (tx.try_send(msg.json), tx)) {
                 Some((Ok(()), _)) => {}
                 Some((Err(mpsc::error::TrySendError::Full(json)), tx)) => {
@@ -364,10 +416,7 @@ async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outg
             }
             return;
         }
-        _ => match msg
-            .related
-            .and_then(|id| session.lock().pending.get(&id).cloned())
-        {
+        _ => match msg.related.and_then(|id| session.heard(&id)) {
             Some(tx) => match tx.try_send(msg.json) {
                 Ok(()) => return,
                 Err(e) => e.into_inner(),
@@ -377,5 +426,42 @@ async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outg
     };
     if let Err(e) = standalone.try_send(json) {
         crate::warn_throttled!(session = %session.id, error = %e, "GET stream queue full; message dropped");
+    }
+}
+
+/// Answers request `id` (registration `serial`) with [`TIMED_OUT`] once the engine has said
+/// nothing about it for the session's `answer_timeout`, freeing its in-flight slot; ends
+/// quietly when the request is answered first (its entry goes, which aborts this task).
+async fn answer_deadline(session: Weak<Session>, id: RequestId, serial: u64) {
+    let mut due = match session.upgrade() {
+        Some(s) => tokio::time::Instant::now() + s.answer_timeout,
+        None => return,
+    };
+    loop {
+        tokio::time::sleep_until(due).await;
+        let Some(s) = session.upgrade() else { return };
+        let timeout = s.answer_timeout;
+        let tx = {
+            let mut st = s.lock();
+            let Some(p) = st.pending.get(&id).filter(|p| p.serial == serial) else {
+                return;
+            };
+            if p.last + timeout > tokio::time::Instant::now() {
+                due = p.last + timeout;
+                continue;
+            }
+            // Removing the entry aborts this task at its next await: there is none below.
+            st.pending.remove(&id).map(|p| p.tx.clone())
+        };
+        let Some(tx) = tx else { return };
+        crate::warn_throttled!(session = %s.id, %id, ?timeout, "engine left a request unanswered; answered with a timeout error");
+        let why = format!("no answer within {timeout:?}");
+        if let Err(mpsc::error::TrySendError::Full(json)) =
+            tx.try_send(error_answer(Some(&id), TIMED_OUT, &why))
+        {
+            // Its client reads slowly: the answer waits in line, on a task of its own.
+            tokio::spawn(async move { tx.send(json).await });
+        }
+        return;
     }
 }
