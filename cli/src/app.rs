@@ -1,6 +1,7 @@
 //! The `agentwire` command line over any registry of protocols. `agentwire trace check`
 //! checks recorded sessions against a protocol's message schemas and sequence rules and
-//! prints one line per problem found.
+//! prints one line per problem found; `gen`, `check-docs`, `lint` and `schema` work on spec
+//! folders on disk (`crate::spec`).
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
@@ -30,7 +31,56 @@ enum Command {
     /// Work with recorded sessions.
     #[command(subcommand)]
     Trace(TraceCommand),
+    /// Generate a crate from spec folders, or with --check fail when it is stale.
+    #[command(long_about = GEN_ABOUT, after_long_help = EXIT_STATUS)]
+    Gen(crate::spec::generate::GenArgs),
+    /// Check Markdown documents against a spec folder.
+    #[command(long_about = CHECK_DOCS_ABOUT, after_long_help = EXIT_STATUS)]
+    CheckDocs(crate::spec::docs::CheckDocsArgs),
+    /// Load spec folders and report every problem at its file:line:col.
+    #[command(long_about = LINT_ABOUT, after_long_help = EXIT_STATUS)]
+    Lint(crate::spec::lint::LintArgs),
+    /// Print a spec folder's JSON Schema.
+    #[command(long_about = SCHEMA_ABOUT, after_long_help = EXIT_STATUS)]
+    Schema(crate::spec::schema::SchemaArgs),
 }
+
+const GEN_ABOUT: &str = "\
+Generate a crate from spec folders, as this repository's `cargo xtask gen` does for its own:
+one module per spec folder (typed messages, validators, JSON Schema, sequence checker, client
+and server skeletons), src/lib.rs, src/registry.rs, and a Cargo.toml with one feature per
+protocol (on by default), `skeletons` (the skeletons and their transport, off by default),
+`all-protocols` and `full`. Nothing is compiled: the specs are read when the command runs.
+
+Only files whose contents change are written. With --check nothing is written: every file
+that differs (stale, missing, or not generated) is listed, for CI:
+
+  agentwire gen --spec spec --out crates/my-protocols --check";
+
+const CHECK_DOCS_ABOUT: &str = "\
+Check Markdown documents against a spec folder, as `cargo xtask check-docs` does: every
+TypeScript and protobuf block is compared with the spec's types, every JSON example is
+validated (a block fenced `json invalid` must fail), every sequence listing is replayed
+through the machines, and spec kinds and routes the document never mentions are reported.
+Each finding is one line on standard output, `DOC:LINE: WHAT differs: doc says X, spec
+(FILE:LINE) says Y`; notes on what was not compared go to standard error.";
+
+const LINT_ABOUT: &str = "\
+Load spec folders and run the whole generator on them in memory, writing nothing. Every
+problem is printed on standard output as `FILE:LINE:COL: MESSAGE (hint: ...)` with the
+source line under it; each folder that is clean prints one `ok:` line.";
+
+const SCHEMA_ABOUT: &str = "\
+Print a spec folder's JSON Schema (every message and type, draft 2020-12) on standard
+output, exactly as `agentwire gen` writes it to schemas/<module>.schema.json.";
+
+const EXIT_STATUS: &str = "\
+Exit status:
+  0  done: written, up to date, no findings
+  1  findings: stale files (gen --check), document differences (check-docs), spec problems
+     (lint)
+  2  usage error, or a spec that does not load (gen, check-docs, schema), a file that
+     cannot be read or written";
 
 #[derive(Debug, Subcommand)]
 enum TraceCommand {
@@ -158,7 +208,14 @@ where
     T: Into<OsString> + Clone,
 {
     let cli = Cli::try_parse_from(args)?;
-    let Command::Trace(TraceCommand::Check(args)) = cli.command;
+    let mut err = std::io::stderr();
+    let args = match cli.command {
+        Command::Trace(TraceCommand::Check(args)) => args,
+        Command::Gen(args) => return Ok(crate::spec::generate::run(&args, out, &mut err)),
+        Command::CheckDocs(args) => return Ok(crate::spec::docs::run(&args, out, &mut err)),
+        Command::Lint(args) => return Ok(crate::spec::lint::run(&args, out, &mut err)),
+        Command::Schema(args) => return Ok(crate::spec::schema::run(&args, out, &mut err)),
+    };
     let as_clap = |(kind, message): UsageError| {
         let mut cmd = Cli::command();
         let sub = cmd

@@ -6,5 +6,6 @@ mod app;
 mod check;
 mod merge;
 mod report;
+mod spec;
 
 pub use app::run;
