@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use agentwire_protocols::external_agents as proto;
 use agentwire_protocols::skeletons::external_agents as sk;
+use agentwire_protocols::skeletons::helix_zed as hz_sk;
 use agentwire_transport::CheckMode;
 use agentwire_transport::http_ws::{Guard, Limits, ServerConfig, ServerHandle};
 use agentwire_transport::store::StoreError;
@@ -289,5 +290,65 @@ async fn a_store_that_is_down_is_a_503_in_the_apis_error_body() {
         let error: proto::ApiErrorResponse = serde_json::from_str(&body).unwrap();
         assert_eq!(error.error.code, proto::ApiErrorCode::InvalidRequest);
     }
+    server.shutdown().await.unwrap();
+}
+
+/// A Zed-side server that ignores every chat message (only connections matter here).
+struct Silent;
+
+impl hz_sk::Handler for Silent {
+    async fn chat_message(
+        &self,
+        _: &hz_sk::Sender,
+        _: agentwire_protocols::helix_zed::ChatMessage,
+    ) {
+    }
+}
+
+/// A WebSocket handshake from `from` to `addr`: the connection, or the refusal's status.
+async fn ws_connect(from: &str, addr: std::net::SocketAddr) -> Result<impl Sized, u16> {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let stream = socket.connect(addr).await.unwrap();
+    match tokio_tungstenite::client_async(format!("ws://{addr}/"), stream).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(answer)) => Err(answer.status().as_u16()),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[tokio::test]
+async fn one_client_cannot_take_every_websocket_connection() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = hz_sk::serve(
+        listener,
+        Silent,
+        agentwire_transport::ws::ServerConfig::default(),
+    )
+    .await
+    .unwrap();
+    let addr = server.local_addr();
+    let started = Instant::now();
+    let mut held = Vec::new();
+    let mut refusal = 0;
+    for _ in 0..ATTEMPTS {
+        match ws_connect(ATTACKER, addr).await {
+            Ok(ws) => held.push(ws),
+            Err(status) => {
+                refusal = status;
+                break;
+            }
+        }
+    }
+    eprintln!(
+        "attacker: {} connections in {:?}, then {refusal}",
+        held.len(),
+        started.elapsed()
+    );
+    let other = ws_connect("127.0.0.1", addr).await.map(|_| 101);
+    eprintln!("another client: {other:?}");
+    assert_eq!(other, Ok(101), "another client was locked out");
+    assert_eq!(refusal, 429);
+    drop(held);
     server.shutdown().await.unwrap();
 }

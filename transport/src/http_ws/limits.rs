@@ -14,6 +14,10 @@ pub struct Limits {
     pub max_frame_bytes: usize,
     /// WebSocket connections open at once; one more is refused with 503 before the upgrade.
     pub max_connections: usize,
+    /// WebSocket connections of one client (peer address, IPv6 by /64) open at once; one
+    /// more is refused with 429 before the upgrade. Behind a proxy, raise it to
+    /// `max_connections`.
+    pub max_connections_per_client: usize,
     /// Live (not deleted) sessions in the store; a create or revival that would add one
     /// more gets 503 (after idle sessions are expired, see `session_idle_timeout`).
     pub max_sessions: usize,
@@ -39,6 +43,7 @@ impl Default for Limits {
             max_body_bytes: 256 * 1024,
             max_frame_bytes: 64 * 1024,
             max_connections: 1024,
+            max_connections_per_client: crate::ws::DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
             max_sessions: 10_000,
             max_sessions_per_client: 100,
             session_idle_timeout: Duration::from_secs(24 * 60 * 60),

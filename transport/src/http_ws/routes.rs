@@ -182,11 +182,17 @@ pub(crate) async fn callback<B: Binding>(
 
 pub(crate) async fn ws<B: Binding>(
     State(s): State<Arc<Shared<B>>>,
+    extensions: axum::http::Extensions,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if s.shutdown.is_cancelled() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
+    let client = crate::budget::ClientKey::of_request(&extensions);
+    let Ok(share) = s.connection_shares.try_take(client) else {
+        let why = "too many connections from this client";
+        return (StatusCode::TOO_MANY_REQUESTS, why).into_response();
+    };
     let Ok(permit) = s.connections.clone().try_acquire_owned() else {
         return (StatusCode::SERVICE_UNAVAILABLE, "too many connections").into_response();
     };
@@ -194,5 +200,5 @@ pub(crate) async fn ws<B: Binding>(
     upgrade
         .max_message_size(hard_cap)
         .max_frame_size(hard_cap)
-        .on_upgrade(move |socket| socket::run(s, socket, permit))
+        .on_upgrade(move |socket| socket::run(s, socket, (permit, share)))
 }

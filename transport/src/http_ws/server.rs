@@ -124,6 +124,8 @@ pub(crate) struct Shared<B: Binding> {
     core: Mutex<Core<B>>,
     forwarder: Forwarder,
     pub(crate) connections: Arc<Semaphore>,
+    /// Each client's share of the WebSocket connections.
+    pub(crate) connection_shares: crate::budget::Budget,
     pub(crate) shutdown: CancellationToken,
     guard: super::Guard,
     forwards: super::guard::ForwardSlots,
@@ -228,6 +230,10 @@ impl<B: Binding> SessionServer<B> {
             core: Mutex::new(core),
             forwarder: Forwarder::new(limits.forward_timeout),
             connections: Arc::new(Semaphore::new(limits.max_connections)),
+            connection_shares: crate::budget::Budget::new(
+                usize::MAX,
+                limits.max_connections_per_client,
+            ),
             shutdown: CancellationToken::new(),
             forwards: super::guard::ForwardSlots::new(&config.guard),
             guard: config.guard,

@@ -38,7 +38,7 @@ async fn next_broadcast<T>(rx: &mut Option<mpsc::Receiver<T>>) -> Option<T> {
 pub(crate) async fn run<B: Binding>(
     s: Arc<Shared<B>>,
     mut socket: WebSocket,
-    _permit: OwnedSemaphorePermit,
+    _held: (OwnedSemaphorePermit, crate::budget::Lease),
 ) {
     // One session instance per distinct session this connection says hello to.
     let max_instances = 1024;

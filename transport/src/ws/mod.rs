@@ -19,7 +19,9 @@ pub use accept::{DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_HANDSHAKES};
 pub use client::{Client, ClientConfig, ConnectError};
 pub use link::{Link, SendError};
 pub use refused::Refused;
-pub use server::{DEFAULT_IDLE_TIMEOUT, Handler, Server, ServerConfig, serve};
+pub use server::{
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, Handler, Server, ServerConfig, serve,
+};
 pub use tracked::{Track, TrackError, TrackLayout, TrackedClient, resume};
 
 /// One role of a WebSocket protocol: the messages it receives and sends and the checker that

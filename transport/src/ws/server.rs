@@ -25,8 +25,12 @@ use super::{
     DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_SESSIONS, DEFAULT_OUTBOUND_QUEUE,
     Link, Refused, Side,
 };
+use crate::budget::{Budget, ClientKey, Lease};
 use crate::check::CheckMode;
 use crate::origin::{Hosts, Origins, SitePolicy, plain_refusal};
+
+/// Default share of one client in a server's connections: a quarter of the default cap.
+pub const DEFAULT_MAX_CONNECTIONS_PER_CLIENT: usize = 256;
 
 /// How long a closing connection may take to flush its close frame.
 const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -45,6 +49,10 @@ pub struct ServerConfig {
     pub max_frame_bytes: usize,
     /// Live connections at most; one more gets HTTP 503 before the upgrade.
     pub max_connections: usize,
+    /// Live connections of one client (peer address, IPv6 by /64: [`crate::budget`]) at
+    /// most; one more gets HTTP 429 before the upgrade, so one client cannot take every
+    /// connection. Behind a proxy, raise it to `max_connections`.
+    pub max_connections_per_client: usize,
     /// Live sequence instances (sessions, turns) per connection, per machine; one more is
     /// refused as a violation.
     pub max_sessions: usize,
@@ -77,6 +85,7 @@ impl Default for ServerConfig {
             mode: CheckMode::Enforce,
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
             max_connections: 1024,
+            max_connections_per_client: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             outbound_queue: DEFAULT_OUTBOUND_QUEUE,
@@ -105,6 +114,8 @@ struct Shared<H> {
     handler: Arc<H>,
     config: ServerConfig,
     permits: Arc<Semaphore>,
+    /// Each client's share of the connections.
+    shares: Budget,
     shutdown: CancellationToken,
     next_id: AtomicU64,
 }
@@ -170,10 +181,12 @@ pub async fn serve<S: Side, H: Handler<S>>(
         max: config.max_handshakes,
     };
     let sites = SitePolicy::new(config.origins.clone(), config.hosts.clone(), Some(addr));
+    let shares = Budget::new(usize::MAX, config.max_connections_per_client);
     let shared = Arc::new(Shared {
         handler: Arc::new(handler),
         config,
         permits: permits.clone(),
+        shares,
         shutdown: shutdown.clone(),
         next_id: AtomicU64::new(1),
     });
@@ -192,11 +205,16 @@ pub async fn serve<S: Side, H: Handler<S>>(
 
 async fn upgrade<S: Side, H: Handler<S>>(
     State(shared): State<Arc<Shared<H>>>,
+    extensions: axum::http::Extensions,
     ws: WebSocketUpgrade,
 ) -> Response {
     if shared.shutdown.is_cancelled() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
+    let Ok(share) = shared.shares.try_take(ClientKey::of_request(&extensions)) else {
+        let why = "too many connections from this client";
+        return (StatusCode::TOO_MANY_REQUESTS, why).into_response();
+    };
     let Ok(permit) = shared.permits.clone().try_acquire_owned() else {
         crate::warn_throttled!(
             role = S::ROLE,
@@ -207,13 +225,13 @@ async fn upgrade<S: Side, H: Handler<S>>(
     let max = shared.config.max_frame_bytes;
     ws.max_message_size(max)
         .max_frame_size(max)
-        .on_upgrade(move |socket| connection::<S, H>(socket, shared, permit))
+        .on_upgrade(move |socket| connection::<S, H>(socket, shared, (permit, share)))
 }
 
 async fn connection<S: Side, H: Handler<S>>(
     socket: WebSocket,
     shared: Arc<Shared<H>>,
-    _permit: OwnedSemaphorePermit,
+    _held: (OwnedSemaphorePermit, Lease),
 ) {
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     let (sink, mut stream) = socket.split();
