@@ -113,3 +113,51 @@ fn a2a_proto_loads_unchanged_and_its_types_compile() {
     let tmp = tempfile::tempdir().unwrap();
     build_crate_with(&tmp.path().join("crate"), &[module(&p, &spec)], PROTO_DEPS);
 }
+
+/// Copies the package's `proto/` folder into `dir` (the test's own spec folder, beside a
+/// `protocol.yaml` of its own); the repository holds no copy.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_tree(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// The whole generator on a types-only spec folder holding A2A's protos unchanged: the
+/// module (types, validators, schema, `decode_type`) compiles warning-free.
+#[test]
+fn a2a_proto_generates_a_types_only_module_that_compiles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("a2a");
+    copy_tree(&a2a_dir(), &dir);
+    std::fs::write(
+        dir.join("protocol.yaml"),
+        "protocol: a2a\ntitle: A2A\nsummary: A2A's types, from its normative a2a.proto.\ntypes: a2a.proto\n",
+    )
+    .unwrap();
+    let g = agentwire_codegen::generate(&dir).map_err(report).unwrap();
+    assert!(g.summary.starts_with("a2a: types only"), "{}", g.summary);
+    assert_eq!(
+        g.spec.protocol.options["Task.id"]["google.api.field_behavior"],
+        serde_json::json!(["REQUIRED"])
+    );
+    let mut files: Vec<(String, String)> = g
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.render("a2a-pb 0.3.2")))
+        .collect();
+    files.push((
+        "src/skeletons/a2a.rs".to_owned(),
+        "//! No transport: no skeleton.\n".to_owned(),
+    ));
+    let module = Module {
+        name: "a2a".to_owned(),
+        files,
+    };
+    build_crate_with(&tmp.path().join("crate"), &[module], PROTO_DEPS);
+}
