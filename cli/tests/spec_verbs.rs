@@ -241,3 +241,44 @@ fn schema_prints_what_gen_writes() {
     let (code, out, _) = agentwire(tmp.path(), &["schema", "--spec", "spec"]);
     assert_eq!((code, out.as_str()), (2, ""));
 }
+
+/// `cargo check` (offline, the workspace's lock file) of the crate at `krate`, inside a
+/// workspace of its own whose `[patch]` points the agentwire crates at this repository.
+fn cargo_check(dir: &Path, features: &[&str]) -> (bool, String) {
+    let patch = format!(
+        "[workspace]\nmembers = [\"crates/rooms\"]\nresolver = \"3\"\n\n[patch.crates-io]\n\
+         agentwire-runtime = {{ path = {:?} }}\nagentwire-transport = {{ path = {:?} }}\n",
+        repo().join("runtime"),
+        repo().join("transport"),
+    );
+    std::fs::write(dir.join("Cargo.toml"), patch).unwrap();
+    std::fs::copy(repo().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target"));
+    let out = Command::new(env!("CARGO"))
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target.join("spec-verbs"))
+        .args(["check", "--offline", "--message-format", "short"])
+        .args(features)
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    // Warnings in the generated crate count as failures; the patched crates' are not ours here.
+    let ours = stderr.lines().any(|l| l.starts_with("crates/rooms/"));
+    (out.status.success() && !ours, stderr)
+}
+
+/// The generated manifest is one cargo accepts, and the crate compiles with its default
+/// features (the types) and with `full` (the skeletons and their transport).
+#[test]
+fn the_generated_crate_compiles() {
+    let tmp = spec_copy();
+    let dir = tmp.path();
+    let (code, out, err) = agentwire(dir, &["gen", "--spec", "spec", "--out", "crates/rooms"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for features in [&[][..], &["--features", "full"][..]] {
+        let (ok, stderr) = cargo_check(dir, features);
+        assert!(ok, "cargo check {features:?}:\n{stderr}");
+    }
+}

@@ -113,12 +113,16 @@ fn json_files(p: &Protocol) -> Result<Vec<OutputFile>, SpecErrors> {
     let doc = [
         format!(" {}: {}", p.title, p.summary),
         String::new(),
-        format!(
-            " Transport: {} ({} framing). Roles: {}.",
-            p.transport.kind,
-            p.transport.framing,
-            p.roles.join(", ")
-        ),
+        if p.types_only() {
+            " Types only: no transport, machine or skeleton.".to_owned()
+        } else {
+            format!(
+                " Transport: {} ({} framing). Roles: {}.",
+                p.transport.kind,
+                p.transport.framing,
+                p.roles.join(", ")
+            )
+        },
     ];
     // A message enum holds its messages unboxed (boxing would change the types users match
     // on), so a protocol with one large message trips the variant size lints.
@@ -141,6 +145,13 @@ fn json_files(p: &Protocol) -> Result<Vec<OutputFile>, SpecErrors> {
 fn summary(spec: &LoadedSpec) -> String {
     let p = &spec.protocol;
     let module = &p.module;
+    if p.types_only() {
+        return format!(
+            "{module}: types only, {} types, {} rules",
+            p.types.len(),
+            p.rule_count()
+        );
+    }
     if spec.proto.is_some() {
         return format!("{module}: {} message kinds", p.messages.len());
     }

@@ -744,6 +744,9 @@ impl Constraints {
     }
 }
 
+/// `Transport::kind` (and `framing`) of a types-only protocol, one without `transport`.
+pub const NO_TRANSPORT: &str = "none";
+
 /// The formats `@format` accepts; anything else is a spec error.
 pub const FORMATS: &[&str] = &["uri", "date-time", "uuid"];
 
@@ -751,6 +754,12 @@ impl Protocol {
     /// The channel leaving `role`, if any.
     pub fn channel_from(&self, role: &str) -> Option<&Channel> {
         self.channels.iter().find(|c| c.from == role)
+    }
+
+    /// Whether the protocol declares only types (no `transport` in `protocol.yaml`): its
+    /// module has types, validators and a schema, and no machine, skeleton or registry entry.
+    pub fn types_only(&self) -> bool {
+        self.transport.kind == NO_TRANSPORT
     }
 
     /// Whether the Rust types are prost's (a `.proto` spec).

@@ -121,3 +121,37 @@ fn a_missing_folder_is_an_error_not_a_panic() {
     let errors = errors_of(Path::new("/nonexistent/agentwire/spec"));
     assert!(errors[0].contains("does not exist"), "{errors:?}");
 }
+
+/// Without `transport` a spec declares types only: it generates types and a schema, no
+/// machine or skeleton, and every section about messages is an error at its line.
+#[test]
+fn a_types_only_spec_generates_types_and_refuses_message_sections() {
+    let tmp = tempfile::tempdir().unwrap();
+    let yaml = "protocol: demo\ntitle: Demo\ntypes: messages.ts\n";
+    let dir = spec(tmp.path(), "demo", yaml, TS);
+    let g = generate(&dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let paths: Vec<&str> = g.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["src/demo.rs", "schemas/demo.schema.json"]);
+    assert!(g.summary.starts_with("demo: types only"), "{}", g.summary);
+    std::fs::write(dir.join("machine.yaml"), "machines: []\n").unwrap();
+    let errors = errors_of(&dir);
+    assert!(
+        errors[0].contains("has no messages to sequence"),
+        "{errors:?}"
+    );
+    std::fs::remove_file(dir.join("machine.yaml")).unwrap();
+
+    let with_messages = YAML.replace("transport: {kind: websocket, framing: json-text}\n", "");
+    let dir = spec(tmp.path(), "demo", &with_messages, TS);
+    let errors = errors_of(&dir);
+    let file = dir.join("protocol.yaml").display().to_string();
+    let expected = [
+        format!("{file}:3:9: `roles` needs a `transport`"),
+        format!("{file}:6:12: `channels` needs a `transport`"),
+        format!("{file}:8:12: `messages` needs a `transport`"),
+    ];
+    assert_eq!(errors.len(), expected.len(), "{errors:#?}");
+    for (line, want) in errors.iter().zip(&expected) {
+        assert!(line.starts_with(want.as_str()), "{line}\n  wanted {want}");
+    }
+}

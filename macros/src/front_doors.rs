@@ -63,13 +63,17 @@ fn spec_folders() -> Vec<(PathBuf, PathBuf)> {
     out
 }
 
-/// A spec folder's spec files: everything but its talk test and traces.
+/// A spec folder's spec files: everything but its talk test and traces, with the files of
+/// its subfolders (a `.proto` may import one from there).
 fn spec_files_on_disk(dir: &Path) -> Vec<PathBuf> {
-    let mut on_disk: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file() && !p.ends_with("talk.rs"))
-        .collect();
+    let mut on_disk = Vec::new();
+    for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+        if path.is_dir() && !path.ends_with("traces") {
+            on_disk.extend(spec_files_on_disk(&path));
+        } else if path.is_file() && !path.ends_with("talk.rs") {
+            on_disk.push(path);
+        }
+    }
     on_disk.sort();
     on_disk
 }
@@ -91,8 +95,11 @@ fn derive_and_xtask_gen_produce_the_same_items() {
             format!("src/{module}/mod.rs")
         };
         let compared = compare(&generated, &file, &expansion.module, &settings);
+        // A types-only spec (no `transport`) has no machine module.
+        let yaml = std::fs::read_to_string(dir.join("protocol.yaml")).unwrap();
+        let types_only = !yaml.lines().any(|l| l.starts_with("transport:"));
         assert!(
-            compared >= 2,
+            compared >= if types_only { 1 } else { 2 },
             "{module}: only {compared} files compared; the machine module is missing"
         );
 

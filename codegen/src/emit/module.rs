@@ -41,12 +41,9 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
     };
     let (surface, dynamic) = emit_surface(p);
     let http = crate::emit::http::emit_http(p);
-    // Every module has a checker (skeletons observe through it); without machines it
-    // accepts every message.
-    let machine_mod = quote! {
-        /// The sequence checker compiled from `machine.yaml`.
-        pub mod machine;
-    };
+    // Every module with a transport has a checker (skeletons observe through it); without
+    // machines it accepts every message.
+    let machine_mod = machine_mod(p);
     quote! {
         #surface
         #(#types)*
@@ -55,6 +52,17 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
         #http
         #dynamic
         #machine_mod
+    }
+}
+
+/// `pub mod machine;`, unless the protocol declares only types.
+pub fn machine_mod(p: &Protocol) -> TokenStream {
+    if p.types_only() {
+        return TokenStream::new();
+    }
+    quote! {
+        /// The sequence checker compiled from `machine.yaml`.
+        pub mod machine;
     }
 }
 
@@ -489,6 +497,11 @@ pub fn format_file(tokens: TokenStream) -> Result<String, syn::Error> {
 /// `decode_message(from, json)`: the protocol's decoder for each sender, with a message
 /// another role sends named as such (`agentwire_runtime::side::decode_by_role`).
 fn decode_message_fn(doc: &[&str], message_arms: impl Iterator<Item = TokenStream>) -> TokenStream {
+    let message_arms: Vec<TokenStream> = message_arms.collect();
+    // A types-only protocol has no senders: no `decode_message`.
+    if message_arms.is_empty() {
+        return TokenStream::new();
+    }
     quote! {
         #(#[doc = #doc])*
         pub fn decode_message(

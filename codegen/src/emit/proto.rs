@@ -49,11 +49,8 @@ pub fn emit_proto(p: &Protocol, spec: &ProtoSpec) -> Result<Vec<(String, String)
         p.module, p.module, spec.file
     );
     let (consts, dynamic) = crate::emit::module::emit_surface(p);
-    // Every module has a checker; without machines it accepts every message.
-    let machine = quote! {
-        /// The sequence checker compiled from `machine.yaml`.
-        pub mod machine;
-    };
+    // Every module with a transport has a checker; without machines it accepts every message.
+    let machine = crate::emit::module::machine_mod(p);
     let mod_rs = quote! {
         #![doc = #doc]
         mod json;

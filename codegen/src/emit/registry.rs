@@ -7,8 +7,14 @@ use quote::{format_ident, quote};
 use crate::ir::Protocol;
 use crate::naming::pascal_case;
 
-/// `src/registry.rs` of a generated crate holding `protocols` (sorted by module name).
+/// `src/registry.rs` of a generated crate holding `protocols` (sorted by module name). A
+/// types-only protocol has no roles, transport or messages to register and is left out.
 pub fn emit_registry(protocols: &[&Protocol]) -> TokenStream {
+    let protocols: Vec<&Protocol> = protocols
+        .iter()
+        .copied()
+        .filter(|p| !p.types_only())
+        .collect();
     let entries = protocols.iter().map(|p| emit_entry(p));
     let names = protocols
         .iter()

@@ -328,6 +328,16 @@ fn load_machines(
     errors: &mut SpecErrors,
 ) -> Result<Option<crate::machine::model::Model>, SpecErrors> {
     let machine_path = dir.join("machine.yaml");
+    if protocol.types_only() {
+        // No messages travel, so nothing is sequenced.
+        if machine_path.is_file() {
+            errors.push(SpecError::new(format!(
+                "{}: a protocol without `transport` has no messages to sequence",
+                machine_path.display()
+            )));
+        }
+        return Ok(None);
+    }
     if !machine_path.is_file() {
         return Ok(match crate::machine::model::Model::new(protocol) {
             Ok(model) => Some(model),

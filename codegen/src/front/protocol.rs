@@ -58,7 +58,10 @@ struct Raw {
     title: String,
     #[serde(default)]
     summary: String,
-    transport: RawTransport,
+    /// Absent: a types-only protocol.
+    #[serde(default)]
+    transport: Option<RawTransport>,
+    #[serde(default)]
     roles: Vec<Spanned<String>>,
     #[serde(default)]
     role_aliases: std::collections::BTreeMap<String, Vec<String>>,
@@ -253,7 +256,7 @@ const FRAMINGS: &[&str] = &["json-text", "content-length", "newline", "grpc"];
 
 /// Reads and checks `protocol.yaml` on its own (cross-checks against types come later).
 pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
-    let raw: Raw = serde_saphyr::from_str(&file.text).map_err(|e| {
+    let mut raw: Raw = serde_saphyr::from_str(&file.text).map_err(|e| {
         let span = e.location().map_or((0, 0), |l| span_of(file, &l));
         let what = crate::suggest::yaml_message(&e);
         SpecError::at(file, span, format!("malformed protocol.yaml: {what}")).with_help(
@@ -265,11 +268,27 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         roles: raw.roles.iter().map(|r| r.value.clone()).collect(),
         errors: SpecErrors::default(),
     };
+    let types_only = raw.transport.is_none();
+    if types_only {
+        types_only_checks(&raw, &mut cx);
+    }
+    let transport = raw.transport.take().unwrap_or_else(|| {
+        let none = || {
+            let at = raw.protocol.referenced;
+            Spanned::new(crate::ir::NO_TRANSPORT.to_owned(), at, at)
+        };
+        RawTransport {
+            kind: none(),
+            framing: none(),
+            port: None,
+            content_type: None,
+        }
+    });
     for (value, allowed) in [
-        (&raw.transport.kind, TRANSPORTS),
-        (&raw.transport.framing, FRAMINGS),
+        (&transport.kind, TRANSPORTS),
+        (&transport.framing, FRAMINGS),
     ] {
-        if !allowed.contains(&value.value.as_str()) {
+        if !types_only && !allowed.contains(&value.value.as_str()) {
             cx.err(
                 &value.referenced,
                 format!(
@@ -281,10 +300,10 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
             );
         }
     }
-    if raw.transport.kind.value == "jsonrpc"
-        && !jsonrpc::FRAMINGS.contains(&raw.transport.framing.value.as_str())
+    if transport.kind.value == "jsonrpc"
+        && !jsonrpc::FRAMINGS.contains(&transport.framing.value.as_str())
     {
-        let framing = &raw.transport.framing;
+        let framing = &transport.framing;
         cx.err(
             &framing.referenced,
             format!(
@@ -348,10 +367,10 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         };
         grpc::lower(file, &parts, &messages, &events, &mut cx.errors)
     });
-    check_transport_constants(&raw.transport, &mut cx);
-    if raw.transport.kind.value == "grpc" && raw.grpc.is_none() {
+    check_transport_constants(&transport, &mut cx);
+    if transport.kind.value == "grpc" && raw.grpc.is_none() {
         let msg = "a grpc protocol needs a `grpc:` section: service, rpc, handshake and exchange";
-        let at = span_of(file, &raw.transport.kind.referenced);
+        let at = span_of(file, &transport.kind.referenced);
         cx.errors
             .push(SpecError::at(file, at, msg).with_help(crate::suggest::see(
                 "\"gRPC protocols\"",
@@ -368,27 +387,26 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         .collect();
     let Checker { roles, errors, .. } = cx;
     errors.finish(ProtocolFile {
-        transport_at: raw.transport.kind.referenced,
+        transport_at: transport.kind.referenced,
         sessions: raw.sessions,
         tracking: raw.tracking,
         module: raw.protocol,
         title: raw.title,
         summary: raw.summary,
         transport: Transport {
-            kind: raw.transport.kind.value,
-            framing: raw.transport.framing.value,
+            kind: transport.kind.value,
+            framing: transport.framing.value,
             grpc: raw.grpc.map(|g| GrpcRpc {
                 service: g.service.value,
                 rpc: g.rpc,
                 skeleton: skeleton.flatten(),
             }),
             rpc,
-            port: raw
-                .transport
+            port: transport
                 .port
                 .as_ref()
                 .and_then(|p| u16::try_from(p.value).ok()),
-            content_type: raw.transport.content_type.as_ref().map(|c| c.value.clone()),
+            content_type: transport.content_type.as_ref().map(|c| c.value.clone()),
         },
         roles,
         role_aliases: raw.role_aliases,
@@ -402,6 +420,45 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         features,
         events,
     })
+}
+
+/// A protocol without `transport` declares types only: every section about messages on a
+/// transport is an error at its line.
+fn types_only_checks(raw: &Raw, cx: &mut Checker<'_>) {
+    let mut refuse = |what: &str, at: Option<&Location>| {
+        if let Some(at) = at {
+            let msg = format!(
+                "`{what}` needs a `transport`: a protocol without one declares only types \
+                 (add `transport:` or drop `{what}`)"
+            );
+            cx.err(at, msg);
+        }
+    };
+    refuse("roles", raw.roles.first().map(|r| &r.referenced));
+    refuse("channels", raw.channels.first().map(|c| &c.from.referenced));
+    refuse("messages", raw.messages.first().map(|m| &m.kind.referenced));
+    refuse(
+        "jsonrpc",
+        raw.jsonrpc
+            .as_ref()
+            .and_then(|j| j.methods.first())
+            .map(|m| &m.method.referenced),
+    );
+    refuse(
+        "http",
+        raw.http
+            .as_ref()
+            .and_then(|h| h.routes.first())
+            .map(|r| &r.name.referenced),
+    );
+    refuse("grpc", raw.grpc.as_ref().map(|g| &g.service.referenced));
+    refuse("features", raw.features.first().map(|f| &f.name.referenced));
+    refuse("events", raw.events.first().map(|e| &e.name.referenced));
+    let other = raw.sessions.is_some() || raw.tracking.is_some();
+    refuse(
+        "sessions` or `tracking",
+        other.then_some(&raw.protocol.referenced),
+    );
 }
 
 /// The `types:` value as a path (a folder file, or the file inside a pinned package) and the

@@ -10,6 +10,10 @@
 #[cfg(feature = "desk_relay")]
 #[rustfmt::skip]
 pub mod desk_relay;
+/// Glossary
+#[cfg(feature = "glossary")]
+#[rustfmt::skip]
+pub mod glossary;
 /// Jobs
 #[cfg(feature = "jobs")]
 #[rustfmt::skip]
@@ -18,6 +22,10 @@ pub mod jobs;
 #[cfg(feature = "kv_rpc")]
 #[rustfmt::skip]
 pub mod kv_rpc;
+/// Ledger
+#[cfg(feature = "ledger")]
+#[rustfmt::skip]
+pub mod ledger;
 /// Room chat (test protocol)
 #[cfg(feature = "room_chat")]
 #[rustfmt::skip]
