@@ -202,12 +202,14 @@ pub fn load_proto_in(roots: &ImportRoots, file: &str) -> Result<ProtoSpec, SpecE
 /// Turns a protox error (a miette diagnostic with spans) and the ones related to it into spec
 /// errors that keep their location.
 fn from_protox(roots: &ImportRoots, error: &protox::Error) -> SpecErrors {
-    let source = error
-        .file()
-        .and_then(|name| roots.path_of(name))
-        .and_then(|path| SourceFile::read(&path).ok());
+    let path = error.file().and_then(|name| roots.path_of(name));
+    let source = path.as_ref().and_then(|path| SourceFile::read(path).ok());
     let mut errors = SpecErrors::default();
     let mut first = from_diagnostic(source.as_ref(), error);
+    // A file that cannot be shown (not UTF-8) is still named by its path.
+    if let (None, Some(path)) = (&source, &path) {
+        first.message = format!("{}: {}", path.display(), first.message);
+    }
     if let Some(help) = missing_common_help(roots, &first.message) {
         first.help = Some(help);
     }
