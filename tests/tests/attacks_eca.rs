@@ -1,7 +1,8 @@
 //! Hostile peers against the eca JSON-RPC TCP server, loopback only: a frame trickled or left
 //! incomplete (15 MiB of a declared 16 MB included) costs its connection, and with it the
 //! buffer, after `frame_timeout`, a silent connection goes after `idle_timeout`, and a
-//! declared length over the limit is refused from the header alone.
+//! declared length over the limit is refused from the header alone, and one client (peer
+//! address) holding connections open takes its share of them, not all.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -228,5 +229,46 @@ async fn a_declared_length_over_the_limit_is_refused_from_the_header() {
             .contains("exceeds the limit"),
         "{answer}"
     );
+    server.shutdown().await;
+}
+
+/// Whether a connection from `from` is served: a request sent on it gets an answer.
+async fn served(from: &str, addr: std::net::SocketAddr) -> bool {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let mut s = socket.connect(addr).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#;
+    let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    if s.write_all(frame.as_bytes()).await.is_err() {
+        return false;
+    }
+    let mut buf = vec![0u8; 4096];
+    matches!(timeout(BOUND, s.read(&mut buf)).await, Ok(Ok(n)) if n > 0)
+}
+
+#[tokio::test]
+async fn one_client_cannot_take_every_tcp_connection() {
+    const MAX: usize = 300;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = serve_tcp(Arc::new(Refuser), listener, Config::default(), MAX).unwrap();
+    let addr = server.local_addr();
+    // The attacker (127.0.0.2) opens more connections than the server takes, and keeps them.
+    let mut held = Vec::new();
+    for _ in 0..MAX + 20 {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        held.push(socket.connect(addr).await.unwrap());
+    }
+    let started = Instant::now();
+    while server.live_connections() < MAX.min(256) && started.elapsed() < BOUND {
+        sleep(Duration::from_millis(10)).await;
+    }
+    sleep(Duration::from_millis(200)).await;
+    let taken = server.live_connections();
+    let other = served("127.0.0.1", addr).await;
+    eprintln!("attacker holds {taken} of {MAX} connections; another client served: {other}");
+    assert!(other, "another client was locked out");
+    assert!(taken < MAX);
+    drop(held);
     server.shutdown().await;
 }

@@ -1,5 +1,6 @@
 //! A TCP accept loop for JSON-RPC servers: one [`Peer`] per connection, a cap on live
-//! connections, and a shutdown that stops accepting and closes every connection.
+//! connections and a per-client share of it, and a shutdown that stops accepting and closes
+//! every connection.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Config;
 use super::peer::{Dispatch, Peer, Side};
+use crate::budget::{Budget, ClientKey};
 
 /// A running TCP server. Dropping the handle leaves the server running; call `shutdown`.
 #[derive(Debug)]
@@ -91,6 +93,7 @@ async fn accept_loop<S, D, F>(
     F: Fn() -> (S::Checker, D) + Send + 'static,
 {
     let mut live = JoinSet::new();
+    let shares = Budget::new(usize::MAX, config.max_connections_per_client);
     loop {
         let accepted = tokio::select! {
             _ = cancel.cancelled() => break,
@@ -105,6 +108,11 @@ async fn accept_loop<S, D, F>(
                 crate::warn_throttled!(error = %e, "accept failed");
                 continue;
             }
+        };
+        let Ok(share) = shares.try_take(Some(ClientKey::of(remote.ip()))) else {
+            crate::warn_throttled!(%remote, "client's connection share reached, closing");
+            drop(stream);
+            continue;
         };
         let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
             crate::warn_throttled!(%remote, max_connections, "connection limit reached, closing");
@@ -128,7 +136,7 @@ async fn accept_loop<S, D, F>(
             if let Err(e) = connection.join().await {
                 tracing::debug!(%remote, error = %e, "connection ended with an error");
             }
-            drop(slot);
+            drop((slot, share));
         });
     }
     // The child tokens are cancelled with `cancel`; wait for every connection to close.

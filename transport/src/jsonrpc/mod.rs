@@ -78,6 +78,11 @@ pub struct Config {
     /// `frame_timeout`s). Default `None`: an editor over stdio may be quiet for hours; set it
     /// for servers on a network.
     pub idle_timeout: Option<Duration>,
+    /// Connections one client (peer address, IPv6 by /64: [`crate::budget`]) may hold open
+    /// on a TCP server ([`serve_tcp`]); one more is accepted and closed at once, so one
+    /// client cannot take every connection. Default 256; behind a proxy, raise it to the
+    /// server's `max_connections`.
+    pub max_connections_per_client: usize,
 }
 
 impl Default for Config {
@@ -93,6 +98,7 @@ impl Default for Config {
             checker_limits: Limits::default(),
             frame_timeout: Some(DEFAULT_FRAME_TIMEOUT),
             idle_timeout: None,
+            max_connections_per_client: crate::ws::DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
         }
     }
 }
