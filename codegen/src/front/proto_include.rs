@@ -174,4 +174,30 @@ mod tests {
         assert!(!is_common("google/protobuf/empty.proto"));
         assert!(!is_common("google/cloud/x.proto"));
     }
+
+    #[test]
+    fn the_common_package_is_needed_only_for_imports_the_folder_lacks() {
+        let dir = tempfile::tempdir().unwrap();
+        let proto = "syntax = \"proto3\";\nimport \"google/api/http.proto\";\nimport \"google/protobuf/empty.proto\";\n";
+        std::fs::write(dir.path().join("a.proto"), proto).unwrap();
+        assert!(needs_common(dir.path()));
+        std::fs::create_dir_all(dir.path().join("google/api")).unwrap();
+        std::fs::write(
+            dir.path().join("google/api/http.proto"),
+            "syntax = \"proto3\";\n",
+        )
+        .unwrap();
+        assert!(!needs_common(dir.path()));
+        // The roots find the folder's own copy first.
+        let roots = ImportRoots {
+            spec_dir: dir.path().to_path_buf(),
+            extra: Vec::new(),
+            common: None,
+        };
+        assert_eq!(
+            roots.path_of("google/api/http.proto"),
+            Some(dir.path().join("google/api/http.proto"))
+        );
+        assert_eq!(roots.path_of("google/protobuf/empty.proto"), None);
+    }
 }
