@@ -1,7 +1,8 @@
 //! The generated coven skeletons against each other and against a raw tonic client that
 //! sends what the typed API cannot: registration rules, limits, bad input on one stream
 //! leaving the others working, feature gating, one request at a time, enforce mode on
-//! outbound messages, and a clean shutdown.
+//! outbound messages, a clean shutdown, and one client (one peer address) that cannot take
+//! every stream.
 
 use std::time::Duration;
 
@@ -544,6 +545,92 @@ async fn streams_that_never_register_cannot_starve_agents() {
         gw.gateway.shutdown();
         early.wait().await.unwrap();
         late.wait().await.unwrap();
+        gw.server.await.unwrap().unwrap();
+    })
+    .await
+    .unwrap();
+}
+
+/// A raw stream from the local address `from` (a second loopback address is a second
+/// client to the gateway's per-client share).
+async fn raw_from(
+    from: &str,
+    addr: &str,
+    msgs: Vec<AgentMessage>,
+) -> (
+    mpsc::Sender<AgentMessage>,
+    Result<Streaming<ServerMessage>, Status>,
+) {
+    let (tx, rx) = mpsc::channel(16);
+    for m in msgs {
+        tx.send(m).await.unwrap();
+    }
+    let channel = agentwire_transport::tonic::transport::Endpoint::from_shared(addr.to_owned())
+        .unwrap()
+        .local_address(Some(from.parse().unwrap()))
+        .connect()
+        .await
+        .unwrap();
+    let mut client = CovenControlClient::new(channel);
+    let out =
+        futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|m| (m, rx)) });
+    let r = client.agent_stream(out).await.map(|r| r.into_inner());
+    (tx, r)
+}
+
+/// One client (127.0.0.2) registers as many streams as the gateway takes in all: it gets
+/// its share and no more, so another client (127.0.0.1) still registers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_take_every_stream() {
+    tokio::time::timeout(LIMIT, async {
+        let mut config = GatewayConfig::default();
+        config.limits.max_streams = 3;
+        config.limits.max_streams_per_client = 2;
+        let mut gw = start(config).await;
+        let mut held = Vec::new();
+        let mut refused = Vec::new();
+        for i in 0..3 {
+            let (tx, stream) =
+                raw_from("127.0.0.2", &gw.addr, vec![reg_msg(&format!("a{i}"))]).await;
+            let mut stream = match stream {
+                Ok(stream) => stream,
+                Err(status) => {
+                    refused.push(status);
+                    continue;
+                }
+            };
+            match stream.message().await {
+                Ok(Some(_welcome)) => {
+                    let _ = gw.connected.recv().await.unwrap();
+                    held.push((tx, stream));
+                }
+                Ok(None) => panic!("stream a{i} ended without an answer"),
+                Err(status) => refused.push(status),
+            }
+        }
+        let victim = connect(
+            gw.addr.clone(),
+            AgentConfig::new(register("victim", &[])),
+            Echo,
+        )
+        .await
+        .map_err(|e| format!("{e:?}"))
+        .expect("another client still registers");
+        let handle = gw.connected.recv().await.unwrap();
+        assert_eq!(handle.agent_id(), "victim");
+        assert_eq!(held.len(), 2, "the attacker holds its share: {refused:?}");
+        let [status] = refused.as_slice() else {
+            panic!("one attacker stream refused: {refused:?}");
+        };
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        assert!(
+            status.message().contains("max_streams_per_client"),
+            "{status:?}"
+        );
+
+        gw.gateway.shutdown();
+        victim.wait().await.unwrap();
+        drop(held);
         gw.server.await.unwrap().unwrap();
     })
     .await

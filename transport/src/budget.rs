@@ -8,9 +8,10 @@
 //! clients without it out altogether. Behind a proxy every client has the proxy's address:
 //! raise the share to the cap there.
 //!
-//! The servers learn the peer address from axum's `ConnectInfo<SocketAddr>` request
+//! The HTTP servers learn the peer address from axum's `ConnectInfo<SocketAddr>` request
 //! extension, which their accept loop adds to every request; a router served by other code
-//! without it has only the global cap.
+//! without it has only the global cap. The gRPC gateway takes it from tonic's
+//! `Request::remote_addr`.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};

@@ -453,7 +453,7 @@ impl<H: GatewayHandler> CovenControl for Gateway<H> {
         &self,
         request: Request<Streaming<proto::AgentMessage>>,
     ) -> Result<Response<Self::AgentStreamStream>, Status> {
-        self.engine.open(request.into_inner()).map(Response::new)
+        self.engine.open(request.remote_addr(), request.into_inner()).map(Response::new)
     }
 }
 /// How [`connect`] runs the connecting side.

@@ -144,11 +144,17 @@ impl<B: Binding> Reply<B> {
         let r = B::response(self.request_id.clone(), event);
         let terminal = B::is_terminal(&r);
         let msg = B::wrap_response(r);
-        self.session.link.send(msg, B::observe_up).await?;
+        // Marked before the send: once the terminal event is out the other side may send
+        // its next request at once, and the reading loop must not find this one in flight
+        // (it would answer "busy"). A failed send takes the mark back.
         if terminal {
             self.finished.store(true, Ordering::SeqCst);
         }
-        Ok(())
+        let sent = self.session.link.send(msg, B::observe_up).await;
+        if terminal && sent.is_err() {
+            self.finished.store(false, Ordering::SeqCst);
+        }
+        sent
     }
 
     /// Sends a terminal event: taking `self` makes the request end once.

@@ -4,6 +4,7 @@
 //! shutdown sends the protocol's shutdown message and waits, bounded, for each peer to close.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use super::inbound::{Next, idle_status, next_inbound};
 use super::peer::Peer;
 use super::unregistered::{StreamBudget, Unregistered};
 use super::{BoxStream, ClaimError, GrpcLimits, Link, Registry, admit_inbound, outbound_stream};
+use crate::budget::{Budget, ClientKey, Exhausted, Lease};
 use crate::check::{CheckMode, Gate};
 
 /// What the generated gateway binds: the protocol and the user's handler.
@@ -72,6 +74,8 @@ struct Inner<S: GatewaySide> {
     /// Streams that have not said hello and registered ones have separate budgets, so
     /// streams that never register cannot take a registered peer's place.
     streams: StreamBudget,
+    /// Each client's share of the streams (the global caps are in `streams`).
+    shares: Budget,
     shutdown: CancellationToken,
 }
 
@@ -97,6 +101,7 @@ impl<S: GatewaySide> Gateway<S> {
             side,
             peers: Registry::new(config.limits.max_streams),
             streams: StreamBudget::new(config.limits.max_streams, config.limits.max_unregistered),
+            shares: Budget::new(usize::MAX, config.limits.max_streams_per_client),
             config,
             shutdown: CancellationToken::new(),
         };
@@ -146,15 +151,27 @@ impl<S: GatewaySide> Gateway<S> {
         }
     }
 
-    /// Takes one new stream: the body of the tonic service method.
+    /// Takes one new stream from the peer at `remote` (tonic's `Request::remote_addr`;
+    /// `None`, unknown, counts against the global caps only): the body of the tonic
+    /// service method.
     pub fn open(
         &self,
+        remote: Option<SocketAddr>,
         inbound: Streaming<<S::B as Binding>::Up>,
     ) -> Result<BoxStream<<S::B as Binding>::Down>, Status> {
         let inner = &self.inner;
         if inner.shutdown.is_cancelled() {
             return Err(Status::unavailable("the gateway is shutting down"));
         }
+        let client = remote.map(|addr| ClientKey::of(addr.ip()));
+        let share = inner.shares.try_take(client).map_err(|e| match e {
+            Exhausted::Client(n) => Status::resource_exhausted(format!(
+                "this client already holds its share of {n} streams (max_streams_per_client)"
+            )),
+            Exhausted::Total(n) => {
+                Status::resource_exhausted(format!("the limit of {n} streams is reached"))
+            }
+        })?;
         let (tx, rx) = mpsc::channel(inner.config.limits.outbound_buffer.max(1));
         let close = CancellationToken::new();
         let pending = inner.streams.open();
@@ -165,7 +182,7 @@ impl<S: GatewaySide> Gateway<S> {
             link,
             close: close.clone(),
         };
-        tokio::spawn(stream.run(inbound, pending));
+        tokio::spawn(stream.run(inbound, pending, share));
         Ok(outbound_stream(rx, close))
     }
 }
@@ -180,8 +197,14 @@ struct Stream<S: GatewaySide> {
 impl<S: GatewaySide> Stream<S> {
     /// The stream's slot and its peer id are free again before the final status leaves, so
     /// a peer that saw the status can reconnect at once.
-    async fn run(self, mut inbound: Streaming<<S::B as Binding>::Up>, pending: Unregistered) {
+    async fn run(
+        self,
+        mut inbound: Streaming<<S::B as Binding>::Up>,
+        pending: Unregistered,
+        share: Lease,
+    ) {
         let outcome = self.registered(&mut inbound, pending).await;
+        drop(share);
         if let Some(status) = outcome {
             crate::info_throttled!(code = ?status.code(), status = %status.message(), "stream ended with an error status");
             self.link.fail(status).await;

@@ -11,6 +11,11 @@ pub struct GrpcLimits {
     /// Most streams (registered peers) alive at once; one more is refused with
     /// `RESOURCE_EXHAUSTED`.
     pub max_streams: usize,
+    /// Most streams one client (one peer address, IPv6 by /64; see [`crate::budget`]) holds
+    /// at once, registered or waiting for its hello, so one client cannot take every one of
+    /// `max_streams`; one more is refused with `RESOURCE_EXHAUSTED`. Behind a proxy every
+    /// peer has the proxy's address: raise it to `max_streams` there.
+    pub max_streams_per_client: usize,
     /// Messages queued per stream towards the peer before a sender waits (back-pressure).
     pub outbound_buffer: usize,
     /// A stream on which the peer sent nothing for this long is closed with `UNAVAILABLE`;
@@ -32,6 +37,8 @@ impl Default for GrpcLimits {
             // tonic's own default; agent answers are text chunks, far below it.
             max_message_size: 4 * 1024 * 1024,
             max_streams: 1024,
+            // A quarter of the global cap, as for WebSocket connections.
+            max_streams_per_client: 256,
             outbound_buffer: 64,
             // Three missed heartbeats at the default interval.
             idle_timeout: Some(Duration::from_secs(90)),

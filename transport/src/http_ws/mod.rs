@@ -31,6 +31,7 @@ pub use guard::Guard;
 pub use layout::{ApiError, Binding, Layout, LogRole, RouteLayout, WsError};
 pub use limits::Limits;
 pub use routes::{axum_path, method_router};
+#[cfg(feature = "streamable-http")]
 pub(crate) use serve::serve_router_checked;
 pub use serve::{ServerHandle, serve_router, serve_router_guarded};
 pub use server::{Endpoints, Owner, ServerConfig, ServerError, SessionServer};

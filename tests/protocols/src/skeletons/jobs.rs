@@ -387,7 +387,7 @@ impl<H: HubHandler> JobHub for Hub<H> {
         &self,
         request: Request<Streaming<proto::WorkerMessage>>,
     ) -> Result<Response<Self::WorkStream>, Status> {
-        self.engine.open(request.into_inner()).map(Response::new)
+        self.engine.open(request.remote_addr(), request.into_inner()).map(Response::new)
     }
 }
 /// How [`connect`] runs the connecting side.

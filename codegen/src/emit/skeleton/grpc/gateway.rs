@@ -239,7 +239,7 @@ fn server(cx: &Ctx<'_>) -> TokenStream {
             type #stream_ty = grpc::BoxStream<#down>;
 
             async fn #rpc(&self, request: Request<Streaming<#up>>) -> Result<Response<Self::#stream_ty>, Status> {
-                self.engine.open(request.into_inner()).map(Response::new)
+                self.engine.open(request.remote_addr(), request.into_inner()).map(Response::new)
             }
         }
     }
