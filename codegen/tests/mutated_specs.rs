@@ -128,3 +128,21 @@ fn mutated_spec_folders_give_located_diagnostics_not_panics() {
     // The mutations do break specs: the run checked real diagnostics.
     assert!(errors_seen > 100, "{errors_seen}");
 }
+
+/// A `types:` naming a file the folder lacks is an error at that line, whatever the front end
+/// (found by the spec_folder fuzz target: protobuf said only "not in any include path").
+#[test]
+fn a_missing_types_file_is_located_at_types() {
+    for types in ["gone.proto", "gone.ts", "gone.json"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("spec");
+        std::fs::create_dir_all(&dir).unwrap();
+        let yaml =
+            format!("protocol: spec\ntitle: Spec\nsummary: A types-only spec.\ntypes: {types}\n");
+        std::fs::write(dir.join("protocol.yaml"), yaml).unwrap();
+        let errors = agentwire_codegen::generate(&dir).expect_err(types);
+        let e = &errors.errors[0];
+        assert!(e.location().is_some(), "{types}: {}", e.one_line());
+        assert!(e.one_line().contains(types), "{types}: {}", e.one_line());
+    }
+}

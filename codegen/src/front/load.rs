@@ -175,6 +175,14 @@ fn load_types(
 ) -> Option<LoadedTypes> {
     let types_rel = pf.types_file.value.as_str();
     let at_types = |msg: String| SpecError::at(yaml, span_of(yaml, &pf.types_file.referenced), msg);
+    // Said here, at `types:`, for every front end (protox would say only that the file is on
+    // no include path, pointing nowhere).
+    if !dir.join(types_rel).is_file() {
+        errors.push(at_types(format!(
+            "cannot read {types_rel}: no such file in the spec folder"
+        )));
+        return None;
+    }
     if types_rel.ends_with(".proto") {
         let roots = import_roots(dir, yaml, pf, errors)?;
         match proto::load_proto_in(&roots, types_rel).and_then(|p| Ok((p.package()?, p))) {
