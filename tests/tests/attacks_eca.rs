@@ -7,15 +7,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentwire_protocols::eca::{
-    ChatDeleteParams, ChatDeleteResponse, ChatPromptParams, ChatPromptResponse,
-    ChatQueryCommandsParams, ChatQueryCommandsResponse, ChatQueryContextParams,
-    ChatQueryContextResponse, InitializeParams, InitializeResponse,
-};
-use agentwire_protocols::skeletons::eca::{ServerHandler, ServerSender, serve_tcp};
-use agentwire_runtime::jsonrpc::RpcError;
+use agentwire_protocols::skeletons::eca::serve_tcp;
+mod eca_refuser;
 use agentwire_transport::jsonrpc::{Config, ContentLengthCodec, TcpServer};
 use agentwire_transport::tokio_util::codec::FramedRead;
+use eca_refuser::EcaRefuser;
 use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -24,61 +20,9 @@ use tokio::time::{sleep, timeout};
 
 const BOUND: Duration = Duration::from_secs(20);
 
-/// Answers every request with an error: these tests only look at framing and deadlines.
-struct Refuser;
-
-fn no() -> RpcError {
-    RpcError {
-        code: -32601,
-        message: "not here".into(),
-        data: None,
-    }
-}
-
-impl ServerHandler for Refuser {
-    async fn initialize(
-        &self,
-        _: ServerSender,
-        _: InitializeParams,
-    ) -> Result<InitializeResponse, RpcError> {
-        Err(no())
-    }
-    async fn shutdown(&self, _: ServerSender) -> Result<(), RpcError> {
-        Err(no())
-    }
-    async fn chat_prompt(
-        &self,
-        _: ServerSender,
-        _: ChatPromptParams,
-    ) -> Result<ChatPromptResponse, RpcError> {
-        Err(no())
-    }
-    async fn chat_query_context(
-        &self,
-        _: ServerSender,
-        _: ChatQueryContextParams,
-    ) -> Result<ChatQueryContextResponse, RpcError> {
-        Err(no())
-    }
-    async fn chat_query_commands(
-        &self,
-        _: ServerSender,
-        _: ChatQueryCommandsParams,
-    ) -> Result<ChatQueryCommandsResponse, RpcError> {
-        Err(no())
-    }
-    async fn chat_delete(
-        &self,
-        _: ServerSender,
-        _: ChatDeleteParams,
-    ) -> Result<ChatDeleteResponse, RpcError> {
-        Err(no())
-    }
-}
-
 async fn server(config: Config) -> TcpServer {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    serve_tcp(Arc::new(Refuser), listener, config, 16).unwrap()
+    serve_tcp(Arc::new(EcaRefuser), listener, config, 16).unwrap()
 }
 
 /// Waits until the server closes `s`; returns how long that took.
@@ -250,7 +194,7 @@ async fn served(from: &str, addr: std::net::SocketAddr) -> bool {
 async fn one_client_cannot_take_every_tcp_connection() {
     const MAX: usize = 300;
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = serve_tcp(Arc::new(Refuser), listener, Config::default(), MAX).unwrap();
+    let server = serve_tcp(Arc::new(EcaRefuser), listener, Config::default(), MAX).unwrap();
     let addr = server.local_addr();
     // The attacker (127.0.0.2) opens more connections than the server takes, and keeps them.
     let mut held = Vec::new();

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use agentwire_protocols::skeletons::helix_zed as hz_skel;
+mod eca_refuser;
 use agentwire_transport::jsonrpc::ContentLengthCodec;
 use agentwire_transport::streamable_http::{
     self, Kind, Limits, Outgoing, ServerConfig, SessionPipe, classify,
@@ -16,6 +17,7 @@ use agentwire_transport::streamable_http::{
 use agentwire_transport::throttle::BURST;
 use agentwire_transport::tokio_util::codec::{FramedRead, FramedWrite};
 use agentwire_transport::ws::ServerConfig as WsConfig;
+use eca_refuser::EcaRefuser;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -148,7 +150,7 @@ async fn thousands_of_bad_json_rpc_frames_cost_a_few_warnings() {
     let (client, server) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server);
     let config = agentwire_transport::jsonrpc::Config::default();
-    let (_sender, _connection) = serve(Arc::new(NoEca), server_read, server_write, config);
+    let (_sender, _connection) = serve(Arc::new(EcaRefuser), server_read, server_write, config);
     let (client_read, client_write) = tokio::io::split(client);
     let mut tx = FramedWrite::new(client_write, ContentLengthCodec::default());
     let mut rx = FramedRead::new(client_read, ContentLengthCodec::default());
@@ -220,67 +222,5 @@ impl hz_skel::Handler for NoZed {
         _: &hz_skel::Sender,
         _: agentwire_protocols::helix_zed::ChatMessage,
     ) {
-    }
-}
-
-/// Never reached: every request of these tests is refused before a handler runs.
-struct NoEca;
-
-mod eca_handler {
-    use agentwire_protocols::eca::{
-        ChatDeleteParams, ChatDeleteResponse, ChatPromptParams, ChatPromptResponse,
-        ChatQueryCommandsParams, ChatQueryCommandsResponse, ChatQueryContextParams,
-        ChatQueryContextResponse, InitializeParams, InitializeResponse,
-    };
-    use agentwire_protocols::skeletons::eca::{ServerHandler, ServerSender};
-    use agentwire_runtime::jsonrpc::RpcError;
-
-    fn no() -> RpcError {
-        RpcError {
-            code: -32601,
-            message: "not here".into(),
-            data: None,
-        }
-    }
-
-    impl ServerHandler for super::NoEca {
-        async fn initialize(
-            &self,
-            _: ServerSender,
-            _: InitializeParams,
-        ) -> Result<InitializeResponse, RpcError> {
-            Err(no())
-        }
-        async fn shutdown(&self, _: ServerSender) -> Result<(), RpcError> {
-            Err(no())
-        }
-        async fn chat_prompt(
-            &self,
-            _: ServerSender,
-            _: ChatPromptParams,
-        ) -> Result<ChatPromptResponse, RpcError> {
-            Err(no())
-        }
-        async fn chat_query_context(
-            &self,
-            _: ServerSender,
-            _: ChatQueryContextParams,
-        ) -> Result<ChatQueryContextResponse, RpcError> {
-            Err(no())
-        }
-        async fn chat_query_commands(
-            &self,
-            _: ServerSender,
-            _: ChatQueryCommandsParams,
-        ) -> Result<ChatQueryCommandsResponse, RpcError> {
-            Err(no())
-        }
-        async fn chat_delete(
-            &self,
-            _: ServerSender,
-            _: ChatDeleteParams,
-        ) -> Result<ChatDeleteResponse, RpcError> {
-            Err(no())
-        }
     }
 }
