@@ -435,6 +435,17 @@ pub struct Route {
     pub origin: Origin,
 }
 
+impl Route {
+    /// The names of the path's parameters (`:sessionId` -> `sessionId`), in order.
+    pub fn param_names(&self) -> Vec<String> {
+        self.path
+            .split('/')
+            .filter_map(|s| s.strip_prefix(':'))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Body {
     None,

@@ -4,10 +4,11 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::types::{emit_type, type_ident};
+use crate::emit::types::emit_type;
 use crate::emit::validate::Validators;
 use crate::ir::{Call, Method, Protocol};
 use crate::naming::pascal_case;
+use crate::naming::type_ident;
 
 /// The module's items as one token stream (no header, not yet formatted).
 pub fn emit_module(p: &Protocol) -> TokenStream {
@@ -122,10 +123,10 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
         .filter(|(_, d)| matches!(d.kind, crate::ir::TypeKind::Struct(_)))
         .map(|(n, _)| n)
         .collect();
-    let paths = messages.iter().map(|n| crate::emit::proto::prost_path(n));
+    let paths = messages.iter().map(|n| crate::naming::prost_path(n));
     let message_arms = p.channels.iter().map(|c| {
         let role = &c.from;
-        let union = crate::emit::proto::prost_path(&c.union);
+        let union = crate::naming::prost_path(&c.union);
         quote! {
             #role => Some(#union::from_json(json).map(|m| {
                 agentwire_runtime::serde_json::to_value(&m).expect("generated messages always serialize")

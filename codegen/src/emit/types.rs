@@ -3,62 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Constraints, Field, Ty, TypeDef, TypeKind, Variant};
-use crate::naming::{field_name, is_keyword, variant_names};
-
-/// A Rust identifier for a type name from the spec.
-pub fn type_ident(name: &str) -> Ident {
-    Ident::new(name, Span::call_site())
-}
-
-/// The Rust field identifier for a JSON key (`type` becomes `r#type`).
-pub fn field_ident(json_name: &str) -> Ident {
-    let snake = field_name(json_name);
-    if is_keyword(&snake) {
-        Ident::new_raw(&snake, Span::call_site())
-    } else {
-        Ident::new(&snake, Span::call_site())
-    }
-}
-
-/// The Rust type of a type expression.
-pub fn rust_ty(ty: &Ty) -> TokenStream {
-    match ty {
-        Ty::String => quote!(String),
-        Ty::Bool => quote!(bool),
-        Ty::Number => quote!(f64),
-        Ty::Integer => quote!(i64),
-        Ty::Scalar(s) => {
-            let ty: TokenStream = s.rust().parse().unwrap_or_default();
-            quote!(#ty)
-        }
-        Ty::WellKnown(w) => {
-            let ty: TokenStream = w.rust().parse().unwrap_or_default();
-            quote!(#ty)
-        }
-        Ty::Any => quote!(agentwire_runtime::serde_json::Value),
-        Ty::BoolLiteral(true) => quote!(agentwire_runtime::literal::True),
-        Ty::BoolLiteral(false) => quote!(agentwire_runtime::literal::False),
-        Ty::Array(inner) => {
-            let inner = rust_ty(inner);
-            quote!(Vec<#inner>)
-        }
-        Ty::Map(inner) => {
-            let inner = rust_ty(inner);
-            quote!(::std::collections::BTreeMap<String, #inner>)
-        }
-        Ty::Nullable(inner) => {
-            let inner = rust_ty(inner);
-            quote!(Option<#inner>)
-        }
-        Ty::Named(name) => type_ident(name).into_token_stream(),
-    }
-}
-
-use quote::ToTokens;
+use crate::naming::{extra_ident, field_ident, rust_ty, type_ident, variant_names};
 
 fn doc_attr(doc: &str) -> TokenStream {
     if doc.is_empty() {
@@ -132,15 +81,6 @@ pub fn own_tag(types: &BTreeMap<String, TypeDef>, name: &str) -> Option<(String,
         _ => true,
     };
     (!declared && pairs.all(|p| p == first)).then_some(first)
-}
-
-/// The Rust name of an open struct's extra members: `extra`, unless a field has it.
-pub fn extra_ident(fields: &[Field]) -> Ident {
-    let mut name = String::from("extra");
-    while fields.iter().any(|f| field_ident(&f.name) == name) {
-        name.push('_');
-    }
-    Ident::new(&name, Span::call_site())
 }
 
 /// Emits one named type; `types` is every type of the protocol (a union member learns its
