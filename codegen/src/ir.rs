@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 
 mod skeleton;
 mod untagged;
+mod uses;
 pub use skeleton::*;
 pub use untagged::order_untagged_members;
+pub use uses::{tag_pairs, used_outside_tagged_unions};
 
 /// Where something was declared, for diagnostics and for the drift check's `file:line`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -164,6 +164,20 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
 fn emit_dynamic(p: &Protocol) -> TokenStream {
     let names: Vec<&String> = p.types.keys().collect();
     let idents: Vec<Ident> = names.iter().map(|n| type_ident(n)).collect();
+    // A plain alias of a number (or of numbers in lists and maps) is `f64` itself, which
+    // would write `1` back as `1.0`.
+    let reencoders: Vec<Ident> = names
+        .iter()
+        .map(|n| {
+            let ty = crate::ir::Ty::Named((*n).clone());
+            if crate::emit::types::holds_number(&crate::emit::types::number_shape(&ty, &p.types, 0))
+            {
+                format_ident!("reencode_numbers")
+            } else {
+                format_ident!("reencode")
+            }
+        })
+        .collect();
     let message_arms = p.roles.iter().filter_map(|role| {
         if !p.methods.is_empty() {
             let prefix = pascal_case(role);
@@ -229,7 +243,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
             json: &str,
         ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
             Some(match type_name {
-                #( #names => agentwire_runtime::dynamic::reencode::<#idents>(json), )*
+                #( #names => agentwire_runtime::dynamic::#reencoders::<#idents>(json), )*
                 _ => return None,
             })
         }
