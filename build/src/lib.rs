@@ -158,7 +158,7 @@ impl Builder {
                 dirs.extend(inside);
             }
         }
-        agentwire_codegen::front::sources::fetch_all(&dirs)
+        agentwire_codegen::front::fetch::fetch_all(&dirs)
             .map_err(|e| Error::new(format!("cannot fetch a pinned source: {e}")))?;
         std::fs::create_dir_all(&out_dir)
             .map_err(|e| Error::new(format!("cannot create {}: {e}", out_dir.display())))?;
