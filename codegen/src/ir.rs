@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 
 mod skeleton;
 mod untagged;
+mod uses;
 pub use skeleton::*;
 pub use untagged::order_untagged_members;
+pub use uses::{tag_pairs, used_outside_tagged_unions};
 
 /// Where something was declared, for diagnostics and for the drift check's `file:line`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -433,6 +435,17 @@ pub struct Route {
     pub retries: Option<u32>,
     pub summary: String,
     pub origin: Origin,
+}
+
+impl Route {
+    /// The names of the path's parameters (`:sessionId` -> `sessionId`), in order.
+    pub fn param_names(&self) -> Vec<String> {
+        self.path
+            .split('/')
+            .filter_map(|s| s.strip_prefix(':'))
+            .map(str::to_owned)
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

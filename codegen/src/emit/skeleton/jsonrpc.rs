@@ -18,9 +18,9 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::types::{field_ident, type_ident};
 use crate::ir::{Call, DefaultAnswer, Method, Protocol};
 use crate::naming::pascal_case;
+use crate::naming::{field_ident, type_ident};
 
 /// The skeleton module of a JSON-RPC protocol with two roles; `None` otherwise.
 pub fn emit(p: &Protocol) -> Option<TokenStream> {

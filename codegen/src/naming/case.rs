@@ -1,4 +1,5 @@
-//! Turning protocol names (JSON keys, literal values, method names) into Rust identifiers.
+//! Case conversion: protocol names (JSON keys, literal values, method names) as the words of
+//! Rust identifiers, before keywords are escaped.
 
 /// `user_input`, `no-exit`, `chat/prompt`, `$/showMessage`, `reasonStarted` -> `UserInput`,
 /// `NoExit`, `ChatPrompt`, `ShowMessage`, `ReasonStarted`.
@@ -86,7 +87,7 @@ pub fn variant_names<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<Strin
 
 /// The Rust field name of a JSON key: `snake_case`, with a trailing `_` for the keywords that
 /// cannot be raw identifiers (`self`, `super`, `crate`) and `field` for a key with no letter
-/// or digit. Other keywords are written raw (`r#type`) by the caller.
+/// or digit. Other keywords are written raw (`r#type`) by `spec::field_ident`.
 pub fn field_name(json_name: &str) -> String {
     let snake = snake_case(json_name);
     match snake.as_str() {
@@ -94,64 +95,6 @@ pub fn field_name(json_name: &str) -> String {
         "self" | "super" | "crate" => format!("{snake}_"),
         _ => snake,
     }
-}
-
-/// Whether `s` must be written `r#s` to be a Rust identifier.
-pub fn is_keyword(s: &str) -> bool {
-    matches!(
-        s,
-        "as" | "async"
-            | "await"
-            | "break"
-            | "const"
-            | "continue"
-            | "crate"
-            | "dyn"
-            | "else"
-            | "enum"
-            | "extern"
-            | "false"
-            | "fn"
-            | "for"
-            | "gen"
-            | "if"
-            | "impl"
-            | "in"
-            | "let"
-            | "loop"
-            | "match"
-            | "mod"
-            | "move"
-            | "mut"
-            | "pub"
-            | "ref"
-            | "return"
-            | "self"
-            | "Self"
-            | "static"
-            | "struct"
-            | "super"
-            | "trait"
-            | "true"
-            | "type"
-            | "unsafe"
-            | "use"
-            | "where"
-            | "while"
-            | "abstract"
-            | "become"
-            | "box"
-            | "do"
-            | "final"
-            | "macro"
-            | "override"
-            | "priv"
-            | "typeof"
-            | "unsized"
-            | "virtual"
-            | "yield"
-            | "try"
-    )
 }
 
 #[cfg(test)]
