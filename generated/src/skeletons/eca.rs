@@ -248,77 +248,69 @@ impl ServerSends {
 }
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Answers<H> for ServerSide {
     #[allow(unused_variables)]
-    fn answer(
+    async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         request: crate::eca::ClientRequest,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        async move {
-            match request {
-                crate::eca::ClientRequest::Initialize(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.initialize(handle, params).await,
-                    )
-                }
-                crate::eca::ClientRequest::Shutdown => {
-                    agentwire_transport::jsonrpc::null_result(
-                        handler.shutdown(handle).await,
-                    )
-                }
-                crate::eca::ClientRequest::ChatPrompt(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.chat_prompt(handle, params).await,
-                    )
-                }
-                crate::eca::ClientRequest::ChatQueryContext(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.chat_query_context(handle, params).await,
-                    )
-                }
-                crate::eca::ClientRequest::ChatQueryCommands(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.chat_query_commands(handle, params).await,
-                    )
-                }
-                crate::eca::ClientRequest::ChatDelete(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.chat_delete(handle, params).await,
-                    )
-                }
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {
+            crate::eca::ClientRequest::Initialize(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.initialize(handle, params).await,
+                )
+            }
+            crate::eca::ClientRequest::Shutdown => {
+                agentwire_transport::jsonrpc::null_result(handler.shutdown(handle).await)
+            }
+            crate::eca::ClientRequest::ChatPrompt(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.chat_prompt(handle, params).await,
+                )
+            }
+            crate::eca::ClientRequest::ChatQueryContext(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.chat_query_context(handle, params).await,
+                )
+            }
+            crate::eca::ClientRequest::ChatQueryCommands(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.chat_query_commands(handle, params).await,
+                )
+            }
+            crate::eca::ClientRequest::ChatDelete(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.chat_delete(handle, params).await,
+                )
             }
         }
     }
 }
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Hears<H> for ServerSide {
     #[allow(unused_variables)]
-    fn hear(
+    async fn hear(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         notification: crate::eca::ClientNotification,
-    ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
-        async move {
-            match notification {
-                crate::eca::ClientNotification::Initialized(params) => {
-                    handler.initialized(handle, params).await
-                }
-                crate::eca::ClientNotification::Exit => handler.exit(handle).await,
-                crate::eca::ClientNotification::ChatToolCallApprove(params) => {
-                    handler.chat_tool_call_approve(handle, params).await
-                }
-                crate::eca::ClientNotification::ChatToolCallReject(params) => {
-                    handler.chat_tool_call_reject(handle, params).await
-                }
-                crate::eca::ClientNotification::ChatPromptStop(params) => {
-                    handler.chat_prompt_stop(handle, params).await
-                }
-                crate::eca::ClientNotification::McpStopServer(params) => {
-                    handler.mcp_stop_server(handle, params).await
-                }
-                crate::eca::ClientNotification::McpStartServer(params) => {
-                    handler.mcp_start_server(handle, params).await
-                }
+    ) {
+        match notification {
+            crate::eca::ClientNotification::Initialized(params) => {
+                handler.initialized(handle, params).await
+            }
+            crate::eca::ClientNotification::Exit => handler.exit(handle).await,
+            crate::eca::ClientNotification::ChatToolCallApprove(params) => {
+                handler.chat_tool_call_approve(handle, params).await
+            }
+            crate::eca::ClientNotification::ChatToolCallReject(params) => {
+                handler.chat_tool_call_reject(handle, params).await
+            }
+            crate::eca::ClientNotification::ChatPromptStop(params) => {
+                handler.chat_prompt_stop(handle, params).await
+            }
+            crate::eca::ClientNotification::McpStopServer(params) => {
+                handler.mcp_stop_server(handle, params).await
+            }
+            crate::eca::ClientNotification::McpStartServer(params) => {
+                handler.mcp_start_server(handle, params).await
             }
         }
     }
@@ -477,13 +469,11 @@ pub use agentwire_transport::jsonrpc::NoRequests;
 impl ClientHandler for NoRequests {}
 impl<H: ClientHandler> agentwire_transport::jsonrpc::Answers<H> for ClientSide {
     #[allow(unused_variables)]
-    fn answer(
+    async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         request: agentwire_runtime::jsonrpc::NoMethods,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        async move { match request {} }
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {}
     }
 }

@@ -548,128 +548,122 @@ impl ServerSends {
 }
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Answers<H> for ServerSide {
     #[allow(unused_variables)]
-    fn answer(
+    async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         request: crate::mcp::ClientRequest,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        async move {
-            match request {
-                crate::mcp::ClientRequest::Initialize(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.initialize(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::Ping(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.ping(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_list(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesTemplatesList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_templates_list(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesRead(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_read(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesSubscribe(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_subscribe(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesUnsubscribe(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_unsubscribe(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::PromptsList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.prompts_list(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::PromptsGet(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.prompts_get(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ToolsList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tools_list(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ToolsCall(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tools_call(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::LoggingSetLevel(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.logging_set_level(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::CompletionComplete(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.completion_complete(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::TasksGet(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_get(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::TasksResult(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_result(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::TasksList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_list(handle, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::TasksCancel(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_cancel(handle, params).await,
-                    )
-                }
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {
+            crate::mcp::ClientRequest::Initialize(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.initialize(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::Ping(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.ping(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesTemplatesList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_templates_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesRead(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_read(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesSubscribe(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_subscribe(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesUnsubscribe(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_unsubscribe(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::PromptsList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.prompts_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::PromptsGet(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.prompts_get(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ToolsList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tools_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ToolsCall(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tools_call(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::LoggingSetLevel(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.logging_set_level(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::CompletionComplete(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.completion_complete(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::TasksGet(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_get(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::TasksResult(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_result(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::TasksList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::TasksCancel(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_cancel(handle, params).await,
+                )
             }
         }
     }
 }
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Hears<H> for ServerSide {
     #[allow(unused_variables)]
-    fn hear(
+    async fn hear(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         notification: crate::mcp::ClientNotification,
-    ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
-        async move {
-            match notification {
-                crate::mcp::ClientNotification::NotificationsInitialized(params) => {
-                    handler.notifications_initialized(handle, params).await
-                }
-                crate::mcp::ClientNotification::NotificationsCancelled(params) => {
-                    handler.notifications_cancelled(handle, params).await
-                }
-                crate::mcp::ClientNotification::NotificationsProgress(params) => {
-                    handler.notifications_progress(handle, params).await
-                }
-                crate::mcp::ClientNotification::NotificationsRootsListChanged(params) => {
-                    handler.notifications_roots_list_changed(handle, params).await
-                }
-                crate::mcp::ClientNotification::NotificationsTasksStatus(params) => {
-                    handler.notifications_tasks_status(handle, params).await
-                }
+    ) {
+        match notification {
+            crate::mcp::ClientNotification::NotificationsInitialized(params) => {
+                handler.notifications_initialized(handle, params).await
+            }
+            crate::mcp::ClientNotification::NotificationsCancelled(params) => {
+                handler.notifications_cancelled(handle, params).await
+            }
+            crate::mcp::ClientNotification::NotificationsProgress(params) => {
+                handler.notifications_progress(handle, params).await
+            }
+            crate::mcp::ClientNotification::NotificationsRootsListChanged(params) => {
+                handler.notifications_roots_list_changed(handle, params).await
+            }
+            crate::mcp::ClientNotification::NotificationsTasksStatus(params) => {
+                handler.notifications_tasks_status(handle, params).await
             }
         }
     }
@@ -1089,55 +1083,51 @@ pub use agentwire_transport::jsonrpc::NoRequests;
 impl ClientHandler for NoRequests {}
 impl<H: ClientHandler> agentwire_transport::jsonrpc::Answers<H> for ClientSide {
     #[allow(unused_variables)]
-    fn answer(
+    async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         request: crate::mcp::ServerRequest,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        async move {
-            match request {
-                crate::mcp::ServerRequest::Ping(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.ping(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::SamplingCreateMessage(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.sampling_create_message(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::RootsList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.roots_list(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::ElicitationCreate(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.elicitation_create(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::TasksGet(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_get(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::TasksResult(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_result(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::TasksList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_list(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::TasksCancel(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_cancel(handle, params).await,
-                    )
-                }
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {
+            crate::mcp::ServerRequest::Ping(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.ping(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::SamplingCreateMessage(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.sampling_create_message(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::RootsList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.roots_list(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::ElicitationCreate(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.elicitation_create(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::TasksGet(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_get(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::TasksResult(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_result(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::TasksList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_list(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::TasksCancel(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_cancel(handle, params).await,
+                )
             }
         }
     }

@@ -560,12 +560,12 @@ fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
         impl<H: #handler> agentwire_transport::jsonrpc::Hears<H> for #server_side {
             // A side that receives no notifications has an empty match.
             #[allow(unused_variables)]
-            fn hear(
+            async fn hear(
                 handler: ::std::sync::Arc<H>,
                 handle: agentwire_transport::jsonrpc::Handle<Self>,
                 notification: #in_notif,
-            ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
-                async move { #notification_body }
+            ) {
+                #notification_body
             }
         }
     }
@@ -580,12 +580,12 @@ fn answers_impl(r: &Roles<'_>, role: &str, handler: &Ident) -> TokenStream {
         impl<H: #handler> agentwire_transport::jsonrpc::Answers<H> for #side {
             // A side that receives no requests has an empty match.
             #[allow(unused_variables)]
-            fn answer(
+            async fn answer(
                 handler: ::std::sync::Arc<H>,
                 handle: agentwire_transport::jsonrpc::Handle<Self>,
                 request: #in_req,
-            ) -> impl ::std::future::Future<Output = agentwire_transport::jsonrpc::Answer> + Send + 'static {
-                async move { #body }
+            ) -> agentwire_transport::jsonrpc::Answer {
+                #body
             }
         }
     }

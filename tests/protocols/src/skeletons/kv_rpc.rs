@@ -133,41 +133,35 @@ impl ServerSends {
 }
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Answers<H> for ServerSide {
     #[allow(unused_variables)]
-    fn answer(
+    async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         request: crate::kv_rpc::ClientRequest,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        async move {
-            match request {
-                crate::kv_rpc::ClientRequest::StoreOpen(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.store_open(handle, params).await,
-                    )
-                }
-                crate::kv_rpc::ClientRequest::StorePut(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.store_put(handle, params).await,
-                    )
-                }
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {
+            crate::kv_rpc::ClientRequest::StoreOpen(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.store_open(handle, params).await,
+                )
+            }
+            crate::kv_rpc::ClientRequest::StorePut(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.store_put(handle, params).await,
+                )
             }
         }
     }
 }
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Hears<H> for ServerSide {
     #[allow(unused_variables)]
-    fn hear(
+    async fn hear(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         notification: crate::kv_rpc::ClientNotification,
-    ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
-        async move {
-            match notification {
-                crate::kv_rpc::ClientNotification::StoreClose(params) => {
-                    handler.store_close(handle, params).await
-                }
+    ) {
+        match notification {
+            crate::kv_rpc::ClientNotification::StoreClose(params) => {
+                handler.store_close(handle, params).await
             }
         }
     }
@@ -225,13 +219,11 @@ pub use agentwire_transport::jsonrpc::NoRequests;
 impl ClientHandler for NoRequests {}
 impl<H: ClientHandler> agentwire_transport::jsonrpc::Answers<H> for ClientSide {
     #[allow(unused_variables)]
-    fn answer(
+    async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         request: agentwire_runtime::jsonrpc::NoMethods,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        async move { match request {} }
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {}
     }
 }

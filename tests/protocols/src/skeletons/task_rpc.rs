@@ -207,47 +207,41 @@ impl ServerSends {
 }
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Answers<H> for ServerSide {
     #[allow(unused_variables)]
-    fn answer(
+    async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         request: crate::task_rpc::ClientRequest,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        async move {
-            match request {
-                crate::task_rpc::ClientRequest::Ping(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.ping(handle, params).await,
-                    )
-                }
-                crate::task_rpc::ClientRequest::TaskRun(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.task_run(handle, params).await,
-                    )
-                }
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {
+            crate::task_rpc::ClientRequest::Ping(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.ping(handle, params).await,
+                )
+            }
+            crate::task_rpc::ClientRequest::TaskRun(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.task_run(handle, params).await,
+                )
             }
         }
     }
 }
 impl<H: ServerHandler> agentwire_transport::jsonrpc::Hears<H> for ServerSide {
     #[allow(unused_variables)]
-    fn hear(
+    async fn hear(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         notification: crate::task_rpc::ClientNotification,
-    ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
-        async move {
-            match notification {
-                crate::task_rpc::ClientNotification::SessionReady(params) => {
-                    handler.session_ready(handle, params).await
-                }
-                crate::task_rpc::ClientNotification::NotificationsProgress(params) => {
-                    handler.notifications_progress(handle, params).await
-                }
-                crate::task_rpc::ClientNotification::NotificationsCancelled(params) => {
-                    handler.notifications_cancelled(handle, params).await
-                }
+    ) {
+        match notification {
+            crate::task_rpc::ClientNotification::SessionReady(params) => {
+                handler.session_ready(handle, params).await
+            }
+            crate::task_rpc::ClientNotification::NotificationsProgress(params) => {
+                handler.notifications_progress(handle, params).await
+            }
+            crate::task_rpc::ClientNotification::NotificationsCancelled(params) => {
+                handler.notifications_cancelled(handle, params).await
             }
         }
     }
@@ -349,25 +343,21 @@ pub use agentwire_transport::jsonrpc::NoRequests;
 impl ClientHandler for NoRequests {}
 impl<H: ClientHandler> agentwire_transport::jsonrpc::Answers<H> for ClientSide {
     #[allow(unused_variables)]
-    fn answer(
+    async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
         request: crate::task_rpc::ServerRequest,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        async move {
-            match request {
-                crate::task_rpc::ServerRequest::Ping(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.ping(handle, params).await,
-                    )
-                }
-                crate::task_rpc::ServerRequest::ClientConfirm(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.client_confirm(handle, params).await,
-                    )
-                }
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {
+            crate::task_rpc::ServerRequest::Ping(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.ping(handle, params).await,
+                )
+            }
+            crate::task_rpc::ServerRequest::ClientConfirm(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.client_confirm(handle, params).await,
+                )
             }
         }
     }
