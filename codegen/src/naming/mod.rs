@@ -17,7 +17,7 @@ pub use case::{
 };
 pub use keywords::{can_be_raw, is_keyword};
 pub use name::{Name, RustPath};
-pub use prost::{prost_field, prost_path, prost_variant};
+pub use prost::{prost_field, prost_path, prost_variant, scalar_rust, scalar_ty, well_known_path};
 pub use spec::{extra_ident, field, field_ident, rust_ty, type_ident, type_name};
 
 use crate::ir::Protocol;

@@ -8,6 +8,7 @@ use quote::{ToTokens, quote};
 use super::case::field_name;
 use super::keywords::is_keyword;
 use super::name::Name;
+use super::prost::{scalar_ty, well_known_path};
 use crate::ir::{Field, Ty};
 
 /// The Rust name of a spec type (checked to be an identifier where the spec is loaded).
@@ -51,14 +52,8 @@ pub fn rust_ty(ty: &Ty) -> TokenStream {
         Ty::Bool => quote!(bool),
         Ty::Number => quote!(f64),
         Ty::Integer => quote!(i64),
-        Ty::Scalar(s) => {
-            let ty: TokenStream = s.rust().parse().unwrap_or_default();
-            quote!(#ty)
-        }
-        Ty::WellKnown(w) => {
-            let ty: TokenStream = w.rust().parse().unwrap_or_default();
-            quote!(#ty)
-        }
+        Ty::Scalar(s) => scalar_ty(*s),
+        Ty::WellKnown(w) => well_known_path(w).into_token_stream(),
         Ty::Any => quote!(agentwire_runtime::serde_json::Value),
         Ty::BoolLiteral(true) => quote!(agentwire_runtime::literal::True),
         Ty::BoolLiteral(false) => quote!(agentwire_runtime::literal::False),
