@@ -1,13 +1,14 @@
 //! Every integration test of `agentwire-tests` in one binary: each file of this folder is a
 //! module here, so tokio, axum, tonic and the generated protocols are linked once, not once per
 //! file (the first `cargo test --workspace` linked 40 such binaries). Run one file's tests with
-//! `cargo test -p agentwire-tests --test integration FILE::`. `attacks_log_flood.rs` is a binary
-//! of its own: it installs the process's global log subscriber and counts every line logged.
+//! `cargo test -p agentwire-tests --test integration FILE::`. Four files are binaries of their
+//! own (Cargo.toml says why): `attacks_log_flood.rs` installs the process's global log
+//! subscriber and counts every line logged; `acp_generates.rs`, `proto_published.rs` and
+//! `ts_published.rs` run cargo builds, which must not starve the timing-bound tests here.
 
 mod eca_refuser;
 mod ws_support;
 
-mod acp_generates;
 mod acp_same_types;
 mod acp_schema;
 mod attacks_decode;
@@ -35,7 +36,6 @@ mod mcp_conformance;
 mod mcp_instances;
 mod mutations;
 mod pg_scale_out;
-mod proto_published;
 mod robustness;
 mod schemas;
 mod skeleton_coven;
@@ -45,7 +45,6 @@ mod store_backends;
 mod tjs_compare;
 mod tjs_mcp;
 mod traces;
-mod ts_published;
 mod ws_skeletons;
 
 /// The crate sets `autotests = false`, so a file of this folder that no `mod` line here (or
