@@ -142,6 +142,21 @@ pub use agentwire_runtime as runtime;
 
 pub use agentwire_runtime::{FieldError, Invalid, JsonPointer, Rule, Validate, decode_json};
 
+/// The transport machinery generated skeletons call (`skeletons` feature), under the name
+/// derived and build-script modules use.
+#[cfg(feature = "skeletons")]
+pub use agentwire_transport as transport;
+
+/// Includes the module `agentwire-build` wrote for a protocol into `OUT_DIR`:
+/// `agentwire::include_protocol!("chat_relay");` stands for `pub mod chat_relay { ... }`, the
+/// same items `#[derive(Protocol)]` expands to.
+#[macro_export]
+macro_rules! include_protocol {
+    ($module:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $module, ".rs"));
+    };
+}
+
 /// The derive macros (default `derive` feature).
 #[cfg(feature = "derive")]
 pub use agentwire_macros::{Protocol, Validate};

@@ -4,6 +4,7 @@
 
 mod app;
 mod check;
+pub mod interp;
 mod merge;
 mod report;
 mod spec;

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::diag::SpecErrors;
+use crate::emit::crate_lib::{ModuleEntry, lib_rs};
 use crate::emit::manifest::{Manifest, cargo_toml};
-use crate::generate::{Generated, ModuleEntry, generate, lib_rs, skeleton_path};
+use crate::generate::{Generated, generate, skeleton_path};
 use crate::output::{self, Contents, OutputFile};
 
 /// What to generate.
@@ -127,7 +128,7 @@ pub fn generate_crate(spec: &CrateSpec<'_>) -> Result<CrateOutput, Vec<(PathBuf,
         .enumerate()
         .find(|(i, m)| modules[..*i].iter().any(|o| o.module == m.module));
     if let Some((i, m)) = duplicate {
-        let e = crate::SpecError::new(format!(
+        let e = crate::diag::SpecError::new(format!(
             "module `{}` is generated from two spec folders; give one of them another `module:` in protocol.yaml",
             m.module
         ));
@@ -135,7 +136,12 @@ pub fn generate_crate(spec: &CrateSpec<'_>) -> Result<CrateOutput, Vec<(PathBuf,
     }
     let refs: Vec<&crate::ir::Protocol> = protocols.iter().map(|g| &g.spec.protocol).collect();
     let registry = output::parse_tokens("registry", crate::emit::registry::emit_registry(&refs))
-        .map_err(|e| vec![(spec.out.to_path_buf(), crate::SpecError::new(e).into())])?;
+        .map_err(|e| {
+            vec![(
+                spec.out.to_path_buf(),
+                crate::diag::SpecError::new(e).into(),
+            )]
+        })?;
     let dirs: Vec<String> = spec
         .spec_dirs
         .iter()

@@ -8,6 +8,7 @@ pub mod emit;
 pub mod front;
 pub mod generate;
 pub mod generated_crate;
+pub mod inline;
 pub mod ir;
 pub mod machine;
 pub mod naming;

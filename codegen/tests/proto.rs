@@ -547,3 +547,52 @@ fn includes_several_packages_and_options() {
     let validate = &out[3].1;
     assert!(validate.contains("acme::common::Id"), "{validate}");
 }
+
+/// An include folder that carries its own `google/protobuf/*` (a whole `google-proto-files`
+/// package root does) does not shadow protox's bundled well-known protos: protox cannot
+/// parse every copy of `descriptor.proto`, and the bundled ones are the ones it was built for.
+#[test]
+fn bundled_well_known_protos_win_over_include_folders() {
+    use agentwire_codegen::front::proto_include::ImportRoots;
+    let root = tempfile::tempdir().unwrap();
+    let spec_dir = root.path().join("clock");
+    let shared = root.path().join("shared");
+    std::fs::create_dir_all(&spec_dir).unwrap();
+    std::fs::create_dir_all(shared.join("google/protobuf")).unwrap();
+    // Copies protox 0.10 cannot read (an edition it does not know, and plain junk).
+    std::fs::write(
+        shared.join("google/protobuf/descriptor.proto"),
+        "edition = \"2024\";\npackage google.protobuf;\noption features.enforce_naming_style = STYLE2024;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        shared.join("google/protobuf/timestamp.proto"),
+        "this is not a proto file\n",
+    )
+    .unwrap();
+    std::fs::write(
+        spec_dir.join("clock.proto"),
+        "syntax = \"proto3\";\npackage clock;\nimport \"google/protobuf/timestamp.proto\";\nimport \"google/protobuf/descriptor.proto\";\nextend google.protobuf.FieldOptions { string unit = 50001; }\nmessage Tick { google.protobuf.Timestamp at = 1 [(unit) = \"s\"]; }\n",
+    )
+    .unwrap();
+    let roots = ImportRoots {
+        extra: vec![shared.clone()],
+        ..ImportRoots::folder(&spec_dir)
+    };
+    assert_eq!(roots.path_of("google/protobuf/timestamp.proto"), None);
+    let spec = agentwire_codegen::front::proto::load_proto_in(&roots, "clock.proto")
+        .map_err(report)
+        .unwrap();
+    let p = protocol_of(&spec, "clock");
+    assert!(p.types.contains_key("Tick"));
+    // A name protox does not bundle is still looked up in the folders.
+    std::fs::write(
+        shared.join("google/protobuf/extra.proto"),
+        "syntax = \"proto3\";\npackage google.protobuf;\nmessage Extra { string x = 1; }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        roots.path_of("google/protobuf/extra.proto"),
+        Some(shared.join("google/protobuf/extra.proto"))
+    );
+}

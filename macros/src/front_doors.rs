@@ -16,6 +16,10 @@
 //! - the `include_str!` consts for the spec files and the lint `#[allow]` on the module, which
 //!   sit outside the module and are not part of `Expansion::module`.
 //!
+//! - the skeleton: the expansion holds it as `<module>::skeleton`, which is compared with the
+//!   checked-in `src/skeletons/<module>.rs` moved there the same documented way
+//!   (`agentwire_codegen::inline`), and then taken out.
+//!
 //! The expansion compared is the `schemars` one (the checked-in crate has a `schemars`
 //! feature); a last check shows the default expansion differs from it only by the
 //! schemars-gated items and attributes.
@@ -25,7 +29,9 @@ use std::path::{Path, PathBuf};
 use quote::quote;
 use syn::{Item, ItemMod};
 
+use agentwire_codegen::inline::{SKELETON_MODULE, inline_files};
 use agentwire_codegen::options::{included_path, runtime_alias, strip_schemars};
+use agentwire_codegen::{Contents, OutputFile};
 
 use crate::protocol::{Settings, expand_spec};
 
@@ -57,7 +63,7 @@ fn spec_folders() -> Vec<(PathBuf, PathBuf)> {
     // Pinned registry files (`types: {npm: ...}`) come into the local cache the way
     // `cargo xtask gen` fetches them, so this test runs on a clean clone too.
     let dirs: Vec<PathBuf> = out.iter().map(|(d, _)| d.clone()).collect();
-    if let Err(e) = agentwire_codegen::front::sources::fetch_all(&dirs) {
+    if let Err(e) = agentwire_codegen::front::fetch::fetch_all(&dirs) {
         panic!("{e}");
     }
     out
@@ -85,10 +91,12 @@ fn derive_and_xtask_gen_produce_the_same_items() {
         let module = dir.file_name().unwrap().to_string_lossy().into_owned();
         let settings = Settings {
             schemars: true,
+            transport: Some(syn::parse_quote!(::agentwire::transport)),
             ..Settings::default()
         };
-        let expansion =
+        let mut expansion =
             expand_spec(&dir, &root, &settings).unwrap_or_else(|e| panic!("{module}: {e:?}"));
+        compare_skeleton(&generated, &module, &mut expansion.module);
         let file = if generated.join(format!("src/{module}.rs")).is_file() {
             format!("src/{module}.rs")
         } else {
@@ -139,6 +147,96 @@ fn the_default_expansion_only_drops_schemars() {
         strip_schemars(&mut stripped);
         assert_eq!(quote!(#(#stripped)*).to_string(), plain_text, "{module}");
     }
+}
+
+/// Takes the skeleton out of the derive's module `m` and compares it with the checked-in
+/// `src/skeletons/<module>.rs` of `generated`, moved under the module the way the derive
+/// moves it; both are there or neither is.
+fn compare_skeleton(generated: &Path, module: &str, m: &mut ItemMod) {
+    let (_, items) = m.content.as_mut().expect("the derive inlines every module");
+    let at = items
+        .iter()
+        .position(|i| matches!(i, Item::Mod(s) if s.ident == SKELETON_MODULE));
+    let on_disk = generated.join(format!("src/skeletons/{module}.rs"));
+    let Some(at) = at else {
+        assert!(
+            !on_disk.is_file(),
+            "{module}: the derive left out the skeleton"
+        );
+        return;
+    };
+    let derived = items.remove(at);
+    let text = std::fs::read_to_string(&on_disk).unwrap_or_else(|e| {
+        panic!(
+            "{module}: the derive made a skeleton, but {}: {e}",
+            on_disk.display()
+        )
+    });
+    let files = [
+        OutputFile {
+            path: format!("src/{module}.rs"),
+            contents: Contents::Source(String::new()),
+        },
+        OutputFile {
+            path: format!("src/skeletons/{module}.rs"),
+            contents: Contents::Source(text),
+        },
+    ];
+    let transport: syn::Path = syn::parse_quote!(::agentwire::transport);
+    let checked_in = inline_files(&files, module, Some(&transport)).unwrap();
+    let (_, checked_in) = checked_in.content.unwrap();
+    let print = |item: &Item, alias: bool| {
+        let Item::Mod(m) = item else {
+            panic!("{module}: the skeleton is not a module")
+        };
+        let (_, items) = m.content.as_ref().unwrap();
+        // The derive's files open with the runtime alias (after the transport alias); the
+        // checked-in ones do not.
+        let mut items = items.clone();
+        if alias {
+            items.remove(1);
+        }
+        let shell = Item::Mod(ItemMod {
+            content: Some((Default::default(), items)),
+            ..m.clone()
+        });
+        let once = prettyplease::unparse(&syn::File {
+            shebang: None,
+            attrs: Vec::new(),
+            items: vec![shell],
+        });
+        // Printed, read and printed again: the emitter's trees hold invisible groups (from
+        // `quote!` interpolation) that print wrapped differently from the same code read
+        // from a file.
+        prettyplease::unparse(&syn::parse_file(&once).unwrap())
+    };
+    let (actual, expected) = (print(&derived, true), print(&checked_in[0], false));
+    assert!(
+        actual == expected,
+        "{module}: the derive's skeleton differs from src/skeletons/{module}.rs:\n{}",
+        first_difference(&actual, &expected)
+    );
+}
+
+fn first_difference(actual: &str, expected: &str) -> String {
+    let line = actual
+        .lines()
+        .zip(expected.lines())
+        .position(|(a, e)| a != e)
+        .unwrap_or_else(|| actual.lines().count().min(expected.lines().count()));
+    let show = |s: &str| {
+        s.lines()
+            .skip(line.saturating_sub(3))
+            .take(7)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    format!(
+        "line {}\n--- derive:\n{}\n--- checked in:\n{}",
+        line + 1,
+        show(actual),
+        show(expected)
+    )
 }
 
 /// Compares the inline module `m` with the checked-in `generated/<path>` and, recursively,

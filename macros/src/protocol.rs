@@ -31,11 +31,10 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwire_codegen::options::Options as GenOptions;
-use agentwire_codegen::{Contents, OutputFile, generate_with};
+use agentwire_codegen::inline::{InlineSettings, inline_spec};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::{Attribute, DeriveInput, Expr, Item, LitStr};
+use syn::{DeriveInput, Expr, LitStr};
 
 use crate::ctxt::Ctxt;
 
@@ -45,6 +44,10 @@ pub(crate) struct Settings {
     pub(crate) schemars: bool,
     /// Where emitted code finds the runtime (`#[protocol(crate = "...")]`).
     pub(crate) runtime: syn::Path,
+    /// Where the skeleton finds the transport crate; `None` leaves the skeleton out. Set by
+    /// this crate's `skeletons` feature, which the facade's `skeletons` feature turns on
+    /// together with its `transport` re-export.
+    pub(crate) transport: Option<syn::Path>,
 }
 
 impl Default for Settings {
@@ -52,6 +55,8 @@ impl Default for Settings {
         Self {
             schemars: false,
             runtime: syn::parse_quote!(::agentwire::runtime),
+            transport: cfg!(feature = "skeletons")
+                .then(|| syn::parse_quote!(::agentwire::transport)),
         }
     }
 }
@@ -221,7 +226,8 @@ impl Expansion {
     }
 }
 
-/// Runs the generator on `spec_dir` and assembles its module. Errors start with one line,
+/// Runs the generator on `spec_dir` and assembles its module (`agentwire_codegen::inline`,
+/// which `agentwire-build` prints too). Errors start with one line,
 /// `file:line:col: message (hint: ...)`, with paths relative to `manifest_dir`, followed by
 /// the source line with the mistake underlined.
 pub(crate) fn expand_spec(
@@ -229,42 +235,21 @@ pub(crate) fn expand_spec(
     manifest_dir: &Path,
     settings: &Settings,
 ) -> Result<Expansion, Vec<String>> {
-    let options = GenOptions {
+    let inline = InlineSettings {
         schemars: settings.schemars,
-        inline_assets: true,
-        runtime: Some(settings.runtime.clone()),
+        runtime: settings.runtime.clone(),
+        transport: settings.transport.clone(),
     };
-    let generated = generate_with(spec_dir, &options).map_err(|errors| {
+    let inlined = inline_spec(spec_dir, &inline).map_err(|errors| {
         errors
             .errors
             .iter()
             .map(|e| relative_to(&e.render(), manifest_dir))
             .collect::<Vec<_>>()
     })?;
-    let module = &generated.module;
-    let root = [format!("src/{module}.rs"), format!("src/{module}/mod.rs")]
-        .into_iter()
-        .find(|p| generated.files.iter().any(|f| &f.path == p))
-        .ok_or_else(|| {
-            vec![format!(
-                "internal error: the generator wrote no module for {module}"
-            )]
-        })?;
-    let (attrs, items) = load_module(&generated.files, &root).map_err(|e| vec![e])?;
-    let ident = syn::parse_str::<syn::Ident>(module)
-        .map_err(|_| vec![format!("protocol name `{module}` is not a Rust identifier")])?;
-    let module = syn::ItemMod {
-        attrs,
-        vis: syn::Visibility::Inherited,
-        unsafety: None,
-        mod_token: Default::default(),
-        ident,
-        content: Some((Default::default(), items)),
-        semi: None,
-    };
     Ok(Expansion {
-        module,
-        spec_files: generated.spec.files.clone(),
+        module: inlined.module,
+        spec_files: inlined.spec_files,
     })
 }
 
@@ -273,50 +258,6 @@ pub(crate) fn expand_spec(
 fn relative_to(line: &str, manifest_dir: &Path) -> String {
     let prefix = format!("{}{}", manifest_dir.display(), std::path::MAIN_SEPARATOR);
     line.replace(&prefix, "")
-}
-
-/// The generated file at `path` (inner attributes, items), with the files its `mod name;`
-/// items name inlined.
-fn load_module(files: &[OutputFile], path: &str) -> Result<(Vec<Attribute>, Vec<Item>), String> {
-    let file = files
-        .iter()
-        .find(|f| f.path == path)
-        .ok_or_else(|| format!("internal error: the generator wrote no {path}"))?;
-    let parsed = match &file.contents {
-        Contents::Rust(tree) => tree.clone(),
-        Contents::Source(text) | Contents::Text(text) => syn::parse_file(text)
-            .map_err(|e| format!("internal error: generated {path} does not parse: {e}"))?,
-    };
-    // `src/m.rs` and `src/m/mod.rs` both keep their submodules in `src/m/`.
-    let children = path
-        .strip_suffix("/mod.rs")
-        .or_else(|| path.strip_suffix(".rs"))
-        .unwrap_or(path)
-        .to_owned();
-    let mut items = Vec::new();
-    for mut item in parsed.items {
-        match &mut item {
-            Item::Mod(m) if m.content.is_none() => {
-                let name = m.ident.to_string();
-                let child = [
-                    format!("{children}/{name}.rs"),
-                    format!("{children}/{name}/mod.rs"),
-                ]
-                .into_iter()
-                .find(|p| files.iter().any(|f| &f.path == p))
-                .ok_or_else(|| {
-                    format!("internal error: `mod {name};` in generated {path} has no file")
-                })?;
-                let (inner, child_items) = load_module(files, &child)?;
-                m.attrs.extend(inner);
-                m.content = Some((Default::default(), child_items));
-                m.semi = None;
-            }
-            _ => {}
-        }
-        items.push(item);
-    }
-    Ok((parsed.attrs, items))
 }
 
 #[cfg(test)]

@@ -67,29 +67,52 @@ pub fn decode_all<T: DeserializeOwned + Validate>(json: &str) -> Result<T, Inval
         Ok(v) => return Ok(v),
         Err(first) => first,
     };
+    Err(every_error_with(
+        json,
+        first,
+        |value| match serde_path_to_error::deserialize::<_, T>(value) {
+            Ok(decoded) => {
+                let mut broken = Vec::new();
+                decoded.validate_at(&mut JsonPointer::new(), &mut broken);
+                Ok(broken)
+            }
+            Err(e) => Err(classify(path_to_pointer(e.path()), e.into_inner())),
+        },
+    ))
+}
+
+/// The search [`decode_all`] runs past the `first` errors of decoding `json`, for any decoder:
+/// `decode` reads a value (its object keys in `Value` order) and gives either the constraint
+/// errors of what decoded or its first decoding error. The run-time interpreter of spec
+/// folders (`agentwire trace check --spec`) calls it with its own decoder, so both report the
+/// same errors in the same order.
+pub fn every_error_with(
+    json: &str,
+    first: Invalid,
+    decode: impl FnMut(&Value) -> Result<Vec<FieldError>, FieldError>,
+) -> Invalid {
     if matches!(
         first.errors.first().map(|e| &e.rule),
         Some(Rule::Syntax | Rule::Duplicate) | None
     ) {
-        return Err(first);
+        return first;
     }
-    Err(serde_json_room(|| {
-        match serde_json::from_str::<Value>(json) {
-            Ok(mut value) => every_error::<T>(&mut value, first, rounds_for(json.len())),
-            Err(_) => first,
-        }
-    }))
+    serde_json_room(|| match serde_json::from_str::<Value>(json) {
+        Ok(mut value) => every_error(&mut value, first, rounds_for(json.len()), decode),
+        Err(_) => first,
+    })
 }
 
 fn rounds_for(len: usize) -> usize {
     (SEARCH_BUDGET / len.max(1)).clamp(1, MAX_ROUNDS)
 }
 
-/// Goes on from the `first` errors of decoding `value` as `T`, repairing as it goes.
-fn every_error<T: DeserializeOwned + Validate>(
+/// Goes on from the `first` errors of decoding `value`, repairing as it goes.
+fn every_error(
     value: &mut Value,
     first: Invalid,
     rounds: usize,
+    mut decode: impl FnMut(&Value) -> Result<Vec<FieldError>, FieldError>,
 ) -> Invalid {
     let mut found = first.errors;
     let mut pending = found.clone();
@@ -111,15 +134,12 @@ fn every_error<T: DeserializeOwned + Validate>(
         }
         let about_the_message =
             |e: &FieldError| !is_under(&e.pointer, &replaced) && !emptied.contains(&e.pointer);
-        match serde_path_to_error::deserialize::<_, T>(&*value) {
-            Ok(decoded) => {
-                let mut broken = Vec::new();
-                decoded.validate_at(&mut JsonPointer::new(), &mut broken);
+        match decode(&*value) {
+            Ok(broken) => {
                 found.extend(broken.into_iter().filter(about_the_message));
                 break;
             }
             Err(e) => {
-                let e = classify(path_to_pointer(e.path()), e.into_inner());
                 if about_the_message(&e) {
                     found.push(e.clone());
                 }
@@ -221,11 +241,16 @@ fn classify(mut pointer: String, error: serde_json::Error) -> FieldError {
         Rule::MissingKind
     } else if message.starts_with("unknown variant ") {
         Rule::Enum
-    } else if message.starts_with("unknown field ") {
+    } else if let Some(key) = backticked_after(message, "unknown field ") {
         // A key outside the type (pbjson's oneof wrappers): the path already names it.
-        Rule::UnknownKind
+        return FieldError::unknown_kind(pointer, key, message);
     } else if let Some(tag) = backticked_after(message, "unknown ") {
         push_segment(&mut pointer, tag);
+        // `tagged::unknown_kind`'s wording: "unknown `<tag>` value `<kind>`, ...".
+        let prefix = format!("unknown `{tag}` value ");
+        if let Some(kind) = backticked_after(message, &prefix) {
+            return FieldError::unknown_kind(pointer, kind, message);
+        }
         Rule::UnknownKind
     } else if message.starts_with("duplicate field ") {
         // The pointer names the object: pbjson reports a oneof given twice under the name of

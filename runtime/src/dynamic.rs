@@ -14,3 +14,14 @@ pub fn reencode<T: DeserializeOwned + Serialize + Validate>(json: &str) -> Resul
     let value: T = decode_checked(json)?;
     Ok(serde_json::to_value(&value).expect("generated types always serialize"))
 }
+
+/// As [`reencode`], for a plain alias of numbers (`type Version = number`, `number[]`): `T` is
+/// `f64` itself (or lists and maps of it), so the whole values are made whole again, as a
+/// field of that type writes them.
+pub fn reencode_numbers<T: DeserializeOwned + Serialize + Validate>(
+    json: &str,
+) -> Result<Value, Invalid> {
+    let mut value = reencode::<T>(json)?;
+    crate::serde_helpers::whole_numbers::make_whole(&mut value);
+    Ok(value)
+}

@@ -35,6 +35,39 @@ pub mod number {
     }
 }
 
+/// Any other value holding TypeScript `number`s below lists, maps, `Option`s or aliases
+/// (`number[]`, `Record<string, number>`, `Version[]` for `type Version = number`): written
+/// as `number` writes each of them, whole values without `.0`. The value goes through a
+/// `serde_json::Value` first, so only such fields pay for it.
+pub mod whole_numbers {
+    use serde::Serialize;
+    use serde::ser::Error as _;
+    use serde_json::Value;
+
+    pub fn serialize<T: Serialize, S: super::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        let mut value = serde_json::to_value(v).map_err(S::Error::custom)?;
+        make_whole(&mut value);
+        value.serialize(s)
+    }
+
+    /// Rewrites every whole float within f64's exact integer range as an integer.
+    pub fn make_whole(v: &mut Value) {
+        match v {
+            Value::Number(n) => {
+                if let Some(f) = n.as_f64().filter(|_| n.is_f64())
+                    && f.fract() == 0.0
+                    && f.abs() < 9_007_199_254_740_992.0
+                {
+                    *n = serde_json::Number::from(f as i64);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(make_whole),
+            Value::Object(members) => members.values_mut().for_each(make_whole),
+            _ => {}
+        }
+    }
+}
+
 /// `number` inside an `Option` (an optional or nullable field).
 pub mod option_number {
     use super::*;

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::types::{extra_ident, field_ident, rust_ty};
 use crate::ir::{Field, Ty, TypeDef, TypeKind};
 use crate::naming::variant_names;
+use crate::naming::{extra_ident, field_ident, rust_ty, type_ident};
 
 /// Clippy's `too_many_arguments` limit: a `new` with more parameters allows the lint.
 const MAX_ARGS: usize = 7;
@@ -33,7 +33,7 @@ fn start(f: &Field, types: &BTreeMap<String, TypeDef>) -> Start {
         Ty::BoolLiteral(false) => Start::Only(quote!(agentwire_runtime::literal::False)),
         Ty::Named(name) => match types.get(name).map(|d| &d.kind) {
             Some(TypeKind::Enum(values)) if values.len() == 1 => {
-                let ty = Ident::new(name, Span::call_site());
+                let ty = type_ident(name);
                 let variant = format_ident!("{}", variant_names([values[0].as_str()])[0]);
                 Start::Only(quote!(#ty::#variant))
             }

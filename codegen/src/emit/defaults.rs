@@ -9,6 +9,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 use crate::ir::{Field, Protocol, Scalar, Ty, TypeDef, TypeKind, Variant};
+use crate::naming::Names;
 
 /// Whether `name` is the default member of a tagged union (what an object without the
 /// discriminator reads as), so it reads without its tag even decoded alone.
@@ -76,12 +77,7 @@ pub fn emit_defaults(p: &Protocol) -> TokenStream {
         if items.is_empty() {
             continue;
         }
-        let ty = if p.is_proto() {
-            crate::emit::proto::prost_path(&def.name)
-        } else {
-            let ident = crate::emit::types::type_ident(&def.name);
-            quote!(#ident)
-        };
+        let ty = Names::of(p).type_path(&def.name);
         out.extend(quote! {
             impl #ty {
                 #(#items)*
@@ -94,13 +90,8 @@ pub fn emit_defaults(p: &Protocol) -> TokenStream {
 /// The constant and accessor of one field, for the scalar types they can be written for;
 /// other defaults reach the schema and the docs only.
 fn accessor(p: &Protocol, f: &Field, v: &Value) -> Option<TokenStream> {
-    let field = if p.is_proto() {
-        crate::emit::proto::prost_field(&f.name)
-    } else {
-        crate::emit::types::field_ident(&f.name)
-    };
-    let plain = field.to_string();
-    let plain = plain.trim_start_matches("r#");
+    let field = Names::of(p).field(&f.name);
+    let plain = field.as_str();
     let konst = format_ident!("{}_DEFAULT", plain.to_uppercase());
     let getter = format_ident!("{}_or_default", plain);
     let (ty, lit) = scalar(&f.ty, v)?;
@@ -162,7 +153,7 @@ fn scalar(ty: &Ty, v: &Value) -> Option<(TokenStream, TokenStream)> {
             (quote!(f64), quote!(#n))
         }
         (Ty::Scalar(s), Value::Number(n)) => {
-            let rust: TokenStream = s.rust().parse().ok()?;
+            let rust = crate::naming::scalar_ty(*s);
             let lit: TokenStream = match s {
                 Scalar::Float | Scalar::Double => {
                     let f = proc_macro2::Literal::f64_unsuffixed(n.as_f64()?);

@@ -4,19 +4,9 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::types::{field_ident, type_ident};
 use crate::ir::{Body, Protocol, Route};
 use crate::naming::pascal_case;
-
-/// Path parameter names of a route (`:sessionId` -> `sessionId`), in order.
-pub fn path_params(route: &Route) -> Vec<String> {
-    route
-        .path
-        .split('/')
-        .filter_map(|s| s.strip_prefix(':'))
-        .map(str::to_owned)
-        .collect()
-}
+use crate::naming::{field_ident, type_ident};
 
 /// The struct name of a route's exchange.
 pub fn exchange_ident(route: &Route) -> Ident {
@@ -43,7 +33,7 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
             " `{} {}` from `{}` to `{}`.",
             r.method, r.path, r.from, r.to
         );
-        let params = path_params(r).into_iter().map(|n| {
+        let params = r.param_names().into_iter().map(|n| {
             let ident = field_ident(&n);
             let ty = param_ty(r, &n);
             let d = format!(" Path parameter `:{n}`.");
@@ -82,7 +72,7 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
         let v = format_ident!("{}", pascal_case(&r.name));
         let s = exchange_ident(r);
         let (from, method, template) = (&r.from, &r.method, &r.path);
-        let params = path_params(r).into_iter().map(|n| {
+        let params = r.param_names().into_iter().map(|n| {
             let ident = field_ident(&n);
             let ty = param_ty(r, &n);
             let pointer = format!("/path/{n}");
@@ -112,7 +102,7 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
             },
             Body::None => TokenStream::new(),
         };
-        let binding = if path_params(r).is_empty() { quote!(_params) } else { quote!(params) };
+        let binding = if r.param_names().is_empty() { quote!(_params) } else { quote!(params) };
         quote! {
             if from == #from
                 && method.eq_ignore_ascii_case(#method)

@@ -8,13 +8,7 @@ use quote::{format_ident, quote};
 
 use crate::ir::{Action, Condition, Literal, Machine, MemoryKind, Operator, Protocol, Subject};
 use crate::machine::model::{KindInfo, Leaf, Missing, Model, Pattern, Read, SourceKind};
-use crate::naming::pascal_case;
-
-/// Rust text from the analysis (a path or an identifier) as tokens.
-fn tokens(text: &str) -> Result<TokenStream, String> {
-    text.parse()
-        .map_err(|e| format!("`{text}` is not Rust ({e}); a generator bug"))
-}
+use crate::naming::{Name, pascal_case};
 
 /// The pattern over `&Message<'_>` that recognises a kind, binding its payload as `m`.
 fn pattern(p: &Pattern) -> Result<TokenStream, String> {
@@ -25,7 +19,6 @@ fn pattern(p: &Pattern) -> Result<TokenStream, String> {
             union,
             case,
         } => {
-            let (source, union, case) = (tokens(source)?, tokens(union)?, tokens(case)?);
             quote!(Message::#source(#union::#case(m)))
         }
         Pattern::Call {
@@ -35,7 +28,6 @@ fn pattern(p: &Pattern) -> Result<TokenStream, String> {
             method,
             params,
         } => {
-            let (source, set, method) = (tokens(source)?, tokens(set)?, tokens(method)?);
             let inner = if *params {
                 quote!(#set::#method(m))
             } else {
@@ -48,7 +40,6 @@ fn pattern(p: &Pattern) -> Result<TokenStream, String> {
             }
         }
         Pattern::Response { source } => {
-            let source = tokens(source)?;
             quote!(Message::#source(#rpc::Response(m)))
         }
         Pattern::Oneof {
@@ -58,12 +49,9 @@ fn pattern(p: &Pattern) -> Result<TokenStream, String> {
             oneof,
             case,
         } => {
-            let (source, union, member) = (tokens(source)?, tokens(union)?, tokens(member)?);
-            let (oneof, case) = (tokens(oneof)?, tokens(case)?);
             quote!(Message::#source(#union { #member: Some(#oneof::#case(m)) }))
         }
         Pattern::Http { route } => {
-            let route = tokens(route)?;
             quote!(Message::Http(HttpExchange::#route(m)))
         }
     })
@@ -106,7 +94,6 @@ fn read_expr(read: &Read, val: Val, depth: usize) -> Result<TokenStream, String>
     };
     Ok(match read {
         Read::Member(name, then) => {
-            let name = tokens(name)?;
             let place = Val {
                 expr: quote!(#e.#name),
                 is_ref: false,
@@ -132,7 +119,6 @@ fn read_expr(read: &Read, val: Val, depth: usize) -> Result<TokenStream, String>
         } => {
             let mut out = Vec::new();
             for (path, arm) in arms {
-                let path = tokens(path)?;
                 // A constant arm needs no binding.
                 let binding = if matches!(arm, Read::Leaf(Leaf::ConstStr(_))) {
                     quote!(_)
@@ -177,7 +163,7 @@ fn leaf_expr(l: &Leaf, val: &Val) -> Result<TokenStream, String> {
         Leaf::UnionKind => quote!(#f::Str(#e.kind())),
         Leaf::Present => quote!(#f::Present),
         Leaf::Scalars { ty, members } => {
-            let t = crate::emit::types::type_ident(ty);
+            let t = ty;
             let arms = members.iter().map(|m| match m.as_str() {
                 "String" => quote!(#t::String(v) => #f::Str(v.as_str()),),
                 "Integer" => quote!(#t::Integer(v) => #f::Int(*v),),
@@ -190,7 +176,6 @@ fn leaf_expr(l: &Leaf, val: &Val) -> Result<TokenStream, String> {
         Leaf::ConstStr(s) => quote!(#f::Str(#s)),
         Leaf::ConstBool(b) => quote!(#f::Bool(#b)),
         Leaf::ProtoEnum(path) => {
-            let path = tokens(path)?;
             quote!(match #path::try_from(#copy) {
                 Ok(e) => #f::Str(e.as_str_name()),
                 Err(_) => #f::Int(i64::from(#copy)),
@@ -215,7 +200,7 @@ struct Reads<'m> {
 fn answer_read_fn(
     name: &Ident,
     doc: &str,
-    variant: &str,
+    variant: &Name,
     read: &Read,
 ) -> Result<TokenStream, String> {
     let m = Val {
@@ -223,7 +208,6 @@ fn answer_read_fn(
         is_ref: true,
     };
     let body = read_expr(read, m, 0)?;
-    let variant = tokens(variant)?;
     Ok(quote! {
         #[doc = #doc]
         #[allow(unused_variables, clippy::match_single_binding)]
@@ -414,11 +398,7 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
 
 /// The `Kind` enum, `kind_of`, and the variants of `Message`.
 fn emit_kinds(model: &Model) -> Result<(TokenStream, Vec<TokenStream>), String> {
-    let kind_variants: Vec<Ident> = model
-        .kinds
-        .iter()
-        .map(|k| format_ident!("{}", k.variant))
-        .collect();
+    let kind_variants: Vec<Ident> = model.kinds.iter().map(|k| k.variant.ident()).collect();
     let kind_labels: Vec<String> = model.kinds.iter().map(KindInfo::label).collect();
     let mut kind_arms = Vec::new();
     for (k, v) in model.kinds.iter().zip(&kind_variants) {
@@ -433,7 +413,7 @@ fn emit_kinds(model: &Model) -> Result<(TokenStream, Vec<TokenStream>), String> 
     };
     let mut sources = Vec::new();
     for s in &model.sources {
-        let (v, ty) = (tokens(&s.variant)?, tokens(&s.ty)?);
+        let (v, ty) = (&s.variant, &s.ty);
         sources.push(quote!(#v(&'a #ty),));
     }
     let kinds = quote! {
@@ -511,7 +491,7 @@ impl CheckerParts {
 fn emit_recorded(model: &Model) -> Result<TokenStream, String> {
     let mut sources = Vec::new();
     for s in &model.sources {
-        sources.push((tokens(&s.variant)?, tokens(&s.ty)?, s.role.clone()));
+        sources.push((&s.variant, &s.ty, s.role.clone()));
     }
     let variants = sources.iter().map(|(v, ty, _)| quote!(#v(#ty),));
     let as_message = sources
@@ -721,7 +701,7 @@ fn key_binding(m: &Machine, model: &Model, reads: &mut Reads<'_>) -> Result<Toke
                     quote!(agentwire_runtime::machine::composite_key(&[#(#parts),*]))
                 }
             };
-            let v = format_ident!("{}", k.variant);
+            let v = k.variant.ident();
             if r.guard.is_empty() {
                 arms.push(quote!(Kind::#v => #read,));
             } else {
@@ -771,7 +751,7 @@ fn emit_branches(
             None => quote!(state),
         };
         for k in model.kinds_of(&t.on) {
-            let v = format_ident!("{}", k.variant);
+            let v = k.variant.ident();
             let guard = if t.guard.is_empty() {
                 TokenStream::new()
             } else {
@@ -781,7 +761,7 @@ fn emit_branches(
             // A response narrowed to a request: only the answer to a request of that kind.
             let guard = match &k.answers {
                 Some(a) => {
-                    let asked = format_ident!("{}", a.variant);
+                    let asked = a.variant.ident();
                     quote!(&& matches!(answer, Answer::#asked { .. }) #guard)
                 }
                 None => guard,
@@ -1121,10 +1101,10 @@ fn emit_answer(model: &Model) -> Result<TokenStream, String> {
     };
     let mut variants = Vec::new();
     for k in &asked {
-        let v = format_ident!("{}", k.variant);
+        let v = k.variant.ident();
         variants.push(match result_of(k) {
             Some(ty) => {
-                let ty = tokens(&ty)?;
+                let ty = &ty;
                 quote!(#v(Option<Box<#ty>>),)
             }
             None => quote!(#v,),
@@ -1133,12 +1113,12 @@ fn emit_answer(model: &Model) -> Result<TokenStream, String> {
     let mut arms = Vec::new();
     for s in &model.sources {
         let Some(role) = &s.role else { continue };
-        let source = tokens(&s.variant)?;
+        let source = &s.variant;
         // Requests this role sends that a response is narrowed to: remembered.
         let mine: Vec<Ident> = asked
             .iter()
             .filter(|k| k.role == *role)
-            .map(|k| format_ident!("{}", k.variant))
+            .map(|k| k.variant.ident())
             .collect();
         if !mine.is_empty() {
             arms.push(quote! {
@@ -1159,10 +1139,10 @@ fn emit_answer(model: &Model) -> Result<TokenStream, String> {
         askers.dedup();
         let mut typed = Vec::new();
         for k in &theirs {
-            let v = format_ident!("{}", k.variant);
+            let v = k.variant.ident();
             typed.push(match result_of(k) {
                 Some(ty) => {
-                    let ty = tokens(&ty)?;
+                    let ty = &ty;
                     quote! {
                         Some(Kind::#v) => Answer::#v(match &r.outcome {
                             #rpc::Outcome::Result(raw) => agentwire_runtime::decode_json::<#ty>(raw.get()).ok().map(Box::new),

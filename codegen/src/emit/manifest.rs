@@ -2,7 +2,7 @@
 //! server skeletons and their transport, `full` for everything, and exactly the dependencies
 //! those features need, so a crate using one protocol's types builds no transport at all.
 
-use crate::generate::ModuleEntry;
+use crate::emit::crate_lib::ModuleEntry;
 
 /// How the manifest names the agentwire crates and the third-party ones the generated code uses.
 #[derive(Debug, Clone, PartialEq, Eq)]

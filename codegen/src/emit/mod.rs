@@ -1,14 +1,13 @@
 //! Emitters: IR in, formatted Rust source (or JSON) out.
 
 pub mod build;
+pub mod crate_lib;
 pub mod defaults;
 pub mod diagram;
 pub mod http;
 pub mod machine;
 pub mod manifest;
 pub mod module;
-// Without the `proto` feature only the naming helpers are reached (no `ProtoSpec` exists).
-#[cfg_attr(not(feature = "proto"), allow(dead_code))]
 pub mod proto;
 pub mod registry;
 pub mod schema;

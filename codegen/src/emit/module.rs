@@ -4,10 +4,11 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::types::{emit_type, type_ident};
+use crate::emit::types::emit_type;
 use crate::emit::validate::Validators;
 use crate::ir::{Call, Method, Protocol};
 use crate::naming::pascal_case;
+use crate::naming::type_ident;
 
 /// The module's items as one token stream (no header, not yet formatted).
 pub fn emit_module(p: &Protocol) -> TokenStream {
@@ -122,10 +123,10 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
         .filter(|(_, d)| matches!(d.kind, crate::ir::TypeKind::Struct(_)))
         .map(|(n, _)| n)
         .collect();
-    let paths = messages.iter().map(|n| crate::emit::proto::prost_path(n));
+    let paths = messages.iter().map(|n| crate::naming::prost_path(n));
     let message_arms = p.channels.iter().map(|c| {
         let role = &c.from;
-        let union = crate::emit::proto::prost_path(&c.union);
+        let union = crate::naming::prost_path(&c.union);
         quote! {
             #role => Some(#union::from_json(json).map(|m| {
                 agentwire_runtime::serde_json::to_value(&m).expect("generated messages always serialize")
@@ -163,6 +164,20 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
 fn emit_dynamic(p: &Protocol) -> TokenStream {
     let names: Vec<&String> = p.types.keys().collect();
     let idents: Vec<Ident> = names.iter().map(|n| type_ident(n)).collect();
+    // A plain alias of a number (or of numbers in lists and maps) is `f64` itself, which
+    // would write `1` back as `1.0`.
+    let reencoders: Vec<Ident> = names
+        .iter()
+        .map(|n| {
+            let ty = crate::ir::Ty::Named((*n).clone());
+            if crate::emit::types::holds_number(&crate::emit::types::number_shape(&ty, &p.types, 0))
+            {
+                format_ident!("reencode_numbers")
+            } else {
+                format_ident!("reencode")
+            }
+        })
+        .collect();
     let message_arms = p.roles.iter().filter_map(|role| {
         if !p.methods.is_empty() {
             let prefix = pascal_case(role);
@@ -228,7 +243,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
             json: &str,
         ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
             Some(match type_name {
-                #( #names => agentwire_runtime::dynamic::reencode::<#idents>(json), )*
+                #( #names => agentwire_runtime::dynamic::#reencoders::<#idents>(json), )*
                 _ => return None,
             })
         }

@@ -19,8 +19,7 @@
 #[cfg(feature = "proto")]
 use std::collections::BTreeMap;
 
-use heck::{ToSnakeCase, ToUpperCamelCase};
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::TokenStream;
 #[cfg(feature = "proto")]
 use prost::Message as _;
 use quote::quote;
@@ -29,6 +28,7 @@ use crate::diag::{SpecError, SpecErrors};
 use crate::emit::validate::Validators;
 use crate::front::proto::ProtoSpec;
 use crate::ir::{Protocol, TypeKind};
+use crate::naming::{prost_field, prost_path, prost_variant};
 
 /// Generates the module of `p`, a protocol whose types come from `spec`. Returns `(path
 /// relative to the module folder, source)` pairs in a fixed order, each formatted and without
@@ -69,6 +69,7 @@ pub fn emit_proto(p: &Protocol, spec: &ProtoSpec) -> Result<Vec<(String, String)
     ])
 }
 
+#[cfg(feature = "proto")]
 fn format_source(what: &str, source: &str) -> Result<String, SpecErrors> {
     let file = syn::parse_file(source).map_err(|e| {
         SpecError::new(format!(
@@ -160,7 +161,7 @@ fn prost_types_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErr
         .pool
         .services()
         .flat_map(|s| s.methods().collect::<Vec<_>>())
-        .any(|m| m.name().to_snake_case() == "connect");
+        .any(|m| prost_field(m.name()).as_str() == "connect");
     config.service_generator(
         tonic_prost_build::configure()
             .build_client(true)
@@ -268,6 +269,7 @@ fn pbjson_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
     format_source("JSON impls", &source)
 }
 
+#[cfg(feature = "proto")]
 /// pbjson refuses to serialize an enum field whose number the enum does not define (possible
 /// after a binary decode, where proto3 keeps unknown values). The proto3 JSON mapping writes
 /// such a value as its number, so the generated calls are rerouted through `EnumOut`, which does
@@ -285,6 +287,7 @@ fn enums_unknown_as_numbers(code: &str) -> (String, bool) {
     (out.into_owned(), patched)
 }
 
+#[cfg(feature = "proto")]
 const ENUM_OUT: &str = r#"
 /// An enum field as proto3 JSON writes it: the value's name, or its number when the enum
 /// defines no value with that number.
@@ -326,49 +329,6 @@ fn pbjson_source(spec: &ProtoSpec) -> Result<String, SpecErrors> {
 // ---------------------------------------------------------------------------------------------
 // Validate
 // ---------------------------------------------------------------------------------------------
-
-/// prost's escaping of identifiers that are Rust keywords.
-fn sanitize(ident: String) -> String {
-    match ident.as_str() {
-        "as" | "break" | "const" | "continue" | "else" | "enum" | "false" | "fn" | "for" | "if"
-        | "impl" | "in" | "let" | "loop" | "match" | "mod" | "move" | "mut" | "pub" | "ref"
-        | "return" | "static" | "struct" | "trait" | "true" | "type" | "unsafe" | "use"
-        | "where" | "while" | "dyn" | "abstract" | "become" | "box" | "do" | "final" | "macro"
-        | "override" | "priv" | "typeof" | "unsized" | "virtual" | "yield" | "async" | "await"
-        | "try" | "gen" => format!("r#{ident}"),
-        "_" | "super" | "self" | "Self" | "extern" | "crate" => format!("{ident}_"),
-        s if s.starts_with(|c: char| c.is_ascii_digit()) => format!("_{ident}"),
-        _ => ident,
-    }
-}
-
-fn ident(name: &str) -> Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => Ident::new_raw(raw, Span::call_site()),
-        None => Ident::new(name, Span::call_site()),
-    }
-}
-
-/// prost's name of a message field or oneof member.
-pub fn prost_field(name: &str) -> Ident {
-    ident(&sanitize(name.to_snake_case()))
-}
-
-/// prost's name of a oneof variant (a case's field name in UpperCamelCase).
-pub fn prost_variant(name: &str) -> Ident {
-    ident(&sanitize(name.to_upper_camel_case()))
-}
-
-/// The Rust path, relative to the package module, of an IR type of a protobuf spec:
-/// `Outer.Inner` is `outer::Inner`, the oneof `AgentMessage.payload` is
-/// `agent_message::Payload` (prost nests both in a module named after the message).
-pub fn prost_path(name: &str) -> TokenStream {
-    let parts: Vec<&str> = name.split('.').collect();
-    let (last, parents) = parts.split_last().unwrap_or((&"", &[]));
-    let parents = parents.iter().map(|p| prost_field(p));
-    let last = prost_variant(last);
-    quote! { #(#parents ::)* #last }
-}
 
 /// `validate.rs`: one `Validate` impl per message (from the shared validator emitter), and
 /// `KINDS`/`kind`/`from_json`/`to_json` on the stream wrappers.

@@ -3,62 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Constraints, Field, Ty, TypeDef, TypeKind, Variant};
-use crate::naming::{field_name, is_keyword, variant_names};
-
-/// A Rust identifier for a type name from the spec.
-pub fn type_ident(name: &str) -> Ident {
-    Ident::new(name, Span::call_site())
-}
-
-/// The Rust field identifier for a JSON key (`type` becomes `r#type`).
-pub fn field_ident(json_name: &str) -> Ident {
-    let snake = field_name(json_name);
-    if is_keyword(&snake) {
-        Ident::new_raw(&snake, Span::call_site())
-    } else {
-        Ident::new(&snake, Span::call_site())
-    }
-}
-
-/// The Rust type of a type expression.
-pub fn rust_ty(ty: &Ty) -> TokenStream {
-    match ty {
-        Ty::String => quote!(String),
-        Ty::Bool => quote!(bool),
-        Ty::Number => quote!(f64),
-        Ty::Integer => quote!(i64),
-        Ty::Scalar(s) => {
-            let ty: TokenStream = s.rust().parse().unwrap_or_default();
-            quote!(#ty)
-        }
-        Ty::WellKnown(w) => {
-            let ty: TokenStream = w.rust().parse().unwrap_or_default();
-            quote!(#ty)
-        }
-        Ty::Any => quote!(agentwire_runtime::serde_json::Value),
-        Ty::BoolLiteral(true) => quote!(agentwire_runtime::literal::True),
-        Ty::BoolLiteral(false) => quote!(agentwire_runtime::literal::False),
-        Ty::Array(inner) => {
-            let inner = rust_ty(inner);
-            quote!(Vec<#inner>)
-        }
-        Ty::Map(inner) => {
-            let inner = rust_ty(inner);
-            quote!(::std::collections::BTreeMap<String, #inner>)
-        }
-        Ty::Nullable(inner) => {
-            let inner = rust_ty(inner);
-            quote!(Option<#inner>)
-        }
-        Ty::Named(name) => type_ident(name).into_token_stream(),
-    }
-}
-
-use quote::ToTokens;
+use crate::naming::{extra_ident, field_ident, rust_ty, type_ident, variant_names};
 
 fn doc_attr(doc: &str) -> TokenStream {
     if doc.is_empty() {
@@ -115,32 +64,22 @@ fn derives(copy: bool) -> TokenStream {
 }
 
 /// The discriminator a union member writes itself and, decoded alone, requires: `(tag,
-/// value)` when every tagged union holding `name` dispatches it on the same pair. A member
-/// held under different tags or values has none (its unions write the tag for it).
+/// value)` when every tagged union holding `name` dispatches it on the same pair and nothing
+/// else uses it. A member held under different tags or values (`ContentChunk` as three kinds
+/// of one update), or also used without a tag (a field of type `ContentChunk`), has none: its
+/// unions write the tag for it, and alone it is read without one, as the schema says.
 pub fn own_tag(types: &BTreeMap<String, TypeDef>, name: &str) -> Option<(String, String)> {
-    let mut pairs = types.values().filter_map(|d| match &d.kind {
-        TypeKind::Union { tag, variants } => variants
-            .iter()
-            .find(|v| v.type_name == name)
-            .map(|v| (tag.clone(), v.value.clone())),
-        _ => None,
-    });
-    let first = pairs.next()?;
+    let pairs = crate::ir::tag_pairs(types, name);
+    let first = pairs.first()?.clone();
     // A struct that still declares the field keeps it as a field.
     let declared = match types.get(name).map(|d| &d.kind) {
         Some(TypeKind::Struct(fields)) => fields.iter().any(|f| f.name == first.0),
         _ => true,
     };
-    (!declared && pairs.all(|p| p == first)).then_some(first)
-}
-
-/// The Rust name of an open struct's extra members: `extra`, unless a field has it.
-pub fn extra_ident(fields: &[Field]) -> Ident {
-    let mut name = String::from("extra");
-    while fields.iter().any(|f| field_ident(&f.name) == name) {
-        name.push('_');
-    }
-    Ident::new(&name, Span::call_site())
+    (!declared
+        && pairs.iter().all(|p| *p == first)
+        && !crate::ir::used_outside_tagged_unions(types, name))
+    .then_some(first)
 }
 
 /// Emits one named type; `types` is every type of the protocol (a union member learns its
@@ -179,7 +118,7 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
             let default =
                 crate::emit::build::derives_default(fields, types).then(|| quote!(Default,));
             let build = crate::emit::build::emit_builders(&name, fields, def.open.is_some(), types);
-            let fields = fields.iter().map(emit_field);
+            let fields = fields.iter().map(|f| emit_field(f, types));
             quote! {
                 #doc
                 #[derive(Debug, Clone, PartialEq, #default agentwire_runtime::serde::Serialize)]
@@ -203,11 +142,22 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
             let derives = derives(false);
             let inner = rust_ty(target);
             let schemars = schemars_attrs(constraints, None);
+            let field = Field {
+                name: String::new(),
+                ty: target.clone(),
+                optional: false,
+                doc: String::new(),
+                constraints: Constraints::default(),
+                origin: def.origin.clone(),
+                defaulted: false,
+                default: None,
+            };
+            let numbers = number_writer(&field, types).map(|w| quote!(#[serde(#w)]));
             quote! {
                 #doc
                 #derives
                 #[serde(transparent)]
-                pub struct #name(#schemars pub #inner);
+                pub struct #name(#numbers #schemars pub #inner);
             }
         }
         TypeKind::Alias { target, .. } => {
@@ -384,7 +334,53 @@ fn struct_read_body(
     }
 }
 
-fn emit_field(f: &Field) -> TokenStream {
+/// `ty` with every plain alias of a number-holding type (`type Version = number`) replaced by
+/// what it stands for, through lists, maps and `| null`: where `number` hides from a field's
+/// own type. A constrained alias is a newtype that writes itself, and stays named.
+pub(crate) fn number_shape(ty: &Ty, types: &BTreeMap<String, TypeDef>, depth: u8) -> Ty {
+    let inner = |t: &Ty| Box::new(number_shape(t, types, depth));
+    match ty {
+        Ty::Array(t) => Ty::Array(inner(t)),
+        Ty::Map(t) => Ty::Map(inner(t)),
+        Ty::Nullable(t) => Ty::Nullable(inner(t)),
+        Ty::Named(n) if depth < 16 => match types.get(n).map(|d| &d.kind) {
+            Some(TypeKind::Alias {
+                target,
+                constraints,
+            }) if constraints.is_empty() => number_shape(target, types, depth + 1),
+            _ => ty.clone(),
+        },
+        _ => ty.clone(),
+    }
+}
+
+/// Whether a type holds a bare `number` below lists, maps and `| null`.
+pub(crate) fn holds_number(ty: &Ty) -> bool {
+    match ty {
+        Ty::Number => true,
+        Ty::Array(t) | Ty::Map(t) | Ty::Nullable(t) => holds_number(t),
+        _ => false,
+    }
+}
+
+/// The `serialize_with` that keeps a field's whole numbers whole, if its type holds any.
+fn number_writer(f: &Field, types: &BTreeMap<String, TypeDef>) -> Option<TokenStream> {
+    let shape = number_shape(&f.ty, types, 0);
+    let path = match (&shape, f.optional) {
+        (Ty::Number, false) => "agentwire_runtime::serde_helpers::number::serialize",
+        (Ty::Number, true) => "agentwire_runtime::serde_helpers::option_number::serialize",
+        (Ty::Nullable(inner), false) if **inner == Ty::Number => {
+            "agentwire_runtime::serde_helpers::option_number::serialize"
+        }
+        (shape, _) if holds_number(shape) => {
+            "agentwire_runtime::serde_helpers::whole_numbers::serialize"
+        }
+        _ => return None,
+    };
+    Some(quote!(serialize_with = #path))
+}
+
+fn emit_field(f: &Field, types: &BTreeMap<String, TypeDef>) -> TokenStream {
     let ident = field_ident(&f.name);
     let doc = doc_attr(&f.doc);
     let ty = rust_ty(&f.ty);
@@ -402,11 +398,7 @@ fn emit_field(f: &Field) -> TokenStream {
         serde_parts.push(quote!(
             deserialize_with = "agentwire_runtime::serde_helpers::present"
         ));
-        if f.ty == Ty::Number {
-            serde_parts.push(quote!(
-                serialize_with = "agentwire_runtime::serde_helpers::option_number::serialize"
-            ));
-        }
+        serde_parts.extend(number_writer(f, types));
         quote!(Option<#ty>)
     } else {
         if required_nullable {
@@ -415,15 +407,7 @@ fn emit_field(f: &Field) -> TokenStream {
                 deserialize_with = "agentwire_runtime::serde_helpers::nullable"
             ));
         }
-        match &f.ty {
-            Ty::Number => serde_parts.push(quote!(
-                serialize_with = "agentwire_runtime::serde_helpers::number::serialize"
-            )),
-            Ty::Nullable(inner) if **inner == Ty::Number => serde_parts.push(quote!(
-                serialize_with = "agentwire_runtime::serde_helpers::option_number::serialize"
-            )),
-            _ => {}
-        }
+        serde_parts.extend(number_writer(f, types));
         ty
     };
     let serde_attr = if serde_parts.is_empty() {

@@ -6,12 +6,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::emit::proto::{prost_field, prost_path};
-use crate::emit::types::{field_ident, type_ident};
 use crate::ir::{Constraints, FORMATS, Field, Scalar, Ty, TypeDef, TypeKind};
+use crate::naming::{Name, Names, RustPath};
 
 /// The names of the types whose values can fail validation: those with a constraint of their
 /// own or holding, at any depth, a type that has one. Validators skip every field outside this
@@ -101,21 +100,20 @@ impl<'a> Validators<'a> {
         }
     }
 
-    fn type_path(&self, name: &str) -> TokenStream {
+    fn names(&self) -> Names {
         if self.proto {
-            prost_path(name)
+            Names::Prost
         } else {
-            let ident = type_ident(name);
-            quote!(#ident)
+            Names::Spec
         }
     }
 
-    fn member(&self, name: &str) -> Ident {
-        if self.proto {
-            prost_field(name)
-        } else {
-            field_ident(name)
-        }
+    fn type_path(&self, name: &str) -> RustPath {
+        self.names().type_path(name)
+    }
+
+    fn member(&self, name: &str) -> Name {
+        self.names().field(name)
     }
 
     /// The `Validate` impl of a struct or constrained newtype (enums and unions of a JSON
@@ -161,7 +159,7 @@ impl<'a> Validators<'a> {
         if self.proto || !needs_walk(ty, &self.fallible) {
             return None;
         }
-        let ident = crate::emit::types::extra_ident(fields);
+        let ident = crate::naming::extra_ident(fields);
         Some(quote!(agentwire_runtime::Validate::validate_at(&self.#ident, at, errors);))
     }
 
@@ -196,7 +194,7 @@ impl<'a> Validators<'a> {
         let mut arms = Vec::new();
         for c in cases {
             if let Some(check) = self.value_checks(&c.ty, &c.constraints, quote!(v)) {
-                let variant = crate::emit::proto::prost_variant(&c.name);
+                let variant = crate::naming::prost_variant(&c.name);
                 let key = &c.name;
                 arms.push(
                     quote! { Some(#enum_path::#variant(v)) => at.with(#key, |at| { #check }), },

@@ -1,17 +1,17 @@
 //! The machine analysis: every `role.kind` of a protocol, how the checker recognises it, and
-//! every field path its machines read, resolved to a typed read. Plain data (Rust paths and
-//! identifiers as text), computed once per spec from the IR by the loader, which keeps it for
-//! the lint and the emitter; `emit::machine` turns it into code.
+//! every field path its machines read, resolved to a typed read. Plain data (Rust names and
+//! paths as the naming authority hands them out), computed once per spec from the IR by the
+//! loader, which keeps it for the lint and the emitter; `emit::machine` turns it into code.
 
 use std::collections::BTreeMap;
 
-use crate::emit::http::path_params;
-use crate::emit::proto::{prost_field, prost_path, prost_variant};
-use crate::emit::types::{field_ident, type_ident};
 use crate::ir::{
     Action, Body, Call, Field, KindRef, Machine, Protocol, Scalar, Subject, Ty, TypeKind,
 };
-use crate::naming::pascal_case;
+use crate::naming::{
+    Name, Names, RustPath, pascal_case, prost_field, prost_path, prost_variant, type_name,
+    variant_name, variant_names,
+};
 
 /// How the protocol's messages are encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,9 +25,9 @@ pub enum SourceKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
     /// The variant name (`Client`, `Http`).
-    pub variant: String,
+    pub variant: Name,
     /// The Rust type it holds, a path in the protocol module.
-    pub ty: String,
+    pub ty: RustPath,
     /// The role that sends it (`None` for HTTP, whose sender is in the exchange).
     pub role: Option<String>,
 }
@@ -38,31 +38,31 @@ pub struct Source {
 pub enum Pattern {
     /// `Message::<source>(<union>::<case>(m))`: a member of a tagged union.
     Union {
-        source: String,
-        union: String,
-        case: String,
+        source: Name,
+        union: RustPath,
+        case: Name,
     },
     /// A JSON-RPC request or notification of `set::<method>`, with or without params.
     Call {
-        source: String,
+        source: Name,
         request: bool,
-        set: String,
-        method: String,
+        set: Name,
+        method: Name,
         params: bool,
     },
     /// A JSON-RPC response.
-    Response { source: String },
+    Response { source: Name },
     /// `Message::<source>(<union> { <member>: Some(<oneof>::<case>(m)) })`: a oneof case of
     /// a protobuf stream wrapper.
     Oneof {
-        source: String,
-        union: String,
-        member: String,
-        oneof: String,
-        case: String,
+        source: Name,
+        union: RustPath,
+        member: Name,
+        oneof: RustPath,
+        case: Name,
     },
     /// `Message::Http(HttpExchange::<route>(m))`.
-    Http { route: String },
+    Http { route: Name },
 }
 
 /// One `role.kind`.
@@ -71,7 +71,7 @@ pub struct KindInfo {
     pub role: String,
     pub name: String,
     /// The variant of the generated `Kind` enum.
-    pub variant: String,
+    pub variant: Name,
     pub pattern: Pattern,
     /// For `role.response to <request>`: the request kind it answers.
     pub answers: Option<Answered>,
@@ -84,10 +84,10 @@ pub struct Answered {
     /// `role.kind` of the request.
     pub label: String,
     /// The request's variant of the generated `Kind` enum (and of `Answer`).
-    pub variant: String,
+    pub variant: Name,
     /// The Rust type of its result (a path in the protocol module); `None` for a `null`
     /// result.
-    pub result: Option<String>,
+    pub result: Option<RustPath>,
 }
 
 impl KindInfo {
@@ -153,8 +153,8 @@ pub enum Missing {
 /// moves to a place inside the value or matches on it, binding the inner value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Read {
-    /// `value.<member>`, then the rest (the member is a Rust identifier, `r#type` for keywords).
-    Member(String, Box<Read>),
+    /// `value.<member>`, then the rest.
+    Member(Name, Box<Read>),
     /// `value.0` of a newtype, then the rest.
     Inner(Box<Read>),
     /// `match value { Some(v) => then, None => missing }`.
@@ -166,7 +166,7 @@ pub enum Read {
     /// (a oneof); unless `exhaustive`, any other value reads as absent. An arm whose read is
     /// a constant binds nothing.
     Cases {
-        arms: Vec<(String, Read)>,
+        arms: Vec<(RustPath, Read)>,
         in_some: bool,
         exhaustive: bool,
     },
@@ -202,15 +202,15 @@ pub enum Leaf {
     ConstBool(bool),
     /// A prost enum field (`i32`): the value's name, or its number when unknown. The path
     /// names the enum.
-    ProtoEnum(String),
+    ProtoEnum(RustPath),
     /// A JSON-RPC id (a response's).
     RpcId,
     /// A union of primitive types (`string | integer`, a request id): the member that is set,
     /// so `2` and `"2"` read apart. `ty` names the union, `members` its variants in order
     /// (`String`, `Integer`, `Number`, `Bool`).
     Scalars {
-        ty: String,
-        members: Vec<String>,
+        ty: RustPath,
+        members: Vec<Name>,
     },
 }
 
@@ -295,7 +295,7 @@ impl Model {
         }
     }
 
-    fn push_source(&mut self, variant: String, ty: String, role: Option<String>) {
+    fn push_source(&mut self, variant: Name, ty: RustPath, role: Option<String>) {
         self.sources.push(Source { variant, ty, role });
     }
 
@@ -303,7 +303,7 @@ impl Model {
         self.kinds.push(KindInfo {
             role: role.to_owned(),
             name: name.to_owned(),
-            variant: format!("{}{}", pascal_case(role), pascal_case(name)),
+            variant: Name::plain(format!("{}{}", pascal_case(role), pascal_case(name))),
             pattern,
             answers: None,
             root,
@@ -343,7 +343,7 @@ impl Model {
                         answers: Some(Answered {
                             label: request.label(),
                             variant: request.variant.clone(),
-                            result: result.as_ref().map(|t| type_ident(t).to_string()),
+                            result: result.as_deref().map(|t| Names::Spec.type_path(t)),
                         }),
                         root: Root::RpcResponse { result },
                         ..response.clone()
@@ -358,18 +358,18 @@ impl Model {
 
     fn union_kinds(&mut self, p: &Protocol) -> Result<(), String> {
         for c in &p.channels {
-            let source = pascal_case(&c.from);
-            let union = type_ident(&c.union).to_string();
+            let source = Name::plain(pascal_case(&c.from));
+            let union = Names::Spec.type_path(&c.union);
             self.push_source(source.clone(), union.clone(), Some(c.from.clone()));
             let (tag, variants) = p
                 .union_variants(&c.union)
                 .ok_or_else(|| format!("`{}` is not a union", c.union))?;
-            let cases = crate::naming::variant_names(variants.iter().map(|v| v.value.as_str()));
+            let cases = variant_names(variants.iter().map(|v| v.value.as_str()));
             for (v, case) in variants.iter().zip(cases) {
                 let pattern = Pattern::Union {
                     source: source.clone(),
                     union: union.clone(),
-                    case,
+                    case: Name::plain(case),
                 };
                 let root = Root::Union {
                     ty: v.type_name.clone(),
@@ -383,15 +383,13 @@ impl Model {
 
     fn proto_kinds(&mut self, p: &Protocol) -> Result<(), String> {
         for c in &p.channels {
-            let source = pascal_case(&c.from);
-            let union = prost_path(&c.union).to_string().replace(' ', "");
+            let source = Name::plain(pascal_case(&c.from));
+            let union = prost_path(&c.union);
             self.push_source(source.clone(), union.clone(), Some(c.from.clone()));
             let (field, cases) = p
                 .wrapper_oneof(&c.union)
                 .ok_or_else(|| format!("`{}` is not a message holding only a oneof", c.union))?;
-            let oneof = prost_path(field.ty.named().unwrap_or_default())
-                .to_string()
-                .replace(' ', "");
+            let oneof = prost_path(field.ty.named().unwrap_or_default());
             for f in cases {
                 let message = match f.ty.named().and_then(|n| p.types.get(n)) {
                     Some(d) if matches!(d.kind, TypeKind::Struct(_)) => d.name.clone(),
@@ -400,9 +398,9 @@ impl Model {
                 let pattern = Pattern::Oneof {
                     source: source.clone(),
                     union: union.clone(),
-                    member: prost_field(&field.name).to_string(),
+                    member: prost_field(&field.name),
                     oneof: oneof.clone(),
-                    case: prost_variant(&f.name).to_string(),
+                    case: prost_variant(&f.name),
                 };
                 let root = Root::Proto {
                     case: f.name.clone(),
@@ -421,23 +419,20 @@ impl Model {
             if !sends && !answers {
                 continue;
             }
-            let source = pascal_case(role);
-            self.push_source(
-                source.clone(),
-                format!("{}Message", pascal_case(role)),
-                Some(role.clone()),
-            );
+            let source = Name::plain(pascal_case(role));
+            let message = type_name(&format!("{}Message", pascal_case(role)));
+            self.push_source(source.clone(), message.into(), Some(role.clone()));
             for m in p.methods.iter().filter(|m| m.sent_by(role)) {
                 let request = m.call == Call::Request;
                 let set = match m.call {
-                    Call::Request => format!("{}Request", pascal_case(role)),
-                    Call::Notification => format!("{}Notification", pascal_case(role)),
+                    Call::Request => type_name(&format!("{}Request", pascal_case(role))),
+                    Call::Notification => type_name(&format!("{}Notification", pascal_case(role))),
                 };
                 let pattern = Pattern::Call {
                     source: source.clone(),
                     request,
                     set,
-                    method: crate::naming::variant_name(&m.name),
+                    method: Name::plain(variant_name(&m.name)),
                     params: m.params.is_some(),
                 };
                 // Params a sender may omit have no members a key could read.
@@ -465,10 +460,11 @@ impl Model {
         if p.routes.is_empty() {
             return;
         }
-        self.push_source("Http".to_owned(), "HttpExchange".to_owned(), None);
+        let exchange = type_name("HttpExchange").into();
+        self.push_source(Name::plain("Http"), exchange, None);
         for (i, r) in p.routes.iter().enumerate() {
             let pattern = Pattern::Http {
-                route: pascal_case(&r.name),
+                route: Name::plain(pascal_case(&r.name)),
             };
             self.push_kind(&r.from, &r.name, pattern, Root::Http { route: i });
         }
@@ -529,8 +525,8 @@ fn leaf(l: Leaf) -> Read {
     Read::Leaf(l)
 }
 
-fn member(name: impl ToString, then: Read) -> Read {
-    Read::Member(name.to_string(), Box::new(then))
+fn member(name: Name, then: Read) -> Read {
+    Read::Member(name, Box::new(then))
 }
 
 fn option(then: Read, missing: Missing) -> Read {
@@ -583,9 +579,10 @@ impl Resolver<'_> {
         segments: &[&str],
     ) -> Result<Read, String> {
         let outcome = |case: &str, then: Read| {
-            let arms = vec![(format!("agentwire_runtime::jsonrpc::Outcome::{case}"), then)];
+            let outcome = ["agentwire_runtime", "jsonrpc", "Outcome", case];
+            let arms = vec![(RustPath::of_plain(&outcome), then)];
             member(
-                "outcome",
+                Name::plain("outcome"),
                 Read::Cases {
                     arms,
                     in_some: false,
@@ -594,11 +591,20 @@ impl Resolver<'_> {
             )
         };
         match (segments, result) {
-            (["id"], _) => Ok(member("id", option(leaf(Leaf::RpcId), Missing::Null))),
+            (["id"], _) => Ok(member(
+                Name::plain("id"),
+                option(leaf(Leaf::RpcId), Missing::Null),
+            )),
             (["result"], _) => Ok(outcome("Result", leaf(Leaf::Present))),
             (["error"], _) => Ok(outcome("Error", leaf(Leaf::Present))),
-            (["error", "code"], _) => Ok(outcome("Error", member("code", leaf(Leaf::Int)))),
-            (["error", "message"], _) => Ok(outcome("Error", member("message", leaf(Leaf::Str)))),
+            (["error", "code"], _) => Ok(outcome(
+                "Error",
+                member(Name::plain("code"), leaf(Leaf::Int)),
+            )),
+            (["error", "message"], _) => Ok(outcome(
+                "Error",
+                member(Name::plain("message"), leaf(Leaf::Str)),
+            )),
             (["result", rest @ ..], Some(t)) => Ok(Read::Answer(Box::new(
                 self.ts(&Ty::Named(t.to_owned()), rest)?,
             ))),
@@ -617,19 +623,24 @@ impl Resolver<'_> {
         let r = &self.p.routes[route];
         match segments {
             ["status"] => Ok(member(
-                "status",
+                Name::plain("status"),
                 option(leaf(Leaf::IntFrom), Missing::Absent),
             )),
-            ["path", name] if path_params(r).iter().any(|p| p == name) => {
+            ["path", name] if r.param_names().iter().any(|p| p == name) => {
                 let ty = match r.path_params.get(*name).map(String::as_str) {
                     None | Some("string") => Ty::String,
                     Some(t) => Ty::Named(t.to_owned()),
                 };
-                Ok(member(field_ident(name), self.ts(&ty, &[])?))
+                Ok(member(Names::Spec.field(name), self.ts(&ty, &[])?))
             }
-            ["body"] if matches!(r.body, Body::Text(_)) => Ok(member("body", leaf(Leaf::Str))),
+            ["body"] if matches!(r.body, Body::Text(_)) => {
+                Ok(member(Name::plain("body"), leaf(Leaf::Str)))
+            }
             ["body", rest @ ..] => match &r.body {
-                Body::Json(t) => Ok(member("body", self.ts(&Ty::Named(t.clone()), rest)?)),
+                Body::Json(t) => Ok(member(
+                    Name::plain("body"),
+                    self.ts(&Ty::Named(t.clone()), rest)?,
+                )),
                 _ => Err(format!("route `{}` has no JSON body", r.name)),
             },
             _ => Err(format!(
@@ -663,10 +674,10 @@ impl Resolver<'_> {
                             Ty::Number => "Number",
                             _ => "Bool",
                         })
-                        .map(str::to_owned)
+                        .map(Name::plain)
                         .collect();
                     leaf(Leaf::Scalars {
-                        ty: n.clone(),
+                        ty: Names::Spec.type_path(n),
                         members,
                     })
                 }
@@ -705,21 +716,21 @@ impl Resolver<'_> {
                 } else {
                     inner
                 };
-                Ok(member(field_ident(&field.name), inner))
+                Ok(member(Names::Spec.field(&field.name), inner))
             }
             Some(TypeKind::Union { tag, variants }) => {
                 if seg == tag && tail.is_empty() {
                     return Ok(leaf(Leaf::UnionKind));
                 }
                 let mut arms = Vec::new();
-                let cases = crate::naming::variant_names(variants.iter().map(|v| v.value.as_str()));
+                let cases = variant_names(variants.iter().map(|v| v.value.as_str()));
                 for (var, case) in variants.iter().zip(cases) {
                     let has = matches!(
                         self.kind_of(&var.type_name),
                         Some(TypeKind::Struct(fs)) if fs.iter().any(|x| x.name == *seg)
                     );
                     if has {
-                        let path = format!("{}::{case}", type_ident(n));
+                        let path = Names::Spec.type_path(n).join(Name::plain(case));
                         arms.push((path, self.ts(&Ty::Named(var.type_name.clone()), rest)?));
                     }
                 }
@@ -762,10 +773,8 @@ impl Resolver<'_> {
             let Some(cases) = self.oneof_cases(&field.ty) else {
                 continue;
             };
-            let oneof = prost_path(field.ty.named().unwrap_or_default())
-                .to_string()
-                .replace(' ', "");
-            let case_path = |c: &Field| format!("{oneof}::{}", prost_variant(&c.name));
+            let oneof = prost_path(field.ty.named().unwrap_or_default());
+            let case_path = |c: &Field| oneof.join(prost_variant(&c.name));
             let read = if field.name == *seg {
                 if !tail.is_empty() {
                     return Err(format!("`{seg}` is a oneof: read one of its cases instead"));
@@ -821,9 +830,7 @@ impl Resolver<'_> {
             (Ty::Bool, _) => leaf(Leaf::Bool),
             (Ty::Scalar(Scalar::Int32 | Scalar::Uint32), _) => leaf(Leaf::IntFrom),
             (Ty::Scalar(Scalar::Int64), _) => leaf(Leaf::Int),
-            (Ty::Named(n), Some(TypeKind::Enum(_))) => {
-                leaf(Leaf::ProtoEnum(prost_path(n).to_string().replace(' ', "")))
-            }
+            (Ty::Named(n), Some(TypeKind::Enum(_))) => leaf(Leaf::ProtoEnum(prost_path(n))),
             _ => leaf(Leaf::Present),
         })
     }

@@ -30,6 +30,10 @@ pub mod ledger;
 #[cfg(feature = "room_chat")]
 #[rustfmt::skip]
 pub mod room_chat;
+/// Tag mix
+#[cfg(feature = "tagmix")]
+#[rustfmt::skip]
+pub mod tagmix;
 /// Task runner (test protocol)
 #[cfg(feature = "task_rpc")]
 #[rustfmt::skip]

@@ -11,8 +11,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit::types::type_ident;
 use crate::ir::{Protocol, Route, Sessions};
+use crate::naming::type_ident;
 use crate::naming::{pascal_case, snake_case};
 
 mod layout;

@@ -6,12 +6,12 @@
 //! checker), the server's `Handler` trait with one method per inbound kind, a `Sender` with
 //! one method per outbound kind, `serve`, and a `Client` with one method per kind it sends.
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::types::type_ident;
 use crate::ir::{Protocol, Ty, TypeKind};
-use crate::naming::{is_keyword, pascal_case};
+use crate::naming::pascal_case;
+use crate::naming::type_ident;
 
 mod tracking;
 
@@ -73,14 +73,9 @@ impl Direction<'_> {
     }
 }
 
-/// The method name for a message kind (`user_input`, `error`, ...).
+/// The method name for a message kind (`user_input`, `error`, ...): named as a field is.
 fn method_ident(kind: &str) -> Ident {
-    let name = crate::naming::field_name(kind);
-    if is_keyword(&name) {
-        Ident::new_raw(&name, Span::call_site())
-    } else {
-        Ident::new(&name, Span::call_site())
-    }
+    crate::naming::field_ident(kind)
 }
 
 fn side_ident(role: &str) -> Ident {

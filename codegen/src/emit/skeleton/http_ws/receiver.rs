@@ -4,8 +4,8 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::types::type_ident;
 use crate::ir::{Body, Protocol, Route};
+use crate::naming::type_ident;
 use crate::naming::{pascal_case, snake_case};
 
 /// Names of the receiving role's generated items.

@@ -4,9 +4,8 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::http::path_params;
-use crate::emit::types::{field_ident, type_ident};
 use crate::ir::{Body, Protocol, Route};
+use crate::naming::{field_ident, type_ident};
 use crate::naming::{pascal_case, snake_case};
 
 pub(super) fn reply_ident(r: &Route) -> Ident {
@@ -117,7 +116,7 @@ fn emit_client_method(r: &Route) -> TokenStream {
     let method = format_ident!("{}", snake_case(&r.name));
     let http_method = &r.method;
     let reply = reply_ident(r);
-    let params = path_params(r);
+    let params = r.param_names();
     let args = params.iter().map(|n| {
         let a = field_ident(n);
         quote!(#a: &str,)

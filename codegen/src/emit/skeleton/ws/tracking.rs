@@ -10,8 +10,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit::types::type_ident;
 use crate::ir::{Protocol, Tracking};
+use crate::naming::type_ident;
 
 /// Pieces spliced into the generic skeleton; empty for protocols without `tracking:`.
 #[derive(Default)]

@@ -1,4 +1,5 @@
-//! Turning protocol names (JSON keys, literal values, method names) into Rust identifiers.
+//! Case conversion: protocol names (JSON keys, literal values, method names) as the words of
+//! Rust identifiers, before keywords are escaped.
 
 /// `user_input`, `no-exit`, `chat/prompt`, `$/showMessage`, `reasonStarted` -> `UserInput`,
 /// `NoExit`, `ChatPrompt`, `ShowMessage`, `ReasonStarted`.
@@ -86,7 +87,7 @@ pub fn variant_names<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<Strin
 
 /// The Rust field name of a JSON key: `snake_case`, with a trailing `_` for the keywords that
 /// cannot be raw identifiers (`self`, `super`, `crate`) and `field` for a key with no letter
-/// or digit. Other keywords are written raw (`r#type`) by the caller.
+/// or digit. Other keywords are written raw (`r#type`) by `spec::field_ident`.
 pub fn field_name(json_name: &str) -> String {
     let snake = snake_case(json_name);
     match snake.as_str() {
@@ -96,62 +97,25 @@ pub fn field_name(json_name: &str) -> String {
     }
 }
 
-/// Whether `s` must be written `r#s` to be a Rust identifier.
-pub fn is_keyword(s: &str) -> bool {
-    matches!(
-        s,
-        "as" | "async"
-            | "await"
-            | "break"
-            | "const"
-            | "continue"
-            | "crate"
-            | "dyn"
-            | "else"
-            | "enum"
-            | "extern"
-            | "false"
-            | "fn"
-            | "for"
-            | "gen"
-            | "if"
-            | "impl"
-            | "in"
-            | "let"
-            | "loop"
-            | "match"
-            | "mod"
-            | "move"
-            | "mut"
-            | "pub"
-            | "ref"
-            | "return"
-            | "self"
-            | "Self"
-            | "static"
-            | "struct"
-            | "super"
-            | "trait"
-            | "true"
-            | "type"
-            | "unsafe"
-            | "use"
-            | "where"
-            | "while"
-            | "abstract"
-            | "become"
-            | "box"
-            | "do"
-            | "final"
-            | "macro"
-            | "override"
-            | "priv"
-            | "typeof"
-            | "unsized"
-            | "virtual"
-            | "yield"
-            | "try"
-    )
+/// The type name of an inline type the spec leaves unnamed (a union member, a field's object):
+/// `<Parent><Label>`, the label in PascalCase, or appended as is when it is a position (`2`);
+/// numbered `2`, `3`, ... past the names `taken` already. Every front end names inline types
+/// here, so one spec written in two formats gets the same names. The label is the first of:
+/// the member's title (where the format has titles), the tag value it fixes, its 1-based
+/// position; for a field's type, the field's key.
+pub fn inline_type_name(parent: &str, label: &str, taken: impl Fn(&str) -> bool) -> String {
+    let first = if !label.is_empty() && label.bytes().all(|b| b.is_ascii_digit()) {
+        format!("{parent}{label}")
+    } else {
+        format!("{parent}{}", pascal_case(label))
+    };
+    let mut name = first.clone();
+    let mut n = 2;
+    while taken(&name) {
+        name = format!("{first}{n}");
+        n += 1;
+    }
+    name
 }
 
 #[cfg(test)]
@@ -178,5 +142,11 @@ mod tests {
         assert_eq!(field_name("crate"), "crate_");
         assert_eq!(field_name("$"), "field");
         assert_eq!(field_name("type"), "type");
+        assert_eq!(inline_type_name("Block", "text", |_| false), "BlockText");
+        assert_eq!(inline_type_name("Block", "2", |_| false), "Block2");
+        assert_eq!(
+            inline_type_name("Block", "text", |n| n == "BlockText"),
+            "BlockText2"
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! pinned package's folder for a pinned `types:`), each `proto.include` entry of
 //! `protocol.yaml` (a folder, or a pinned registry package whose root is the folder), the
 //! common Google protos (`google/api`, `google/rpc`, `google/type`) from one pinned npm
-//! package, and last protox's bundled `google/protobuf` well-known types.
+//! package. protox's bundled `google/protobuf` well-known types come before all of them: an
+//! include folder that carries its own copies (a whole `google-proto-files` root does) must
+//! not shadow the ones protox was built to parse.
 //!
 //! Like a pinned `types:` file, pinned packages are read from the local cache only
 //! (`front::sources`); `cargo xtask fetch` fills it.
@@ -36,6 +38,28 @@ pub fn common_pin() -> Pin {
     }
 }
 
+/// The well-known protos protox bundles (`protox::file::GoogleFileResolver`'s list); these
+/// names never resolve anywhere else.
+pub const BUNDLED: &[&str] = &[
+    "google/protobuf/any.proto",
+    "google/protobuf/api.proto",
+    "google/protobuf/descriptor.proto",
+    "google/protobuf/duration.proto",
+    "google/protobuf/empty.proto",
+    "google/protobuf/field_mask.proto",
+    "google/protobuf/source_context.proto",
+    "google/protobuf/struct.proto",
+    "google/protobuf/timestamp.proto",
+    "google/protobuf/type.proto",
+    "google/protobuf/wrappers.proto",
+    "google/protobuf/compiler/plugin.proto",
+];
+
+/// Whether `name` (an import path) is one of protox's bundled well-known protos.
+pub fn is_bundled(name: &str) -> bool {
+    BUNDLED.contains(&name)
+}
+
 /// Whether `name` (an import path) is one the common package answers.
 pub fn is_common(name: &str) -> bool {
     COMMON_PREFIXES.iter().any(|p| name.starts_with(p))
@@ -65,6 +89,9 @@ impl ImportRoots {
     /// The file an import name stands for on disk, in search order (`None`: protox's bundled
     /// well-known types, or not found).
     pub fn path_of(&self, name: &str) -> Option<PathBuf> {
+        if is_bundled(name) {
+            return None;
+        }
         let common = self
             .common
             .iter()
@@ -144,9 +171,11 @@ mod resolver {
         }
     }
 
-    /// A protox compiler resolving imports through `roots`, then the bundled well-known types.
+    /// A protox compiler resolving the bundled well-known types first, then imports through
+    /// `roots` (the bundled resolver answers only its own names, so the rest fall through).
     pub fn compiler(roots: &ImportRoots) -> protox::Compiler {
         let mut chain = ChainFileResolver::new();
+        chain.add(GoogleFileResolver::new());
         chain.add(IncludeFileResolver::new(roots.spec_dir.clone()));
         for dir in &roots.extra {
             chain.add(IncludeFileResolver::new(dir.clone()));
@@ -154,7 +183,6 @@ mod resolver {
         if let Some(dir) = &roots.common {
             chain.add(Common(IncludeFileResolver::new(dir.clone())));
         }
-        chain.add(GoogleFileResolver::new());
         protox::Compiler::with_file_resolver(chain)
     }
 }

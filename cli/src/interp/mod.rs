@@ -1,0 +1,279 @@
+//! The run-time interpreter of a spec folder: validation and sequence checking read from the
+//! IR as the command runs, with nothing compiled, giving the findings the generated code gives
+//! (the same JSON pointer, rule and wording, through the runtime's shared rule functions). It
+//! is a `registry::Protocol`, so `agentwire trace check --spec DIR` runs the same checker as
+//! `--protocol NAME`.
+
+mod checker;
+mod decode;
+mod field;
+mod http;
+mod machine;
+mod message;
+mod node;
+mod types;
+mod validate;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use agentwire_codegen::machine::model::Model;
+
+use agentwire_codegen::ir::Protocol as Ir;
+use agentwire_runtime::Invalid;
+use agentwire_runtime::registry::{Checker, Decoded, Framing, Protocol, TransportKind};
+use serde_json::Value;
+
+pub use types::Types;
+
+/// One spec folder, interpreted.
+pub struct Interpreted {
+    title: &'static str,
+    roles: &'static [&'static str],
+    transport: TransportKind,
+    framing: Framing,
+    spec: Arc<Spec>,
+}
+
+/// What the checker shares across streams: the types, the kinds, the compiled machines.
+pub struct Spec {
+    name: &'static str,
+    types: Types,
+    /// `role.kind` of every kind, in the machine analysis's order.
+    labels: Vec<&'static str>,
+    /// The kind's own name (a discriminator value or a route name), by kind.
+    kind_names: Vec<&'static str>,
+    /// Where each kind's field paths start.
+    roots: Vec<Root>,
+    /// The kind of each HTTP route, by route.
+    route_kinds: Vec<usize>,
+    machines: Vec<machine::Compiled>,
+}
+
+/// Where a kind's field paths start.
+enum Root {
+    /// A member of a tagged channel union (`tag` reads as the kind itself).
+    Union { ty: String, tag: String },
+    /// An HTTP exchange of the route with this index.
+    Http { route: usize },
+}
+
+/// A message the interpreter decoded, as its checker takes it: its kind and its JSON (for an
+/// HTTP exchange, `{"status", "path": {params}, "body"}`).
+pub struct Message {
+    pub kind: usize,
+    pub value: Value,
+}
+
+/// Keeps `s` for the life of the program: the registry's names are `'static`, and one
+/// interpreter is made per spec folder a command names.
+fn keep(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+impl Interpreted {
+    /// Loads the spec folder `dir`; `Err` is every spec error, or what the interpreter cannot
+    /// run yet, as text.
+    pub fn load(dir: &Path) -> Result<Interpreted, String> {
+        let loaded = agentwire_codegen::front::load::load_spec(dir).map_err(|e| {
+            e.errors
+                .iter()
+                .map(|e| e.render())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+        Interpreted::new(loaded.protocol)
+    }
+
+    /// Interprets a loaded IR.
+    pub fn new(ir: Ir) -> Result<Interpreted, String> {
+        let transport = match ir.transport.kind.as_str() {
+            "websocket" => TransportKind::WebSocket,
+            "http+websocket" => TransportKind::HttpWebSocket,
+            "jsonrpc" => TransportKind::JsonRpc,
+            "grpc" => TransportKind::Grpc,
+            other => {
+                return Err(format!(
+                    "protocol {} has transport `{other}`: only protocols with a transport have messages to check",
+                    ir.module
+                ));
+            }
+        };
+        if transport == TransportKind::JsonRpc {
+            return Err(format!(
+                "protocol {} is JSON-RPC: the interpreter does not read JSON-RPC envelopes yet (use the generated code)",
+                ir.module
+            ));
+        }
+        if ir.is_proto() {
+            return Err(format!(
+                "protocol {} is protobuf: the interpreter reads JSON specs only (use the generated code)",
+                ir.module
+            ));
+        }
+        let framing = match ir.transport.framing.as_str() {
+            "content-length" => Framing::ContentLength,
+            "newline" => Framing::Newline,
+            "grpc" => Framing::Grpc,
+            _ => Framing::JsonText,
+        };
+        let roles: Vec<&'static str> = ir.roles.iter().map(|r| keep(r)).collect();
+        Ok(Interpreted {
+            title: keep(&ir.title),
+            roles: Box::leak(roles.into_boxed_slice()),
+            transport,
+            framing,
+            spec: Arc::new(Spec::new(ir)?),
+        })
+    }
+
+    pub fn types(&self) -> &Types {
+        &self.spec.types
+    }
+
+    /// Decodes one channel message `from` sends, with its kind.
+    fn decode_entry(&self, from: &str, entry: &Value) -> Option<Result<Message, Invalid>> {
+        let spec = &self.spec;
+        if !spec.types.protocol.routes.is_empty()
+            && let Some(exchange) = entry.get("http")
+        {
+            return Some(
+                spec.decode_http(from, exchange)
+                    .map_err(|e| e.under("/http")),
+            );
+        }
+        let ty = spec.types.channel_of(from)?;
+        let Some(message) = entry.get("message") else {
+            return Some(Err(Invalid::one(agentwire_runtime::FieldError::new(
+                "/message",
+                agentwire_runtime::Rule::Required,
+                "missing field `message`",
+            ))));
+        };
+        let json = message.to_string();
+        let decoded = spec
+            .types
+            .decode_text(&ty, &json)
+            .map_err(|e| e.under("/message"));
+        Some(decoded.map(|value| Message {
+            kind: spec.kind_of(from, &value),
+            value,
+        }))
+    }
+}
+
+impl Spec {
+    fn new(ir: Ir) -> Result<Spec, String> {
+        let model = Model::new(&ir)?;
+        let labels: Vec<&'static str> = model.kinds.iter().map(|k| keep(&k.full_label())).collect();
+        let kind_names = model.kinds.iter().map(|k| keep(&k.name)).collect();
+        let roots = model
+            .kinds
+            .iter()
+            .map(|k| root_of(&ir, &k.role, &k.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let route_kinds = (0..ir.routes.len())
+            .map(|i| {
+                roots
+                    .iter()
+                    .position(|r| matches!(r, Root::Http { route } if *route == i))
+                    .unwrap_or(0)
+            })
+            .collect();
+        let machines = ir
+            .machines
+            .iter()
+            .map(|m| machine::Compiled::new(m, &model, &labels))
+            .collect();
+        Ok(Spec {
+            name: keep(&ir.module),
+            types: Types::new(ir)?,
+            labels,
+            kind_names,
+            roots,
+            route_kinds,
+            machines,
+        })
+    }
+
+    /// The kind of a decoded channel message: its discriminator (or the default member's).
+    fn kind_of(&self, from: &str, value: &Value) -> usize {
+        let name = self.types.channel_of(from).and_then(|ty| {
+            let union = ty.named()?.to_owned();
+            let (tag, variants) = self.types.protocol.union_variants(&union)?;
+            match value.get(tag) {
+                Some(Value::String(s)) => Some(s.clone()),
+                _ => variants.iter().find(|v| v.default).map(|v| v.value.clone()),
+            }
+        });
+        self.labels
+            .iter()
+            .enumerate()
+            .position(|(i, _)| {
+                matches!(self.roots[i], Root::Union { .. })
+                    && name.as_deref() == Some(self.kind_names[i])
+                    && self.labels[i]
+                        .strip_suffix(self.kind_names[i])
+                        .and_then(|r| r.strip_suffix('.'))
+                        == Some(from)
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// Where the paths of kind `role.name` start.
+fn root_of(ir: &Ir, role: &str, name: &str) -> Result<Root, String> {
+    if let Some(c) = ir.channel_from(role)
+        && let Some((tag, variants)) = ir.union_variants(&c.union)
+        && let Some(v) = variants.iter().find(|v| v.value == name)
+    {
+        return Ok(Root::Union {
+            ty: v.type_name.clone(),
+            tag: tag.to_owned(),
+        });
+    }
+    ir.routes
+        .iter()
+        .position(|r| r.from == role && r.name == name)
+        .map(|route| Root::Http { route })
+        .ok_or_else(|| format!("kind {role}.{name} is neither a channel message nor a route"))
+}
+
+impl Protocol for Interpreted {
+    fn name(&self) -> &'static str {
+        self.spec.name
+    }
+    fn title(&self) -> &'static str {
+        self.title
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        self.roles
+    }
+    fn transport(&self) -> TransportKind {
+        self.transport
+    }
+    fn framing(&self) -> Framing {
+        self.framing
+    }
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        let name = self.spec.name;
+        self.decode_entry(from, entry)
+            .map(|r| r.map(|m| Decoded::new(name, m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        if self.spec.machines.is_empty() {
+            return None;
+        }
+        Some(Box::new(checker::Checker::new(Arc::clone(&self.spec))))
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        agentwire_runtime::side::decode_by_role(self.roles, from, json, |role, json| {
+            self.spec.types.decode_from(role, json)
+        })
+    }
+    fn decode_type(&self, type_name: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        self.spec.types.def(type_name)?;
+        let ty = agentwire_codegen::ir::Ty::Named(type_name.to_owned());
+        Some(self.spec.types.decode_text(&ty, json))
+    }
+}

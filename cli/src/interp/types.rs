@@ -1,0 +1,86 @@
+//! A protocol's types as the interpreter reads them: the IR plus what the generated decoders
+//! know about each type beforehand (which union members read their own discriminator, which
+//! patterns are compiled).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use agentwire_codegen::emit::{defaults, types as emit_types};
+use agentwire_codegen::ir::{Constraints, FORMATS, Protocol, TypeDef, TypeKind};
+use agentwire_runtime::regex::Regex;
+
+/// The IR of one protocol with its per-type facts computed once.
+pub struct Types {
+    pub protocol: Protocol,
+    /// `(tag, value)` of each union member that reads its own discriminator.
+    own_tags: BTreeMap<String, (String, String)>,
+    /// Members whose discriminator may be left out (a union's default member).
+    tag_optional: BTreeSet<String>,
+    /// Every pattern of the spec, compiled, with its source kept for the rule's name.
+    patterns: BTreeMap<String, (Regex, &'static str)>,
+}
+
+impl Types {
+    /// Prepares `protocol`; `Err` names a pattern that does not compile (the loader refuses
+    /// those, so only a hand-built IR gets here).
+    pub fn new(protocol: Protocol) -> Result<Types, String> {
+        let mut own_tags = BTreeMap::new();
+        let mut tag_optional = BTreeSet::new();
+        let mut patterns = BTreeMap::new();
+        for (name, def) in &protocol.types {
+            if let Some(tag) = emit_types::own_tag(&protocol.types, name) {
+                own_tags.insert(name.clone(), tag);
+            }
+            if defaults::is_default_member(&protocol.types, name) {
+                tag_optional.insert(name.clone());
+            }
+            for c in constraints_of(def) {
+                if let Some(p) = c.pattern.as_ref().filter(|p| !patterns.contains_key(*p)) {
+                    let re = Regex::new(p).map_err(|e| format!("pattern {p}: {e}"))?;
+                    // The rule names its pattern for the life of the program, as the
+                    // generated code's literal does; one leak per distinct pattern.
+                    let source: &'static str = Box::leak(p.clone().into_boxed_str());
+                    patterns.insert(p.clone(), (re, source));
+                }
+            }
+        }
+        Ok(Types {
+            protocol,
+            own_tags,
+            tag_optional,
+            patterns,
+        })
+    }
+
+    pub fn def(&self, name: &str) -> Option<&TypeDef> {
+        self.protocol.types.get(name)
+    }
+
+    /// The discriminator `name` reads itself when decoded alone.
+    pub fn own_tag(&self, name: &str) -> Option<&(String, String)> {
+        self.own_tags.get(name)
+    }
+
+    pub fn tag_optional(&self, name: &str) -> bool {
+        self.tag_optional.contains(name)
+    }
+
+    pub fn pattern(&self, source: &str) -> Option<&(Regex, &'static str)> {
+        self.patterns.get(source)
+    }
+}
+
+/// The `@format` names the runtime checks, as the static strings its rule carries.
+pub fn known_format(name: &str) -> Option<&'static str> {
+    FORMATS.iter().copied().find(|f| *f == name)
+}
+
+/// Every constraint set a type declares (its fields', or its own as a newtype).
+fn constraints_of(def: &TypeDef) -> Vec<&Constraints> {
+    match &def.kind {
+        TypeKind::Struct(fields) | TypeKind::Oneof { cases: fields, .. } => {
+            fields.iter().map(|f| &f.constraints).collect()
+        }
+        TypeKind::Alias { constraints, .. } => vec![constraints],
+        _ => Vec::new(),
+    }
+}

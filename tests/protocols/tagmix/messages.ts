@@ -1,0 +1,30 @@
+/** A version number; whole values stay whole on the wire. */
+export type Version = number;
+
+/**
+ * A score, never negative.
+ * @minimum 0
+ */
+export type Score = number;
+
+/** A piece of a message, sent under several tags of `Update`. */
+export interface Chunk {
+  text: string;
+}
+
+/** One update: a chunk of the user's or the agent's message, or a plan. */
+export type Update =
+  | (Chunk & { kind: "user" })
+  | (Chunk & { kind: "agent" })
+  | { kind: "plan"; steps: string[] };
+
+/** A log that holds updates and, on its own, the last chunk. */
+export interface Log {
+  version: Version;
+  updates: Update[];
+  last?: Chunk;
+  score?: Score;
+  versions?: Version[];
+  weights?: { [key: string]: number };
+  samples?: (number | null)[];
+}

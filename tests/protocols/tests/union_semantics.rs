@@ -1,0 +1,71 @@
+//! Union semantics that match the schema (`tagmix`): a type several tags of a union share,
+//! and that is also used on its own, decodes and writes every tag it carries and, alone, no
+//! tag at all; numbers behind aliases, lists and maps keep their JSON form on a round trip.
+
+use agentwire_test_protocols::tagmix;
+use serde_json::{Value, json};
+
+fn round_trip(name: &str, value: Value) -> Value {
+    tagmix::decode_type(name, &value.to_string())
+        .expect("a type of the module")
+        .unwrap_or_else(|e| panic!("{name} {value}: {e}"))
+}
+
+#[test]
+fn a_type_shared_by_several_tags_decodes_and_writes_each_of_them() {
+    for kind in ["user", "agent"] {
+        let update = json!({"kind": kind, "text": "hi"});
+        assert_eq!(round_trip("Update", update.clone()), update);
+        let typed: tagmix::Update = serde_json::from_value(update.clone()).unwrap();
+        assert_eq!(typed.kind(), kind);
+        assert_eq!(serde_json::to_value(&typed).unwrap(), update);
+    }
+    let plan = json!({"kind": "plan", "steps": ["a"]});
+    assert_eq!(round_trip("Update", plan.clone()), plan);
+    let wrong = tagmix::decode_type("Update", r#"{"kind": "system", "text": "hi"}"#)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        wrong.errors[0].rule,
+        agentwire_runtime::error::Rule::UnknownKind,
+        "{wrong}"
+    );
+}
+
+#[test]
+fn a_union_member_used_on_its_own_carries_no_tag() {
+    // The schema gives `Chunk` no `kind`: alone, and as a field, it is read and written without.
+    let chunk = json!({"text": "alone"});
+    assert_eq!(round_trip("Chunk", chunk.clone()), chunk);
+    let log =
+        json!({"version": 1, "updates": [{"kind": "agent", "text": "a"}], "last": {"text": "b"}});
+    assert_eq!(round_trip("Log", log.clone()), log);
+    let schema: Value = serde_json::from_str(tagmix::SCHEMA).unwrap();
+    assert!(
+        schema["$defs"]["Chunk"]["properties"].get("kind").is_none(),
+        "{:#}",
+        schema["$defs"]["Chunk"]
+    );
+}
+
+#[test]
+fn numbers_keep_their_json_form_behind_aliases_lists_and_maps() {
+    let log = json!({
+        "version": 1,
+        "updates": [],
+        "score": 3,
+        "versions": [1, 2.5, 3],
+        "weights": {"a": 2, "b": 0.25},
+        "samples": [4, null, 1.5]
+    });
+    assert_eq!(round_trip("Log", log.clone()), log);
+    assert_eq!(round_trip("Version", json!(7)), json!(7));
+    assert_eq!(round_trip("Score", json!(7)), json!(7));
+    let typed: tagmix::Log = serde_json::from_value(log.clone()).unwrap();
+    // `Value` tells `1` from `1.0`.
+    assert_eq!(serde_json::to_value(&typed).unwrap(), log);
+    let negative = tagmix::decode_type("Log", r#"{"version": 1, "updates": [], "score": -1}"#)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(negative.errors[0].pointer, "/score");
+}
