@@ -5,7 +5,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens, quote};
 
-use super::case::field_name;
+use super::case::{field_name, pascal_case};
 use super::keywords::is_keyword;
 use super::name::Name;
 use super::prost::{scalar_ty, well_known_path};
@@ -43,6 +43,38 @@ pub fn extra_ident(fields: &[Field]) -> Ident {
         name.push('_');
     }
     Name::plain(name).ident()
+}
+
+/// The types a JSON-RPC protocol's module declares for each role that takes part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleSet {
+    /// The requests the role sends.
+    Request,
+    /// The notifications the role sends.
+    Notification,
+    /// The results of the requests the role sends.
+    Result,
+    /// Everything the role sends: requests, notifications and responses.
+    Message,
+}
+
+impl RoleSet {
+    pub const ALL: [RoleSet; 4] = [
+        Self::Request,
+        Self::Notification,
+        Self::Result,
+        Self::Message,
+    ];
+}
+
+/// `<Role>Request`, `<Role>Notification`, `<Role>Result`, `<Role>Message`.
+pub fn role_set(role: &str, set: RoleSet) -> Name {
+    Name::plain(format!("{}{set:?}", pascal_case(role)))
+}
+
+/// The struct of an HTTP route's exchange: `<Route>Exchange`.
+pub fn exchange(route: &str) -> Name {
+    Name::plain(format!("{}Exchange", pascal_case(route)))
 }
 
 /// The Rust type of a type expression.
