@@ -131,7 +131,7 @@ fn the_interpreter_and_the_generated_code_agree() {
     let mut skipped = Vec::new();
     let folders = spec_folders();
     // Specs that read a pinned third-party file need it fetched, as `cargo xtask gen` does.
-    agentwire_codegen::front::sources::fetch_all(&folders).expect("pinned sources fetch");
+    agentwire_codegen::front::fetch::fetch_all(&folders).expect("pinned sources fetch");
     for dir in folders {
         let module = dir.file_name().unwrap().to_str().unwrap().to_owned();
         let interpreted = match Interpreted::load(&dir) {

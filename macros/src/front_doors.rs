@@ -63,7 +63,7 @@ fn spec_folders() -> Vec<(PathBuf, PathBuf)> {
     // Pinned registry files (`types: {npm: ...}`) come into the local cache the way
     // `cargo xtask gen` fetches them, so this test runs on a clean clone too.
     let dirs: Vec<PathBuf> = out.iter().map(|(d, _)| d.clone()).collect();
-    if let Err(e) = agentwire_codegen::front::sources::fetch_all(&dirs) {
+    if let Err(e) = agentwire_codegen::front::fetch::fetch_all(&dirs) {
         panic!("{e}");
     }
     out

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use agentwire_codegen::front::{load::load_spec, sources};
+use agentwire_codegen::front::{fetch, load::load_spec};
 use agentwire_tests::peers::{ensure_installed, target_dir, workspace_root};
 use agentwire_tests::schema_compare::{compare, ours, theirs};
 use serde_json::Value;
@@ -37,7 +37,7 @@ fn is_documented(name: &str, documented: &[String]) -> bool {
 fn mcp_definitions_differ_from_typescript_json_schema_only_as_documented() {
     ensure_installed();
     let spec = workspace_root().join("spec/mcp");
-    sources::fetch_all(std::slice::from_ref(&spec)).expect("fetch the pinned MCP schema");
+    fetch::fetch_all(std::slice::from_ref(&spec)).expect("fetch the pinned MCP schema");
     let loaded = load_spec(&spec).expect("spec/mcp loads");
     let inline: BTreeSet<String> = loaded
         .protocol

@@ -138,7 +138,7 @@ pub fn fetch(root: &Path) -> Result<Vec<String>, Error> {
     for target in targets(root) {
         dirs.extend(spec_dirs(&target.specs)?);
     }
-    agentwire_codegen::front::sources::fetch_all(&dirs).map_err(Error::Io)
+    agentwire_codegen::front::fetch::fetch_all(&dirs).map_err(Error::Io)
 }
 
 /// Regenerates (or checks) every target, fetching missing pinned sources first.

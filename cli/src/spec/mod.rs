@@ -49,7 +49,7 @@ pub fn expand(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 /// Fetches the pinned registry files the spec folders name (`types: {npm: ...}`) into the
 /// local cache, saying so on `err`.
 pub fn fetch(dirs: &[PathBuf], err: &mut dyn Write) -> Result<(), String> {
-    let fetched = agentwire_codegen::front::sources::fetch_all(dirs)
+    let fetched = agentwire_codegen::front::fetch::fetch_all(dirs)
         .map_err(|e| format!("cannot fetch a pinned source: {e}"))?;
     for spec in fetched {
         let _ = writeln!(err, "fetched {spec}");

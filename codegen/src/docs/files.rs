@@ -32,7 +32,7 @@ pub fn check_doc_files(
     docs: &[PathBuf],
     shown_from: &Path,
 ) -> Result<FilesReport, FilesError> {
-    crate::front::sources::fetch_all(&[spec_dir.to_path_buf()]).map_err(FilesError::Io)?;
+    crate::front::fetch::fetch_all(&[spec_dir.to_path_buf()]).map_err(FilesError::Io)?;
     let spec = crate::front::load::load_spec(spec_dir).map_err(FilesError::Spec)?;
     let mut out = FilesReport::default();
     for path in docs {

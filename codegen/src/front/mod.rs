@@ -3,6 +3,7 @@
 
 pub mod defaults;
 pub mod features;
+pub mod fetch;
 pub mod grpc;
 #[cfg(feature = "typescript")]
 pub mod jsdoc;
@@ -22,6 +23,8 @@ pub mod proto_include;
 pub mod proto_lower;
 #[cfg(feature = "proto")]
 pub mod proto_options;
+#[cfg(feature = "proto")]
+pub mod proto_ty;
 #[cfg(not(feature = "proto"))]
 pub use proto as proto_lower;
 pub mod protocol;

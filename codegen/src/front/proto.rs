@@ -277,7 +277,7 @@ fn tags_of_field(
     if comments.iter().flatten().all(|c| !c.contains('@')) {
         return out;
     }
-    let ty = crate::front::proto_lower::field_ty(field);
+    let ty = crate::front::proto_ty::field_ty(field);
     let mut spans = Vec::new();
     for region in comment_ranges(source, location) {
         let text = &source.text[region.0..region.1];

@@ -35,8 +35,8 @@ pub struct ProtocolFile {
     pub routes: Vec<Route>,
     /// Where `transport.kind` is written (for "this transport needs ..." diagnostics).
     pub transport_at: Location,
-    pub sessions: Option<crate::front::skeleton::RawSessions>,
-    pub tracking: Option<crate::front::skeleton::RawTracking>,
+    pub sessions: Option<crate::front::skeleton::raw::RawSessions>,
+    pub tracking: Option<crate::front::skeleton::raw::RawTracking>,
     pub features: Vec<Feature>,
     pub events: Vec<Event>,
 }
@@ -79,9 +79,9 @@ struct Raw {
     #[serde(default)]
     grpc: Option<RawGrpc>,
     #[serde(default)]
-    sessions: Option<crate::front::skeleton::RawSessions>,
+    sessions: Option<crate::front::skeleton::raw::RawSessions>,
     #[serde(default)]
-    tracking: Option<crate::front::skeleton::RawTracking>,
+    tracking: Option<crate::front::skeleton::raw::RawTracking>,
     #[serde(default)]
     features: Vec<RawFeature>,
     #[serde(default)]

@@ -12,7 +12,7 @@ use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::front::protocol::ProtocolFile;
 use crate::ir::{Body, Protocol, Route, Ty, TypeKind};
 
-mod raw;
+pub mod raw;
 mod sessions;
 mod template;
 mod tracking;
