@@ -20,7 +20,7 @@ use agentwire_protocols::eca::{
     InitializedParams, ProgressContent, ProgressContentState, TextContent,
 };
 use agentwire_protocols::skeletons::eca::{
-    Client, ServerHandler, ServerNotifications, ServerSender, serve,
+    Client, Server, ServerHandler, ServerNotifications, ServerSender,
 };
 use agentwire_runtime::jsonrpc::RpcError;
 use agentwire_transport::CheckMode;
@@ -155,7 +155,7 @@ async fn pair(mode: CheckMode, limits: bool) -> (Client, ServerNotifications) {
     let config = config(mode, limits);
     let (a, b) = tokio::io::duplex(256 * 1024);
     let (sr, sw) = tokio::io::split(a);
-    let _ = serve(Arc::new(Bench), sr, sw, config.clone());
+    let _ = Server::serve(Arc::new(Bench), sr, sw, config.clone());
     let (cr, cw) = tokio::io::split(b);
     let (client, notes, _conn) = Client::connect(cr, cw, config);
     let params = agentwire_runtime::decode_json(

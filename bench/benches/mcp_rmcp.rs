@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agentwire_protocols::mcp as aw;
-use agentwire_protocols::skeletons::mcp::{ServerHandler, ServerSender, serve, serve_messages};
+use agentwire_protocols::skeletons::mcp::{Server, ServerHandler, ServerSender};
 use agentwire_runtime::jsonrpc::{RpcError, codes};
 use agentwire_transport::jsonrpc::{CancellationToken, Config};
 use agentwire_transport::streamable_http::{self, Outgoing, ServerConfig, SessionPipe};
@@ -392,7 +392,7 @@ async fn stdio_agentwire(expected: &str) {
     let (client, server) = tokio::io::duplex(64 * 1024);
     let (sr, sw) = tokio::io::split(server);
     let handler = Arc::new(Agentwire { payload: payload() });
-    let (_sender, connection) = serve(handler, sr, sw, Config::default());
+    let (_sender, connection) = Server::serve(handler, sr, sw, Config::default());
     stdio_session(client, expected).await;
     // The client's end is gone: the server sees end of input and stops.
     connection.join().await.expect("server stopped cleanly");
@@ -421,7 +421,7 @@ async fn http_agentwire() -> (String, agentwire_transport::http_ws::ServerHandle
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let handler = Arc::new(Agentwire { payload: payload() });
     let open = move |pipe: SessionPipe| {
-        let (_sender, link, _connection) = serve_messages(
+        let (_sender, link, _connection) = Server::serve_messages(
             Arc::clone(&handler),
             CancellationToken::new(),
             Config::default(),

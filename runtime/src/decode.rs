@@ -241,11 +241,16 @@ fn classify(mut pointer: String, error: serde_json::Error) -> FieldError {
         Rule::MissingKind
     } else if message.starts_with("unknown variant ") {
         Rule::Enum
-    } else if message.starts_with("unknown field ") {
+    } else if let Some(key) = backticked_after(message, "unknown field ") {
         // A key outside the type (pbjson's oneof wrappers): the path already names it.
-        Rule::UnknownKind
+        return FieldError::unknown_kind(pointer, key, message);
     } else if let Some(tag) = backticked_after(message, "unknown ") {
         push_segment(&mut pointer, tag);
+        // `tagged::unknown_kind`'s wording: "unknown `<tag>` value `<kind>`, ...".
+        let prefix = format!("unknown `{tag}` value ");
+        if let Some(kind) = backticked_after(message, &prefix) {
+            return FieldError::unknown_kind(pointer, kind, message);
+        }
         Rule::UnknownKind
     } else if message.starts_with("duplicate field ") {
         // The pointer names the object: pbjson reports a oneof given twice under the name of

@@ -85,6 +85,10 @@ pub struct FieldError {
     pub pointer: String,
     pub rule: Rule,
     pub message: String,
+    /// For `unknown_kind`: the kind the message named (a discriminator value, a JSON-RPC
+    /// method, a protobuf oneof member), so whoever names the side that sends it reads it
+    /// here, never back out of `message`.
+    pub kind: Option<String>,
 }
 
 impl FieldError {
@@ -93,6 +97,19 @@ impl FieldError {
             pointer: pointer.into(),
             rule,
             message: message.into(),
+            kind: None,
+        }
+    }
+
+    /// An `unknown_kind` error about the kind `kind`.
+    pub fn unknown_kind(
+        pointer: impl Into<String>,
+        kind: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            kind: Some(kind.into()),
+            ..Self::new(pointer, Rule::UnknownKind, message)
         }
     }
 }

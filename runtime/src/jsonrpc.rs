@@ -349,14 +349,14 @@ impl<R: MethodSet, N: MethodSet> Message<R, N> {
 
 fn unknown_method<R: MethodSet, N: MethodSet>(method: &str) -> Invalid {
     let known: Vec<&str> = R::METHODS.iter().chain(N::METHODS).copied().collect();
-    err(
+    Invalid::one(FieldError::unknown_kind(
         "/method",
-        Rule::UnknownKind,
+        method,
         format!(
             "unknown method `{method}`, expected one of {}",
             quoted_list(&known)
         ),
-    )
+    ))
 }
 
 fn err(pointer: &str, rule: Rule, message: impl Into<String>) -> Invalid {
@@ -373,11 +373,11 @@ impl Response {
             Outcome::Error(e) => Ok(Err(e.clone())),
             Outcome::Result(raw) => match R::decode_result(method, raw) {
                 Some(r) => r.map(Ok).map_err(|e| e.under("/result")),
-                None => Err(err(
+                None => Err(Invalid::one(FieldError::unknown_kind(
                     "/method",
-                    Rule::UnknownKind,
+                    method,
                     format!("unknown method `{method}`"),
-                )),
+                ))),
             },
         }
     }

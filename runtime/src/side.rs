@@ -10,7 +10,8 @@ use crate::error::{FieldError, Invalid, Rule};
 /// When `invalid` (the errors of decoding a message as sent by `from`) says only that its kind
 /// is unknown or missing, and another of `roles` accepts it (`accepts(role)`), the error that
 /// says whose message it is. `whole` is the pointer of the message itself (`""`, or
-/// `/message` inside a trace entry) and `text_at` reads the string at a pointer (the kind).
+/// `/message` inside a trace entry); the kind is the error's own, or else `text_at` reads it
+/// from the input at the error's pointer.
 pub fn wrong_side(
     roles: &[&str],
     from: &str,
@@ -28,10 +29,7 @@ pub fn wrong_side(
     let sender = roles.iter().find(|r| **r != from && accepts(r))?;
     // The kind is the tag's value, or (a protobuf oneof) the member's name; the other side
     // may name its kinds under another tag, so this side finds none.
-    let kind = text_at(&e.pointer).or_else(|| {
-        let rest = e.message.strip_prefix("unknown field `")?;
-        rest.split_once('`').map(|(name, _)| name.to_owned())
-    });
+    let kind = e.kind.clone().or_else(|| text_at(&e.pointer));
     Some(match kind {
         Some(kind) if e.rule == Rule::UnknownKind => named(&e.pointer, &kind, sender, from),
         _ => FieldError::new(
@@ -131,6 +129,26 @@ mod tests {
         assert_eq!(
             decode_by_role(&roles, "server", r#"{"type":"pong"}"#, decode),
             Some(Ok("pong".to_owned()))
+        );
+    }
+
+    #[test]
+    fn the_kind_is_the_errors_own_not_read_from_its_wording() {
+        // A protobuf oneof member outside this side's wrapper: nothing at the pointer, and a
+        // message worded any way at all.
+        let invalid = Invalid::one(FieldError::unknown_kind("/pong", "pong", "no such member"));
+        let e = wrong_side(
+            &["client", "server"],
+            "client",
+            &invalid,
+            "",
+            |_| None,
+            |r| r == "server",
+        )
+        .unwrap();
+        assert_eq!(
+            e.to_string(),
+            "/pong: `pong` is sent by the server, not the client [wrong_side]"
         );
     }
 }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentwire_protocols::skeletons::eca::serve_tcp;
+use agentwire_protocols::skeletons::eca::Server;
 mod eca_refuser;
 use agentwire_transport::jsonrpc::{Config, ContentLengthCodec, TcpServer};
 use agentwire_transport::tokio_util::codec::FramedRead;
@@ -22,7 +22,7 @@ const BOUND: Duration = Duration::from_secs(20);
 
 async fn server(config: Config) -> TcpServer {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    serve_tcp(Arc::new(EcaRefuser), listener, config, 16).unwrap()
+    Server::serve_tcp(Arc::new(EcaRefuser), listener, config, 16).unwrap()
 }
 
 /// Waits until the server closes `s`; returns how long that took.
@@ -194,7 +194,7 @@ async fn served(from: &str, addr: std::net::SocketAddr) -> bool {
 async fn one_client_cannot_take_every_tcp_connection() {
     const MAX: usize = 300;
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = serve_tcp(Arc::new(EcaRefuser), listener, Config::default(), MAX).unwrap();
+    let server = Server::serve_tcp(Arc::new(EcaRefuser), listener, Config::default(), MAX).unwrap();
     let addr = server.local_addr();
     // The attacker (127.0.0.2) opens more connections than the server takes, and keeps them.
     let mut held = Vec::new();

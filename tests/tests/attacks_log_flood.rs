@@ -146,11 +146,12 @@ async fn a_get_stream_nobody_reads_costs_a_few_warnings_not_one_per_dropped_mess
 #[tokio::test]
 async fn thousands_of_bad_json_rpc_frames_cost_a_few_warnings() {
     log();
-    use agentwire_protocols::skeletons::eca::serve;
+    use agentwire_protocols::skeletons::eca::Server;
     let (client, server) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server);
     let config = agentwire_transport::jsonrpc::Config::default();
-    let (_sender, _connection) = serve(Arc::new(EcaRefuser), server_read, server_write, config);
+    let (_sender, _connection) =
+        Server::serve(Arc::new(EcaRefuser), server_read, server_write, config);
     let (client_read, client_write) = tokio::io::split(client);
     let mut tx = FramedWrite::new(client_write, ContentLengthCodec::default());
     let mut rx = FramedRead::new(client_read, ContentLengthCodec::default());

@@ -270,7 +270,8 @@ async fn a_json_rpc_tcp_server_serves_no_frame_smuggled_in_a_pages_post() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let config = agentwire_transport::jsonrpc::Config::default();
     let server =
-        eca_skel::serve_tcp(Arc::new(Counting(opened.clone())), listener, config, 4).unwrap();
+        eca_skel::Server::serve_tcp(Arc::new(Counting(opened.clone())), listener, config, 4)
+            .unwrap();
     let addr = server.local_addr();
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":1,"clientInfo":{"name":"t","version":"0"},"capabilities":{"codeAssistant":{"chat":true}},"workspaceFolders":[]}}"#;
     let frame = format!("Content-Length: {}\r\n\r\n{init}", init.len());

@@ -122,8 +122,8 @@ fn serve(role: &str) {
     eprintln!("{READY}");
     let served = runtime.block_on(async {
         match role {
-            "eca" => eca_sk::serve_stdio(Eca, config).await,
-            "mcp" => mcp_sk::serve_stdio(Mcp, config).await,
+            "eca" => eca_sk::Server::serve_stdio(Eca, config).await,
+            "mcp" => mcp_sk::Server::serve_stdio(Mcp, config).await,
             other => panic!("unknown role {other}"),
         }
     });

@@ -13,7 +13,7 @@ use agentwire_protocols::eca::{
     ChatQueryCommandsParams, ChatQueryCommandsResponse, ChatQueryContextParams,
     ChatQueryContextResponse, InitializeParams, InitializeResponse,
 };
-use agentwire_protocols::skeletons::eca::{ServerHandler, ServerSender, serve, serve_messages};
+use agentwire_protocols::skeletons::eca::{Server, ServerHandler, ServerSender};
 use agentwire_runtime::jsonrpc::RpcError;
 use agentwire_transport::jsonrpc::{CancellationToken, Config, ContentLengthCodec};
 use agentwire_transport::streamable_http::{self, Outgoing, ServerConfig, SessionPipe};
@@ -99,7 +99,7 @@ impl ServerHandler for Plain {
 /// One engine per Streamable HTTP session, as a server built on the skeleton composes them.
 fn engine(pipe: SessionPipe) {
     let (_sender, link, _connection) =
-        serve_messages(Arc::new(Plain), CancellationToken::new(), Config::default());
+        Server::serve_messages(Arc::new(Plain), CancellationToken::new(), Config::default());
     pipe.bridge(link.incoming, link.outgoing, |o| Outgoing {
         json: o.text,
         related: if o.answers.is_some() { None } else { o.related },
@@ -156,7 +156,7 @@ async fn streamable_http_answers_a_request_nested_too_deep_with_its_id() {
 async fn the_engine_answers_a_request_nested_too_deep_with_its_id() {
     let (client, server) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server);
-    let (_sender, _connection) = serve(
+    let (_sender, _connection) = Server::serve(
         Arc::new(Plain),
         server_read,
         server_write,

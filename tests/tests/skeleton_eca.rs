@@ -12,7 +12,7 @@ use agentwire_protocols::eca::{
     InitializeResponse, InitializedParams, ProgressContent, ProgressContentState,
     ServerNotification, TextContent,
 };
-use agentwire_protocols::skeletons::eca::{Client, ServerHandler, ServerSender, serve, serve_tcp};
+use agentwire_protocols::skeletons::eca::{Client, Server, ServerHandler, ServerSender};
 use agentwire_runtime::jsonrpc::RpcError;
 use agentwire_transport::CheckMode;
 use agentwire_transport::jsonrpc::{CallError, Config, ContentLengthCodec};
@@ -150,7 +150,7 @@ impl Raw {
     fn serve(config: Config) -> Raw {
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         let (r, w) = tokio::io::split(theirs);
-        let _ = serve(Arc::new(Echo), r, w, config);
+        let _ = Server::serve(Arc::new(Echo), r, w, config);
         let (r, w) = tokio::io::split(ours);
         Raw {
             rx: FramedRead::new(r, ContentLengthCodec::default()),
@@ -204,7 +204,7 @@ impl Raw {
 async fn typed_client_and_server_stream_and_correlate_concurrent_calls() {
     let (a, b) = tokio::io::duplex(64 * 1024);
     let (sr, sw) = tokio::io::split(a);
-    let (_sender, server_conn) = serve(Arc::new(Echo), sr, sw, Config::default());
+    let (_sender, server_conn) = Server::serve(Arc::new(Echo), sr, sw, Config::default());
     let (cr, cw) = tokio::io::split(b);
     let (client, mut notes, client_conn) = Client::connect(cr, cw, Config::default());
     timeout(BOUND, async {
@@ -387,7 +387,7 @@ async fn tcp_server_caps_connections_and_shuts_down_cleanly() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
-    let server = serve_tcp(Arc::new(Echo), listener, Config::default(), 1).expect("serve");
+    let server = Server::serve_tcp(Arc::new(Echo), listener, Config::default(), 1).expect("serve");
     let addr = server.local_addr();
     timeout(BOUND, async {
         let (client, mut notes, conn) = Client::connect_tcp(addr, Config::default())
@@ -474,7 +474,7 @@ async fn requests_beyond_the_in_flight_limit_are_answered_busy() {
     };
     let (a, b) = tokio::io::duplex(64 * 1024);
     let (sr, sw) = tokio::io::split(a);
-    let _server = serve(Arc::new(Echo), sr, sw, config);
+    let _server = Server::serve(Arc::new(Echo), sr, sw, config);
     let (cr, cw) = tokio::io::split(b);
     let (client, _notes, _conn) = Client::connect(cr, cw, Config::default());
     timeout(BOUND, async {

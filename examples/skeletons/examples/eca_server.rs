@@ -291,7 +291,8 @@ async fn serve_stdio(handler: Handler) -> Result<(), agentwire_examples::Failure
              `--tcp ADDR` to listen on TCP. Ctrl-D or Ctrl-C stops it."
         );
     }
-    let served = agentwire_protocols::skeletons::eca::serve_stdio(handler, Config::default());
+    let served =
+        agentwire_protocols::skeletons::eca::Server::serve_stdio(handler, Config::default());
     tokio::select! {
         result = served => result.map_err(|e| {
             agentwire_examples::Failure(format!("stdio connection failed: {e}"))
@@ -306,7 +307,7 @@ async fn serve_stdio(handler: Handler) -> Result<(), agentwire_examples::Failure
 /// Serves every TCP connection to `addr` until the user stops it.
 async fn serve_tcp(handler: Handler, addr: &str) -> Result<(), agentwire_examples::Failure> {
     let listener = agentwire_examples::bind(addr).await?;
-    let server = agentwire_protocols::skeletons::eca::serve_tcp(
+    let server = agentwire_protocols::skeletons::eca::Server::serve_tcp(
         Arc::new(handler),
         listener,
         Config::default(),

@@ -302,7 +302,7 @@ async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().position(|a| a == "--http") {
         None => {
-            agentwire_protocols::skeletons::mcp::serve_stdio(
+            agentwire_protocols::skeletons::mcp::Server::serve_stdio(
                 Example,
                 agentwire_transport::jsonrpc::Config::default(),
             )

@@ -9,7 +9,7 @@ use agentwire_protocols::mcp::{
     EmptyResult, ListRootsResult, RequestParams,
 };
 use agentwire_protocols::skeletons::mcp::{
-    Client, ClientHandler, ServerHandler, ServerNotifications, serve_messages,
+    Client, ClientHandler, Server, ServerHandler, ServerNotifications,
 };
 use agentwire_runtime::jsonrpc::{RpcError, codes};
 use agentwire_transport::jsonrpc::{CancellationToken, Config};
@@ -37,7 +37,7 @@ pub fn invalid_params(message: String) -> RpcError {
 /// Streamable HTTP: one engine per session, bridged to the session's pipe.
 pub fn serve_session<H: ServerHandler>(handler: Arc<H>, pipe: SessionPipe) {
     let (_sender, link, _connection) =
-        serve_messages(handler, CancellationToken::new(), Config::default());
+        Server::serve_messages(handler, CancellationToken::new(), Config::default());
     pipe.bridge(link.incoming, link.outgoing, |o| Outgoing {
         json: o.text,
         // A response is routed by its own id.

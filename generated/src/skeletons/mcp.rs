@@ -42,6 +42,12 @@ impl agentwire_transport::jsonrpc::Side for ServerSide {
         checker.finish()
     }
 }
+impl agentwire_transport::jsonrpc::Bound for ServerSide {
+    type Sends = ServerSends;
+    fn checker(limits: agentwire_runtime::machine::Limits) -> Self::Checker {
+        crate::mcp::machine::Checker::with_limits(limits)
+    }
+}
 /// The `client` end of a connection: what it receives and sends, its framing and conventions, and how the sequence checker sees each direction.
 #[derive(Debug, Clone, Copy)]
 pub struct ClientSide;
@@ -84,11 +90,11 @@ impl agentwire_transport::jsonrpc::Side for ClientSide {
         checker.finish()
     }
 }
-/// A fresh sequence checker with the configured limits.
-fn checker(
-    config: &agentwire_transport::jsonrpc::Config,
-) -> crate::mcp::machine::Checker {
-    crate::mcp::machine::Checker::with_limits(config.checker_limits)
+impl agentwire_transport::jsonrpc::Bound for ClientSide {
+    type Sends = ClientSends;
+    fn checker(limits: agentwire_runtime::machine::Limits) -> Self::Checker {
+        crate::mcp::machine::Checker::with_limits(limits)
+    }
 }
 /// The behaviour of a `server`: one method per request it answers (returning the typed result, or an error response) and per notification it receives. Requests run concurrently, each in its own task (aborted when the caller cancels it); notifications run one at a time in arrival order, so they should return promptly.
 pub trait ServerHandler: Send + Sync + 'static {
@@ -329,12 +335,20 @@ pub trait ServerHandler: Send + Sync + 'static {
     }
 }
 /// The `server`'s handle on one connection: typed requests and notifications to the `client`. Handed to a request handler, it also carries that request (`request_id`, `progress_token`, `incoming`), and what it sends is tagged as related to it.
+pub type ServerSender = agentwire_transport::jsonrpc::Handle<ServerSide>;
+/// The `server`'s entry points: `serve` (one connection over a byte stream), `serve_stdio`, `serve_tcp` and `serve_messages` (a message transport such as HTTP).
+pub type Server = agentwire_transport::jsonrpc::Server<ServerSide>;
+/// What a `server` sends, typed: one method per request (awaiting its typed result) and per notification. Reached through the `server`'s handle.
 #[derive(Debug, Clone)]
-pub struct ServerSender {
+pub struct ServerSends {
     peer: agentwire_transport::jsonrpc::Peer<ServerSide>,
-    call: Option<agentwire_transport::jsonrpc::Incoming<ServerSide>>,
 }
-impl ServerSender {
+impl From<agentwire_transport::jsonrpc::Peer<ServerSide>> for ServerSends {
+    fn from(peer: agentwire_transport::jsonrpc::Peer<ServerSide>) -> Self {
+        Self { peer }
+    }
+}
+impl ServerSends {
     /// `ping`: Checks that the other side is still there; answered with an empty result. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn ping(
         &self,
@@ -531,585 +545,146 @@ impl ServerSender {
             .notify(crate::mcp::ServerNotification::NotificationsTasksStatus(params))
             .await
     }
-    /// The inbound request this handle was given for (its id, progress token and
-    /// cancellation); `None` outside a request handler.
-    pub fn incoming(
-        &self,
-    ) -> Option<&agentwire_transport::jsonrpc::Incoming<ServerSide>> {
-        self.call.as_ref()
-    }
-    /// The id of the inbound request this handle was given for.
-    pub fn request_id(&self) -> Option<&agentwire_runtime::jsonrpc::RequestId> {
-        self.call.as_ref().map(|c| &c.id)
-    }
-    /// The progress token of the inbound request this handle was given for, when its
-    /// caller asked for progress.
-    pub fn progress_token(&self) -> Option<&agentwire_runtime::serde_json::Value> {
-        self.call.as_ref().and_then(|c| c.progress_token.as_ref())
-    }
-    /// Ends the connection: queued messages are flushed, then the stream is closed.
-    pub fn close(&self) {
-        self.peer.shutdown();
-    }
-    /// The underlying connection (counters, `start` for a call's id and progress, raw
-    /// frames for tests).
-    pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<ServerSide> {
-        &self.peer
-    }
 }
-struct ServerDispatch<H>(::std::sync::Arc<H>);
-impl<H: ServerHandler> agentwire_transport::jsonrpc::Dispatch<ServerSide>
-for ServerDispatch<H> {
+impl<H: ServerHandler> agentwire_transport::jsonrpc::Answers<H> for ServerSide {
     #[allow(unused_variables)]
-    fn request(
-        &self,
-        call: agentwire_transport::jsonrpc::Incoming<ServerSide>,
+    async fn answer(
+        handler: ::std::sync::Arc<H>,
+        handle: agentwire_transport::jsonrpc::Handle<Self>,
         request: crate::mcp::ClientRequest,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        let handler = ::std::sync::Arc::clone(&self.0);
-        let sender = ServerSender {
-            peer: call.peer.clone(),
-            call: Some(call),
-        };
-        async move {
-            match request {
-                crate::mcp::ClientRequest::Initialize(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.initialize(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::Ping(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.ping(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_list(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesTemplatesList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_templates_list(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesRead(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_read(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesSubscribe(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_subscribe(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ResourcesUnsubscribe(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.resources_unsubscribe(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::PromptsList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.prompts_list(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::PromptsGet(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.prompts_get(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ToolsList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tools_list(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::ToolsCall(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tools_call(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::LoggingSetLevel(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.logging_set_level(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::CompletionComplete(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.completion_complete(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::TasksGet(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_get(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::TasksResult(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_result(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::TasksList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_list(sender, params).await,
-                    )
-                }
-                crate::mcp::ClientRequest::TasksCancel(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_cancel(sender, params).await,
-                    )
-                }
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {
+            crate::mcp::ClientRequest::Initialize(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.initialize(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::Ping(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.ping(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesTemplatesList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_templates_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesRead(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_read(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesSubscribe(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_subscribe(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ResourcesUnsubscribe(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.resources_unsubscribe(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::PromptsList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.prompts_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::PromptsGet(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.prompts_get(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ToolsList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tools_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::ToolsCall(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tools_call(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::LoggingSetLevel(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.logging_set_level(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::CompletionComplete(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.completion_complete(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::TasksGet(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_get(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::TasksResult(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_result(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::TasksList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_list(handle, params).await,
+                )
+            }
+            crate::mcp::ClientRequest::TasksCancel(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_cancel(handle, params).await,
+                )
             }
         }
     }
+}
+impl<H: ServerHandler> agentwire_transport::jsonrpc::Hears<H> for ServerSide {
     #[allow(unused_variables)]
-    fn notification(
-        &self,
-        peer: agentwire_transport::jsonrpc::Peer<ServerSide>,
+    async fn hear(
+        handler: ::std::sync::Arc<H>,
+        handle: agentwire_transport::jsonrpc::Handle<Self>,
         notification: crate::mcp::ClientNotification,
-    ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
-        let handler = ::std::sync::Arc::clone(&self.0);
-        let sender = ServerSender { peer, call: None };
-        async move {
-            match notification {
-                crate::mcp::ClientNotification::NotificationsInitialized(params) => {
-                    handler.notifications_initialized(sender, params).await
-                }
-                crate::mcp::ClientNotification::NotificationsCancelled(params) => {
-                    handler.notifications_cancelled(sender, params).await
-                }
-                crate::mcp::ClientNotification::NotificationsProgress(params) => {
-                    handler.notifications_progress(sender, params).await
-                }
-                crate::mcp::ClientNotification::NotificationsRootsListChanged(params) => {
-                    handler.notifications_roots_list_changed(sender, params).await
-                }
-                crate::mcp::ClientNotification::NotificationsTasksStatus(params) => {
-                    handler.notifications_tasks_status(sender, params).await
-                }
-            }
-        }
-    }
-}
-/// Serves one connection over `reader`/`writer` (pipes, a TCP stream, an in-memory
-/// duplex). The returned `Connection` ends when the peer hangs up or the sender closes.
-pub fn serve<H, R, W>(
-    handler: ::std::sync::Arc<H>,
-    reader: R,
-    writer: W,
-    config: agentwire_transport::jsonrpc::Config,
-) -> (ServerSender, agentwire_transport::jsonrpc::Connection)
-where
-    H: ServerHandler,
-    R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
-    W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
-{
-    let checker = checker(&config);
-    let (peer, connection) = agentwire_transport::jsonrpc::Peer::spawn(
-        reader,
-        writer,
-        checker,
-        config,
-        ServerDispatch(handler),
-    );
-    (ServerSender { peer, call: None }, connection)
-}
-/// Serves one connection whose messages arrive and leave whole (an HTTP transport):
-/// push each inbound JSON text into the link's `incoming`, take each outbound message
-/// (tagged with the request it belongs to) from its `outgoing`.
-pub fn serve_messages<H: ServerHandler>(
-    handler: ::std::sync::Arc<H>,
-    cancel: agentwire_transport::jsonrpc::CancellationToken,
-    config: agentwire_transport::jsonrpc::Config,
-) -> (
-    ServerSender,
-    agentwire_transport::jsonrpc::MessageLink,
-    agentwire_transport::jsonrpc::Connection,
-) {
-    let checker = checker(&config);
-    let (peer, link, connection) = agentwire_transport::jsonrpc::Peer::spawn_messages(
-        cancel,
-        checker,
-        config,
-        ServerDispatch(handler),
-    );
-    (ServerSender { peer, call: None }, link, connection)
-}
-/// Serves one connection on this process's stdin and stdout, until stdin ends, a read
-/// deadline passes or the handler closes the connection; no read or write of stdio
-/// left blocked keeps the process alive afterwards.
-pub async fn serve_stdio<H: ServerHandler>(
-    handler: H,
-    config: agentwire_transport::jsonrpc::Config,
-) -> ::std::io::Result<()> {
-    let (_sender, connection) = serve(
-        ::std::sync::Arc::new(handler),
-        agentwire_transport::stdio::stdin(),
-        agentwire_transport::stdio::stdout(),
-        config,
-    );
-    connection.join().await
-}
-/// Serves every connection `listener` accepts, each with its own checker, sharing one
-/// handler; at most `max_connections` at once.
-pub fn serve_tcp<H: ServerHandler>(
-    handler: ::std::sync::Arc<H>,
-    listener: agentwire_transport::tokio::net::TcpListener,
-    config: agentwire_transport::jsonrpc::Config,
-    max_connections: usize,
-) -> ::std::io::Result<agentwire_transport::jsonrpc::TcpServer> {
-    let limits = config.checker_limits;
-    agentwire_transport::jsonrpc::serve_tcp::<
-        ServerSide,
-        _,
-        _,
-    >(
-        listener,
-        config,
-        max_connections,
-        move || {
-            (
-                crate::mcp::machine::Checker::with_limits(limits),
-                ServerDispatch(::std::sync::Arc::clone(&handler)),
-            )
-        },
-    )
-}
-/// A typed `client`: one method per request (awaiting its typed result) and per notification it sends; what the `server` sends comes out of [`ServerNotifications`], and its requests go to a [`ClientHandler`]. Handed to a handler, it also carries the request it was given for.
-#[derive(Debug, Clone)]
-pub struct Client {
-    peer: agentwire_transport::jsonrpc::Peer<ClientSide>,
-    call: Option<agentwire_transport::jsonrpc::Incoming<ClientSide>>,
-}
-/// The notifications the `server` sends, validated and sequence-checked, in arrival order. Reading is backpressured: while this stream is not drained, the connection stops reading once `Config::queue` notifications wait. Ends when the connection ends.
-#[derive(Debug)]
-pub struct ServerNotifications {
-    rx: agentwire_transport::tokio::sync::mpsc::Receiver<crate::mcp::ServerNotification>,
-}
-impl ServerNotifications {
-    /// The next notification; `None` once the connection has ended.
-    pub async fn recv(&mut self) -> Option<crate::mcp::ServerNotification> {
-        self.rx.recv().await
-    }
-}
-impl agentwire_transport::futures_util::Stream for ServerNotifications {
-    type Item = crate::mcp::ServerNotification;
-    fn poll_next(
-        mut self: ::std::pin::Pin<&mut Self>,
-        cx: &mut ::std::task::Context<'_>,
-    ) -> ::std::task::Poll<Option<Self::Item>> {
-        self.rx.poll_recv(cx)
-    }
-}
-/// How a `client` answers the requests the `server` sends: one method per request, each answering "method not found" unless overridden. Each runs in its own task, aborted when the `server` cancels it.
-pub trait ClientHandler: Send + Sync + 'static {
-    /// `ping`: Checks that the other side is still there; answered with an empty result. Answers the empty result unless overridden.
-    fn ping(
-        &self,
-        handle: Client,
-        params: Option<crate::mcp::RequestParams>,
-    ) -> impl ::std::future::Future<
-        Output = Result<crate::mcp::EmptyResult, agentwire_runtime::jsonrpc::RpcError>,
-    > + Send {
-        let _ = (handle, params);
-        async {
-            agentwire_runtime::decode_json::<crate::mcp::EmptyResult>("{}")
-                .map_err(|e| {
-                    agentwire_runtime::jsonrpc::RpcError {
-                        code: agentwire_runtime::jsonrpc::codes::INTERNAL_ERROR,
-                        message: e.to_string(),
-                        data: None,
-                    }
-                })
-        }
-    }
-    /// `sampling/createMessage`: The server asks the client to sample its language model; the client (and its user) may change or refuse it. Answers "method not found" unless overridden.
-    fn sampling_create_message(
-        &self,
-        handle: Client,
-        params: crate::mcp::CreateMessageRequestParams,
-    ) -> impl ::std::future::Future<
-        Output = Result<
-            crate::mcp::CreateMessageResult,
-            agentwire_runtime::jsonrpc::RpcError,
-        >,
-    > + Send {
-        let _ = (handle, params);
-        async { Err(agentwire_transport::jsonrpc::no_handler("sampling/createMessage")) }
-    }
-    /// `roots/list`: The server asks for the client's roots (the folders or URIs it may work in). Answers "method not found" unless overridden.
-    fn roots_list(
-        &self,
-        handle: Client,
-        params: Option<crate::mcp::RequestParams>,
-    ) -> impl ::std::future::Future<
-        Output = Result<
-            crate::mcp::ListRootsResult,
-            agentwire_runtime::jsonrpc::RpcError,
-        >,
-    > + Send {
-        let _ = (handle, params);
-        async { Err(agentwire_transport::jsonrpc::no_handler("roots/list")) }
-    }
-    /// `elicitation/create`: The server asks the user, through the client, for structured input (a form) or to visit a URL. Answers "method not found" unless overridden.
-    fn elicitation_create(
-        &self,
-        handle: Client,
-        params: crate::mcp::ElicitRequestParams,
-    ) -> impl ::std::future::Future<
-        Output = Result<crate::mcp::ElicitResult, agentwire_runtime::jsonrpc::RpcError>,
-    > + Send {
-        let _ = (handle, params);
-        async { Err(agentwire_transport::jsonrpc::no_handler("elicitation/create")) }
-    }
-    /// `tasks/get`: The state of a task. Answers "method not found" unless overridden.
-    fn tasks_get(
-        &self,
-        handle: Client,
-        params: crate::mcp::GetTaskRequestParams,
-    ) -> impl ::std::future::Future<
-        Output = Result<crate::mcp::GetTaskResult, agentwire_runtime::jsonrpc::RpcError>,
-    > + Send {
-        let _ = (handle, params);
-        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/get")) }
-    }
-    /// `tasks/result`: The result of a finished task (waits until it finishes). Answers "method not found" unless overridden.
-    fn tasks_result(
-        &self,
-        handle: Client,
-        params: crate::mcp::GetTaskPayloadRequestParams,
-    ) -> impl ::std::future::Future<
-        Output = Result<
-            crate::mcp::GetTaskPayloadResult,
-            agentwire_runtime::jsonrpc::RpcError,
-        >,
-    > + Send {
-        let _ = (handle, params);
-        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/result")) }
-    }
-    /// `tasks/list`: One page of the receiver's tasks. Answers "method not found" unless overridden.
-    fn tasks_list(
-        &self,
-        handle: Client,
-        params: Option<crate::mcp::PaginatedRequestParams>,
-    ) -> impl ::std::future::Future<
-        Output = Result<
-            crate::mcp::ListTasksResult,
-            agentwire_runtime::jsonrpc::RpcError,
-        >,
-    > + Send {
-        let _ = (handle, params);
-        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/list")) }
-    }
-    /// `tasks/cancel`: Cancels a task; answered with the task's new state. Answers "method not found" unless overridden.
-    fn tasks_cancel(
-        &self,
-        handle: Client,
-        params: crate::mcp::CancelTaskRequestParams,
-    ) -> impl ::std::future::Future<
-        Output = Result<
-            crate::mcp::CancelTaskResult,
-            agentwire_runtime::jsonrpc::RpcError,
-        >,
-    > + Send {
-        let _ = (handle, params);
-        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/cancel")) }
-    }
-}
-/// The handler of a client that answers every request "method not found".
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoRequests;
-impl ClientHandler for NoRequests {}
-struct ClientDispatch<H> {
-    handler: ::std::sync::Arc<H>,
-    tx: agentwire_transport::tokio::sync::mpsc::Sender<crate::mcp::ServerNotification>,
-}
-impl<H: ClientHandler> agentwire_transport::jsonrpc::Dispatch<ClientSide>
-for ClientDispatch<H> {
-    fn request(
-        &self,
-        call: agentwire_transport::jsonrpc::Incoming<ClientSide>,
-        request: crate::mcp::ServerRequest,
-    ) -> impl ::std::future::Future<
-        Output = agentwire_transport::jsonrpc::Answer,
-    > + Send + 'static {
-        let handler = ::std::sync::Arc::clone(&self.handler);
-        let handle = Client {
-            peer: call.peer.clone(),
-            call: Some(call),
-        };
-        async move {
-            let _ = (&handler, &handle);
-            match request {
-                crate::mcp::ServerRequest::Ping(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.ping(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::SamplingCreateMessage(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.sampling_create_message(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::RootsList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.roots_list(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::ElicitationCreate(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.elicitation_create(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::TasksGet(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_get(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::TasksResult(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_result(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::TasksList(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_list(handle, params).await,
-                    )
-                }
-                crate::mcp::ServerRequest::TasksCancel(params) => {
-                    agentwire_transport::jsonrpc::encode_result(
-                        handler.tasks_cancel(handle, params).await,
-                    )
-                }
-            }
-        }
-    }
-    fn notification(
-        &self,
-        _peer: agentwire_transport::jsonrpc::Peer<ClientSide>,
-        notification: crate::mcp::ServerNotification,
-    ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
-        let tx = self.tx.clone();
-        async move {
-            let _ = tx.send(notification).await;
-        }
-    }
-}
-impl Client {
-    /// Runs the client over `reader`/`writer` (a child's pipes, a TCP stream, an
-    /// in-memory duplex), answering the server's requests "method not found".
-    pub fn connect<R, W>(
-        reader: R,
-        writer: W,
-        config: agentwire_transport::jsonrpc::Config,
-    ) -> (Client, ServerNotifications, agentwire_transport::jsonrpc::Connection)
-    where
-        R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
-        W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
-    {
-        Self::connect_with(::std::sync::Arc::new(NoRequests), reader, writer, config)
-    }
-    /// Runs the client over `reader`/`writer`, answering the server's requests with
-    /// `handler`.
-    pub fn connect_with<H, R, W>(
-        handler: ::std::sync::Arc<H>,
-        reader: R,
-        writer: W,
-        config: agentwire_transport::jsonrpc::Config,
-    ) -> (Client, ServerNotifications, agentwire_transport::jsonrpc::Connection)
-    where
-        H: ClientHandler,
-        R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
-        W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
-    {
-        let (tx, rx) = agentwire_transport::tokio::sync::mpsc::channel(
-            config.queue.max(1),
-        );
-        let checker = checker(&config);
-        let (peer, connection) = agentwire_transport::jsonrpc::Peer::spawn(
-            reader,
-            writer,
-            checker,
-            config,
-            ClientDispatch { handler, tx },
-        );
-        (Client { peer, call: None }, ServerNotifications { rx }, connection)
-    }
-    /// Runs the client over whole messages (an HTTP transport): push each inbound
-    /// JSON text into the link's `incoming`, take each outbound one from `outgoing`.
-    pub fn connect_messages<H: ClientHandler>(
-        handler: ::std::sync::Arc<H>,
-        cancel: agentwire_transport::jsonrpc::CancellationToken,
-        config: agentwire_transport::jsonrpc::Config,
-    ) -> (
-        Client,
-        ServerNotifications,
-        agentwire_transport::jsonrpc::MessageLink,
-        agentwire_transport::jsonrpc::Connection,
     ) {
-        let (tx, rx) = agentwire_transport::tokio::sync::mpsc::channel(
-            config.queue.max(1),
-        );
-        let checker = checker(&config);
-        let (peer, link, connection) = agentwire_transport::jsonrpc::Peer::spawn_messages(
-            cancel,
-            checker,
-            config,
-            ClientDispatch { handler, tx },
-        );
-        (Client { peer, call: None }, ServerNotifications { rx }, link, connection)
+        match notification {
+            crate::mcp::ClientNotification::NotificationsInitialized(params) => {
+                handler.notifications_initialized(handle, params).await
+            }
+            crate::mcp::ClientNotification::NotificationsCancelled(params) => {
+                handler.notifications_cancelled(handle, params).await
+            }
+            crate::mcp::ClientNotification::NotificationsProgress(params) => {
+                handler.notifications_progress(handle, params).await
+            }
+            crate::mcp::ClientNotification::NotificationsRootsListChanged(params) => {
+                handler.notifications_roots_list_changed(handle, params).await
+            }
+            crate::mcp::ClientNotification::NotificationsTasksStatus(params) => {
+                handler.notifications_tasks_status(handle, params).await
+            }
+        }
     }
-    /// Connects to a server listening on TCP.
-    pub async fn connect_tcp(
-        addr: impl agentwire_transport::tokio::net::ToSocketAddrs,
-        config: agentwire_transport::jsonrpc::Config,
-    ) -> ::std::io::Result<
-        (Client, ServerNotifications, agentwire_transport::jsonrpc::Connection),
-    > {
-        let stream = agentwire_transport::tokio::net::TcpStream::connect(addr).await?;
-        stream.set_nodelay(true)?;
-        let (reader, writer) = stream.into_split();
-        Ok(Self::connect(reader, writer, config))
+}
+/// A typed `client`: one method per request (awaiting its typed result) and per notification it sends; what the `server` sends comes out of [`ServerNotifications`], and its requests go to a [`ClientHandler`]. Made by `connect*` and `spawn*`; handed to a handler, it also carries the request it was given for.
+pub type Client = agentwire_transport::jsonrpc::Handle<ClientSide>;
+/// The notifications the `server` sends, validated and sequence-checked, in arrival order.
+pub type ServerNotifications = agentwire_transport::jsonrpc::Notifications<
+    crate::mcp::ServerNotification,
+>;
+/// What a `client` sends, typed: one method per request (awaiting its typed result) and per notification. Reached through the `client`'s handle.
+#[derive(Debug, Clone)]
+pub struct ClientSends {
+    peer: agentwire_transport::jsonrpc::Peer<ClientSide>,
+}
+impl From<agentwire_transport::jsonrpc::Peer<ClientSide>> for ClientSends {
+    fn from(peer: agentwire_transport::jsonrpc::Peer<ClientSide>) -> Self {
+        Self { peer }
     }
-    /// Starts `command` as a server speaking on its stdin and stdout, and connects to it
-    /// (answering its requests with `handler`). The child is killed when the returned
-    /// handle is dropped.
-    pub fn spawn_with<H: ClientHandler>(
-        handler: ::std::sync::Arc<H>,
-        command: agentwire_transport::tokio::process::Command,
-        config: agentwire_transport::jsonrpc::Config,
-    ) -> ::std::io::Result<
-        (
-            Client,
-            ServerNotifications,
-            agentwire_transport::jsonrpc::Connection,
-            agentwire_transport::tokio::process::Child,
-        ),
-    > {
-        let (child, stdout, stdin) = agentwire_transport::jsonrpc::spawn_child(command)?;
-        let (client, stream, connection) = Self::connect_with(
-            handler,
-            stdout,
-            stdin,
-            config,
-        );
-        Ok((client, stream, connection, child))
-    }
-    /// [`Self::spawn_with`] answering the server's requests "method not found".
-    pub fn spawn(
-        command: agentwire_transport::tokio::process::Command,
-        config: agentwire_transport::jsonrpc::Config,
-    ) -> ::std::io::Result<
-        (
-            Client,
-            ServerNotifications,
-            agentwire_transport::jsonrpc::Connection,
-            agentwire_transport::tokio::process::Child,
-        ),
-    > {
-        Self::spawn_with(::std::sync::Arc::new(NoRequests), command, config)
-    }
+}
+impl ClientSends {
     /// `initialize`: Opens the session; the client offers a protocol version, its capabilities and who it is, the server answers with the version it speaks, its capabilities, who it is and optional instructions. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn initialize(
         &self,
@@ -1388,29 +963,172 @@ impl Client {
             .notify(crate::mcp::ClientNotification::NotificationsTasksStatus(params))
             .await
     }
-    /// The inbound request this handle was given for (its id, progress token and
-    /// cancellation); `None` outside a request handler.
-    pub fn incoming(
+}
+/// How a `client` answers the requests the `server` sends: one method per request, each answering "method not found" unless overridden. Each runs in its own task, aborted when the `server` cancels it.
+pub trait ClientHandler: Send + Sync + 'static {
+    /// `ping`: Checks that the other side is still there; answered with an empty result. Answers the empty result unless overridden.
+    fn ping(
         &self,
-    ) -> Option<&agentwire_transport::jsonrpc::Incoming<ClientSide>> {
-        self.call.as_ref()
+        handle: Client,
+        params: Option<crate::mcp::RequestParams>,
+    ) -> impl ::std::future::Future<
+        Output = Result<crate::mcp::EmptyResult, agentwire_runtime::jsonrpc::RpcError>,
+    > + Send {
+        let _ = (handle, params);
+        async {
+            agentwire_runtime::decode_json::<crate::mcp::EmptyResult>("{}")
+                .map_err(|e| {
+                    agentwire_runtime::jsonrpc::RpcError {
+                        code: agentwire_runtime::jsonrpc::codes::INTERNAL_ERROR,
+                        message: e.to_string(),
+                        data: None,
+                    }
+                })
+        }
     }
-    /// The id of the inbound request this handle was given for.
-    pub fn request_id(&self) -> Option<&agentwire_runtime::jsonrpc::RequestId> {
-        self.call.as_ref().map(|c| &c.id)
+    /// `sampling/createMessage`: The server asks the client to sample its language model; the client (and its user) may change or refuse it. Answers "method not found" unless overridden.
+    fn sampling_create_message(
+        &self,
+        handle: Client,
+        params: crate::mcp::CreateMessageRequestParams,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            crate::mcp::CreateMessageResult,
+            agentwire_runtime::jsonrpc::RpcError,
+        >,
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("sampling/createMessage")) }
     }
-    /// The progress token of the inbound request this handle was given for, when its
-    /// caller asked for progress.
-    pub fn progress_token(&self) -> Option<&agentwire_runtime::serde_json::Value> {
-        self.call.as_ref().and_then(|c| c.progress_token.as_ref())
+    /// `roots/list`: The server asks for the client's roots (the folders or URIs it may work in). Answers "method not found" unless overridden.
+    fn roots_list(
+        &self,
+        handle: Client,
+        params: Option<crate::mcp::RequestParams>,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            crate::mcp::ListRootsResult,
+            agentwire_runtime::jsonrpc::RpcError,
+        >,
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("roots/list")) }
     }
-    /// Ends the connection: queued messages are flushed, then the stream is closed.
-    pub fn close(&self) {
-        self.peer.shutdown();
+    /// `elicitation/create`: The server asks the user, through the client, for structured input (a form) or to visit a URL. Answers "method not found" unless overridden.
+    fn elicitation_create(
+        &self,
+        handle: Client,
+        params: crate::mcp::ElicitRequestParams,
+    ) -> impl ::std::future::Future<
+        Output = Result<crate::mcp::ElicitResult, agentwire_runtime::jsonrpc::RpcError>,
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("elicitation/create")) }
     }
-    /// The underlying connection (counters, `start` for a call's id and progress, raw
-    /// frames for tests).
-    pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<ClientSide> {
-        &self.peer
+    /// `tasks/get`: The state of a task. Answers "method not found" unless overridden.
+    fn tasks_get(
+        &self,
+        handle: Client,
+        params: crate::mcp::GetTaskRequestParams,
+    ) -> impl ::std::future::Future<
+        Output = Result<crate::mcp::GetTaskResult, agentwire_runtime::jsonrpc::RpcError>,
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/get")) }
+    }
+    /// `tasks/result`: The result of a finished task (waits until it finishes). Answers "method not found" unless overridden.
+    fn tasks_result(
+        &self,
+        handle: Client,
+        params: crate::mcp::GetTaskPayloadRequestParams,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            crate::mcp::GetTaskPayloadResult,
+            agentwire_runtime::jsonrpc::RpcError,
+        >,
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/result")) }
+    }
+    /// `tasks/list`: One page of the receiver's tasks. Answers "method not found" unless overridden.
+    fn tasks_list(
+        &self,
+        handle: Client,
+        params: Option<crate::mcp::PaginatedRequestParams>,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            crate::mcp::ListTasksResult,
+            agentwire_runtime::jsonrpc::RpcError,
+        >,
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/list")) }
+    }
+    /// `tasks/cancel`: Cancels a task; answered with the task's new state. Answers "method not found" unless overridden.
+    fn tasks_cancel(
+        &self,
+        handle: Client,
+        params: crate::mcp::CancelTaskRequestParams,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            crate::mcp::CancelTaskResult,
+            agentwire_runtime::jsonrpc::RpcError,
+        >,
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("tasks/cancel")) }
+    }
+}
+pub use agentwire_transport::jsonrpc::NoRequests;
+impl ClientHandler for NoRequests {}
+impl<H: ClientHandler> agentwire_transport::jsonrpc::Answers<H> for ClientSide {
+    #[allow(unused_variables)]
+    async fn answer(
+        handler: ::std::sync::Arc<H>,
+        handle: agentwire_transport::jsonrpc::Handle<Self>,
+        request: crate::mcp::ServerRequest,
+    ) -> agentwire_transport::jsonrpc::Answer {
+        match request {
+            crate::mcp::ServerRequest::Ping(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.ping(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::SamplingCreateMessage(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.sampling_create_message(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::RootsList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.roots_list(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::ElicitationCreate(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.elicitation_create(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::TasksGet(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_get(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::TasksResult(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_result(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::TasksList(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_list(handle, params).await,
+                )
+            }
+            crate::mcp::ServerRequest::TasksCancel(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.tasks_cancel(handle, params).await,
+                )
+            }
+        }
     }
 }

@@ -12,7 +12,7 @@ use crate::kv_rpc::{
     ChangedParams, CloseParams, Handle, OpenParams, OpenResult, PutParams, PutResult,
     ServerNotification, TextValue, Value,
 };
-use crate::skeletons::kv_rpc::{Client, ServerHandler, ServerNotifications, ServerSender, serve};
+use crate::skeletons::kv_rpc::{Client, Server, ServerHandler, ServerNotifications, ServerSender};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -43,7 +43,7 @@ fn connect() -> (Client, ServerNotifications, [Connection; 2]) {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (sr, sw) = tokio::io::split(server_end);
     let (cr, cw) = tokio::io::split(client_end);
-    let (_, server) = serve(Arc::new(Store), sr, sw, Config::default());
+    let (_, server) = Server::serve(Arc::new(Store), sr, sw, Config::default());
     let (client, notifications, connection) = Client::connect(cr, cw, Config::default());
     (client, notifications, [server, connection])
 }

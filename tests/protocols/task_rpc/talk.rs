@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHal
 use tokio::sync::Mutex;
 
 use crate::skeletons::task_rpc::{
-    Client, ClientHandler, ServerHandler, ServerNotifications, ServerSender, serve,
+    Client, ClientHandler, Server, ServerHandler, ServerNotifications, ServerSender,
 };
 use crate::task_rpc::{
     ClientRequest, ClientResult, ConfirmParams, ConfirmResult, Meta, PingParams, Pong,
@@ -114,7 +114,7 @@ fn connect(runner: Arc<Runner>) -> Ends {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (sr, sw) = tokio::io::split(server_end);
     let (cr, cw) = tokio::io::split(client_end);
-    let (server, s) = serve(runner, sr, sw, Config::default());
+    let (server, s) = Server::serve(runner, sr, sw, Config::default());
     let (client, notifications, c) =
         Client::connect_with(Arc::new(Confirmer), cr, cw, Config::default());
     Ends {
@@ -258,7 +258,7 @@ impl Raw {
     fn new(config: Config) -> Self {
         let (client_end, server_end) = tokio::io::duplex(1024 * 1024);
         let (sr, sw) = tokio::io::split(server_end);
-        let (_, connection) = serve(Arc::new(Runner::default()), sr, sw, config);
+        let (_, connection) = Server::serve(Arc::new(Runner::default()), sr, sw, config);
         let (read, write) = tokio::io::split(client_end);
         Raw {
             write,

@@ -4,12 +4,16 @@
 //! cancellation, progress and sequence checking, and a TCP accept loop with a connection limit.
 //!
 //! Protocol-agnostic: a generated skeleton names its message sets, framing, conventions and
-//! checker through [`Side`] and its behaviour through [`Dispatch`].
+//! checker through [`Side`] and [`Bound`], and routes to its handler traits through
+//! [`Answers`] and [`Hears`]; the handle ([`Handle`]), the entry points ([`Server`],
+//! `Handle::connect*`) and the dispatchers are this module's, shared by every skeleton.
 
 mod call;
 mod codec;
 mod deadline;
+mod ends;
 mod error;
+mod handle;
 mod link;
 mod listen;
 mod newline;
@@ -30,7 +34,9 @@ pub use agentwire_runtime::jsonrpc::{CancelAnswer, CancelRule, Conventions, Prog
 pub use call::Pending;
 pub use codec::{ContentLengthCodec, FrameCodec, Framing};
 pub use deadline::DEFAULT_FRAME_TIMEOUT;
+pub use ends::{Answers, Connected, Hears, NoRequests, Server, Spawned};
 pub use error::{CallError, SendError};
+pub use handle::{Bound, Handle, Notifications};
 pub use link::Outgoing;
 pub use listen::{TcpServer, serve_tcp};
 pub use newline::NewlineCodec;

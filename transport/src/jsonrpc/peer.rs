@@ -953,11 +953,7 @@ fn name_wrong_side<S: Side>(invalid: Invalid) -> Invalid {
     if e.rule != Rule::UnknownKind || e.pointer != "/method" {
         return invalid;
     }
-    let method = e
-        .message
-        .strip_prefix("unknown method `")
-        .and_then(|rest| rest.split_once('`'))
-        .map(|(m, _)| m);
+    let method = e.kind.as_deref();
     let ours = |m: &str| {
         let sent = S::OutRequest::METHODS
             .iter()

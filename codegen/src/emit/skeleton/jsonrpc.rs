@@ -4,14 +4,16 @@
 //! Thin binding over `agentwire_transport::jsonrpc`, where the behaviour lives. From the
 //! spec's `methods` it emits, for a calling role (the one that sends requests first, eca's
 //! `client`) and an answering role (`server`):
-//! - a `Side` per role, binding the method sets, framing, conventions and sequence checker;
+//! - a `Side` and `Bound` per role, binding the method sets, framing, conventions, typed
+//!   sends and sequence checker;
 //! - per role, a handler trait with one async method per request it answers (the server's is
 //!   required; the client's, emitted when the server sends requests, defaults to "method not
-//!   found") and, on the server, per notification it receives;
-//! - the server's typed sender and the typed client: one method per request (awaiting the
-//!   typed result) and per notification that role sends; both carry the inbound request
-//!   they were handed for (its id, progress token and cancellation);
-//! - `serve`, `serve_stdio`, `serve_tcp`, `serve_messages`, and the client's `connect*`.
+//!   found") and, on the server, per notification it receives, bound by `Answers`/`Hears`;
+//! - per role, its typed sends (one method per request, awaiting the typed result, and per
+//!   notification), reached through the library's `Handle`: the server's sender and the
+//!   client are aliases of it, as `Server` (the `serve*` entry points) and the notification
+//!   stream are of the library's generic types. The handle, the entry points, `connect*`,
+//!   `spawn*` and the dispatchers are written once, in `agentwire_transport::jsonrpc`.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -121,6 +123,11 @@ impl<'a> Roles<'a> {
         format_ident!("{}Side", pascal_case(role))
     }
 
+    /// The struct of `role`'s typed sends, which its handle dereferences to.
+    fn sends(&self, role: &str) -> Ident {
+        format_ident!("{}Sends", pascal_case(role))
+    }
+
     fn other(&self, role: &str) -> &'a str {
         if role == self.client {
             self.server
@@ -196,6 +203,7 @@ fn emit_sides(r: &Roles<'_>) -> TokenStream {
     let mut out = TokenStream::new();
     for (me, other) in [(r.server, r.client), (r.client, r.server)] {
         let side = r.side(me);
+        let sends = r.sends(me);
         let in_req = r.set(other, Call::Request);
         let in_notif = r.set(other, Call::Notification);
         let out_req = r.set(me, Call::Request);
@@ -241,16 +249,16 @@ fn emit_sides(r: &Roles<'_>) -> TokenStream {
                     checker.finish()
                 }
             }
+
+            impl agentwire_transport::jsonrpc::Bound for #side {
+                type Sends = #sends;
+
+                fn checker(limits: agentwire_runtime::machine::Limits) -> Self::Checker {
+                    crate::#module::machine::Checker::with_limits(limits)
+                }
+            }
         });
     }
-    out.extend(quote! {
-        /// A fresh sequence checker with the configured limits.
-        fn checker(
-            config: &agentwire_transport::jsonrpc::Config,
-        ) -> crate::#module::machine::Checker {
-            crate::#module::machine::Checker::with_limits(config.checker_limits)
-        }
-    });
     out
 }
 
@@ -313,35 +321,31 @@ fn send_fns(r: &Roles<'_>, role: &str) -> TokenStream {
     }
 }
 
-/// The accessors of a handle's inbound request context (`call` field).
-fn context_fns(side: &Ident) -> TokenStream {
+/// `role`'s typed sends: the struct its handle (`agentwire_transport::jsonrpc::Handle`)
+/// dereferences to, with one method per request and notification `role` sends.
+fn sends_struct(r: &Roles<'_>, role: &str) -> TokenStream {
+    let side = r.side(role);
+    let sends = r.sends(role);
+    let fns = send_fns(r, role);
+    let doc = format!(
+        " What a `{role}` sends, typed: one method per request (awaiting its typed result) \
+         and per notification. Reached through the `{role}`'s handle."
+    );
     quote! {
-        /// The inbound request this handle was given for (its id, progress token and
-        /// cancellation); `None` outside a request handler.
-        pub fn incoming(&self) -> Option<&agentwire_transport::jsonrpc::Incoming<#side>> {
-            self.call.as_ref()
+        #[doc = #doc]
+        #[derive(Debug, Clone)]
+        pub struct #sends {
+            peer: agentwire_transport::jsonrpc::Peer<#side>,
         }
 
-        /// The id of the inbound request this handle was given for.
-        pub fn request_id(&self) -> Option<&agentwire_runtime::jsonrpc::RequestId> {
-            self.call.as_ref().map(|c| &c.id)
+        impl From<agentwire_transport::jsonrpc::Peer<#side>> for #sends {
+            fn from(peer: agentwire_transport::jsonrpc::Peer<#side>) -> Self {
+                Self { peer }
+            }
         }
 
-        /// The progress token of the inbound request this handle was given for, when its
-        /// caller asked for progress.
-        pub fn progress_token(&self) -> Option<&agentwire_runtime::serde_json::Value> {
-            self.call.as_ref().and_then(|c| c.progress_token.as_ref())
-        }
-
-        /// Ends the connection: queued messages are flushed, then the stream is closed.
-        pub fn close(&self) {
-            self.peer.shutdown();
-        }
-
-        /// The underlying connection (counters, `start` for a call's id and progress, raw
-        /// frames for tests).
-        pub fn peer(&self) -> &agentwire_transport::jsonrpc::Peer<#side> {
-            &self.peer
+        impl #sends {
+            #fns
         }
     }
 }
@@ -435,21 +439,17 @@ fn request_arms(r: &Roles<'_>, role: &str, handle: &TokenStream) -> TokenStream 
 
 /// The server role's generated item names.
 struct ServerNames {
-    module: Ident,
     side: Ident,
     handler: Ident,
     sender: Ident,
-    dispatch: Ident,
 }
 
 impl ServerNames {
     fn new(r: &Roles<'_>) -> Self {
         ServerNames {
-            module: r.module.clone(),
             side: r.side(r.server),
             handler: format_ident!("{}Handler", pascal_case(r.server)),
             sender: format_ident!("{}Sender", pascal_case(r.server)),
-            dispatch: format_ident!("{}Dispatch", pascal_case(r.server)),
         }
     }
 }
@@ -459,7 +459,6 @@ fn emit_server(r: &Roles<'_>) -> TokenStream {
     let mut out = server_handler(r, &names);
     out.extend(server_sender(r, &names));
     out.extend(server_dispatch(r, &names));
-    out.extend(server_entry_points(&names));
     out
 }
 
@@ -500,55 +499,54 @@ fn server_handler(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
     }
 }
 
-/// The server's handle on one connection: typed requests and notifications to the client.
+/// The server's handle on one connection (the library's handle over the server's typed
+/// sends) and its entry points (`Server::serve*`).
 fn server_sender(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
     let ServerNames {
         side: server_side,
         sender,
         ..
     } = names;
-    let sends = send_fns(r, r.server);
-    let context = context_fns(server_side);
+    let server = format_ident!("{}", pascal_case(r.server));
+    let sends = sends_struct(r, r.server);
     let sender_doc = format!(
         " The `{}`'s handle on one connection: typed requests and notifications to the `{}`. \
          Handed to a request handler, it also carries that request (`request_id`, \
          `progress_token`, `incoming`), and what it sends is tagged as related to it.",
         r.server, r.client
     );
+    let server_doc = format!(
+        " The `{}`'s entry points: `serve` (one connection over a byte stream), `serve_stdio`, \
+         `serve_tcp` and `serve_messages` (a message transport such as HTTP).",
+        r.server
+    );
     quote! {
         #[doc = #sender_doc]
-        #[derive(Debug, Clone)]
-        pub struct #sender {
-            peer: agentwire_transport::jsonrpc::Peer<#server_side>,
-            call: Option<agentwire_transport::jsonrpc::Incoming<#server_side>>,
-        }
+        pub type #sender = agentwire_transport::jsonrpc::Handle<#server_side>;
 
-        impl #sender {
-            #sends
-            #context
-        }
+        #[doc = #server_doc]
+        pub type #server = agentwire_transport::jsonrpc::Server<#server_side>;
+
+        #sends
     }
 }
 
-/// The `Dispatch` impl that routes decoded requests and notifications to the handler.
+/// The routing of decoded requests and notifications to the server's handler.
 fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
     let ServerNames {
         side: server_side,
         handler,
-        sender,
-        dispatch,
         ..
     } = names;
     let notifications = r.methods(r.client, Call::Notification);
-    let in_req = r.set(r.client, Call::Request);
     let in_notif = r.set(r.client, Call::Notification);
-    let request_body = request_arms(r, r.server, &quote!(sender));
+    let answer = answers_impl(r, r.server, handler);
     let notification_arms = notifications.iter().map(|m| {
         let f = fn_ident(m);
         let v = variant(m);
         match m.params {
-            Some(_) => quote!(#in_notif::#v(params) => handler.#f(sender, params).await,),
-            None => quote!(#in_notif::#v => handler.#f(sender).await,),
+            Some(_) => quote!(#in_notif::#v(params) => handler.#f(handle, params).await,),
+            None => quote!(#in_notif::#v => handler.#f(handle).await,),
         }
     });
     let notification_body = if notifications.is_empty() {
@@ -557,398 +555,89 @@ fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
         quote!(match notification { #(#notification_arms)* })
     };
     quote! {
-        struct #dispatch<H>(::std::sync::Arc<H>);
+        #answer
 
-        impl<H: #handler> agentwire_transport::jsonrpc::Dispatch<#server_side> for #dispatch<H> {
-            // A side that receives no requests (or no notifications) has an empty match.
+        impl<H: #handler> agentwire_transport::jsonrpc::Hears<H> for #server_side {
+            // A side that receives no notifications has an empty match.
             #[allow(unused_variables)]
-            fn request(
-                &self,
-                call: agentwire_transport::jsonrpc::Incoming<#server_side>,
-                request: #in_req,
-            ) -> impl ::std::future::Future<Output = agentwire_transport::jsonrpc::Answer> + Send + 'static {
-                let handler = ::std::sync::Arc::clone(&self.0);
-                let sender = #sender { peer: call.peer.clone(), call: Some(call) };
-                async move { #request_body }
-            }
-
-            #[allow(unused_variables)]
-            fn notification(
-                &self,
-                peer: agentwire_transport::jsonrpc::Peer<#server_side>,
+            async fn hear(
+                handler: ::std::sync::Arc<H>,
+                handle: agentwire_transport::jsonrpc::Handle<Self>,
                 notification: #in_notif,
-            ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
-                let handler = ::std::sync::Arc::clone(&self.0);
-                let sender = #sender { peer, call: None };
-                async move { #notification_body }
+            ) {
+                #notification_body
             }
         }
     }
 }
 
-/// `serve`, `serve_stdio`, `serve_tcp` and `serve_messages`.
-fn server_entry_points(names: &ServerNames) -> TokenStream {
-    let ServerNames {
-        module,
-        side: server_side,
-        handler,
-        sender,
-        dispatch,
-    } = names;
+/// `Answers<H>` for `role`'s side: each request it receives to `handler`'s method for it.
+fn answers_impl(r: &Roles<'_>, role: &str, handler: &Ident) -> TokenStream {
+    let side = r.side(role);
+    let in_req = r.set(r.other(role), Call::Request);
+    let body = request_arms(r, role, &quote!(handle));
     quote! {
-        /// Serves one connection over `reader`/`writer` (pipes, a TCP stream, an in-memory
-        /// duplex). The returned `Connection` ends when the peer hangs up or the sender closes.
-        pub fn serve<H, R, W>(
-            handler: ::std::sync::Arc<H>,
-            reader: R,
-            writer: W,
-            config: agentwire_transport::jsonrpc::Config,
-        ) -> (#sender, agentwire_transport::jsonrpc::Connection)
-        where
-            H: #handler,
-            R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
-            W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
-        {
-            let checker = checker(&config);
-            let (peer, connection) = agentwire_transport::jsonrpc::Peer::spawn(
-                reader, writer, checker, config, #dispatch(handler),
-            );
-            (#sender { peer, call: None }, connection)
-        }
-
-        /// Serves one connection whose messages arrive and leave whole (an HTTP transport):
-        /// push each inbound JSON text into the link's `incoming`, take each outbound message
-        /// (tagged with the request it belongs to) from its `outgoing`.
-        pub fn serve_messages<H: #handler>(
-            handler: ::std::sync::Arc<H>,
-            cancel: agentwire_transport::jsonrpc::CancellationToken,
-            config: agentwire_transport::jsonrpc::Config,
-        ) -> (
-            #sender,
-            agentwire_transport::jsonrpc::MessageLink,
-            agentwire_transport::jsonrpc::Connection,
-        ) {
-            let checker = checker(&config);
-            let (peer, link, connection) = agentwire_transport::jsonrpc::Peer::spawn_messages(
-                cancel, checker, config, #dispatch(handler),
-            );
-            (#sender { peer, call: None }, link, connection)
-        }
-
-        /// Serves one connection on this process's stdin and stdout, until stdin ends, a read
-        /// deadline passes or the handler closes the connection; no read or write of stdio
-        /// left blocked keeps the process alive afterwards.
-        pub async fn serve_stdio<H: #handler>(
-            handler: H,
-            config: agentwire_transport::jsonrpc::Config,
-        ) -> ::std::io::Result<()> {
-            let (_sender, connection) = serve(
-                ::std::sync::Arc::new(handler),
-                agentwire_transport::stdio::stdin(),
-                agentwire_transport::stdio::stdout(),
-                config,
-            );
-            connection.join().await
-        }
-
-        /// Serves every connection `listener` accepts, each with its own checker, sharing one
-        /// handler; at most `max_connections` at once.
-        pub fn serve_tcp<H: #handler>(
-            handler: ::std::sync::Arc<H>,
-            listener: agentwire_transport::tokio::net::TcpListener,
-            config: agentwire_transport::jsonrpc::Config,
-            max_connections: usize,
-        ) -> ::std::io::Result<agentwire_transport::jsonrpc::TcpServer> {
-            let limits = config.checker_limits;
-            agentwire_transport::jsonrpc::serve_tcp::<#server_side, _, _>(
-                listener,
-                config,
-                max_connections,
-                move || {
-                    (
-                        crate::#module::machine::Checker::with_limits(limits),
-                        #dispatch(::std::sync::Arc::clone(&handler)),
-                    )
-                },
-            )
+        impl<H: #handler> agentwire_transport::jsonrpc::Answers<H> for #side {
+            // A side that receives no requests has an empty match.
+            #[allow(unused_variables)]
+            async fn answer(
+                handler: ::std::sync::Arc<H>,
+                handle: agentwire_transport::jsonrpc::Handle<Self>,
+                request: #in_req,
+            ) -> agentwire_transport::jsonrpc::Answer {
+                #body
+            }
         }
     }
 }
 
-/// The client role's generated item names.
-struct ClientNames {
-    side: Ident,
-    client: Ident,
-    handler: Ident,
-    stream: Ident,
-    dispatch: Ident,
-}
-
-impl ClientNames {
-    fn new(r: &Roles<'_>) -> Self {
-        ClientNames {
-            side: r.side(r.client),
-            client: format_ident!("{}", pascal_case(r.client)),
-            handler: format_ident!("{}Handler", pascal_case(r.client)),
-            stream: format_ident!("{}Notifications", pascal_case(r.server)),
-            dispatch: format_ident!("{}Dispatch", pascal_case(r.client)),
-        }
-    }
-}
-
+/// The client role's typed handle, the stream of the server's notifications, its handler
+/// trait and its routing.
 fn emit_client(r: &Roles<'_>) -> TokenStream {
-    let names = ClientNames::new(r);
-    let mut out = client_stream(r, &names);
-    out.extend(client_handler(r, &names));
-    out.extend(client_dispatch(r, &names));
-    out.extend(client_impl(r, &names));
-    out
-}
-
-/// The stream of the server's notifications.
-fn client_stream(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
-    let ClientNames {
-        side: client_side,
-        client,
-        stream,
-        handler,
-        ..
-    } = names;
+    let side = r.side(r.client);
+    let client = format_ident!("{}", pascal_case(r.client));
+    let handler = format_ident!("{}Handler", pascal_case(r.client));
+    let stream = format_ident!("{}Notifications", pascal_case(r.server));
     let in_notif = r.set(r.server, Call::Notification);
+    let sends = sends_struct(r, r.client);
     let client_doc = format!(
         " A typed `{}`: one method per request (awaiting its typed result) and per \
          notification it sends; what the `{}` sends comes out of [`{stream}`], and its \
-         requests go to a [`{handler}`]. Handed to a handler, it also carries the request \
-         it was given for.",
+         requests go to a [`{handler}`]. Made by `connect*` and `spawn*`; handed to a \
+         handler, it also carries the request it was given for.",
         r.client, r.server
     );
     let stream_doc = format!(
-        " The notifications the `{}` sends, validated and sequence-checked, in arrival order. \
-         Reading is backpressured: while this stream is not drained, the connection stops \
-         reading once `Config::queue` notifications wait. Ends when the connection ends.",
+        " The notifications the `{}` sends, validated and sequence-checked, in arrival order.",
         r.server
     );
-    quote! {
-        #[doc = #client_doc]
-        #[derive(Debug, Clone)]
-        pub struct #client {
-            peer: agentwire_transport::jsonrpc::Peer<#client_side>,
-            call: Option<agentwire_transport::jsonrpc::Incoming<#client_side>>,
-        }
-
-        #[doc = #stream_doc]
-        #[derive(Debug)]
-        pub struct #stream {
-            rx: agentwire_transport::tokio::sync::mpsc::Receiver<#in_notif>,
-        }
-
-        impl #stream {
-            /// The next notification; `None` once the connection has ended.
-            pub async fn recv(&mut self) -> Option<#in_notif> {
-                self.rx.recv().await
-            }
-        }
-
-        impl agentwire_transport::futures_util::Stream for #stream {
-            type Item = #in_notif;
-
-            fn poll_next(
-                mut self: ::std::pin::Pin<&mut Self>,
-                cx: &mut ::std::task::Context<'_>,
-            ) -> ::std::task::Poll<Option<Self::Item>> {
-                self.rx.poll_recv(cx)
-            }
-        }
-    }
-}
-
-/// The client's handler trait: one method per request the server sends, each answering
-/// "method not found" unless overridden.
-fn client_handler(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
-    let ClientNames {
-        client, handler, ..
-    } = names;
-    let request_fns = handler_request_fns(r, r.client, client, true);
-    let doc = format!(
+    let request_fns = handler_request_fns(r, r.client, &client, true);
+    let handler_doc = format!(
         " How a `{}` answers the requests the `{}` sends: one method per request, each \
          answering \"method not found\" unless overridden. Each runs in its own task, \
          aborted when the `{}` cancels it.",
         r.client, r.server, r.server
     );
+    let answer = answers_impl(r, r.client, &handler);
     quote! {
-        #[doc = #doc]
+        #[doc = #client_doc]
+        pub type #client = agentwire_transport::jsonrpc::Handle<#side>;
+
+        #[doc = #stream_doc]
+        pub type #stream = agentwire_transport::jsonrpc::Notifications<#in_notif>;
+
+        #sends
+
+        #[doc = #handler_doc]
         pub trait #handler: Send + Sync + 'static {
             #(#request_fns)*
         }
 
-        /// The handler of a client that answers every request "method not found".
-        #[derive(Debug, Clone, Copy, Default)]
-        pub struct NoRequests;
+        pub use agentwire_transport::jsonrpc::NoRequests;
 
         impl #handler for NoRequests {}
-    }
-}
 
-/// The client's `Dispatch`: server requests to the handler, notifications into the stream.
-fn client_dispatch(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
-    let ClientNames {
-        side: client_side,
-        client,
-        handler,
-        dispatch,
-        ..
-    } = names;
-    let in_req = r.set(r.server, Call::Request);
-    let in_notif = r.set(r.server, Call::Notification);
-    let request_body = request_arms(r, r.client, &quote!(handle));
-    quote! {
-        struct #dispatch<H> {
-            handler: ::std::sync::Arc<H>,
-            tx: agentwire_transport::tokio::sync::mpsc::Sender<#in_notif>,
-        }
-
-        impl<H: #handler> agentwire_transport::jsonrpc::Dispatch<#client_side> for #dispatch<H> {
-            fn request(
-                &self,
-                call: agentwire_transport::jsonrpc::Incoming<#client_side>,
-                request: #in_req,
-            ) -> impl ::std::future::Future<Output = agentwire_transport::jsonrpc::Answer> + Send + 'static {
-                let handler = ::std::sync::Arc::clone(&self.handler);
-                let handle = #client { peer: call.peer.clone(), call: Some(call) };
-                async move {
-                    let _ = (&handler, &handle);
-                    #request_body
-                }
-            }
-
-            fn notification(
-                &self,
-                _peer: agentwire_transport::jsonrpc::Peer<#client_side>,
-                notification: #in_notif,
-            ) -> impl ::std::future::Future<Output = ()> + Send + 'static {
-                let tx = self.tx.clone();
-                async move {
-                    // A dropped stream means nobody listens: the notification is discarded.
-                    let _ = tx.send(notification).await;
-                }
-            }
-        }
-    }
-}
-
-/// `connect*`, `spawn`, the typed calls, `close` and `peer`.
-fn client_impl(r: &Roles<'_>, names: &ClientNames) -> TokenStream {
-    let ClientNames {
-        side: client_side,
-        client,
-        handler,
-        stream,
-        dispatch,
-    } = names;
-    let calls = send_fns(r, r.client);
-    let context = context_fns(client_side);
-    quote! {
-        impl #client {
-            /// Runs the client over `reader`/`writer` (a child's pipes, a TCP stream, an
-            /// in-memory duplex), answering the server's requests "method not found".
-            pub fn connect<R, W>(
-                reader: R,
-                writer: W,
-                config: agentwire_transport::jsonrpc::Config,
-            ) -> (#client, #stream, agentwire_transport::jsonrpc::Connection)
-            where
-                R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
-                W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
-            {
-                Self::connect_with(::std::sync::Arc::new(NoRequests), reader, writer, config)
-            }
-
-            /// Runs the client over `reader`/`writer`, answering the server's requests with
-            /// `handler`.
-            pub fn connect_with<H, R, W>(
-                handler: ::std::sync::Arc<H>,
-                reader: R,
-                writer: W,
-                config: agentwire_transport::jsonrpc::Config,
-            ) -> (#client, #stream, agentwire_transport::jsonrpc::Connection)
-            where
-                H: #handler,
-                R: agentwire_transport::tokio::io::AsyncRead + Send + Unpin + 'static,
-                W: agentwire_transport::tokio::io::AsyncWrite + Send + Unpin + 'static,
-            {
-                let (tx, rx) = agentwire_transport::tokio::sync::mpsc::channel(config.queue.max(1));
-                let checker = checker(&config);
-                let (peer, connection) = agentwire_transport::jsonrpc::Peer::spawn(
-                    reader, writer, checker, config, #dispatch { handler, tx },
-                );
-                (#client { peer, call: None }, #stream { rx }, connection)
-            }
-
-            /// Runs the client over whole messages (an HTTP transport): push each inbound
-            /// JSON text into the link's `incoming`, take each outbound one from `outgoing`.
-            pub fn connect_messages<H: #handler>(
-                handler: ::std::sync::Arc<H>,
-                cancel: agentwire_transport::jsonrpc::CancellationToken,
-                config: agentwire_transport::jsonrpc::Config,
-            ) -> (
-                #client,
-                #stream,
-                agentwire_transport::jsonrpc::MessageLink,
-                agentwire_transport::jsonrpc::Connection,
-            ) {
-                let (tx, rx) = agentwire_transport::tokio::sync::mpsc::channel(config.queue.max(1));
-                let checker = checker(&config);
-                let (peer, link, connection) = agentwire_transport::jsonrpc::Peer::spawn_messages(
-                    cancel, checker, config, #dispatch { handler, tx },
-                );
-                (#client { peer, call: None }, #stream { rx }, link, connection)
-            }
-
-            /// Connects to a server listening on TCP.
-            pub async fn connect_tcp(
-                addr: impl agentwire_transport::tokio::net::ToSocketAddrs,
-                config: agentwire_transport::jsonrpc::Config,
-            ) -> ::std::io::Result<(#client, #stream, agentwire_transport::jsonrpc::Connection)> {
-                let stream = agentwire_transport::tokio::net::TcpStream::connect(addr).await?;
-                stream.set_nodelay(true)?;
-                let (reader, writer) = stream.into_split();
-                Ok(Self::connect(reader, writer, config))
-            }
-
-            /// Starts `command` as a server speaking on its stdin and stdout, and connects to it
-            /// (answering its requests with `handler`). The child is killed when the returned
-            /// handle is dropped.
-            pub fn spawn_with<H: #handler>(
-                handler: ::std::sync::Arc<H>,
-                command: agentwire_transport::tokio::process::Command,
-                config: agentwire_transport::jsonrpc::Config,
-            ) -> ::std::io::Result<(
-                #client,
-                #stream,
-                agentwire_transport::jsonrpc::Connection,
-                agentwire_transport::tokio::process::Child,
-            )> {
-                let (child, stdout, stdin) = agentwire_transport::jsonrpc::spawn_child(command)?;
-                let (client, stream, connection) = Self::connect_with(handler, stdout, stdin, config);
-                Ok((client, stream, connection, child))
-            }
-
-            /// [`Self::spawn_with`] answering the server's requests "method not found".
-            pub fn spawn(
-                command: agentwire_transport::tokio::process::Command,
-                config: agentwire_transport::jsonrpc::Config,
-            ) -> ::std::io::Result<(
-                #client,
-                #stream,
-                agentwire_transport::jsonrpc::Connection,
-                agentwire_transport::tokio::process::Child,
-            )> {
-                Self::spawn_with(::std::sync::Arc::new(NoRequests), command, config)
-            }
-
-            #calls
-            #context
-        }
+        #answer
     }
 }
 
@@ -1010,14 +699,14 @@ mod tests {
             for role in &m.from {
                 let expected = match (role.as_str(), m.call) {
                     ("client", Call::Request) => {
-                        vec![format!("ServerHandler::{f}"), format!("Client::{f}")]
+                        vec![format!("ServerHandler::{f}"), format!("ClientSends::{f}")]
                     }
                     ("client", Call::Notification) => {
-                        vec![format!("ServerHandler::{f}"), format!("Client::{f}")]
+                        vec![format!("ServerHandler::{f}"), format!("ClientSends::{f}")]
                     }
-                    (_, Call::Notification) => vec![format!("ServerSender::{f}")],
+                    (_, Call::Notification) => vec![format!("ServerSends::{f}")],
                     (_, Call::Request) => {
-                        vec![format!("ClientHandler::{f}"), format!("ServerSender::{f}")]
+                        vec![format!("ClientHandler::{f}"), format!("ServerSends::{f}")]
                     }
                 };
                 for e in expected {
