@@ -12,11 +12,15 @@ mod name;
 mod prost;
 mod spec;
 
-pub use case::{field_name, pascal_case, snake_case, variant_name, variant_names};
+pub use case::{
+    field_name, inline_type_name, pascal_case, snake_case, variant_name, variant_names,
+};
 pub use keywords::{can_be_raw, is_keyword};
 pub use name::{Name, RustPath};
-pub use prost::{prost_field, prost_path, prost_variant};
-pub use spec::{extra_ident, field, field_ident, rust_ty, type_ident, type_name};
+pub use prost::{prost_field, prost_path, prost_variant, scalar_rust, scalar_ty, well_known_path};
+pub use spec::{
+    RoleSet, exchange, extra_ident, field, field_ident, role_set, rust_ty, type_ident, type_name,
+};
 
 use crate::ir::Protocol;
 
