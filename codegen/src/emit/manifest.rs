@@ -275,7 +275,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\nchat = []\n"), "{text}");
-        assert!(!text.contains("[lib]"), "a user's crate keeps cargo's defaults: {text}");
+        assert!(
+            !text.contains("[lib]"),
+            "a user's crate keeps cargo's defaults: {text}"
+        );
     }
 
     /// The workspace's generated crates are not compiled again as empty test harnesses.
