@@ -98,7 +98,7 @@ fn the_websocket_scaffold_passes_its_test_and_its_ci_recipe() {
     let (_tmp, dir) = scaffold("chat", "websocket");
     let commands = workflow_commands(&dir);
     assert!(commands.iter().any(|c| c == "cargo test"), "{commands:?}");
-    assert_eq!(run_recipe(&dir, 0), 3, "{commands:?}");
+    assert_eq!(run_recipe(&dir, 0), 4, "{commands:?}");
 
     // `cargo test`, offline with the suite's lock file, target directory and profile, so only
     // the scaffold and what differs from the workspace's build is compiled.
