@@ -92,6 +92,12 @@ enum TraceCommand {
 const CHECK_ABOUT: &str = "\
 Check recorded sessions against a protocol's message schemas and sequence rules.
 
+The protocol is one compiled into the command (--protocol NAME) or any spec folder
+(--spec DIR), whose types and machines are then read when the command runs: the findings
+are the ones the code generated from that folder reports (same JSON pointer, rule and
+sequence violation). JSON-RPC and protobuf folders are not interpreted yet: use their
+generated code (--protocol, or `agentwire_cli::run` over your own registry).
+
 Each FILE is a JSON Lines trace, one {\"from\": ROLE, \"message\": ...} (or {\"from\": ROLE,
 \"http\": {...}}) per line, and is checked as a stream of its own. Every problem is printed on
 standard output as one line:
@@ -160,10 +166,16 @@ A finding that depends only on how notifications of the two directions interleav
 from the merge rather than the connection; record a JSON Lines trace to be sure.";
 
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("which").required(true).args(["protocol", "spec"]))]
 struct CheckArgs {
     /// The protocol module the traffic belongs to (any registered protocol).
     #[arg(long, value_name = "NAME")]
-    protocol: String,
+    protocol: Option<String>,
+
+    /// A spec folder (holding protocol.yaml) to check against instead, read when the command
+    /// runs: its types and machines are interpreted, nothing is compiled.
+    #[arg(long, value_name = "DIR", conflicts_with = "protocol")]
+    spec: Option<PathBuf>,
 
     /// JSON Lines traces, each checked on its own (`-`: standard input).
     #[arg(value_name = "FILE", required_unless_present = "from")]
@@ -227,12 +239,32 @@ where
             None => cmd.error(kind, message),
         }
     };
-    let p = find_protocol(registry, &args.protocol).map_err(as_clap)?;
+    let interpreted;
+    let p = match (&args.spec, &args.protocol) {
+        (Some(dir), _) => {
+            interpreted = interpret(dir).map_err(as_clap)?;
+            &interpreted as &dyn Protocol
+        }
+        (None, Some(name)) => find_protocol(registry, name).map_err(as_clap)?,
+        // clap's group requires one of the two.
+        (None, None) => {
+            let missing = "give --protocol NAME or --spec DIR".to_owned();
+            return Err(as_clap((ErrorKind::MissingRequiredArgument, missing)));
+        }
+    };
     let inputs = open_inputs(registry, p, &args).map_err(as_clap)?;
     let progress = args.format == OutputFormat::Text && std::io::stderr().is_terminal();
     let mut report = Report::new(out, args.format, args.max_findings, progress);
     let summary = check_inputs(p, inputs, &args, &mut report).map_err(as_clap)?;
     Ok(report.finish(&summary))
+}
+
+/// The spec folder `dir`, loaded and interpreted (pinned third-party sources fetched first).
+fn interpret(dir: &Path) -> Result<crate::interp::Interpreted, UsageError> {
+    let invalid = |e: String| (ErrorKind::InvalidValue, e);
+    crate::spec::fetch(&[dir.to_path_buf()], &mut std::io::sink()).map_err(invalid)?;
+    crate::interp::Interpreted::load(dir)
+        .map_err(|e| invalid(format!("spec folder {} does not load:\n{e}", dir.display())))
 }
 
 /// The registered protocol named `name`, or a usage error listing the known ones.

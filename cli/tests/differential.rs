@@ -125,6 +125,162 @@ fn compare_fixture(t: &mut Tally, g: &dyn Protocol, i: &Interpreted, path: &Path
     }
 }
 
+/// The trace folders of `module`: its fixtures' and, for a test protocol, its own.
+fn trace_dirs(dir: &Path, module: &str) -> Vec<PathBuf> {
+    [
+        root().join("tests/fixtures").join(module).join("traces"),
+        root().join("tests/fixtures").join(module).join("captures"),
+        dir.join("traces"),
+    ]
+    .into_iter()
+    .filter(|d| d.is_dir())
+    .collect()
+}
+
+/// `agentwire trace check` with `which` (`--protocol NAME` or `--spec DIR`) and `rest`, its
+/// JSON output as compared: a schema finding's sentence is left out (the pointer and rule
+/// stay), everything else is kept.
+fn check(which: [&str; 2], rest: &[String]) -> Vec<Value> {
+    let mut registry: Vec<&dyn Protocol> = agentwire_protocols::protocols().to_vec();
+    registry.extend_from_slice(agentwire_test_protocols::protocols());
+    let mut args: Vec<String> = [
+        "agentwire",
+        "trace",
+        "check",
+        which[0],
+        which[1],
+        "--format",
+        "json",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.extend_from_slice(rest);
+    let mut out = Vec::new();
+    let code = match agentwire_cli::run(&registry, &args, &mut out) {
+        Ok(code) => code.to_string(),
+        Err(e) => format!("usage error: {}", e.kind()),
+    };
+    let mut lines: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["kind"] == "field"
+                && let Some(o) = v.as_object_mut()
+            {
+                o.remove("text");
+                o.remove("message");
+            }
+            v
+        })
+        .collect();
+    lines.push(Value::String(format!("exit {code}")));
+    lines
+}
+
+/// Every trace and capture of `module` through both checkers; each file is one case.
+fn compare_traces(t: &mut Tally, g: &dyn Protocol, dir: &Path) {
+    let spec = dir.display().to_string();
+    for folder in trace_dirs(dir, g.name()) {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        {
+            let rest = [f.display().to_string()];
+            let case = f.strip_prefix(root()).unwrap().display().to_string();
+            let (a, b) = (
+                check(["--protocol", g.name()], &rest),
+                check(["--spec", &spec], &rest),
+            );
+            t.compare(g.name(), &case, format!("{a:?}"), format!("{b:?}"));
+        }
+        // Captures of one connection: `<name>.<role>.bin` (or `<role>.bin`), one per sender.
+        let mut captures: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "bin"))
+        {
+            let stem = f.file_stem().unwrap().to_str().unwrap();
+            let (name, role) = stem.rsplit_once('.').unwrap_or(("", stem));
+            let entry = captures.entry(name.to_owned()).or_default();
+            entry.extend([
+                "--from".to_owned(),
+                role.to_owned(),
+                f.display().to_string(),
+            ]);
+        }
+        for (name, rest) in captures {
+            let case = format!(
+                "{} capture {name}",
+                folder.strip_prefix(root()).unwrap().display()
+            );
+            let (a, b) = (
+                check(["--protocol", g.name()], &rest),
+                check(["--spec", &spec], &rest),
+            );
+            t.compare(g.name(), &case, format!("{a:?}"), format!("{b:?}"));
+        }
+    }
+}
+
+/// The `checkers` fuzz target's seeds: each fixture message as a one-line trace, all of a
+/// protocol in one run (each file is a stream of its own), one case per fixture.
+fn compare_fixture_traces(t: &mut Tally, g: &dyn Protocol, dir: &Path) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut rest = Vec::new();
+    for path in fixtures(g.name()) {
+        let fixture: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let (Some(from), Some(message)) = (fixture.get("from"), fixture.get("message")) else {
+            continue;
+        };
+        if fixture.get("response_to").is_some() {
+            continue;
+        }
+        let line = serde_json::json!({"from": from, "message": message}).to_string();
+        let file = tmp
+            .path()
+            .join(path.file_name().unwrap())
+            .with_extension("jsonl");
+        std::fs::write(&file, line).unwrap();
+        rest.push(file.display().to_string());
+    }
+    if rest.is_empty() {
+        return;
+    }
+    let spec = dir.display().to_string();
+    let (a, b) = (
+        check(["--protocol", g.name()], &rest),
+        check(["--spec", &spec], &rest),
+    );
+    // Each stream's findings are one case; the summary and exit status another.
+    for file in &rest {
+        let of = |lines: &[Value]| -> String {
+            let mine: Vec<&Value> = lines
+                .iter()
+                .filter(|l| l["file"] == file.as_str())
+                .collect();
+            format!("{mine:?}")
+        };
+        t.compare(g.name(), &format!("{file} as a trace"), of(&a), of(&b));
+    }
+    let rest_of = |lines: &[Value]| -> String {
+        let others: Vec<&Value> = lines.iter().filter(|l| l.get("file").is_none()).collect();
+        format!("{others:?}")
+    };
+    t.compare(
+        g.name(),
+        "fixtures as traces: summary",
+        rest_of(&a),
+        rest_of(&b),
+    );
+}
+
 #[test]
 fn the_interpreter_and_the_generated_code_agree() {
     let mut t = Tally::default();
@@ -145,6 +301,8 @@ fn the_interpreter_and_the_generated_code_agree() {
         for path in fixtures(&module) {
             compare_fixture(&mut t, g, &interpreted, &path);
         }
+        compare_traces(&mut t, g, &dir);
+        compare_fixture_traces(&mut t, g, &dir);
     }
     for (p, n) in &t.cases {
         println!("{p}: {n} cases compared");

@@ -324,3 +324,33 @@ fn every_refusal_says_what_to_write_instead() {
         );
     }
 }
+
+#[test]
+fn inline_union_members_are_named_alike_in_both() {
+    // After the tag value a member fixes, else its position (`naming::inline_type_name`).
+    agree(
+        "type Text = { text: string };\n\
+         type Block = (Text & { type: \"text\" }) | { type: \"empty\" } | { type: \"note\"; note: string };\n\
+         type Loose = { a: string } | { b: number };\n",
+        r##"{"$defs": {
+            "Text": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+            "Block": {"anyOf": [
+                {"type": "object", "properties": {"type": {"const": "text"}}, "required": ["type"], "allOf": [{"$ref": "#/$defs/Text"}]},
+                {"type": "object", "properties": {"type": {"const": "empty"}}, "required": ["type"]},
+                {"type": "object", "properties": {"type": {"const": "note"}, "note": {"type": "string"}}, "required": ["type", "note"]}
+            ]},
+            "Loose": {"anyOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"type": "object", "properties": {"b": {"type": "number"}}, "required": ["b"]}
+            ]}
+        }}"##,
+        &[
+            "Block",
+            "BlockEmpty",
+            "BlockNote",
+            "Loose",
+            "Loose1",
+            "Loose2",
+        ],
+    );
+}

@@ -8,6 +8,7 @@ use agentwire_runtime::json::{STACK_FOR_SERDE_JSON, unique, with_stack};
 use agentwire_runtime::{FieldError, Invalid, JsonPointer, Rule};
 use serde_json::Value;
 
+use super::decode::Mode;
 use super::node::Node;
 use super::types::Types;
 
@@ -19,7 +20,7 @@ impl Types {
         with_stack(STACK_FOR_SERDE_JSON, 2 * STACK_FOR_SERDE_JSON, || {
             let node = Node::parse(json)
                 .map_err(|e| Invalid::one(FieldError::new("", Rule::Syntax, e.to_string())))?;
-            let first = match self.decode(ty, &node, &mut JsonPointer::new()) {
+            let first = match self.decode(ty, &node, &mut JsonPointer::new(), Mode::Text) {
                 Ok(()) => {
                     let errors = self.constraints(ty, &node);
                     if errors.is_empty() {
@@ -33,7 +34,7 @@ impl Types {
             };
             Err(every_error_with(json, first, |value| {
                 let node = Node::of(value);
-                self.decode(ty, &node, &mut JsonPointer::new())?;
+                self.decode(ty, &node, &mut JsonPointer::new(), Mode::Value)?;
                 Ok(self.constraints(ty, &node))
             }))
         })

@@ -4,13 +4,20 @@
 //! is a `registry::Protocol`, so `agentwire trace check --spec DIR` runs the same checker as
 //! `--protocol NAME`.
 
+mod checker;
 mod decode;
+mod field;
+mod http;
+mod machine;
 mod message;
 mod node;
 mod types;
 mod validate;
 
 use std::path::Path;
+use std::sync::Arc;
+
+use agentwire_codegen::machine::model::Model;
 
 use agentwire_codegen::ir::Protocol as Ir;
 use agentwire_runtime::Invalid;
@@ -21,17 +28,40 @@ pub use types::Types;
 
 /// One spec folder, interpreted.
 pub struct Interpreted {
-    name: &'static str,
     title: &'static str,
     roles: &'static [&'static str],
     transport: TransportKind,
     framing: Framing,
-    types: Types,
+    spec: Arc<Spec>,
 }
 
-/// A message the interpreter decoded, as its checker takes it.
+/// What the checker shares across streams: the types, the kinds, the compiled machines.
+pub struct Spec {
+    name: &'static str,
+    types: Types,
+    /// `role.kind` of every kind, in the machine analysis's order.
+    labels: Vec<&'static str>,
+    /// The kind's own name (a discriminator value or a route name), by kind.
+    kind_names: Vec<&'static str>,
+    /// Where each kind's field paths start.
+    roots: Vec<Root>,
+    /// The kind of each HTTP route, by route.
+    route_kinds: Vec<usize>,
+    machines: Vec<machine::Compiled>,
+}
+
+/// Where a kind's field paths start.
+enum Root {
+    /// A member of a tagged channel union (`tag` reads as the kind itself).
+    Union { ty: String, tag: String },
+    /// An HTTP exchange of the route with this index.
+    Http { route: usize },
+}
+
+/// A message the interpreter decoded, as its checker takes it: its kind and its JSON (for an
+/// HTTP exchange, `{"status", "path": {params}, "body"}`).
 pub struct Message {
-    pub from: String,
+    pub kind: usize,
     pub value: Value,
 }
 
@@ -83,23 +113,129 @@ impl Interpreted {
         };
         let roles: Vec<&'static str> = ir.roles.iter().map(|r| keep(r)).collect();
         Ok(Interpreted {
-            name: keep(&ir.module),
             title: keep(&ir.title),
             roles: Box::leak(roles.into_boxed_slice()),
             transport,
             framing,
-            types: Types::new(ir)?,
+            spec: Arc::new(Spec::new(ir)?),
         })
     }
 
     pub fn types(&self) -> &Types {
-        &self.types
+        &self.spec.types
     }
+
+    /// Decodes one channel message `from` sends, with its kind.
+    fn decode_entry(&self, from: &str, entry: &Value) -> Option<Result<Message, Invalid>> {
+        let spec = &self.spec;
+        if !spec.types.protocol.routes.is_empty()
+            && let Some(exchange) = entry.get("http")
+        {
+            return Some(
+                spec.decode_http(from, exchange)
+                    .map_err(|e| e.under("/http")),
+            );
+        }
+        let ty = spec.types.channel_of(from)?;
+        let Some(message) = entry.get("message") else {
+            return Some(Err(Invalid::one(agentwire_runtime::FieldError::new(
+                "/message",
+                agentwire_runtime::Rule::Required,
+                "missing field `message`",
+            ))));
+        };
+        let json = message.to_string();
+        let decoded = spec
+            .types
+            .decode_text(&ty, &json)
+            .map_err(|e| e.under("/message"));
+        Some(decoded.map(|value| Message {
+            kind: spec.kind_of(from, &value),
+            value,
+        }))
+    }
+}
+
+impl Spec {
+    fn new(ir: Ir) -> Result<Spec, String> {
+        let model = Model::new(&ir)?;
+        let labels: Vec<&'static str> = model.kinds.iter().map(|k| keep(&k.full_label())).collect();
+        let kind_names = model.kinds.iter().map(|k| keep(&k.name)).collect();
+        let roots = model
+            .kinds
+            .iter()
+            .map(|k| root_of(&ir, &k.role, &k.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let route_kinds = (0..ir.routes.len())
+            .map(|i| {
+                roots
+                    .iter()
+                    .position(|r| matches!(r, Root::Http { route } if *route == i))
+                    .unwrap_or(0)
+            })
+            .collect();
+        let machines = ir
+            .machines
+            .iter()
+            .map(|m| machine::Compiled::new(m, &model, &labels))
+            .collect();
+        Ok(Spec {
+            name: keep(&ir.module),
+            types: Types::new(ir)?,
+            labels,
+            kind_names,
+            roots,
+            route_kinds,
+            machines,
+        })
+    }
+
+    /// The kind of a decoded channel message: its discriminator (or the default member's).
+    fn kind_of(&self, from: &str, value: &Value) -> usize {
+        let name = self.types.channel_of(from).and_then(|ty| {
+            let union = ty.named()?.to_owned();
+            let (tag, variants) = self.types.protocol.union_variants(&union)?;
+            match value.get(tag) {
+                Some(Value::String(s)) => Some(s.clone()),
+                _ => variants.iter().find(|v| v.default).map(|v| v.value.clone()),
+            }
+        });
+        self.labels
+            .iter()
+            .enumerate()
+            .position(|(i, _)| {
+                matches!(self.roots[i], Root::Union { .. })
+                    && name.as_deref() == Some(self.kind_names[i])
+                    && self.labels[i]
+                        .strip_suffix(self.kind_names[i])
+                        .and_then(|r| r.strip_suffix('.'))
+                        == Some(from)
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// Where the paths of kind `role.name` start.
+fn root_of(ir: &Ir, role: &str, name: &str) -> Result<Root, String> {
+    if let Some(c) = ir.channel_from(role)
+        && let Some((tag, variants)) = ir.union_variants(&c.union)
+        && let Some(v) = variants.iter().find(|v| v.value == name)
+    {
+        return Ok(Root::Union {
+            ty: v.type_name.clone(),
+            tag: tag.to_owned(),
+        });
+    }
+    ir.routes
+        .iter()
+        .position(|r| r.from == role && r.name == name)
+        .map(|route| Root::Http { route })
+        .ok_or_else(|| format!("kind {role}.{name} is neither a channel message nor a route"))
 }
 
 impl Protocol for Interpreted {
     fn name(&self) -> &'static str {
-        self.name
+        self.spec.name
     }
     fn title(&self) -> &'static str {
         self.title
@@ -114,40 +250,24 @@ impl Protocol for Interpreted {
         self.framing
     }
     fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
-        let ty = self.types.channel_of(from)?;
-        let Some(message) = entry.get("message") else {
-            return Some(Err(Invalid::one(agentwire_runtime::FieldError::new(
-                "/message",
-                agentwire_runtime::Rule::Required,
-                "missing field `message`",
-            ))));
-        };
-        let json = message.to_string();
-        let decoded = self
-            .types
-            .decode_text(&ty, &json)
-            .map_err(|e| e.under("/message"));
-        Some(decoded.map(|value| {
-            Decoded::new(
-                self.name,
-                Message {
-                    from: from.to_owned(),
-                    value,
-                },
-            )
-        }))
+        let name = self.spec.name;
+        self.decode_entry(from, entry)
+            .map(|r| r.map(|m| Decoded::new(name, m)))
     }
     fn checker(&self) -> Option<Box<dyn Checker>> {
-        None
+        if self.spec.machines.is_empty() {
+            return None;
+        }
+        Some(Box::new(checker::Checker::new(Arc::clone(&self.spec))))
     }
     fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
         agentwire_runtime::side::decode_by_role(self.roles, from, json, |role, json| {
-            self.types.decode_from(role, json)
+            self.spec.types.decode_from(role, json)
         })
     }
     fn decode_type(&self, type_name: &str, json: &str) -> Option<Result<Value, Invalid>> {
-        self.types.def(type_name)?;
+        self.spec.types.def(type_name)?;
         let ty = agentwire_codegen::ir::Ty::Named(type_name.to_owned());
-        Some(self.types.decode_text(&ty, json))
+        Some(self.spec.types.decode_text(&ty, json))
     }
 }

@@ -97,6 +97,27 @@ pub fn field_name(json_name: &str) -> String {
     }
 }
 
+/// The type name of an inline type the spec leaves unnamed (a union member, a field's object):
+/// `<Parent><Label>`, the label in PascalCase, or appended as is when it is a position (`2`);
+/// numbered `2`, `3`, ... past the names `taken` already. Every front end names inline types
+/// here, so one spec written in two formats gets the same names. The label is the first of:
+/// the member's title (where the format has titles), the tag value it fixes, its 1-based
+/// position; for a field's type, the field's key.
+pub fn inline_type_name(parent: &str, label: &str, taken: impl Fn(&str) -> bool) -> String {
+    let first = if !label.is_empty() && label.bytes().all(|b| b.is_ascii_digit()) {
+        format!("{parent}{label}")
+    } else {
+        format!("{parent}{}", pascal_case(label))
+    };
+    let mut name = first.clone();
+    let mut n = 2;
+    while taken(&name) {
+        name = format!("{first}{n}");
+        n += 1;
+    }
+    name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +142,11 @@ mod tests {
         assert_eq!(field_name("crate"), "crate_");
         assert_eq!(field_name("$"), "field");
         assert_eq!(field_name("type"), "type");
+        assert_eq!(inline_type_name("Block", "text", |_| false), "BlockText");
+        assert_eq!(inline_type_name("Block", "2", |_| false), "Block2");
+        assert_eq!(
+            inline_type_name("Block", "text", |n| n == "BlockText"),
+            "BlockText2"
+        );
     }
 }

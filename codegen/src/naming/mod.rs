@@ -12,7 +12,9 @@ mod name;
 mod prost;
 mod spec;
 
-pub use case::{field_name, pascal_case, snake_case, variant_name, variant_names};
+pub use case::{
+    field_name, inline_type_name, pascal_case, snake_case, variant_name, variant_names,
+};
 pub use keywords::{can_be_raw, is_keyword};
 pub use name::{Name, RustPath};
 pub use prost::{prost_field, prost_path, prost_variant};

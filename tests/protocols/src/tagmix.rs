@@ -348,7 +348,7 @@ pub enum Update {
     #[cfg_attr(feature = "schemars", serde(rename = "agent"))]
     Agent(Chunk),
     #[cfg_attr(feature = "schemars", serde(rename = "plan"))]
-    Plan(Update3),
+    Plan(UpdatePlan),
 }
 impl Update {
     /// The discriminator field.
@@ -395,7 +395,7 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for Update {
         match kind {
             "user" => agentwire_runtime::tagged::variant(rest).map(Self::User),
             "agent" => agentwire_runtime::tagged::variant(rest).map(Self::Agent),
-            "plan" => Update3::__read(rest, false).map(Self::Plan),
+            "plan" => UpdatePlan::__read(rest, false).map(Self::Plan),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -417,11 +417,11 @@ impl agentwire_runtime::Validate for Update {
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(tag = "kind", rename = "plan")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Update3"))]
-pub struct Update3 {
+#[cfg_attr(feature = "schemars", schemars(rename = "UpdatePlan"))]
+pub struct UpdatePlan {
     pub steps: Vec<String>,
 }
-impl Update3 {
+impl UpdatePlan {
     /// Reads the members of an object; `standalone` when no union read the
     /// discriminator first.
     #[doc(hidden)]
@@ -468,7 +468,7 @@ impl Update3 {
         if standalone && !tag_seen {
             return Err(agentwire_runtime::serde::de::Error::missing_field("kind"));
         }
-        Ok(Update3 {
+        Ok(UpdatePlan {
             steps: f0
                 .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                     "steps",
@@ -476,38 +476,38 @@ impl Update3 {
         })
     }
 }
-impl<'de> agentwire_runtime::serde::Deserialize<'de> for Update3 {
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for UpdatePlan {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Self, D::Error> {
         struct Visitor;
         impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
-            type Value = Update3;
+            type Value = UpdatePlan;
             fn expecting(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
             ) -> ::std::fmt::Result {
-                f.write_str("a `Update3` object")
+                f.write_str("a `UpdatePlan` object")
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
                 map: A,
-            ) -> Result<Update3, A::Error> {
-                Update3::__read(map, true)
+            ) -> Result<UpdatePlan, A::Error> {
+                UpdatePlan::__read(map, true)
             }
         }
         d.deserialize_map(Visitor)
     }
 }
-impl Update3 {
-    /// Builds `Update3` from its required fields.
+impl UpdatePlan {
+    /// Builds `UpdatePlan` from its required fields.
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(steps: Vec<String>) -> Self {
         Self { steps }
     }
 }
-impl agentwire_runtime::Validate for Update3 {
+impl agentwire_runtime::Validate for UpdatePlan {
     fn validate_at(
         &self,
         _at: &mut agentwire_runtime::JsonPointer,
@@ -528,7 +528,7 @@ pub fn decode_type(
             "Log" => agentwire_runtime::dynamic::reencode::<Log>(json),
             "Score" => agentwire_runtime::dynamic::reencode::<Score>(json),
             "Update" => agentwire_runtime::dynamic::reencode::<Update>(json),
-            "Update3" => agentwire_runtime::dynamic::reencode::<Update3>(json),
+            "UpdatePlan" => agentwire_runtime::dynamic::reencode::<UpdatePlan>(json),
             "Version" => agentwire_runtime::dynamic::reencode_numbers::<Version>(json),
             _ => return None,
         },
@@ -544,7 +544,7 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
             "Log" => ::schemars::schema_for!(Log),
             "Score" => ::schemars::schema_for!(Score),
             "Update" => ::schemars::schema_for!(Update),
-            "Update3" => ::schemars::schema_for!(Update3),
+            "UpdatePlan" => ::schemars::schema_for!(UpdatePlan),
             "Version" => ::schemars::schema_for!(Version),
             _ => return None,
         },

@@ -4,7 +4,7 @@
 //! nullable, and properties beside `oneOf`/`anyOf` belong to every member.
 
 use super::json::Node;
-use super::lower::{Lowerer, doc_of, inline_name, is_null, string_values};
+use super::lower::{Lowerer, doc_of, is_null, string_values};
 use super::object::Members;
 use crate::ir::{Ty, TypeKind, Variant};
 
@@ -330,14 +330,7 @@ impl<'f> Lowerer<'f> {
             .filter(|t| !crate::naming::pascal_case(t).is_empty())
             .unwrap_or(value);
         let taken = |n: &str| self.defs.contains_key(n) || self.types.contains_key(n);
-        let first = inline_name(union, label);
-        let mut name = first.clone();
-        let mut n = 2;
-        while taken(&name) {
-            name = format!("{first}{n}");
-            n += 1;
-        }
-        name
+        crate::naming::inline_type_name(union, label, taken)
     }
 }
 

@@ -67,7 +67,12 @@ impl Loader<'_> {
                     names.push((target, t.span()));
                 }
                 Member::Inline(t) => {
-                    let context = format!("{name}{}", i + 1);
+                    // Named after its tag value, as the JSON Schema front end names it.
+                    let label = self
+                        .literal_of(t, &key)
+                        .unwrap_or_else(|| (i + 1).to_string());
+                    let taken = |n: &str| self.declared.contains(n) || self.types.contains_key(n);
+                    let context = crate::naming::inline_type_name(name, &label, taken);
                     // A member that does not read is reported; the union is then left out.
                     let Some(ty) = self.ty(t, &context) else {
                         return Some(());
@@ -122,7 +127,7 @@ impl Loader<'_> {
     }
 
     /// The string literal an object literal fixes `key` to.
-    fn literal_of(&self, t: &TSType<'_>, key: &str) -> Option<String> {
+    pub(super) fn literal_of(&self, t: &TSType<'_>, key: &str) -> Option<String> {
         let TSType::TSTypeLiteral(l) = strip_parens(t) else {
             return None;
         };

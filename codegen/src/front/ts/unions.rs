@@ -3,7 +3,7 @@
 //! interfaces, inline objects, lists or primitives is untagged, its members tried in turn
 //! (the most demanding first, by `ir::order_untagged_members`), as ts-json-schema-generator's `anyOf` reads.
 
-use oxc_ast::ast::TSType;
+use oxc_ast::ast::{TSSignature, TSType};
 use oxc_span::{GetSpan, Span};
 
 use super::{BUILTIN_INTEGER, Loader, PendingUnion, refusals, strip_parens, type_ref_name};
@@ -33,8 +33,11 @@ impl Loader<'_> {
             return None;
         }
         let mut tys = Vec::new();
-        for (i, t) in members.iter().enumerate() {
-            let context = format!("{name}{}", i + 1);
+        let labels = self.member_labels(members);
+        for (i, (t, label)) in members.iter().zip(labels).enumerate() {
+            let label = label.unwrap_or_else(|| (i + 1).to_string());
+            let taken = |n: &str| self.declared.contains(n) || self.types.contains_key(n);
+            let context = crate::naming::inline_type_name(name, &label, taken);
             let ty = self.ty(t, &context)?;
             // `number | number` (hey-api writes JSON Schema's `integer` and `number` both as
             // `number`) is one member.
@@ -101,6 +104,49 @@ impl Loader<'_> {
         if let Some(def) = self.types.get_mut(&u.name) {
             def.kind = TypeKind::Untagged(tys);
         }
+    }
+
+    /// What each inline member is named by, as the JSON Schema front end names it: when every
+    /// member fixes one key (the first member's first such key) to a different string, that
+    /// value (its tag value); else the string its first required property is fixed to.
+    fn member_labels(&self, members: &[&TSType<'_>]) -> Vec<Option<String>> {
+        let keys = members
+            .first()
+            .map_or_else(Vec::new, |t| self.fixed_keys(t));
+        for key in keys {
+            let values: Option<Vec<String>> =
+                members.iter().map(|t| self.literal_of(t, &key)).collect();
+            if let Some(values) = values {
+                let distinct: std::collections::BTreeSet<&String> = values.iter().collect();
+                if distinct.len() == values.len() {
+                    return values.into_iter().map(Some).collect();
+                }
+            }
+        }
+        members
+            .iter()
+            .map(|t| {
+                let key = self.fixed_keys(t).into_iter().next()?;
+                self.literal_of(t, &key)
+            })
+            .collect()
+    }
+
+    /// The required properties an object literal fixes to a string, in order.
+    fn fixed_keys(&self, t: &TSType<'_>) -> Vec<String> {
+        let TSType::TSTypeLiteral(l) = strip_parens(t) else {
+            return Vec::new();
+        };
+        l.members
+            .iter()
+            .filter_map(|m| match m {
+                TSSignature::TSPropertySignature(p) if !p.optional => {
+                    self.fixed_string(&p.type_annotation.as_ref()?.type_annotation)?;
+                    Some(p.key.static_name()?.to_string())
+                }
+                _ => None,
+            })
+            .collect()
     }
 }
 
