@@ -154,3 +154,40 @@ pub fn check_sections<L: Copy>(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(name: &str) -> &'static dyn TransportPlugin {
+        lookup(name).and_then(plugin).expect("registered")
+    }
+
+    #[test]
+    fn a_section_of_another_kind_names_its_readers_and_a_needed_one_is_asked_for() {
+        let found = check_sections(kind("websocket"), &[(Section::Sessions, 7)], 1);
+        let msg = "`sessions:` applies to `http+websocket` protocols, not `websocket`";
+        assert_eq!(found, [(7, msg.to_owned(), None)]);
+        let found = check_sections(kind("grpc"), &[(Section::Tracking, 3)], 1);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!((found[0].0, found[1].0), (3, 1));
+        assert!(found[1].1.contains("needs a `grpc:` section"), "{found:?}");
+        assert!(check_sections(kind("jsonrpc"), &[], 1).is_empty());
+    }
+
+    #[test]
+    fn each_kind_is_registered_once_and_unknown_names_are_none() {
+        let mut names = names();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), KINDS.len());
+        assert!(lookup("websockets").is_none());
+        assert!(lookup(crate::ir::NO_TRANSPORT).is_none());
+        assert!(plugin(TransportKind::NONE).is_none());
+        assert_eq!(
+            framings(),
+            ["json-text", "content-length", "newline", "grpc"]
+        );
+        assert!(kind("grpc").protobuf() && !kind("jsonrpc").protobuf());
+    }
+}
