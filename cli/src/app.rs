@@ -263,8 +263,12 @@ where
 fn interpret(dir: &Path) -> Result<crate::interp::Interpreted, UsageError> {
     let invalid = |e: String| (ErrorKind::InvalidValue, e);
     crate::spec::fetch(&[dir.to_path_buf()], &mut std::io::sink()).map_err(invalid)?;
-    crate::interp::Interpreted::load(dir)
-        .map_err(|e| invalid(format!("spec folder {} does not load:\n{e}", dir.display())))
+    crate::interp::Interpreted::load(dir).map_err(|e| {
+        invalid(format!(
+            "cannot check against spec folder {}:\n{e}",
+            dir.display()
+        ))
+    })
 }
 
 /// The registered protocol named `name`, or a usage error listing the known ones.

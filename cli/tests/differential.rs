@@ -285,6 +285,7 @@ fn compare_fixture_traces(t: &mut Tally, g: &dyn Protocol, dir: &Path) {
 fn the_interpreter_and_the_generated_code_agree() {
     let mut t = Tally::default();
     let mut skipped = Vec::new();
+    let mut interpreted_names = Vec::new();
     let folders = spec_folders();
     // Specs that read a pinned third-party file need it fetched, as `cargo xtask gen` does.
     agentwire_codegen::front::fetch::fetch_all(&folders).expect("pinned sources fetch");
@@ -297,6 +298,7 @@ fn the_interpreter_and_the_generated_code_agree() {
                 continue;
             }
         };
+        interpreted_names.push(module.clone());
         let g = generated(&module).unwrap_or_else(|| panic!("{module} is not in a registry"));
         for path in fixtures(&module) {
             compare_fixture(&mut t, g, &interpreted, &path);
@@ -309,6 +311,13 @@ fn the_interpreter_and_the_generated_code_agree() {
     }
     for s in &skipped {
         println!("not interpreted: {s}");
+    }
+    // Every folder the interpreter runs was compared on something.
+    for name in &interpreted_names {
+        assert!(
+            t.cases.get(name).is_some_and(|n| *n > 0),
+            "{name}: no case compared"
+        );
     }
     let total: usize = t.cases.values().sum();
     println!("{total} cases, {} disagreements", t.disagreements.len());

@@ -665,32 +665,6 @@ impl WellKnown {
             }),
         }
     }
-
-    /// The Rust type, below the `pbjson_types` crate.
-    pub fn rust(&self) -> String {
-        let name = match self {
-            WellKnown::Wrapper(inner) => match inner.as_ref() {
-                Ty::Bool => "BoolValue",
-                Ty::String => "StringValue",
-                Ty::Scalar(Scalar::Bytes) => "BytesValue",
-                Ty::Scalar(Scalar::Int32) => "Int32Value",
-                Ty::Scalar(Scalar::Uint32) => "UInt32Value",
-                Ty::Scalar(Scalar::Int64) => "Int64Value",
-                Ty::Scalar(Scalar::Uint64) => "UInt64Value",
-                Ty::Scalar(Scalar::Float) => "FloatValue",
-                _ => "DoubleValue",
-            },
-            WellKnown::Other { name, .. } => {
-                return format!(
-                    "pbjson_types::{}",
-                    name.trim_start_matches("google.protobuf.")
-                        .replace('.', "::")
-                );
-            }
-            other => return format!("pbjson_types::{other:?}"),
-        };
-        format!("pbjson_types::{name}")
-    }
 }
 
 /// Protobuf scalars beyond `string` and `bool` (which lower to `Ty::String` and `Ty::Bool`).
@@ -713,19 +687,6 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    /// The Rust type prost uses.
-    pub fn rust(self) -> &'static str {
-        match self {
-            Scalar::Int32 => "i32",
-            Scalar::Uint32 => "u32",
-            Scalar::Int64 => "i64",
-            Scalar::Uint64 => "u64",
-            Scalar::Float => "f32",
-            Scalar::Double => "f64",
-            Scalar::Bytes => "Vec<u8>",
-        }
-    }
-
     /// Whether the value is a number (and so takes `@minimum`/`@maximum`).
     pub fn is_number(self) -> bool {
         self != Scalar::Bytes

@@ -25,8 +25,8 @@ pub(super) fn ty_text(ty: &Ty) -> String {
         Ty::Map(t) => format!("{{[key: string]: {}}}", ty_text(t)),
         Ty::Nullable(t) => format!("{} | null", ty_text(t)),
         Ty::Named(n) => n.clone(),
-        Ty::Scalar(s) => s.rust().into(),
-        Ty::WellKnown(w) => w.rust(),
+        Ty::Scalar(s) => crate::naming::scalar_rust(*s).into(),
+        Ty::WellKnown(w) => crate::naming::well_known_path(w).to_string(),
     }
 }
 

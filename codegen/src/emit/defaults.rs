@@ -153,7 +153,7 @@ fn scalar(ty: &Ty, v: &Value) -> Option<(TokenStream, TokenStream)> {
             (quote!(f64), quote!(#n))
         }
         (Ty::Scalar(s), Value::Number(n)) => {
-            let rust: TokenStream = s.rust().parse().ok()?;
+            let rust = crate::naming::scalar_ty(*s);
             let lit: TokenStream = match s {
                 Scalar::Float | Scalar::Double => {
                     let f = proc_macro2::Literal::f64_unsuffixed(n.as_f64()?);

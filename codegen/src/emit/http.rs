@@ -10,7 +10,7 @@ use crate::naming::{field_ident, type_ident};
 
 /// The struct name of a route's exchange.
 pub fn exchange_ident(route: &Route) -> Ident {
-    format_ident!("{}Exchange", pascal_case(&route.name))
+    crate::naming::exchange(&route.name).ident()
 }
 
 /// The Rust type of a path parameter.

@@ -7,8 +7,7 @@ use quote::{format_ident, quote};
 use crate::emit::types::emit_type;
 use crate::emit::validate::Validators;
 use crate::ir::{Call, Method, Protocol};
-use crate::naming::pascal_case;
-use crate::naming::type_ident;
+use crate::naming::{RoleSet, role_set, type_ident};
 
 /// The module's items as one token stream (no header, not yet formatted).
 pub fn emit_module(p: &Protocol) -> TokenStream {
@@ -180,7 +179,6 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         .collect();
     let message_arms = p.roles.iter().filter_map(|role| {
         if !p.methods.is_empty() {
-            let prefix = pascal_case(role);
             let has_any = p
                 .methods
                 .iter()
@@ -188,7 +186,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
             if !has_any {
                 return None;
             }
-            let message_ty = format_ident!("{prefix}Message");
+            let message_ty = role_set(role, RoleSet::Message);
             return Some(quote! {
                 #role => Some(#message_ty::from_json(json).and_then(|m| {
                     m.validate()?;
@@ -210,7 +208,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         let arms = p.methods.iter().filter(|m| m.call == Call::Request).map(|m| {
             let name = &m.name;
             // Any sender's request set decodes the result: a method has one result type.
-            let set = format_ident!("{}Request", pascal_case(&m.from[0]));
+            let set = role_set(&m.from[0], RoleSet::Request);
             quote!(#name => agentwire_runtime::jsonrpc::reencode_response::<#set>(method, json),)
         });
         quote! {
@@ -267,7 +265,6 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
 fn emit_jsonrpc(p: &Protocol) -> TokenStream {
     let mut out = TokenStream::new();
     for role in &p.roles {
-        let prefix = pascal_case(role);
         let of = |call: Call| -> Vec<&Method> {
             p.methods
                 .iter()
@@ -281,10 +278,10 @@ fn emit_jsonrpc(p: &Protocol) -> TokenStream {
         if requests.is_empty() && notifications.is_empty() && !answers {
             continue;
         }
-        let req_ty = format_ident!("{prefix}Request");
-        let notif_ty = format_ident!("{prefix}Notification");
-        let result_ty = format_ident!("{prefix}Result");
-        let message_ty = format_ident!("{prefix}Message");
+        let req_ty = role_set(role, RoleSet::Request).ident();
+        let notif_ty = role_set(role, RoleSet::Notification).ident();
+        let result_ty = role_set(role, RoleSet::Result).ident();
+        let message_ty = role_set(role, RoleSet::Message).ident();
         let req_ref = if requests.is_empty() {
             quote!(agentwire_runtime::jsonrpc::NoMethods)
         } else {

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::{Body, Protocol, Ty, TypeKind};
-use crate::naming::{is_keyword, pascal_case};
+use crate::naming::{RoleSet, exchange, is_keyword, pascal_case, role_set};
 
 /// Names of the Rust prelude (2021 and 2024 editions) and the primitive types: a module-level
 /// item of that name shadows them for the emitted code, which names them bare.
@@ -105,14 +105,13 @@ fn emitted_here(p: &Protocol) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = EMITTED.iter().map(|s| (*s).to_owned()).collect();
     if !p.methods.is_empty() {
         for role in &p.roles {
-            let prefix = pascal_case(role);
-            for suffix in ["Request", "Notification", "Result", "Message"] {
-                out.insert(format!("{prefix}{suffix}"));
+            for set in RoleSet::ALL {
+                out.insert(role_set(role, set).to_string());
             }
         }
     }
     for r in &p.routes {
-        out.insert(format!("{}Exchange", pascal_case(&r.name)));
+        out.insert(exchange(&r.name).to_string());
     }
     out
 }

@@ -9,8 +9,8 @@ use crate::ir::{
     Action, Body, Call, Field, KindRef, Machine, Protocol, Scalar, Subject, Ty, TypeKind,
 };
 use crate::naming::{
-    Name, Names, RustPath, pascal_case, prost_field, prost_path, prost_variant, type_name,
-    variant_name, variant_names,
+    Name, Names, RoleSet, RustPath, pascal_case, prost_field, prost_path, prost_variant, role_set,
+    type_name, variant_name, variant_names,
 };
 
 /// How the protocol's messages are encoded.
@@ -420,13 +420,13 @@ impl Model {
                 continue;
             }
             let source = Name::plain(pascal_case(role));
-            let message = type_name(&format!("{}Message", pascal_case(role)));
+            let message = role_set(role, RoleSet::Message);
             self.push_source(source.clone(), message.into(), Some(role.clone()));
             for m in p.methods.iter().filter(|m| m.sent_by(role)) {
                 let request = m.call == Call::Request;
                 let set = match m.call {
-                    Call::Request => type_name(&format!("{}Request", pascal_case(role))),
-                    Call::Notification => type_name(&format!("{}Notification", pascal_case(role))),
+                    Call::Request => role_set(role, RoleSet::Request),
+                    Call::Notification => role_set(role, RoleSet::Notification),
                 };
                 let pattern = Pattern::Call {
                     source: source.clone(),

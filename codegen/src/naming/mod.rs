@@ -17,8 +17,10 @@ pub use case::{
 };
 pub use keywords::{can_be_raw, is_keyword};
 pub use name::{Name, RustPath};
-pub use prost::{prost_field, prost_path, prost_variant};
-pub use spec::{extra_ident, field, field_ident, rust_ty, type_ident, type_name};
+pub use prost::{prost_field, prost_path, prost_variant, scalar_rust, scalar_ty, well_known_path};
+pub use spec::{
+    RoleSet, exchange, extra_ident, field, field_ident, role_set, rust_ty, type_ident, type_name,
+};
 
 use crate::ir::Protocol;
 

@@ -5,9 +5,10 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens, quote};
 
-use super::case::field_name;
+use super::case::{field_name, pascal_case};
 use super::keywords::is_keyword;
 use super::name::Name;
+use super::prost::{scalar_ty, well_known_path};
 use crate::ir::{Field, Ty};
 
 /// The Rust name of a spec type (checked to be an identifier where the spec is loaded).
@@ -44,6 +45,38 @@ pub fn extra_ident(fields: &[Field]) -> Ident {
     Name::plain(name).ident()
 }
 
+/// The types a JSON-RPC protocol's module declares for each role that takes part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleSet {
+    /// The requests the role sends.
+    Request,
+    /// The notifications the role sends.
+    Notification,
+    /// The results of the requests the role sends.
+    Result,
+    /// Everything the role sends: requests, notifications and responses.
+    Message,
+}
+
+impl RoleSet {
+    pub const ALL: [RoleSet; 4] = [
+        Self::Request,
+        Self::Notification,
+        Self::Result,
+        Self::Message,
+    ];
+}
+
+/// `<Role>Request`, `<Role>Notification`, `<Role>Result`, `<Role>Message`.
+pub fn role_set(role: &str, set: RoleSet) -> Name {
+    Name::plain(format!("{}{set:?}", pascal_case(role)))
+}
+
+/// The struct of an HTTP route's exchange: `<Route>Exchange`.
+pub fn exchange(route: &str) -> Name {
+    Name::plain(format!("{}Exchange", pascal_case(route)))
+}
+
 /// The Rust type of a type expression.
 pub fn rust_ty(ty: &Ty) -> TokenStream {
     match ty {
@@ -51,14 +84,8 @@ pub fn rust_ty(ty: &Ty) -> TokenStream {
         Ty::Bool => quote!(bool),
         Ty::Number => quote!(f64),
         Ty::Integer => quote!(i64),
-        Ty::Scalar(s) => {
-            let ty: TokenStream = s.rust().parse().unwrap_or_default();
-            quote!(#ty)
-        }
-        Ty::WellKnown(w) => {
-            let ty: TokenStream = w.rust().parse().unwrap_or_default();
-            quote!(#ty)
-        }
+        Ty::Scalar(s) => scalar_ty(*s),
+        Ty::WellKnown(w) => well_known_path(w).into_token_stream(),
         Ty::Any => quote!(agentwire_runtime::serde_json::Value),
         Ty::BoolLiteral(true) => quote!(agentwire_runtime::literal::True),
         Ty::BoolLiteral(false) => quote!(agentwire_runtime::literal::False),
