@@ -473,25 +473,18 @@ fn check_inputs(
         let read_error =
             |e: std::io::Error| (ErrorKind::Io, format!("cannot read {}: {e}", trace.name));
         let stats = if args.one_sided {
-            // The senders the capture holds are needed before its first message: read it
-            // whole (a one-sided trace is held in memory).
+            // The senders the capture holds are needed before its first message: it is held
+            // in memory and parsed once.
             let mut bytes = Vec::new();
             trace.input.read_to_end(&mut bytes).map_err(read_error)?;
-            let present = check::senders(&bytes);
-            let mut input = bytes.as_slice();
-            let t = Trace {
-                name: &trace.name,
-                input: &mut input,
-                size: trace.size,
-            };
-            check::check_trace(p, t, Some(present), report)
+            Ok(check::check_one_sided(p, &trace.name, &bytes, report))
         } else {
             let t = Trace {
                 name: &trace.name,
                 input: &mut trace.input,
                 size: trace.size,
             };
-            check::check_trace(p, t, None, report)
+            check::check_trace(p, t, report)
         };
         add(stats.map_err(|e| (ErrorKind::Io, format!("cannot read {}: {e}", trace.name)))?);
     }

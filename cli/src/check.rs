@@ -321,19 +321,12 @@ fn invalid_findings<'a>(
     })
 }
 
-/// The senders named by a trace's lines (for a one-sided capture), in first-seen order.
-pub fn senders(bytes: &[u8]) -> Vec<String> {
-    #[derive(serde::Deserialize)]
-    struct From {
-        from: Option<String>,
-    }
+/// The senders named by parsed trace lines (for a one-sided capture), in first-seen order.
+fn senders<'a>(entries: impl Iterator<Item = &'a Value>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for (_, line) in lines(bytes) {
-        let from = serde_json::from_slice::<From>(line)
-            .ok()
-            .and_then(|e| e.from);
-        if let Some(from) = from.filter(|f| !out.contains(f)) {
-            out.push(from);
+    for from in entries.filter_map(|e| e.get("from")?.as_str()) {
+        if !out.iter().any(|f| f == from) {
+            out.push(from.to_owned());
         }
     }
     out
@@ -347,16 +340,15 @@ pub struct Trace<'a> {
 }
 
 /// Checks one JSON Lines trace (`{"from": ..., "message": ...}` per line) as its own stream,
-/// reading it line by line and reporting each finding as it is found. `present` holds the
-/// senders of a one-sided capture. Stops early when `out` wants no more findings.
+/// reading it line by line and reporting each finding as it is found. Stops early when `out`
+/// wants no more findings.
 pub fn check_trace(
     p: &dyn Protocol,
     trace: Trace<'_>,
-    present: Option<Vec<String>>,
     out: &mut Report<'_>,
 ) -> std::io::Result<Stats> {
     let file = trace.name;
-    let mut run = Run::new(p, present);
+    let mut run = Run::new(p, None);
     // The line and code of the gRPC status that ended the stream, once one has.
     let mut ended: Option<(usize, &'static str)> = None;
     let mut buf = Vec::new();
@@ -372,7 +364,8 @@ pub fn check_trace(
         out.tick(file, read, trace.size);
         let line = if n == 1 { strip_bom(&buf) } else { &buf };
         if let Some(line) = content(line) {
-            check_line(p, &mut run, (file, n), line, &mut ended, out);
+            let entry = serde_json::from_slice(line);
+            check_line(p, &mut run, (file, n), (line, entry), &mut ended, out);
         }
     }
     if out.stopped() {
@@ -382,12 +375,40 @@ pub fn check_trace(
     Ok(run.finish(file, out, aborted))
 }
 
-/// Checks one trace line: its JSON, its shape, then the message it carries.
+/// Checks a one-sided capture held in memory (`--one-sided`). The senders it holds must be
+/// known before its first message, so every line is parsed once up front and the check
+/// then runs on the parsed values: the input is read and parsed once.
+pub fn check_one_sided(p: &dyn Protocol, file: &str, bytes: &[u8], out: &mut Report<'_>) -> Stats {
+    let parsed: Vec<(usize, &[u8], serde_json::Result<Value>)> = lines(bytes)
+        .map(|(n, line)| (n, line, serde_json::from_slice(line)))
+        .collect();
+    let present = senders(parsed.iter().filter_map(|(_, _, e)| e.as_ref().ok()));
+    let mut run = Run::new(p, Some(present));
+    let mut ended: Option<(usize, &'static str)> = None;
+    let size = Some(bytes.len() as u64);
+    for (n, line, entry) in parsed {
+        if out.stopped() {
+            return run.stats;
+        }
+        // How far into the capture this line ends, for the progress line.
+        let read = (line.as_ptr() as usize - bytes.as_ptr() as usize + line.len()) as u64;
+        out.tick(file, read, size);
+        check_line(p, &mut run, (file, n), (line, entry), &mut ended, out);
+    }
+    if out.stopped() {
+        return run.stats;
+    }
+    let aborted = ended.is_some_and(|(_, code)| code != "OK");
+    run.finish(file, out, aborted)
+}
+
+/// Checks one trace line, parsed once by the caller: its JSON, its shape, then the message
+/// it carries (`line` is its text, for the duplicate-key check).
 fn check_line(
     p: &dyn Protocol,
     run: &mut Run<'_>,
     (file, n): (&str, usize),
-    line: &[u8],
+    (line, entry): (&[u8], serde_json::Result<Value>),
     ended: &mut Option<(usize, &'static str)>,
     out: &mut Report<'_>,
 ) {
@@ -395,7 +416,7 @@ fn check_line(
     let field_error = |pointer: &str, rule: Rule, message: String| {
         Finding::field(file, at, &FieldError::new(pointer, rule, message))
     };
-    let entry: Value = match serde_json::from_slice(line) {
+    let entry: Value = match entry {
         Ok(v) => v,
         Err(e) => return out.push(Finding::new(file, at, json_error_on_line(&e), Detail::Json)),
     };

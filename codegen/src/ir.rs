@@ -721,6 +721,9 @@ pub struct Constraints {
     pub format: Option<String>,
     /// The receiver trims the value before checking it.
     pub trim: bool,
+    /// Strings the value must not be: a union's catch-all member takes no tag value a named
+    /// member has (JSON Schema `not: {anyOf: [{properties: {tag: {const: ...}}}]}`).
+    pub not_one_of: Vec<String>,
 }
 
 impl Constraints {
@@ -739,6 +742,7 @@ impl Constraints {
             self.min_items.is_some(),
             self.max_items.is_some(),
             self.format.is_some(),
+            !self.not_one_of.is_empty(),
         ]
         .iter()
         .filter(|b| **b)

@@ -30,6 +30,9 @@ pub enum Rule {
     Minimum(f64),
     Maximum(f64),
     Format(&'static str),
+    /// A value a union's catch-all member must not have: a tag value that a named member of
+    /// the union owns (its body did not fit that member).
+    Not,
     /// A rule checked by a hand-written function (`#[validate(custom = ...)]`).
     Custom(&'static str),
 }
@@ -54,6 +57,7 @@ impl Rule {
             Rule::Minimum(_) => "minimum",
             Rule::Maximum(_) => "maximum",
             Rule::Format(_) => "format",
+            Rule::Not => "not",
             Rule::Custom(name) => name,
         }
     }

@@ -261,6 +261,21 @@ pub fn maximum(v: f64, max: f64, at: &JsonPointer, errors: &mut Vec<FieldError>)
     }
 }
 
+/// A catch-all member's tag: any string but the values the union's named members own. Such a
+/// value reached the catch-all because its body did not fit the named member.
+pub fn not_one_of(s: &str, owned: &[&str], at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    if owned.contains(&s) {
+        fail(
+            at,
+            errors,
+            Rule::Not,
+            format!(
+                "`{s}` belongs to a member of the union whose rules the value breaks; a catch-all takes only other values"
+            ),
+        );
+    }
+}
+
 pub fn format(s: &str, name: &'static str, at: &JsonPointer, errors: &mut Vec<FieldError>) {
     if !formats::check(name, s) {
         fail(

@@ -1,6 +1,8 @@
 //! Integration tests live in `tests/`; this library holds what several of them share.
 
+pub mod examples;
 pub mod fixtures;
+pub mod fold;
 pub mod peers;
 pub mod postgres;
 pub mod published;

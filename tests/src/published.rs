@@ -29,12 +29,14 @@ pub fn build_crate_with(dir: &Path, modules: &[Module], extra: &str) {
         "[package]\nname = \"published-schemas\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          [workspace]\n\n[features]\nschemars = [\"dep:schemars\", \"agentwire-runtime/schemars\"]\n\n\
          [dependencies]\nagentwire-runtime = {{ path = {runtime:?} }}\nagentwire-transport = {{ path = {transport:?} }}\n\
-         serde = \"1\"\nserde_json = \"1\"\nschemars = {{ version = \"1\", optional = true }}\n{extra}",
+         serde = \"1\"\nserde_json = \"1\"\nschemars = {{ version = \"1\", optional = true }}\n{extra}\n\
+         {profiles}",
         runtime = root.join("runtime"),
         transport = root.join("transport"),
+        profiles = workspace_profiles(),
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    // The workspace's versions, so the build reuses what is already compiled.
+    // The workspace's versions and profiles, so the build reuses what is already compiled.
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
     let mut lib = String::from("#![deny(warnings)]\n");
     let mut skeletons = String::new();
@@ -61,4 +63,25 @@ pub fn build_crate_with(dir: &Path, modules: &[Module], extra: &str) {
         out.status.success(),
         "the generated crate does not compile ({errors} errors):\n{stderr}"
     );
+}
+
+/// The `[profile.*]` tables of the workspace's `Cargo.toml`, verbatim. A crate of its own
+/// builds with its own profiles: without these, every dependency would be compiled again (with
+/// full debug info) beside the workspace's copy, where with them cargo reuses each one the
+/// workspace built with the same features.
+pub fn workspace_profiles() -> String {
+    let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml"))
+        .expect("read the workspace's Cargo.toml");
+    let mut out = String::new();
+    let mut in_profile = false;
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            in_profile = line.starts_with("[profile.");
+        }
+        if in_profile {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }

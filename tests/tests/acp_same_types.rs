@@ -22,7 +22,8 @@ enum Reason {
     /// The JSON Schema writes `integer` where hey-api's TypeScript can only say `number`.
     Integer,
     /// The JSON Schema has a validation keyword (`format`, `minimum`, `maximum`,
-    /// `minLength`) hey-api does not write into the TypeScript (no JSDoc tag).
+    /// `minLength`, a catch-all member's `not` of the named members' tags) hey-api does not
+    /// write into the TypeScript (no JSDoc tag; a catch-all's tag is a plain `string`).
     Unsaid,
 }
 
@@ -31,6 +32,7 @@ const EXPECTED: &[(&str, &[Reason])] = &[
     ("Annotations", &[Reason::Unsaid]),
     ("Cost", &[Reason::Unsaid]),
     ("CreateElicitationRequest", &[Reason::Unsaid]),
+    ("CreateElicitationResponse", &[Reason::Unsaid]),
     ("CreateTerminalRequest", &[Reason::Integer, Reason::Unsaid]),
     ("ElicitationContentValue", &[Reason::Integer]),
     (
@@ -40,6 +42,7 @@ const EXPECTED: &[(&str, &[Reason])] = &[
     ("ElicitationUrlMode", &[Reason::Unsaid]),
     ("ErrorCode", &[Reason::Integer]),
     ("IntegerPropertySchema", &[Reason::Integer, Reason::Unsaid]),
+    ("MultiSelectItems", &[Reason::Unsaid]),
     (
         "MultiSelectPropertySchema",
         &[Reason::Integer, Reason::Unsaid],

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::eca_refuser;
 use agentwire_protocols::skeletons::eca::Server;
-mod eca_refuser;
 use agentwire_transport::jsonrpc::{Config, ContentLengthCodec, TcpServer};
 use agentwire_transport::tokio_util::codec::FramedRead;
 use eca_refuser::EcaRefuser;

@@ -9,7 +9,7 @@
 //! POST whose body is a JSON-RPC message is never served (cross-protocol request forgery: the
 //! `Content-Length` framing skips the request line and takes the page's own headers).
 
-mod ws_support;
+use crate::ws_support;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

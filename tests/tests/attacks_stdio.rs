@@ -137,13 +137,16 @@ fn serve(role: &str) {
 /// and `EXIT_BOUND`, its log (it is killed then).
 fn attack(role: &str, partial: &[u8]) -> Result<(Duration, bool), Vec<String>> {
     let me = std::env::current_exe().unwrap();
+    // The harness names a test by its module path without the crate's name: this file is a
+    // module of the `integration` binary (tests/main.rs).
+    let name = match module_path!().split_once("::") {
+        Some((_, module)) => {
+            format!("{module}::a_stdio_server_exits_after_closing_a_slow_connection")
+        }
+        None => "a_stdio_server_exits_after_closing_a_slow_connection".to_owned(),
+    };
     let mut child = Command::new(me)
-        .args([
-            "--exact",
-            "a_stdio_server_exits_after_closing_a_slow_connection",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(["--exact", &name, "--nocapture", "--test-threads=1"])
         .env(ROLE, role)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

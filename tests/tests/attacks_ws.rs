@@ -2,7 +2,7 @@
 //! handshakes are dropped at their deadline and never take an upgraded peer's slot, broken
 //! frames get the close code RFC 6455 names, and a silent connection is closed when idle.
 
-mod ws_support;
+use crate::ws_support;
 
 use std::time::{Duration, Instant};
 

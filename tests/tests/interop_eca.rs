@@ -3,9 +3,7 @@
 //! example server over its stdio, and our generated client drives a Node server over its stdio;
 //! each side also sends broken input and checks the answer.
 
-use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use agentwire_protocols::eca::{
@@ -15,37 +13,16 @@ use agentwire_protocols::eca::{
 };
 use agentwire_protocols::skeletons::eca::{Client, ServerNotifications};
 use agentwire_runtime::jsonrpc::{Outcome, codes};
-use agentwire_tests::peers::{node, target_dir, workspace_root};
+use agentwire_tests::examples::example_binary;
+use agentwire_tests::peers::node;
 use agentwire_transport::jsonrpc::{CallError, Config, SendError};
 use tokio::time::timeout;
 
 const BOUND: Duration = Duration::from_secs(120);
 
-/// Builds the `eca_server` example once per test process and returns its path.
-fn eca_server_binary() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let status = std::process::Command::new(env!("CARGO"))
-            .current_dir(workspace_root())
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "agentwire-examples",
-                "--example",
-                "eca_server",
-            ])
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "building the eca_server example failed");
-        target_dir().join("debug/examples/eca_server")
-    })
-    .clone()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vscode_jsonrpc_client_drives_our_server_over_stdio() {
-    let server = eca_server_binary();
+    let server = example_binary("eca_server");
     let mut cmd = tokio::process::Command::from(node("eca_client.js"));
     cmd.arg(&server)
         .env("RUST_LOG", "error")

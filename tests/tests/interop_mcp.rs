@@ -7,37 +7,14 @@
 //! (`peers/node/mcp_server.cjs`, `peers/python/mcp_server.py`), over both transports too.
 
 use std::io::BufRead as _;
-use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 
-use agentwire_tests::peers::{node, python, target_dir, workspace_root};
+use agentwire_tests::examples::example_binary;
+use agentwire_tests::peers::{node, python};
 use tokio::time::timeout;
 
 const BOUND: Duration = Duration::from_secs(180);
-
-/// Builds the `mcp_server` example once per test process and returns its path.
-fn mcp_server_binary() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let status = std::process::Command::new(env!("CARGO"))
-            .current_dir(workspace_root())
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "agentwire-examples",
-                "--example",
-                "mcp_server",
-            ])
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "building the mcp_server example failed");
-        target_dir().join("debug/examples/mcp_server")
-    })
-    .clone()
-}
 
 /// Runs `peers/node/mcp_client.js` with `args`; asserts all `checks` of it ran and passed.
 async fn run_node_client(args: &[&str], checks: usize) {
@@ -76,7 +53,7 @@ async fn run_client(cmd: std::process::Command, args: &[&str], checks: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typescript_sdk_client_drives_our_server_over_stdio() {
-    let server = mcp_server_binary();
+    let server = example_binary("mcp_server");
     let server = server.to_string_lossy();
     run_node_client(&["stdio", &server], 20).await;
 }
@@ -88,7 +65,7 @@ struct HttpServer {
 }
 
 fn http_server() -> HttpServer {
-    let mut child = std::process::Command::new(mcp_server_binary())
+    let mut child = std::process::Command::new(example_binary("mcp_server"))
         .args(["--http", "127.0.0.1:0"])
         .env("RUST_LOG", "error")
         .stdin(Stdio::piped())
@@ -126,7 +103,7 @@ async fn typescript_sdk_client_drives_our_server_over_streamable_http() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_client_drives_our_server_over_stdio() {
-    let server = mcp_server_binary();
+    let server = example_binary("mcp_server");
     let server = server.to_string_lossy();
     run_python_client(&["stdio", &server], 12).await;
 }

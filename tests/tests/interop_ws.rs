@@ -1,7 +1,7 @@
 //! The WebSocket skeletons against peers nobody here wrote: Python `websockets` clients
 //! against our helix_zed and agentloop servers, and our clients against Python servers.
 
-mod ws_support;
+use crate::ws_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};

@@ -6,21 +6,10 @@
 //! read, so a scenario that fails or goes missing fails here with that report.
 
 use std::io::BufRead;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use agentwire_tests::peers::{ensure_installed, target_dir, workspace_root};
-
-/// Builds the example `name` and returns its path.
-fn example_binary(name: &str) -> PathBuf {
-    let status = Command::new(env!("CARGO"))
-        .current_dir(workspace_root())
-        .args(["build", "-q", "-p", "agentwire-examples", "--example", name])
-        .status()
-        .expect("run cargo build");
-    assert!(status.success(), "building {name} failed");
-    target_dir().join("debug/examples").join(name)
-}
+use agentwire_tests::examples::example_binary;
+use agentwire_tests::peers::{ensure_installed, target_dir};
 
 /// The suite's command line. It needs Node.js 22 (the machine's may be older): the pinned
 /// Linux build from the npm registry, installed beside the suite.

@@ -7,14 +7,12 @@
 //! started once for this test binary (`agentwire_tests::postgres`).
 
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use agentwire_protocols::external_agents as proto;
 use agentwire_protocols::skeletons::external_agents as sk;
-use agentwire_tests::peers::{target_dir, workspace_root};
+use agentwire_tests::examples::example_binary_with;
 use agentwire_tests::postgres;
 use agentwire_transport::CheckMode;
 use agentwire_transport::store::open_session_store;
@@ -23,27 +21,6 @@ use tokio::time::timeout;
 
 const EXT: &str = "external-agent-a";
 const CHAT: &str = "chat-agent";
-
-/// Builds the example once per test process, with the PostgreSQL feature.
-fn server_binary() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let status = std::process::Command::new(env!("CARGO"))
-            .current_dir(workspace_root())
-            .args(["build", "-q", "-p", "agentwire-examples"])
-            .args([
-                "--features",
-                "postgres",
-                "--example",
-                "external_agent_server",
-            ])
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "building external_agent_server failed");
-        target_dir().join("debug/examples/external_agent_server")
-    })
-    .clone()
-}
 
 /// One agent-server process.
 struct Instance {
@@ -58,7 +35,7 @@ impl Instance {
             .local_addr()
             .unwrap()
             .port();
-        let child = Command::new(server_binary())
+        let child = Command::new(example_binary_with("external_agent_server", &["postgres"]))
             .env("EA_ADDR", format!("127.0.0.1:{port}"))
             .env("EA_DB", db)
             // Nothing listens there: these tests post callbacks, not user input.

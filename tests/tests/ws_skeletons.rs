@@ -1,7 +1,7 @@
 //! The generated WebSocket skeletons (helix_zed, agentloop) against each other and against
 //! raw WebSocket frames: flows, refusals, checker modes, limits, shutdown, restart.
 
-mod ws_support;
+use crate::ws_support;
 
 use std::sync::Arc;
 

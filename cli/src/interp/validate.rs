@@ -74,6 +74,10 @@ impl Types {
         if let Some(name) = c.format.as_deref().and_then(known_format) {
             rules::format(s, name, at, errors);
         }
+        if !c.not_one_of.is_empty() {
+            let owned: Vec<&str> = c.not_one_of.iter().map(String::as_str).collect();
+            rules::not_one_of(s, &owned, at, errors);
+        }
     }
 
     /// The rules of a value of the named type.

@@ -72,6 +72,12 @@ pub fn cargo_toml(m: &Manifest<'_>, modules: &[ModuleEntry]) -> String {
     out.push_str(&package(m));
     // Nothing may be on by default; the API docs show every protocol and the skeletons.
     out.push_str("\n[package.metadata.docs.rs]\nall-features = true\n");
+    if m.deps == DepStyle::Workspace {
+        // Generated code holds no unit tests and no doc tests: without this, `cargo test
+        // --workspace` compiles each generated crate, the workspace's largest, a second time
+        // as a test harness that runs nothing.
+        out.push_str("\n[lib]\ntest = false\ndoctest = false\n");
+    }
     out.push_str(&features(m.defaults, modules));
     out.push_str("\n[dependencies]\n");
     let any_proto = modules.iter().any(|e| e.proto);
@@ -269,5 +275,26 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\nchat = []\n"), "{text}");
+        assert!(
+            !text.contains("[lib]"),
+            "a user's crate keeps cargo's defaults: {text}"
+        );
+    }
+
+    /// The workspace's generated crates are not compiled again as empty test harnesses.
+    #[test]
+    fn workspace_style_has_no_test_harness() {
+        let m = Manifest {
+            name: "agentwire-protocols",
+            description: "built-ins",
+            deps: DepStyle::Workspace,
+            defaults: Defaults::Nothing,
+            extra: "",
+        };
+        let text = cargo_toml(&m, &[entry("chat", false)]);
+        assert!(
+            text.contains("\n[lib]\ntest = false\ndoctest = false\n"),
+            "{text}"
+        );
     }
 }

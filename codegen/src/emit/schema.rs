@@ -369,6 +369,9 @@ fn put_constraints(s: &mut Map<String, Value>, c: &Constraints) {
     if c.trim {
         put("x-trim", true.into());
     }
+    if !c.not_one_of.is_empty() {
+        put("not", json!({"enum": c.not_one_of}));
+    }
 }
 
 fn json_number(n: f64) -> Value {

@@ -347,6 +347,10 @@ fn text_checks(c: &Constraints, v: TokenStream) -> Vec<TokenStream> {
     if let Some(f) = c.format.as_ref().filter(|f| FORMATS.contains(&f.as_str())) {
         out.push(quote!(#rt::format(#v, #f, at, errors);));
     }
+    if !c.not_one_of.is_empty() {
+        let values = &c.not_one_of;
+        out.push(quote!(#rt::not_one_of(#v, &[#(#values),*], at, errors);));
+    }
     out
 }
 

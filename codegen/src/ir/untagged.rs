@@ -25,14 +25,34 @@ pub fn order_untagged_members(types: &mut BTreeMap<String, TypeDef>) {
         let Some(TypeKind::Untagged(tys)) = types.get(&name).map(|d| &d.kind) else {
             continue;
         };
-        let mut keyed: Vec<((usize, usize), Ty)> = tys
+        // A catch-all member (one whose tag excludes the others' values) comes last: it
+        // takes only what no named member takes.
+        let mut keyed: Vec<((bool, usize, usize), Ty)> = tys
             .iter()
-            .map(|t| (demand(types, t, 0), t.clone()))
+            .map(|t| {
+                let (required, all) = demand(types, t, 0);
+                ((!catch_all(types, t), required, all), t.clone())
+            })
             .collect();
         keyed.sort_by_key(|(k, _)| std::cmp::Reverse(*k));
         if let Some(def) = types.get_mut(&name) {
             def.kind = TypeKind::Untagged(keyed.into_iter().map(|(_, t)| t).collect());
         }
+    }
+}
+
+/// Whether `ty` is a union's catch-all member: a struct with a field that must not be one of
+/// the tag values the named members own.
+fn catch_all(types: &BTreeMap<String, TypeDef>, ty: &Ty) -> bool {
+    match ty.named().and_then(|n| types.get(n)).map(|d| &d.kind) {
+        Some(TypeKind::Struct(fields)) => {
+            fields.iter().any(|f| !f.constraints.not_one_of.is_empty())
+        }
+        // A catch-all distributed over an inner union (`anyOf` beside its properties).
+        Some(TypeKind::Untagged(members)) => {
+            !members.is_empty() && members.iter().all(|m| catch_all(types, m))
+        }
+        _ => false,
     }
 }
 

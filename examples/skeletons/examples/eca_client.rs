@@ -55,7 +55,9 @@ async fn open(
 
 /// The `eca_server` example beside this executable (cargo builds examples into one folder,
 /// wherever `CARGO_TARGET_DIR` puts it). `cargo run --example eca_client` builds only the
-/// client, so a missing server is built the same way first.
+/// client, so a missing server is built the same way first: over the whole workspace, whose
+/// features `cargo run` in it resolves (`-p agentwire-examples` alone would resolve fewer and
+/// compile the generated protocols crate a second time).
 fn sibling_server() -> Result<std::path::PathBuf, Boxed> {
     let me = std::env::current_exe()?;
     let server = me.with_file_name(format!("eca_server{}", std::env::consts::EXE_SUFFIX));
@@ -65,14 +67,7 @@ fn sibling_server() -> Result<std::path::PathBuf, Boxed> {
     eprintln!("eca_client: building the eca_server example first");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = std::process::Command::new(cargo)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "agentwire-examples",
-            "--example",
-            "eca_server",
-        ])
+        .args(["build", "--quiet", "--workspace", "--example", "eca_server"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()?;
     if !status.success() || !server.exists() {

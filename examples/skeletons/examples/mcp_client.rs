@@ -319,7 +319,9 @@ async fn conformance(url: &str) -> Result<(), Boxed> {
 
 /// The `mcp_server` example beside this executable (cargo builds examples into one folder).
 /// `cargo run --example mcp_client` builds only the client, so a missing server is built the
-/// same way first.
+/// same way first: over the whole workspace, whose features `cargo run` in it resolves
+/// (`-p agentwire-examples` alone would resolve fewer and compile the generated protocols crate
+/// a second time).
 fn sibling_server() -> Result<String, Boxed> {
     let me = std::env::current_exe()?;
     let server = me.with_file_name(format!("mcp_server{}", std::env::consts::EXE_SUFFIX));
@@ -327,14 +329,7 @@ fn sibling_server() -> Result<String, Boxed> {
         eprintln!("mcp_client: building the mcp_server example first");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = std::process::Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "agentwire-examples",
-                "--example",
-                "mcp_server",
-            ])
+            .args(["build", "--quiet", "--workspace", "--example", "mcp_server"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()?;
         if !status.success() || !server.exists() {

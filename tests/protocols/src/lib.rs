@@ -6,6 +6,10 @@
 //! `skeletons` adds the client and server skeletons of the enabled protocols and
 //! their transport (axum, tokio-tungstenite, reqwest, tonic, SQLite); `all-protocols`
 //! is every protocol, `full` every protocol and the skeletons.
+/// Catch-all
+#[cfg(feature = "catchall")]
+#[rustfmt::skip]
+pub mod catchall;
 /// Desk relay
 #[cfg(feature = "desk_relay")]
 #[rustfmt::skip]

@@ -71,16 +71,36 @@ pub fn refusal(keyword: &str) -> Option<&'static str> {
 /// `not: {anyOf: [{properties: {tag: {const: "a"}}, required: [tag]}, ...]}`: "none of these
 /// tag values", as a union's catch-all member for future or extension values says it. The
 /// loader reads the member as tried after the others (members that fix a value ask more of
-/// a value) and does not check the exclusion itself.
+/// a value) and checks the exclusion: the excluded values are the tag field's `not_one_of`.
 pub fn is_tag_exclusion(not: &super::json::Node) -> bool {
-    let Some(list) = not
+    exclusion_list(not).is_some()
+}
+
+/// The `(key, value)` pairs a catch-all member's `not` excludes (see `is_tag_exclusion`), each
+/// string constant of each alternative; empty for any other `not`.
+pub fn exclusions(node: &super::json::Node) -> Vec<(String, String)> {
+    let Some(list) = node.get("not").and_then(exclusion_list) else {
+        return Vec::new();
+    };
+    list.iter()
+        .flat_map(|item| {
+            item.get("properties")
+                .map(|p| p.members())
+                .unwrap_or_default()
+        })
+        .filter_map(|m| {
+            let value = m.value.get("const")?.as_str()?;
+            Some((m.key.clone(), value.to_owned()))
+        })
+        .collect()
+}
+
+fn exclusion_list(not: &super::json::Node) -> Option<&[super::json::Node]> {
+    let list = not
         .get("anyOf")
         .or_else(|| not.get("oneOf"))
-        .and_then(super::json::Node::as_array)
-    else {
-        return false;
-    };
-    !list.is_empty()
+        .and_then(super::json::Node::as_array)?;
+    let tags = !list.is_empty()
         && list.iter().all(|item| {
             item.members()
                 .iter()
@@ -89,5 +109,6 @@ pub fn is_tag_exclusion(not: &super::json::Node) -> bool {
                     !p.members().is_empty()
                         && p.members().iter().all(|m| m.value.get("const").is_some())
                 })
-        })
+        });
+    tags.then_some(list)
 }

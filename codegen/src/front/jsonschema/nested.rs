@@ -169,4 +169,5 @@ fn shallow<'n>(node: &'n Node, out: &mut Members<'n>) {
     if let Some(extra) = super::object::extra_members(node) {
         out.additional.get_or_insert(extra);
     }
+    out.excluded.extend(super::keywords::exclusions(node));
 }

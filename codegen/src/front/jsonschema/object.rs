@@ -20,6 +20,8 @@ pub(super) struct Members<'n> {
     pub refs: Vec<String>,
     /// Properties the schema itself (not a referenced definition) declares.
     pub own: Vec<String>,
+    /// The tag values a catch-all member's `not` excludes, by key.
+    pub excluded: Vec<(String, String)>,
 }
 
 impl<'f> Lowerer<'f> {
@@ -86,6 +88,7 @@ impl<'f> Lowerer<'f> {
         if let Some(extra) = extra_members(node) {
             out.additional = Some(extra);
         }
+        out.excluded.extend(super::keywords::exclusions(node));
         true
     }
 
@@ -111,7 +114,13 @@ impl<'f> Lowerer<'f> {
                 continue;
             }
             let ty = self.ty_of(schema, &inline_name(name, key));
-            let constraints = self.constraints(schema, &ty);
+            let mut constraints = self.constraints(schema, &ty);
+            if ty == Ty::String {
+                constraints.not_one_of = (members.excluded.iter())
+                    .filter(|(k, _)| k == key)
+                    .map(|(_, v)| v.clone())
+                    .collect();
+            }
             fields.push(Field {
                 name: key.clone(),
                 ty,
