@@ -43,7 +43,19 @@ enum Command {
     /// Print a spec folder's JSON Schema.
     #[command(long_about = SCHEMA_ABOUT, after_long_help = EXIT_STATUS)]
     Schema(crate::spec::schema::SchemaArgs),
+    /// Create a crate with a protocol spec of its own, ready for `cargo test`.
+    #[command(long_about = NEW_ABOUT, after_long_help = EXIT_STATUS)]
+    New(crate::new::NewArgs),
 }
+
+const NEW_ABOUT: &str = "\
+Create a crate with a protocol spec of its own: spec/NAME/ (protocol.yaml, messages.ts,
+machine.yaml, a recorded trace), docs/NAME.md (which `check-docs` accepts), the crate
+`agentwire gen` writes (protocols/, checked in), a build script that generates the
+protocol's module with its client and server skeletons (agentwire-build), a test that runs
+them against each other, and a CI workflow (.github/workflows/agentwire.yml). Then:
+
+  cd NAME && cargo test";
 
 const GEN_ABOUT: &str = "\
 Generate a crate from spec folders, as this repository's `cargo xtask gen` does for its own:
@@ -227,6 +239,7 @@ where
         Command::CheckDocs(args) => return Ok(crate::spec::docs::run(&args, out, &mut err)),
         Command::Lint(args) => return Ok(crate::spec::lint::run(&args, out, &mut err)),
         Command::Schema(args) => return Ok(crate::spec::schema::run(&args, out, &mut err)),
+        Command::New(args) => return Ok(crate::new::run(&args, out, &mut err)),
     };
     let as_clap = |(kind, message): UsageError| {
         let mut cmd = Cli::command();

@@ -6,6 +6,7 @@ mod app;
 mod check;
 pub mod interp;
 mod merge;
+mod new;
 mod report;
 mod spec;
 

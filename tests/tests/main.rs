@@ -45,6 +45,7 @@ mod store_backends;
 mod tjs_compare;
 mod tjs_mcp;
 mod traces;
+mod union_oracle;
 mod ws_skeletons;
 
 /// The crate sets `autotests = false`, so a file of this folder that no `mod` line here (or

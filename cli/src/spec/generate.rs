@@ -33,6 +33,18 @@ pub struct GenArgs {
     name: Option<String>,
 }
 
+impl GenArgs {
+    /// `gen --spec SPEC --out OUT`, for `agentwire new`.
+    pub(crate) fn new(spec: PathBuf, out: PathBuf) -> Self {
+        GenArgs {
+            specs: vec![spec],
+            out,
+            check: false,
+            name: None,
+        }
+    }
+}
+
 pub fn run(args: &GenArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     match try_run(args, out, err) {
         Ok(code) => code,
