@@ -65,7 +65,7 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
             ));
         }
     }
-    if let Some(tokens) = crate::emit::skeleton::emit_skeleton(p, spec.proto.as_ref()) {
+    if let Some(tokens) = crate::transport::skeleton(p, spec.proto.as_ref()) {
         let skeleton = crate::output::parse_tokens(&format!("skeleton of {module}"), tokens)
             .map_err(internal)?;
         files.push(OutputFile::rust(skeleton_path(&module), skeleton));

@@ -135,13 +135,16 @@ pub fn generate_crate(spec: &CrateSpec<'_>) -> Result<CrateOutput, Vec<(PathBuf,
         return Err(vec![(spec.spec_dirs[i].clone(), e.into())]);
     }
     let refs: Vec<&crate::ir::Protocol> = protocols.iter().map(|g| &g.spec.protocol).collect();
-    let registry = output::parse_tokens("registry", crate::emit::registry::emit_registry(&refs))
-        .map_err(|e| {
-            vec![(
-                spec.out.to_path_buf(),
-                crate::diag::SpecError::new(e).into(),
-            )]
-        })?;
+    let registry = output::parse_tokens(
+        "registry",
+        crate::emit::registry::emit_registry(&refs, crate::transport::registry_kind),
+    )
+    .map_err(|e| {
+        vec![(
+            spec.out.to_path_buf(),
+            crate::diag::SpecError::new(e).into(),
+        )]
+    })?;
     let dirs: Vec<String> = spec
         .spec_dirs
         .iter()

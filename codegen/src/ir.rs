@@ -219,9 +219,37 @@ pub struct Machine {
     pub origin: Origin,
 }
 
+/// A protocol's transport kind: one kind registered in `crate::transport` (which the loader
+/// looked it up in), or none for a types-only protocol. What a kind means (its framings,
+/// sections, skeleton, registry facts) is its plug-in's to say, never a match on its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransportKind(&'static str);
+
+impl TransportKind {
+    /// The kind of a protocol that declares types only.
+    pub const NONE: TransportKind = TransportKind(NO_TRANSPORT);
+
+    /// The kind a registered plug-in named `name` selects (only `crate::transport` makes
+    /// one, by looking the name up).
+    pub(crate) const fn registered(name: &'static str) -> Self {
+        TransportKind(name)
+    }
+
+    /// The `transport.kind` value.
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transport {
-    pub kind: String,
+    pub kind: TransportKind,
     pub framing: String,
     /// The rpc a gRPC protocol runs on (the protocol file's `grpc:` section).
     pub grpc: Option<GrpcRpc>,
@@ -737,7 +765,7 @@ impl Protocol {
     /// Whether the protocol declares only types (no `transport` in `protocol.yaml`): its
     /// module has types, validators and a schema, and no machine, skeleton or registry entry.
     pub fn types_only(&self) -> bool {
-        self.transport.kind == NO_TRANSPORT
+        self.transport.kind == TransportKind::NONE
     }
 
     /// Whether the Rust types are prost's (a `.proto` spec).

@@ -15,6 +15,7 @@ pub mod naming;
 pub mod options;
 pub mod output;
 pub mod suggest;
+pub mod transport;
 
 pub use diag::{SpecError, SpecErrors};
 pub use generate::{Generated, generate, generate_with};

@@ -87,17 +87,11 @@ impl Interpreted {
 
     /// Interprets a loaded IR.
     pub fn new(ir: Ir) -> Result<Interpreted, String> {
-        let transport = match ir.transport.kind.as_str() {
-            "websocket" => TransportKind::WebSocket,
-            "http+websocket" => TransportKind::HttpWebSocket,
-            "jsonrpc" => TransportKind::JsonRpc,
-            "grpc" => TransportKind::Grpc,
-            other => {
-                return Err(format!(
-                    "protocol {} has transport `{other}`: only protocols with a transport have messages to check",
-                    ir.module
-                ));
-            }
+        let Some(transport) = agentwire_codegen::transport::registry_kind(&ir) else {
+            return Err(format!(
+                "protocol {} has transport `{}`: only protocols with a transport have messages to check",
+                ir.module, ir.transport.kind
+            ));
         };
         if transport == TransportKind::JsonRpc {
             return Err(format!(

@@ -101,7 +101,7 @@ use std::time::Duration;
 use agentwire::runtime::jsonrpc::RpcError;
 use agentwire::transport::jsonrpc::Config;
 use agentwire::transport::tokio;
-use @NAME@::@NAME@::skeleton::{Client, ServerHandler, ServerSender, serve};
+use @NAME@::@NAME@::skeleton::{Client, Server, ServerHandler, ServerSender};
 use @NAME@::@NAME@::{AskParams, AskResult, ProgressParams, ServerNotification};
 
 /// Answers every question in capitals, after one progress notification.
@@ -126,7 +126,7 @@ fn a_question_is_answered_over_the_generated_skeletons() {
         let (client_end, server_end) = tokio::io::duplex(64 * 1024);
         let (sr, sw) = tokio::io::split(server_end);
         let (cr, cw) = tokio::io::split(client_end);
-        let (_, _server) = serve(Arc::new(Shout), sr, sw, Config::default());
+        let (_, _server) = Server::serve(Arc::new(Shout), sr, sw, Config::default());
         let (client, mut notifications, _connection) = Client::connect(cr, cw, Config::default());
         let ask = AskParams {
             text: "hi".to_owned(),

@@ -7,15 +7,20 @@ use quote::{format_ident, quote};
 use crate::ir::Protocol;
 use crate::naming::pascal_case;
 
-/// `src/registry.rs` of a generated crate holding `protocols` (sorted by module name). A
-/// types-only protocol has no roles, transport or messages to register and is left out.
-pub fn emit_registry(protocols: &[&Protocol]) -> TokenStream {
-    let protocols: Vec<&Protocol> = protocols
+/// `src/registry.rs` of a generated crate holding `protocols` (sorted by module name).
+/// `transport_kind` names the `TransportKind` variant of a protocol (its transport plug-in's
+/// registry fact); a protocol without one (types only: no roles, transport or messages to
+/// register) is left out.
+pub fn emit_registry(
+    protocols: &[&Protocol],
+    transport_kind: impl Fn(&Protocol) -> Option<agentwire_runtime::registry::TransportKind>,
+) -> TokenStream {
+    let kinds: Vec<(&Protocol, agentwire_runtime::registry::TransportKind)> = protocols
         .iter()
-        .copied()
-        .filter(|p| !p.types_only())
+        .filter_map(|p| Some((*p, transport_kind(p)?)))
         .collect();
-    let entries = protocols.iter().map(|p| emit_entry(p));
+    let protocols: Vec<&Protocol> = kinds.iter().map(|(p, _)| *p).collect();
+    let entries = kinds.iter().map(|(p, kind)| emit_entry(p, *kind));
     let names = protocols
         .iter()
         .map(|p| format_ident!("{}", pascal_case(&p.module)));
@@ -40,21 +45,16 @@ pub fn emit_registry(protocols: &[&Protocol]) -> TokenStream {
 
 /// The registry entry of one protocol: a unit struct implementing `Protocol`, plus a checker
 /// wrapper when the spec has a `machine.yaml`.
-fn emit_entry(p: &Protocol) -> TokenStream {
+fn emit_entry(
+    p: &Protocol,
+    registry_kind: agentwire_runtime::registry::TransportKind,
+) -> TokenStream {
     let module = &p.module;
     let module_ident = format_ident!("{module}");
     let name = format_ident!("{}", pascal_case(module));
     let title = &p.title;
     let roles = &p.roles;
-    let transport = format_ident!(
-        "{}",
-        match p.transport.kind.as_str() {
-            "http+websocket" => "HttpWebSocket",
-            "jsonrpc" => "JsonRpc",
-            "grpc" => "Grpc",
-            _ => "WebSocket",
-        }
-    );
+    let transport = format_ident!("{registry_kind:?}");
     let framing = format_ident!(
         "{}",
         match p.transport.framing.as_str() {

@@ -65,7 +65,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     }
     if let Some(proto) = &proto_spec {
         crate::front::grpc::check_proto(&yaml, &protocol, proto, &mut errors);
-    } else if protocol.transport.kind == "grpc" {
+    } else if crate::transport::plugin(protocol.transport.kind).is_some_and(|k| k.protobuf()) {
         errors.push(SpecError::at(
             &yaml,
             span_of(&yaml, &pf.types_file.referenced),

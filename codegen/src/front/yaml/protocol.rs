@@ -251,8 +251,77 @@ struct RawResponse {
     when: String,
 }
 
-const TRANSPORTS: &[&str] = &["websocket", "http+websocket", "jsonrpc", "grpc"];
-const FRAMINGS: &[&str] = &["json-text", "content-length", "newline", "grpc"];
+/// `transport.kind` names a registered kind and `transport.framing` one of that kind's
+/// framings; a misspelt value gets the closest valid one.
+fn check_kind(transport: &RawTransport, cx: &mut Checker<'_>) {
+    let kinds = crate::transport::names();
+    let framings = crate::transport::framings();
+    for (value, allowed) in [(&transport.kind, &kinds), (&transport.framing, &framings)] {
+        if !allowed.contains(&value.value.as_str()) {
+            cx.err(
+                &value.referenced,
+                format!(
+                    "`{}` is not one of {}{}",
+                    value.value,
+                    allowed.join(", "),
+                    crate::suggest::did_you_mean(&value.value, allowed.iter().copied())
+                ),
+            );
+        }
+    }
+    let plugin = crate::transport::lookup(&transport.kind.value).and_then(crate::transport::plugin);
+    let framing = &transport.framing;
+    if let Some(k) = plugin
+        && framings.contains(&framing.value.as_str())
+        && !k.framings().contains(&framing.value.as_str())
+    {
+        cx.err(
+            &framing.referenced,
+            format!(
+                "a {} protocol is framed by one of {}, not `{}`",
+                k.name(),
+                k.framings().join(", "),
+                framing.value
+            ),
+        );
+    }
+}
+
+/// The sections that belong to some transport kinds: each present one must be read by this
+/// protocol's kind, and each its kind needs must be present.
+fn check_sections(
+    raw: &Raw,
+    plugin: &dyn crate::transport::TransportPlugin,
+    transport_at: &Location,
+    cx: &mut Checker<'_>,
+) {
+    use crate::transport::Section;
+    let present: Vec<(Section, &Location)> = [
+        (
+            Section::Sessions,
+            raw.sessions.as_ref().map(|s| s.server_at()),
+        ),
+        (
+            Section::Tracking,
+            raw.tracking.as_ref().map(|t| t.name_at()),
+        ),
+        (
+            Section::Grpc,
+            raw.grpc.as_ref().map(|g| &g.service.referenced),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(s, at)| Some((s, at?)))
+    .collect();
+    for (at, msg, help) in crate::transport::check_sections(plugin, &present, transport_at) {
+        let span = span_of(cx.file, at);
+        let mut e = SpecError::at(cx.file, span, msg);
+        if let Some(help) = help {
+            e = e.with_help(help);
+        }
+        cx.errors.push(e);
+    }
+}
 
 /// Reads and checks `protocol.yaml` on its own (cross-checks against types come later).
 pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
@@ -284,34 +353,12 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
             content_type: None,
         }
     });
-    for (value, allowed) in [
-        (&transport.kind, TRANSPORTS),
-        (&transport.framing, FRAMINGS),
-    ] {
-        if !types_only && !allowed.contains(&value.value.as_str()) {
-            cx.err(
-                &value.referenced,
-                format!(
-                    "`{}` is not one of {}{}",
-                    value.value,
-                    allowed.join(", "),
-                    crate::suggest::did_you_mean(&value.value, allowed.iter().copied())
-                ),
-            );
+    let kind = crate::transport::lookup(&transport.kind.value);
+    if !types_only {
+        check_kind(&transport, &mut cx);
+        if let Some(plugin) = kind.and_then(crate::transport::plugin) {
+            check_sections(&raw, plugin, &transport.kind.referenced, &mut cx);
         }
-    }
-    if transport.kind.value == "jsonrpc"
-        && !jsonrpc::FRAMINGS.contains(&transport.framing.value.as_str())
-    {
-        let framing = &transport.framing;
-        cx.err(
-            &framing.referenced,
-            format!(
-                "a jsonrpc protocol is framed by one of {}, not `{}`",
-                jsonrpc::FRAMINGS.join(", "),
-                framing.value
-            ),
-        );
     }
     if let (Some(bad), Some(first)) = (
         raw.role_aliases.keys().find(|r| !cx.roles.contains(r)),
@@ -368,15 +415,6 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         grpc::lower(file, &parts, &messages, &events, &mut cx.errors)
     });
     check_transport_constants(&transport, &mut cx);
-    if transport.kind.value == "grpc" && raw.grpc.is_none() {
-        let msg = "a grpc protocol needs a `grpc:` section: service, rpc, handshake and exchange";
-        let at = span_of(file, &transport.kind.referenced);
-        cx.errors
-            .push(SpecError::at(file, at, msg).with_help(crate::suggest::see(
-                "\"gRPC protocols\"",
-                crate::suggest::GRPC_DOCS,
-            )));
-    }
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
     let proto_includes = raw
         .proto
@@ -394,7 +432,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         title: raw.title,
         summary: raw.summary,
         transport: Transport {
-            kind: transport.kind.value,
+            kind: kind.unwrap_or(crate::ir::TransportKind::NONE),
             framing: transport.framing.value,
             grpc: raw.grpc.map(|g| GrpcRpc {
                 service: g.service.value,

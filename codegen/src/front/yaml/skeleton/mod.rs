@@ -160,38 +160,18 @@ fn words(raw: &BTreeMap<String, S>) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Checks and lowers both sections into `p`. An `http+websocket` protocol must have
-/// `sessions:`; `tracking:` belongs to `websocket` protocols.
+/// Lowers both sections into `p`. Which kinds read them, and that an `http+websocket`
+/// protocol has `sessions:`, is checked with `protocol.yaml` (`crate::transport`).
 pub fn lower(file: &SourceFile, pf: &ProtocolFile, p: &mut Protocol, errors: &mut SpecErrors) {
     let mut c = Check { file, p, errors };
-    let kind = c.p.transport.kind.clone();
-    let sessions = match (&pf.sessions, kind.as_str()) {
-        (Some(raw), "http+websocket") => sessions::sessions(&mut c, raw),
-        (None, "http+websocket") => {
-            let msg = format!(
-                "an `http+websocket` protocol needs a `sessions:` section: the roles, routes, \
-                 kinds and message templates its session engine uses ({})",
-                crate::suggest::see("\"Session skeletons\"", crate::suggest::SESSIONS_DOCS)
-            );
-            c.at(&pf.transport_at, msg);
-            None
-        }
-        (Some(raw), _) => {
-            let msg = format!("`sessions:` applies to `http+websocket` protocols, not `{kind}`");
-            c.at(raw.server_at(), msg);
-            None
-        }
-        (None, _) => None,
-    };
-    let tracking = match &pf.tracking {
-        Some(raw) if kind == "websocket" => tracking::tracking(&mut c, raw),
-        Some(raw) => {
-            let msg = format!("`tracking:` applies to `websocket` protocols, not `{kind}`");
-            c.at(raw.name_at(), msg);
-            None
-        }
-        None => None,
-    };
+    let sessions = pf
+        .sessions
+        .as_ref()
+        .and_then(|raw| sessions::sessions(&mut c, raw));
+    let tracking = pf
+        .tracking
+        .as_ref()
+        .and_then(|raw| tracking::tracking(&mut c, raw));
     p.sessions = sessions;
     p.tracking = tracking;
 }

@@ -128,13 +128,13 @@ pub(super) struct RawEntry {
 
 impl RawSessions {
     /// Where the section starts (its `server:` value), for section-wide diagnostics.
-    pub(super) fn server_at(&self) -> &Location {
+    pub(crate) fn server_at(&self) -> &Location {
         &self.server.referenced
     }
 }
 
 impl RawTracking {
-    pub(super) fn name_at(&self) -> &Location {
+    pub(crate) fn name_at(&self) -> &Location {
         &self.name.referenced
     }
 }
