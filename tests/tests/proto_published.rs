@@ -34,7 +34,7 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
         title: module.to_owned(),
         summary: String::new(),
         transport: Transport {
-            kind: "grpc".to_owned(),
+            kind: agentwire_codegen::transport::lookup("grpc").expect("grpc is registered"),
             framing: "grpc".to_owned(),
             grpc: None,
             rpc: Default::default(),
