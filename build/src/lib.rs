@@ -11,7 +11,7 @@
 //! }
 //! ```
 //!
-//! ```ignore
+//! ```text
 //! // src/lib.rs
 //! agentwire::include_protocol!("chat_relay"); // pub mod chat_relay { ... }
 //! ```
