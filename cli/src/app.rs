@@ -1,7 +1,7 @@
 //! The `agentwire` command line over any registry of protocols. `agentwire trace check`
 //! checks recorded sessions against a protocol's message schemas and sequence rules and
-//! prints one line per problem found; `gen`, `check-docs`, `lint` and `schema` work on spec
-//! folders on disk (`crate::spec`).
+//! prints one line per problem found; `gen`, `check-docs`, `lint`, `schema` and `diagram`
+//! work on spec folders on disk (`crate::spec`).
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
@@ -43,6 +43,9 @@ enum Command {
     /// Print a spec folder's JSON Schema.
     #[command(long_about = SCHEMA_ABOUT, after_long_help = EXIT_STATUS)]
     Schema(crate::spec::schema::SchemaArgs),
+    /// Print a spec folder's state machines as Mermaid diagrams.
+    #[command(long_about = DIAGRAM_ABOUT, after_long_help = EXIT_STATUS)]
+    Diagram(crate::spec::diagram::DiagramArgs),
     /// Create a crate with a protocol spec of its own, ready for `cargo test`.
     #[command(long_about = NEW_ABOUT, after_long_help = EXIT_STATUS)]
     New(crate::new::NewArgs),
@@ -86,13 +89,18 @@ const SCHEMA_ABOUT: &str = "\
 Print a spec folder's JSON Schema (every message and type, draft 2020-12) on standard
 output, exactly as `agentwire gen` writes it to schemas/<module>.schema.json.";
 
+const DIAGRAM_ABOUT: &str = "\
+Print a spec folder's state machines on standard output as a Markdown page of Mermaid
+`stateDiagram-v2` blocks, one per machine, exactly as `agentwire gen` writes it to
+diagrams/<module>.md. A spec without a machine has nothing to draw (exit 2).";
+
 const EXIT_STATUS: &str = "\
 Exit status:
   0  done: written, up to date, no findings
   1  findings: stale files (gen --check), document differences (check-docs), spec problems
      (lint)
-  2  usage error, or a spec that does not load (gen, check-docs, schema), a file that
-     cannot be read or written";
+  2  usage error, or a spec that does not load (gen, check-docs, schema, diagram), a
+     file that cannot be read or written";
 
 #[derive(Debug, Subcommand)]
 enum TraceCommand {
@@ -239,6 +247,7 @@ where
         Command::CheckDocs(args) => return Ok(crate::spec::docs::run(&args, out, &mut err)),
         Command::Lint(args) => return Ok(crate::spec::lint::run(&args, out, &mut err)),
         Command::Schema(args) => return Ok(crate::spec::schema::run(&args, out, &mut err)),
+        Command::Diagram(args) => return Ok(crate::spec::diagram::run(&args, out, &mut err)),
         Command::New(args) => return Ok(crate::new::run(&args, out, &mut err)),
     };
     let as_clap = |(kind, message): UsageError| {

@@ -1,7 +1,8 @@
-//! The verbs over spec folders on disk (`gen`, `check-docs`, `lint`, `schema`). They run the
+//! The verbs over spec folders on disk (`gen`, `check-docs`, `lint`, `schema`, `diagram`). They run the
 //! generator library at run time, so they work on any folder, with nothing compiled in, and
 //! they call the same functions as this repository's `cargo xtask`.
 
+pub mod diagram;
 pub mod docs;
 pub mod generate;
 pub mod lint;
@@ -84,5 +85,51 @@ pub fn absolute(path: &Path) -> PathBuf {
     match (path.parent(), path.file_name()) {
         (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => absolute(parent).join(name),
         _ => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+    }
+}
+
+/// What the generator writes for one spec folder, held in memory.
+pub struct Generated {
+    pub module: String,
+    files: Vec<agentwire_codegen::output::OutputFile>,
+}
+
+impl Generated {
+    /// The text of the file the generator writes at `path`, if it writes one.
+    pub fn text(&self, path: &str) -> Option<String> {
+        self.files
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.render(""))
+    }
+}
+
+/// Runs the generator on one spec folder in memory (fetching what it names first); `None`
+/// once the reason is written to `err`.
+pub fn generated(spec: &Path, err: &mut dyn Write) -> Option<Generated> {
+    if let Err(e) = fetch(&[spec.to_path_buf()], err) {
+        let _ = writeln!(err, "error: {e}");
+        return None;
+    }
+    match agentwire_codegen::generate(spec) {
+        Ok(g) => Some(Generated {
+            module: g.module,
+            files: g.files,
+        }),
+        Err(e) => {
+            report_spec_errors(&[(spec.to_path_buf(), e)], err);
+            None
+        }
+    }
+}
+
+/// Writes a generated text to standard output: `OK`, or `USAGE` when it cannot be written.
+pub fn print(out: &mut dyn Write, err: &mut dyn Write, text: &str, what: &str) -> u8 {
+    match out.write_all(text.as_bytes()) {
+        Ok(()) => OK,
+        Err(e) => {
+            let _ = writeln!(err, "error: cannot write {what}: {e}");
+            USAGE
+        }
     }
 }
