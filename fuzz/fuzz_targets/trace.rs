@@ -27,11 +27,10 @@ fn run(p: &dyn Protocol, bytes: &[u8]) {
     let mut text = Report::new(&mut sink, OutputFormat::Text, None, false);
     let mut input = bytes;
     let trace = Trace { name: "t.jsonl", input: &mut input, size: Some(bytes.len() as u64) };
-    let _ = check::check_trace(p, trace, None, &mut text);
+    let _ = check::check_trace(p, trace, &mut text);
     let mut json = Report::new(&mut sink, OutputFormat::Json, Some(3), false);
-    let mut input = bytes;
-    let trace = Trace { name: "t.jsonl", input: &mut input, size: None };
-    let _ = check::check_trace(p, trace, Some(check::senders(bytes)), &mut json);
+    // The same bytes as a one-sided capture (`--one-sided`), held in memory.
+    let _ = check::check_one_sided(p, "t.jsonl", bytes, &mut json);
     // Split at the first NUL (if any) into two captures, one per role (the first two roles).
     let (a, b) = match bytes.iter().position(|&x| x == 0) {
         Some(i) => (&bytes[..i], &bytes[i + 1..]),
