@@ -242,6 +242,40 @@ fn schema_prints_what_gen_writes() {
     assert_eq!((code, out.as_str()), (2, ""));
 }
 
+#[test]
+fn diagram_prints_the_page_gen_writes() {
+    let tmp = spec_copy();
+    let (code, out, err) = agentwire(tmp.path(), &["diagram", "--spec", "spec/room_chat"]);
+    assert_eq!(code, 0, "{err}");
+    // One Mermaid block under each machine's heading.
+    assert_eq!(out.matches("\n## `").count(), 2, "{out}");
+    assert_eq!(
+        out.matches("```mermaid\nstateDiagram-v2").count(),
+        2,
+        "{out}"
+    );
+    for machine in ["membership", "refusals"] {
+        assert!(out.contains(machine), "{machine} missing from:\n{out}");
+    }
+    let (code, _, err) = agentwire(tmp.path(), &["gen", "--spec", "spec", "--out", "crate"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, read(&tmp.path().join("crate/diagrams/room_chat.md")));
+}
+
+#[test]
+fn diagram_of_a_spec_without_a_machine_or_folder_is_refused() {
+    // `diagram` writes nothing, so the repository's own types-only spec is read in place.
+    let glossary = repo().join("tests/protocols/glossary");
+    let glossary = glossary.to_str().unwrap();
+    let (code, out, err) = agentwire(&repo(), &["diagram", "--spec", glossary]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("declares no state machine"), "{err}");
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, _, err) = agentwire(tmp.path(), &["diagram", "--spec", "missing"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing"), "{err}");
+}
+
 /// `cargo build` (offline, the workspace's lock file) of the crate at `krate`, inside a
 /// workspace of its own whose `[patch]` points the agentwire crates at this repository. It
 /// builds into the workspace's target folder with the workspace's profiles, so every
