@@ -7,6 +7,7 @@ mod check;
 pub mod interp;
 mod merge;
 mod new;
+mod proxy;
 mod report;
 mod spec;
 
