@@ -76,7 +76,10 @@ impl Meter for TestMeter {
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 
-    async fn upload(&self, request: Request<Streaming<Sample>>) -> Result<Response<Summary>, Status> {
+    async fn upload(
+        &self,
+        request: Request<Streaming<Sample>>,
+    ) -> Result<Response<Summary>, Status> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let mut samples = request.into_inner();
         let mut summary = Summary::default();
@@ -97,7 +100,11 @@ impl Meter for TestMeter {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let answers = request.into_inner().enumerate().map(|(seq, sample)| {
             let s = sample?;
-            let sensor = if s.sensor == "bad-reply" { "" } else { &s.sensor };
+            let sensor = if s.sensor == "bad-reply" {
+                ""
+            } else {
+                &s.sensor
+            };
             Ok(reading(sensor, s.value * 2.0, seq as u64))
         });
         Ok(Response::new(Box::pin(answers)))
@@ -146,7 +153,12 @@ async fn every_call_kind_round_trips() {
     let run = start().await;
     let mut client = MeterClient::connect(run.url.clone()).await.unwrap();
     tokio::time::timeout(LIMIT, async {
-        let r = client.read(ReadRequest { sensor: "t1".into() }).await.unwrap();
+        let r = client
+            .read(ReadRequest {
+                sensor: "t1".into(),
+            })
+            .await
+            .unwrap();
         assert_eq!(r.into_inner(), reading("t1", 1.5, 1));
 
         let watch = WatchRequest {
@@ -200,7 +212,10 @@ async fn the_server_refuses_an_invalid_request_with_invalid_argument() {
     };
     let status = raw.read(bad).await.unwrap_err();
     assert_refused(&status, Code::InvalidArgument, "/sensor", "pattern");
-    assert!(status.message().starts_with("invalid message: "), "{status:?}");
+    assert!(
+        status.message().starts_with("invalid message: "),
+        "{status:?}"
+    );
 
     // Client streaming: the bad sample (the second) ends the call; the handler saw the first.
     let samples = [sample("a", 1.0), sample("b", 5000.0), sample("c", 1.0)];
