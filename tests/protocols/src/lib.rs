@@ -73,9 +73,6 @@ pub mod skeletons {
 #[cfg(all(test, feature = "skeletons", feature = "desk_relay"))]
 #[path = "../desk_relay/talk.rs"]
 mod desk_relay_talk;
-#[cfg(all(test, feature = "skeletons", feature = "gauge"))]
-#[path = "../gauge/talk.rs"]
-mod gauge_talk;
 #[cfg(all(test, feature = "skeletons", feature = "jobs"))]
 #[path = "../jobs/talk.rs"]
 mod jobs_talk;

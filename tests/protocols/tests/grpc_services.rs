@@ -17,9 +17,9 @@ use agentwire_transport::tonic::codegen::tokio_stream::wrappers::{
 };
 use agentwire_transport::tonic::{self, Code, Request, Response, Status, Streaming};
 
-use crate::gauge::{ReadRequest, Reading, Sample, Summary, WatchRequest};
-use crate::skeletons::gauge::meter_client::MeterClient;
-use crate::skeletons::gauge::meter_server::{Meter, MeterServer};
+use agentwire_test_protocols::gauge::{ReadRequest, Reading, Sample, Summary, WatchRequest};
+use agentwire_test_protocols::skeletons::gauge::meter_client::MeterClient;
+use agentwire_test_protocols::skeletons::gauge::meter_server::{Meter, MeterServer};
 
 const LIMIT: Duration = Duration::from_secs(20);
 
@@ -203,10 +203,11 @@ fn assert_refused(status: &Status, code: Code, pointer: &str, rule: &str) {
 #[tokio::test]
 async fn the_server_refuses_an_invalid_request_with_invalid_argument() {
     let run = start().await;
-    // prost's own client (`crate::gauge`'s, which checks nothing) sends what ours would not.
-    let mut raw = crate::gauge::meter_client::MeterClient::connect(run.url.clone())
-        .await
-        .unwrap();
+    // prost's own client (`agentwire_test_protocols::gauge`'s, which checks nothing) sends what ours would not.
+    let mut raw =
+        agentwire_test_protocols::gauge::meter_client::MeterClient::connect(run.url.clone())
+            .await
+            .unwrap();
     let bad = ReadRequest {
         sensor: "Not OK".into(),
     };
