@@ -5,15 +5,22 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agentwire_codegen::diag::SourceFile;
-use agentwire_codegen::front::jsonschema::load_types;
+use agentwire_codegen::front::jsonschema::load_types_noted;
 use agentwire_codegen::ir::{Ty, TypeDef, TypeKind};
 
 fn load(schema: &str) -> Result<BTreeMap<String, TypeDef>, Vec<String>> {
+    load_noted(schema).map(|(types, _)| types)
+}
+
+/// The types and the loader's notes.
+type Noted = (BTreeMap<String, TypeDef>, Vec<String>);
+
+fn load_noted(schema: &str) -> Result<Noted, Vec<String>> {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("schema.json");
     std::fs::write(&path, schema).unwrap();
     let file = SourceFile::read(&path).unwrap();
-    load_types(&file, "schema.json").map_err(|e| {
+    load_types_noted(&file, "schema.json").map_err(|e| {
         e.errors
             .iter()
             .map(|e| {
@@ -234,16 +241,6 @@ fn errors_point_at_the_json_file_line_and_column() {
         e,
         ["schema.json:3:34: `$ref` names `Missing`, which is not defined"]
     );
-    let e = load("{\"$defs\": {\"A\": {\"type\": \"integer\",\n \"exclusiveMinimum\": 0}}}")
-        .unwrap_err();
-    assert_eq!(e.len(), 1);
-    assert!(
-        e[0].starts_with(
-            "schema.json:2:2: the JSON Schema keyword `exclusiveMinimum` is not supported"
-        ),
-        "{e:?}"
-    );
-    assert!(e[0].contains("hint: use `minimum`"), "{e:?}");
     let e = load("{\"$defs\": {\"A\": {\"type\": \"string\",}}}").unwrap_err();
     assert_eq!(e.len(), 1);
     assert!(
@@ -298,5 +295,97 @@ fn a_json_schema_spec_generates_with_its_schema() {
     assert!(
         rust.contains("#[serde(tag = \"type\", rename = \"probe\")]"),
         "{rust}"
+    );
+}
+
+#[test]
+fn unknown_and_unchecked_keywords_are_notes_not_refusals() {
+    // A vendor's own keywords (no `x-` prefix), a draft-04 boolean bound and a fastjsonschema
+    // `$$description`: JSON Schema ignores what it does not know, and so does the loader.
+    let (types, notes) = load_noted(
+        "{\"$defs\": {\"Pet\": {\"type\": \"object\", \"frobnicate\": true,\n\
+           \"$$description\": [\"a\", \"b\"],\n\
+           \"properties\": {\"age\": {\"type\": \"integer\", \"frobnicate\": 1,\n\
+             \"exclusiveMinimum\": 0},\n\
+           \"tags\": {\"type\": \"array\", \"items\": [{\"type\": \"string\"}]}}}}}",
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(
+        fields(&types, "Pet"),
+        [
+            ("age".into(), Ty::Integer, true),
+            ("tags".into(), Ty::Array(Box::new(Ty::Any)), true),
+        ]
+    );
+    assert_eq!(
+        notes,
+        [
+            "note: schema.json (line 2): `$$description` is no JSON Schema keyword and is ignored",
+            "note: schema.json (line 4): `exclusiveMinimum` is not checked by the generated validators; they check the inclusive `minimum`/`maximum` only",
+            "note: schema.json (2 places, the first at line 1): `frobnicate` is no JSON Schema keyword and is ignored",
+            "note: schema.json (line 5): a tuple `items` (one schema per position) is read as a list of any JSON values",
+        ]
+    );
+}
+
+#[test]
+fn definition_names_that_are_no_rust_identifier_keep_their_json_name() {
+    // setuptools names its definitions in kebab case; the naming pass gives the Rust name.
+    let types = ok(r##"{"definitions": {
+      "attr-directive": {"type": "object", "properties": {"attr": {"type": "string"}},
+        "required": ["attr"]},
+      "Holder": {"type": "object", "properties": {"a": {"$ref": "#/definitions/attr-directive"}}}
+    }}"##);
+    assert_eq!(
+        fields(&types, "Holder"),
+        [("a".into(), named("attr-directive"), true)]
+    );
+    assert_eq!(
+        fields(&types, "attr-directive"),
+        [("attr".into(), Ty::String, false)]
+    );
+}
+
+#[test]
+fn kebab_case_definitions_generate_under_rust_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("kebab");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("protocol.yaml"),
+        "protocol: kebab\ntitle: Kebab\nsummary: Definitions named in kebab case.\ntypes: schema.json\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("schema.json"),
+        r##"{"definitions": {
+          "find-directive": {"type": "object", "properties": {
+            "where": {"type": "array", "items": {"type": "string"}},
+            "name-style": {"enum": ["flat", "nested"]}}},
+          "holder": {"type": "object", "properties": {"find": {"$ref": "#/definitions/find-directive"}}}
+        }}"##,
+    )
+    .unwrap();
+    let g = agentwire_codegen::generate(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{:?}",
+            e.errors.iter().map(|e| e.one_line()).collect::<Vec<_>>()
+        )
+    });
+    let rust = g
+        .files
+        .iter()
+        .find(|f| f.path == "src/kebab.rs")
+        .unwrap()
+        .render("a test spec");
+    assert!(rust.contains("pub struct FindDirective {"), "{rust}");
+    assert!(rust.contains("pub enum FindDirectiveNameStyle {"), "{rust}");
+    assert!(rust.contains("pub find: Option<FindDirective>"), "{rust}");
+    assert!(
+        g.summary.contains(
+            "type `find-directive` is not a Rust identifier; its Rust type is `FindDirective`"
+        ),
+        "{}",
+        g.summary
     );
 }

@@ -23,6 +23,9 @@ pub struct Lowerer<'f> {
     pub(super) strip: Vec<(String, String)>,
     /// Schemas whose keywords were checked, by offset (a schema is reached more than once).
     checked: BTreeSet<usize>,
+    /// What was read as absent or as any JSON value, by what the note says: how often, and
+    /// the first line.
+    notes: BTreeMap<String, (usize, usize)>,
     pub(super) errors: SpecErrors,
 }
 
@@ -35,6 +38,7 @@ impl<'f> Lowerer<'f> {
             types: BTreeMap::new(),
             strip: Vec::new(),
             checked: BTreeSet::new(),
+            notes: BTreeMap::new(),
             errors: SpecErrors::default(),
         };
         if !root.is_object() {
@@ -65,14 +69,9 @@ impl<'f> Lowerer<'f> {
 
     pub fn lower_all(&mut self) {
         let defs: Vec<(String, &Node)> = self.defs.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        // A name that is no Rust identifier (`attr-directive`) is kept here; the naming pass
+        // (`front::rename`) gives its Rust type a name, as it does for every front end.
         for (name, node) in defs {
-            if !is_type_name(&name) {
-                self.error(
-                    node,
-                    format!("the definition name `{name}` is not usable as a type name"),
-                );
-                continue;
-            }
             self.define(&name, node, false);
         }
         for (ty, tag) in std::mem::take(&mut self.strip) {
@@ -88,8 +87,24 @@ impl<'f> Lowerer<'f> {
         crate::ir::order_untagged_members(&mut self.types);
     }
 
-    pub fn finish(self) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
-        self.errors.finish(self.types)
+    /// The types, and one note per keyword read as absent (for the `cargo xtask gen` summary).
+    pub fn finish(self) -> Result<(BTreeMap<String, TypeDef>, Vec<String>), SpecErrors> {
+        let notes = (self.notes.iter())
+            .map(|(what, (count, line))| {
+                let places = match count {
+                    1 => format!("line {line}"),
+                    n => format!("{n} places, the first at line {line}"),
+                };
+                format!("note: {} ({places}): {what}", self.rel)
+            })
+            .collect();
+        self.errors.finish((self.types, notes))
+    }
+
+    /// Notes `what` (read leniently) at byte `offset`; the same note is counted, not repeated.
+    pub(super) fn note(&mut self, offset: usize, what: String) {
+        let line = self.file.line_of(offset);
+        self.notes.entry(what).or_insert((0, line)).0 += 1;
     }
 
     pub(super) fn error(&mut self, node: &Node, message: String) {
@@ -263,6 +278,14 @@ impl<'f> Lowerer<'f> {
             "null" => Ty::Nullable(Box::new(Ty::Any)),
             "array" => {
                 let items = match node.get("items") {
+                    // draft-04 to 2019-09's tuple form: one schema per position.
+                    Some(items) if items.as_array().is_some() => {
+                        self.note(
+                            items.span.0,
+                            "a tuple `items` (one schema per position) is read as a list of any JSON values".to_owned(),
+                        );
+                        Ty::Any
+                    }
                     Some(items) => self.ty_of(items, &format!("{context}Item")),
                     None => Ty::Any,
                 };
@@ -397,7 +420,7 @@ impl<'f> Lowerer<'f> {
         c
     }
 
-    /// Refuses keywords that would change what the schema admits but that the IR cannot say.
+    /// Notes keywords the IR does not read: unchecked rules and keywords JSON Schema does not define.
     pub(super) fn check_keywords(&mut self, node: &Node) {
         if !self.checked.insert(node.span.0) {
             return;
@@ -414,15 +437,19 @@ impl<'f> Lowerer<'f> {
             if allowed {
                 continue;
             }
-            if let Some(help) = keywords::refusal(&m.key) {
-                self.errors.push(
-                    SpecError::at(
-                        self.file,
-                        m.key_span,
-                        format!("the JSON Schema keyword `{}` is not supported", m.key),
-                    )
-                    .with_help(help),
-                );
+            match keywords::classify(&m.key) {
+                keywords::Keyword::Known => {}
+                keywords::Keyword::Unchecked(instead) => self.note(
+                    m.key_span.0,
+                    format!(
+                        "`{}` is not checked by the generated validators; they check {instead}",
+                        m.key
+                    ),
+                ),
+                keywords::Keyword::Unknown => self.note(
+                    m.key_span.0,
+                    format!("`{}` is no JSON Schema keyword and is ignored", m.key),
+                ),
             }
         }
     }
@@ -464,12 +491,6 @@ fn ref_name(r: &str) -> Option<&str> {
     r.strip_prefix("#/$defs/")
         .or_else(|| r.strip_prefix("#/definitions/"))
         .filter(|n| !n.contains('/'))
-}
-
-fn is_type_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A string constant (`const`, a one-value `enum`), or the string values of an enum written
