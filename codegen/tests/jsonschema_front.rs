@@ -239,7 +239,9 @@ fn errors_point_at_the_json_file_line_and_column() {
     let e = load("{\"$defs\": {\n  \"A\": {\"type\": \"object\",\n    \"properties\": {\"b\": {\"$ref\": \"#/$defs/Missing\"}}}\n}}").unwrap_err();
     assert_eq!(
         e,
-        ["schema.json:3:34: `$ref` names `Missing`, which is not defined"]
+        [
+            "schema.json:3:34: `$ref` \"#/$defs/Missing\" reaches no schema of this document (hint: refer to a definition of this file: `#/$defs/Name`)"
+        ]
     );
     let e = load("{\"$defs\": {\"A\": {\"type\": \"string\",}}}").unwrap_err();
     assert_eq!(e.len(), 1);
@@ -247,9 +249,7 @@ fn errors_point_at_the_json_file_line_and_column() {
         e[0].starts_with("schema.json:1:35: JSON syntax error: expected a quoted key"),
         "{e:?}"
     );
-    let e = load("{\"$defs\": {\"A\": {\"$ref\": \"other.json#/A\"}}}").unwrap_err();
-    assert!(e[0].contains("unsupported `$ref`"), "{e:?}");
-    let e = load("{\"type\": \"object\"}").unwrap_err();
+    let e = load("{\"title\": \"only a title\"}").unwrap_err();
     assert!(e[0].contains("defines no types"), "{e:?}");
 }
 
@@ -388,4 +388,48 @@ fn kebab_case_definitions_generate_under_rust_names() {
         "{}",
         g.summary
     );
+}
+
+#[test]
+fn the_root_schema_and_every_local_ref_form_are_types() {
+    // A root that describes a value is a type named after the file; `#` reaches it, a pointer
+    // deeper than a definition gets a type of its own, `~1` and `%25` escapes are decoded,
+    // anchors resolve, and a reference to another document is any JSON value, with a note.
+    let (types, notes) = load_noted(
+        r##"{"$id": "https://example.com/tree", "type": "object",
+          "properties": {
+            "child": {"$ref": "#"},
+            "leaf": {"$ref": "#/definitions/a~1b"},
+            "size": {"$ref": "#/definitions/box/properties/size"},
+            "again": {"$ref": "https://example.com/tree#/definitions/box"},
+            "named": {"$ref": "#dee"},
+            "away": {"$ref": "other.json#/definitions/x"}},
+          "definitions": {
+            "a/b": {"type": "string"},
+            "box": {"type": "object", "properties": {"size": {"type": "integer", "minimum": 1}}},
+            "d": {"$anchor": "dee", "type": "boolean"}}}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(
+        fields(&types, "Schema"),
+        [
+            ("child".into(), named("Schema"), true),
+            ("leaf".into(), named("a/b"), true),
+            ("size".into(), named("BoxSize"), true),
+            ("again".into(), named("box"), true),
+            ("named".into(), named("d"), true),
+            ("away".into(), Ty::Any, true),
+        ]
+    );
+    let TypeKind::Alias { constraints, .. } = &types["BoxSize"].kind else {
+        panic!("{:?}", types["BoxSize"]);
+    };
+    assert_eq!(constraints.minimum, Some(1.0));
+    assert_eq!(
+        notes,
+        ["note: schema.json (line 8): a `$ref` to another document is read as any JSON value"]
+    );
+    // A local reference that reaches nothing is still an error, at its line.
+    let e = load(r##"{"$defs": {"A": {"$ref": "#/$defs/A/properties/nope"}}}"##).unwrap_err();
+    assert!(e[0].contains("reaches no schema of this document"), "{e:?}");
 }

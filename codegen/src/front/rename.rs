@@ -206,7 +206,12 @@ fn apply(p: &mut Protocol, renames: &BTreeMap<String, String>) {
                 }
             }
             TypeKind::Alias { target, .. } => ty(target, &to),
-            TypeKind::Enum(_) | TypeKind::Untagged(_) => {}
+            // An untagged union names its members' types too (an open enum's known values).
+            TypeKind::Untagged(members) => members.iter_mut().for_each(|m| ty(m, &to)),
+            TypeKind::Enum(_) => {}
+        }
+        if let Some(open) = &mut def.open {
+            ty(open, &to);
         }
         p.types.insert(name, def);
     }

@@ -42,6 +42,8 @@ const ANNOTATIONS: &[&str] = &[
     "$defs",
     "definitions",
     "$vocabulary",
+    // A name `$ref: "#name"` reaches (`refs::locate`).
+    "$anchor",
     "contentEncoding",
     "contentMediaType",
     "contentSchema",
@@ -79,7 +81,7 @@ pub fn classify(keyword: &str) -> Keyword {
         "minProperties" | "maxProperties" => "each member, not how many there are",
         "not" | "if" | "then" | "else" | "dependentSchemas" | "dependentRequired"
         | "dependencies" => "the schema without this condition",
-        "$dynamicRef" | "$recursiveRef" | "$anchor" | "$dynamicAnchor" | "$recursiveAnchor" => {
+        "$dynamicRef" | "$recursiveRef" | "$dynamicAnchor" | "$recursiveAnchor" => {
             "the value as any JSON value"
         }
         _ => return Keyword::Unknown,

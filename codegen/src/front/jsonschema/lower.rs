@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::json::{Json, Node};
-use super::keywords;
+use super::{keywords, refs};
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::ir::{Constraints, Origin, Ty, TypeDef, TypeKind};
 use crate::naming::pascal_case;
@@ -26,6 +26,8 @@ pub struct Lowerer<'f> {
     /// What was read as absent or as any JSON value, by what the note says: how often, and
     /// the first line.
     notes: BTreeMap<String, (usize, usize)>,
+    /// The named type each resolvable `$ref` of the document stands for, by its text.
+    refs: refs::RefNames,
     pub(super) errors: SpecErrors,
 }
 
@@ -39,6 +41,7 @@ impl<'f> Lowerer<'f> {
             strip: Vec::new(),
             checked: BTreeSet::new(),
             notes: BTreeMap::new(),
+            refs: BTreeMap::new(),
             errors: SpecErrors::default(),
         };
         if !root.is_object() {
@@ -58,13 +61,43 @@ impl<'f> Lowerer<'f> {
                 }
             }
         }
+        me.resolve_refs(root);
         if me.defs.is_empty() {
             me.errors.push(
                 SpecError::at(file, (0, 1), "the schema defines no types")
-                    .with_help("put each message type under `$defs` (or `definitions`)"),
+                    .with_help("put each message type under `$defs` (or `definitions`), or describe a value at the root"),
             );
         }
         me
+    }
+
+    /// Names the root schema (when it describes a value or a `$ref` reaches it) and every
+    /// schema a `$ref` reaches inside the document, each once.
+    fn resolve_refs(&mut self, root: &'f Node) {
+        let id = (root.get("$id").or_else(|| root.get("id"))).and_then(Node::as_str);
+        let mut texts = Vec::new();
+        refs::all_refs(root, &mut texts, 0);
+        let reaches_root = (texts.iter())
+            .any(|r| refs::locate(root, id, r).is_some_and(|n| std::ptr::eq(n, root)));
+        if refs::root_is_schema(root) || reaches_root {
+            let name = refs::root_name(self.rel, |n| self.defs.contains_key(n));
+            self.defs.insert(name, root);
+        }
+        for text in texts {
+            let Some(node) = refs::locate(root, id, &text) else {
+                continue;
+            };
+            let known = (self.defs.iter()).find(|(_, d)| std::ptr::eq(**d, node));
+            let name = match known {
+                Some((name, _)) => name.clone(),
+                None => {
+                    let name = refs::pointer_name(&text, |n| self.defs.contains_key(n));
+                    self.defs.insert(name.clone(), node);
+                    name
+                }
+            };
+            self.refs.insert(text, name);
+        }
     }
 
     pub fn lower_all(&mut self) {
@@ -313,31 +346,38 @@ impl<'f> Lowerer<'f> {
         }
     }
 
-    /// A `$ref` to a definition of this document.
+    /// A `$ref`: the named type of the schema it reaches in this document.
     fn reference(&mut self, target: &Node) -> Ty {
-        match target.as_str().and_then(ref_name) {
-            Some(name) if self.defs.contains_key(name) => Ty::Named(name.to_owned()),
-            Some(name) => {
-                self.error(
-                    target,
-                    format!("`$ref` names `{name}`, which is not defined"),
-                );
-                Ty::Any
-            }
-            None => {
-                self.errors.push(
-                    SpecError::at(self.file, target.span, "unsupported `$ref`")
-                        .with_help("refer to a definition of this file: `#/$defs/Name`"),
-                );
-                Ty::Any
-            }
+        let text = target.as_str().unwrap_or_default();
+        if let Some(name) = self.refs.get(text) {
+            return Ty::Named(name.clone());
         }
+        if text.starts_with('#') || target.as_str().is_none() {
+            self.errors.push(
+                SpecError::at(
+                    self.file,
+                    target.span,
+                    format!(
+                        "`$ref` {} reaches no schema of this document",
+                        target.to_value()
+                    ),
+                )
+                .with_help("refer to a definition of this file: `#/$defs/Name`"),
+            );
+            return Ty::Any;
+        }
+        // Another document: read as any JSON value until the loader reads several files.
+        self.note(
+            target.span.0,
+            "a `$ref` to another document is read as any JSON value".to_owned(),
+        );
+        Ty::Any
     }
 
     /// The definition a `$ref` node names, if it is one of this document's.
     pub(super) fn ref_target(&self, node: &Node) -> Option<(&'f Node, String)> {
-        let name = node.get("$ref")?.as_str().and_then(ref_name)?;
-        self.defs.get(name).map(|n| (*n, name.to_owned()))
+        let name = self.refs.get(node.get("$ref")?.as_str()?)?;
+        self.defs.get(name).map(|n| (*n, name.clone()))
     }
 
     /// `type: [t, "null"]`, or `anyOf`/`oneOf` of one schema and `{type: null}`.
@@ -484,13 +524,6 @@ fn type_list(node: &Node) -> Option<(Vec<Ty>, bool)> {
 
 pub(super) fn is_null(node: &Node) -> bool {
     node.get("type").and_then(Node::as_str) == Some("null")
-}
-
-/// `#/$defs/Name` or `#/definitions/Name`.
-fn ref_name(r: &str) -> Option<&str> {
-    r.strip_prefix("#/$defs/")
-        .or_else(|| r.strip_prefix("#/definitions/"))
-        .filter(|n| !n.contains('/'))
 }
 
 /// A string constant (`const`, a one-value `enum`), or the string values of an enum written

@@ -13,6 +13,7 @@ mod keywords;
 mod lower;
 mod nested;
 mod object;
+mod refs;
 mod union;
 
 pub use json::{Json, Node};
