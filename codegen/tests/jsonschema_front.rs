@@ -73,7 +73,10 @@ fn refs_defs_definitions_docs_and_defaults() {
             unreachable!()
         };
         assert_eq!(f[1].doc, "Default: `false`.");
-        assert_eq!(f[2].constraints.min_items, Some(1));
+        assert_eq!(
+            f[2].constraints.count(&agentwire_codegen::rules::MIN_ITEMS),
+            Some(1)
+        );
         let TypeKind::Alias {
             target,
             constraints,
@@ -82,8 +85,14 @@ fn refs_defs_definitions_docs_and_defaults() {
             panic!("{:?}", types["SessionId"]);
         };
         assert_eq!(*target, Ty::String);
-        assert_eq!(constraints.min_length, Some(1));
-        assert_eq!(constraints.pattern.as_deref(), Some("^s-"));
+        assert_eq!(
+            constraints.count(&agentwire_codegen::rules::MIN_LENGTH),
+            Some(1)
+        );
+        assert_eq!(
+            constraints.text(&agentwire_codegen::rules::PATTERN),
+            Some("^s-")
+        );
     }
 }
 

@@ -1,7 +1,7 @@
 //! Which JSON Schema keywords the loader reads, which it passes over as annotations, and what
 //! to write instead of the ones it refuses.
 
-/// Keywords with a meaning in the IR.
+/// Keywords with a meaning in the IR besides the rules' (`crate::rules`, each rule's keyword).
 const READ: &[&str] = &[
     "type",
     "$ref",
@@ -14,14 +14,6 @@ const READ: &[&str] = &[
     "oneOf",
     "anyOf",
     "allOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "minItems",
-    "maxItems",
-    "format",
     "description",
     "default",
     "discriminator",
@@ -48,7 +40,11 @@ const ANNOTATIONS: &[&str] = &[
 /// What to write instead of a keyword the loader refuses; `None` when the keyword is read or
 /// is an annotation.
 pub fn refusal(keyword: &str) -> Option<&'static str> {
-    if READ.contains(&keyword) || ANNOTATIONS.contains(&keyword) || keyword.starts_with("x-") {
+    if READ.contains(&keyword)
+        || crate::rules::by_keyword(keyword).is_some()
+        || ANNOTATIONS.contains(&keyword)
+        || keyword.starts_with("x-")
+    {
         return None;
     }
     Some(match keyword {
