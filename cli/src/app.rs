@@ -49,7 +49,18 @@ enum Command {
     /// Create a crate with a protocol spec of its own, ready for `cargo test`.
     #[command(long_about = NEW_ABOUT, after_long_help = EXIT_STATUS)]
     New(crate::new::NewArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    #[command(long_about = COMPLETIONS_ABOUT)]
+    Completions(crate::completions::CompletionsArgs),
 }
+
+const COMPLETIONS_ABOUT: &str = "\
+Print the completion script of a shell on standard output, covering every verb and option.
+Install it where the shell looks for completions, for example:
+
+  agentwire completions bash > ~/.local/share/bash-completion/completions/agentwire
+  agentwire completions zsh > ~/.zfunc/_agentwire      (with ~/.zfunc in $fpath)
+  agentwire completions fish > ~/.config/fish/completions/agentwire.fish";
 
 const NEW_ABOUT: &str = "\
 Create a crate with a protocol spec of its own: spec/NAME/ (protocol.yaml, messages.ts,
@@ -249,6 +260,9 @@ where
         Command::Schema(args) => return Ok(crate::spec::schema::run(&args, out, &mut err)),
         Command::Diagram(args) => return Ok(crate::spec::diagram::run(&args, out, &mut err)),
         Command::New(args) => return Ok(crate::new::run(&args, out, &mut err)),
+        Command::Completions(args) => {
+            return Ok(crate::completions::run(&args, Cli::command(), out));
+        }
     };
     let as_clap = |(kind, message): UsageError| {
         let mut cmd = Cli::command();

@@ -5,15 +5,22 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agentwire_codegen::diag::SourceFile;
-use agentwire_codegen::front::jsonschema::load_types;
+use agentwire_codegen::front::jsonschema::load_types_noted;
 use agentwire_codegen::ir::{Ty, TypeDef, TypeKind};
 
 fn load(schema: &str) -> Result<BTreeMap<String, TypeDef>, Vec<String>> {
+    load_noted(schema).map(|(types, _)| types)
+}
+
+/// The types and the loader's notes.
+type Noted = (BTreeMap<String, TypeDef>, Vec<String>);
+
+fn load_noted(schema: &str) -> Result<Noted, Vec<String>> {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("schema.json");
     std::fs::write(&path, schema).unwrap();
     let file = SourceFile::read(&path).unwrap();
-    load_types(&file, "schema.json").map_err(|e| {
+    load_types_noted(&file, "schema.json").map_err(|e| {
         e.errors
             .iter()
             .map(|e| {
@@ -241,27 +248,17 @@ fn errors_point_at_the_json_file_line_and_column() {
     let e = load("{\"$defs\": {\n  \"A\": {\"type\": \"object\",\n    \"properties\": {\"b\": {\"$ref\": \"#/$defs/Missing\"}}}\n}}").unwrap_err();
     assert_eq!(
         e,
-        ["schema.json:3:34: `$ref` names `Missing`, which is not defined"]
+        [
+            "schema.json:3:34: `$ref` \"#/$defs/Missing\" reaches no schema of this document (hint: refer to a definition of this file: `#/$defs/Name`)"
+        ]
     );
-    let e = load("{\"$defs\": {\"A\": {\"type\": \"integer\",\n \"exclusiveMinimum\": 0}}}")
-        .unwrap_err();
-    assert_eq!(e.len(), 1);
-    assert!(
-        e[0].starts_with(
-            "schema.json:2:2: the JSON Schema keyword `exclusiveMinimum` is not supported"
-        ),
-        "{e:?}"
-    );
-    assert!(e[0].contains("hint: use `minimum`"), "{e:?}");
     let e = load("{\"$defs\": {\"A\": {\"type\": \"string\",}}}").unwrap_err();
     assert_eq!(e.len(), 1);
     assert!(
         e[0].starts_with("schema.json:1:35: JSON syntax error: expected a quoted key"),
         "{e:?}"
     );
-    let e = load("{\"$defs\": {\"A\": {\"$ref\": \"other.json#/A\"}}}").unwrap_err();
-    assert!(e[0].contains("unsupported `$ref`"), "{e:?}");
-    let e = load("{\"type\": \"object\"}").unwrap_err();
+    let e = load("{\"title\": \"only a title\"}").unwrap_err();
     assert!(e[0].contains("defines no types"), "{e:?}");
 }
 
@@ -308,4 +305,143 @@ fn a_json_schema_spec_generates_with_its_schema() {
         rust.contains("#[serde(tag = \"type\", rename = \"probe\")]"),
         "{rust}"
     );
+}
+
+#[test]
+fn unknown_and_unchecked_keywords_are_notes_not_refusals() {
+    // A vendor's own keywords (no `x-` prefix), a draft-04 boolean bound and a fastjsonschema
+    // `$$description`: JSON Schema ignores what it does not know, and so does the loader.
+    let (types, notes) = load_noted(
+        "{\"$defs\": {\"Pet\": {\"type\": \"object\", \"frobnicate\": true,\n\
+           \"$$description\": [\"a\", \"b\"],\n\
+           \"properties\": {\"age\": {\"type\": \"integer\", \"frobnicate\": 1,\n\
+             \"exclusiveMinimum\": 0},\n\
+           \"tags\": {\"type\": \"array\", \"items\": [{\"type\": \"string\"}]}}}}}",
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(
+        fields(&types, "Pet"),
+        [
+            ("age".into(), Ty::Integer, true),
+            ("tags".into(), Ty::Array(Box::new(Ty::Any)), true),
+        ]
+    );
+    assert_eq!(
+        notes,
+        [
+            "note: schema.json (line 2): `$$description` is no JSON Schema keyword and is ignored",
+            "note: schema.json (line 4): `exclusiveMinimum` is not checked by the generated validators; they check the inclusive `minimum`/`maximum` only",
+            "note: schema.json (2 places, the first at line 1): `frobnicate` is no JSON Schema keyword and is ignored",
+            "note: schema.json (line 5): a tuple `items` (one schema per position) is read as a list of any JSON values",
+        ]
+    );
+}
+
+#[test]
+fn definition_names_that_are_no_rust_identifier_keep_their_json_name() {
+    // setuptools names its definitions in kebab case; the naming pass gives the Rust name.
+    let types = ok(r##"{"definitions": {
+      "attr-directive": {"type": "object", "properties": {"attr": {"type": "string"}},
+        "required": ["attr"]},
+      "Holder": {"type": "object", "properties": {"a": {"$ref": "#/definitions/attr-directive"}}}
+    }}"##);
+    assert_eq!(
+        fields(&types, "Holder"),
+        [("a".into(), named("attr-directive"), true)]
+    );
+    assert_eq!(
+        fields(&types, "attr-directive"),
+        [("attr".into(), Ty::String, false)]
+    );
+}
+
+#[test]
+fn kebab_case_definitions_generate_under_rust_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("kebab");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("protocol.yaml"),
+        "protocol: kebab\ntitle: Kebab\nsummary: Definitions named in kebab case.\ntypes: schema.json\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("schema.json"),
+        r##"{"definitions": {
+          "find-directive": {"type": "object", "properties": {
+            "where": {"type": "array", "items": {"type": "string"}},
+            "name-style": {"enum": ["flat", "nested"]}}},
+          "holder": {"type": "object", "properties": {"find": {"$ref": "#/definitions/find-directive"}}}
+        }}"##,
+    )
+    .unwrap();
+    let g = agentwire_codegen::generate(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{:?}",
+            e.errors.iter().map(|e| e.one_line()).collect::<Vec<_>>()
+        )
+    });
+    let rust = g
+        .files
+        .iter()
+        .find(|f| f.path == "src/kebab.rs")
+        .unwrap()
+        .render("a test spec");
+    assert!(rust.contains("pub struct FindDirective {"), "{rust}");
+    assert!(rust.contains("pub enum FindDirectiveNameStyle {"), "{rust}");
+    assert!(rust.contains("pub find: Option<FindDirective>"), "{rust}");
+    assert!(
+        g.summary.contains(
+            "type `find-directive` is not a Rust identifier; its Rust type is `FindDirective`"
+        ),
+        "{}",
+        g.summary
+    );
+}
+
+#[test]
+fn the_root_schema_and_every_local_ref_form_are_types() {
+    // A root that describes a value is a type named after the file; `#` reaches it, a pointer
+    // deeper than a definition gets a type of its own, `~1` and `%25` escapes are decoded,
+    // anchors resolve, and a reference to another document is any JSON value, with a note.
+    let (types, notes) = load_noted(
+        r##"{"$id": "https://example.com/tree", "type": "object",
+          "properties": {
+            "child": {"$ref": "#"},
+            "leaf": {"$ref": "#/definitions/a~1b"},
+            "size": {"$ref": "#/definitions/box/properties/size"},
+            "again": {"$ref": "https://example.com/tree#/definitions/box"},
+            "named": {"$ref": "#dee"},
+            "away": {"$ref": "other.json#/definitions/x"}},
+          "definitions": {
+            "a/b": {"type": "string"},
+            "box": {"type": "object", "properties": {"size": {"type": "integer", "minimum": 1}}},
+            "d": {"$anchor": "dee", "type": "boolean"}}}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(
+        fields(&types, "Schema"),
+        [
+            ("child".into(), named("Schema"), true),
+            ("leaf".into(), named("a/b"), true),
+            ("size".into(), named("BoxSize"), true),
+            ("again".into(), named("box"), true),
+            ("named".into(), named("d"), true),
+            ("away".into(), Ty::Any, true),
+        ]
+    );
+    let TypeKind::Alias { constraints, .. } = &types["BoxSize"].kind else {
+        panic!("{:?}", types["BoxSize"]);
+    };
+    assert_eq!(
+        constraints.number(&agentwire_codegen::rules::MINIMUM),
+        Some(1.0)
+    );
+    assert_eq!(
+        notes,
+        ["note: schema.json (line 8): a `$ref` to another document is read as any JSON value"]
+    );
+    // A local reference that reaches nothing is still an error, at its line.
+    let e = load(r##"{"$defs": {"A": {"$ref": "#/$defs/A/properties/nope"}}}"##).unwrap_err();
+    assert!(e[0].contains("reaches no schema of this document"), "{e:?}");
 }

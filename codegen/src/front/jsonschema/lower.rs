@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::json::{Json, Node};
-use super::keywords;
+use super::{keywords, refs};
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::ir::{Constraints, Origin, Ty, TypeDef, TypeKind};
 use crate::naming::pascal_case;
@@ -24,6 +24,11 @@ pub struct Lowerer<'f> {
     pub(super) strip: Vec<(String, String)>,
     /// Schemas whose keywords were checked, by offset (a schema is reached more than once).
     checked: BTreeSet<usize>,
+    /// What was read as absent or as any JSON value, by what the note says: how often, and
+    /// the first line.
+    notes: BTreeMap<String, (usize, usize)>,
+    /// The named type each resolvable `$ref` of the document stands for, by its text.
+    refs: refs::RefNames,
     pub(super) errors: SpecErrors,
 }
 
@@ -36,6 +41,8 @@ impl<'f> Lowerer<'f> {
             types: BTreeMap::new(),
             strip: Vec::new(),
             checked: BTreeSet::new(),
+            notes: BTreeMap::new(),
+            refs: BTreeMap::new(),
             errors: SpecErrors::default(),
         };
         if !root.is_object() {
@@ -55,25 +62,50 @@ impl<'f> Lowerer<'f> {
                 }
             }
         }
+        me.resolve_refs(root);
         if me.defs.is_empty() {
             me.errors.push(
                 SpecError::at(file, (0, 1), "the schema defines no types")
-                    .with_help("put each message type under `$defs` (or `definitions`)"),
+                    .with_help("put each message type under `$defs` (or `definitions`), or describe a value at the root"),
             );
         }
         me
     }
 
+    /// Names the root schema (when it describes a value or a `$ref` reaches it) and every
+    /// schema a `$ref` reaches inside the document, each once.
+    fn resolve_refs(&mut self, root: &'f Node) {
+        let id = (root.get("$id").or_else(|| root.get("id"))).and_then(Node::as_str);
+        let mut texts = Vec::new();
+        refs::all_refs(root, &mut texts, 0);
+        let reaches_root = (texts.iter())
+            .any(|r| refs::locate(root, id, r).is_some_and(|n| std::ptr::eq(n, root)));
+        if refs::root_is_schema(root) || reaches_root {
+            let name = refs::root_name(self.rel, |n| self.defs.contains_key(n));
+            self.defs.insert(name, root);
+        }
+        for text in texts {
+            let Some(node) = refs::locate(root, id, &text) else {
+                continue;
+            };
+            let known = (self.defs.iter()).find(|(_, d)| std::ptr::eq(**d, node));
+            let name = match known {
+                Some((name, _)) => name.clone(),
+                None => {
+                    let name = refs::pointer_name(&text, |n| self.defs.contains_key(n));
+                    self.defs.insert(name.clone(), node);
+                    name
+                }
+            };
+            self.refs.insert(text, name);
+        }
+    }
+
     pub fn lower_all(&mut self) {
         let defs: Vec<(String, &Node)> = self.defs.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        // A name that is no Rust identifier (`attr-directive`) is kept here; the naming pass
+        // (`front::rename`) gives its Rust type a name, as it does for every front end.
         for (name, node) in defs {
-            if !is_type_name(&name) {
-                self.error(
-                    node,
-                    format!("the definition name `{name}` is not usable as a type name"),
-                );
-                continue;
-            }
             self.define(&name, node, false);
         }
         for (ty, tag) in std::mem::take(&mut self.strip) {
@@ -89,8 +121,24 @@ impl<'f> Lowerer<'f> {
         crate::ir::order_untagged_members(&mut self.types);
     }
 
-    pub fn finish(self) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
-        self.errors.finish(self.types)
+    /// The types, and one note per keyword read as absent (for the `cargo xtask gen` summary).
+    pub fn finish(self) -> Result<(BTreeMap<String, TypeDef>, Vec<String>), SpecErrors> {
+        let notes = (self.notes.iter())
+            .map(|(what, (count, line))| {
+                let places = match count {
+                    1 => format!("line {line}"),
+                    n => format!("{n} places, the first at line {line}"),
+                };
+                format!("note: {} ({places}): {what}", self.rel)
+            })
+            .collect();
+        self.errors.finish((self.types, notes))
+    }
+
+    /// Notes `what` (read leniently) at byte `offset`; the same note is counted, not repeated.
+    pub(super) fn note(&mut self, offset: usize, what: String) {
+        let line = self.file.line_of(offset);
+        self.notes.entry(what).or_insert((0, line)).0 += 1;
     }
 
     pub(super) fn error(&mut self, node: &Node, message: String) {
@@ -264,6 +312,14 @@ impl<'f> Lowerer<'f> {
             "null" => Ty::Nullable(Box::new(Ty::Any)),
             "array" => {
                 let items = match node.get("items") {
+                    // draft-04 to 2019-09's tuple form: one schema per position.
+                    Some(items) if items.as_array().is_some() => {
+                        self.note(
+                            items.span.0,
+                            "a tuple `items` (one schema per position) is read as a list of any JSON values".to_owned(),
+                        );
+                        Ty::Any
+                    }
                     Some(items) => self.ty_of(items, &format!("{context}Item")),
                     None => Ty::Any,
                 };
@@ -291,31 +347,38 @@ impl<'f> Lowerer<'f> {
         }
     }
 
-    /// A `$ref` to a definition of this document.
+    /// A `$ref`: the named type of the schema it reaches in this document.
     fn reference(&mut self, target: &Node) -> Ty {
-        match target.as_str().and_then(ref_name) {
-            Some(name) if self.defs.contains_key(name) => Ty::Named(name.to_owned()),
-            Some(name) => {
-                self.error(
-                    target,
-                    format!("`$ref` names `{name}`, which is not defined"),
-                );
-                Ty::Any
-            }
-            None => {
-                self.errors.push(
-                    SpecError::at(self.file, target.span, "unsupported `$ref`")
-                        .with_help("refer to a definition of this file: `#/$defs/Name`"),
-                );
-                Ty::Any
-            }
+        let text = target.as_str().unwrap_or_default();
+        if let Some(name) = self.refs.get(text) {
+            return Ty::Named(name.clone());
         }
+        if text.starts_with('#') || target.as_str().is_none() {
+            self.errors.push(
+                SpecError::at(
+                    self.file,
+                    target.span,
+                    format!(
+                        "`$ref` {} reaches no schema of this document",
+                        target.to_value()
+                    ),
+                )
+                .with_help("refer to a definition of this file: `#/$defs/Name`"),
+            );
+            return Ty::Any;
+        }
+        // Another document: read as any JSON value until the loader reads several files.
+        self.note(
+            target.span.0,
+            "a `$ref` to another document is read as any JSON value".to_owned(),
+        );
+        Ty::Any
     }
 
     /// The definition a `$ref` node names, if it is one of this document's.
     pub(super) fn ref_target(&self, node: &Node) -> Option<(&'f Node, String)> {
-        let name = node.get("$ref")?.as_str().and_then(ref_name)?;
-        self.defs.get(name).map(|n| (*n, name.to_owned()))
+        let name = self.refs.get(node.get("$ref")?.as_str()?)?;
+        self.defs.get(name).map(|n| (*n, name.clone()))
     }
 
     /// `type: [t, "null"]`, or `anyOf`/`oneOf` of one schema and `{type: null}`.
@@ -366,10 +429,7 @@ impl<'f> Lowerer<'f> {
             None => self.read_rules(node, ty, None, &mut c, &mut spans),
         }
         for (rule, e) in rules::check_bounds(&c, |r, v| format!("{}: {v}", r.keyword)) {
-            let span = spans
-                .iter()
-                .find(|(r, _)| *r == rule)
-                .map_or(node.span, |(_, s)| *s);
+            let span = (spans.iter().find(|(r, _)| *r == rule)).map_or(node.span, |(_, s)| *s);
             self.errors
                 .push(SpecError::at(self.file, span, e.message).with_help(e.help));
         }
@@ -381,7 +441,9 @@ impl<'f> Lowerer<'f> {
     }
 
     /// Reads the rule keywords of `source` into `c` (only the list rules, or only the others,
-    /// when `lists` says which), each checked as every front end checks a rule.
+    /// when `lists` says which), each checked as every front end checks a rule. A rule on a
+    /// value it does not apply to constrains nothing in JSON Schema: it is noted and read as
+    /// absent (a `format` is carried: the schema passes it on as an annotation).
     fn read_rules(
         &mut self,
         source: &Node,
@@ -394,27 +456,18 @@ impl<'f> Lowerer<'f> {
             let Some(rule) = rules::by_keyword(&m.key) else {
                 continue;
             };
-            if lists.is_some_and(|l| l != (rule.shape == Shape::List)) {
+            if lists.is_some_and(|l| l != (rule.shape == Shape::List))
+                || (rule.arg == Arg::Flag && m.value.as_bool() == Some(false))
+            {
                 continue;
             }
-            if rule.arg == Arg::Flag && m.value.as_bool() == Some(false) {
+            if let Err(e) = rules::fits(rule, &m.key, rules::shape_for(rule, ty))
+                && rule.arg != Arg::Format
+            {
+                self.note(m.key_span.0, format!("{}; read as absent", e.message));
                 continue;
             }
-            let written = m.key.clone();
-            let fit = rules::fits(rule, &m.key, rules::shape_for(rule, ty));
-            let read = rule_value(rule, &m.value).and_then(|v| {
-                // `format` is an annotation in JSON Schema 2020-12: on a value it does not
-                // describe (`format: int64` on a number) it is carried, not refused.
-                fit.or_else(|e| {
-                    if rule.arg == Arg::Format {
-                        Ok(())
-                    } else {
-                        Err(e)
-                    }
-                })?;
-                rules::apply(c, rule, &written, v)
-            });
-            match read {
+            match rule_value(rule, &m.value).and_then(|v| rules::apply(c, rule, &m.key, v)) {
                 Ok(()) => spans.push((rule, m.key_span)),
                 Err(e) => self
                     .errors
@@ -423,7 +476,7 @@ impl<'f> Lowerer<'f> {
         }
     }
 
-    /// Refuses keywords that would change what the schema admits but that the IR cannot say.
+    /// Notes keywords the IR does not read: unchecked rules and keywords JSON Schema does not define.
     pub(super) fn check_keywords(&mut self, node: &Node) {
         if !self.checked.insert(node.span.0) {
             return;
@@ -440,15 +493,19 @@ impl<'f> Lowerer<'f> {
             if allowed {
                 continue;
             }
-            if let Some(help) = keywords::refusal(&m.key) {
-                self.errors.push(
-                    SpecError::at(
-                        self.file,
-                        m.key_span,
-                        format!("the JSON Schema keyword `{}` is not supported", m.key),
-                    )
-                    .with_help(help),
-                );
+            match keywords::classify(&m.key) {
+                keywords::Keyword::Known => {}
+                keywords::Keyword::Unchecked(instead) => self.note(
+                    m.key_span.0,
+                    format!(
+                        "`{}` is not checked by the generated validators; they check {instead}",
+                        m.key
+                    ),
+                ),
+                keywords::Keyword::Unknown => self.note(
+                    m.key_span.0,
+                    format!("`{}` is no JSON Schema keyword and is ignored", m.key),
+                ),
             }
         }
     }
@@ -483,19 +540,6 @@ fn type_list(node: &Node) -> Option<(Vec<Ty>, bool)> {
 
 pub(super) fn is_null(node: &Node) -> bool {
     node.get("type").and_then(Node::as_str) == Some("null")
-}
-
-/// `#/$defs/Name` or `#/definitions/Name`.
-fn ref_name(r: &str) -> Option<&str> {
-    r.strip_prefix("#/$defs/")
-        .or_else(|| r.strip_prefix("#/definitions/"))
-        .filter(|n| !n.contains('/'))
-}
-
-fn is_type_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A string constant (`const`, a one-value `enum`), or the string values of an enum written
@@ -546,8 +590,8 @@ pub(super) fn inline_name(parent: &str, key: &str) -> String {
     format!("{parent}{}", pascal_case(key))
 }
 
-/// A rule keyword's argument, parsed with the wording every front end uses; a `format` the
-/// validators do not know is carried (the schema passes it on), `x-trim: false` sets nothing.
+/// A rule keyword's argument, parsed with the wording every front end uses; any `format` is
+/// taken (one the validators do not know is carried into the schema and noted by the summary).
 fn rule_value(rule: Rule, node: &Node) -> Result<Value, TagError> {
     let written = rule.keyword;
     let text = || node.to_value().to_string();
