@@ -133,6 +133,7 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
         }
     });
     let decode_message = decode_message_fn(
+        p,
         &[
             " Decodes (proto3 JSON) and validates one message sent by `from`, returning it",
             " re-encoded; `None` when `from` sends no messages in this protocol. A message only",
@@ -226,6 +227,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         }
     };
     let decode_message = decode_message_fn(
+        p,
         &[
             " Decodes and validates one message sent by `from`, returning it re-encoded; `None`",
             " when `from` sends no messages in this protocol. A failure lists every error found;",
@@ -508,12 +510,30 @@ pub fn format_file(tokens: TokenStream) -> Result<String, syn::Error> {
 
 /// `decode_message(from, json)`: the protocol's decoder for each sender, with a message
 /// another role sends named as such (`agentwire_runtime::side::decode_by_role`).
-fn decode_message_fn(doc: &[&str], message_arms: impl Iterator<Item = TokenStream>) -> TokenStream {
+fn decode_message_fn(
+    p: &Protocol,
+    doc: &[&str],
+    message_arms: impl Iterator<Item = TokenStream>,
+) -> TokenStream {
     let message_arms: Vec<TokenStream> = message_arms.collect();
-    // A types-only protocol has no senders: no `decode_message`.
-    if message_arms.is_empty() {
+    // A types-only protocol has no senders: no `decode_message`. One with a transport has
+    // it even when its catalogue is empty (a gRPC spec of plain services): it answers `None`.
+    if p.types_only() {
         return TokenStream::new();
     }
+    let by_role = if message_arms.is_empty() {
+        quote! {
+            let _ = (from, json);
+            None
+        }
+    } else {
+        quote! {
+            match from {
+                #(#message_arms)*
+                _ => None,
+            }
+        }
+    };
     quote! {
         #(#[doc = #doc])*
         pub fn decode_message(
@@ -524,10 +544,7 @@ fn decode_message_fn(doc: &[&str], message_arms: impl Iterator<Item = TokenStrea
                 from: &str,
                 json: &str,
             ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-                match from {
-                    #(#message_arms)*
-                    _ => None,
-                }
+                #by_role
             }
             agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
         }

@@ -84,8 +84,9 @@ impl ProtoSpec {
         self.fds.file.iter().filter(|f| self.own.contains(f.name()))
     }
 
-    /// The packages that get Rust types, sorted: the main package (the root file's), and
-    /// every package a message of a kept package uses, at any depth. A file imported only for
+    /// The packages that get Rust types, sorted: the main package (the root file's), those
+    /// of what the own files' rpcs carry, and every package a message of a kept package
+    /// uses, at any depth. A file imported only for
     /// its options (`google/api/annotations.proto`) adds nothing; the well-known types are
     /// `pbjson_types`' and never among them.
     pub fn packages(&self) -> std::collections::BTreeSet<String> {
@@ -96,6 +97,18 @@ impl ProtoSpec {
             .filter(|f| f.name() == self.file)
             .map(|f| f.package().to_owned())
             .collect();
+        // What the own files' services take and return gets Rust types too (the skeletons
+        // name them).
+        let carried: Vec<String> = self
+            .pool
+            .services()
+            .filter(|s| self.own.contains(s.parent_file().name()))
+            .flat_map(|s| s.methods().collect::<Vec<_>>())
+            .flat_map(|m| [m.input(), m.output()])
+            .map(|m| m.package_name().to_owned())
+            .filter(|p| p != "google.protobuf")
+            .collect();
+        kept.extend(carried);
         loop {
             let before = kept.len();
             let used: Vec<String> = self
