@@ -8,6 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::ir::{Constraints, Field, Protocol, Scalar, Ty, TypeKind, WellKnown};
+use crate::naming::Names;
 use crate::rules::Shape;
 
 /// The schema document of a protocol, pretty-printed with a trailing newline.
@@ -169,7 +170,7 @@ fn struct_schema(p: &Protocol, fields: &[Field]) -> Map<String, Value> {
     if !required.is_empty() {
         s.insert("required".into(), Value::Array(required));
     }
-    if p.is_proto() {
+    if Names::of(p).refuses_unknown_members() {
         // pbjson refuses keys the message does not have. (It also reads each field under its
         // lowerCamelCase JSON name; the schema describes the form the spec writes, with the
         // proto field names.)
