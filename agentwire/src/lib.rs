@@ -165,5 +165,6 @@ pub use agentwire_macros::{Protocol, Validate};
 /// TypeScript, protobuf or JSON Schema, `machine.yaml`), and the Rust each becomes. Spec
 /// diagnostics point here.
 ///
-#[doc = include_str!("../../spec/README.md")]
+// A link to spec/README.md inside the crate, so the packaged crate holds the page too.
+#[doc = include_str!("../spec-formats.md")]
 pub mod spec {}

@@ -52,7 +52,18 @@ enum Command {
     /// Relay a live session unchanged, recording it and checking it as it goes.
     #[command(long_about = crate::proxy::ABOUT)]
     Proxy(crate::proxy::ProxyArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    #[command(long_about = COMPLETIONS_ABOUT)]
+    Completions(crate::completions::CompletionsArgs),
 }
+
+const COMPLETIONS_ABOUT: &str = "\
+Print the completion script of a shell on standard output, covering every verb and option.
+Install it where the shell looks for completions, for example:
+
+  agentwire completions bash > ~/.local/share/bash-completion/completions/agentwire
+  agentwire completions zsh > ~/.zfunc/_agentwire      (with ~/.zfunc in $fpath)
+  agentwire completions fish > ~/.config/fish/completions/agentwire.fish";
 
 const NEW_ABOUT: &str = "\
 Create a crate with a protocol spec of its own: spec/NAME/ (protocol.yaml, messages.ts,
@@ -118,8 +129,8 @@ Check recorded sessions against a protocol's message schemas and sequence rules.
 The protocol is one compiled into the command (--protocol NAME) or any spec folder
 (--spec DIR), whose types and machines are then read when the command runs: the findings
 are the ones the code generated from that folder reports (same JSON pointer, rule and
-sequence violation). JSON-RPC and protobuf folders are not interpreted yet: use their
-generated code (--protocol, or `agentwire_cli::run` over your own registry).
+sequence violation), JSON-RPC folders included. Protobuf folders are not interpreted yet:
+use their generated code (--protocol, or `agentwire_cli::run` over your own registry).
 
 Each FILE is a JSON Lines trace, one {\"from\": ROLE, \"message\": ...} (or {\"from\": ROLE,
 \"http\": {...}}) per line, and is checked as a stream of its own. A line {\"from\": ROLE,
@@ -168,7 +179,7 @@ Exit status:
 const CHECK_DETAILS: &str = "\
 Captures of one connection, one file per sender (protocols with Content-Length framing):
 
-  agentwire trace check --protocol eca --from client client.bin --from server server.bin
+  agentwire trace check --protocol NAME --from client client.bin --from server server.bin
 
 Each capture is either Content-Length framed bytes as sent on the wire, or JSON Lines with
 one bare message per line; the format is told by the first bytes. Findings point at
@@ -255,6 +266,9 @@ where
         Command::Diagram(args) => return Ok(crate::spec::diagram::run(&args, out, &mut err)),
         Command::New(args) => return Ok(crate::new::run(&args, out, &mut err)),
         Command::Proxy(args) => return Ok(crate::proxy::run(registry, &args, &mut err)),
+        Command::Completions(args) => {
+            return Ok(crate::completions::run(&args, Cli::command(), out));
+        }
     };
     let as_clap = |(kind, message): UsageError| {
         let mut cmd = Cli::command();

@@ -4,6 +4,7 @@
 
 mod app;
 mod check;
+mod completions;
 pub mod interp;
 mod merge;
 mod new;

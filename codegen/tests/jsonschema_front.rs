@@ -5,15 +5,22 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agentwire_codegen::diag::SourceFile;
-use agentwire_codegen::front::jsonschema::load_types;
+use agentwire_codegen::front::jsonschema::load_types_noted;
 use agentwire_codegen::ir::{Ty, TypeDef, TypeKind};
 
 fn load(schema: &str) -> Result<BTreeMap<String, TypeDef>, Vec<String>> {
+    load_noted(schema).map(|(types, _)| types)
+}
+
+/// The types and the loader's notes.
+type Noted = (BTreeMap<String, TypeDef>, Vec<String>);
+
+fn load_noted(schema: &str) -> Result<Noted, Vec<String>> {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("schema.json");
     std::fs::write(&path, schema).unwrap();
     let file = SourceFile::read(&path).unwrap();
-    load_types(&file, "schema.json").map_err(|e| {
+    load_types_noted(&file, "schema.json").map_err(|e| {
         e.errors
             .iter()
             .map(|e| {
@@ -73,7 +80,10 @@ fn refs_defs_definitions_docs_and_defaults() {
             unreachable!()
         };
         assert_eq!(f[1].doc, "Default: `false`.");
-        assert_eq!(f[2].constraints.min_items, Some(1));
+        assert_eq!(
+            f[2].constraints.count(&agentwire_codegen::rules::MIN_ITEMS),
+            Some(1)
+        );
         let TypeKind::Alias {
             target,
             constraints,
@@ -82,8 +92,14 @@ fn refs_defs_definitions_docs_and_defaults() {
             panic!("{:?}", types["SessionId"]);
         };
         assert_eq!(*target, Ty::String);
-        assert_eq!(constraints.min_length, Some(1));
-        assert_eq!(constraints.pattern.as_deref(), Some("^s-"));
+        assert_eq!(
+            constraints.count(&agentwire_codegen::rules::MIN_LENGTH),
+            Some(1)
+        );
+        assert_eq!(
+            constraints.text(&agentwire_codegen::rules::PATTERN),
+            Some("^s-")
+        );
     }
 }
 
@@ -232,27 +248,17 @@ fn errors_point_at_the_json_file_line_and_column() {
     let e = load("{\"$defs\": {\n  \"A\": {\"type\": \"object\",\n    \"properties\": {\"b\": {\"$ref\": \"#/$defs/Missing\"}}}\n}}").unwrap_err();
     assert_eq!(
         e,
-        ["schema.json:3:34: `$ref` names `Missing`, which is not defined"]
+        [
+            "schema.json:3:34: `$ref` \"#/$defs/Missing\" reaches no schema of this document (hint: refer to a definition of this file: `#/$defs/Name`)"
+        ]
     );
-    let e = load("{\"$defs\": {\"A\": {\"type\": \"integer\",\n \"exclusiveMinimum\": 0}}}")
-        .unwrap_err();
-    assert_eq!(e.len(), 1);
-    assert!(
-        e[0].starts_with(
-            "schema.json:2:2: the JSON Schema keyword `exclusiveMinimum` is not supported"
-        ),
-        "{e:?}"
-    );
-    assert!(e[0].contains("hint: use `minimum`"), "{e:?}");
     let e = load("{\"$defs\": {\"A\": {\"type\": \"string\",}}}").unwrap_err();
     assert_eq!(e.len(), 1);
     assert!(
         e[0].starts_with("schema.json:1:35: JSON syntax error: expected a quoted key"),
         "{e:?}"
     );
-    let e = load("{\"$defs\": {\"A\": {\"$ref\": \"other.json#/A\"}}}").unwrap_err();
-    assert!(e[0].contains("unsupported `$ref`"), "{e:?}");
-    let e = load("{\"type\": \"object\"}").unwrap_err();
+    let e = load("{\"title\": \"only a title\"}").unwrap_err();
     assert!(e[0].contains("defines no types"), "{e:?}");
 }
 
@@ -298,5 +304,250 @@ fn a_json_schema_spec_generates_with_its_schema() {
     assert!(
         rust.contains("#[serde(tag = \"type\", rename = \"probe\")]"),
         "{rust}"
+    );
+}
+
+#[test]
+fn unknown_and_unchecked_keywords_are_notes_not_refusals() {
+    // A vendor's own keywords (no `x-` prefix), a draft-04 boolean bound and a fastjsonschema
+    // `$$description`: JSON Schema ignores what it does not know, and so does the loader.
+    let (types, notes) = load_noted(
+        "{\"$defs\": {\"Pet\": {\"type\": \"object\", \"frobnicate\": true,\n\
+           \"$$description\": [\"a\", \"b\"],\n\
+           \"properties\": {\"age\": {\"type\": \"integer\", \"frobnicate\": 1,\n\
+             \"exclusiveMinimum\": 0},\n\
+           \"tags\": {\"type\": \"array\", \"items\": [{\"type\": \"string\"}]}}}}}",
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(
+        fields(&types, "Pet"),
+        [
+            ("age".into(), Ty::Integer, true),
+            ("tags".into(), Ty::Array(Box::new(Ty::Any)), true),
+        ]
+    );
+    assert_eq!(
+        notes,
+        [
+            "note: schema.json (line 2): `$$description` is no JSON Schema keyword and is ignored",
+            "note: schema.json (line 4): `exclusiveMinimum` is not checked by the generated validators; they check the inclusive `minimum`/`maximum` only",
+            "note: schema.json (2 places, the first at line 1): `frobnicate` is no JSON Schema keyword and is ignored",
+            "note: schema.json (line 5): a tuple `items` (one schema per position) is read as a list of any JSON values",
+        ]
+    );
+}
+
+#[test]
+fn definition_names_that_are_no_rust_identifier_keep_their_json_name() {
+    // setuptools names its definitions in kebab case; the naming pass gives the Rust name.
+    let types = ok(r##"{"definitions": {
+      "attr-directive": {"type": "object", "properties": {"attr": {"type": "string"}},
+        "required": ["attr"]},
+      "Holder": {"type": "object", "properties": {"a": {"$ref": "#/definitions/attr-directive"}}}
+    }}"##);
+    assert_eq!(
+        fields(&types, "Holder"),
+        [("a".into(), named("attr-directive"), true)]
+    );
+    assert_eq!(
+        fields(&types, "attr-directive"),
+        [("attr".into(), Ty::String, false)]
+    );
+}
+
+#[test]
+fn kebab_case_definitions_generate_under_rust_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("kebab");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("protocol.yaml"),
+        "protocol: kebab\ntitle: Kebab\nsummary: Definitions named in kebab case.\ntypes: schema.json\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("schema.json"),
+        r##"{"definitions": {
+          "find-directive": {"type": "object", "properties": {
+            "where": {"type": "array", "items": {"type": "string"}},
+            "name-style": {"enum": ["flat", "nested"]}}},
+          "holder": {"type": "object", "properties": {"find": {"$ref": "#/definitions/find-directive"}}},
+          "schemaArray": {"type": "array", "items": {"$ref": "#/definitions/holder"}}
+        }}"##,
+    )
+    .unwrap();
+    let g = agentwire_codegen::generate(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{:?}",
+            e.errors.iter().map(|e| e.one_line()).collect::<Vec<_>>()
+        )
+    });
+    let rust = g
+        .files
+        .iter()
+        .find(|f| f.path == "src/kebab.rs")
+        .unwrap()
+        .render("a test spec");
+    assert!(rust.contains("pub struct FindDirective {"), "{rust}");
+    assert!(rust.contains("pub enum FindDirectiveNameStyle {"), "{rust}");
+    assert!(rust.contains("pub find: Option<FindDirective>"), "{rust}");
+    // A name in lower camel case takes Rust's upper camel case (no `non_camel_case_types`).
+    assert!(rust.contains("pub struct Holder {"), "{rust}");
+    assert!(
+        rust.contains("pub type SchemaArray = Vec<Holder>;"),
+        "{rust}"
+    );
+    assert!(
+        g.summary.contains(
+            "type `find-directive` is not a Rust identifier; its Rust type is `FindDirective`"
+        ),
+        "{}",
+        g.summary
+    );
+}
+
+#[test]
+fn the_root_schema_and_every_local_ref_form_are_types() {
+    // A root that describes a value is a type named after the file; `#` reaches it, a pointer
+    // deeper than a definition gets a type of its own, `~1` and `%25` escapes are decoded,
+    // anchors resolve, and a reference to another document is any JSON value, with a note.
+    let (types, notes) = load_noted(
+        r##"{"$id": "https://example.com/tree", "type": "object",
+          "properties": {
+            "child": {"type": "array", "items": {"$ref": "#"}},
+            "leaf": {"$ref": "#/definitions/a~1b"},
+            "size": {"$ref": "#/definitions/box/properties/size"},
+            "again": {"$ref": "https://example.com/tree#/definitions/box"},
+            "named": {"$ref": "#dee"},
+            "away": {"$ref": "other.json#/definitions/x"}},
+          "definitions": {
+            "a/b": {"type": "string"},
+            "box": {"type": "object", "properties": {"size": {"type": "integer", "minimum": 1}}},
+            "d": {"$anchor": "dee", "type": "boolean"}}}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(
+        fields(&types, "Schema"),
+        [
+            ("child".into(), Ty::Array(Box::new(named("Schema"))), true),
+            ("leaf".into(), named("a/b"), true),
+            ("size".into(), named("BoxSize"), true),
+            ("again".into(), named("box"), true),
+            ("named".into(), named("d"), true),
+            ("away".into(), Ty::Any, true),
+        ]
+    );
+    let TypeKind::Alias { constraints, .. } = &types["BoxSize"].kind else {
+        panic!("{:?}", types["BoxSize"]);
+    };
+    assert_eq!(
+        constraints.number(&agentwire_codegen::rules::MINIMUM),
+        Some(1.0)
+    );
+    assert_eq!(
+        notes,
+        ["note: schema.json (line 8): a `$ref` to another document is read as any JSON value"]
+    );
+    // A local reference that reaches nothing is still an error, at its line.
+    let e = load(r##"{"$defs": {"A": {"$ref": "#/$defs/A/properties/nope"}}}"##).unwrap_err();
+    assert!(e[0].contains("reaches no schema of this document"), "{e:?}");
+}
+
+#[test]
+fn type_lists_of_any_json_types_and_literals_of_any_json_value() {
+    let (types, notes) = load_noted(
+        r##"{"$defs": {
+          "Anything": {"type": ["string", "number", "integer", "boolean", "object", "array", "null"]},
+          "Holder": {"type": "object", "properties": {
+            "names": {"type": ["string", "array"], "items": {"type": "string"}},
+            "spec": {"type": ["string", "object"], "properties": {"attr": {"type": "string"}}},
+            "count": {"type": ["integer", "number"]},
+            "maybe": {"type": ["object", "null"], "properties": {"x": {"type": "integer"}}},
+            "mode": {"enum": ["fast", "slow", null]},
+            "on": {"const": true},
+            "level": {"enum": [1, 2, 3]},
+            "mixed": {"enum": ["a", 1]}}}
+        }}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert!(
+        matches!(
+            &types["Anything"].kind,
+            TypeKind::Alias {
+                target: Ty::Any,
+                ..
+            }
+        ),
+        "{:?}",
+        types["Anything"]
+    );
+    let nullable = |t: Ty| Ty::Nullable(Box::new(t));
+    assert_eq!(
+        fields(&types, "Holder"),
+        [
+            ("names".into(), named("HolderNames"), true),
+            ("spec".into(), named("HolderSpec"), true),
+            ("count".into(), Ty::Number, true),
+            ("maybe".into(), nullable(named("HolderMaybe")), true),
+            ("mode".into(), nullable(named("HolderModeValue")), true),
+            ("on".into(), Ty::BoolLiteral(true), true),
+            ("level".into(), Ty::Integer, true),
+            ("mixed".into(), Ty::Any, true),
+        ]
+    );
+    assert_eq!(
+        types["HolderNames"].kind,
+        TypeKind::Untagged(vec![Ty::String, Ty::Array(Box::new(Ty::String))])
+    );
+    assert_eq!(
+        types["HolderSpec"].kind,
+        // The object asks more of a value, so it is tried first.
+        TypeKind::Untagged(vec![named("HolderSpecObject"), Ty::String])
+    );
+    assert_eq!(
+        fields(&types, "HolderSpecObject"),
+        [("attr".into(), Ty::String, true)]
+    );
+    assert_eq!(
+        fields(&types, "HolderMaybe"),
+        [("x".into(), Ty::Integer, true)]
+    );
+    assert_eq!(
+        types["HolderModeValue"].kind,
+        TypeKind::Enum(vec!["fast".into(), "slow".into()])
+    );
+    assert_eq!(
+        notes,
+        [
+            "note: schema.json (line 10): an `enum` of values that are not all strings is read as an integer; the values themselves are not checked",
+            "note: schema.json (line 11): an `enum` of values that are not all strings is read as any JSON value; the values themselves are not checked",
+        ]
+    );
+}
+
+#[test]
+fn a_cycle_of_types_held_by_value_is_cut_at_one_field() {
+    // `{"$ref": "#"}` under an optional key, as every meta-schema writes it: `Option<Tree>`
+    // inside `Tree` would have no size, so that field is any JSON value (a list is fine).
+    let (types, notes) = load_noted(
+        r##"{"type": "object", "properties": {
+          "next": {"$ref": "#"},
+          "children": {"type": "array", "items": {"$ref": "#"}},
+          "pair": {"$ref": "#/$defs/Pair"}},
+          "$defs": {"Pair": {"type": "object", "properties": {"left": {"$ref": "#"}}}}}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    let list = Ty::Array(Box::new(named("Schema")));
+    let schema = fields(&types, "Schema");
+    let pair = fields(&types, "Pair");
+    // One field of each cycle is cut, whichever the search meets first.
+    let cut_next = schema[0].1 == Ty::Any;
+    let cut_pair = schema[2].1 == Ty::Any || pair[0].1 == Ty::Any;
+    assert!(cut_next && cut_pair, "{schema:?} {pair:?}");
+    assert_eq!(schema[1].1, list);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].contains("by value in a cycle of types (no list or map between them); it is read as any JSON value"),
+        "{notes:?}"
     );
 }

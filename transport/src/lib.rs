@@ -11,7 +11,6 @@ pub mod jsonrpc;
 pub mod origin;
 pub mod stdio;
 pub mod store;
-#[cfg(feature = "streamable-http")]
 pub mod streamable_http;
 pub mod throttle;
 pub mod ws;
@@ -21,6 +20,6 @@ pub use check::{CheckMode, Gate};
 // The crates generated skeletons name through this one, so `agentwire-protocols` needs no
 // direct dependency on each of them.
 pub use {
-    axum, bytes, futures_util, reqwest, rusqlite, tokio, tokio_tungstenite, tokio_util, tonic,
-    tracing,
+    agentwire_runtime, axum, bytes, futures_util, reqwest, rusqlite, tokio, tokio_tungstenite,
+    tokio_util, tonic, tracing,
 };

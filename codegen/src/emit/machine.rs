@@ -324,6 +324,14 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
     } else {
         Default::default()
     };
+    // A protocol whose catalogue is empty (a gRPC spec of plain services) still has the
+    // checker's surface; its message type is uninhabited.
+    let never = sources.is_empty().then(|| {
+        quote! {
+            #[doc(hidden)]
+            Never(std::convert::Infallible, std::marker::PhantomData<&'a ()>),
+        }
+    });
     Ok(quote! {
         //! The sequence checker of this protocol, compiled from its `machine.yaml`.
 
@@ -332,7 +340,7 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
 
         /// A message as the checker sees it: who sent it, and the typed message.
         #[derive(Debug, Clone, Copy)]
-        pub enum Message<'a> { #(#sources)* }
+        pub enum Message<'a> { #(#sources)* #never }
 
         #kinds
 
@@ -430,7 +438,7 @@ fn emit_kinds(model: &Model) -> Result<(TokenStream, Vec<TokenStream>), String> 
 
         /// The kind of a message (`None` for a message no kind describes; when both sides
         /// send requests, every message has a kind and the fallback arm is never reached).
-        #[allow(unused_variables, unreachable_patterns)]
+        #[allow(unused_variables, unreachable_patterns, clippy::match_single_binding)]
         pub fn kind_of(msg: &Message<'_>) -> Option<Kind> {
             match *msg { #(#kind_arms)* #kind_fallback }
         }
@@ -493,7 +501,7 @@ fn emit_recorded(model: &Model) -> Result<TokenStream, String> {
     for s in &model.sources {
         sources.push((&s.variant, &s.ty, s.role.clone()));
     }
-    let variants = sources.iter().map(|(v, ty, _)| quote!(#v(#ty),));
+    let variants: Vec<TokenStream> = sources.iter().map(|(v, ty, _)| quote!(#v(#ty),)).collect();
     let as_message = sources
         .iter()
         .map(|(v, _, _)| quote!(Recorded::#v(m) => Message::#v(m),));
@@ -535,6 +543,12 @@ fn emit_recorded(model: &Model) -> Result<TokenStream, String> {
             },
         }
     });
+    // With no message at all the match is on the uninhabited value, and nothing decodes.
+    let (as_message, unused) = if variants.is_empty() {
+        (quote!(match *self {}), quote!(let _ = (from, entry);))
+    } else {
+        (quote!(match self { #(#as_message)* }), TokenStream::new())
+    };
     Ok(quote! {
         /// One decoded message of the stream, owned; what a trace line holds.
         #[derive(Debug, Clone)]
@@ -543,7 +557,7 @@ fn emit_recorded(model: &Model) -> Result<TokenStream, String> {
         impl Recorded {
             /// The checker's view of the message.
             pub fn as_message(&self) -> Message<'_> {
-                match self { #(#as_message)* }
+                #as_message
             }
 
             /// Decodes and validates one trace entry (`{"from": role, "message": ...}`, or
@@ -553,6 +567,7 @@ fn emit_recorded(model: &Model) -> Result<TokenStream, String> {
                 entry: &agentwire_runtime::serde_json::Value,
             ) -> Option<Result<Self, agentwire_runtime::Invalid>> {
                 #(#decoders)*
+                #unused
                 None
             }
         }

@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 use crate::emit::types::emit_type;
 use crate::emit::validate::Validators;
 use crate::ir::{Call, Method, Protocol};
-use crate::naming::{RoleSet, role_set, type_ident};
+use crate::naming::{Names, RoleSet, role_set, type_ident};
 
 /// The module's items as one token stream (no header, not yet formatted).
 pub fn emit_module(p: &Protocol) -> TokenStream {
@@ -72,13 +72,11 @@ pub fn machine_mod(p: &Protocol) -> TokenStream {
 pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
     let module = &p.module;
     let roles = &p.roles;
-    // A protobuf module is a folder (`src/<module>/mod.rs`), a JSON one a file.
-    let up = if p.is_proto() { "../.." } else { ".." };
-    let schema_path = format!("{up}/schemas/{module}.schema.json");
-    let dynamic = if p.is_proto() {
-        emit_proto_dynamic(p)
-    } else {
-        emit_dynamic(p)
+    let names = Names::of(p);
+    let schema_path = format!("{}/schemas/{module}.schema.json", names.up_to_src());
+    let dynamic = match names {
+        Names::Prost => emit_proto_dynamic(p),
+        Names::Spec => emit_dynamic(p),
     };
     let defaults = crate::emit::defaults::emit_defaults(p);
     let transport = crate::emit::defaults::emit_transport_constants(p);
@@ -108,8 +106,8 @@ pub struct Offers {
 /// The optional functions of `p`'s module.
 pub fn offers(p: &Protocol) -> Offers {
     Offers {
-        responses: !p.is_proto() && !p.methods.is_empty(),
-        schemars: !p.is_proto(),
+        responses: Names::of(p).serde_types() && !p.methods.is_empty(),
+        schemars: Names::of(p).serde_types(),
     }
 }
 
@@ -133,6 +131,7 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
         }
     });
     let decode_message = decode_message_fn(
+        p,
         &[
             " Decodes (proto3 JSON) and validates one message sent by `from`, returning it",
             " re-encoded; `None` when `from` sends no messages in this protocol. A message only",
@@ -226,6 +225,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         }
     };
     let decode_message = decode_message_fn(
+        p,
         &[
             " Decodes and validates one message sent by `from`, returning it re-encoded; `None`",
             " when `from` sends no messages in this protocol. A failure lists every error found;",
@@ -508,12 +508,30 @@ pub fn format_file(tokens: TokenStream) -> Result<String, syn::Error> {
 
 /// `decode_message(from, json)`: the protocol's decoder for each sender, with a message
 /// another role sends named as such (`agentwire_runtime::side::decode_by_role`).
-fn decode_message_fn(doc: &[&str], message_arms: impl Iterator<Item = TokenStream>) -> TokenStream {
+fn decode_message_fn(
+    p: &Protocol,
+    doc: &[&str],
+    message_arms: impl Iterator<Item = TokenStream>,
+) -> TokenStream {
     let message_arms: Vec<TokenStream> = message_arms.collect();
-    // A types-only protocol has no senders: no `decode_message`.
-    if message_arms.is_empty() {
+    // A types-only protocol has no senders: no `decode_message`. One with a transport has
+    // it even when its catalogue is empty (a gRPC spec of plain services): it answers `None`.
+    if p.types_only() {
         return TokenStream::new();
     }
+    let by_role = if message_arms.is_empty() {
+        quote! {
+            let _ = (from, json);
+            None
+        }
+    } else {
+        quote! {
+            match from {
+                #(#message_arms)*
+                _ => None,
+            }
+        }
+    };
     quote! {
         #(#[doc = #doc])*
         pub fn decode_message(
@@ -524,10 +542,7 @@ fn decode_message_fn(doc: &[&str], message_arms: impl Iterator<Item = TokenStrea
                 from: &str,
                 json: &str,
             ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-                match from {
-                    #(#message_arms)*
-                    _ => None,
-                }
+                #by_role
             }
             agentwire_runtime::side::decode_by_role(ROLES, from, json, by_role)
         }

@@ -48,6 +48,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     let Some(loaded) = load_types(&types_dir, &yaml, &pf, &mut errors) else {
         return Err(errors);
     };
+    let loaded_notes = loaded.notes;
     let mut protocol = protocol_of(&pf, loaded.types, types_rel, loaded.package);
     if let (Some(p), Some(package)) = (&loaded.proto, &protocol.proto_package) {
         protocol.options = proto_lower::options(p, package);
@@ -72,7 +73,8 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
             "a grpc protocol takes its types from a `.proto` file",
         ));
     }
-    let mut notes = crate::front::rename::rust_type_names(&mut protocol);
+    let mut notes = loaded_notes;
+    notes.extend(crate::front::rename::rust_type_names(&mut protocol));
     notes.extend(crate::front::notes::unchecked_formats(&protocol));
     let analysis = if errors.is_empty() {
         load_machines(dir, &mut protocol, &mut files, &mut errors)?
@@ -164,6 +166,8 @@ struct LoadedTypes {
     types: std::collections::BTreeMap<String, crate::ir::TypeDef>,
     proto: Option<proto::ProtoSpec>,
     package: Option<String>,
+    /// Notes the front end made while reading (a JSON Schema's unchecked keywords).
+    notes: Vec<String>,
 }
 
 /// Reads `types:` (TypeScript or protobuf); `None` when it cannot be read (the errors say why).
@@ -190,6 +194,7 @@ fn load_types(
                 types: proto_lower::lower(&p, &package),
                 proto: Some(p),
                 package: Some(package),
+                notes: Vec::new(),
             }),
             Err(e) => {
                 errors.errors.extend(e.errors);
@@ -209,6 +214,7 @@ fn load_types(
                 types,
                 proto: None,
                 package: None,
+                notes: Vec::new(),
             }),
             Err(e) => {
                 errors.errors.extend(e.errors);
@@ -216,10 +222,11 @@ fn load_types(
             }
         }
     } else if types_rel.ends_with(".json") {
-        load_json_schema(dir, types_rel, errors).map(|types| LoadedTypes {
+        load_json_schema(dir, types_rel, errors).map(|(types, notes)| LoadedTypes {
             types,
             proto: None,
             package: None,
+            notes,
         })
     } else {
         errors.push(at_types(
@@ -277,17 +284,21 @@ fn import_roots(
     (errors.errors.len() == before).then_some(roots)
 }
 
-/// Reads a JSON Schema types file; `None` when it cannot be read or lowered (the errors say why).
+/// Reads a JSON Schema types file, with its notes; `None` when it cannot be read or lowered
+/// (the errors say why).
 fn load_json_schema(
     dir: &Path,
     types_rel: &str,
     errors: &mut SpecErrors,
-) -> Option<std::collections::BTreeMap<String, crate::ir::TypeDef>> {
+) -> Option<(
+    std::collections::BTreeMap<String, crate::ir::TypeDef>,
+    Vec<String>,
+)> {
     let loaded = SourceFile::read(&dir.join(types_rel))
         .map_err(SpecErrors::from)
-        .and_then(|file| crate::front::jsonschema::load_types(&file, types_rel));
+        .and_then(|file| crate::front::jsonschema::load_types_noted(&file, types_rel));
     match loaded {
-        Ok(types) => Some(types),
+        Ok(loaded) => Some(loaded),
         Err(e) => {
             errors.errors.extend(e.errors);
             None

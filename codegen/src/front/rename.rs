@@ -118,15 +118,31 @@ fn emitted_here(p: &Protocol) -> BTreeSet<String> {
 
 /// Why `name` cannot be a Rust type name in `p`'s module, if it cannot.
 fn conflict(name: &str, emitted: &BTreeSet<String>) -> Option<&'static str> {
-    if is_keyword(name) {
+    if !is_identifier(name) {
+        // A JSON Schema definition may be named anything (`attr-directive`).
+        Some("not a Rust identifier")
+    } else if is_keyword(name) {
         Some("a Rust keyword")
     } else if PRELUDE.contains(&name) {
         Some("a Rust prelude or primitive name")
     } else if emitted.contains(name) {
         Some("an item the generated module defines")
+    } else if name.starts_with(|c: char| c.is_ascii_lowercase())
+        || name.trim_start_matches('_').contains('_')
+    {
+        // Rust warns of a type not in upper camel case (meta-schemas' `schemaArray`).
+        Some("not in Rust's upper camel case")
     } else {
         None
     }
+}
+
+/// ASCII letters, digits and `_`, not starting with a digit, not `_` alone: a name every
+/// emitter can spell as is.
+fn is_identifier(name: &str) -> bool {
+    name != "_"
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Renames every spec type whose name cannot be a Rust type name, returning one note per
@@ -195,7 +211,12 @@ fn apply(p: &mut Protocol, renames: &BTreeMap<String, String>) {
                 }
             }
             TypeKind::Alias { target, .. } => ty(target, &to),
-            TypeKind::Enum(_) | TypeKind::Untagged(_) => {}
+            // An untagged union names its members' types too (an open enum's known values).
+            TypeKind::Untagged(members) => members.iter_mut().for_each(|m| ty(m, &to)),
+            TypeKind::Enum(_) => {}
+        }
+        if let Some(open) = &mut def.open {
+            ty(open, &to);
         }
         p.types.insert(name, def);
     }
@@ -239,5 +260,18 @@ mod tests {
         assert_eq!(conflict("match", &emitted), Some("a Rust keyword"));
         assert_eq!(conflict("MODULE", &emitted), None);
         assert_eq!(conflict("Ping", &emitted), None);
+        assert_eq!(
+            conflict("attr-directive", &emitted),
+            Some("not a Rust identifier")
+        );
+        assert_eq!(conflict("$x", &emitted), Some("not a Rust identifier"));
+        assert_eq!(
+            conflict("schemaArray", &emitted),
+            Some("not in Rust's upper camel case")
+        );
+        assert_eq!(
+            conflict("Ext_Module", &emitted),
+            Some("not in Rust's upper camel case")
+        );
     }
 }

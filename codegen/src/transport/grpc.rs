@@ -1,5 +1,5 @@
-//! `transport.kind: grpc`: one bidi-streaming rpc of a protobuf service, which the `grpc:`
-//! section names (it is required), with protobuf types.
+//! `transport.kind: grpc`: protobuf types and services, every call kind; the `grpc:`
+//! section, when present, declares a handshake layer on one bidi-streaming rpc.
 
 use proc_macro2::TokenStream;
 
@@ -20,15 +20,6 @@ impl TransportPlugin for Grpc {
 
     fn sections(&self) -> &'static [Section] {
         &[Section::Grpc]
-    }
-
-    fn missing(&self, section: Section) -> Option<(String, Option<String>)> {
-        (section == Section::Grpc).then(|| {
-            let msg = "a grpc protocol needs a `grpc:` section: service, rpc, handshake and \
-                       exchange";
-            let help = crate::suggest::see("\"gRPC protocols\"", crate::suggest::GRPC_DOCS);
-            (msg.to_owned(), Some(help))
-        })
     }
 
     fn protobuf(&self) -> bool {

@@ -6,10 +6,15 @@
 //!
 //! Adding a kind is its module and one line in [`KINDS`]; the loader, the skeleton step
 //! and the registry emitter ask the plug-in and never name a kind.
+//!
+//! A [`Carrier`] is a transport a spec declares beside its kind, under `transport:`
+//! (Streamable HTTP carries a JSON-RPC protocol over HTTP): one module here too, registered
+//! in [`CARRIERS`], saying which kinds it carries and what it adds to the skeleton.
 
 mod grpc;
 mod http_ws;
 mod jsonrpc;
+pub mod streamable_http;
 mod websocket;
 
 use proc_macro2::TokenStream;
@@ -26,7 +31,7 @@ pub enum Section {
     Sessions,
     /// `tracking:`, the state a WebSocket client keeps.
     Tracking,
-    /// `grpc:`, the service and bidi rpc.
+    /// `grpc:`, the handshake layer on one bidi rpc (optional).
     Grpc,
 }
 
@@ -70,6 +75,22 @@ pub trait TransportPlugin: Sync {
     fn registry_kind(&self) -> RegistryKind;
 }
 
+/// A transport a spec declares beside its kind, under `transport.<key>`: another way the same
+/// messages travel. Its module reads and checks the declaration (into the IR's typed value);
+/// the plug-in says which kinds it carries and emits what the skeleton gains from it.
+pub trait Carrier: Sync {
+    /// Its key under `transport:`.
+    fn key(&self) -> &'static str;
+    /// The kinds whose messages it can carry.
+    fn carries(&self) -> &'static [&'static str];
+    /// The items `p`'s skeleton gains (the profile its transport takes), or `None` when `p`
+    /// does not declare it.
+    fn skeleton_items(&self, p: &Protocol) -> Option<TokenStream>;
+}
+
+/// Every carrier a spec may declare: one registration line each.
+static CARRIERS: &[&dyn Carrier] = &[&streamable_http::StreamableHttp];
+
 /// Every transport kind a spec may name: one registration line each.
 static KINDS: &[&dyn TransportPlugin] = &[
     &websocket::WebSocket,
@@ -110,7 +131,11 @@ pub fn plugin(kind: TransportKind) -> Option<&'static dyn TransportPlugin> {
 /// The skeleton of `p` from its kind's plug-in; `None` for a types-only protocol or one whose
 /// kind emits none for it.
 pub fn skeleton(p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream> {
-    plugin(p.transport.kind)?.skeleton(p, proto)
+    let mut tokens = plugin(p.transport.kind)?.skeleton(p, proto)?;
+    for c in CARRIERS {
+        tokens.extend(c.skeleton_items(p));
+    }
+    Some(tokens)
 }
 
 /// What the registry reports as `p`'s transport; `None` for a types-only protocol, which
@@ -168,10 +193,10 @@ mod tests {
         let found = check_sections(kind("websocket"), &[(Section::Sessions, 7)], 1);
         let msg = "`sessions:` applies to `http+websocket` protocols, not `websocket`";
         assert_eq!(found, [(7, msg.to_owned(), None)]);
+        // `grpc:` is an optional layer: a grpc spec without it only has the foreign section.
         let found = check_sections(kind("grpc"), &[(Section::Tracking, 3)], 1);
-        assert_eq!(found.len(), 2, "{found:?}");
-        assert_eq!((found[0].0, found[1].0), (3, 1));
-        assert!(found[1].1.contains("needs a `grpc:` section"), "{found:?}");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, 3);
         assert!(check_sections(kind("jsonrpc"), &[], 1).is_empty());
     }
 

@@ -14,6 +14,10 @@ pub mod catchall;
 #[cfg(feature = "desk_relay")]
 #[rustfmt::skip]
 pub mod desk_relay;
+/// Gauge
+#[cfg(feature = "gauge")]
+#[rustfmt::skip]
+pub mod gauge;
 /// Glossary
 #[cfg(feature = "glossary")]
 #[rustfmt::skip]
@@ -50,6 +54,9 @@ pub mod skeletons {
     /// Desk relay: both roles.
     #[cfg(feature = "desk_relay")]
     pub mod desk_relay;
+    /// Gauge: both roles.
+    #[cfg(feature = "gauge")]
+    pub mod gauge;
     /// Jobs: both roles.
     #[cfg(feature = "jobs")]
     pub mod jobs;

@@ -11,6 +11,8 @@ pub fn protocols() -> &'static [&'static dyn Protocol] {
     &[
         #[cfg(feature = "desk_relay")]
         &DeskRelay,
+        #[cfg(feature = "gauge")]
+        &Gauge,
         #[cfg(feature = "jobs")]
         &Jobs,
         #[cfg(feature = "kv_rpc")]
@@ -84,6 +86,48 @@ impl Checker for DeskRelayChecker {
     }
     fn live_instances(&self) -> usize {
         self.0.live_instances()
+    }
+}
+/// `gauge` (Gauge) in the registry.
+#[cfg(feature = "gauge")]
+#[derive(Debug, Clone, Copy)]
+pub struct Gauge;
+#[cfg(feature = "gauge")]
+impl Protocol for Gauge {
+    fn name(&self) -> &'static str {
+        "gauge"
+    }
+    fn title(&self) -> &'static str {
+        "Gauge"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::Grpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Grpc
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        None
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        None
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::gauge::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::gauge::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::gauge::decode_type(type_name, json)
     }
 }
 /// `jobs` (Jobs) in the registry.

@@ -4,10 +4,13 @@
 //! and the two engines a generated skeleton binds through [`Binding`]: [`Gateway`] (the
 //! accepting role: handshake, request routing, feature gating, limits, shutdown) and
 //! [`connect`] (the connecting role: hello, one request at a time, cancellation, heartbeats).
+//! For plain services (any mix of unary and streaming calls), the validating codecs of
+//! [`codec`] that generated tonic servers and clients name.
 
 mod admit;
 mod agent;
 mod binding;
+pub mod codec;
 mod error;
 mod gateway;
 mod inbound;
@@ -21,6 +24,7 @@ mod unregistered;
 pub use admit::{admit_inbound, invalid_status, violation_status};
 pub use agent::{AgentOptions, AgentSide, AgentTask, Reply, Session, UpStream, connect};
 pub use binding::{Answer, Binding, Down, TextField, Up, build};
+pub use codec::{Checked, ClientCodec, ServerCodec};
 pub use error::{ConnectError, SendError};
 pub use gateway::{Gateway, GatewayConfig, GatewaySide};
 pub use limits::GrpcLimits;

@@ -142,7 +142,7 @@ impl<'a> Ctx<'a> {
 
 fn service(p: &Protocol) -> Option<Service> {
     let grpc = p.transport.grpc.as_ref()?;
-    // `coven.CovenControl` -> `CovenControl`: tonic names items after the unqualified name.
+    // `pkg.AgentControl` -> `AgentControl`: tonic names items after the unqualified name.
     let svc = grpc.service.rsplit('.').next()?;
     let rpc = &grpc.rpc;
     Some(Service {
@@ -192,10 +192,32 @@ fn context<'a>(p: &'a Protocol, proto: &'a ProtoSpec) -> Option<Ctx<'a>> {
     })
 }
 
-/// The skeleton module, or `None` when the protocol is not a gRPC protocol with a complete
-/// `grpc:` section (the loader has reported what is missing).
+/// The skeleton module: the server and client of every service of the spec (every call
+/// kind, each message checked), and on top, when `grpc:` declares one, the handshake layer
+/// of its bidi rpc. `None` when the spec's files declare no service.
 pub fn emit(p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream> {
-    let cx = context(p, proto?)?;
+    let proto = proto?;
+    let services = super::grpc_service::emit(p, proto);
+    if let Some(layer) = layer(p, proto) {
+        return Some(quote!(#layer #services));
+    }
+    let doc = format!(
+        " The services of `{}` over tonic, as tonic-build writes them: for each, a server \
+         trait and service (`<service>_server`) and a client (`<service>_client`), every \
+         message checked against the spec both ways (`agentwire_transport::grpc::codec`).",
+        p.module
+    );
+    let services = services?;
+    Some(quote! {
+        #![doc = #doc]
+        #services
+    })
+}
+
+/// The handshake layer, or `None` when the protocol has no complete `grpc:` section (the
+/// loader has reported what is missing).
+fn layer(p: &Protocol, proto: &ProtoSpec) -> Option<TokenStream> {
+    let cx = context(p, proto)?;
     let module = ident(&p.module);
     let binding = binding::emit(&cx);
     let gateway = gateway::emit(&cx);
@@ -322,11 +344,12 @@ mod tests {
     }
 
     #[test]
-    fn no_skeleton_without_the_rpc_or_the_proto() {
+    fn without_the_rpc_only_the_services_and_without_the_proto_nothing() {
         let spec = coven();
         let mut p = spec.protocol.clone();
         p.transport.grpc = None;
-        assert!(emit(&p, spec.proto.as_ref()).is_none());
+        let services = emit(&p, spec.proto.as_ref()).unwrap().to_string();
+        assert!(services.contains("coven_control_server") && !services.contains("Binding"));
         assert!(emit(&spec.protocol, None).is_none());
     }
 }

@@ -8,6 +8,8 @@
 
 #[cfg(feature = "proto")]
 pub mod grpc;
+#[cfg(feature = "proto")]
+mod grpc_service;
 /// Without the `proto` feature no protobuf spec loads, so there is no gRPC skeleton to emit.
 #[cfg(not(feature = "proto"))]
 pub mod grpc {

@@ -1,7 +1,7 @@
-//! Which JSON Schema keywords the loader reads, which it passes over as annotations, and what
-//! to write instead of the ones it refuses.
+//! Which JSON Schema keywords the loader reads, which it passes over as annotations, and which
+//! it notes as unchecked or unknown (none is refused: the standard ignores what it does not know).
 
-/// Keywords with a meaning in the IR.
+/// Keywords with a meaning in the IR besides the rules' (`crate::rules`, each rule's keyword).
 const READ: &[&str] = &[
     "type",
     "$ref",
@@ -14,20 +14,12 @@ const READ: &[&str] = &[
     "oneOf",
     "anyOf",
     "allOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "minItems",
-    "maxItems",
-    "format",
     "description",
     "default",
     "discriminator",
 ];
 
-/// Annotations that change no value's validity (and vendor `x-` keys).
+/// Annotations that change no value's validity (and vendor `x-` keys): passed over silently.
 const ANNOTATIONS: &[&str] = &[
     "title",
     "examples",
@@ -37,34 +29,58 @@ const ANNOTATIONS: &[&str] = &[
     "writeOnly",
     "$schema",
     "$id",
+    // draft-04's `$id`.
+    "id",
     "$defs",
     "definitions",
+    "$vocabulary",
+    // A name `$ref: "#name"` reaches (`refs::locate`).
+    "$anchor",
     "contentEncoding",
     "contentMediaType",
+    "contentSchema",
     "markdownDescription",
     "nullable",
 ];
 
-/// What to write instead of a keyword the loader refuses; `None` when the keyword is read or
-/// is an annotation.
-pub fn refusal(keyword: &str) -> Option<&'static str> {
-    if READ.contains(&keyword) || ANNOTATIONS.contains(&keyword) || keyword.starts_with("x-") {
-        return None;
+/// What the loader does with one keyword of a schema object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keyword {
+    /// Read into the IR, or an annotation: nothing to say.
+    Known,
+    /// Changes what the schema admits, but the generated validators do not check it: the
+    /// value is read as if the keyword were absent, and a note says so (what it checks instead).
+    Unchecked(&'static str),
+    /// Not a JSON Schema keyword: ignored, as the standard says, with a note.
+    Unknown,
+}
+
+/// How the loader treats `keyword`. Nothing is a refusal: JSON Schema ignores keywords it does
+/// not know, and a rule the IR cannot say is left to the reader of the note.
+pub fn classify(keyword: &str) -> Keyword {
+    if READ.contains(&keyword)
+        || crate::rules::by_keyword(keyword).is_some()
+        || ANNOTATIONS.contains(&keyword)
+        || keyword.starts_with("x-")
+    {
+        return Keyword::Known;
     }
-    Some(match keyword {
-        "exclusiveMinimum" | "exclusiveMaximum" => "use `minimum`/`maximum` (inclusive bounds)",
+    Keyword::Unchecked(match keyword {
+        "exclusiveMinimum" | "exclusiveMaximum" => "the inclusive `minimum`/`maximum` only",
+        "multipleOf" => "the number's type only",
+        "uniqueItems" => "each element, not that they differ",
         "patternProperties" | "propertyNames" | "unevaluatedProperties" => {
-            "use `additionalProperties` with the members' schema"
+            "the members through `properties`/`additionalProperties` only"
         }
-        "prefixItems" | "additionalItems" | "contains" | "minContains" | "maxContains" => {
-            "use `items` with one schema for every element"
-        }
+        "prefixItems" | "additionalItems" | "contains" | "minContains" | "maxContains"
+        | "unevaluatedItems" => "the elements through `items` only",
+        "minProperties" | "maxProperties" => "each member, not how many there are",
         "not" | "if" | "then" | "else" | "dependentSchemas" | "dependentRequired"
-        | "dependencies" => "express the rule with `oneOf`/`anyOf` of object schemas",
-        "$dynamicRef" | "$recursiveRef" | "$anchor" | "$dynamicAnchor" | "$recursiveAnchor" => {
-            "refer to a definition with `$ref: \"#/$defs/Name\"`"
+        | "dependencies" => "the schema without this condition",
+        "$dynamicRef" | "$recursiveRef" | "$dynamicAnchor" | "$recursiveAnchor" => {
+            "the value as any JSON value"
         }
-        _ => "remove the keyword or move it under an `x-` name",
+        _ => return Keyword::Unknown,
     })
 }
 

@@ -5,10 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::json::{Json, Node};
-use super::keywords;
+use super::{keywords, refs};
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::ir::{Constraints, Origin, Ty, TypeDef, TypeKind};
 use crate::naming::pascal_case;
+use crate::rules::{self, Arg, Rule, Shape, TagError, Value};
 
 /// How deep `$ref`/`allOf` chains are followed before the loader calls them a cycle.
 pub(super) const MAX_REF_DEPTH: usize = 64;
@@ -23,6 +24,11 @@ pub struct Lowerer<'f> {
     pub(super) strip: Vec<(String, String)>,
     /// Schemas whose keywords were checked, by offset (a schema is reached more than once).
     checked: BTreeSet<usize>,
+    /// What was read as absent or as any JSON value, by what the note says: how often, and
+    /// the first line.
+    notes: BTreeMap<String, (usize, usize)>,
+    /// The named type each resolvable `$ref` of the document stands for, by its text.
+    refs: refs::RefNames,
     pub(super) errors: SpecErrors,
 }
 
@@ -35,6 +41,8 @@ impl<'f> Lowerer<'f> {
             types: BTreeMap::new(),
             strip: Vec::new(),
             checked: BTreeSet::new(),
+            notes: BTreeMap::new(),
+            refs: BTreeMap::new(),
             errors: SpecErrors::default(),
         };
         if !root.is_object() {
@@ -54,25 +62,50 @@ impl<'f> Lowerer<'f> {
                 }
             }
         }
+        me.resolve_refs(root);
         if me.defs.is_empty() {
             me.errors.push(
                 SpecError::at(file, (0, 1), "the schema defines no types")
-                    .with_help("put each message type under `$defs` (or `definitions`)"),
+                    .with_help("put each message type under `$defs` (or `definitions`), or describe a value at the root"),
             );
         }
         me
     }
 
+    /// Names the root schema (when it describes a value or a `$ref` reaches it) and every
+    /// schema a `$ref` reaches inside the document, each once.
+    fn resolve_refs(&mut self, root: &'f Node) {
+        let id = (root.get("$id").or_else(|| root.get("id"))).and_then(Node::as_str);
+        let mut texts = Vec::new();
+        refs::all_refs(root, &mut texts, 0);
+        let reaches_root = (texts.iter())
+            .any(|r| refs::locate(root, id, r).is_some_and(|n| std::ptr::eq(n, root)));
+        if refs::root_is_schema(root) || reaches_root {
+            let name = refs::root_name(self.rel, |n| self.defs.contains_key(n));
+            self.defs.insert(name, root);
+        }
+        for text in texts {
+            let Some(node) = refs::locate(root, id, &text) else {
+                continue;
+            };
+            let known = (self.defs.iter()).find(|(_, d)| std::ptr::eq(**d, node));
+            let name = match known {
+                Some((name, _)) => name.clone(),
+                None => {
+                    let name = refs::pointer_name(&text, |n| self.defs.contains_key(n));
+                    self.defs.insert(name.clone(), node);
+                    name
+                }
+            };
+            self.refs.insert(text, name);
+        }
+    }
+
     pub fn lower_all(&mut self) {
         let defs: Vec<(String, &Node)> = self.defs.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        // A name that is no Rust identifier (`attr-directive`) is kept here; the naming pass
+        // (`front::rename`) gives its Rust type a name, as it does for every front end.
         for (name, node) in defs {
-            if !is_type_name(&name) {
-                self.error(
-                    node,
-                    format!("the definition name `{name}` is not usable as a type name"),
-                );
-                continue;
-            }
             self.define(&name, node, false);
         }
         for (ty, tag) in std::mem::take(&mut self.strip) {
@@ -86,10 +119,30 @@ impl<'f> Lowerer<'f> {
         }
         // With the tags moved, untagged members are ordered as the TypeScript loader orders them.
         crate::ir::order_untagged_members(&mut self.types);
+        for (ty, what) in super::cycles::break_cycles(&mut self.types) {
+            let line = self.types.get(&ty).map_or(1, |d| d.origin.line);
+            self.notes.entry(what).or_insert((0, line)).0 += 1;
+        }
     }
 
-    pub fn finish(self) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
-        self.errors.finish(self.types)
+    /// The types, and one note per keyword read as absent (for the `cargo xtask gen` summary).
+    pub fn finish(self) -> Result<(BTreeMap<String, TypeDef>, Vec<String>), SpecErrors> {
+        let notes = (self.notes.iter())
+            .map(|(what, (count, line))| {
+                let places = match count {
+                    1 => format!("line {line}"),
+                    n => format!("{n} places, the first at line {line}"),
+                };
+                format!("note: {} ({places}): {what}", self.rel)
+            })
+            .collect();
+        self.errors.finish((self.types, notes))
+    }
+
+    /// Notes `what` (read leniently) at byte `offset`; the same note is counted, not repeated.
+    pub(super) fn note(&mut self, offset: usize, what: String) {
+        let line = self.file.line_of(offset);
+        self.notes.entry(what).or_insert((0, line)).0 += 1;
     }
 
     pub(super) fn error(&mut self, node: &Node, message: String) {
@@ -152,7 +205,14 @@ impl<'f> Lowerer<'f> {
         if let Some(members) = self.union_members(node) {
             return self.union(name, node, &members);
         }
-        if let Some((members, null)) = type_list(node) {
+        if every_type(node) {
+            let kind = TypeKind::Alias {
+                target: Ty::Any,
+                constraints: Constraints::default(),
+            };
+            return (kind, None);
+        }
+        if let Some((members, null)) = self.type_list(node, name) {
             if !null {
                 return (TypeKind::Untagged(members), None);
             }
@@ -213,7 +273,10 @@ impl<'f> Lowerer<'f> {
                 Nullable::Member(m) => Ty::Nullable(Box::new(self.ty_of(m, context))),
             };
         }
-        if let Some((members, null)) = type_list(node) {
+        if every_type(node) {
+            return Ty::Any;
+        }
+        if let Some((members, null)) = self.type_list(node, context) {
             self.put(
                 context,
                 node,
@@ -239,16 +302,18 @@ impl<'f> Lowerer<'f> {
         if let Some([single]) = node.get("allOf").and_then(Node::as_array) {
             return self.ty_of(single, context);
         }
+        if let Some(ty) = self.literal_ty(node, context) {
+            return ty;
+        }
         match node.get("type").map(|t| (t, t.as_str())) {
             Some((_, Some(t))) => self.plain_ty(node, t, context),
-            Some((t, None)) => {
-                self.errors.push(
-                    SpecError::at(self.file, t.span, "unsupported list of JSON types").with_help(
-                        "list only primitive types (and `null`), or use `anyOf` of schemas",
-                    ),
-                );
-                Ty::Any
-            }
+            // A list `type_list` leaves: one JSON type (`["integer", "number"]` is `number`),
+            // with or without `null`.
+            Some((_, None)) => match single_type(node) {
+                Some((t, false)) => self.plain_ty(node, t, context),
+                Some((t, true)) => Ty::Nullable(Box::new(self.plain_ty(node, t, context))),
+                None => Ty::Any,
+            },
             None => Ty::Any,
         }
     }
@@ -263,10 +328,23 @@ impl<'f> Lowerer<'f> {
             "null" => Ty::Nullable(Box::new(Ty::Any)),
             "array" => {
                 let items = match node.get("items") {
+                    // draft-04 to 2019-09's tuple form: one schema per position.
+                    Some(items) if items.as_array().is_some() => {
+                        self.note(
+                            items.span.0,
+                            "a tuple `items` (one schema per position) is read as a list of any JSON values".to_owned(),
+                        );
+                        Ty::Any
+                    }
                     Some(items) => self.ty_of(items, &format!("{context}Item")),
                     None => Ty::Any,
                 };
                 Ty::Array(Box::new(items))
+            }
+            // `type: ["object", "null"]` beside properties: the struct, made optional above.
+            "object" if self.is_object_schema(node) => {
+                self.define(context, node, true);
+                Ty::Named(context.to_owned())
             }
             "object" => Ty::Map(Box::new(self.additional(node, context).unwrap_or(Ty::Any))),
             other => {
@@ -274,6 +352,91 @@ impl<'f> Lowerer<'f> {
                 Ty::Any
             }
         }
+    }
+
+    /// `type: ["string", "array", ...]` with two or more JSON types besides `null`: the
+    /// members of an untagged union, and whether `null` is among them. `number` takes in
+    /// `integer` (every integer is a number); an `object` with properties is a struct
+    /// `<context>Object`, an `array` a list of its `items`.
+    fn type_list(&mut self, node: &Node, context: &str) -> Option<(Vec<Ty>, bool)> {
+        let types = node.get("type")?.as_array()?;
+        let names: Vec<&str> = types.iter().filter_map(Node::as_str).collect();
+        let real = names.iter().filter(|n| **n != "null").count();
+        if real < 2 || (real == 2 && names.contains(&"integer") && names.contains(&"number")) {
+            return None;
+        }
+        let mut members = Vec::new();
+        for name in &names {
+            let ty = match *name {
+                "null" => continue,
+                "integer" if names.contains(&"number") => continue,
+                "object" if self.is_object_schema(node) => {
+                    let name = format!("{context}Object");
+                    let (kind, open) = self.object(&name, node);
+                    self.put(&name, node, true, String::new(), kind, open);
+                    Ty::Named(name)
+                }
+                other => self.plain_ty(node, other, context),
+            };
+            if !members.contains(&ty) {
+                members.push(ty);
+            }
+        }
+        (members.len() >= 2).then_some((members, names.contains(&"null")))
+    }
+
+    /// `const`/`enum` of values not all strings: strings and `null` make an optional enum
+    /// `<context>Value`, booleans a `bool` (one value, that literal); numbers and mixed values
+    /// are read as their JSON type, with a note that the values are not checked.
+    fn literal_ty(&mut self, node: &Node, context: &str) -> Option<Ty> {
+        let values: Vec<&Node> = match (node.get("const"), node.get("enum")) {
+            (Some(c), _) => vec![c],
+            (None, Some(e)) => e.as_array()?.iter().collect(),
+            (None, None) => return None,
+        };
+        let strings: Vec<String> = (values.iter())
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        let nulls = (values.iter())
+            .filter(|v| matches!(v.value, Json::Null))
+            .count();
+        if !strings.is_empty() && strings.len() + nulls == values.len() {
+            let name = format!("{context}Value");
+            self.put(
+                &name,
+                node,
+                true,
+                String::new(),
+                TypeKind::Enum(strings),
+                None,
+            );
+            return Some(Ty::Nullable(Box::new(Ty::Named(name))));
+        }
+        let bools: Vec<bool> = values.iter().filter_map(|v| v.as_bool()).collect();
+        if !bools.is_empty() && bools.len() == values.len() {
+            return Some(match bools.as_slice() {
+                [one] => Ty::BoolLiteral(*one),
+                _ if bools.iter().all(|b| *b == bools[0]) => Ty::BoolLiteral(bools[0]),
+                _ => Ty::Bool,
+            });
+        }
+        let whole = |v: &&Node| matches!(&v.value, Json::Number(_, text) if !text.contains(['.', 'e', 'E']));
+        let numbers = values.iter().all(|v| matches!(v.value, Json::Number(..)));
+        let (ty, what) = match () {
+            _ if values.iter().all(whole) && !values.is_empty() => (Ty::Integer, "an integer"),
+            _ if numbers && !values.is_empty() => (Ty::Number, "a number"),
+            _ => (Ty::Any, "any JSON value"),
+        };
+        let key = if node.get("const").is_some() {
+            "a `const`"
+        } else {
+            "an `enum`"
+        };
+        self.note(
+            node.span.0,
+            format!("{key} of values that are not all strings is read as {what}; the values themselves are not checked"),
+        );
+        Some(ty)
     }
 
     /// `additionalProperties` of `node`: `None` when absent or `false`, else the members' type.
@@ -290,31 +453,38 @@ impl<'f> Lowerer<'f> {
         }
     }
 
-    /// A `$ref` to a definition of this document.
+    /// A `$ref`: the named type of the schema it reaches in this document.
     fn reference(&mut self, target: &Node) -> Ty {
-        match target.as_str().and_then(ref_name) {
-            Some(name) if self.defs.contains_key(name) => Ty::Named(name.to_owned()),
-            Some(name) => {
-                self.error(
-                    target,
-                    format!("`$ref` names `{name}`, which is not defined"),
-                );
-                Ty::Any
-            }
-            None => {
-                self.errors.push(
-                    SpecError::at(self.file, target.span, "unsupported `$ref`")
-                        .with_help("refer to a definition of this file: `#/$defs/Name`"),
-                );
-                Ty::Any
-            }
+        let text = target.as_str().unwrap_or_default();
+        if let Some(name) = self.refs.get(text) {
+            return Ty::Named(name.clone());
         }
+        if text.starts_with('#') || target.as_str().is_none() {
+            self.errors.push(
+                SpecError::at(
+                    self.file,
+                    target.span,
+                    format!(
+                        "`$ref` {} reaches no schema of this document",
+                        target.to_value()
+                    ),
+                )
+                .with_help("refer to a definition of this file: `#/$defs/Name`"),
+            );
+            return Ty::Any;
+        }
+        // Another document: read as any JSON value until the loader reads several files.
+        self.note(
+            target.span.0,
+            "a `$ref` to another document is read as any JSON value".to_owned(),
+        );
+        Ty::Any
     }
 
     /// The definition a `$ref` node names, if it is one of this document's.
     pub(super) fn ref_target(&self, node: &Node) -> Option<(&'f Node, String)> {
-        let name = node.get("$ref")?.as_str().and_then(ref_name)?;
-        self.defs.get(name).map(|n| (*n, name.to_owned()))
+        let name = self.refs.get(node.get("$ref")?.as_str()?)?;
+        self.defs.get(name).map(|n| (*n, name.clone()))
     }
 
     /// `type: [t, "null"]`, or `anyOf`/`oneOf` of one schema and `{type: null}`.
@@ -351,44 +521,23 @@ impl<'f> Lowerer<'f> {
         }
     }
 
-    /// Constraints read from `node` for a value of type `ty` (item rules come from `items`).
+    /// Constraints read from `node` for a value of type `ty` through the rules' shared checks
+    /// (argument, fit, bounds): on a list, its own rules come from `node` and the others from
+    /// its `items`.
     pub(super) fn constraints(&mut self, node: &Node, ty: &Ty) -> Constraints {
         let mut c = Constraints::default();
-        let count = |key: &str| {
-            node.get(key)
-                .and_then(Node::as_f64)
-                .map(|n| n.max(0.0) as u64)
-        };
-        let source = match ty {
-            Ty::Array(_) => {
-                c.min_items = count("minItems");
-                c.max_items = count("maxItems");
-                node.get("items").unwrap_or(node)
+        let mut spans = Vec::new();
+        match node.get("items").filter(|_| matches!(ty, Ty::Array(_))) {
+            Some(items) => {
+                self.read_rules(node, ty, Some(true), &mut c, &mut spans);
+                self.read_rules(items, ty, Some(false), &mut c, &mut spans);
             }
-            _ => node,
-        };
-        let count = |key: &str| {
-            source
-                .get(key)
-                .and_then(Node::as_f64)
-                .map(|n| n.max(0.0) as u64)
-        };
-        c.min_length = count("minLength");
-        c.max_length = count("maxLength");
-        c.minimum = source.get("minimum").and_then(Node::as_f64);
-        c.maximum = source.get("maximum").and_then(Node::as_f64);
-        c.format = source
-            .get("format")
-            .and_then(Node::as_str)
-            .map(str::to_owned);
-        if let Some(p) = source.get("pattern") {
-            match p.as_str() {
-                Some(text) if regex::Regex::new(text).is_ok() => c.pattern = Some(text.to_owned()),
-                _ => self.error(
-                    p,
-                    "`pattern` is not a regular expression Rust reads".to_owned(),
-                ),
-            }
+            None => self.read_rules(node, ty, None, &mut c, &mut spans),
+        }
+        for (rule, e) in rules::check_bounds(&c, |r, v| format!("{}: {v}", r.keyword)) {
+            let span = (spans.iter().find(|(r, _)| *r == rule)).map_or(node.span, |(_, s)| *s);
+            self.errors
+                .push(SpecError::at(self.file, span, e.message).with_help(e.help));
         }
         if matches!(ty, Ty::Named(_)) {
             // A referenced type carries its own rules.
@@ -397,7 +546,43 @@ impl<'f> Lowerer<'f> {
         c
     }
 
-    /// Refuses keywords that would change what the schema admits but that the IR cannot say.
+    /// Reads the rule keywords of `source` into `c` (only the list rules, or only the others,
+    /// when `lists` says which), each checked as every front end checks a rule. A rule on a
+    /// value it does not apply to constrains nothing in JSON Schema: it is noted and read as
+    /// absent (a `format` is carried: the schema passes it on as an annotation).
+    fn read_rules(
+        &mut self,
+        source: &Node,
+        ty: &Ty,
+        lists: Option<bool>,
+        c: &mut Constraints,
+        spans: &mut Vec<(Rule, (usize, usize))>,
+    ) {
+        for m in source.members() {
+            let Some(rule) = rules::by_keyword(&m.key) else {
+                continue;
+            };
+            if lists.is_some_and(|l| l != (rule.shape == Shape::List))
+                || (rule.arg == Arg::Flag && m.value.as_bool() == Some(false))
+            {
+                continue;
+            }
+            if let Err(e) = rules::fits(rule, &m.key, rules::shape_for(rule, ty))
+                && rule.arg != Arg::Format
+            {
+                self.note(m.key_span.0, format!("{}; read as absent", e.message));
+                continue;
+            }
+            match rule_value(rule, &m.value).and_then(|v| rules::apply(c, rule, &m.key, v)) {
+                Ok(()) => spans.push((rule, m.key_span)),
+                Err(e) => self
+                    .errors
+                    .push(SpecError::at(self.file, m.value.span, e.message).with_help(e.help)),
+            }
+        }
+    }
+
+    /// Notes keywords the IR does not read: unchecked rules and keywords JSON Schema does not define.
     pub(super) fn check_keywords(&mut self, node: &Node) {
         if !self.checked.insert(node.span.0) {
             return;
@@ -414,15 +599,19 @@ impl<'f> Lowerer<'f> {
             if allowed {
                 continue;
             }
-            if let Some(help) = keywords::refusal(&m.key) {
-                self.errors.push(
-                    SpecError::at(
-                        self.file,
-                        m.key_span,
-                        format!("the JSON Schema keyword `{}` is not supported", m.key),
-                    )
-                    .with_help(help),
-                );
+            match keywords::classify(&m.key) {
+                keywords::Keyword::Known => {}
+                keywords::Keyword::Unchecked(instead) => self.note(
+                    m.key_span.0,
+                    format!(
+                        "`{}` is not checked by the generated validators; they check {instead}",
+                        m.key
+                    ),
+                ),
+                keywords::Keyword::Unknown => self.note(
+                    m.key_span.0,
+                    format!("`{}` is no JSON Schema keyword and is ignored", m.key),
+                ),
             }
         }
     }
@@ -433,43 +622,36 @@ enum Nullable<'n> {
     Member(&'n Node),
 }
 
-/// `type: ["string", "integer", ...]` with two or more JSON types besides `null`: the
-/// members of an untagged union (at most one numeric type; `integer` wins over `number`), and
-/// whether `null` is among them.
-fn type_list(node: &Node) -> Option<(Vec<Ty>, bool)> {
-    let types = node.get("type")?.as_array()?;
-    let names: Vec<&str> = types.iter().filter_map(Node::as_str).collect();
+/// The one JSON type a `type` list names besides `null` (`integer` folded into `number`), and
+/// whether `null` is listed.
+fn single_type(node: &Node) -> Option<(&str, bool)> {
+    let names: Vec<&str> = (node.get("type")?.as_array()?.iter())
+        .filter_map(Node::as_str)
+        .collect();
     let null = names.contains(&"null");
-    let mut members = Vec::new();
-    for name in &names {
-        match *name {
-            "string" => members.push(Ty::String),
-            "integer" => members.push(Ty::Integer),
-            "number" if !names.contains(&"integer") => members.push(Ty::Number),
-            "boolean" => members.push(Ty::Bool),
-            "number" | "null" => {}
-            // Arrays and objects in a type list: `ty_of` reports them.
-            _ => return None,
-        }
+    let mut rest: Vec<&str> = names.into_iter().filter(|n| *n != "null").collect();
+    if rest.contains(&"number") {
+        rest.retain(|n| *n != "integer");
     }
-    (members.len() >= 2).then_some((members, null))
+    match rest.as_slice() {
+        [one] => Some((one, null)),
+        _ => None,
+    }
+}
+
+/// `type: [...]` naming every JSON type (`null` aside): any value, whatever else it says.
+fn every_type(node: &Node) -> bool {
+    let Some(types) = node.get("type").and_then(Node::as_array) else {
+        return false;
+    };
+    let names: Vec<&str> = types.iter().filter_map(Node::as_str).collect();
+    ["string", "number", "boolean", "object", "array"]
+        .iter()
+        .all(|t| names.contains(t))
 }
 
 pub(super) fn is_null(node: &Node) -> bool {
     node.get("type").and_then(Node::as_str) == Some("null")
-}
-
-/// `#/$defs/Name` or `#/definitions/Name`.
-fn ref_name(r: &str) -> Option<&str> {
-    r.strip_prefix("#/$defs/")
-        .or_else(|| r.strip_prefix("#/definitions/"))
-        .filter(|n| !n.contains('/'))
-}
-
-fn is_type_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A string constant (`const`, a one-value `enum`), or the string values of an enum written
@@ -518,4 +700,28 @@ pub(super) fn doc_of(node: &Node) -> String {
 /// `<Parent><Field>` for a member's inline type.
 pub(super) fn inline_name(parent: &str, key: &str) -> String {
     format!("{parent}{}", pascal_case(key))
+}
+
+/// A rule keyword's argument, parsed with the wording every front end uses; any `format` is
+/// taken (one the validators do not know is carried into the schema and noted by the summary).
+fn rule_value(rule: Rule, node: &Node) -> Result<Value, TagError> {
+    let written = rule.keyword;
+    let text = || node.to_value().to_string();
+    match (rule.arg, node.as_f64(), node.as_str()) {
+        (Arg::Count, Some(n), _) => rules::count(written, &n.to_string()).map(Value::Count),
+        (Arg::Count, None, _) => rules::count(written, &text()).map(Value::Count),
+        (Arg::Number, Some(n), _) => Ok(Value::Number(n)),
+        (Arg::Number, None, _) => rules::number(written, &text()).map(Value::Number),
+        (Arg::Regex, _, Some(p)) => rules::pattern(written, p).map(|()| Value::Text(p.to_owned())),
+        (Arg::Format, _, Some(f)) => Ok(Value::Text(f.to_owned())),
+        (Arg::Regex | Arg::Format, _, None) => Err(TagError::new(
+            format!("`{written}` needs a string, found `{}`", text()),
+            "write the value as a JSON string",
+        )),
+        (Arg::Flag, ..) if node.as_bool() == Some(true) => Ok(Value::Flag),
+        (Arg::Flag, ..) => Err(TagError::new(
+            format!("`{written}` takes `true`, found `{}`", text()),
+            "write `true`, or leave the keyword out",
+        )),
+    }
 }

@@ -22,8 +22,10 @@ use protox::prost_reflect::{DescriptorPool, FieldDescriptor};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::front::proto_include::ImportRoots;
-use crate::front::tags::{self, TagError, TagName};
+use crate::front::tags::{self, TagName};
 use crate::ir::Constraints;
+use crate::rules;
+use crate::rules::TagError;
 
 /// A compiled `.proto` spec: the descriptors prost and pbjson generate from, and the
 /// constraints found in comments.
@@ -37,7 +39,7 @@ pub struct ProtoSpec {
     pub fds: FileDescriptorSet,
     /// The same files as a reflection pool, for walking messages, fields and services.
     pub pool: DescriptorPool,
-    /// Constraints by the field's full proto name (`coven.RegisterAgent.agent_id`).
+    /// Constraints by the field's full proto name (`pkg.RegisterAgent.agent_id`).
     pub constraints: BTreeMap<String, Constraints>,
     /// Declared defaults (`@default 30` in a field's comment) by the field's full proto name.
     pub defaults: BTreeMap<String, serde_json::Value>,
@@ -82,8 +84,9 @@ impl ProtoSpec {
         self.fds.file.iter().filter(|f| self.own.contains(f.name()))
     }
 
-    /// The packages that get Rust types, sorted: the main package (the root file's), and
-    /// every package a message of a kept package uses, at any depth. A file imported only for
+    /// The packages that get Rust types, sorted: the main package (the root file's), those
+    /// of what the own files' rpcs carry, and every package a message of a kept package
+    /// uses, at any depth. A file imported only for
     /// its options (`google/api/annotations.proto`) adds nothing; the well-known types are
     /// `pbjson_types`' and never among them.
     pub fn packages(&self) -> std::collections::BTreeSet<String> {
@@ -94,6 +97,18 @@ impl ProtoSpec {
             .filter(|f| f.name() == self.file)
             .map(|f| f.package().to_owned())
             .collect();
+        // What the own files' services take and return gets Rust types too (the skeletons
+        // name them).
+        let carried: Vec<String> = self
+            .pool
+            .services()
+            .filter(|s| self.own.contains(s.parent_file().name()))
+            .flat_map(|s| s.methods().collect::<Vec<_>>())
+            .flat_map(|m| [m.input(), m.output()])
+            .map(|m| m.package_name().to_owned())
+            .filter(|p| p != "google.protobuf")
+            .collect();
+        kept.extend(carried);
         loop {
             let before = kept.len();
             let used: Vec<String> = self
@@ -144,7 +159,7 @@ pub fn load_proto_in(roots: &ImportRoots, file: &str) -> Result<ProtoSpec, SpecE
         match SourceFile::read(path) {
             Ok(mut source) => {
                 if path == spec_dir.join(meta.name()) {
-                    // The folder as the caller spelled it, e.g. `spec/coven/coven.proto`.
+                    // The folder as the caller spelled it, e.g. `spec/<module>/<module>.proto`.
                     source.path = spec_dir.join(meta.name());
                     own.insert(meta.name().to_owned());
                 }
@@ -299,15 +314,15 @@ fn tags_of_field(
             let rule = match tags::classify_tag(name) {
                 TagName::Known(rule) => rule,
                 TagName::Misspelt(rule) => {
-                    errors.push(here(TagError::misspelt(name, rule)));
+                    errors.push(here(tags::misspelt(name, rule)));
                     continue;
                 }
                 TagName::Other => continue,
             };
             let written = format!("@{name}");
-            let parsed = tags::parse_value(rule, &written, value)
-                .and_then(|v| tags::fits(rule, &written, tags::shape_for(rule, &ty)).map(|()| v))
-                .and_then(|v| tags::apply(&mut out, rule, &written, v));
+            let parsed = rules::parse_value(rule, &written, value)
+                .and_then(|v| rules::fits(rule, &written, rules::shape_for(rule, &ty)).map(|()| v))
+                .and_then(|v| rules::apply(&mut out, rule, &written, v));
             match parsed {
                 Ok(()) => spans.push((rule, span)),
                 Err(e) => errors.push(here(e)),
@@ -315,7 +330,7 @@ fn tags_of_field(
         }
     }
     // Say so at the upper bound.
-    for (rule, e) in tags::check_bounds(&out, tags::tag_with_value) {
+    for (rule, e) in rules::check_bounds(&out, rules::tag_with_value) {
         let span = spans
             .iter()
             .find(|(r, _)| *r == rule)

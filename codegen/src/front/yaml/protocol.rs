@@ -145,13 +145,18 @@ struct RawGrpc {
 #[serde(deny_unknown_fields)]
 struct RawTransport {
     kind: Spanned<String>,
-    framing: Spanned<String>,
+    /// Optional when the kind has a single framing (`grpc`, `websocket`): that one.
+    #[serde(default)]
+    framing: Option<Spanned<String>>,
     /// The port the accepting role listens on by default.
     #[serde(default)]
     port: Option<Spanned<u32>>,
     /// `content-length` framing: the Content-Type a frame without one has.
     #[serde(default)]
     content_type: Option<Spanned<String>>,
+    /// The Streamable HTTP carrier's profile.
+    #[serde(default)]
+    streamable_http: Option<crate::transport::streamable_http::Raw>,
 }
 
 #[derive(Deserialize)]
@@ -253,11 +258,12 @@ struct RawResponse {
 
 /// `transport.kind` names a registered kind and `transport.framing` one of that kind's
 /// framings; a misspelt value gets the closest valid one.
-fn check_kind(transport: &RawTransport, cx: &mut Checker<'_>) {
+fn check_kind(transport: &RawTransport, framing: &Spanned<String>, cx: &mut Checker<'_>) {
     let kinds = crate::transport::names();
     let framings = crate::transport::framings();
-    for (value, allowed) in [(&transport.kind, &kinds), (&transport.framing, &framings)] {
-        if !allowed.contains(&value.value.as_str()) {
+    for (value, allowed) in [(&transport.kind, &kinds), (framing, &framings)] {
+        // An empty framing was left out and is reported by `framing_of`.
+        if !value.value.is_empty() && !allowed.contains(&value.value.as_str()) {
             cx.err(
                 &value.referenced,
                 format!(
@@ -270,7 +276,6 @@ fn check_kind(transport: &RawTransport, cx: &mut Checker<'_>) {
         }
     }
     let plugin = crate::transport::lookup(&transport.kind.value).and_then(crate::transport::plugin);
-    let framing = &transport.framing;
     if let Some(k) = plugin
         && framings.contains(&framing.value.as_str())
         && !k.framings().contains(&framing.value.as_str())
@@ -284,6 +289,30 @@ fn check_kind(transport: &RawTransport, cx: &mut Checker<'_>) {
                 framing.value
             ),
         );
+    }
+}
+
+/// `transport.framing`, or the framing of a kind that has only one when it is left out; a
+/// kind with several needs it said (an error at `kind`, listing them).
+fn framing_of(transport: &RawTransport, cx: &mut Checker<'_>) -> Spanned<String> {
+    if let Some(f) = &transport.framing {
+        return f.clone();
+    }
+    let at = transport.kind.referenced;
+    let plugin = crate::transport::lookup(&transport.kind.value).and_then(crate::transport::plugin);
+    match plugin.map(|k| k.framings()) {
+        Some([only]) => Spanned::new((*only).to_owned(), at, at),
+        Some(several) => {
+            let msg = format!(
+                "a {} protocol needs `framing:`, one of {}",
+                transport.kind.value,
+                several.join(", ")
+            );
+            cx.err(&at, msg);
+            Spanned::new(String::new(), at, at)
+        }
+        // An unknown kind is reported by `check_kind`.
+        None => Spanned::new(String::new(), at, at),
     }
 }
 
@@ -348,14 +377,16 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         };
         RawTransport {
             kind: none(),
-            framing: none(),
+            framing: Some(none()),
             port: None,
             content_type: None,
+            streamable_http: None,
         }
     });
     let kind = crate::transport::lookup(&transport.kind.value);
+    let framing = framing_of(&transport, &mut cx);
     if !types_only {
-        check_kind(&transport, &mut cx);
+        check_kind(&transport, &framing, &mut cx);
         if let Some(plugin) = kind.and_then(crate::transport::plugin) {
             check_sections(&raw, plugin, &transport.kind.referenced, &mut cx);
         }
@@ -414,7 +445,13 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         };
         grpc::lower(file, &parts, &messages, &events, &mut cx.errors)
     });
-    check_transport_constants(&transport, &mut cx);
+    check_transport_constants(&transport, &framing, &mut cx);
+    let streamable_http = transport.streamable_http.as_ref().and_then(|raw| {
+        let all: Vec<&Method> = methods.iter().map(|(m, _)| m).collect();
+        let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
+        let kind = &transport.kind.value;
+        crate::transport::streamable_http::lower(raw, kind, &all, &mut report)
+    });
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
     let proto_includes = raw
         .proto
@@ -433,7 +470,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         summary: raw.summary,
         transport: Transport {
             kind: kind.unwrap_or(crate::ir::TransportKind::NONE),
-            framing: transport.framing.value,
+            framing: framing.value,
             grpc: raw.grpc.map(|g| GrpcRpc {
                 service: g.service.value,
                 rpc: g.rpc,
@@ -445,6 +482,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
                 .as_ref()
                 .and_then(|p| u16::try_from(p.value).ok()),
             content_type: transport.content_type.as_ref().map(|c| c.value.clone()),
+            streamable_http,
         },
         roles,
         role_aliases: raw.role_aliases,
@@ -785,7 +823,7 @@ impl Checker<'_> {
 
 /// `transport.port` and `transport.content_type`: a port is 1 to 65535; a content type belongs
 /// to `content-length` framing, and a charset it names is UTF-8, the only one the framer reads.
-fn check_transport_constants(t: &RawTransport, cx: &mut Checker<'_>) {
+fn check_transport_constants(t: &RawTransport, framing: &Spanned<String>, cx: &mut Checker<'_>) {
     if let Some(port) = &t.port
         && !(1..=65535).contains(&port.value)
     {
@@ -797,13 +835,13 @@ fn check_transport_constants(t: &RawTransport, cx: &mut Checker<'_>) {
     let Some(ct) = &t.content_type else {
         return;
     };
-    if t.framing.value != "content-length" {
+    if framing.value != "content-length" {
         cx.err(
             &ct.referenced,
             format!(
                 "`content_type` is the default of a `Content-Type` header, which only \
                  `content-length` framing has (this protocol's framing is `{}`)",
-                t.framing.value
+                framing.value
             ),
         );
     }

@@ -44,7 +44,7 @@ impl Kind {
 }
 /// The kind of a message (`None` for a message no kind describes; when both sides
 /// send requests, every message has a kind and the fallback arm is never reached).
-#[allow(unused_variables, unreachable_patterns)]
+#[allow(unused_variables, unreachable_patterns, clippy::match_single_binding)]
 pub fn kind_of(msg: &Message<'_>) -> Option<Kind> {
     match *msg {
         Message::Client(
