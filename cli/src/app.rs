@@ -126,8 +126,8 @@ Check recorded sessions against a protocol's message schemas and sequence rules.
 The protocol is one compiled into the command (--protocol NAME) or any spec folder
 (--spec DIR), whose types and machines are then read when the command runs: the findings
 are the ones the code generated from that folder reports (same JSON pointer, rule and
-sequence violation). JSON-RPC and protobuf folders are not interpreted yet: use their
-generated code (--protocol, or `agentwire_cli::run` over your own registry).
+sequence violation), JSON-RPC folders included. Protobuf folders are not interpreted yet:
+use their generated code (--protocol, or `agentwire_cli::run` over your own registry).
 
 Each FILE is a JSON Lines trace, one {\"from\": ROLE, \"message\": ...} (or {\"from\": ROLE,
 \"http\": {...}}) per line, and is checked as a stream of its own. Every problem is printed on
@@ -174,7 +174,7 @@ Exit status:
 const CHECK_DETAILS: &str = "\
 Captures of one connection, one file per sender (protocols with Content-Length framing):
 
-  agentwire trace check --protocol eca --from client client.bin --from server server.bin
+  agentwire trace check --protocol NAME --from client client.bin --from server server.bin
 
 Each capture is either Content-Length framed bytes as sent on the wire, or JSON Lines with
 one bare message per line; the format is told by the first bytes. Findings point at

@@ -246,90 +246,155 @@ pub enum Message<R, N> {
     Response(Response),
 }
 
+/// How one side's calls are typed: its method names and the decoders of their params.
+/// Generated code has them as [`MethodSet`]s; the run-time interpreter of spec folders
+/// (`agentwire trace check --spec`) reads them from the spec, and both decode envelopes with
+/// [`decode_with`], so they report the same errors.
+pub trait Calls {
+    type Request;
+    type Notification;
+
+    /// Whether `method` is one of the side's requests.
+    fn is_request(&self, method: &str) -> bool;
+
+    /// Whether `method` is one of the side's notifications.
+    fn is_notification(&self, method: &str) -> bool;
+
+    /// Every method of the side, requests first, each in spec order.
+    fn methods(&self) -> Vec<&str>;
+
+    /// Decodes the params of request `method`; `None` when it is not a request here.
+    fn request(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Option<Result<Self::Request, Invalid>>;
+
+    /// Decodes the params of notification `method`; `None` when it is not one here.
+    fn notification(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Option<Result<Self::Notification, Invalid>>;
+}
+
+/// The generated method sets `R` and `N` as [`Calls`].
+struct Sets<R, N>(std::marker::PhantomData<(R, N)>);
+
+impl<R: MethodSet, N: MethodSet> Calls for Sets<R, N> {
+    type Request = R;
+    type Notification = N;
+    fn is_request(&self, method: &str) -> bool {
+        R::METHODS.contains(&method)
+    }
+    fn is_notification(&self, method: &str) -> bool {
+        N::METHODS.contains(&method)
+    }
+    fn methods(&self) -> Vec<&str> {
+        R::METHODS.iter().chain(N::METHODS).copied().collect()
+    }
+    fn request(&self, method: &str, params: Option<&RawValue>) -> Option<Result<R, Invalid>> {
+        R::decode_params(method, params)
+    }
+    fn notification(&self, method: &str, params: Option<&RawValue>) -> Option<Result<N, Invalid>> {
+        N::decode_params(method, params)
+    }
+}
+
+/// Decodes one message of a side whose calls `calls` types. Errors carry pointers into the
+/// whole message (`/params/...`).
+pub fn decode_with<C: Calls>(
+    json: &str,
+    calls: &C,
+) -> Result<Message<C::Request, C::Notification>, Invalid> {
+    let env: Envelope<'_> = decode_json_borrowed(json)?;
+    match env.jsonrpc.as_ref().map(Text::as_str) {
+        None => return Err(err("/jsonrpc", Rule::Required, "missing field `jsonrpc`")),
+        Some(v) if v != "2.0" => {
+            return Err(err("/jsonrpc", Rule::Enum, format!("`{v}` is not `2.0`")));
+        }
+        Some(_) => {}
+    }
+    if let Some(method) = &env.method {
+        return from_call(calls, method.as_str(), env.id, env.params);
+    }
+    let id = match env.id {
+        Some(id) => id,
+        None if env.result.is_none() && env.error.is_none() => {
+            return Err(err("/method", Rule::Required, "missing field `method`"));
+        }
+        None => return Err(err("/id", Rule::Required, "missing field `id`")),
+    };
+    let outcome = match (env.result, env.error) {
+        (Some(_), Some(_)) => {
+            return Err(err(
+                "",
+                Rule::Type,
+                "a response carries `result` or `error`, not both",
+            ));
+        }
+        (Some(result), None) => Outcome::Result(result.to_owned()),
+        (None, Some(error)) => {
+            Outcome::Error(decode_json(error.get()).map_err(|e: Invalid| e.under("/error"))?)
+        }
+        (None, None) => {
+            return Err(err(
+                "/result",
+                Rule::Required,
+                "a response needs `result` or `error`",
+            ));
+        }
+    };
+    if id.is_none() && matches!(outcome, Outcome::Result(_)) {
+        return Err(err(
+            "/id",
+            Rule::Type,
+            "only an error response may have a null id",
+        ));
+    }
+    Ok(Message::Response(Response { id, outcome }))
+}
+
+fn from_call<C: Calls>(
+    calls: &C,
+    method: &str,
+    id: Option<Option<RequestId>>,
+    params: Option<&RawValue>,
+) -> Result<Message<C::Request, C::Notification>, Invalid> {
+    match id {
+        Some(id) => {
+            let Some(id) = id else {
+                return Err(err("/id", Rule::Type, "a request id must not be null"));
+            };
+            match calls.request(method, params) {
+                Some(r) => Ok(Message::Request {
+                    id,
+                    request: r.map_err(|e| e.under("/params"))?,
+                }),
+                None if calls.is_notification(method) => Err(err(
+                    "/id",
+                    Rule::Type,
+                    format!("`{method}` is a notification and must not carry an id"),
+                )),
+                None => Err(unknown_method(calls, method)),
+            }
+        }
+        None => match calls.notification(method, params) {
+            Some(r) => Ok(Message::Notification(r.map_err(|e| e.under("/params"))?)),
+            None if calls.is_request(method) => Err(err(
+                "/id",
+                Rule::Required,
+                format!("`{method}` is a request and needs an id"),
+            )),
+            None => Err(unknown_method(calls, method)),
+        },
+    }
+}
+
 impl<R: MethodSet, N: MethodSet> Message<R, N> {
     /// Decodes one message. Errors carry pointers into the whole message (`/params/...`).
     pub fn from_json(json: &str) -> Result<Self, Invalid> {
-        let env: Envelope<'_> = decode_json_borrowed(json)?;
-        match env.jsonrpc.as_ref().map(Text::as_str) {
-            None => return Err(err("/jsonrpc", Rule::Required, "missing field `jsonrpc`")),
-            Some(v) if v != "2.0" => {
-                return Err(err("/jsonrpc", Rule::Enum, format!("`{v}` is not `2.0`")));
-            }
-            Some(_) => {}
-        }
-        if let Some(method) = &env.method {
-            return Self::from_call(method.as_str(), env.id, env.params);
-        }
-        let id = match env.id {
-            Some(id) => id,
-            None if env.result.is_none() && env.error.is_none() => {
-                return Err(err("/method", Rule::Required, "missing field `method`"));
-            }
-            None => return Err(err("/id", Rule::Required, "missing field `id`")),
-        };
-        let outcome = match (env.result, env.error) {
-            (Some(_), Some(_)) => {
-                return Err(err(
-                    "",
-                    Rule::Type,
-                    "a response carries `result` or `error`, not both",
-                ));
-            }
-            (Some(result), None) => Outcome::Result(result.to_owned()),
-            (None, Some(error)) => {
-                Outcome::Error(decode_json(error.get()).map_err(|e: Invalid| e.under("/error"))?)
-            }
-            (None, None) => {
-                return Err(err(
-                    "/result",
-                    Rule::Required,
-                    "a response needs `result` or `error`",
-                ));
-            }
-        };
-        if id.is_none() && matches!(outcome, Outcome::Result(_)) {
-            return Err(err(
-                "/id",
-                Rule::Type,
-                "only an error response may have a null id",
-            ));
-        }
-        Ok(Message::Response(Response { id, outcome }))
-    }
-
-    fn from_call(
-        method: &str,
-        id: Option<Option<RequestId>>,
-        params: Option<&RawValue>,
-    ) -> Result<Self, Invalid> {
-        match id {
-            Some(id) => {
-                let Some(id) = id else {
-                    return Err(err("/id", Rule::Type, "a request id must not be null"));
-                };
-                match R::decode_params(method, params) {
-                    Some(r) => Ok(Message::Request {
-                        id,
-                        request: r.map_err(|e| e.under("/params"))?,
-                    }),
-                    None if N::METHODS.contains(&method) => Err(err(
-                        "/id",
-                        Rule::Type,
-                        format!("`{method}` is a notification and must not carry an id"),
-                    )),
-                    None => Err(unknown_method::<R, N>(method)),
-                }
-            }
-            None => match N::decode_params(method, params) {
-                Some(r) => Ok(Message::Notification(r.map_err(|e| e.under("/params"))?)),
-                None if R::METHODS.contains(&method) => Err(err(
-                    "/id",
-                    Rule::Required,
-                    format!("`{method}` is a request and needs an id"),
-                )),
-                None => Err(unknown_method::<R, N>(method)),
-            },
-        }
+        decode_with(json, &Sets::<R, N>(std::marker::PhantomData))
     }
 
     /// Validates the params of a request or notification (pointers under `/params`).
@@ -347,8 +412,8 @@ impl<R: MethodSet, N: MethodSet> Message<R, N> {
     }
 }
 
-fn unknown_method<R: MethodSet, N: MethodSet>(method: &str) -> Invalid {
-    let known: Vec<&str> = R::METHODS.iter().chain(N::METHODS).copied().collect();
+fn unknown_method<C: Calls>(calls: &C, method: &str) -> Invalid {
+    let known = calls.methods();
     Invalid::one(FieldError::unknown_kind(
         "/method",
         method,

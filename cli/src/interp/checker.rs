@@ -10,8 +10,10 @@ use agentwire_runtime::machine::{Field, Instances, Limits, Problem, Violation, c
 use agentwire_runtime::registry::{self, Decoded};
 use serde_json::Value;
 
+use agentwire_runtime::answers::Answers;
+
 use super::field::Read;
-use super::machine::{Compiled, Instance, fused};
+use super::machine::{Compiled, Instance, KindRef, fused};
 use super::{Message, Root, Spec};
 
 /// One stream's checker.
@@ -20,6 +22,16 @@ pub struct Checker {
     index: usize,
     limits: Limits,
     live: Vec<Instances<Instance>>,
+    /// Outstanding requests of the kinds some machine narrows responses to.
+    answers: Answers<usize>,
+}
+
+/// A message with a kind, as the machines step on it: for a response to a request some
+/// machine narrows responses to, that request's kind and its result (when it decodes).
+pub struct Seen<'a> {
+    pub kind: usize,
+    pub value: &'a Value,
+    pub answer: Option<(usize, Option<Value>)>,
 }
 
 impl Checker {
@@ -32,18 +44,56 @@ impl Checker {
                 Some(_) => Instances::keyed(),
             })
             .collect();
+        let limits = Limits::default();
         Checker {
             spec,
             index: 0,
-            limits: Limits::default(),
+            limits,
             live,
+            answers: Answers::new(limits.max_instances),
+        }
+    }
+
+    /// Remembers a request some machine narrows responses to, and types a response by the
+    /// remembered request it answers, as the generated checker's `answer`.
+    fn answer(&mut self, kind: usize, value: &Value) -> Option<(usize, Option<Value>)> {
+        let spec = Arc::clone(&self.spec);
+        if spec.asked.is_empty() {
+            return None;
+        }
+        let role = spec.role_of(kind);
+        let id = super::rpc::id_field(value.get("id"));
+        match spec.roots[kind] {
+            Root::RpcCall { request: true, .. } if spec.asked.contains(&kind) => {
+                self.answers.ask(role, id, kind);
+                None
+            }
+            Root::RpcResponse => {
+                let mut askers: Vec<&'static str> = spec
+                    .asked
+                    .iter()
+                    .map(|k| spec.role_of(*k))
+                    .filter(|r| *r != role)
+                    .collect();
+                askers.dedup();
+                if askers.is_empty() || value.get("id").is_none_or(Value::is_null) {
+                    return None;
+                }
+                let asked = self.answers.take(&askers, id)?;
+                let method = match spec.roots[asked] {
+                    Root::RpcCall { method, .. } => method,
+                    _ => return None,
+                };
+                Some((asked, spec.types.answer_result(method, value)))
+            }
+            _ => None,
         }
     }
 }
 
 impl registry::Checker for Checker {
     fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
-        let Some(m) = msg
+        let Some(message) = msg
             .get::<Message>()
             .filter(|_| msg.protocol() == self.spec.name)
         else {
@@ -51,9 +101,17 @@ impl registry::Checker for Checker {
         };
         let index = self.index;
         self.index += 1;
+        let Some(kind) = message.kind else {
+            return Ok(());
+        };
+        let m = Seen {
+            kind,
+            value: &message.value,
+            answer: self.answer(kind, &message.value),
+        };
         let spec = Arc::clone(&self.spec);
         for (i, machine) in spec.machines.iter().enumerate() {
-            step(&spec, machine, &mut self.live[i], self.limits, index, m)?;
+            step(&spec, machine, &mut self.live[i], self.limits, index, &m)?;
         }
         Ok(())
     }
@@ -78,15 +136,65 @@ impl registry::Checker for Checker {
 }
 
 impl Spec {
-    /// Reads the dotted `path` of message `m`.
-    pub fn read<'a>(&self, m: &'a Message, path: &str) -> Read<'a> {
+    /// Reads the dotted `path` of message `m` as a message of kind `k` (a response narrowed
+    /// to a request reads `result.*` from the answer to that request only).
+    pub fn read<'a>(&self, m: &'a Seen<'_>, k: KindRef, path: &str) -> Read<'a> {
         let segs: Vec<&str> = path.split('.').collect();
         match &self.roots[m.kind] {
             Root::Union { tag, .. } if segs == [tag.as_str()] => {
                 Read::Str(Cow::Borrowed(self.kind_names[m.kind]))
             }
-            Root::Union { ty, .. } => self.types.read(&Ty::Named(ty.clone()), &m.value, &segs),
-            Root::Http { route } => self.read_http(*route, &m.value, &segs),
+            Root::Union { ty, .. } => self.types.read(&Ty::Named(ty.clone()), m.value, &segs),
+            Root::Http { route } => self.read_http(*route, m.value, &segs),
+            Root::RpcCall {
+                params, request, ..
+            } => match segs.as_slice() {
+                ["id"] if *request => Read::of(super::rpc::id_field(m.value.get("id"))),
+                ["method"] => Read::Str(Cow::Borrowed(self.kind_names[m.kind])),
+                ["params", rest @ ..] => match (params, m.value.get("params")) {
+                    (Some(t), Some(p)) => self.types.read(&Ty::Named(t.clone()), p, rest),
+                    _ => Read::Absent,
+                },
+                _ => Read::Absent,
+            },
+            Root::RpcResponse => self.read_response(m, k.1, &segs),
+        }
+    }
+
+    fn read_response<'a>(
+        &self,
+        m: &'a Seen<'_>,
+        narrowed: Option<usize>,
+        segs: &[&str],
+    ) -> Read<'a> {
+        let v = m.value;
+        match segs {
+            ["id"] => Read::of(super::rpc::id_field(Some(
+                v.get("id").unwrap_or(&Value::Null),
+            ))),
+            ["result"] => v.get("result").map_or(Read::Absent, |_| Read::Present),
+            ["error"] => v.get("error").map_or(Read::Absent, |_| Read::Present),
+            ["error", "code"] => v
+                .pointer("/error/code")
+                .and_then(Value::as_i64)
+                .map_or(Read::Absent, Read::Int),
+            ["error", "message"] => v
+                .pointer("/error/message")
+                .and_then(Value::as_str)
+                .map_or(Read::Absent, |s| Read::Str(Cow::Borrowed(s))),
+            ["result", rest @ ..] => match (&m.answer, narrowed) {
+                (Some((asked, Some(result))), Some(want)) if *asked == want => {
+                    let Root::RpcCall { method, .. } = self.roots[*asked] else {
+                        return Read::Absent;
+                    };
+                    match &self.types.protocol.methods[method].result {
+                        Some(t) => self.types.read(&Ty::Named(t.clone()), result, rest),
+                        None => Read::Absent,
+                    }
+                }
+                _ => Read::Absent,
+            },
+            _ => Read::Absent,
         }
     }
 
@@ -123,7 +231,7 @@ impl Spec {
 }
 
 /// The instance key of `m` for `machine`, or `None` when no key rule takes the message.
-fn key_of(spec: &Spec, machine: &Compiled, m: &Message) -> Option<Cow<'static, str>> {
+fn key_of(spec: &Spec, machine: &Compiled, m: &Seen<'_>) -> Option<Cow<'static, str>> {
     let Some(arms) = &machine.keys else {
         return Some(Cow::Borrowed("connection"));
     };
@@ -132,18 +240,25 @@ fn key_of(spec: &Spec, machine: &Compiled, m: &Message) -> Option<Cow<'static, s
         values: Vec::new(),
         sets: Vec::new(),
     };
-    for arm in arms.iter().filter(|a| a.kinds.contains(&m.kind)) {
+    // One arm per (rule, kind) in order, as the generated `match kind`: the first whose
+    // guard holds gives the key.
+    let arms = arms
+        .iter()
+        .flat_map(|a| a.kinds.iter().map(move |k| (a, *k)))
+        .filter(|(_, k)| k.0 == m.kind);
+    for (arm, k) in arms {
         let ctx = Ctx {
             spec,
             machine,
             m,
+            k,
             inst: &no_inst,
             key: "",
         };
         if !arm.rule.guard.iter().all(|c| ctx.holds(c)) {
             continue;
         }
-        let reads: Vec<Read<'_>> = arm.rule.fields.iter().map(|f| spec.read(m, f)).collect();
+        let reads: Vec<Read<'_>> = arm.rule.fields.iter().map(|f| spec.read(m, k, f)).collect();
         return match reads.as_slice() {
             [one] => one.field().key().map(|k| Cow::Owned(k.into_owned())),
             several => {
@@ -162,7 +277,7 @@ fn step(
     live: &mut Instances<Instance>,
     limits: Limits,
     index: usize,
-    m: &Message,
+    m: &Seen<'_>,
 ) -> Result<(), Violation> {
     let Some(key) = key_of(spec, machine, m) else {
         return Ok(());
@@ -214,18 +329,27 @@ fn step(
 fn pick(
     spec: &Spec,
     machine: &Compiled,
-    m: &Message,
+    m: &Seen<'_>,
     inst: &mut Instance,
     key: &str,
 ) -> Result<usize, Problem> {
-    for s in &machine.transitions {
-        if s.from.as_ref().is_some_and(|f| !f.contains(&inst.state)) || !s.kinds.contains(&m.kind) {
+    // One branch per (transition, kind), as the generated `'pick` block; a response
+    // narrowed to a request takes only the answer to a request of that kind.
+    let answered = |want: usize| m.answer.as_ref().is_some_and(|(a, _)| *a == want);
+    let branches = machine
+        .transitions
+        .iter()
+        .flat_map(|s| s.kinds.iter().map(move |k| (s, *k)))
+        .filter(|(_, k)| k.0 == m.kind && k.1.is_none_or(answered));
+    for (s, k) in branches {
+        if s.from.as_ref().is_some_and(|f| !f.contains(&inst.state)) {
             continue;
         }
         let ctx = Ctx {
             spec,
             machine,
             m,
+            k,
             inst,
             key,
         };
@@ -244,7 +368,7 @@ fn pick(
             };
             let slot = machine.memory(memory).unwrap_or(0);
             if !spec
-                .read(m, field)
+                .read(m, k, field)
                 .field()
                 .extend_into(&mut inst.values[slot])
             {
@@ -253,7 +377,7 @@ fn pick(
         }
         for (ai, a) in s.t.actions.iter().enumerate() {
             if !fusions.iter().any(|(_, x)| *x == ai) {
-                act(spec, machine, m, inst, key, a);
+                act(spec, machine, (m, k), inst, key, a);
             }
         }
         return Ok(s.to.unwrap_or(inst.state));
@@ -261,7 +385,14 @@ fn pick(
     Err(Problem::Unexpected)
 }
 
-fn act(spec: &Spec, machine: &Compiled, m: &Message, inst: &mut Instance, key: &str, a: &Action) {
+fn act(
+    spec: &Spec,
+    machine: &Compiled,
+    (m, k): (&Seen<'_>, KindRef),
+    inst: &mut Instance,
+    key: &str,
+    a: &Action,
+) {
     let slot = |name: &str| machine.memory(name).unwrap_or(0);
     match a {
         Action::AddValue {
@@ -273,6 +404,7 @@ fn act(spec: &Spec, machine: &Compiled, m: &Message, inst: &mut Instance, key: &
                 spec,
                 machine,
                 m,
+                k,
                 inst,
                 key,
             };
@@ -281,18 +413,18 @@ fn act(spec: &Spec, machine: &Compiled, m: &Message, inst: &mut Instance, key: &
             }
         }
         Action::Set { memory, field } => spec
-            .read(m, field)
+            .read(m, k, field)
             .field()
             .store_into(&mut inst.values[slot(memory)]),
         Action::Add { memory, field } => {
             let set = &mut inst.sets[slot(memory)];
-            spec.read(m, field).field().for_each_str(|s| {
+            spec.read(m, k, field).field().for_each_str(|s| {
                 set.insert(s.to_owned());
             });
         }
         Action::Remove { memory, field } => {
             let set = &mut inst.sets[slot(memory)];
-            spec.read(m, field).field().for_each_str(|s| {
+            spec.read(m, k, field).field().for_each_str(|s| {
                 set.remove(s);
             });
         }
@@ -308,7 +440,9 @@ fn act(spec: &Spec, machine: &Compiled, m: &Message, inst: &mut Instance, key: &
 struct Ctx<'a> {
     spec: &'a Spec,
     machine: &'a Compiled,
-    m: &'a Message,
+    m: &'a Seen<'a>,
+    /// The kind the rule or transition names the message as.
+    k: KindRef,
     inst: &'a Instance,
     key: &'a str,
 }
@@ -316,7 +450,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn holds(&self, c: &Condition) -> bool {
         let read = match &c.subject {
-            Subject::Field(path) => self.spec.read(self.m, path),
+            Subject::Field(path) => self.spec.read(self.m, self.k, path),
             Subject::Value(Literal::Str(s)) => Read::Str(Cow::Borrowed(s)),
             Subject::Value(_) => return false,
         };

@@ -25,7 +25,21 @@ pub enum Read<'a> {
     Present,
 }
 
-impl Read<'_> {
+impl<'a> Read<'a> {
+    /// The read of a field the runtime already gives (a request id).
+    pub fn of(f: Field<'a>) -> Read<'a> {
+        match f {
+            Field::Absent => Read::Absent,
+            Field::Null => Read::Null,
+            Field::Str(s) => Read::Str(Cow::Borrowed(s)),
+            Field::Bool(b) => Read::Bool(b),
+            Field::Int(n) => Read::Int(n),
+            Field::Num(n) => Read::Num(n),
+            Field::Strs(v) => Read::Strs(v.to_vec()),
+            Field::Present => Read::Present,
+        }
+    }
+
     pub fn field(&self) -> Field<'_> {
         match self {
             Read::Absent => Field::Absent,

@@ -78,7 +78,7 @@ impl Spec {
             }
             let value = json!({"status": status, "path": raw, "body": body});
             return Ok(Message {
-                kind: self.route_kinds[i],
+                kind: Some(self.route_kinds[i]),
                 value,
             });
         }

@@ -25,16 +25,20 @@ pub struct Compiled {
     pub transitions: Vec<Step>,
 }
 
+/// A kind a rule or transition names: the kind's index, and for a response narrowed to a
+/// request (`server.response to client.initialize`) the request kind's index.
+pub type KindRef = (usize, Option<usize>);
+
 /// A key rule for the kinds it covers.
 pub struct KeyArm {
-    pub kinds: Vec<usize>,
+    pub kinds: Vec<KindRef>,
     pub rule: KeyRule,
 }
 
 /// A transition for the kinds it covers.
 pub struct Step {
     pub from: Option<Vec<usize>>,
-    pub kinds: Vec<usize>,
+    pub kinds: Vec<KindRef>,
     pub to: Option<usize>,
     pub t: Transition,
     /// The check texts, kept for `Problem::Check`.
@@ -53,17 +57,35 @@ fn state_index(m: &Machine, s: &str) -> usize {
     m.states.iter().position(|x| x == s).unwrap_or(0)
 }
 
-/// The model's kinds a reference names, as indexes into `model.kinds`.
-fn kinds_of(model: &Model, r: &agentwire_codegen::ir::KindRef) -> Vec<usize> {
+/// The model's kinds a reference names, as indexes into `model.kinds` (a narrowed response
+/// as its response kind's index and its request kind's), with their labels.
+fn kinds_of(model: &Model, r: &agentwire_codegen::ir::KindRef) -> Vec<(KindRef, String)> {
+    let index = |role: &str, name: &str| {
+        model
+            .kinds
+            .iter()
+            .position(|x| x.role == role && x.name == name)
+    };
     model
         .kinds_of(r)
         .into_iter()
-        .filter_map(|k| model.kinds.iter().position(|x| x == k))
+        .filter_map(|k| {
+            let base = index(&k.role, &k.name)?;
+            let asked = match &k.answers {
+                Some(a) => Some(model.kinds.iter().position(|x| x.label() == a.label)?),
+                None => None,
+            };
+            Some(((base, asked), k.full_label()))
+        })
         .collect()
 }
 
+fn refs(model: &Model, r: &agentwire_codegen::ir::KindRef) -> Vec<KindRef> {
+    kinds_of(model, r).into_iter().map(|(k, _)| k).collect()
+}
+
 impl Compiled {
-    pub fn new(m: &Machine, model: &Model, labels: &[&'static str]) -> Compiled {
+    pub fn new(m: &Machine, model: &Model) -> Compiled {
         let expected = m
             .states
             .iter()
@@ -74,9 +96,9 @@ impl Compiled {
                     .iter()
                     .filter(|t| t.from.as_ref().is_none_or(|f| f.contains(s)))
                 {
-                    for k in kinds_of(model, &t.on) {
-                        if !out.contains(&labels[k]) {
-                            out.push(labels[k]);
+                    for (_, label) in kinds_of(model, &t.on) {
+                        if !out.iter().any(|l| *l == label) {
+                            out.push(keep(&label));
                         }
                     }
                 }
@@ -87,7 +109,7 @@ impl Compiled {
             rules
                 .iter()
                 .map(|r| KeyArm {
-                    kinds: kinds_of(model, &r.on),
+                    kinds: refs(model, &r.on),
                     rule: r.clone(),
                 })
                 .collect()
@@ -100,7 +122,7 @@ impl Compiled {
                     .from
                     .as_ref()
                     .map(|f| f.iter().map(|s| state_index(m, s)).collect()),
-                kinds: kinds_of(model, &t.on),
+                kinds: refs(model, &t.on),
                 to: t.to.as_ref().map(|s| state_index(m, s)),
                 texts: t.check.iter().map(|c| keep(&c.text)).collect(),
                 t: t.clone(),

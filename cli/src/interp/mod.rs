@@ -11,6 +11,7 @@ mod http;
 mod machine;
 mod message;
 mod node;
+mod rpc;
 mod types;
 mod validate;
 
@@ -48,6 +49,8 @@ pub struct Spec {
     /// The kind of each HTTP route, by route.
     route_kinds: Vec<usize>,
     machines: Vec<machine::Compiled>,
+    /// The request kinds some machine narrows responses to (`role.response to role.x`).
+    asked: Vec<usize>,
 }
 
 /// Where a kind's field paths start.
@@ -56,12 +59,22 @@ enum Root {
     Union { ty: String, tag: String },
     /// An HTTP exchange of the route with this index.
     Http { route: usize },
+    /// A JSON-RPC call of the method with this index (its params type, unless optional).
+    RpcCall {
+        method: usize,
+        params: Option<String>,
+        request: bool,
+    },
+    /// A JSON-RPC response.
+    RpcResponse,
 }
 
-/// A message the interpreter decoded, as its checker takes it: its kind and its JSON (for an
-/// HTTP exchange, `{"status", "path": {params}, "body"}`).
+/// A message the interpreter decoded, as its checker takes it: its kind (`None` for a
+/// JSON-RPC message no kind describes, such as a response of a role that answers nothing)
+/// and its JSON (for an HTTP exchange, `{"status", "path": {params}, "body"}`; for JSON-RPC,
+/// the envelope).
 pub struct Message {
-    pub kind: usize,
+    pub kind: Option<usize>,
     pub value: Value,
 }
 
@@ -93,12 +106,6 @@ impl Interpreted {
                 ir.module, ir.transport.kind
             ));
         };
-        if transport == TransportKind::JsonRpc {
-            return Err(format!(
-                "protocol {} is JSON-RPC: the interpreter does not read JSON-RPC envelopes yet (use the generated code)",
-                ir.module
-            ));
-        }
         if ir.is_proto() {
             return Err(format!(
                 "protocol {} is protobuf: the interpreter reads JSON specs only (use the generated code)",
@@ -136,7 +143,12 @@ impl Interpreted {
                     .map_err(|e| e.under("/http")),
             );
         }
-        let ty = spec.types.channel_of(from)?;
+        let rpc = !spec.types.protocol.methods.is_empty();
+        let ty = match spec.types.channel_of(from) {
+            Some(ty) => Some(ty),
+            None if rpc && spec.types.rpc_sender(from) => None,
+            None => return None,
+        };
         let Some(message) = entry.get("message") else {
             return Some(Err(Invalid::one(agentwire_runtime::FieldError::new(
                 "/message",
@@ -145,12 +157,16 @@ impl Interpreted {
             ))));
         };
         let json = message.to_string();
-        let decoded = spec
-            .types
-            .decode_text(&ty, &json)
-            .map_err(|e| e.under("/message"));
+        let decoded = match &ty {
+            Some(ty) => spec.types.decode_text(ty, &json),
+            None => spec.types.decode_rpc(from, &json),
+        };
+        let decoded = decoded.map_err(|e| e.under("/message"));
         Some(decoded.map(|value| Message {
-            kind: spec.kind_of(from, &value),
+            kind: match ty {
+                Some(_) => Some(spec.kind_of(from, &value)),
+                None => spec.rpc_kind_of(from, &value),
+            },
             value,
         }))
     }
@@ -177,7 +193,12 @@ impl Spec {
         let machines = ir
             .machines
             .iter()
-            .map(|m| machine::Compiled::new(m, &model, &labels))
+            .map(|m| machine::Compiled::new(m, &model))
+            .collect();
+        let asked = model
+            .asked()
+            .iter()
+            .filter_map(|k| model.kinds.iter().position(|x| x == *k))
             .collect();
         Ok(Spec {
             name: keep(&ir.module),
@@ -187,6 +208,7 @@ impl Spec {
             roots,
             route_kinds,
             machines,
+            asked,
         })
     }
 
@@ -215,8 +237,53 @@ impl Spec {
     }
 }
 
+impl Spec {
+    /// The role that sends messages of kind `kind`.
+    fn role_of(&self, kind: usize) -> &'static str {
+        let label = self.labels[kind];
+        label
+            .strip_suffix(self.kind_names[kind])
+            .and_then(|r| r.strip_suffix('.'))
+            .unwrap_or(label)
+    }
+
+    /// The kind of a decoded JSON-RPC message `from` sent: its method's, or `from.response`.
+    fn rpc_kind_of(&self, from: &str, value: &Value) -> Option<usize> {
+        let name = value
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("response");
+        (0..self.labels.len()).find(|&i| {
+            matches!(self.roots[i], Root::RpcCall { .. } | Root::RpcResponse)
+                && self.kind_names[i] == name
+                && self.labels[i]
+                    .strip_suffix(name)
+                    .and_then(|r| r.strip_suffix('.'))
+                    == Some(from)
+        })
+    }
+}
+
 /// Where the paths of kind `role.name` start.
 fn root_of(ir: &Ir, role: &str, name: &str) -> Result<Root, String> {
+    if !ir.methods.is_empty() {
+        if let Some((method, m)) = ir
+            .methods
+            .iter()
+            .enumerate()
+            .find(|(_, m)| m.name == name && m.sent_by(role))
+        {
+            return Ok(Root::RpcCall {
+                method,
+                // Params a sender may omit have no members a key could read.
+                params: m.params.clone().filter(|_| !m.params_optional),
+                request: m.call == agentwire_codegen::ir::Call::Request,
+            });
+        }
+        if name == "response" {
+            return Ok(Root::RpcResponse);
+        }
+    }
     if let Some(c) = ir.channel_from(role)
         && let Some((tag, variants)) = ir.union_variants(&c.union)
         && let Some(v) = variants.iter().find(|v| v.value == name)
@@ -261,9 +328,17 @@ impl Protocol for Interpreted {
         Some(Box::new(checker::Checker::new(Arc::clone(&self.spec))))
     }
     fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        let types = &self.spec.types;
         agentwire_runtime::side::decode_by_role(self.roles, from, json, |role, json| {
-            self.spec.types.decode_from(role, json)
+            if types.protocol.methods.is_empty() {
+                types.decode_from(role, json)
+            } else {
+                types.rpc_sender(role).then(|| types.decode_rpc(role, json))
+            }
         })
+    }
+    fn decode_response(&self, method: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        self.spec.types.decode_rpc_response(method, json)
     }
     fn decode_type(&self, type_name: &str, json: &str) -> Option<Result<Value, Invalid>> {
         self.spec.types.def(type_name)?;

@@ -194,29 +194,9 @@ fn files(name: &str, transport: Transport, checkout: Option<&Path>) -> Vec<(Stri
         (format!("docs/{name}.md"), doc(name, &title, t)),
         (
             ".github/workflows/agentwire.yml".to_owned(),
-            workflow(transport, name),
+            WORKFLOW.replace("@NAME@", name),
         ),
     ]
-}
-
-/// The workflow for `transport`: `trace check --spec` does not read JSON-RPC envelopes yet,
-/// so a JSON-RPC scaffold leaves that step out.
-fn workflow(transport: Transport, name: &str) -> String {
-    let text = WORKFLOW.replace("@NAME@", name);
-    if transport != Transport::Jsonrpc {
-        return text;
-    }
-    let mut lines: Vec<&str> = Vec::new();
-    let mut skip = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("- name: ") {
-            skip = line.contains("Recorded traces");
-        }
-        if !skip {
-            lines.push(line);
-        }
-    }
-    lines.join("\n") + "\n"
 }
 
 /// The CI workflow of a downstream repository (docs/downstream-ci.md shows the same).

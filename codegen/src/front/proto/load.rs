@@ -37,7 +37,7 @@ pub struct ProtoSpec {
     pub fds: FileDescriptorSet,
     /// The same files as a reflection pool, for walking messages, fields and services.
     pub pool: DescriptorPool,
-    /// Constraints by the field's full proto name (`coven.RegisterAgent.agent_id`).
+    /// Constraints by the field's full proto name (`pkg.RegisterAgent.agent_id`).
     pub constraints: BTreeMap<String, Constraints>,
     /// Declared defaults (`@default 30` in a field's comment) by the field's full proto name.
     pub defaults: BTreeMap<String, serde_json::Value>,
@@ -157,7 +157,7 @@ pub fn load_proto_in(roots: &ImportRoots, file: &str) -> Result<ProtoSpec, SpecE
         match SourceFile::read(path) {
             Ok(mut source) => {
                 if path == spec_dir.join(meta.name()) {
-                    // The folder as the caller spelled it, e.g. `spec/coven/coven.proto`.
+                    // The folder as the caller spelled it, e.g. `spec/<module>/<module>.proto`.
                     source.path = spec_dir.join(meta.name());
                     own.insert(meta.name().to_owned());
                 }
