@@ -731,47 +731,8 @@ impl Ty {
     }
 }
 
-/// Constraints beyond the type, from JSDoc or proto comment tags.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Constraints {
-    pub min_length: Option<u64>,
-    pub max_length: Option<u64>,
-    pub pattern: Option<String>,
-    pub minimum: Option<f64>,
-    pub maximum: Option<f64>,
-    pub min_items: Option<u64>,
-    pub max_items: Option<u64>,
-    pub format: Option<String>,
-    /// The receiver trims the value before checking it.
-    pub trim: bool,
-    /// Strings the value must not be: a union's catch-all member takes no tag value a named
-    /// member has (JSON Schema `not: {anyOf: [{properties: {tag: {const: ...}}}]}`).
-    pub not_one_of: Vec<String>,
-}
-
-impl Constraints {
-    pub fn is_empty(&self) -> bool {
-        *self == Constraints::default()
-    }
-
-    /// How many rules these constraints add (what the gen summary counts).
-    pub fn rule_count(&self) -> usize {
-        [
-            self.min_length.is_some(),
-            self.max_length.is_some(),
-            self.pattern.is_some(),
-            self.minimum.is_some(),
-            self.maximum.is_some(),
-            self.min_items.is_some(),
-            self.max_items.is_some(),
-            self.format.is_some(),
-            !self.not_one_of.is_empty(),
-        ]
-        .iter()
-        .filter(|b| **b)
-        .count()
-    }
-}
+/// Constraints beyond the type: the rules of [`crate::rules`] a spec sets on a value.
+pub use crate::rules::Constraints;
 
 /// `Transport::kind` (and `framing`) of a types-only protocol, one without `transport`.
 pub const NO_TRANSPORT: &str = "none";

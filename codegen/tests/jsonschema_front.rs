@@ -80,7 +80,10 @@ fn refs_defs_definitions_docs_and_defaults() {
             unreachable!()
         };
         assert_eq!(f[1].doc, "Default: `false`.");
-        assert_eq!(f[2].constraints.min_items, Some(1));
+        assert_eq!(
+            f[2].constraints.count(&agentwire_codegen::rules::MIN_ITEMS),
+            Some(1)
+        );
         let TypeKind::Alias {
             target,
             constraints,
@@ -89,8 +92,14 @@ fn refs_defs_definitions_docs_and_defaults() {
             panic!("{:?}", types["SessionId"]);
         };
         assert_eq!(*target, Ty::String);
-        assert_eq!(constraints.min_length, Some(1));
-        assert_eq!(constraints.pattern.as_deref(), Some("^s-"));
+        assert_eq!(
+            constraints.count(&agentwire_codegen::rules::MIN_LENGTH),
+            Some(1)
+        );
+        assert_eq!(
+            constraints.text(&agentwire_codegen::rules::PATTERN),
+            Some("^s-")
+        );
     }
 }
 
@@ -424,7 +433,10 @@ fn the_root_schema_and_every_local_ref_form_are_types() {
     let TypeKind::Alias { constraints, .. } = &types["BoxSize"].kind else {
         panic!("{:?}", types["BoxSize"]);
     };
-    assert_eq!(constraints.minimum, Some(1.0));
+    assert_eq!(
+        constraints.number(&agentwire_codegen::rules::MINIMUM),
+        Some(1.0)
+    );
     assert_eq!(
         notes,
         ["note: schema.json (line 8): a `$ref` to another document is read as any JSON value"]

@@ -234,7 +234,7 @@ impl Model {
         // Methods first: protobuf types may travel in JSON-RPC messages too.
         let source_kind = if !p.methods.is_empty() {
             SourceKind::JsonRpc
-        } else if p.is_proto() {
+        } else if Names::of(p) == Names::Prost {
             SourceKind::Proto
         } else {
             SourceKind::Json

@@ -9,6 +9,7 @@ use super::{keywords, refs};
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::ir::{Constraints, Origin, Ty, TypeDef, TypeKind};
 use crate::naming::pascal_case;
+use crate::rules::{self, Arg, Rule, Shape, TagError, Value};
 
 /// How deep `$ref`/`allOf` chains are followed before the loader calls them a cycle.
 pub(super) const MAX_REF_DEPTH: usize = 64;
@@ -516,50 +517,65 @@ impl<'f> Lowerer<'f> {
         }
     }
 
-    /// Constraints read from `node` for a value of type `ty` (item rules come from `items`).
+    /// Constraints read from `node` for a value of type `ty` through the rules' shared checks
+    /// (argument, fit, bounds): on a list, its own rules come from `node` and the others from
+    /// its `items`.
     pub(super) fn constraints(&mut self, node: &Node, ty: &Ty) -> Constraints {
         let mut c = Constraints::default();
-        let count = |key: &str| {
-            node.get(key)
-                .and_then(Node::as_f64)
-                .map(|n| n.max(0.0) as u64)
-        };
-        let source = match ty {
-            Ty::Array(_) => {
-                c.min_items = count("minItems");
-                c.max_items = count("maxItems");
-                node.get("items").unwrap_or(node)
+        let mut spans = Vec::new();
+        match node.get("items").filter(|_| matches!(ty, Ty::Array(_))) {
+            Some(items) => {
+                self.read_rules(node, ty, Some(true), &mut c, &mut spans);
+                self.read_rules(items, ty, Some(false), &mut c, &mut spans);
             }
-            _ => node,
-        };
-        let count = |key: &str| {
-            source
-                .get(key)
-                .and_then(Node::as_f64)
-                .map(|n| n.max(0.0) as u64)
-        };
-        c.min_length = count("minLength");
-        c.max_length = count("maxLength");
-        c.minimum = source.get("minimum").and_then(Node::as_f64);
-        c.maximum = source.get("maximum").and_then(Node::as_f64);
-        c.format = source
-            .get("format")
-            .and_then(Node::as_str)
-            .map(str::to_owned);
-        if let Some(p) = source.get("pattern") {
-            match p.as_str() {
-                Some(text) if regex::Regex::new(text).is_ok() => c.pattern = Some(text.to_owned()),
-                _ => self.error(
-                    p,
-                    "`pattern` is not a regular expression Rust reads".to_owned(),
-                ),
-            }
+            None => self.read_rules(node, ty, None, &mut c, &mut spans),
+        }
+        for (rule, e) in rules::check_bounds(&c, |r, v| format!("{}: {v}", r.keyword)) {
+            let span = (spans.iter().find(|(r, _)| *r == rule)).map_or(node.span, |(_, s)| *s);
+            self.errors
+                .push(SpecError::at(self.file, span, e.message).with_help(e.help));
         }
         if matches!(ty, Ty::Named(_)) {
             // A referenced type carries its own rules.
             return Constraints::default();
         }
         c
+    }
+
+    /// Reads the rule keywords of `source` into `c` (only the list rules, or only the others,
+    /// when `lists` says which), each checked as every front end checks a rule. A rule on a
+    /// value it does not apply to constrains nothing in JSON Schema: it is noted and read as
+    /// absent (a `format` is carried: the schema passes it on as an annotation).
+    fn read_rules(
+        &mut self,
+        source: &Node,
+        ty: &Ty,
+        lists: Option<bool>,
+        c: &mut Constraints,
+        spans: &mut Vec<(Rule, (usize, usize))>,
+    ) {
+        for m in source.members() {
+            let Some(rule) = rules::by_keyword(&m.key) else {
+                continue;
+            };
+            if lists.is_some_and(|l| l != (rule.shape == Shape::List))
+                || (rule.arg == Arg::Flag && m.value.as_bool() == Some(false))
+            {
+                continue;
+            }
+            if let Err(e) = rules::fits(rule, &m.key, rules::shape_for(rule, ty))
+                && rule.arg != Arg::Format
+            {
+                self.note(m.key_span.0, format!("{}; read as absent", e.message));
+                continue;
+            }
+            match rule_value(rule, &m.value).and_then(|v| rules::apply(c, rule, &m.key, v)) {
+                Ok(()) => spans.push((rule, m.key_span)),
+                Err(e) => self
+                    .errors
+                    .push(SpecError::at(self.file, m.value.span, e.message).with_help(e.help)),
+            }
+        }
     }
 
     /// Notes keywords the IR does not read: unchecked rules and keywords JSON Schema does not define.
@@ -680,4 +696,28 @@ pub(super) fn doc_of(node: &Node) -> String {
 /// `<Parent><Field>` for a member's inline type.
 pub(super) fn inline_name(parent: &str, key: &str) -> String {
     format!("{parent}{}", pascal_case(key))
+}
+
+/// A rule keyword's argument, parsed with the wording every front end uses; any `format` is
+/// taken (one the validators do not know is carried into the schema and noted by the summary).
+fn rule_value(rule: Rule, node: &Node) -> Result<Value, TagError> {
+    let written = rule.keyword;
+    let text = || node.to_value().to_string();
+    match (rule.arg, node.as_f64(), node.as_str()) {
+        (Arg::Count, Some(n), _) => rules::count(written, &n.to_string()).map(Value::Count),
+        (Arg::Count, None, _) => rules::count(written, &text()).map(Value::Count),
+        (Arg::Number, Some(n), _) => Ok(Value::Number(n)),
+        (Arg::Number, None, _) => rules::number(written, &text()).map(Value::Number),
+        (Arg::Regex, _, Some(p)) => rules::pattern(written, p).map(|()| Value::Text(p.to_owned())),
+        (Arg::Format, _, Some(f)) => Ok(Value::Text(f.to_owned())),
+        (Arg::Regex | Arg::Format, _, None) => Err(TagError::new(
+            format!("`{written}` needs a string, found `{}`", text()),
+            "write the value as a JSON string",
+        )),
+        (Arg::Flag, ..) if node.as_bool() == Some(true) => Ok(Value::Flag),
+        (Arg::Flag, ..) => Err(TagError::new(
+            format!("`{written}` takes `true`, found `{}`", text()),
+            "write `true`, or leave the keyword out",
+        )),
+    }
 }
