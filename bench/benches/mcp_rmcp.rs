@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agentwire_protocols::mcp as aw;
-use agentwire_protocols::skeletons::mcp::{Server, ServerHandler, ServerSender};
+use agentwire_protocols::skeletons::mcp::{STREAMABLE_HTTP, Server, ServerHandler, ServerSender};
 use agentwire_runtime::jsonrpc::{RpcError, codes};
 use agentwire_transport::jsonrpc::{CancellationToken, Config};
 use agentwire_transport::streamable_http::{self, Outgoing, ServerConfig, SessionPipe};
@@ -328,15 +328,15 @@ async fn http_session(http: &reqwest::Client, url: &str, expected: &str) {
             .body(body);
         if let Some(s) = session {
             req = req
-                .header(streamable_http::SESSION_HEADER, s)
-                .header(streamable_http::VERSION_HEADER, VERSION);
+                .header(STREAMABLE_HTTP.session_header, s)
+                .header(STREAMABLE_HTTP.version_header, VERSION);
         }
         req.send()
     };
     let resp = post(initialize_request(), None).await.expect("initialize");
     let session = resp
         .headers()
-        .get(streamable_http::SESSION_HEADER)
+        .get(STREAMABLE_HTTP.session_header)
         .and_then(|v| v.to_str().ok())
         .expect("a session id")
         .to_owned();
@@ -349,8 +349,8 @@ async fn http_session(http: &reqwest::Client, url: &str, expected: &str) {
     }
     let end = http
         .delete(url)
-        .header(streamable_http::SESSION_HEADER, &session)
-        .header(streamable_http::VERSION_HEADER, VERSION)
+        .header(STREAMABLE_HTTP.session_header, &session)
+        .header(STREAMABLE_HTTP.version_header, VERSION)
         .send()
         .await
         .expect("delete");
@@ -431,8 +431,10 @@ async fn http_agentwire() -> (String, agentwire_transport::http_ws::ServerHandle
             related: if o.answers.is_some() { None } else { o.related },
         });
     };
-    let server = streamable_http::serve(listener, open, ServerConfig::default()).expect("serve");
-    (format!("http://{}/mcp", server.local_addr()), server)
+    let server =
+        streamable_http::serve(listener, open, ServerConfig::new(STREAMABLE_HTTP)).expect("serve");
+    let path = STREAMABLE_HTTP.path;
+    (format!("http://{}{path}", server.local_addr()), server)
 }
 
 /// rmcp's Streamable HTTP service on axum; returns its URL and what stops it.

@@ -176,7 +176,7 @@ Exit status:
 const CHECK_DETAILS: &str = "\
 Captures of one connection, one file per sender (protocols with Content-Length framing):
 
-  agentwire trace check --protocol eca --from client client.bin --from server server.bin
+  agentwire trace check --protocol NAME --from client client.bin --from server server.bin
 
 Each capture is either Content-Length framed bytes as sent on the wire, or JSON Lines with
 one bare message per line; the format is told by the first bytes. Findings point at

@@ -261,6 +261,29 @@ pub struct Transport {
     /// `transport.content_type`: the `Content-Type` a `content-length` frame has when its
     /// header leaves it out; its charset is the one frames are read in (UTF-8).
     pub content_type: Option<String>,
+    /// `transport.streamable_http`: the protocol also runs over Streamable HTTP, with these
+    /// names (checked by the `streamable_http` carrier in `crate::transport`).
+    pub streamable_http: Option<StreamableHttp>,
+}
+
+/// A Streamable HTTP profile as the spec declares it: the facts the transport's server and
+/// client take from the spec (`agentwire_transport::streamable_http::Profile`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamableHttp {
+    /// The endpoint's path (`/...`).
+    pub path: String,
+    /// The session id header, as the spec spells it.
+    pub session_header: String,
+    /// The protocol version header, as the spec spells it.
+    pub version_header: String,
+    /// The versions the version header may name, newest first.
+    pub versions: Vec<String>,
+    /// The request method that opens a session.
+    pub opens_with: String,
+    /// The member of that request's params and result naming the protocol version.
+    pub version_member: String,
+    /// The first version whose clients expect a priming event on each POST stream.
+    pub priming_since: Option<String>,
 }
 
 /// The request-level conventions of a JSON-RPC protocol.
@@ -288,7 +311,7 @@ pub struct RpcProgress {
     pub request_token: Vec<String>,
 }
 
-/// One gRPC method: `service` is the proto's full service name (`coven.CovenControl`).
+/// One gRPC method: `service` is the proto's full service name (`pkg.AgentControl`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrpcRpc {
     pub service: String,
@@ -708,47 +731,8 @@ impl Ty {
     }
 }
 
-/// Constraints beyond the type, from JSDoc or proto comment tags.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Constraints {
-    pub min_length: Option<u64>,
-    pub max_length: Option<u64>,
-    pub pattern: Option<String>,
-    pub minimum: Option<f64>,
-    pub maximum: Option<f64>,
-    pub min_items: Option<u64>,
-    pub max_items: Option<u64>,
-    pub format: Option<String>,
-    /// The receiver trims the value before checking it.
-    pub trim: bool,
-    /// Strings the value must not be: a union's catch-all member takes no tag value a named
-    /// member has (JSON Schema `not: {anyOf: [{properties: {tag: {const: ...}}}]}`).
-    pub not_one_of: Vec<String>,
-}
-
-impl Constraints {
-    pub fn is_empty(&self) -> bool {
-        *self == Constraints::default()
-    }
-
-    /// How many rules these constraints add (what the gen summary counts).
-    pub fn rule_count(&self) -> usize {
-        [
-            self.min_length.is_some(),
-            self.max_length.is_some(),
-            self.pattern.is_some(),
-            self.minimum.is_some(),
-            self.maximum.is_some(),
-            self.min_items.is_some(),
-            self.max_items.is_some(),
-            self.format.is_some(),
-            !self.not_one_of.is_empty(),
-        ]
-        .iter()
-        .filter(|b| **b)
-        .count()
-    }
-}
+/// Constraints beyond the type: the rules of [`crate::rules`] a spec sets on a value.
+pub use crate::rules::Constraints;
 
 /// `Transport::kind` (and `framing`) of a types-only protocol, one without `transport`.
 pub const NO_TRANSPORT: &str = "none";

@@ -14,6 +14,7 @@ pub mod machine;
 pub mod naming;
 pub mod options;
 pub mod output;
+pub mod rules;
 pub mod suggest;
 pub mod transport;
 

@@ -86,7 +86,7 @@ fn a_misspelt_key_in_protocol_yaml_gets_the_closest_key() {
         errors(&yaml, None),
         [
             "demo/protocol.yaml:5:3: malformed protocol.yaml: unknown field `framin`, expected \
-          one of kind, framing, port, content_type; did you mean `framing`? (hint: see the protocol.yaml format in \
+          one of kind, framing, port, content_type, streamable_http; did you mean `framing`? (hint: see the protocol.yaml format in \
           agentwire's docs, https://docs.rs/agentwire/latest/agentwire/spec/index.html#protocolyaml)"
         ]
     );

@@ -80,7 +80,10 @@ fn refs_defs_definitions_docs_and_defaults() {
             unreachable!()
         };
         assert_eq!(f[1].doc, "Default: `false`.");
-        assert_eq!(f[2].constraints.min_items, Some(1));
+        assert_eq!(
+            f[2].constraints.count(&agentwire_codegen::rules::MIN_ITEMS),
+            Some(1)
+        );
         let TypeKind::Alias {
             target,
             constraints,
@@ -89,8 +92,14 @@ fn refs_defs_definitions_docs_and_defaults() {
             panic!("{:?}", types["SessionId"]);
         };
         assert_eq!(*target, Ty::String);
-        assert_eq!(constraints.min_length, Some(1));
-        assert_eq!(constraints.pattern.as_deref(), Some("^s-"));
+        assert_eq!(
+            constraints.count(&agentwire_codegen::rules::MIN_LENGTH),
+            Some(1)
+        );
+        assert_eq!(
+            constraints.text(&agentwire_codegen::rules::PATTERN),
+            Some("^s-")
+        );
     }
 }
 
@@ -424,7 +433,10 @@ fn the_root_schema_and_every_local_ref_form_are_types() {
     let TypeKind::Alias { constraints, .. } = &types["BoxSize"].kind else {
         panic!("{:?}", types["BoxSize"]);
     };
-    assert_eq!(constraints.minimum, Some(1.0));
+    assert_eq!(
+        constraints.number(&agentwire_codegen::rules::MINIMUM),
+        Some(1.0)
+    );
     assert_eq!(
         notes,
         ["note: schema.json (line 8): a `$ref` to another document is read as any JSON value"]
@@ -432,4 +444,76 @@ fn the_root_schema_and_every_local_ref_form_are_types() {
     // A local reference that reaches nothing is still an error, at its line.
     let e = load(r##"{"$defs": {"A": {"$ref": "#/$defs/A/properties/nope"}}}"##).unwrap_err();
     assert!(e[0].contains("reaches no schema of this document"), "{e:?}");
+}
+
+#[test]
+fn type_lists_of_any_json_types_and_literals_of_any_json_value() {
+    let (types, notes) = load_noted(
+        r##"{"$defs": {
+          "Anything": {"type": ["string", "number", "integer", "boolean", "object", "array", "null"]},
+          "Holder": {"type": "object", "properties": {
+            "names": {"type": ["string", "array"], "items": {"type": "string"}},
+            "spec": {"type": ["string", "object"], "properties": {"attr": {"type": "string"}}},
+            "count": {"type": ["integer", "number"]},
+            "maybe": {"type": ["object", "null"], "properties": {"x": {"type": "integer"}}},
+            "mode": {"enum": ["fast", "slow", null]},
+            "on": {"const": true},
+            "level": {"enum": [1, 2, 3]},
+            "mixed": {"enum": ["a", 1]}}}
+        }}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert!(
+        matches!(
+            &types["Anything"].kind,
+            TypeKind::Alias {
+                target: Ty::Any,
+                ..
+            }
+        ),
+        "{:?}",
+        types["Anything"]
+    );
+    let nullable = |t: Ty| Ty::Nullable(Box::new(t));
+    assert_eq!(
+        fields(&types, "Holder"),
+        [
+            ("names".into(), named("HolderNames"), true),
+            ("spec".into(), named("HolderSpec"), true),
+            ("count".into(), Ty::Number, true),
+            ("maybe".into(), nullable(named("HolderMaybe")), true),
+            ("mode".into(), nullable(named("HolderModeValue")), true),
+            ("on".into(), Ty::BoolLiteral(true), true),
+            ("level".into(), Ty::Integer, true),
+            ("mixed".into(), Ty::Any, true),
+        ]
+    );
+    assert_eq!(
+        types["HolderNames"].kind,
+        TypeKind::Untagged(vec![Ty::String, Ty::Array(Box::new(Ty::String))])
+    );
+    assert_eq!(
+        types["HolderSpec"].kind,
+        // The object asks more of a value, so it is tried first.
+        TypeKind::Untagged(vec![named("HolderSpecObject"), Ty::String])
+    );
+    assert_eq!(
+        fields(&types, "HolderSpecObject"),
+        [("attr".into(), Ty::String, true)]
+    );
+    assert_eq!(
+        fields(&types, "HolderMaybe"),
+        [("x".into(), Ty::Integer, true)]
+    );
+    assert_eq!(
+        types["HolderModeValue"].kind,
+        TypeKind::Enum(vec!["fast".into(), "slow".into()])
+    );
+    assert_eq!(
+        notes,
+        [
+            "note: schema.json (line 10): an `enum` of values that are not all strings is read as an integer; the values themselves are not checked",
+            "note: schema.json (line 11): an `enum` of values that are not all strings is read as any JSON value; the values themselves are not checked",
+        ]
+    );
 }

@@ -18,7 +18,7 @@ fn coven_loads_with_constraints() {
         .map_err(report)
         .unwrap();
     let tags = &spec.constraints["coven.RegisterAgent.agent_id"];
-    assert_eq!(tags.min_length, Some(1));
+    assert_eq!(tags.count(&agentwire_codegen::rules::MIN_LENGTH), Some(1));
     assert!(spec.sources.contains_key("coven.proto"));
 }
 
@@ -55,6 +55,7 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
             rpc: Default::default(),
             port: None,
             content_type: None,
+            streamable_http: None,
         },
         roles: Vec::new(),
         types: lower(spec, &package),
@@ -148,18 +149,29 @@ fn good_tags_are_collected() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("ok.proto"), text).unwrap();
     let spec = load_proto(dir.path(), "ok.proto").map_err(report).unwrap();
-    assert_eq!(spec.constraints["p.A.tags"].min_items, Some(1));
     assert_eq!(
-        spec.constraints["p.A.name"].pattern.as_deref(),
+        spec.constraints["p.A.tags"].count(&agentwire_codegen::rules::MIN_ITEMS),
+        Some(1)
+    );
+    assert_eq!(
+        spec.constraints["p.A.name"].text(&agentwire_codegen::rules::PATTERN),
         Some("^[a-z]+$")
     );
-    assert_eq!(spec.constraints["p.A.ratio"].maximum, Some(1.5));
+    assert_eq!(
+        spec.constraints["p.A.ratio"].number(&agentwire_codegen::rules::MAXIMUM),
+        Some(1.5)
+    );
     // The IR carries them on the fields.
     let p = protocol_of(&spec, "p");
     let TypeKind::Struct(fields) = &p.types["A"].kind else {
         panic!("A is a struct")
     };
-    assert_eq!(fields[0].constraints.min_items, Some(1));
+    assert_eq!(
+        fields[0]
+            .constraints
+            .count(&agentwire_codegen::rules::MIN_ITEMS),
+        Some(1)
+    );
     // A tagged spec emits regex statics and bound checks.
     let out = emit_proto(&p, &spec).map_err(report).unwrap();
     let validate = &out[3].1;
@@ -299,7 +311,9 @@ fn coven_is_lowered_into_the_ir() {
     let metadata = field("RegisterAgent", "metadata");
     assert!(!metadata.defaulted, "a message field is an Option");
     assert_eq!(
-        field("RegisterAgent", "agent_id").constraints.min_length,
+        field("RegisterAgent", "agent_id")
+            .constraints
+            .count(&agentwire_codegen::rules::MIN_LENGTH),
         Some(1)
     );
     assert!(
@@ -539,7 +553,10 @@ fn includes_several_packages_and_options() {
         serde_json::json!({"post": "/say"})
     );
     // A tag in an included file is read too.
-    assert_eq!(spec.constraints["acme.common.Id.value"].min_length, Some(1));
+    assert_eq!(
+        spec.constraints["acme.common.Id.value"].count(&agentwire_codegen::rules::MIN_LENGTH),
+        Some(1)
+    );
     let out = emit_proto(&p, &spec).map_err(report).unwrap();
     let types = &out[1].1;
     assert!(types.contains("pub use self::acme::chat::*;"), "{types}");

@@ -8,12 +8,10 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Expr, Fields, Lit, LitStr, Type};
 
-use agentwire_codegen::front::tags::{self, Rule, TagError};
+use agentwire_codegen::rules::{self, Arg, Constraints, Rule, Shape, TagError, Value};
 
 use crate::ctxt::Ctxt;
 use crate::serde_names::{SerdeAttrs, field_name, unraw, variant_name};
-
-const FIELD_KEYS: &str = "`pattern`, `min_length`, `max_length`, `non_empty`, `min_items`, `max_items`, `minimum`, `maximum`, `format`, `trim`, `nested` or `custom`";
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let mut cx = Ctxt::default();
@@ -271,37 +269,21 @@ fn parse_fields(fields: &Fields, cx: &mut Ctxt) -> Vec<FieldInfo> {
         .collect()
 }
 
-use tags::Shape;
-
 /// The rules of one field, in the order generated validators check them.
 #[derive(Default)]
 struct Rules {
-    trim: bool,
+    /// The table's rules, as generated validators hold them.
+    constraints: Constraints,
+    /// `non_empty`: `min_length = 1` on a string, `min_items = 1` on a list.
     non_empty: Option<Span>,
-    min_length: Option<u64>,
-    max_length: Option<u64>,
-    pattern: Option<LitStr>,
-    format: Option<LitStr>,
-    minimum: Option<f64>,
-    maximum: Option<f64>,
-    min_items: Option<u64>,
-    max_items: Option<u64>,
     nested: bool,
     custom: Vec<syn::Path>,
 }
 
 impl Rules {
     fn is_empty(&self) -> bool {
-        !self.trim
+        self.constraints.is_empty()
             && self.non_empty.is_none()
-            && self.min_length.is_none()
-            && self.max_length.is_none()
-            && self.pattern.is_none()
-            && self.format.is_none()
-            && self.minimum.is_none()
-            && self.maximum.is_none()
-            && self.min_items.is_none()
-            && self.max_items.is_none()
             && !self.nested
             && self.custom.is_empty()
     }
@@ -316,115 +298,45 @@ impl Rules {
             }
             let parsed = attr.parse_nested_meta(|meta| {
                 let key = path_text(&meta.path);
-                let path = meta.path.clone();
-                let dup = |set: bool, cx: &mut Ctxt| {
-                    if set {
-                        cx.error_at(&path, format!("duplicate `{key}`"));
-                    }
-                };
-                // The shared pipeline's fit check and wording (JSDoc and proto tags use it too).
-                let wrong_shape = |cx: &mut Ctxt, rule: Rule| {
-                    if let Err(e) = tags::fits(rule, rule.key(), shape) {
-                        cx.error_at(&path, e.message);
-                    }
-                };
+                let takes_none = matches!(key.as_str(), "non_empty" | "nested")
+                    || rules::by_key(&key).is_some_and(|r| r.arg == Arg::Flag);
+                if takes_none && !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                    cx.error_at(&meta.path, format!("`{key}` takes no value"));
+                    return skip_value(&meta);
+                }
                 match key.as_str() {
-                    "trim" | "non_empty" | "nested" => {
-                        if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                            cx.error_at(&path, format!("`{key}` takes no value"));
+                    "non_empty" => {
+                        if rules.non_empty.is_some() {
+                            cx.error_at(&meta.path, "duplicate `non_empty`");
+                        }
+                        if shape == Shape::Number {
+                            cx.error_at(
+                                &meta.path,
+                                "`non_empty` applies to strings and lists, and this field is a number",
+                            );
+                        }
+                        rules.non_empty = Some(meta.path.span());
+                    }
+                    "nested" => {
+                        if rules.nested {
+                            cx.error_at(&meta.path, "duplicate `nested`");
+                        }
+                        rules.nested = true;
+                    }
+                    "custom" => rules.custom.push(parse_path_value(&meta)?),
+                    _ => match rules::by_key(&key) {
+                        Some(rule) => rules.rule(rule, &meta, shape, cx)?,
+                        None => {
+                            cx.error_at(
+                                &meta.path,
+                                format!(
+                                    "unknown validate attribute `{key}`; expected {}",
+                                    field_keys()
+                                ),
+                            );
                             skip_value(&meta)?;
-                            return Ok(());
                         }
-                        match key.as_str() {
-                            "trim" => {
-                                dup(rules.trim, cx);
-                                wrong_shape(cx, Rule::Trim);
-                                rules.trim = true;
-                            }
-                            "non_empty" => {
-                                dup(rules.non_empty.is_some(), cx);
-                                if shape == tags::Shape::Number {
-                                    cx.error_at(&path, "`non_empty` applies to strings and lists, and this field is a number");
-                                }
-                                rules.non_empty = Some(meta.path.span());
-                            }
-                            _ => {
-                                dup(rules.nested, cx);
-                                rules.nested = true;
-                            }
-                        }
-                    }
-                    "min_length" | "max_length" | "min_items" | "max_items" => {
-                        let expr: Expr = meta.value()?.parse()?;
-                        let parsed = match &expr {
-                            Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
-                            _ => None,
-                        };
-                        let n = match parsed.ok_or(()).or_else(|()| tags::count(&key, &quote!(#expr).to_string())) {
-                            Ok(n) => n,
-                            Err(e) => {
-                                cx.error_at(&expr, one_line(&e));
-                                return Ok(());
-                            }
-                        };
-                        let slot = match key.as_str() {
-                            "min_length" => &mut rules.min_length,
-                            "max_length" => &mut rules.max_length,
-                            "min_items" => &mut rules.min_items,
-                            _ => &mut rules.max_items,
-                        };
-                        dup(slot.is_some(), cx);
-                        *slot = Some(n);
-                        if let Some(rule) = Rule::from_key(&key) {
-                            wrong_shape(cx, rule);
-                        }
-                    }
-                    "minimum" | "maximum" => {
-                        let expr: Expr = meta.value()?.parse()?;
-                        let n = match number_of(&expr) {
-                            Some(n) => n,
-                            None => {
-                                let e = tags::number(&key, &quote!(#expr).to_string())
-                                    .err()
-                                    .unwrap_or_else(|| tags::TagError {
-                                        message: format!("`{key}` needs a finite number literal"),
-                                        help: "write a number such as 1 or -0.5".to_owned(),
-                                    });
-                                cx.error_at(&expr, one_line(&e));
-                                return Ok(());
-                            }
-                        };
-                        let slot = if key == "minimum" { &mut rules.minimum } else { &mut rules.maximum };
-                        dup(slot.is_some(), cx);
-                        *slot = Some(n);
-                        wrong_shape(cx, Rule::Minimum);
-                    }
-                    "pattern" => {
-                        let lit: LitStr = meta.value()?.parse()?;
-                        dup(rules.pattern.is_some(), cx);
-                        wrong_shape(cx, Rule::Pattern);
-                        if let Err(e) = tags::pattern("pattern", &lit.value()) {
-                            cx.error_at(&lit, e.message);
-                        }
-                        rules.pattern = Some(lit);
-                    }
-                    "format" => {
-                        let lit: LitStr = meta.value()?.parse()?;
-                        dup(rules.format.is_some(), cx);
-                        wrong_shape(cx, Rule::Format);
-                        if let Err(e) = tags::format("format", &lit.value()) {
-                            cx.error_at(&lit, one_line(&e));
-                        }
-                        rules.format = Some(lit);
-                    }
-                    "custom" => {
-                        let path = parse_path_value(&meta)?;
-                        rules.custom.push(path);
-                    }
-                    _ => {
-                        cx.error_at(&path, format!("unknown validate attribute `{key}`; expected {FIELD_KEYS}"));
-                        skip_value(&meta)?;
-                    }
+                    },
                 }
                 Ok(())
             });
@@ -436,93 +348,93 @@ impl Rules {
         rules
     }
 
+    /// One rule of the table, `key = value` (or the key alone for a flag), through the
+    /// checks every front end runs: the argument, the fit to the field, a duplicate.
+    fn rule(
+        &mut self,
+        rule: Rule,
+        meta: &syn::meta::ParseNestedMeta<'_>,
+        shape: Shape,
+        cx: &mut Ctxt,
+    ) -> syn::Result<()> {
+        let key = rule.name;
+        let value = match rule.arg {
+            Arg::Flag => Ok(Value::Flag),
+            Arg::Count | Arg::Number => {
+                let expr: Expr = meta.value()?.parse()?;
+                argument(rule, &expr).map_err(|e| cx.error_at(&expr, one_line(&e)))
+            }
+            Arg::Regex | Arg::Format => {
+                let lit: LitStr = meta.value()?.parse()?;
+                let text = lit.value();
+                let checked = if rule.arg == Arg::Regex {
+                    rules::pattern(key, &text)
+                } else {
+                    rules::format(key, &text)
+                };
+                checked
+                    .map(|()| Value::Text(text))
+                    .map_err(|e| cx.error_at(&lit, one_line(&e)))
+            }
+        };
+        if let Err(e) = rules::fits(rule, key, shape) {
+            cx.error_at(&meta.path, e.message);
+        }
+        if let Ok(value) = value
+            && let Err(e) = rules::apply(&mut self.constraints, rule, key, value)
+        {
+            cx.error_at(&meta.path, e.message);
+        }
+        Ok(())
+    }
+
     fn check_consistency(&self, field: &syn::Field, cx: &mut Ctxt) {
         let at = field
             .ident
             .as_ref()
             .map_or_else(|| field.ty.span(), |i| i.span());
         let mut fail = |message: String| cx.push(syn::Error::new(at, message));
-        let bounds = agentwire_codegen::ir::Constraints {
-            min_length: self.min_length,
-            max_length: self.max_length,
-            minimum: self.minimum,
-            maximum: self.maximum,
-            min_items: self.min_items,
-            max_items: self.max_items,
-            ..Default::default()
-        };
-        for (_, e) in tags::check_bounds(&bounds, |rule, v| format!("{} = {v}", rule.key())) {
+        let name = |rule: Rule, v: f64| format!("{} = {v}", rule.name);
+        for (_, e) in rules::check_bounds(&self.constraints, name) {
             fail(e.message);
         }
-        if self.non_empty.is_some() && (self.min_length.is_some() || self.min_items.is_some()) {
+        let c = &self.constraints;
+        if self.non_empty.is_some() && (c.has(&rules::MIN_LENGTH) || c.has(&rules::MIN_ITEMS)) {
             fail("`non_empty` means a minimum of 1; drop it or the explicit minimum".to_owned());
         }
     }
 
-    /// The checks on `v: &ty`, with `at` and `errors` in scope.
+    /// The checks on `v: &ty`, with `at` and `errors` in scope: the generated validators'
+    /// emitter ([`rules::emit::checks`]) on each kind of value the rules constrain, then the
+    /// derive's own `nested` and `custom`.
     fn checks(&self, ty: &Type, rt: &syn::Path) -> TokenStream {
         if let Some(inner) = option_inner(ty) {
             let inner = self.checks(inner, rt);
             return quote!(if let ::core::option::Option::Some(v) = v { #inner });
         }
         let shape = shape_of(ty);
-        let v_rt = quote!(#rt::validate);
+        let mut c = self.constraints.clone();
+        if self.non_empty.is_some() {
+            let rule = if shape == Shape::List {
+                &rules::MIN_ITEMS
+            } else {
+                &rules::MIN_LENGTH
+            };
+            c.set(rule, Value::Count(1));
+        }
+        let rt_path = quote!(#rt);
         let mut out = Vec::new();
-        let text_rules = self.trim
-            || self.min_length.is_some()
-            || self.max_length.is_some()
-            || self.pattern.is_some()
-            || self.format.is_some()
-            || (self.non_empty.is_some() && shape != Shape::List);
-        if text_rules {
-            // Spanned at the field's type, so a non-string field is reported there.
+        let text = rules::emit::checks(&c, Shape::Text, quote!(s), &rt_path);
+        if !text.is_empty() {
+            // Spanned at the field's type, so a non-string field is reported there; in a block,
+            // as trimming rebinds `v`.
             let as_str = quote_spanned!(ty.span()=> ::core::convert::AsRef::<str>::as_ref(v));
-            out.push(quote!(let s: &str = #as_str;));
-            if self.trim {
-                out.push(quote!(let s: &str = s.trim();));
-            }
-            let min = self
-                .min_length
-                .or(self.non_empty.filter(|_| shape != Shape::List).map(|_| 1));
-            if let Some(n) = min {
-                out.push(quote!(#v_rt::min_length(s, #n, at, errors);));
-            }
-            if let Some(n) = self.max_length {
-                out.push(quote!(#v_rt::max_length(s, #n, at, errors);));
-            }
-            if let Some(p) = &self.pattern {
-                out.push(quote! {
-                    static PATTERN: ::std::sync::LazyLock<#rt::regex::Regex> =
-                        ::std::sync::LazyLock::new(|| {
-                            #rt::regex::Regex::new(#p).expect("pattern checked when the derive expanded")
-                        });
-                    #v_rt::pattern(s, &PATTERN, #p, at, errors);
-                });
-            }
-            if let Some(f) = &self.format {
-                out.push(quote!(#v_rt::format(s, #f, at, errors);));
-            }
+            out.push(quote!({ let s: &str = #as_str; #(#text)* }));
         }
-        if self.minimum.is_some() || self.maximum.is_some() {
-            out.push(quote!(let n = *v as f64;));
-            if let Some(n) = self.minimum {
-                let n = f64_tokens(n);
-                out.push(quote!(#v_rt::minimum(n, #n, at, errors);));
-            }
-            if let Some(n) = self.maximum {
-                let n = f64_tokens(n);
-                out.push(quote!(#v_rt::maximum(n, #n, at, errors);));
-            }
-        }
-        let min_items = self
-            .min_items
-            .or(self.non_empty.filter(|_| shape == Shape::List).map(|_| 1));
-        if let Some(n) = min_items {
-            out.push(quote_spanned!(ty.span()=> #v_rt::min_items(v, #n, at, errors);));
-        }
-        if let Some(n) = self.max_items {
-            out.push(quote_spanned!(ty.span()=> #v_rt::max_items(v, #n, at, errors);));
-        }
+        let number = quote!((*v as f64));
+        out.extend(rules::emit::checks(&c, Shape::Number, number, &rt_path));
+        let list = quote_spanned!(ty.span()=> v);
+        out.extend(rules::emit::checks(&c, Shape::List, list, &rt_path));
         if self.nested {
             out.push(quote_spanned!(ty.span()=> #rt::Validate::validate_at(v, at, errors);));
         }
@@ -533,13 +445,37 @@ impl Rules {
     }
 }
 
-/// A float literal that is also right for a negative number (`-` and the magnitude).
-fn f64_tokens(n: f64) -> TokenStream {
-    let magnitude = proc_macro2::Literal::f64_suffixed(n.abs());
-    if n.is_sign_negative() && n != 0.0 {
-        quote!(-#magnitude)
-    } else {
-        quote!(#magnitude)
+/// Every key a field's `#[validate(...)]` takes: the table's rules, then the derive's own.
+fn field_keys() -> String {
+    let mut keys: Vec<String> = rules::RULES
+        .iter()
+        .map(|r| format!("`{}`", r.name))
+        .collect();
+    keys.extend(["`non_empty`", "`nested`"].map(String::from));
+    format!("{} or `custom`", keys.join(", "))
+}
+
+/// A count or number rule's argument from its literal, in the shared wording when it is not one.
+fn argument(rule: Rule, expr: &Expr) -> Result<Value, TagError> {
+    let text = quote!(#expr).to_string();
+    if rule.arg == Arg::Count {
+        if let Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) = expr
+            && let Ok(n) = i.base10_parse::<u64>()
+        {
+            return Ok(Value::Count(n));
+        }
+        return rules::count(rule.name, &text).map(Value::Count);
+    }
+    match number_of(expr) {
+        Some(n) => Ok(Value::Number(n)),
+        None => Err(rules::number(rule.name, &text).err().unwrap_or_else(|| {
+            TagError::new(
+                format!("`{}` needs a finite number literal", rule.name),
+                "write a number such as 1 or -0.5",
+            )
+        })),
     }
 }
 

@@ -1,4 +1,4 @@
-//! LSP-style `Content-Length` framing (as eca speaks it over stdio): an incremental decoder with
+//! LSP-style `Content-Length` framing (as LSP-like protocols speak it over stdio): an incremental decoder with
 //! a frame-size limit and typed errors, and the matching encoder.
 //!
 //! A frame is a block of `Name: value` header lines, an empty line, then exactly

@@ -29,7 +29,7 @@ pub enum Framing {
     ContentLength,
     /// gRPC's length-prefixed protobuf messages.
     Grpc,
-    /// One JSON text per line (newline-delimited JSON, as MCP's stdio transport).
+    /// One JSON text per line (newline-delimited JSON, as stdio transports use).
     Newline,
 }
 

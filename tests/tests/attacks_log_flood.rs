@@ -117,11 +117,15 @@ async fn a_get_stream_nobody_reads_costs_a_few_warnings_not_one_per_dropped_mess
             max_queued: 4,
             ..Limits::default()
         },
-        ..ServerConfig::default()
+        ..ServerConfig::new(agentwire_protocols::skeletons::mcp::STREAMABLE_HTTP)
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = streamable_http::serve(listener, flooding_engine, config).unwrap();
-    let url = format!("http://{}/mcp", server.local_addr());
+    let url = format!(
+        "http://{}{}",
+        server.local_addr(),
+        agentwire_protocols::skeletons::mcp::STREAMABLE_HTTP.path
+    );
     let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}});
     let opened = post(&url, None, init.to_string()).await;
     let sid = opened.headers()["mcp-session-id"]

@@ -71,12 +71,19 @@ async fn initialize(client: &reqwest::Client, url: &str) -> u16 {
         .as_u16()
 }
 
+fn http_config() -> streamable_http::ServerConfig {
+    streamable_http::ServerConfig::new(agentwire_protocols::skeletons::mcp::STREAMABLE_HTTP)
+}
+
 #[tokio::test]
 async fn one_client_cannot_take_every_streamable_http_session() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server =
-        streamable_http::serve(listener, engine, streamable_http::ServerConfig::default()).unwrap();
-    let url = format!("http://{}/mcp", server.local_addr());
+    let server = streamable_http::serve(listener, engine, http_config()).unwrap();
+    let url = format!(
+        "http://{}{}",
+        server.local_addr(),
+        agentwire_protocols::skeletons::mcp::STREAMABLE_HTTP.path
+    );
     let attacker = client_from(ATTACKER);
     let started = Instant::now();
     let mut opened = 0;
@@ -99,7 +106,7 @@ async fn one_client_cannot_take_every_streamable_http_session() {
         "another client was locked out after the attacker opened {opened}"
     );
     assert_eq!(refusal, 429, "the attacker is refused its share's next one");
-    assert!(opened < streamable_http::ServerConfig::default().limits.max_sessions);
+    assert!(opened < http_config().limits.max_sessions);
     assert!(took < Duration::from_secs(120));
     server.shutdown().await.unwrap();
 }

@@ -124,8 +124,17 @@ async fn post(url: &str, session: Option<&str>, body: String) -> reqwest::Respon
 #[tokio::test]
 async fn streamable_http_answers_a_request_nested_too_deep_with_its_id() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = streamable_http::serve(listener, engine, ServerConfig::default()).unwrap();
-    let url = format!("http://{}/mcp", server.local_addr());
+    let server = streamable_http::serve(
+        listener,
+        engine,
+        ServerConfig::new(agentwire_protocols::skeletons::mcp::STREAMABLE_HTTP),
+    )
+    .unwrap();
+    let url = format!(
+        "http://{}{}",
+        server.local_addr(),
+        agentwire_protocols::skeletons::mcp::STREAMABLE_HTTP.path
+    );
     let opened = post(&url, None, INITIALIZE.to_owned()).await;
     assert_eq!(opened.status(), 200);
     let sid = opened.headers()["mcp-session-id"]

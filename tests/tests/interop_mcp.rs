@@ -485,8 +485,12 @@ mod our_client {
     /// Drives the Streamable HTTP endpoint `url`.
     pub async fn over_http(url: &str, expect: Expect) -> Checks {
         let asked = Arc::new(Asked::default());
-        let (http, received) =
-            streamable_http::Client::new(url, streamable_http::ClientConfig::default()).unwrap();
+        let (http, received) = streamable_http::Client::new(
+            url,
+            agentwire_protocols::skeletons::mcp::STREAMABLE_HTTP,
+            streamable_http::ClientConfig::default(),
+        )
+        .unwrap();
         let (client, _notes, link, _connection) = Client::connect_messages(
             Arc::new(Answers(Arc::clone(&asked))),
             CancellationToken::new(),

@@ -11,7 +11,6 @@ pub mod jsonrpc;
 pub mod origin;
 pub mod stdio;
 pub mod store;
-#[cfg(feature = "streamable-http")]
 pub mod streamable_http;
 pub mod throttle;
 pub mod ws;

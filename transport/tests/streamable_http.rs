@@ -7,8 +7,8 @@ use std::time::Duration;
 use agentwire_runtime::jsonrpc::RequestId;
 use agentwire_transport::http_ws::ServerHandle;
 use agentwire_transport::streamable_http::{
-    Client, ClientConfig, ClientError, Kind, Limits, Outgoing, ServerConfig, SessionPipe, classify,
-    serve,
+    Client, ClientConfig, ClientError, Kind, Limits, Outgoing, Profile, ServerConfig, SessionPipe,
+    classify, serve,
 };
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -105,6 +105,23 @@ fn engine(pipe: SessionPipe) {
     });
 }
 
+/// MCP's profile, as `spec/mcp/protocol.yaml` declares it (this crate's tests cannot use the
+/// generated crate, which depends on it); the tests speak MCP, and one of them talks to the
+/// official TypeScript SDK's server.
+const MCP: Profile = Profile {
+    path: "/mcp",
+    session_header: "Mcp-Session-Id",
+    version_header: "MCP-Protocol-Version",
+    versions: &["2025-11-25", "2025-06-18", "2025-03-26"],
+    opens_with: "initialize",
+    version_member: "protocolVersion",
+    priming_since: Some("2025-11-25"),
+};
+
+fn config() -> ServerConfig {
+    ServerConfig::new(MCP)
+}
+
 async fn start(config: ServerConfig) -> (ServerHandle, String) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let handle = serve(listener, engine, config).unwrap();
@@ -125,8 +142,8 @@ async fn recv(rx: &mut mpsc::Receiver<Result<String, ClientError>>) -> Value {
 
 #[tokio::test]
 async fn client_and_server_talk() {
-    let (server, url) = start(ServerConfig::default()).await;
-    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (server, url) = start(config()).await;
+    let (client, mut rx) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
     client.send(INIT).await.unwrap();
     assert_eq!(recv(&mut rx).await["result"]["serverInfo"]["name"], "echo");
     let session = client.session_id().expect("a session id");
@@ -185,7 +202,7 @@ async fn client_and_server_talk() {
     // After DELETE the session is gone: the client is told to initialize again.
     client.terminate().await.unwrap();
     assert_eq!(client.session_id(), None);
-    let other = Client::new(&url, ClientConfig::default()).unwrap().0;
+    let other = Client::new(&url, MCP, ClientConfig::default()).unwrap().0;
     other.send(INIT).await.unwrap();
     drop(other);
     server.shutdown().await.unwrap();
@@ -193,8 +210,8 @@ async fn client_and_server_talk() {
 
 #[tokio::test]
 async fn ended_session_means_reinitialize() {
-    let (server, url) = start(ServerConfig::default()).await;
-    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (server, url) = start(config()).await;
+    let (client, mut rx) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
     client.send(INIT).await.unwrap();
     recv(&mut rx).await;
     // Another client ends this session behind the first one's back.
@@ -262,7 +279,7 @@ async fn status_rules() {
             max_body_bytes: 1024,
             ..Limits::default()
         },
-        ..ServerConfig::default()
+        ..config()
     })
     .await;
     let sid = open(&url).await;
@@ -320,7 +337,7 @@ async fn status_rules() {
 /// exclusivity and DELETE.
 #[tokio::test]
 async fn header_and_method_rules() {
-    let (server, url) = start(ServerConfig::default()).await;
+    let (server, url) = start(config()).await;
     let sid = open(&url).await;
     let s = Some(sid.as_str());
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
@@ -417,7 +434,7 @@ async fn header_and_method_rules() {
 async fn get_is_405_when_not_offered() {
     let (server, url) = start(ServerConfig {
         standalone_stream: false,
-        ..ServerConfig::default()
+        ..config()
     })
     .await;
     let s = open(&url).await;
@@ -429,7 +446,7 @@ async fn get_is_405_when_not_offered() {
         .await
         .unwrap();
     assert_eq!(r.status(), 405);
-    let (client, _rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (client, _rx) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
     client.send(INIT).await.unwrap();
     assert!(!client.open_stream().await.unwrap());
     server.shutdown().await.unwrap();
@@ -437,7 +454,7 @@ async fn get_is_405_when_not_offered() {
 
 #[tokio::test]
 async fn sse_framing_of_a_streamed_request() {
-    let (server, url) = start(ServerConfig::default()).await;
+    let (server, url) = start(config()).await;
     let s = open(&url).await;
     let r = post(
         &url,
@@ -486,7 +503,7 @@ async fn limits_on_sessions() {
             idle_timeout: Duration::from_millis(200),
             ..Limits::default()
         },
-        ..ServerConfig::default()
+        ..config()
     })
     .await;
     let s = open(&url).await;
@@ -558,7 +575,7 @@ async fn typescript_sdk_server() {
     let port = line.strip_prefix("LISTENING ").expect("LISTENING <port>");
     let url = format!("http://127.0.0.1:{port}/mcp");
 
-    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (client, mut rx) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
     client.send(INIT).await.unwrap();
     let init = recv(&mut rx).await;
     assert_eq!(
@@ -612,7 +629,7 @@ async fn typescript_sdk_server() {
 #[tokio::test]
 async fn typescript_sdk_client() {
     let (root, target) = peers().await;
-    let (server, url) = start(ServerConfig::default()).await;
+    let (server, url) = start(config()).await;
     let run = tokio::process::Command::new("node")
         .env("NODE_PATH", target.join("peers/node/node_modules"))
         .arg(root.join("peers/node/streamhttp_ts_client.cjs"))
@@ -656,7 +673,7 @@ async fn resumption_after_a_broken_stream() {
             keep_alive: Duration::from_millis(50),
             ..Limits::default()
         },
-        ..ServerConfig::default()
+        ..config()
     })
     .await;
     let s = open(&url).await;
@@ -731,7 +748,7 @@ async fn hostile_input() {
             body_timeout: Duration::from_millis(300),
             ..Limits::default()
         },
-        ..ServerConfig::default()
+        ..config()
     })
     .await;
     let addr = server.local_addr();
@@ -805,12 +822,12 @@ async fn hostile_input() {
 /// The client's own limits: a message over its size cap, and a stream gone silent.
 #[tokio::test]
 async fn client_limits() {
-    let (server, url) = start(ServerConfig::default()).await;
+    let (server, url) = start(config()).await;
     let config = ClientConfig {
         max_message_bytes: 200,
         ..ClientConfig::default()
     };
-    let (client, mut rx) = Client::new(&url, config).unwrap();
+    let (client, mut rx) = Client::new(&url, MCP, config).unwrap();
     client.send(INIT).await.unwrap();
     recv(&mut rx).await;
     let big = format!(
@@ -836,7 +853,7 @@ async fn client_limits() {
         read_timeout: Duration::from_millis(300),
         ..ClientConfig::default()
     };
-    let (client, mut rx) = Client::new(&format!("http://{addr}/mcp"), config).unwrap();
+    let (client, mut rx) = Client::new(&format!("http://{addr}/mcp"), MCP, config).unwrap();
     client.send(INIT).await.unwrap();
     let item = tokio::time::timeout(Duration::from_secs(5), rx.recv())
         .await
@@ -870,9 +887,9 @@ async fn bridge_to_a_message_engine() {
         pipe.bridge(in_tx, out_rx, |(json, related)| Outgoing { json, related });
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = serve(listener, service, ServerConfig::default()).unwrap();
+    let server = serve(listener, service, config()).unwrap();
     let url = format!("http://{}/mcp", server.local_addr());
-    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (client, mut rx) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
     client.send(INIT).await.unwrap();
     assert_eq!(recv(&mut rx).await["method"], "notifications/message");
     assert_eq!(recv(&mut rx).await["id"], 0);
@@ -937,7 +954,7 @@ async fn client_resumes_a_broken_stream() {
         sock.write_all(rest.as_bytes()).await.unwrap();
     });
     let (client, mut rx) =
-        Client::new(&format!("http://{addr}/mcp"), ClientConfig::default()).unwrap();
+        Client::new(&format!("http://{addr}/mcp"), MCP, ClientConfig::default()).unwrap();
     client
         .send(r#"{"jsonrpc":"2.0","id":1,"method":"x"}"#)
         .await
@@ -959,7 +976,7 @@ async fn client_resumes_a_broken_stream() {
 /// POST that carried its request, whatever the order they finish in.
 #[tokio::test]
 async fn concurrent_requests_are_routed_to_their_posts() {
-    let (server, url) = start(ServerConfig::default()).await;
+    let (server, url) = start(config()).await;
     let s = open(&url).await;
     let started = std::time::Instant::now();
     let calls = (0..200).map(|i| {
@@ -987,7 +1004,7 @@ async fn concurrent_requests_are_routed_to_their_posts() {
     );
 
     // And one after another through the client (one kept-alive connection).
-    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (client, mut rx) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
     client.send(INIT).await.unwrap();
     recv(&mut rx).await;
     let started = std::time::Instant::now();
@@ -1013,8 +1030,8 @@ async fn next(rx: &mut mpsc::Receiver<String>) -> Value {
 /// error instead of hanging.
 #[tokio::test]
 async fn client_bridge_for_a_message_engine() {
-    let (server, url) = start(ServerConfig::default()).await;
-    let (client, received) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (server, url) = start(config()).await;
+    let (client, received) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
     let (in_tx, mut engine_in) = mpsc::channel::<String>(16);
     let (engine_out, out_rx) = mpsc::channel::<String>(16);
     let bridge = client.clone().bridge(received, in_tx, out_rx, |t| t);
@@ -1050,7 +1067,7 @@ async fn client_bridge_for_a_message_engine() {
 async fn bearer_token() {
     let (server, url) = start(ServerConfig {
         token: Some("s3cret".to_owned()),
-        ..ServerConfig::default()
+        ..config()
     })
     .await;
     let r = post(&url, None, INIT, &[]).await;
@@ -1058,7 +1075,7 @@ async fn bearer_token() {
     assert_eq!(r.headers()["www-authenticate"], "Bearer");
     let r = post(&url, None, INIT, &[("authorization", "Bearer s3creT")]).await;
     assert_eq!(r.status(), 401);
-    let (client, _) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (client, _) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
     assert!(matches!(
         client.send(INIT).await,
         Err(ClientError::Status { status: 401, .. })
@@ -1069,7 +1086,7 @@ async fn bearer_token() {
         headers,
         ..ClientConfig::default()
     };
-    let (client, mut rx) = Client::new(&url, config).unwrap();
+    let (client, mut rx) = Client::new(&url, MCP, config).unwrap();
     client.send(INIT).await.unwrap();
     assert_eq!(recv(&mut rx).await["id"], 0);
     client
@@ -1090,10 +1107,10 @@ async fn slow_answers_become_streams() {
             keep_alive: Duration::from_millis(50),
             ..Limits::default()
         },
-        ..ServerConfig::default()
+        ..config()
     })
     .await;
-    let (client, mut rx) = Client::new(&url, ClientConfig::default()).unwrap();
+    let (client, mut rx) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
     client.send(INIT).await.unwrap();
     recv(&mut rx).await;
     // `hold` is a stream at once (its first message is a notification); `quiet` says nothing
@@ -1153,7 +1170,7 @@ async fn unanswered_requests_time_out() {
             max_in_flight: 1,
             ..Limits::default()
         },
-        ..ServerConfig::default()
+        ..config()
     })
     .await;
     let s = open(&url).await;
@@ -1197,4 +1214,71 @@ async fn unanswered_requests_time_out() {
     let body: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
     assert_eq!(body, json!({"jsonrpc":"2.0","id":"p","result":{}}));
     server.shutdown().await.unwrap();
+}
+
+/// Nothing of one protocol is built into the transport: a profile with other names is served
+/// and spoken under them, its wording included, and a profile HTTP cannot carry is refused.
+#[tokio::test]
+async fn another_profile_is_served_under_its_own_names() {
+    const OTHER: Profile = Profile {
+        path: "/rpc",
+        session_header: "Example-Session",
+        version_header: "Example-Version",
+        versions: &["7", "6"],
+        opens_with: "initialize",
+        version_member: "protocolVersion",
+        priming_since: None,
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = serve(listener, engine, ServerConfig::new(OTHER)).unwrap();
+    let base = format!("http://{}", server.local_addr());
+    assert_eq!(
+        post(&format!("{base}/mcp"), None, INIT, &[]).await.status(),
+        404
+    );
+    let url = format!("{base}/rpc");
+    let r = post(&url, None, INIT, &[]).await;
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().get("mcp-session-id").is_none());
+    let sid = r.headers()["example-session"].to_str().unwrap().to_owned();
+
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let r = post(&url, None, ping, &[("mcp-session-id", &sid)]).await;
+    assert_eq!(r.status(), 400);
+    let body = r.text().await.unwrap();
+    assert!(
+        body.contains("Example-Session header is required (send initialize first)"),
+        "{body}"
+    );
+    let versioned = |v| [("example-session", sid.as_str()), ("example-version", v)];
+    let r = post(&url, None, ping, &versioned("2025-11-25")).await;
+    assert_eq!(r.status(), 400);
+    let body = r.text().await.unwrap();
+    assert!(body.contains("Unsupported Example-Version"), "{body}");
+    assert!(body.contains("(supported: 7, 6)"), "{body}");
+    assert_eq!(post(&url, None, ping, &versioned("6")).await.status(), 200);
+
+    // The client sends the profile's headers back: its ping passes.
+    let (client, mut rx) = Client::new(&url, OTHER, ClientConfig::default()).unwrap();
+    client.send(INIT).await.unwrap();
+    assert_eq!(recv(&mut rx).await["id"], 0);
+    assert!(client.session_id().is_some());
+    client.set_protocol_version(Some("7".to_owned()));
+    client.send(ping).await.unwrap();
+    assert_eq!(recv(&mut rx).await["result"], json!({}));
+    server.shutdown().await.unwrap();
+
+    let bad = Profile {
+        session_header: "no spaces",
+        ..OTHER
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let refused = serve(listener, engine, ServerConfig::new(bad))
+        .err()
+        .unwrap();
+    assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
+    let refused = Client::new(&url, bad, ClientConfig::default())
+        .err()
+        .unwrap();
+    assert!(matches!(refused, ClientError::Profile(_)), "{refused:?}");
 }

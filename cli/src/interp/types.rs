@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use agentwire_codegen::emit::{defaults, types as emit_types};
-use agentwire_codegen::ir::{Constraints, FORMATS, Protocol, TypeDef, TypeKind};
+use agentwire_codegen::ir::{Constraints, Protocol, TypeDef, TypeKind};
+use agentwire_codegen::rules::PATTERN;
 use agentwire_runtime::regex::Regex;
 
 /// The IR of one protocol with its per-type facts computed once.
@@ -34,8 +35,10 @@ impl Types {
                 tag_optional.insert(name.clone());
             }
             for c in constraints_of(def) {
-                if let Some(p) = c.pattern.as_ref().filter(|p| !patterns.contains_key(*p)) {
-                    let re = Regex::new(p).map_err(|e| format!("pattern {p}: {e}"))?;
+                if let Some(p) =
+                    (c.text(&PATTERN).map(str::to_owned)).filter(|p| !patterns.contains_key(p))
+                {
+                    let re = Regex::new(&p).map_err(|e| format!("pattern {p}: {e}"))?;
                     // The rule names its pattern for the life of the program, as the
                     // generated code's literal does; one leak per distinct pattern.
                     let source: &'static str = Box::leak(p.clone().into_boxed_str());
@@ -67,11 +70,6 @@ impl Types {
     pub fn pattern(&self, source: &str) -> Option<&(Regex, &'static str)> {
         self.patterns.get(source)
     }
-}
-
-/// The `@format` names the runtime checks, as the static strings its rule carries.
-pub fn known_format(name: &str) -> Option<&'static str> {
-    FORMATS.iter().copied().find(|f| *f == name)
 }
 
 /// Every constraint set a type declares (its fields', or its own as a newtype).

@@ -3,11 +3,12 @@
 //! runtime's own rule functions so names and wording are the generated code's.
 
 use agentwire_codegen::ir::{Constraints, Field, Ty, TypeKind};
-use agentwire_runtime::validate as rules;
+use agentwire_codegen::rules::{Check, Shape, Subject, Value};
+use agentwire_runtime::validate as runtime_rules;
 use agentwire_runtime::{FieldError, JsonPointer};
 
 use super::node::Node;
-use super::types::{Types, known_format};
+use super::types::Types;
 
 type Errors = Vec<FieldError>;
 
@@ -24,23 +25,13 @@ impl Types {
         match (ty, node) {
             (Ty::Nullable(_), Node::Null) => {}
             (Ty::Nullable(inner), _) => self.validate(inner, c, node, at, errors),
-            (Ty::String, Node::Str(s)) => self.text(c, s, at, errors),
+            (Ty::String, Node::Str(s)) => self.rules(c, Shape::Text, Subject::Text(s), at, errors),
             (Ty::Number | Ty::Integer, Node::Num(n)) => {
-                if let Some(min) = c.minimum {
-                    rules::minimum(n.as_f64(), min, at, errors);
-                }
-                if let Some(max) = c.maximum {
-                    rules::maximum(n.as_f64(), max, at, errors);
-                }
+                self.rules(c, Shape::Number, Subject::Number(n.as_f64()), at, errors);
             }
             (Ty::Array(inner), Node::Arr(items)) => {
-                if let Some(n) = c.min_items {
-                    rules::min_items(items, n, at, errors);
-                }
-                if let Some(n) = c.max_items {
-                    rules::max_items(items, n, at, errors);
-                }
-                let element = element(c);
+                self.rules(c, Shape::List, Subject::Items(items.len()), at, errors);
+                let element = c.without(Shape::List);
                 for (i, item) in items.iter().enumerate() {
                     at.with_index(i, |at| self.validate(inner, &element, item, at, errors));
                 }
@@ -49,7 +40,7 @@ impl Types {
                 // A map decodes into a `BTreeMap`: its values are walked in key order.
                 let mut sorted: Vec<&(String, Node)> = members.iter().collect();
                 sorted.sort_by(|a, b| a.0.cmp(&b.0));
-                let element = element(c);
+                let element = c.without(Shape::List);
                 for (k, v) in sorted {
                     at.with(k, |at| self.validate(inner, &element, v, at, errors));
                 }
@@ -59,24 +50,31 @@ impl Types {
         }
     }
 
-    /// The string rules, on the trimmed value under `@trim`.
-    fn text(&self, c: &Constraints, s: &str, at: &JsonPointer, errors: &mut Errors) {
-        let s = if c.trim { s.trim() } else { s };
-        if let Some(n) = c.min_length {
-            rules::min_length(s, n, at, errors);
+    /// The rules of `shape` in `c` on `subject`, each through its runtime function (the rule
+    /// table's `run`), a string's on the trimmed value under `@trim`.
+    fn rules(
+        &self,
+        c: &Constraints,
+        shape: Shape,
+        mut subject: Subject<'_>,
+        at: &JsonPointer,
+        errors: &mut Errors,
+    ) {
+        for (rule, v) in c.iter().filter(|(r, _)| r.shape == shape) {
+            match (rule.check, subject, v) {
+                (Check::Trim, Subject::Text(s), _) => subject = Subject::Text(s.trim()),
+                (Check::Pattern, Subject::Text(s), Value::Text(p)) => {
+                    if let Some((re, source)) = self.pattern(p) {
+                        runtime_rules::pattern(s, re, source, at, errors);
+                    }
+                }
+                (Check::Call { run, .. }, ..) => run(subject, v, at, errors),
+                _ => {}
+            }
         }
-        if let Some(n) = c.max_length {
-            rules::max_length(s, n, at, errors);
-        }
-        if let Some((re, source)) = c.pattern.as_deref().and_then(|p| self.pattern(p)) {
-            rules::pattern(s, re, source, at, errors);
-        }
-        if let Some(name) = c.format.as_deref().and_then(known_format) {
-            rules::format(s, name, at, errors);
-        }
-        if !c.not_one_of.is_empty() {
+        if let (Subject::Text(s), false) = (subject, c.not_one_of.is_empty()) {
             let owned: Vec<&str> = c.not_one_of.iter().map(String::as_str).collect();
-            rules::not_one_of(s, &owned, at, errors);
+            runtime_rules::not_one_of(s, &owned, at, errors);
         }
     }
 
@@ -143,14 +141,5 @@ impl Types {
                 });
             }
         }
-    }
-}
-
-/// The rules an array's (or map's) elements take: all but the item counts.
-fn element(c: &Constraints) -> Constraints {
-    Constraints {
-        min_items: None,
-        max_items: None,
-        ..c.clone()
     }
 }

@@ -40,23 +40,13 @@ pub(super) fn field_text(f: &Field) -> String {
 }
 
 pub(super) fn constraints_text(c: &Constraints) -> String {
-    let mut parts = Vec::new();
-    let mut put = |k: &str, v: Option<String>| {
-        if let Some(v) = v {
-            parts.push(format!("@{k} {v}"));
-        }
-    };
-    put("minLength", c.min_length.map(|v| v.to_string()));
-    put("maxLength", c.max_length.map(|v| v.to_string()));
-    put("pattern", c.pattern.clone());
-    put("minimum", c.minimum.map(|v| v.to_string()));
-    put("maximum", c.maximum.map(|v| v.to_string()));
-    put("minItems", c.min_items.map(|v| v.to_string()));
-    put("maxItems", c.max_items.map(|v| v.to_string()));
-    put("format", c.format.clone());
-    if c.trim {
-        parts.push("@trim".into());
-    }
+    let parts: Vec<String> = c
+        .iter()
+        .map(|(rule, v)| match v.to_text() {
+            text if text.is_empty() => format!("@{}", rule.tag),
+            text => format!("@{} {text}", rule.tag),
+        })
+        .collect();
     if parts.is_empty() {
         "no constraints".into()
     } else {

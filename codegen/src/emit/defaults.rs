@@ -97,7 +97,7 @@ fn accessor(p: &Protocol, f: &Field, v: &Value) -> Option<TokenStream> {
     let (ty, lit) = scalar(&f.ty, v)?;
     let doc_const = format!(" The declared default of `{}`: `{v}`.", f.name);
     // proto3 implicit presence cannot tell an absent field from its zero value.
-    let (body, doc_get) = if p.is_proto() && f.defaulted {
+    let (body, doc_get) = if Names::of(p).absent_is_zero() && f.defaulted {
         let zero = match &f.ty {
             Ty::String => quote!(self.#field.is_empty()),
             Ty::Bool => quote!(!self.#field),

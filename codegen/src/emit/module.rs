@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 use crate::emit::types::emit_type;
 use crate::emit::validate::Validators;
 use crate::ir::{Call, Method, Protocol};
-use crate::naming::{RoleSet, role_set, type_ident};
+use crate::naming::{Names, RoleSet, role_set, type_ident};
 
 /// The module's items as one token stream (no header, not yet formatted).
 pub fn emit_module(p: &Protocol) -> TokenStream {
@@ -72,13 +72,11 @@ pub fn machine_mod(p: &Protocol) -> TokenStream {
 pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
     let module = &p.module;
     let roles = &p.roles;
-    // A protobuf module is a folder (`src/<module>/mod.rs`), a JSON one a file.
-    let up = if p.is_proto() { "../.." } else { ".." };
-    let schema_path = format!("{up}/schemas/{module}.schema.json");
-    let dynamic = if p.is_proto() {
-        emit_proto_dynamic(p)
-    } else {
-        emit_dynamic(p)
+    let names = Names::of(p);
+    let schema_path = format!("{}/schemas/{module}.schema.json", names.up_to_src());
+    let dynamic = match names {
+        Names::Prost => emit_proto_dynamic(p),
+        Names::Spec => emit_dynamic(p),
     };
     let defaults = crate::emit::defaults::emit_defaults(p);
     let transport = crate::emit::defaults::emit_transport_constants(p);
@@ -108,8 +106,8 @@ pub struct Offers {
 /// The optional functions of `p`'s module.
 pub fn offers(p: &Protocol) -> Offers {
     Offers {
-        responses: !p.is_proto() && !p.methods.is_empty(),
-        schemars: !p.is_proto(),
+        responses: Names::of(p).serde_types() && !p.methods.is_empty(),
+        schemars: Names::of(p).serde_types(),
     }
 }
 

@@ -8,6 +8,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::ir::{Constraints, Field, Protocol, Scalar, Ty, TypeKind, WellKnown};
+use crate::naming::Names;
+use crate::rules::Shape;
 
 /// The schema document of a protocol, pretty-printed with a trailing newline.
 pub fn emit_schema(p: &Protocol) -> String {
@@ -168,7 +170,7 @@ fn struct_schema(p: &Protocol, fields: &[Field]) -> Map<String, Value> {
     if !required.is_empty() {
         s.insert("required".into(), Value::Array(required));
     }
-    if p.is_proto() {
+    if Names::of(p).refuses_unknown_members() {
         // pbjson refuses keys the message does not have. (It also reads each field under its
         // lowerCamelCase JSON name; the schema describes the form the spec writes, with the
         // proto field names.)
@@ -210,21 +212,15 @@ fn add_tag(s: &mut Map<String, Value>, tag: String, value: String, optional: boo
 /// Whether the value an absent proto3 field reads as (`""`, `0`, an empty list) breaks the
 /// field's constraints: then the key is required, as the validator rejects its absence.
 fn default_fails(f: &Field) -> bool {
-    let c = &f.constraints;
-    match &f.ty {
-        Ty::String => {
-            c.min_length.is_some_and(|n| n > 0)
-                || c.format.is_some()
-                || c.pattern
-                    .as_deref()
-                    .is_some_and(|p| regex::Regex::new(p).is_ok_and(|re| !re.is_match("")))
-        }
-        Ty::Scalar(s) if s.is_number() => {
-            c.minimum.is_some_and(|n| n > 0.0) || c.maximum.is_some_and(|n| n < 0.0)
-        }
-        Ty::Array(_) => c.min_items.is_some_and(|n| n > 0),
-        _ => false,
-    }
+    let shape = match &f.ty {
+        Ty::String => Shape::Text,
+        Ty::Scalar(s) if s.is_number() => Shape::Number,
+        Ty::Array(_) => Shape::List,
+        _ => return false,
+    };
+    f.constraints
+        .iter()
+        .any(|(rule, v)| rule.shape == shape && (rule.zero_fails)(v))
 }
 
 /// Exactly one case key (a stream wrapper's oneof), or at most one.
@@ -313,11 +309,7 @@ fn scalar_schema(s: Scalar) -> Value {
 /// Adds `c` to the schema `s` of a value of type `ty`: on a list the item counts stay on the
 /// list and the other rules go to its items, on a map they go to its values.
 fn add_constraints(s: &mut Map<String, Value>, ty: &Ty, c: &Constraints) {
-    let element = Constraints {
-        min_items: None,
-        max_items: None,
-        ..c.clone()
-    };
+    let element = c.without(Shape::List);
     let inner = match ty {
         Ty::Array(inner) => Some(("items", inner)),
         Ty::Map(inner) => Some(("additionalProperties", inner)),
@@ -328,56 +320,17 @@ fn add_constraints(s: &mut Map<String, Value>, ty: &Ty, c: &Constraints) {
         && let Some(Value::Object(item)) = s.get_mut(key)
     {
         add_constraints(item, inner, &element);
-        let counts = Constraints {
-            min_items: c.min_items,
-            max_items: c.max_items,
-            ..Constraints::default()
-        };
-        return put_constraints(s, &counts);
+        return put_constraints(s, &c.only(Shape::List));
     }
     put_constraints(s, c);
 }
 
+/// Each rule under its JSON Schema keyword.
 fn put_constraints(s: &mut Map<String, Value>, c: &Constraints) {
-    let mut put = |k: &str, v: Value| {
-        s.insert(k.to_owned(), v);
-    };
-    if let Some(n) = c.min_length {
-        put("minLength", n.into());
-    }
-    if let Some(n) = c.max_length {
-        put("maxLength", n.into());
-    }
-    if let Some(p) = &c.pattern {
-        put("pattern", p.clone().into());
-    }
-    if let Some(n) = c.minimum {
-        put("minimum", json_number(n));
-    }
-    if let Some(n) = c.maximum {
-        put("maximum", json_number(n));
-    }
-    if let Some(n) = c.min_items {
-        put("minItems", n.into());
-    }
-    if let Some(n) = c.max_items {
-        put("maxItems", n.into());
-    }
-    if let Some(f) = &c.format {
-        put("format", f.clone().into());
-    }
-    if c.trim {
-        put("x-trim", true.into());
+    for (rule, v) in c.iter() {
+        s.insert(rule.keyword.to_owned(), v.to_json());
     }
     if !c.not_one_of.is_empty() {
-        put("not", json!({"enum": c.not_one_of}));
-    }
-}
-
-fn json_number(n: f64) -> Value {
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        (n as i64).into()
-    } else {
-        n.into()
+        s.insert("not".to_owned(), json!({"enum": c.not_one_of}));
     }
 }

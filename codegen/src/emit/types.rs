@@ -8,6 +8,7 @@ use quote::{format_ident, quote};
 
 use crate::ir::{Constraints, Field, Ty, TypeDef, TypeKind, Variant};
 use crate::naming::{extra_ident, field_ident, rust_ty, type_ident, variant_names};
+use crate::rules::{Schemars, Value};
 
 fn doc_attr(doc: &str) -> TokenStream {
     if doc.is_empty() {
@@ -25,25 +26,39 @@ fn schemars_attrs(c: &Constraints, with: Option<TokenStream>) -> TokenStream {
         let with = with.to_string().replace(' ', "");
         parts.push(quote!(with = #with));
     }
-    let (min_len, max_len) = (c.min_length.or(c.min_items), c.max_length.or(c.max_items));
-    match (min_len, max_len) {
-        (Some(a), Some(b)) => parts.push(quote!(length(min = #a, max = #b))),
-        (Some(a), None) => parts.push(quote!(length(min = #a))),
-        (None, Some(b)) => parts.push(quote!(length(max = #b))),
-        (None, None) => {}
+    // One `length` and one `range` for all the rules that bound them (a string's length rule
+    // wins over a list's, as it comes first in the table).
+    let (mut length, mut range) = ([None, None], [None, None]);
+    let mut others = Vec::new();
+    for (rule, v) in c.iter() {
+        let value = match v {
+            Value::Count(n) => quote!(#n),
+            Value::Number(n) => quote!(#n),
+            Value::Text(t) => quote!(#t),
+            Value::Flag => continue,
+        };
+        let keyword = rule.keyword;
+        match rule.schemars {
+            Schemars::Length(end) => {
+                length[end as usize].get_or_insert(value);
+            }
+            Schemars::Range(end) => {
+                range[end as usize].get_or_insert(value);
+            }
+            Schemars::Regex => others.push(quote!(regex(pattern = #value))),
+            Schemars::Extend => others.push(quote!(extend(#keyword = #value))),
+            Schemars::None => {}
+        }
     }
-    match (c.minimum, c.maximum) {
-        (Some(a), Some(b)) => parts.push(quote!(range(min = #a, max = #b))),
-        (Some(a), None) => parts.push(quote!(range(min = #a))),
-        (None, Some(b)) => parts.push(quote!(range(max = #b))),
-        (None, None) => {}
+    for (name, [min, max]) in [(quote!(length), length), (quote!(range), range)] {
+        match (min, max) {
+            (Some(a), Some(b)) => parts.push(quote!(#name(min = #a, max = #b))),
+            (Some(a), None) => parts.push(quote!(#name(min = #a))),
+            (None, Some(b)) => parts.push(quote!(#name(max = #b))),
+            (None, None) => {}
+        }
     }
-    if let Some(p) = &c.pattern {
-        parts.push(quote!(regex(pattern = #p)));
-    }
-    if let Some(f) = &c.format {
-        parts.push(quote!(extend("format" = #f)));
-    }
+    parts.extend(others);
     if parts.is_empty() {
         return TokenStream::new();
     }

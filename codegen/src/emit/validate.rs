@@ -9,8 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ir::{Constraints, FORMATS, Field, Scalar, Ty, TypeDef, TypeKind};
+use crate::ir::{Constraints, Field, Scalar, Ty, TypeDef, TypeKind};
 use crate::naming::{Name, Names, RustPath};
+use crate::rules::{self, Shape};
 
 /// The names of the types whose values can fail validation: those with a constraint of their
 /// own or holding, at any depth, a type that has one. Validators skip every field outside this
@@ -233,10 +234,10 @@ impl<'a> Validators<'a> {
             let inner = self.value_checks(inner, c, quote!(v))?;
             return Some(quote! { if let Some(v) = #v { #inner } });
         }
-        let rt = quote!(agentwire_runtime::validate);
+        let rt = quote!(agentwire_runtime);
         let mut out = Vec::new();
         match ty {
-            Ty::String => out.extend(text_checks(c, v)),
+            Ty::String => out.extend(rules::emit::checks(c, Shape::Text, v, &rt)),
             Ty::Number | Ty::Integer | Ty::Scalar(_) => {
                 let as_f64 = match ty {
                     Ty::Integer | Ty::Scalar(Scalar::Int64 | Scalar::Uint64) => quote!(*#v as f64),
@@ -245,20 +246,10 @@ impl<'a> Validators<'a> {
                     }
                     _ => quote!(*#v),
                 };
-                if let Some(n) = c.minimum {
-                    out.push(quote!(#rt::minimum(#as_f64, #n, at, errors);));
-                }
-                if let Some(n) = c.maximum {
-                    out.push(quote!(#rt::maximum(#as_f64, #n, at, errors);));
-                }
+                out.extend(rules::emit::checks(c, Shape::Number, as_f64, &rt));
             }
             Ty::Array(inner) => {
-                if let Some(n) = c.min_items {
-                    out.push(quote!(#rt::min_items(#v, #n, at, errors);));
-                }
-                if let Some(n) = c.max_items {
-                    out.push(quote!(#rt::max_items(#v, #n, at, errors);));
-                }
+                out.extend(rules::emit::checks(c, Shape::List, v.clone(), &rt));
                 out.extend(self.each(inner, c, &v, false));
             }
             Ty::Map(inner) => out.extend(self.each(inner, c, &v, true)),
@@ -287,11 +278,7 @@ impl<'a> Validators<'a> {
     /// rule but the item counts) and the element type's own. Without element rules, a walk
     /// through the container's `Validate` impl does it.
     fn each(&self, inner: &Ty, c: &Constraints, v: &TokenStream, map: bool) -> Option<TokenStream> {
-        let element = Constraints {
-            min_items: None,
-            max_items: None,
-            ..c.clone()
-        };
+        let element = c.without(Shape::List);
         let enum_element = self.proto
             && matches!(
                 inner.named().and_then(|n| self.kind(n)),
@@ -317,41 +304,6 @@ impl<'a> Validators<'a> {
             }
         })
     }
-}
-
-/// The string rules on `v` (a `&String` or `&str`).
-fn text_checks(c: &Constraints, v: TokenStream) -> Vec<TokenStream> {
-    let rt = quote!(agentwire_runtime::validate);
-    let mut out = Vec::new();
-    if c.trim {
-        // `@trim`: the receiver trims before checking, so the checks see the trimmed value.
-        out.push(quote!(let v: &str = #v.trim();));
-    }
-    let v = if c.trim { quote!(v) } else { v };
-    if let Some(n) = c.min_length {
-        out.push(quote!(#rt::min_length(#v, #n, at, errors);));
-    }
-    if let Some(n) = c.max_length {
-        out.push(quote!(#rt::max_length(#v, #n, at, errors);));
-    }
-    if let Some(p) = &c.pattern {
-        out.push(quote! {
-            static PATTERN: ::std::sync::LazyLock<agentwire_runtime::regex::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    agentwire_runtime::regex::Regex::new(#p).expect("pattern checked when the spec was loaded")
-                });
-            #rt::pattern(#v, &PATTERN, #p, at, errors);
-        });
-    }
-    // A format the runtime does not know (carried from the source schema) is documentation.
-    if let Some(f) = c.format.as_ref().filter(|f| FORMATS.contains(&f.as_str())) {
-        out.push(quote!(#rt::format(#v, #f, at, errors);));
-    }
-    if !c.not_one_of.is_empty() {
-        let values = &c.not_one_of;
-        out.push(quote!(#rt::not_one_of(#v, &[#(#values),*], at, errors);));
-    }
-    out
 }
 
 /// Whether values of `ty` can hold something that fails validation.

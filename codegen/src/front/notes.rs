@@ -2,6 +2,7 @@
 //! worth a look, such as formats the validators do not check.
 
 use crate::ir::{FORMATS, Protocol, TypeKind};
+use crate::rules::FORMAT;
 
 /// One note per field or type alias whose `@format` is carried into the schema unchecked.
 pub fn unchecked_formats(p: &Protocol) -> Vec<String> {
@@ -16,16 +17,16 @@ pub fn unchecked_formats(p: &Protocol) -> Vec<String> {
         match &def.kind {
             TypeKind::Struct(fields) | TypeKind::Oneof { cases: fields, .. } => {
                 for f in fields {
-                    if let Some(format) = &f.constraints.format
-                        && !FORMATS.contains(&format.as_str())
+                    if let Some(format) = f.constraints.text(&FORMAT)
+                        && !FORMATS.contains(&format)
                     {
                         note(format!("{}.{}", def.name, f.name), format);
                     }
                 }
             }
             TypeKind::Alias { constraints, .. } => {
-                if let Some(format) = &constraints.format
-                    && !FORMATS.contains(&format.as_str())
+                if let Some(format) = constraints.text(&FORMAT)
+                    && !FORMATS.contains(&format)
                 {
                     note(def.name.clone(), format);
                 }

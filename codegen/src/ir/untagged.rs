@@ -12,8 +12,8 @@ const MAX_DEPTH: usize = 8;
 /// Orders every untagged union's members: the member that asks most of a value first (its
 /// required members, then all its members; a member that is itself a union counts as its most
 /// demanding member). A looser member tried first would take a value a stricter one
-/// describes and drop the members it does not know (MCP's `PrimitiveSchemaDefinition`: a
-/// `StringSchema` would swallow an enum schema's `enum`). The sort is stable, so ties keep the
+/// describes and drop the members it does not know (a `StringSchema` tried before an enum
+/// schema would swallow the enum schema's `enum`). The sort is stable, so ties keep the
 /// order the source wrote. Run once every union of the file is resolved.
 pub fn order_untagged_members(types: &mut BTreeMap<String, TypeDef>) {
     let names: Vec<String> = types

@@ -231,7 +231,7 @@ pub struct Model {
 impl Model {
     /// The analysis of `p` and its machines.
     pub fn new(p: &Protocol) -> Result<Self, String> {
-        let source_kind = if p.is_proto() {
+        let source_kind = if Names::of(p) == Names::Prost {
             SourceKind::Proto
         } else if !p.methods.is_empty() {
             SourceKind::JsonRpc

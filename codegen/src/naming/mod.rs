@@ -58,4 +58,31 @@ impl Names {
             Self::Prost => prost_field(name),
         }
     }
+
+    /// The path from the module's Rust file up to the crate's `src/`: a prost module is a
+    /// folder (`<module>/mod.rs`, beside prost's own files), a spec module one file.
+    pub fn up_to_src(self) -> &'static str {
+        match self {
+            Self::Spec => "..",
+            Self::Prost => "../..",
+        }
+    }
+
+    /// Whether an absent field reads as its zero value: prost's proto3 fields without
+    /// presence cannot tell the two apart.
+    pub fn absent_is_zero(self) -> bool {
+        self == Self::Prost
+    }
+
+    /// Whether decoding refuses members a message does not declare (pbjson does; serde's
+    /// structs skip them).
+    pub fn refuses_unknown_members(self) -> bool {
+        self == Self::Prost
+    }
+
+    /// Whether the types derive `schemars::JsonSchema` and the module offers typed response
+    /// decoding (agentwire's serde types; prost's derive neither).
+    pub fn serde_types(self) -> bool {
+        self == Self::Spec
+    }
 }

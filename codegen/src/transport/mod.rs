@@ -6,10 +6,15 @@
 //!
 //! Adding a kind is its module and one line in [`KINDS`]; the loader, the skeleton step
 //! and the registry emitter ask the plug-in and never name a kind.
+//!
+//! A [`Carrier`] is a transport a spec declares beside its kind, under `transport:`
+//! (Streamable HTTP carries a JSON-RPC protocol over HTTP): one module here too, registered
+//! in [`CARRIERS`], saying which kinds it carries and what it adds to the skeleton.
 
 mod grpc;
 mod http_ws;
 mod jsonrpc;
+pub mod streamable_http;
 mod websocket;
 
 use proc_macro2::TokenStream;
@@ -70,6 +75,22 @@ pub trait TransportPlugin: Sync {
     fn registry_kind(&self) -> RegistryKind;
 }
 
+/// A transport a spec declares beside its kind, under `transport.<key>`: another way the same
+/// messages travel. Its module reads and checks the declaration (into the IR's typed value);
+/// the plug-in says which kinds it carries and emits what the skeleton gains from it.
+pub trait Carrier: Sync {
+    /// Its key under `transport:`.
+    fn key(&self) -> &'static str;
+    /// The kinds whose messages it can carry.
+    fn carries(&self) -> &'static [&'static str];
+    /// The items `p`'s skeleton gains (the profile its transport takes), or `None` when `p`
+    /// does not declare it.
+    fn skeleton_items(&self, p: &Protocol) -> Option<TokenStream>;
+}
+
+/// Every carrier a spec may declare: one registration line each.
+static CARRIERS: &[&dyn Carrier] = &[&streamable_http::StreamableHttp];
+
 /// Every transport kind a spec may name: one registration line each.
 static KINDS: &[&dyn TransportPlugin] = &[
     &websocket::WebSocket,
@@ -110,7 +131,11 @@ pub fn plugin(kind: TransportKind) -> Option<&'static dyn TransportPlugin> {
 /// The skeleton of `p` from its kind's plug-in; `None` for a types-only protocol or one whose
 /// kind emits none for it.
 pub fn skeleton(p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream> {
-    plugin(p.transport.kind)?.skeleton(p, proto)
+    let mut tokens = plugin(p.transport.kind)?.skeleton(p, proto)?;
+    for c in CARRIERS {
+        tokens.extend(c.skeleton_items(p));
+    }
+    Some(tokens)
 }
 
 /// What the registry reports as `p`'s transport; `None` for a types-only protocol, which

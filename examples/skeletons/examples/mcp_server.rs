@@ -18,7 +18,7 @@ use agentwire_protocols::mcp::{
     ReadResourceResult, SamplingMessageContent, SamplingMessageContentBlock, SetLevelRequestParams,
     SubscribeRequestParams, TextContent, UnsubscribeRequestParams,
 };
-use agentwire_protocols::skeletons::mcp::{ServerHandler, ServerSender};
+use agentwire_protocols::skeletons::mcp::{STREAMABLE_HTTP, ServerHandler, ServerSender};
 use agentwire_runtime::jsonrpc::RpcError;
 use agentwire_transport::streamable_http::{self, ServerConfig};
 use serde_json::{Value, json};
@@ -315,9 +315,9 @@ async fn main() -> std::io::Result<()> {
             let handle = streamable_http::serve(
                 listener,
                 move |pipe| serve_session(Arc::clone(&handler), pipe),
-                ServerConfig::default(),
+                ServerConfig::new(STREAMABLE_HTTP),
             )?;
-            let url = format!("http://{}/mcp", handle.local_addr());
+            let url = format!("http://{}{}", handle.local_addr(), STREAMABLE_HTTP.path);
             println!("listening on {url}");
             tracing::info!(%url, "mcp server listening; {}", agentwire_examples::STOP_HINT);
             agentwire_examples::wait_for_stop().await;

@@ -9,7 +9,7 @@ use agentwire_protocols::mcp::{
     EmptyResult, ListRootsResult, RequestParams,
 };
 use agentwire_protocols::skeletons::mcp::{
-    Client, ClientHandler, Server, ServerHandler, ServerNotifications,
+    Client, ClientHandler, STREAMABLE_HTTP, Server, ServerHandler, ServerNotifications,
 };
 use agentwire_runtime::jsonrpc::{RpcError, codes};
 use agentwire_transport::jsonrpc::{CancellationToken, Config};
@@ -208,8 +208,8 @@ pub fn connect_http<H: ClientHandler>(
     handler: Arc<H>,
     config: Config,
 ) -> Result<(Client, ServerNotifications, HttpSession), streamable_http::ClientError> {
-    let (http, received) =
-        streamable_http::Client::new(url, streamable_http::ClientConfig::default())?;
+    let config_http = streamable_http::ClientConfig::default();
+    let (http, received) = streamable_http::Client::new(url, STREAMABLE_HTTP, config_http)?;
     let (client, notes, link, _connection) =
         Client::connect_messages(handler, CancellationToken::new(), config);
     let bridge = http

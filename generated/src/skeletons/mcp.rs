@@ -1132,3 +1132,13 @@ impl<H: ClientHandler> agentwire_transport::jsonrpc::Answers<H> for ClientSide {
         }
     }
 }
+/// The Streamable HTTP profile `spec/mcp/protocol.yaml` declares (`transport.streamable_http`): give it to `agentwire_transport::streamable_http::ServerConfig::new` and `Client::new`.
+pub const STREAMABLE_HTTP: agentwire_transport::streamable_http::Profile = agentwire_transport::streamable_http::Profile {
+    path: "/mcp",
+    session_header: "Mcp-Session-Id",
+    version_header: "MCP-Protocol-Version",
+    versions: &["2025-11-25", "2025-06-18", "2025-03-26"],
+    opens_with: "initialize",
+    version_member: "protocolVersion",
+    priming_since: Some("2025-11-25"),
+};

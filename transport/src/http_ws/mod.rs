@@ -5,7 +5,7 @@
 //!
 //! Which route, kind and field plays each part is the protocol's `sessions:` section, handed
 //! over by generated code as a [`Layout`]; the protocol's decoders and sequence checker come
-//! through the [`Binding`] trait. The external_agents skeleton is one such binding.
+//! through the [`Binding`] trait. A generated HTTP + WebSocket skeleton is one such binding.
 
 mod client;
 mod clock;

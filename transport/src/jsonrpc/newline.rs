@@ -1,5 +1,5 @@
-//! A tokio-util codec for newline-delimited JSON (one message per line, as MCP's stdio
-//! transport), with the same cost model as the `Content-Length` codec: a line over the limit
+//! A tokio-util codec for newline-delimited JSON (one message per line, as stdio
+//! transports of JSON-RPC protocols use), with the same cost model as the `Content-Length` codec: a line over the limit
 //! is reported once and skipped without being stored, and the next line still decodes.
 
 use std::io;

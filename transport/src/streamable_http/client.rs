@@ -1,17 +1,18 @@
 //! The client side: POSTs one message per call, reads the answer whether it is 202, a JSON
 //! body or an SSE stream, optionally holds the GET stream, and hands every server message to
-//! one receiver. It keeps `Mcp-Session-Id` and `MCP-Protocol-Version` for later requests.
+//! one receiver. It keeps the session id and protocol version (under the [`Profile`]'s header
+//! names) for later requests.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentwire_runtime::jsonrpc::RequestId;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName};
 use tokio::sync::mpsc;
 
 use super::error::ClientError;
 use super::message::{Kind, classify};
-use super::server::{INITIALIZE, SESSION_HEADER, VERSION_HEADER};
+use super::profile::Profile;
 use super::sse;
 
 /// The client's limits. Every read the server controls has a deadline.
@@ -48,7 +49,7 @@ impl Default for ClientConfig {
 /// What the receiver gets: a server message (JSON text) or a stream's failure.
 pub type Received = Result<String, ClientError>;
 
-/// A Streamable HTTP client of one MCP endpoint. Clones share the session.
+/// A Streamable HTTP client of one endpoint. Clones share the session.
 #[derive(Debug, Clone)]
 pub struct Client {
     inner: Arc<Inner>,
@@ -58,6 +59,9 @@ pub struct Client {
 struct Inner {
     http: reqwest::Client,
     url: reqwest::Url,
+    profile: Profile,
+    session_header: HeaderName,
+    version_header: HeaderName,
     config: ClientConfig,
     state: Mutex<State>,
     tx: mpsc::Sender<Received>,
@@ -67,16 +71,26 @@ struct Inner {
 struct State {
     session: Option<String>,
     version: Option<String>,
-    /// The id of the `initialize` request in flight: its result names the protocol version.
+    /// The id of the opening request in flight: its result names the protocol version.
     init_id: Option<RequestId>,
 }
 
 impl Client {
-    /// A client of the endpoint at `url`, and the receiver of every server message.
+    /// A client of the endpoint at `url` speaking `profile` (a generated skeleton's
+    /// `STREAMABLE_HTTP`), and the receiver of every server message.
     pub fn new(
         url: &str,
+        profile: Profile,
         config: ClientConfig,
     ) -> Result<(Self, mpsc::Receiver<Received>), ClientError> {
+        profile.check().map_err(ClientError::Profile)?;
+        let (Some(session_header), Some(version_header)) =
+            (profile.session_name(), profile.version_name())
+        else {
+            return Err(ClientError::Profile(
+                "a header name is not valid".to_owned(),
+            ));
+        };
         let bad = |reason: String| ClientError::Url {
             url: url.to_owned(),
             reason,
@@ -93,6 +107,9 @@ impl Client {
         let inner = Arc::new(Inner {
             http,
             url: parsed,
+            profile,
+            session_header,
+            version_header,
             config,
             state: Mutex::new(State::default()),
             tx,
@@ -104,12 +121,13 @@ impl Client {
         self.inner.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The session id the server assigned, once `initialize` was answered.
+    /// The session id the server assigned, once the opening request was answered.
     pub fn session_id(&self) -> Option<String> {
         self.state().session.clone()
     }
 
-    /// The protocol version sent in `MCP-Protocol-Version` (learnt from the initialize result).
+    /// The protocol version sent in the version header (learnt from the opening request's
+    /// result).
     pub fn protocol_version(&self) -> Option<String> {
         self.state().version.clone()
     }
@@ -122,9 +140,10 @@ impl Client {
     fn headers(&self) -> HeaderMap {
         let st = self.state();
         let mut h = self.inner.config.headers.clone();
-        for (name, value) in [(SESSION_HEADER, &st.session), (VERSION_HEADER, &st.version)] {
+        let names = [&self.inner.session_header, &self.inner.version_header];
+        for (name, value) in names.into_iter().zip([&st.session, &st.version]) {
             if let Some(v) = value.as_deref().and_then(|v| v.parse().ok()) {
-                h.insert(name, v);
+                h.insert(name.clone(), v);
             }
         }
         h
@@ -135,7 +154,7 @@ impl Client {
     pub async fn send(&self, json: &str) -> Result<(), ClientError> {
         let kind = classify(json).map_err(|e| ClientError::Invalid { rule: e.rule })?;
         if let Kind::Request { id, method } = &kind
-            && method == INITIALIZE
+            && method == self.inner.profile.opens_with
         {
             let mut st = self.state();
             st.init_id = Some(id.clone());
@@ -152,7 +171,7 @@ impl Client {
         let response = self.answer(request).await?;
         if let Some(id) = response
             .headers()
-            .get(SESSION_HEADER)
+            .get(&self.inner.session_header)
             .and_then(|v| v.to_str().ok())
         {
             self.state().session = Some(id.to_owned());
@@ -249,7 +268,7 @@ impl Client {
     }
 
     /// Passes one server message to the receiver, learning the protocol version from the
-    /// initialize result on the way.
+    /// opening request's result on the way.
     async fn deliver(&self, item: Received) {
         if let Ok(text) = &item
             && let Ok(Kind::Response { id }) = classify(text)
@@ -267,8 +286,10 @@ impl Client {
         }
         st.init_id = None;
         let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+        let member = self.inner.profile.version_member;
         if let Some(v) = value
-            .pointer("/result/protocolVersion")
+            .get("result")
+            .and_then(|r| r.get(member))
             .and_then(|v| v.as_str())
         {
             st.version = Some(v.to_owned());

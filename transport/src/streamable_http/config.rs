@@ -1,8 +1,9 @@
-//! The server's settings: limits with safe defaults, the Origin and Host policy and the
-//! protocol versions it accepts in `MCP-Protocol-Version`.
+//! The server's settings: the protocol's [`Profile`] (which has no default), limits with
+//! safe defaults and the Origin and Host policy.
 
 use std::time::Duration;
 
+use super::profile::Profile;
 pub use crate::origin::{Hosts, Origins};
 
 /// Every size, count and time limit of the server.
@@ -69,14 +70,11 @@ impl Default for Limits {
     }
 }
 
-/// The MCP protocol versions whose Streamable HTTP rules this transport follows.
-pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
-
 /// How the server behaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerConfig {
-    /// The MCP endpoint's path (the one URL of the transport).
-    pub path: String,
+    /// The protocol's path, header names and versions: what its spec declares.
+    pub profile: Profile,
     pub limits: Limits,
     /// Accepted `Origin` headers; another gets 403. The default follows the bound address
     /// (loopback pages on a loopback server, none otherwise): see [`crate::origin`].
@@ -84,13 +82,11 @@ pub struct ServerConfig {
     /// Accepted `Host` headers; another gets 403. A request without one (HTTP/1.0) passes.
     /// The default follows the bound address (loopback names on a loopback server).
     pub hosts: Hosts,
-    /// Accepted values of `MCP-Protocol-Version`; any other gets 400. A request without the
-    /// header is accepted (the spec then assumes 2025-03-26 or the negotiated version).
-    pub protocol_versions: Vec<String>,
     /// Whether GET opens the session's server-to-client stream; `false` answers GET with 405.
     pub standalone_stream: bool,
     /// The `retry` (reconnection delay) of the priming event that opens a POST's SSE stream
-    /// for clients of 2025-11-25 or later; `None` sends the priming event without one.
+    /// for clients of the profile's `priming_since` version or later; `None` sends the
+    /// priming event without one.
     pub retry: Option<Duration>,
     /// How long a request's answer may take to be sent as one `application/json` body; a
     /// slower one is answered with an SSE stream (keep-alives, then the response), so that
@@ -101,14 +97,15 @@ pub struct ServerConfig {
     pub token: Option<String>,
 }
 
-impl Default for ServerConfig {
-    fn default() -> Self {
+impl ServerConfig {
+    /// The settings of a server of `profile` (a generated skeleton's `STREAMABLE_HTTP`), every
+    /// other one at its safe default.
+    pub fn new(profile: Profile) -> Self {
         Self {
-            path: "/mcp".to_owned(),
+            profile,
             limits: Limits::default(),
             origins: Origins::ByAddress,
             hosts: Hosts::ByAddress,
-            protocol_versions: PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             standalone_stream: true,
             retry: Some(Duration::from_secs(1)),
             json_wait: Duration::from_secs(5),

@@ -7,13 +7,15 @@ use std::time::Duration;
 pub enum ClientError {
     #[error("invalid endpoint URL {url:?}: {reason}")]
     Url { url: String, reason: String },
+    #[error("bad Streamable HTTP profile: {0}")]
+    Profile(String),
     #[error("refusing to send a body that is not one JSON-RPC message: {rule}")]
     Invalid { rule: String },
     #[error("HTTP request failed: {0}")]
     Http(String),
     #[error("the server did not {what} within {after:?}")]
     Timeout { what: &'static str, after: Duration },
-    #[error("the server no longer knows this session (HTTP 404): send initialize again")]
+    #[error("the server no longer knows this session (HTTP 404): open a new one")]
     SessionExpired,
     #[error("the server answered HTTP {status}: {body}")]
     Status { status: u16, body: String },

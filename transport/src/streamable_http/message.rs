@@ -54,8 +54,8 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Reque
     Option::<RequestId>::deserialize(d).map(Some)
 }
 
-/// Classifies `text`, which must be a single JSON-RPC 2.0 message (not a batch: MCP dropped
-/// batches in 2025-06-18).
+/// Classifies `text`, which must be a single JSON-RPC 2.0 message (not a batch: this
+/// transport carries one message per POST).
 pub fn classify(text: &str) -> Result<Kind, NotAMessage> {
     let value: &RawValue = serde_json::from_str(text).map_err(|e| NotAMessage {
         code: codes::PARSE_ERROR,

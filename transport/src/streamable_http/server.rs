@@ -1,5 +1,6 @@
-//! The MCP endpoint on axum: POST carries one client message, GET opens the session's
-//! server-to-client stream, DELETE ends the session; each status rule of the spec lives here.
+//! The endpoint on axum: POST carries one client message, GET opens the session's
+//! server-to-client stream, DELETE ends the session; each status rule of the transport lives
+//! here, every protocol-specific name coming from the configuration's [`Profile`].
 
 use std::sync::Arc;
 
@@ -7,7 +8,7 @@ use agentwire_runtime::jsonrpc::{RequestId, codes};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{Extensions, HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -17,19 +18,13 @@ use tokio_util::sync::CancellationToken;
 use super::body::{self, BodyError};
 use super::config::ServerConfig;
 use super::message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
+use super::profile::Profile;
 use super::service::Service;
 use super::session::{OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
 use crate::budget::{ClientKey, Exhausted};
 use crate::http_ws::{Guard, ServerHandle, serve_router_checked};
 use crate::origin::SitePolicy;
-
-/// The session header (HTTP header names are case-insensitive).
-pub const SESSION_HEADER: &str = "mcp-session-id";
-/// The protocol version header.
-pub const VERSION_HEADER: &str = "mcp-protocol-version";
-/// The method whose request opens a session.
-pub const INITIALIZE: &str = "initialize";
 
 /// An error not covered by the JSON-RPC codes (the TypeScript SDK uses it the same way).
 const TRANSPORT_ERROR: i64 = -32000;
@@ -40,26 +35,49 @@ struct Shared {
     service: Box<dyn Service>,
     config: ServerConfig,
     sessions: Arc<Sessions>,
+    /// The profile's session header, checked once.
+    session_header: HeaderName,
+    /// The profile's version header, checked once.
+    version_header: HeaderName,
 }
 
-/// The MCP endpoint as an axum router (at `config.path`), sessions handed to `service`.
+impl Shared {
+    fn profile(&self) -> &Profile {
+        &self.config.profile
+    }
+}
+
+/// The endpoint as an axum router (at the profile's path), sessions handed to `service`.
 /// Must be called inside a Tokio runtime (it starts the idle-session sweeper). Dropping the
 /// router ends every session. Its address unknown, the origin policy's defaults check it as
-/// a server bound to loopback.
-pub fn router(service: impl Service, config: ServerConfig) -> Router {
-    build(service, config, None).0
+/// a server bound to loopback. A profile that fails [`Profile::check`] is an
+/// `InvalidInput` error.
+pub fn router(service: impl Service, config: ServerConfig) -> std::io::Result<Router> {
+    Ok(build(service, config, None)?.0)
 }
 
 fn build(
     service: impl Service,
     config: ServerConfig,
     addr: Option<std::net::SocketAddr>,
-) -> (Router, Arc<Sessions>) {
-    let path = config.path.clone();
+) -> std::io::Result<(Router, Arc<Sessions>)> {
+    let bad = |why: String| {
+        let why = format!("bad Streamable HTTP profile: {why}");
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, why)
+    };
+    let profile = config.profile;
+    profile.check().map_err(bad)?;
+    let (Some(session_header), Some(version_header)) =
+        (profile.session_name(), profile.version_name())
+    else {
+        return Err(bad("a header name is not valid".to_owned()));
+    };
     let shared = Arc::new(Shared {
         service: Box::new(service),
         sessions: Sessions::new(config.limits.clone()),
         config,
+        session_header,
+        version_header,
     });
     let access = Arc::new(Access {
         sites: SitePolicy::new(
@@ -71,7 +89,7 @@ fn build(
     });
     let endpoint = post(on_post).get(on_get).delete(on_delete);
     let router = Router::new()
-        .route(&path, endpoint)
+        .route(profile.path, endpoint)
         .with_state(shared.clone());
     let router = router.layer(axum::middleware::from_fn(
         move |req: Request, next: Next| {
@@ -84,7 +102,7 @@ fn build(
             }
         },
     ));
-    (router, shared.sessions.clone())
+    Ok((router, shared.sessions.clone()))
 }
 
 /// Who may reach the endpoint: the origin policy and the optional token.
@@ -140,7 +158,7 @@ pub fn serve(
         ..Guard::default()
     };
     let addr = listener.local_addr()?;
-    let (app, sessions) = build(service, config, Some(addr));
+    let (app, sessions) = build(service, config, Some(addr))?;
     let shutdown = CancellationToken::new();
     // The endpoint checks the origin policy itself (answering in JSON-RPC).
     let handle = serve_router_checked(listener, app, shutdown.clone(), &guard)?;
@@ -200,12 +218,13 @@ fn is_json(headers: &HeaderMap) -> bool {
 
 /// The session named by the request's header: 400 without one, 404 for an unknown or ended one.
 fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
-    let Some(value) = headers.get(SESSION_HEADER) else {
-        return Err(refuse(
-            StatusCode::BAD_REQUEST,
-            TRANSPORT_ERROR,
-            "Mcp-Session-Id header is required (send initialize first)",
-        ));
+    let Some(value) = headers.get(&shared.session_header) else {
+        let profile = shared.profile();
+        let why = format!(
+            "{} header is required (send {} first)",
+            profile.session_header, profile.opens_with
+        );
+        return Err(refuse(StatusCode::BAD_REQUEST, TRANSPORT_ERROR, &why));
     };
     value
         .to_str()
@@ -214,21 +233,20 @@ fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, Resp
         .ok_or_else(|| refuse(StatusCode::NOT_FOUND, NO_SESSION, "Session not found"))
 }
 
-/// 400 for an `MCP-Protocol-Version` the server does not support; none is fine.
+/// 400 for a version header naming a version the profile does not accept; none is fine.
 fn check_version(shared: &Shared, headers: &HeaderMap) -> Result<(), Response> {
-    let Some(value) = headers.get(VERSION_HEADER) else {
+    let Some(value) = headers.get(&shared.version_header) else {
         return Ok(());
     };
-    let ok = value
-        .to_str()
-        .is_ok_and(|v| shared.config.protocol_versions.iter().any(|s| s == v));
-    if ok {
+    let versions = shared.profile().versions;
+    if value.to_str().is_ok_and(|v| versions.contains(&v)) {
         return Ok(());
     }
     let message = format!(
-        "Unsupported MCP-Protocol-Version {:?} (supported: {})",
+        "Unsupported {} {:?} (supported: {})",
+        shared.profile().version_header,
         String::from_utf8_lossy(value.as_bytes()),
-        shared.config.protocol_versions.join(", ")
+        versions.join(", ")
     );
     Err(refuse(StatusCode::BAD_REQUEST, TRANSPORT_ERROR, &message))
 }
@@ -286,7 +304,7 @@ async fn on_post(
         Err(e) => return not_a_message(&e),
     };
     if let Kind::Request { id, method } = &kind
-        && method == INITIALIZE
+        && method == shared.profile().opens_with
     {
         let client = ClientKey::of_request(&extensions);
         return open_session(&shared, &headers, client, id.clone(), text).await;
@@ -301,7 +319,7 @@ async fn on_post(
     match kind {
         Kind::Request { id, .. } => {
             let version = headers
-                .get(VERSION_HEADER)
+                .get(&shared.version_header)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             on_request(&shared, session, id, text, false, version).await
@@ -317,8 +335,8 @@ async fn on_post(
     }
 }
 
-/// An `initialize` request: opens a session (400 inside one, 503 when the table is full,
-/// 429 when the client holds its share) and answers the request, with the new session's id.
+/// The opening request: opens a session (400 inside one, 503 when the table is full, 429
+/// when the client holds its share) and answers the request, with the new session's id.
 async fn open_session(
     shared: &Shared,
     headers: &HeaderMap,
@@ -326,12 +344,13 @@ async fn open_session(
     id: RequestId,
     text: String,
 ) -> Response {
-    if headers.contains_key(SESSION_HEADER) {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            codes::INVALID_REQUEST,
-            "initialize opens a new session: send it without Mcp-Session-Id",
+    if headers.contains_key(&shared.session_header) {
+        let profile = shared.profile();
+        let why = format!(
+            "{} opens a new session: send it without {}",
+            profile.opens_with, profile.session_header
         );
+        return refuse(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, &why);
     }
     let session = match shared.sessions.open(shared.service.as_ref(), client) {
         Ok(s) => s,
@@ -348,13 +367,10 @@ async fn open_session(
         }
     };
     // The version the client asks for decides whether its streams get a priming event.
+    let member = shared.profile().version_member;
     let version = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
-        .and_then(|v| {
-            v.pointer("/params/protocolVersion")?
-                .as_str()
-                .map(str::to_owned)
-        });
+        .and_then(|v| v.get("params")?.get(member)?.as_str().map(str::to_owned));
     on_request(shared, session, id, text, true, version).await
 }
 
@@ -421,21 +437,21 @@ async fn on_request(
         && matches!(classify(first), Ok(Kind::Response { .. }))
     {
         if opens && is_error(first) {
-            // A refused initialize opens nothing.
+            // A refused opening request opens nothing.
             shared.sessions.end(&session.id);
-            return json_answer(first.clone(), None);
+            return json_answer(shared, first.clone(), None);
         }
-        return json_answer(first.clone(), Some(&session.id));
+        return json_answer(shared, first.clone(), Some(&session.id));
     }
-    // Old clients would choke on the empty priming event; 2025-11-25 ones expect it.
-    let primed = version.is_some_and(|v| v.as_str() >= "2025-11-25");
+    // Older clients would choke on the empty priming event; newer ones expect it.
+    let primed = shared.profile().primes(version.as_deref());
     let key = session.new_stream();
     let config = feed_config(&shared.config, primed);
     let mut feed = Feed::new(session.clone(), key, Parked::new(rx), None, config);
     if let Some(first) = first {
         feed.push(first);
     }
-    sse_answer(feed, &session.id)
+    sse_answer(shared, feed, &session.id)
 }
 
 fn feed_config(config: &ServerConfig, primed: bool) -> FeedConfig {
@@ -458,15 +474,15 @@ fn session_header(id: &str) -> Option<HeaderValue> {
     HeaderValue::from_str(id).ok()
 }
 
-fn json_answer(json: String, session: Option<&str>) -> Response {
+fn json_answer(shared: &Shared, json: String, session: Option<&str>) -> Response {
     let mut r = ([(header::CONTENT_TYPE, "application/json")], json).into_response();
     if let Some(v) = session.and_then(session_header) {
-        r.headers_mut().insert(SESSION_HEADER, v);
+        r.headers_mut().insert(shared.session_header.clone(), v);
     }
     r
 }
 
-fn sse_answer(feed: Feed, session: &str) -> Response {
+fn sse_answer(shared: &Shared, feed: Feed, session: &str) -> Response {
     let mut r = Response::new(feed.into_body());
     let h = r.headers_mut();
     h.insert(
@@ -478,7 +494,7 @@ fn sse_answer(feed: Feed, session: &str) -> Response {
         HeaderValue::from_static("no-cache, no-transform"),
     );
     if let Some(v) = session_header(session) {
-        h.insert(SESSION_HEADER, v);
+        h.insert(shared.session_header.clone(), v);
     }
     r
 }
@@ -546,7 +562,7 @@ async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
         after,
         feed_config(&shared.config, false),
     );
-    sse_answer(feed, &session.id)
+    sse_answer(&shared, feed, &session.id)
 }
 
 /// DELETE: ends the session; later requests naming it get 404.

@@ -22,7 +22,7 @@ impl<F: Fn(SessionPipe) + Send + Sync + 'static> Service for F {
 /// One session as the engine sees it.
 #[derive(Debug)]
 pub struct SessionPipe {
-    /// The session's `Mcp-Session-Id`.
+    /// The session's id, as sent in the profile's session header.
     pub id: String,
     /// The client's messages, one JSON-RPC message text each, in arrival order. Ends when
     /// the session ends (DELETE, idle expiry, server shutdown).

@@ -24,7 +24,8 @@ const ENGINE_QUEUE: usize = 256;
 
 /// The error code of the answer the transport makes up for a request the engine left
 /// unanswered for `Limits::answer_timeout`: an implementation-defined server error, the code
-/// the MCP SDKs give a request that timed out, so a client treats it as its own timeout.
+/// the common JSON-RPC SDKs give a request that timed out, so a client treats it as its own
+/// timeout.
 pub const TIMED_OUT: i64 = -32001;
 
 /// One live session.

@@ -1,7 +1,7 @@
 //! Server-Sent Events framing: writing one JSON-RPC message as an event (server side), and an
 //! incremental parser with a size cap for the events a server sends (client side).
 //!
-//! Only the fields MCP uses are interpreted: `data` (joined with newlines when repeated), `id`
+//! Only the fields the transport uses are interpreted: `data` (joined with newlines when repeated), `id`
 //! `event` and `retry` (kept by the parser); comments (keep-alives) are skipped.
 
 use bytes::Bytes;

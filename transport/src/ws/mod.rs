@@ -69,7 +69,7 @@ pub trait Side: Send + Sync + 'static {
 /// protocols describe, and small enough that a hostile peer cannot balloon memory.
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 1 << 20;
 
-/// Default cap on live sequence instances (e.g. helix sessions) per connection: far more than
+/// Default cap on live sequence instances (e.g. sessions) per connection: far more than
 /// one client drives at once, and a bound on what a hostile one can make the checker hold.
 /// Only enforced while the checker runs (modes enforce and warn).
 pub const DEFAULT_MAX_SESSIONS: usize = 1_000;

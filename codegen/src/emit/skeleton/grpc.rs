@@ -142,7 +142,7 @@ impl<'a> Ctx<'a> {
 
 fn service(p: &Protocol) -> Option<Service> {
     let grpc = p.transport.grpc.as_ref()?;
-    // `coven.CovenControl` -> `CovenControl`: tonic names items after the unqualified name.
+    // `pkg.AgentControl` -> `AgentControl`: tonic names items after the unqualified name.
     let svc = grpc.service.rsplit('.').next()?;
     let rpc = &grpc.rpc;
     Some(Service {

@@ -2,7 +2,7 @@
 //! declares (`Content-Length` or newline-delimited).
 //!
 //! Thin binding over `agentwire_transport::jsonrpc`, where the behaviour lives. From the
-//! spec's `methods` it emits, for a calling role (the one that sends requests first, eca's
+//! spec's `methods` it emits, for a calling role (the one that sends requests first, usually
 //! `client`) and an answering role (`server`):
 //! - a `Side` and `Bound` per role, binding the method sets, framing, conventions, typed
 //!   sends and sequence checker;

@@ -1,7 +1,7 @@
-//! Skeleton emitter for WebSocket protocols with JSON text frames (helix_zed, agentloop).
+//! Skeleton emitter for WebSocket protocols with JSON text frames.
 //!
 //! The first role of the spec is the side that connects (the client), the second the side
-//! that accepts (the server): helix connects to zed, client to server. From the two
+//! that accepts (the server). From the two
 //! channels it emits, per protocol: a `Side` binding for each role (decode, encode,
 //! checker), the server's `Handler` trait with one method per inbound kind, a `Sender` with
 //! one method per outbound kind, `serve`, and a `Client` with one method per kind it sends.

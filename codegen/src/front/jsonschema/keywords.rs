@@ -1,7 +1,7 @@
 //! Which JSON Schema keywords the loader reads, which it passes over as annotations, and which
 //! it notes as unchecked or unknown (none is refused: the standard ignores what it does not know).
 
-/// Keywords with a meaning in the IR.
+/// Keywords with a meaning in the IR besides the rules' (`crate::rules`, each rule's keyword).
 const READ: &[&str] = &[
     "type",
     "$ref",
@@ -14,14 +14,6 @@ const READ: &[&str] = &[
     "oneOf",
     "anyOf",
     "allOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "minItems",
-    "maxItems",
-    "format",
     "description",
     "default",
     "discriminator",
@@ -66,7 +58,11 @@ pub enum Keyword {
 /// How the loader treats `keyword`. Nothing is a refusal: JSON Schema ignores keywords it does
 /// not know, and a rule the IR cannot say is left to the reader of the note.
 pub fn classify(keyword: &str) -> Keyword {
-    if READ.contains(&keyword) || ANNOTATIONS.contains(&keyword) || keyword.starts_with("x-") {
+    if READ.contains(&keyword)
+        || crate::rules::by_keyword(keyword).is_some()
+        || ANNOTATIONS.contains(&keyword)
+        || keyword.starts_with("x-")
+    {
         return Keyword::Known;
     }
     Keyword::Unchecked(match keyword {

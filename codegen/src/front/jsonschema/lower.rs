@@ -9,6 +9,7 @@ use super::{keywords, refs};
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::ir::{Constraints, Origin, Ty, TypeDef, TypeKind};
 use crate::naming::pascal_case;
+use crate::rules::{self, Arg, Rule, Shape, TagError, Value};
 
 /// How deep `$ref`/`allOf` chains are followed before the loader calls them a cycle.
 pub(super) const MAX_REF_DEPTH: usize = 64;
@@ -200,7 +201,14 @@ impl<'f> Lowerer<'f> {
         if let Some(members) = self.union_members(node) {
             return self.union(name, node, &members);
         }
-        if let Some((members, null)) = type_list(node) {
+        if every_type(node) {
+            let kind = TypeKind::Alias {
+                target: Ty::Any,
+                constraints: Constraints::default(),
+            };
+            return (kind, None);
+        }
+        if let Some((members, null)) = self.type_list(node, name) {
             if !null {
                 return (TypeKind::Untagged(members), None);
             }
@@ -261,7 +269,10 @@ impl<'f> Lowerer<'f> {
                 Nullable::Member(m) => Ty::Nullable(Box::new(self.ty_of(m, context))),
             };
         }
-        if let Some((members, null)) = type_list(node) {
+        if every_type(node) {
+            return Ty::Any;
+        }
+        if let Some((members, null)) = self.type_list(node, context) {
             self.put(
                 context,
                 node,
@@ -287,16 +298,18 @@ impl<'f> Lowerer<'f> {
         if let Some([single]) = node.get("allOf").and_then(Node::as_array) {
             return self.ty_of(single, context);
         }
+        if let Some(ty) = self.literal_ty(node, context) {
+            return ty;
+        }
         match node.get("type").map(|t| (t, t.as_str())) {
             Some((_, Some(t))) => self.plain_ty(node, t, context),
-            Some((t, None)) => {
-                self.errors.push(
-                    SpecError::at(self.file, t.span, "unsupported list of JSON types").with_help(
-                        "list only primitive types (and `null`), or use `anyOf` of schemas",
-                    ),
-                );
-                Ty::Any
-            }
+            // A list `type_list` leaves: one JSON type (`["integer", "number"]` is `number`),
+            // with or without `null`.
+            Some((_, None)) => match single_type(node) {
+                Some((t, false)) => self.plain_ty(node, t, context),
+                Some((t, true)) => Ty::Nullable(Box::new(self.plain_ty(node, t, context))),
+                None => Ty::Any,
+            },
             None => Ty::Any,
         }
     }
@@ -324,12 +337,102 @@ impl<'f> Lowerer<'f> {
                 };
                 Ty::Array(Box::new(items))
             }
+            // `type: ["object", "null"]` beside properties: the struct, made optional above.
+            "object" if self.is_object_schema(node) => {
+                self.define(context, node, true);
+                Ty::Named(context.to_owned())
+            }
             "object" => Ty::Map(Box::new(self.additional(node, context).unwrap_or(Ty::Any))),
             other => {
                 self.error(node, format!("unknown JSON type `{other}`"));
                 Ty::Any
             }
         }
+    }
+
+    /// `type: ["string", "array", ...]` with two or more JSON types besides `null`: the
+    /// members of an untagged union, and whether `null` is among them. `number` takes in
+    /// `integer` (every integer is a number); an `object` with properties is a struct
+    /// `<context>Object`, an `array` a list of its `items`.
+    fn type_list(&mut self, node: &Node, context: &str) -> Option<(Vec<Ty>, bool)> {
+        let types = node.get("type")?.as_array()?;
+        let names: Vec<&str> = types.iter().filter_map(Node::as_str).collect();
+        let real = names.iter().filter(|n| **n != "null").count();
+        if real < 2 || (real == 2 && names.contains(&"integer") && names.contains(&"number")) {
+            return None;
+        }
+        let mut members = Vec::new();
+        for name in &names {
+            let ty = match *name {
+                "null" => continue,
+                "integer" if names.contains(&"number") => continue,
+                "object" if self.is_object_schema(node) => {
+                    let name = format!("{context}Object");
+                    let (kind, open) = self.object(&name, node);
+                    self.put(&name, node, true, String::new(), kind, open);
+                    Ty::Named(name)
+                }
+                other => self.plain_ty(node, other, context),
+            };
+            if !members.contains(&ty) {
+                members.push(ty);
+            }
+        }
+        (members.len() >= 2).then_some((members, names.contains(&"null")))
+    }
+
+    /// `const`/`enum` of values not all strings: strings and `null` make an optional enum
+    /// `<context>Value`, booleans a `bool` (one value, that literal); numbers and mixed values
+    /// are read as their JSON type, with a note that the values are not checked.
+    fn literal_ty(&mut self, node: &Node, context: &str) -> Option<Ty> {
+        let values: Vec<&Node> = match (node.get("const"), node.get("enum")) {
+            (Some(c), _) => vec![c],
+            (None, Some(e)) => e.as_array()?.iter().collect(),
+            (None, None) => return None,
+        };
+        let strings: Vec<String> = (values.iter())
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        let nulls = (values.iter())
+            .filter(|v| matches!(v.value, Json::Null))
+            .count();
+        if !strings.is_empty() && strings.len() + nulls == values.len() {
+            let name = format!("{context}Value");
+            self.put(
+                &name,
+                node,
+                true,
+                String::new(),
+                TypeKind::Enum(strings),
+                None,
+            );
+            return Some(Ty::Nullable(Box::new(Ty::Named(name))));
+        }
+        let bools: Vec<bool> = values.iter().filter_map(|v| v.as_bool()).collect();
+        if !bools.is_empty() && bools.len() == values.len() {
+            return Some(match bools.as_slice() {
+                [one] => Ty::BoolLiteral(*one),
+                _ if bools.iter().all(|b| *b == bools[0]) => Ty::BoolLiteral(bools[0]),
+                _ => Ty::Bool,
+            });
+        }
+        let whole = |v: &&Node| matches!(&v.value, Json::Number(_, text) if !text.contains(['.', 'e', 'E']));
+        let numbers = values.iter().all(|v| matches!(v.value, Json::Number(..)));
+        let (ty, what) = match () {
+            _ if values.iter().all(whole) && !values.is_empty() => (Ty::Integer, "an integer"),
+            _ if numbers && !values.is_empty() => (Ty::Number, "a number"),
+            _ => (Ty::Any, "any JSON value"),
+        };
+        let key = if node.get("const").is_some() {
+            "a `const`"
+        } else {
+            "an `enum`"
+        };
+        self.note(
+            node.span.0,
+            format!("{key} of values that are not all strings is read as {what}; the values themselves are not checked"),
+        );
+        Some(ty)
     }
 
     /// `additionalProperties` of `node`: `None` when absent or `false`, else the members' type.
@@ -414,50 +517,65 @@ impl<'f> Lowerer<'f> {
         }
     }
 
-    /// Constraints read from `node` for a value of type `ty` (item rules come from `items`).
+    /// Constraints read from `node` for a value of type `ty` through the rules' shared checks
+    /// (argument, fit, bounds): on a list, its own rules come from `node` and the others from
+    /// its `items`.
     pub(super) fn constraints(&mut self, node: &Node, ty: &Ty) -> Constraints {
         let mut c = Constraints::default();
-        let count = |key: &str| {
-            node.get(key)
-                .and_then(Node::as_f64)
-                .map(|n| n.max(0.0) as u64)
-        };
-        let source = match ty {
-            Ty::Array(_) => {
-                c.min_items = count("minItems");
-                c.max_items = count("maxItems");
-                node.get("items").unwrap_or(node)
+        let mut spans = Vec::new();
+        match node.get("items").filter(|_| matches!(ty, Ty::Array(_))) {
+            Some(items) => {
+                self.read_rules(node, ty, Some(true), &mut c, &mut spans);
+                self.read_rules(items, ty, Some(false), &mut c, &mut spans);
             }
-            _ => node,
-        };
-        let count = |key: &str| {
-            source
-                .get(key)
-                .and_then(Node::as_f64)
-                .map(|n| n.max(0.0) as u64)
-        };
-        c.min_length = count("minLength");
-        c.max_length = count("maxLength");
-        c.minimum = source.get("minimum").and_then(Node::as_f64);
-        c.maximum = source.get("maximum").and_then(Node::as_f64);
-        c.format = source
-            .get("format")
-            .and_then(Node::as_str)
-            .map(str::to_owned);
-        if let Some(p) = source.get("pattern") {
-            match p.as_str() {
-                Some(text) if regex::Regex::new(text).is_ok() => c.pattern = Some(text.to_owned()),
-                _ => self.error(
-                    p,
-                    "`pattern` is not a regular expression Rust reads".to_owned(),
-                ),
-            }
+            None => self.read_rules(node, ty, None, &mut c, &mut spans),
+        }
+        for (rule, e) in rules::check_bounds(&c, |r, v| format!("{}: {v}", r.keyword)) {
+            let span = (spans.iter().find(|(r, _)| *r == rule)).map_or(node.span, |(_, s)| *s);
+            self.errors
+                .push(SpecError::at(self.file, span, e.message).with_help(e.help));
         }
         if matches!(ty, Ty::Named(_)) {
             // A referenced type carries its own rules.
             return Constraints::default();
         }
         c
+    }
+
+    /// Reads the rule keywords of `source` into `c` (only the list rules, or only the others,
+    /// when `lists` says which), each checked as every front end checks a rule. A rule on a
+    /// value it does not apply to constrains nothing in JSON Schema: it is noted and read as
+    /// absent (a `format` is carried: the schema passes it on as an annotation).
+    fn read_rules(
+        &mut self,
+        source: &Node,
+        ty: &Ty,
+        lists: Option<bool>,
+        c: &mut Constraints,
+        spans: &mut Vec<(Rule, (usize, usize))>,
+    ) {
+        for m in source.members() {
+            let Some(rule) = rules::by_keyword(&m.key) else {
+                continue;
+            };
+            if lists.is_some_and(|l| l != (rule.shape == Shape::List))
+                || (rule.arg == Arg::Flag && m.value.as_bool() == Some(false))
+            {
+                continue;
+            }
+            if let Err(e) = rules::fits(rule, &m.key, rules::shape_for(rule, ty))
+                && rule.arg != Arg::Format
+            {
+                self.note(m.key_span.0, format!("{}; read as absent", e.message));
+                continue;
+            }
+            match rule_value(rule, &m.value).and_then(|v| rules::apply(c, rule, &m.key, v)) {
+                Ok(()) => spans.push((rule, m.key_span)),
+                Err(e) => self
+                    .errors
+                    .push(SpecError::at(self.file, m.value.span, e.message).with_help(e.help)),
+            }
+        }
     }
 
     /// Notes keywords the IR does not read: unchecked rules and keywords JSON Schema does not define.
@@ -500,26 +618,32 @@ enum Nullable<'n> {
     Member(&'n Node),
 }
 
-/// `type: ["string", "integer", ...]` with two or more JSON types besides `null`: the
-/// members of an untagged union (at most one numeric type; `integer` wins over `number`), and
-/// whether `null` is among them.
-fn type_list(node: &Node) -> Option<(Vec<Ty>, bool)> {
-    let types = node.get("type")?.as_array()?;
-    let names: Vec<&str> = types.iter().filter_map(Node::as_str).collect();
+/// The one JSON type a `type` list names besides `null` (`integer` folded into `number`), and
+/// whether `null` is listed.
+fn single_type(node: &Node) -> Option<(&str, bool)> {
+    let names: Vec<&str> = (node.get("type")?.as_array()?.iter())
+        .filter_map(Node::as_str)
+        .collect();
     let null = names.contains(&"null");
-    let mut members = Vec::new();
-    for name in &names {
-        match *name {
-            "string" => members.push(Ty::String),
-            "integer" => members.push(Ty::Integer),
-            "number" if !names.contains(&"integer") => members.push(Ty::Number),
-            "boolean" => members.push(Ty::Bool),
-            "number" | "null" => {}
-            // Arrays and objects in a type list: `ty_of` reports them.
-            _ => return None,
-        }
+    let mut rest: Vec<&str> = names.into_iter().filter(|n| *n != "null").collect();
+    if rest.contains(&"number") {
+        rest.retain(|n| *n != "integer");
     }
-    (members.len() >= 2).then_some((members, null))
+    match rest.as_slice() {
+        [one] => Some((one, null)),
+        _ => None,
+    }
+}
+
+/// `type: [...]` naming every JSON type (`null` aside): any value, whatever else it says.
+fn every_type(node: &Node) -> bool {
+    let Some(types) = node.get("type").and_then(Node::as_array) else {
+        return false;
+    };
+    let names: Vec<&str> = types.iter().filter_map(Node::as_str).collect();
+    ["string", "number", "boolean", "object", "array"]
+        .iter()
+        .all(|t| names.contains(t))
 }
 
 pub(super) fn is_null(node: &Node) -> bool {
@@ -572,4 +696,28 @@ pub(super) fn doc_of(node: &Node) -> String {
 /// `<Parent><Field>` for a member's inline type.
 pub(super) fn inline_name(parent: &str, key: &str) -> String {
     format!("{parent}{}", pascal_case(key))
+}
+
+/// A rule keyword's argument, parsed with the wording every front end uses; any `format` is
+/// taken (one the validators do not know is carried into the schema and noted by the summary).
+fn rule_value(rule: Rule, node: &Node) -> Result<Value, TagError> {
+    let written = rule.keyword;
+    let text = || node.to_value().to_string();
+    match (rule.arg, node.as_f64(), node.as_str()) {
+        (Arg::Count, Some(n), _) => rules::count(written, &n.to_string()).map(Value::Count),
+        (Arg::Count, None, _) => rules::count(written, &text()).map(Value::Count),
+        (Arg::Number, Some(n), _) => Ok(Value::Number(n)),
+        (Arg::Number, None, _) => rules::number(written, &text()).map(Value::Number),
+        (Arg::Regex, _, Some(p)) => rules::pattern(written, p).map(|()| Value::Text(p.to_owned())),
+        (Arg::Format, _, Some(f)) => Ok(Value::Text(f.to_owned())),
+        (Arg::Regex | Arg::Format, _, None) => Err(TagError::new(
+            format!("`{written}` needs a string, found `{}`", text()),
+            "write the value as a JSON string",
+        )),
+        (Arg::Flag, ..) if node.as_bool() == Some(true) => Ok(Value::Flag),
+        (Arg::Flag, ..) => Err(TagError::new(
+            format!("`{written}` takes `true`, found `{}`", text()),
+            "write `true`, or leave the keyword out",
+        )),
+    }
 }

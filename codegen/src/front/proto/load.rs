@@ -22,8 +22,10 @@ use protox::prost_reflect::{DescriptorPool, FieldDescriptor};
 
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::front::proto_include::ImportRoots;
-use crate::front::tags::{self, TagError, TagName};
+use crate::front::tags::{self, TagName};
 use crate::ir::Constraints;
+use crate::rules;
+use crate::rules::TagError;
 
 /// A compiled `.proto` spec: the descriptors prost and pbjson generate from, and the
 /// constraints found in comments.
@@ -37,7 +39,7 @@ pub struct ProtoSpec {
     pub fds: FileDescriptorSet,
     /// The same files as a reflection pool, for walking messages, fields and services.
     pub pool: DescriptorPool,
-    /// Constraints by the field's full proto name (`coven.RegisterAgent.agent_id`).
+    /// Constraints by the field's full proto name (`pkg.RegisterAgent.agent_id`).
     pub constraints: BTreeMap<String, Constraints>,
     /// Declared defaults (`@default 30` in a field's comment) by the field's full proto name.
     pub defaults: BTreeMap<String, serde_json::Value>,
@@ -157,7 +159,7 @@ pub fn load_proto_in(roots: &ImportRoots, file: &str) -> Result<ProtoSpec, SpecE
         match SourceFile::read(path) {
             Ok(mut source) => {
                 if path == spec_dir.join(meta.name()) {
-                    // The folder as the caller spelled it, e.g. `spec/coven/coven.proto`.
+                    // The folder as the caller spelled it, e.g. `spec/<module>/<module>.proto`.
                     source.path = spec_dir.join(meta.name());
                     own.insert(meta.name().to_owned());
                 }
@@ -312,15 +314,15 @@ fn tags_of_field(
             let rule = match tags::classify_tag(name) {
                 TagName::Known(rule) => rule,
                 TagName::Misspelt(rule) => {
-                    errors.push(here(TagError::misspelt(name, rule)));
+                    errors.push(here(tags::misspelt(name, rule)));
                     continue;
                 }
                 TagName::Other => continue,
             };
             let written = format!("@{name}");
-            let parsed = tags::parse_value(rule, &written, value)
-                .and_then(|v| tags::fits(rule, &written, tags::shape_for(rule, &ty)).map(|()| v))
-                .and_then(|v| tags::apply(&mut out, rule, &written, v));
+            let parsed = rules::parse_value(rule, &written, value)
+                .and_then(|v| rules::fits(rule, &written, rules::shape_for(rule, &ty)).map(|()| v))
+                .and_then(|v| rules::apply(&mut out, rule, &written, v));
             match parsed {
                 Ok(()) => spans.push((rule, span)),
                 Err(e) => errors.push(here(e)),
@@ -328,7 +330,7 @@ fn tags_of_field(
         }
     }
     // Say so at the upper bound.
-    for (rule, e) in tags::check_bounds(&out, tags::tag_with_value) {
+    for (rule, e) in rules::check_bounds(&out, rules::tag_with_value) {
         let span = spans
             .iter()
             .find(|(r, _)| *r == rule)

@@ -11,7 +11,7 @@ use protox::prost_reflect::{DescriptorPool, DynamicMessage, Kind, MapKey, Value}
 use serde_json::Value as Json;
 
 /// The options of every element of the files named in `own`, by the element's full proto
-/// name (`lf.a2a.v1.Task.id`, `lf.a2a.v1.A2AService.SendMessage`); elements without custom
+/// name (`pkg.v1.Task.id`, `pkg.v1.TaskService.SendMessage`); elements without custom
 /// options are left out.
 pub fn collect(
     pool: &DescriptorPool,

@@ -1,5 +1,5 @@
 //! `const X = "2.0"` (exported or not, optionally `as const`) and `typeof X`: a string
-//! constant declared once and used as a literal type, as MCP writes its `jsonrpc` version.
+//! constant declared once and used as a literal type, as a JSON-RPC schema writes its `jsonrpc` version.
 //! A numeric constant (`export declare const PARSE_ERROR = -32700;`) is read too; `typeof` of
 //! one is a number (`integer` when the constant is whole): the IR has no numeric literal type.
 

@@ -1,8 +1,9 @@
 //! JSDoc comment parsing: free text becomes documentation, `@tag value` lines become
 //! constraints in the ts-json-schema-generator convention.
 
-use crate::front::tags::{self, TagError, TagName};
+use crate::front::tags::{self, TagName};
 use crate::ir::Constraints;
+use crate::rules::{self, TagError};
 
 /// A parsed doc comment.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -43,10 +44,10 @@ pub fn parse(raw: &str) -> Result<DocComment, TagError> {
             match tags::classify_tag(tag) {
                 TagName::Known(rule) => {
                     let written = format!("@{tag}");
-                    let value = tags::parse_value(rule, &written, value)?;
-                    tags::apply(&mut doc.constraints, rule, &written, value)?;
+                    let value = rules::parse_value(rule, &written, value)?;
+                    rules::apply(&mut doc.constraints, rule, &written, value)?;
                 }
-                TagName::Misspelt(rule) => return Err(TagError::misspelt(tag, rule)),
+                TagName::Misspelt(rule) => return Err(tags::misspelt(tag, rule)),
                 // Deprecation stays visible in the Rust docs and the schema's `description`
                 // (an attribute would make every use of the type a warning).
                 TagName::Other if tag == "deprecated" => text_lines.push(if value.is_empty() {
@@ -61,7 +62,7 @@ pub fn parse(raw: &str) -> Result<DocComment, TagError> {
             text_lines.push(line.to_owned());
         }
     }
-    if let Some((_, e)) = tags::check_bounds(&doc.constraints, tags::tag_with_value)
+    if let Some((_, e)) = rules::check_bounds(&doc.constraints, rules::tag_with_value)
         .into_iter()
         .next()
     {
@@ -96,13 +97,14 @@ pub fn parse_inline(raw: &str) -> Result<DocComment, TagError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::{MAX_LENGTH, MIN_LENGTH, PATTERN};
 
     #[test]
     fn text_and_tags_are_separated() {
         let doc = parse("/**\n * The id.\n * @minLength 1\n * @pattern ^[a-z]+$\n */").unwrap();
         assert_eq!(doc.text, "The id.");
-        assert_eq!(doc.constraints.min_length, Some(1));
-        assert_eq!(doc.constraints.pattern.as_deref(), Some("^[a-z]+$"));
+        assert_eq!(doc.constraints.count(&MIN_LENGTH), Some(1));
+        assert_eq!(doc.constraints.text(&PATTERN), Some("^[a-z]+$"));
     }
 
     #[test]
@@ -133,7 +135,7 @@ mod tests {
     fn inline_tags_in_trailing_comments() {
         let doc = parse_inline("Unique agent id. @minLength 1 @maxLength 64").unwrap();
         assert_eq!(doc.text, "Unique agent id.");
-        assert_eq!(doc.constraints.min_length, Some(1));
-        assert_eq!(doc.constraints.max_length, Some(64));
+        assert_eq!(doc.constraints.count(&MIN_LENGTH), Some(1));
+        assert_eq!(doc.constraints.count(&MAX_LENGTH), Some(64));
     }
 }

@@ -187,8 +187,9 @@ impl<'f> Loader<'f> {
         let (text, carried) = carried_format(&text);
         match jsdoc::parse(&text) {
             Ok(mut doc) => {
-                if carried.is_some() && doc.constraints.format.is_none() {
-                    doc.constraints.format = carried;
+                if let Some(format) = carried {
+                    doc.constraints
+                        .set(&crate::rules::FORMAT, crate::rules::Value::Text(format));
                 }
                 doc
             }
@@ -207,9 +208,9 @@ impl<'f> Loader<'f> {
 
     /// Reports a constraint tag that does not fit the type it is on (`@minItems` on a string).
     fn check_fit(&mut self, c: &crate::ir::Constraints, ty: &Ty, span: Span) {
-        for rule in tags::rules_of(c) {
-            let shape = tags::shape_for(rule, ty);
-            if let Err(e) = tags::fits(rule, &format!("@{}", rule.tag()), shape) {
+        for (rule, _) in c.iter() {
+            let shape = crate::rules::shape_for(rule, ty);
+            if let Err(e) = crate::rules::fits(rule, &format!("@{}", rule.tag), shape) {
                 self.errors.push(
                     SpecError::at(
                         self.file,
@@ -1090,7 +1091,11 @@ mod tests {
             let TypeKind::Alias { constraints, .. } = &types["Id"].kind else {
                 panic!("{prefix}Id is not an alias");
             };
-            assert_eq!(constraints.min_length, Some(2), "{prefix}type");
+            assert_eq!(
+                constraints.count(&crate::rules::MIN_LENGTH),
+                Some(2),
+                "{prefix}type"
+            );
             assert_eq!(types["Ping"].doc, "A ping.", "{prefix}interface");
         }
     }

@@ -34,7 +34,7 @@ impl Loader<'_> {
             };
             match line[tag.len()..].trim() {
                 "integer" => integer = true,
-                // What a `number` already is (MCP writes it on `number` members).
+                // What a `number` already is (published schemas write it on `number` members).
                 "number" => {}
                 other => bad.push(format!(
                     "`{tag} {other}` is not read: only `{tag} integer` and `{tag} number` are; write the type itself in TypeScript"

@@ -154,6 +154,9 @@ struct RawTransport {
     /// `content-length` framing: the Content-Type a frame without one has.
     #[serde(default)]
     content_type: Option<Spanned<String>>,
+    /// The Streamable HTTP carrier's profile.
+    #[serde(default)]
+    streamable_http: Option<crate::transport::streamable_http::Raw>,
 }
 
 #[derive(Deserialize)]
@@ -377,6 +380,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
             framing: Some(none()),
             port: None,
             content_type: None,
+            streamable_http: None,
         }
     });
     let kind = crate::transport::lookup(&transport.kind.value);
@@ -442,6 +446,12 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         grpc::lower(file, &parts, &messages, &events, &mut cx.errors)
     });
     check_transport_constants(&transport, &framing, &mut cx);
+    let streamable_http = transport.streamable_http.as_ref().and_then(|raw| {
+        let all: Vec<&Method> = methods.iter().map(|(m, _)| m).collect();
+        let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
+        let kind = &transport.kind.value;
+        crate::transport::streamable_http::lower(raw, kind, &all, &mut report)
+    });
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
     let proto_includes = raw
         .proto
@@ -472,6 +482,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
                 .as_ref()
                 .and_then(|p| u16::try_from(p.value).ok()),
             content_type: transport.content_type.as_ref().map(|c| c.value.clone()),
+            streamable_http,
         },
         roles,
         role_aliases: raw.role_aliases,

@@ -37,7 +37,7 @@ fn route_layout(r: &Route, reply: &str) -> TokenStream {
 }
 
 fn trims(p: &Protocol, ty: &str) -> bool {
-    matches!(p.types.get(ty).map(|t| &t.kind), Some(TypeKind::Alias { constraints, .. }) if constraints.trim)
+    matches!(p.types.get(ty).map(|t| &t.kind), Some(TypeKind::Alias { constraints, .. }) if constraints.has(&crate::rules::TRIM))
 }
 
 /// The `sessions:` section as a `static hw::Layout`.

@@ -1,0 +1,292 @@
+//! `transport.streamable_http`: a JSON-RPC protocol that also runs over Streamable HTTP. The
+//! spec declares every name the transport uses (the endpoint's path, the session and version
+//! headers, the accepted versions, the request that opens a session); this carrier reads and
+//! checks them and emits them as the skeleton's `STREAMABLE_HTTP` profile, which the
+//! transport's server and client take (`agentwire_transport::streamable_http::Profile`).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use serde::Deserialize;
+use serde_saphyr::{Location, Spanned};
+
+use super::Carrier;
+use crate::ir::{Call, Method, Protocol, StreamableHttp as Declared};
+
+pub struct StreamableHttp;
+
+impl Carrier for StreamableHttp {
+    fn key(&self) -> &'static str {
+        "streamable_http"
+    }
+
+    fn carries(&self) -> &'static [&'static str] {
+        &["jsonrpc"]
+    }
+
+    fn skeleton_items(&self, p: &Protocol) -> Option<TokenStream> {
+        p.transport.streamable_http.as_ref().map(|s| emit(p, s))
+    }
+}
+
+/// `transport.streamable_http` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Raw {
+    path: Spanned<String>,
+    session_header: Spanned<String>,
+    version_header: Spanned<String>,
+    versions: Spanned<Vec<String>>,
+    opens_with: Spanned<String>,
+    version_member: Spanned<String>,
+    #[serde(default)]
+    priming_since: Option<Spanned<String>>,
+}
+
+/// Where a finding is reported: a location and the message.
+pub type Report<'a> = dyn FnMut(&Location, String) + 'a;
+
+/// The checked profile of `raw` in a protocol of transport kind `kind` with `methods`; every
+/// finding goes to `report` at the value it is about (and `None` comes back with any).
+pub fn lower(
+    raw: &Raw,
+    kind: &str,
+    methods: &[&Method],
+    report: &mut Report<'_>,
+) -> Option<Declared> {
+    let mut ok = true;
+    let mut fail = |at: &Location, msg: String| {
+        ok = false;
+        report(at, msg);
+    };
+    let carries = StreamableHttp.carries();
+    if !carries.contains(&kind) {
+        let msg = format!(
+            "`transport.streamable_http` carries {} protocols, not `{kind}`",
+            carries.join(", ")
+        );
+        fail(&raw.path.referenced, msg);
+    }
+    check_path(&raw.path, &mut fail);
+    for h in [&raw.session_header, &raw.version_header] {
+        if h.value.is_empty() || !h.value.bytes().all(is_tchar) {
+            let msg = format!(
+                "`{}` is not an HTTP header name (letters, digits and `-`, say)",
+                h.value
+            );
+            fail(&h.referenced, msg);
+        }
+    }
+    if raw
+        .session_header
+        .value
+        .eq_ignore_ascii_case(&raw.version_header.value)
+    {
+        let msg = "the session and version headers must differ".to_owned();
+        fail(&raw.version_header.referenced, msg);
+    }
+    check_versions(raw, &mut fail);
+    check_opening(raw, methods, &mut fail);
+    ok.then(|| Declared {
+        path: raw.path.value.clone(),
+        session_header: raw.session_header.value.clone(),
+        version_header: raw.version_header.value.clone(),
+        versions: raw.versions.value.clone(),
+        opens_with: raw.opens_with.value.clone(),
+        version_member: raw.version_member.value.clone(),
+        priming_since: raw.priming_since.as_ref().map(|p| p.value.clone()),
+    })
+}
+
+/// A path is absolute and names one fixed route (no parameters, no spaces).
+fn check_path(path: &Spanned<String>, fail: &mut Report<'_>) {
+    let p = &path.value;
+    let fixed = p.starts_with('/')
+        && p.bytes()
+            .all(|b| b.is_ascii_graphic() && !b"{}?#".contains(&b));
+    if !fixed {
+        let msg = format!("`{p}` is not an endpoint path (`/name`, without parameters or query)");
+        fail(&path.referenced, msg);
+    }
+}
+
+/// At least one version, none twice, each one a header value; `priming_since` is one of them.
+fn check_versions(raw: &Raw, fail: &mut Report<'_>) {
+    let versions = &raw.versions.value;
+    let at = &raw.versions.referenced;
+    if versions.is_empty() {
+        fail(at, "`versions` lists no protocol version".to_owned());
+    }
+    for (i, v) in versions.iter().enumerate() {
+        if v.is_empty() || !v.bytes().all(|b| b.is_ascii_graphic()) {
+            fail(at, format!("version `{v}` cannot be sent in a header"));
+        }
+        if versions[..i].contains(v) {
+            fail(at, format!("version `{v}` is listed twice"));
+        }
+    }
+    if let Some(p) = &raw.priming_since
+        && !versions.is_empty()
+        && !versions.contains(&p.value)
+    {
+        let msg = format!(
+            "`priming_since: {}` is not one of the versions ({})",
+            p.value,
+            versions.join(", ")
+        );
+        fail(&p.referenced, msg);
+    }
+}
+
+/// `opens_with` is a request of the spec; `version_member` names a member.
+fn check_opening(raw: &Raw, methods: &[&Method], fail: &mut Report<'_>) {
+    let name = &raw.opens_with.value;
+    match methods.iter().find(|m| &m.name == name) {
+        Some(m) if m.call == Call::Request => {}
+        Some(_) => {
+            let msg = format!("`{name}` is a notification: a session opens with a request");
+            fail(&raw.opens_with.referenced, msg);
+        }
+        None => {
+            let known: Vec<&str> = methods
+                .iter()
+                .filter(|m| m.call == Call::Request)
+                .map(|m| m.name.as_str())
+                .collect();
+            let msg = format!(
+                "`{name}` is not a request of this protocol{}",
+                crate::suggest::did_you_mean(name, known.iter().copied())
+            );
+            fail(&raw.opens_with.referenced, msg);
+        }
+    }
+    if raw.version_member.value.is_empty() {
+        let msg = "`version_member` names no member".to_owned();
+        fail(&raw.version_member.referenced, msg);
+    }
+}
+
+/// RFC 9110's `tchar`: what a header name is made of.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// The skeleton's `STREAMABLE_HTTP` constant.
+fn emit(p: &Protocol, s: &Declared) -> TokenStream {
+    let doc = format!(
+        " The Streamable HTTP profile `spec/{}/protocol.yaml` declares \
+         (`transport.streamable_http`): give it to \
+         `agentwire_transport::streamable_http::ServerConfig::new` and `Client::new`.",
+        p.module
+    );
+    let Declared {
+        path,
+        session_header,
+        version_header,
+        versions,
+        opens_with,
+        version_member,
+        priming_since,
+    } = s;
+    let priming = match priming_since {
+        Some(v) => quote!(Some(#v)),
+        None => quote!(None),
+    };
+    quote! {
+        #[doc = #doc]
+        pub const STREAMABLE_HTTP: agentwire_transport::streamable_http::Profile =
+            agentwire_transport::streamable_http::Profile {
+                path: #path,
+                session_header: #session_header,
+                version_header: #version_header,
+                versions: &[#(#versions),*],
+                opens_with: #opens_with,
+                version_member: #version_member,
+                priming_since: #priming,
+            };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diag::SourceFile;
+    use crate::front::protocol;
+
+    /// The errors of a JSON-RPC `protocol.yaml` whose transport declares `profile` (YAML
+    /// lines at the carrier's indentation), as one-line texts.
+    fn errors(kind: &str, profile: &str) -> Vec<String> {
+        let framing = if kind == "jsonrpc" {
+            "newline"
+        } else {
+            "json-text"
+        };
+        let profile: String = profile.lines().map(|l| format!("    {l}\n")).collect();
+        let text = format!(
+            "protocol: demo\ntitle: Demo\ntransport:\n  kind: {kind}\n  framing: {framing}\n  \
+             streamable_http:\n{profile}roles: [client, server]\ntypes: messages.ts\n\
+             jsonrpc:\n  methods:\n    - method: open\n      call: request\n      \
+             from: client\n    - method: note\n      call: notification\n      from: client\n"
+        );
+        let file = SourceFile {
+            path: "demo/protocol.yaml".into(),
+            text: text.into(),
+        };
+        match protocol::load(&file) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.errors.iter().map(|e| e.one_line()).collect(),
+        }
+    }
+
+    const GOOD: &str = "path: /rpc\nsession_header: Demo-Session\nversion_header: Demo-Version\n\
+                        versions: [\"2\", \"1\"]\nopens_with: open\nversion_member: version\n\
+                        priming_since: \"2\"";
+
+    #[test]
+    fn a_declared_profile_is_lowered_into_the_ir() {
+        assert_eq!(errors("jsonrpc", GOOD), Vec::<String>::new());
+    }
+
+    #[test]
+    fn each_wrong_value_is_reported_where_written() {
+        let cases = [
+            ("path: /rpc", "path: rpc", "is not an endpoint path"),
+            ("path: /rpc", "path: /rpc/{id}", "is not an endpoint path"),
+            (
+                "session_header: Demo-Session",
+                "session_header: Demo Session",
+                "is not an HTTP header name",
+            ),
+            (
+                "version_header: Demo-Version",
+                "version_header: demo-session",
+                "must differ",
+            ),
+            ("[\"2\", \"1\"]", "[\"2\", \"2\"]", "listed twice"),
+            ("[\"2\", \"1\"]", "[]", "lists no protocol version"),
+            (
+                "priming_since: \"2\"",
+                "priming_since: \"3\"",
+                "is not one of the versions",
+            ),
+            ("opens_with: open", "opens_with: note", "is a notification"),
+            (
+                "opens_with: open",
+                "opens_with: opn",
+                "did you mean `open`?",
+            ),
+        ];
+        for (from, to, want) in cases {
+            let errs = errors("jsonrpc", &GOOD.replace(from, to));
+            assert!(errs.len() == 1 && errs[0].contains(want), "{to}: {errs:?}");
+        }
+    }
+
+    #[test]
+    fn only_the_kinds_it_carries_may_declare_it() {
+        let errs = errors("websocket", GOOD);
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("carries jsonrpc protocols, not `websocket`")),
+            "{errs:?}"
+        );
+    }
+}
