@@ -371,7 +371,8 @@ fn kebab_case_definitions_generate_under_rust_names() {
           "find-directive": {"type": "object", "properties": {
             "where": {"type": "array", "items": {"type": "string"}},
             "name-style": {"enum": ["flat", "nested"]}}},
-          "holder": {"type": "object", "properties": {"find": {"$ref": "#/definitions/find-directive"}}}
+          "holder": {"type": "object", "properties": {"find": {"$ref": "#/definitions/find-directive"}}},
+          "schemaArray": {"type": "array", "items": {"$ref": "#/definitions/holder"}}
         }}"##,
     )
     .unwrap();
@@ -390,6 +391,12 @@ fn kebab_case_definitions_generate_under_rust_names() {
     assert!(rust.contains("pub struct FindDirective {"), "{rust}");
     assert!(rust.contains("pub enum FindDirectiveNameStyle {"), "{rust}");
     assert!(rust.contains("pub find: Option<FindDirective>"), "{rust}");
+    // A name in lower camel case takes Rust's upper camel case (no `non_camel_case_types`).
+    assert!(rust.contains("pub struct Holder {"), "{rust}");
+    assert!(
+        rust.contains("pub type SchemaArray = Vec<Holder>;"),
+        "{rust}"
+    );
     assert!(
         g.summary.contains(
             "type `find-directive` is not a Rust identifier; its Rust type is `FindDirective`"
@@ -407,7 +414,7 @@ fn the_root_schema_and_every_local_ref_form_are_types() {
     let (types, notes) = load_noted(
         r##"{"$id": "https://example.com/tree", "type": "object",
           "properties": {
-            "child": {"$ref": "#"},
+            "child": {"type": "array", "items": {"$ref": "#"}},
             "leaf": {"$ref": "#/definitions/a~1b"},
             "size": {"$ref": "#/definitions/box/properties/size"},
             "again": {"$ref": "https://example.com/tree#/definitions/box"},
@@ -422,7 +429,7 @@ fn the_root_schema_and_every_local_ref_form_are_types() {
     assert_eq!(
         fields(&types, "Schema"),
         [
-            ("child".into(), named("Schema"), true),
+            ("child".into(), Ty::Array(Box::new(named("Schema"))), true),
             ("leaf".into(), named("a/b"), true),
             ("size".into(), named("BoxSize"), true),
             ("again".into(), named("box"), true),
@@ -558,5 +565,32 @@ fn rules_go_through_the_shared_checks() {
     assert!(
         e[0].contains("`minLength: 3` is above `maxLength: 2`: no value passes"),
         "{e:?}"
+    );
+}
+
+#[test]
+fn a_cycle_of_types_held_by_value_is_cut_at_one_field() {
+    // `{"$ref": "#"}` under an optional key, as every meta-schema writes it: `Option<Tree>`
+    // inside `Tree` would have no size, so that field is any JSON value (a list is fine).
+    let (types, notes) = load_noted(
+        r##"{"type": "object", "properties": {
+          "next": {"$ref": "#"},
+          "children": {"type": "array", "items": {"$ref": "#"}},
+          "pair": {"$ref": "#/$defs/Pair"}},
+          "$defs": {"Pair": {"type": "object", "properties": {"left": {"$ref": "#"}}}}}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    let list = Ty::Array(Box::new(named("Schema")));
+    let schema = fields(&types, "Schema");
+    let pair = fields(&types, "Pair");
+    // One field of each cycle is cut, whichever the search meets first.
+    let cut_next = schema[0].1 == Ty::Any;
+    let cut_pair = schema[2].1 == Ty::Any || pair[0].1 == Ty::Any;
+    assert!(cut_next && cut_pair, "{schema:?} {pair:?}");
+    assert_eq!(schema[1].1, list);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].contains("by value in a cycle of types (no list or map between them); it is read as any JSON value"),
+        "{notes:?}"
     );
 }

@@ -127,6 +127,11 @@ fn conflict(name: &str, emitted: &BTreeSet<String>) -> Option<&'static str> {
         Some("a Rust prelude or primitive name")
     } else if emitted.contains(name) {
         Some("an item the generated module defines")
+    } else if name.starts_with(|c: char| c.is_ascii_lowercase())
+        || name.trim_start_matches('_').contains('_')
+    {
+        // Rust warns of a type not in upper camel case (meta-schemas' `schemaArray`).
+        Some("not in Rust's upper camel case")
     } else {
         None
     }
@@ -260,5 +265,13 @@ mod tests {
             Some("not a Rust identifier")
         );
         assert_eq!(conflict("$x", &emitted), Some("not a Rust identifier"));
+        assert_eq!(
+            conflict("schemaArray", &emitted),
+            Some("not in Rust's upper camel case")
+        );
+        assert_eq!(
+            conflict("Ext_Module", &emitted),
+            Some("not in Rust's upper camel case")
+        );
     }
 }

@@ -119,6 +119,10 @@ impl<'f> Lowerer<'f> {
         }
         // With the tags moved, untagged members are ordered as the TypeScript loader orders them.
         crate::ir::order_untagged_members(&mut self.types);
+        for (ty, what) in super::cycles::break_cycles(&mut self.types) {
+            let line = self.types.get(&ty).map_or(1, |d| d.origin.line);
+            self.notes.entry(what).or_insert((0, line)).0 += 1;
+        }
     }
 
     /// The types, and one note per keyword read as absent (for the `cargo xtask gen` summary).
