@@ -9,7 +9,7 @@ use agentwire_runtime::registry::Protocol;
 
 use super::record::{Recorder, broken_line, message_line};
 use crate::check::{Finding, LineChecker, Stats};
-use crate::report::{OutputFormat, Report};
+use crate::report::{OutputFormat, Progress, Report};
 
 /// Findings kept for the `--report` file; past this many only their number grows.
 pub const MAX_KEPT: usize = 10_000;
@@ -95,7 +95,8 @@ impl Session {
         if let Some(r) = &mut state.recorder {
             r.write(line);
         }
-        let mut report = Report::new(&mut state.err, OutputFormat::Text, None, false).keeping();
+        let mut report =
+            Report::new(&mut state.err, OutputFormat::Text, None, Progress::Off).keeping();
         state.lines.line(line, &mut report);
         let found = report.take_kept();
         keep(&mut state.outcome, &found);
@@ -105,7 +106,8 @@ impl Session {
     /// Ends the session: instances left mid-flow are findings too.
     pub fn finish(self) -> Outcome {
         let mut state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
-        let mut report = Report::new(&mut state.err, OutputFormat::Text, None, false).keeping();
+        let mut report =
+            Report::new(&mut state.err, OutputFormat::Text, None, Progress::Off).keeping();
         let stats = state.lines.finish(&mut report);
         let found = report.take_kept();
         keep(&mut state.outcome, &found);
