@@ -123,6 +123,7 @@
 //! | `pattern = "re"` | strings | the regex matches somewhere (anchor it yourself); checked when the derive expands |
 //! | `format = "uri"` | strings | `uri`, `date-time` or `uuid` |
 //! | `minimum = X`, `maximum = X` | numbers | inclusive bounds, compared as `f64` |
+//! | `multiple_of = X` | numbers | `X` (above zero) divides the value, within a rounding error |
 //! | `min_items = N`, `max_items = N` | lists | number of elements |
 //! | `nested` | any `Validate` type | validates the value under the field's pointer |
 //! | `custom = path` | any | calls `path(&value, at, errors)`: a `fn(&T, &mut JsonPointer, &mut Vec<FieldError>)` (or one taking what `&T` coerces to, e.g. `&[U]` for a `Vec<U>`) that pushes a [`FieldError`], conventionally with [`Rule::Custom`]; it may be written more than once |

@@ -152,7 +152,7 @@ fn summary(spec: &LoadedSpec) -> String {
             p.rule_count()
         );
     }
-    if spec.proto.is_some() {
+    if spec.proto.is_some() && p.methods.is_empty() {
         return format!("{module}: {} message kinds", p.messages.len());
     }
     let unions = p

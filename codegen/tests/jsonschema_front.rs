@@ -526,6 +526,49 @@ fn type_lists_of_any_json_types_and_literals_of_any_json_value() {
 }
 
 #[test]
+fn rules_go_through_the_shared_checks() {
+    use agentwire_codegen::rules::{MAX_LENGTH, MIN_ITEMS, MULTIPLE_OF};
+    // Each rule keyword is read through the rule table: a list's own rules from the list, the
+    // others from its items; `multipleOf` among them.
+    let (types, notes) = load_noted(
+        r#"{"$defs": {"A": {"type": "object", "properties": {
+            "step": {"type": "number", "multipleOf": 0.5},
+            "tags": {"type": "array", "minItems": 1, "items": {"type": "string", "maxLength": 3}},
+            "name": {"type": "string", "multipleOf": 2}}}}}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    let TypeKind::Struct(f) = &types["A"].kind else {
+        panic!("{:?}", types["A"]);
+    };
+    let by = |n: &str| &f.iter().find(|f| f.name == n).unwrap().constraints;
+    assert_eq!(by("step").number(&MULTIPLE_OF), Some(0.5));
+    assert_eq!(by("tags").count(&MIN_ITEMS), Some(1));
+    assert_eq!(by("tags").count(&MAX_LENGTH), Some(3));
+    // A rule on a value it does not apply to constrains nothing in JSON Schema: the shared fit
+    // check's wording, as a note, and the rule read as absent.
+    assert!(by("name").is_empty());
+    assert_eq!(
+        notes,
+        [
+            "note: schema.json (line 4): `multipleOf` applies to numbers, and this field is not one; read as absent"
+        ]
+    );
+    // A bad argument and a lower bound above its upper bound are errors, worded as every
+    // front end words them.
+    let e = load(r#"{"$defs": {"A": {"type": "number", "multipleOf": 0}}}"#).unwrap_err();
+    assert!(
+        e[0].contains("`multipleOf` needs a number above zero, found `0`"),
+        "{e:?}"
+    );
+    let e = load(r#"{"$defs": {"A": {"type": "string", "minLength": 3, "maxLength": 2}}}"#)
+        .unwrap_err();
+    assert!(
+        e[0].contains("`minLength: 3` is above `maxLength: 2`: no value passes"),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn a_cycle_of_types_held_by_value_is_cut_at_one_field() {
     // `{"$ref": "#"}` under an optional key, as every meta-schema writes it: `Option<Tree>`
     // inside `Tree` would have no size, so that field is any JSON value (a list is fine).

@@ -360,7 +360,7 @@ impl Rules {
         let key = rule.name;
         let value = match rule.arg {
             Arg::Flag => Ok(Value::Flag),
-            Arg::Count | Arg::Number => {
+            Arg::Count | Arg::Number | Arg::Positive => {
                 let expr: Expr = meta.value()?.parse()?;
                 argument(rule, &expr).map_err(|e| cx.error_at(&expr, one_line(&e)))
             }
@@ -469,6 +469,9 @@ fn argument(rule: Rule, expr: &Expr) -> Result<Value, TagError> {
         return rules::count(rule.name, &text).map(Value::Count);
     }
     match number_of(expr) {
+        Some(n) if rule.arg == Arg::Positive => {
+            rules::positive(rule.name, &n.to_string()).map(Value::Number)
+        }
         Some(n) => Ok(Value::Number(n)),
         None => Err(rules::number(rule.name, &text).err().unwrap_or_else(|| {
             TagError::new(

@@ -29,6 +29,7 @@ pub enum Rule {
     MaxItems(u64),
     Minimum(f64),
     Maximum(f64),
+    MultipleOf(f64),
     Format(&'static str),
     /// A value a union's catch-all member must not have: a tag value that a named member of
     /// the union owns (its body did not fit that member).
@@ -56,6 +57,7 @@ impl Rule {
             Rule::MaxItems(_) => "max_items",
             Rule::Minimum(_) => "minimum",
             Rule::Maximum(_) => "maximum",
+            Rule::MultipleOf(_) => "multiple_of",
             Rule::Format(_) => "format",
             Rule::Not => "not",
             Rule::Custom(name) => name,
@@ -73,6 +75,7 @@ impl fmt::Display for Rule {
             Rule::MaxItems(n) => write!(f, "max_items {n}"),
             Rule::Minimum(n) => write!(f, "minimum {n}"),
             Rule::Maximum(n) => write!(f, "maximum {n}"),
+            Rule::MultipleOf(n) => write!(f, "multiple_of {n}"),
             Rule::Format(name) => write!(f, "format {name}"),
             other => f.write_str(other.name()),
         }

@@ -261,6 +261,24 @@ pub fn maximum(v: f64, max: f64, at: &JsonPointer, errors: &mut Vec<FieldError>)
     }
 }
 
+/// `v` is a whole multiple of `by` (a positive number; any other checks nothing). The quotient
+/// may miss a whole number by a rounding error (0.3 / 0.1 is 2.9999999999999996), so a
+/// relative tolerance of 1e-9 decides.
+pub fn multiple_of(v: f64, by: f64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    if !(by > 0.0 && by.is_finite()) {
+        return;
+    }
+    let q = v / by;
+    if !q.is_finite() || (q - q.round()).abs() > 1e-9 * q.abs().max(1.0) {
+        fail(
+            at,
+            errors,
+            Rule::MultipleOf(by),
+            format!("{v} is not a multiple of {by}"),
+        );
+    }
+}
+
 /// A catch-all member's tag: any string but the values the union's named members own. Such a
 /// value reached the catch-all because its body did not fit the named member.
 pub fn not_one_of(s: &str, owned: &[&str], at: &JsonPointer, errors: &mut Vec<FieldError>) {
@@ -317,5 +335,22 @@ mod tests {
         assert_eq!(errors.len(), 2);
         min_length("😀😀😀", 3, &at, &mut errors);
         assert_eq!(errors.len(), 2);
+    }
+
+    #[test]
+    fn multiples_allow_rounding_error_only() {
+        let mut errors = Vec::new();
+        let at = JsonPointer::new();
+        for ok in [0.3, 0.0, -0.2, 1e12, 7.0] {
+            multiple_of(ok, 0.1, &at, &mut errors);
+        }
+        // A divisor that is not positive checks nothing (the loaders refuse it).
+        multiple_of(0.35, 0.0, &at, &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+        multiple_of(0.35, 0.1, &at, &mut errors);
+        multiple_of(f64::MAX, 1e-300, &at, &mut errors);
+        assert_eq!(errors.len(), 2);
+        assert_eq!(errors[0].rule, Rule::MultipleOf(0.1));
+        assert_eq!(errors[0].message, "0.35 is not a multiple of 0.1");
     }
 }

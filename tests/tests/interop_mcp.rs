@@ -135,7 +135,7 @@ mod our_client {
     };
     use agentwire_protocols::skeletons::mcp::{Client, ClientHandler};
     use agentwire_runtime::jsonrpc::{Outcome, RpcError};
-    use agentwire_transport::jsonrpc::{CancellationToken, Config};
+    use agentwire_transport::jsonrpc::Config;
     use agentwire_transport::streamable_http;
     use serde_json::{Value, json};
 
@@ -485,24 +485,16 @@ mod our_client {
     /// Drives the Streamable HTTP endpoint `url`.
     pub async fn over_http(url: &str, expect: Expect) -> Checks {
         let asked = Arc::new(Asked::default());
-        let (http, received) = streamable_http::Client::new(
+        let (client, _notes, session, _connection) = Client::connect_http(
             url,
             agentwire_protocols::skeletons::mcp::STREAMABLE_HTTP,
+            Arc::new(Answers(Arc::clone(&asked))),
             streamable_http::ClientConfig::default(),
+            Config::default(),
         )
         .unwrap();
-        let (client, _notes, link, _connection) = Client::connect_messages(
-            Arc::new(Answers(Arc::clone(&asked))),
-            CancellationToken::new(),
-            Config::default(),
-        );
-        let bridge = http
-            .clone()
-            .bridge(received, link.incoming, link.outgoing, |o| o.text);
-        let checks = drive(&client, Some(&http), Some(url), &asked, &expect).await;
-        client.close();
-        let ended = http.terminate().await;
-        bridge.abort();
+        let checks = drive(&client, Some(&session.http), Some(url), &asked, &expect).await;
+        let ended = session.close(&client).await;
         let mut checks = checks;
         checks.check(
             ended.is_ok(),

@@ -75,7 +75,13 @@ pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
     let names = Names::of(p);
     let schema_path = format!("{}/schemas/{module}.schema.json", names.up_to_src());
     let dynamic = match names {
-        Names::Prost => emit_proto_dynamic(p),
+        // Protobuf types under JSON-RPC: the method sets are over the prost types, whose
+        // serde impls are pbjson's (ProtoJSON).
+        Names::Prost => {
+            let rpc = emit_jsonrpc(p);
+            let proto = emit_proto_dynamic(p);
+            quote!(#rpc #proto)
+        }
         Names::Spec => emit_dynamic(p),
     };
     let defaults = crate::emit::defaults::emit_defaults(p);
@@ -97,7 +103,7 @@ pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
 /// module has. Decided here once: the module emitter writes exactly these and the registry binds
 /// exactly these.
 pub struct Offers {
-    /// `decode_response`: a JSON module whose spec has methods.
+    /// `decode_response`: a module whose spec has methods (JSON or protobuf types).
     pub responses: bool,
     /// `schemars_schema`: a JSON module (prost's types derive no `JsonSchema`).
     pub schemars: bool,
@@ -106,7 +112,7 @@ pub struct Offers {
 /// The optional functions of `p`'s module.
 pub fn offers(p: &Protocol) -> Offers {
     Offers {
-        responses: Names::of(p).serde_types() && !p.methods.is_empty(),
+        responses: !p.methods.is_empty(),
         schemars: Names::of(p).serde_types(),
     }
 }
@@ -121,7 +127,7 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
         .map(|(n, _)| n)
         .collect();
     let paths = messages.iter().map(|n| crate::naming::prost_path(n));
-    let message_arms = p.channels.iter().map(|c| {
+    let unions = p.channels.iter().map(|c| {
         let role = &c.from;
         let union = crate::naming::prost_path(&c.union);
         quote! {
@@ -130,6 +136,15 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
             })),
         }
     });
+    let message_arms: Vec<TokenStream> = if p.methods.is_empty() {
+        unions.collect()
+    } else {
+        p.roles
+            .iter()
+            .filter_map(|role| rpc_message_arm(p, role))
+            .collect()
+    };
+    let responses = decode_response_fn(p);
     let decode_message = decode_message_fn(
         p,
         &[
@@ -137,9 +152,11 @@ fn emit_proto_dynamic(p: &Protocol) -> TokenStream {
             " re-encoded; `None` when `from` sends no messages in this protocol. A message only",
             " another role sends fails with rule `wrong_side`, naming its sender.",
         ],
-        message_arms,
+        message_arms.into_iter(),
     );
     quote! {
+        #responses
+
         /// Decodes (proto3 JSON) and validates a message of the type named `type_name`,
         /// returning it as the typed code re-encodes it; `None` when the protocol has no such
         /// message.
@@ -178,20 +195,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         .collect();
     let message_arms = p.roles.iter().filter_map(|role| {
         if !p.methods.is_empty() {
-            let has_any = p
-                .methods
-                .iter()
-                .any(|m| m.sent_by(role) || m.answered_by(role));
-            if !has_any {
-                return None;
-            }
-            let message_ty = role_set(role, RoleSet::Message);
-            return Some(quote! {
-                #role => Some(#message_ty::from_json(json).and_then(|m| {
-                    m.validate()?;
-                    Ok(agentwire_runtime::serde_json::to_value(&m).expect("JSON-RPC messages always serialize"))
-                })),
-            });
+            return rpc_message_arm(p, role);
         }
         let channel = p.channel_from(role)?;
         let union = type_ident(&channel.union);
@@ -201,29 +205,7 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
             })),
         })
     });
-    let responses = if !offers(p).responses {
-        TokenStream::new()
-    } else {
-        let arms = p.methods.iter().filter(|m| m.call == Call::Request).map(|m| {
-            let name = &m.name;
-            // Any sender's request set decodes the result: a method has one result type.
-            let set = role_set(&m.from[0], RoleSet::Request);
-            quote!(#name => agentwire_runtime::jsonrpc::reencode_response::<#set>(method, json),)
-        });
-        quote! {
-            /// Decodes and validates a response to a `method` request, returning it re-encoded;
-            /// `None` when no request has that method.
-            pub fn decode_response(
-                method: &str,
-                json: &str,
-            ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
-                Some(match method {
-                    #(#arms)*
-                    _ => return None,
-                })
-            }
-        }
-    };
+    let responses = decode_response_fn(p);
     let decode_message = decode_message_fn(
         p,
         &[
@@ -259,6 +241,55 @@ fn emit_dynamic(p: &Protocol) -> TokenStream {
         }
 
         #decode_message
+    }
+}
+
+/// `decode_message`'s arm for `role` of a JSON-RPC protocol: its message type decodes and
+/// validates; `None` when the role sends and answers nothing.
+fn rpc_message_arm(p: &Protocol, role: &str) -> Option<TokenStream> {
+    let has_any = p
+        .methods
+        .iter()
+        .any(|m| m.sent_by(role) || m.answered_by(role));
+    if !has_any {
+        return None;
+    }
+    let message_ty = role_set(role, RoleSet::Message);
+    Some(quote! {
+        #role => Some(#message_ty::from_json(json).and_then(|m| {
+            m.validate()?;
+            Ok(agentwire_runtime::serde_json::to_value(&m).expect("JSON-RPC messages always serialize"))
+        })),
+    })
+}
+
+/// `decode_response(method, json)`, for a module with methods (see [`offers`]).
+fn decode_response_fn(p: &Protocol) -> TokenStream {
+    if !offers(p).responses {
+        return TokenStream::new();
+    }
+    let arms = p
+        .methods
+        .iter()
+        .filter(|m| m.call == Call::Request)
+        .map(|m| {
+            let name = &m.name;
+            // Any sender's request set decodes the result: a method has one result type.
+            let set = role_set(&m.from[0], RoleSet::Request);
+            quote!(#name => agentwire_runtime::jsonrpc::reencode_response::<#set>(method, json),)
+        });
+    quote! {
+        /// Decodes and validates a response to a `method` request, returning it re-encoded;
+        /// `None` when no request has that method.
+        pub fn decode_response(
+            method: &str,
+            json: &str,
+        ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
+            Some(match method {
+                #(#arms)*
+                _ => return None,
+            })
+        }
     }
 }
 

@@ -88,7 +88,7 @@ pub struct Owners {
 /// `tracking:`: the state a WebSocket client keeps per session across connections.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tracking {
-    /// The generated type's name (`HelixAgent`).
+    /// The generated type's name (`TrackedAgent`).
     pub name: String,
     /// The kind the client sends per turn, and its fields.
     pub turn: TurnKind,

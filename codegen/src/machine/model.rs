@@ -231,10 +231,11 @@ pub struct Model {
 impl Model {
     /// The analysis of `p` and its machines.
     pub fn new(p: &Protocol) -> Result<Self, String> {
-        let source_kind = if Names::of(p) == Names::Prost {
-            SourceKind::Proto
-        } else if !p.methods.is_empty() {
+        // Methods first: protobuf types may travel in JSON-RPC messages too.
+        let source_kind = if !p.methods.is_empty() {
             SourceKind::JsonRpc
+        } else if Names::of(p) == Names::Prost {
+            SourceKind::Proto
         } else {
             SourceKind::Json
         };

@@ -24,8 +24,8 @@ pub fn pascal_case(s: &str) -> String {
     out
 }
 
-/// `previousResponseId`, `call_id`, `MCPServer` -> `previous_response_id`, `call_id`,
-/// `mcp_server`.
+/// `previousResponseId`, `call_id`, `HTTPServer` -> `previous_response_id`, `call_id`,
+/// `http_server`.
 pub fn snake_case(s: &str) -> String {
     let chars: Vec<char> = s.chars().collect();
     let mut out = String::new();

@@ -80,8 +80,8 @@ impl Names {
         self == Self::Prost
     }
 
-    /// Whether the types derive `schemars::JsonSchema` and the module offers typed response
-    /// decoding (agentwire's serde types; prost's derive neither).
+    /// Whether the types derive `schemars::JsonSchema` (agentwire's serde types; prost's do
+    /// not).
     pub fn serde_types(self) -> bool {
         self == Self::Spec
     }

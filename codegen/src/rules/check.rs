@@ -47,6 +47,25 @@ pub fn number(written: &str, value: &str) -> Result<f64, TagError> {
         })
 }
 
+/// A finite number above zero.
+pub fn positive(written: &str, value: &str) -> Result<f64, TagError> {
+    number(written, value)?;
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| *n > 0.0)
+        .ok_or_else(|| {
+            TagError::new(
+                format!(
+                    "`{written}` needs a number above zero, found `{}`",
+                    value.trim()
+                ),
+                "write a number such as 1 or 0.5",
+            )
+        })
+}
+
 pub fn pattern(written: &str, value: &str) -> Result<(), TagError> {
     if value.is_empty() {
         return Err(TagError::new(
@@ -85,6 +104,7 @@ pub fn parse_value(rule: Rule, written: &str, value: &str) -> Result<Value, TagE
     Ok(match rule.arg {
         Arg::Count => Value::Count(count(written, value)?),
         Arg::Number => Value::Number(number(written, value)?),
+        Arg::Positive => Value::Number(positive(written, value)?),
         Arg::Regex => {
             pattern(written, value)?;
             Value::Text(value.to_owned())
@@ -132,13 +152,14 @@ pub fn shape_for(rule: Rule, ty: &Ty) -> Shape {
 
 /// Stores a parsed value; `Err` names a rule given twice or an argument of the wrong kind.
 pub fn apply(c: &mut Constraints, rule: Rule, written: &str, value: Value) -> Result<(), TagError> {
-    let kind_fits = matches!(
-        (rule.arg, &value),
+    let kind_fits = match (rule.arg, &value) {
+        (Arg::Positive, Value::Number(n)) => *n > 0.0,
         (Arg::Count, Value::Count(_))
-            | (Arg::Number, Value::Number(_))
-            | (Arg::Regex | Arg::Format, Value::Text(_))
-            | (Arg::Flag, Value::Flag)
-    );
+        | (Arg::Number, Value::Number(_))
+        | (Arg::Regex | Arg::Format, Value::Text(_))
+        | (Arg::Flag, Value::Flag) => true,
+        _ => false,
+    };
     if !kind_fits {
         return Err(TagError::new(
             format!("`{written}` cannot take {value:?}"),
@@ -204,6 +225,17 @@ mod tests {
                 .ends_with("unclosed character class")
         );
         assert!(format("format", "email").is_err());
+        assert_eq!(positive("@step", "0.5"), Ok(0.5));
+        assert_eq!(
+            positive("@step", "0").unwrap_err().message,
+            "`@step` needs a number above zero, found `0`"
+        );
+        assert!(
+            positive("@step", "x")
+                .unwrap_err()
+                .message
+                .contains("finite")
+        );
         assert!(fits(&MIN_ITEMS, "@minItems", Shape::Text).is_err());
         assert!(fits(&MIN_ITEMS, "min_items", Shape::Unknown).is_ok());
     }

@@ -12,8 +12,8 @@ pub mod emit;
 mod table;
 
 pub use check::{
-    TagError, apply, check_bounds, count, fits, format, number, parse_value, pattern, shape_for,
-    tag_with_value,
+    TagError, apply, check_bounds, count, fits, format, number, parse_value, pattern, positive,
+    shape_for, tag_with_value,
 };
 pub use constraints::Constraints;
 pub use table::*;
@@ -96,6 +96,8 @@ pub enum Arg {
     Count,
     /// A finite number (`@minimum -0.5`).
     Number,
+    /// A finite number above zero (a divisor, a step).
+    Positive,
     /// A regular expression in the `regex` crate's syntax.
     Regex,
     /// One of [`crate::ir::FORMATS`] (a JSON Schema may carry others, as documentation).

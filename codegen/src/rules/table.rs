@@ -17,6 +17,7 @@ pub static RULES: &[Rule] = &[
     &FORMAT,
     &MINIMUM,
     &MAXIMUM,
+    &MULTIPLE_OF,
     &MIN_ITEMS,
     &MAX_ITEMS,
 ];
@@ -145,6 +146,27 @@ pub static MAXIMUM: RuleDef = RuleDef {
     },
     zero_fails: |v| v.as_f64().is_some_and(|n| n < 0.0),
     schemars: Schemars::Range(Bound::Max),
+};
+
+/// `@multipleOf 0.25`: the number divided by the argument is a whole number.
+pub static MULTIPLE_OF: RuleDef = RuleDef {
+    name: "multiple_of",
+    tag: "multipleOf",
+    keyword: "multipleOf",
+    arg: Arg::Positive,
+    shape: Shape::Number,
+    upper: None,
+    check: Check::Call {
+        function: "multiple_of",
+        run: |s, v, at, errors| {
+            if let (Subject::Number(n), Value::Number(by)) = (s, v) {
+                validate::multiple_of(n, *by, at, errors);
+            }
+        },
+    },
+    // Zero is a multiple of every number.
+    zero_fails: never,
+    schemars: Schemars::Extend,
 };
 
 pub static MIN_ITEMS: RuleDef = RuleDef {

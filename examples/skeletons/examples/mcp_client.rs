@@ -15,14 +15,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentwire_examples::Failure;
-use agentwire_examples::mcp::{ClientAnswers, HttpSession, arguments_for, client_capabilities};
+use agentwire_examples::mcp::{ClientAnswers, arguments_for, client_capabilities};
 use agentwire_protocols::mcp::{
     CallToolRequestParams, CallToolResult, ClientRequest, ClientResult, InitializeResult,
     ServerNotification,
 };
-use agentwire_protocols::skeletons::mcp::{Client, ServerNotifications};
+use agentwire_protocols::skeletons::mcp::{Client, STREAMABLE_HTTP, ServerNotifications};
 use agentwire_runtime::jsonrpc::MethodSet as _;
-use agentwire_transport::jsonrpc::Config;
+use agentwire_transport::jsonrpc::{Config, HttpSession};
+use agentwire_transport::streamable_http::ClientConfig;
 use serde_json::{Value, json};
 
 type Boxed = Box<dyn std::error::Error + Send + Sync>;
@@ -72,8 +73,14 @@ impl Session {
 
     /// A client of the Streamable HTTP endpoint `url`.
     fn http(url: &str, answers: ClientAnswers) -> Result<Self, Boxed> {
-        let (client, notes, http) =
-            agentwire_examples::mcp::connect_http(url, Arc::new(answers), Config::default())?;
+        let http = ClientConfig::default();
+        let (client, notes, http, _connection) = Client::connect_http(
+            url,
+            STREAMABLE_HTTP,
+            Arc::new(answers),
+            http,
+            Config::default(),
+        )?;
         Ok(Self {
             client,
             notes: Some(notes),

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentwire_examples::mcp::{invalid_params, serve_session, typed};
+use agentwire_examples::mcp::{invalid_params, typed};
 use agentwire_protocols::mcp::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, EmptyResult,
     GetPromptRequestParams, GetPromptResult, InitializeRequestParams, InitializeResult,
@@ -18,9 +18,9 @@ use agentwire_protocols::mcp::{
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult, SetLevelRequestParams,
     SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use agentwire_protocols::skeletons::mcp::{STREAMABLE_HTTP, ServerHandler, ServerSender};
+use agentwire_protocols::skeletons::mcp::{STREAMABLE_HTTP, Server, ServerHandler, ServerSender};
 use agentwire_runtime::jsonrpc::RpcError;
-use agentwire_transport::streamable_http::{self, ServerConfig};
+use agentwire_transport::streamable_http::ServerConfig;
 use serde_json::{Value, json};
 
 /// The protocol versions this server speaks, newest first.
@@ -372,11 +372,9 @@ async fn main() -> std::io::Result<()> {
         .unwrap_or_else(|| "127.0.0.1:8766".to_owned());
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let handler = Arc::new(Fixtures);
-    let handle = streamable_http::serve(
-        listener,
-        move |pipe| serve_session(Arc::clone(&handler), pipe),
-        ServerConfig::new(STREAMABLE_HTTP),
-    )?;
+    let http = ServerConfig::new(STREAMABLE_HTTP);
+    let config = agentwire_transport::jsonrpc::Config::default();
+    let handle = Server::serve_http(listener, handler, http, config)?;
     let url = format!("http://{}{}", handle.local_addr(), STREAMABLE_HTTP.path);
     println!("listening on {url}");
     tracing::info!("{}", agentwire_examples::STOP_HINT);

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use agentwire_examples::mcp::{invalid_params, serve_session, typed};
+use agentwire_examples::mcp::{invalid_params, typed};
 use agentwire_protocols::mcp::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
     CreateMessageRequestParams, EmptyResult, GetPromptRequestParams, GetPromptResult,
@@ -18,9 +18,9 @@ use agentwire_protocols::mcp::{
     ReadResourceResult, SamplingMessageContent, SamplingMessageContentBlock, SetLevelRequestParams,
     SubscribeRequestParams, TextContent, UnsubscribeRequestParams,
 };
-use agentwire_protocols::skeletons::mcp::{STREAMABLE_HTTP, ServerHandler, ServerSender};
+use agentwire_protocols::skeletons::mcp::{STREAMABLE_HTTP, Server, ServerHandler, ServerSender};
 use agentwire_runtime::jsonrpc::RpcError;
-use agentwire_transport::streamable_http::{self, ServerConfig};
+use agentwire_transport::streamable_http::ServerConfig;
 use serde_json::{Value, json};
 
 /// The protocol versions this server speaks, newest first; a client offering another one
@@ -312,11 +312,9 @@ async fn main() -> std::io::Result<()> {
             let addr = args.get(i + 1).map_or("127.0.0.1:8765", String::as_str);
             let listener = tokio::net::TcpListener::bind(addr).await?;
             let handler = Arc::new(Example);
-            let handle = streamable_http::serve(
-                listener,
-                move |pipe| serve_session(Arc::clone(&handler), pipe),
-                ServerConfig::new(STREAMABLE_HTTP),
-            )?;
+            let http = ServerConfig::new(STREAMABLE_HTTP);
+            let config = agentwire_transport::jsonrpc::Config::default();
+            let handle = Server::serve_http(listener, handler, http, config)?;
             let url = format!("http://{}{}", handle.local_addr(), STREAMABLE_HTTP.path);
             println!("listening on {url}");
             tracing::info!(%url, "mcp server listening; {}", agentwire_examples::STOP_HINT);

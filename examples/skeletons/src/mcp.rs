@@ -1,19 +1,14 @@
 //! What the MCP examples share: typed values from JSON literals, the JSON-RPC errors the
-//! servers answer with, the client's answers to the server's requests, and the Streamable
-//! HTTP glue of both sides.
-
-use std::sync::Arc;
+//! servers answer with and the client's answers to the server's requests. Streamable HTTP
+//! needs no glue: `Server::serve_http` and `Client::connect_http` take the skeleton's
+//! `STREAMABLE_HTTP` profile.
 
 use agentwire_protocols::mcp::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     EmptyResult, ListRootsResult, RequestParams,
 };
-use agentwire_protocols::skeletons::mcp::{
-    Client, ClientHandler, STREAMABLE_HTTP, Server, ServerHandler, ServerNotifications,
-};
+use agentwire_protocols::skeletons::mcp::{Client, ClientHandler};
 use agentwire_runtime::jsonrpc::{RpcError, codes};
-use agentwire_transport::jsonrpc::{CancellationToken, Config};
-use agentwire_transport::streamable_http::{self, Outgoing, SessionPipe};
 use serde_json::Value;
 
 /// A typed value from a JSON literal (the schema's structs have many optional members).
@@ -32,17 +27,6 @@ pub fn invalid_params(message: String) -> RpcError {
         message,
         data: None,
     }
-}
-
-/// Streamable HTTP: one engine per session, bridged to the session's pipe.
-pub fn serve_session<H: ServerHandler>(handler: Arc<H>, pipe: SessionPipe) {
-    let (_sender, link, _connection) =
-        Server::serve_messages(handler, CancellationToken::new(), Config::default());
-    pipe.bridge(link.incoming, link.outgoing, |o| Outgoing {
-        json: o.text,
-        // A response is routed by its own id.
-        related: if o.answers.is_some() { None } else { o.related },
-    });
 }
 
 /// The client capabilities the example client declares: it answers the server's sampling,
@@ -181,39 +165,4 @@ pub fn arguments_for(schema: &Value) -> serde_json::Map<String, Value> {
             (name.clone(), value)
         })
         .collect()
-}
-
-/// A client session over Streamable HTTP: the HTTP client, and the task that joins it to the
-/// JSON-RPC engine.
-#[derive(Debug)]
-pub struct HttpSession {
-    pub http: streamable_http::Client,
-    bridge: tokio::task::JoinHandle<()>,
-}
-
-impl HttpSession {
-    /// Ends the session: the engine is closed, then the server is told (DELETE).
-    pub async fn close(self, client: &Client) -> Result<(), streamable_http::ClientError> {
-        client.close();
-        let result = self.http.terminate().await;
-        self.bridge.abort();
-        result
-    }
-}
-
-/// Connects a client to the Streamable HTTP endpoint `url`, answering the server's requests
-/// with `handler`. Nothing is sent until the first request (`initialize`).
-pub fn connect_http<H: ClientHandler>(
-    url: &str,
-    handler: Arc<H>,
-    config: Config,
-) -> Result<(Client, ServerNotifications, HttpSession), streamable_http::ClientError> {
-    let config_http = streamable_http::ClientConfig::default();
-    let (http, received) = streamable_http::Client::new(url, STREAMABLE_HTTP, config_http)?;
-    let (client, notes, link, _connection) =
-        Client::connect_messages(handler, CancellationToken::new(), config);
-    let bridge = http
-        .clone()
-        .bridge(received, link.incoming, link.outgoing, |o| o.text);
-    Ok((client, notes, HttpSession { http, bridge }))
 }

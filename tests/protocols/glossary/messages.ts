@@ -4,4 +4,9 @@ export interface Term {
   word: string;
   meaning: string;
   seeAlso?: string[];
+  /**
+   * How much of the term the reader knows, in quarters.
+   * @multipleOf 0.25
+   */
+  known?: number;
 }

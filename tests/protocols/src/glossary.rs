@@ -25,6 +25,18 @@ pub struct Term {
     )]
     #[cfg_attr(feature = "schemars", schemars(with = "Vec<String>"))]
     pub see_also: Option<Vec<String>>,
+    /// How much of the term the reader knows, in quarters.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present",
+        serialize_with = "agentwire_runtime::serde_helpers::option_number::serialize"
+    )]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(with = "f64", extend("multipleOf" = 0.25f64))
+    )]
+    pub known: Option<f64>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Term {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -46,6 +58,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Term {
                 let mut f0: Option<String> = None;
                 let mut f1: Option<String> = None;
                 let mut f2: Option<Vec<String>> = None;
+                let mut f3: Option<f64> = None;
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -78,6 +91,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Term {
                             }
                             f2 = Some(map.next_value()?);
                         }
+                        "known" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "known",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
                         _ => {
                             map.next_value::<
                                     agentwire_runtime::serde::de::IgnoredAny,
@@ -95,6 +118,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Term {
                             "meaning",
                         ))?,
                     see_also: f2,
+                    known: f3,
                 })
             }
         }
@@ -110,11 +134,17 @@ impl Term {
             word: word.into(),
             meaning: meaning.into(),
             see_also: None,
+            known: None,
         }
     }
     /// Sets `seeAlso`.
     pub fn with_see_also(mut self, value: Vec<String>) -> Self {
         self.see_also = Some(value);
+        self
+    }
+    /// Sets `known`.
+    pub fn with_known(mut self, value: f64) -> Self {
+        self.known = Some(value);
         self
     }
 }
@@ -131,6 +161,14 @@ impl agentwire_runtime::Validate for Term {
                 agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
+        if let Some(v) = &self.known {
+            at.with(
+                "known",
+                |at| {
+                    agentwire_runtime::validate::multiple_of(*v, 0.25f64, at, errors);
+                },
+            );
+        }
     }
 }
 /// Decodes and validates a value of the type named `type_name`, returning it as the

@@ -42,6 +42,10 @@ pub mod room_chat;
 #[cfg(feature = "tagmix")]
 #[rustfmt::skip]
 pub mod tagmix;
+/// Tally
+#[cfg(feature = "tally")]
+#[rustfmt::skip]
+pub mod tally;
 /// Task runner (test protocol)
 #[cfg(feature = "task_rpc")]
 #[rustfmt::skip]
@@ -66,6 +70,9 @@ pub mod skeletons {
     /// Room chat (test protocol): both roles.
     #[cfg(feature = "room_chat")]
     pub mod room_chat;
+    /// Tally: both roles.
+    #[cfg(feature = "tally")]
+    pub mod tally;
     /// Task runner (test protocol): both roles.
     #[cfg(feature = "task_rpc")]
     pub mod task_rpc;

@@ -19,6 +19,8 @@ pub fn protocols() -> &'static [&'static dyn Protocol] {
         &KvRpc,
         #[cfg(feature = "room_chat")]
         &RoomChat,
+        #[cfg(feature = "tally")]
+        &Tally,
         #[cfg(feature = "task_rpc")]
         &TaskRpc,
     ]
@@ -326,6 +328,55 @@ impl Checker for RoomChatChecker {
     }
     fn live_instances(&self) -> usize {
         self.0.live_instances()
+    }
+}
+/// `tally` (Tally) in the registry.
+#[cfg(feature = "tally")]
+#[derive(Debug, Clone, Copy)]
+pub struct Tally;
+#[cfg(feature = "tally")]
+impl Protocol for Tally {
+    fn name(&self) -> &'static str {
+        "tally"
+    }
+    fn title(&self) -> &'static str {
+        "Tally"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "server"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::JsonRpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Newline
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        None
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        None
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::tally::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::tally::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::tally::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::tally::decode_response(method, json)
     }
 }
 /// `task_rpc` (Task runner (test protocol)) in the registry.

@@ -49,6 +49,24 @@ fn a_types_only_typescript_module_has_its_types_and_no_protocol_entry() {
         .unwrap_err();
     assert_eq!(term.errors[0].pointer, "/word");
     assert!(glossary::Term::new("wire", "a line").validate().is_ok());
+    // `@multipleOf`: the typed error names the rule and the pointer; the schema carries it.
+    let known = glossary::decode_type("Term", r#"{"word": "w", "meaning": "m", "known": 0.3}"#)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(known.errors.len(), 1, "{known}");
+    assert_eq!(known.errors[0].pointer, "/known");
+    assert_eq!(
+        known.errors[0].rule,
+        agentwire_runtime::Rule::MultipleOf(0.25)
+    );
+    assert_eq!(known.errors[0].rule.name(), "multiple_of");
+    let fine = r#"{"word": "w", "meaning": "m", "known": 0.75}"#;
+    assert!(glossary::decode_type("Term", fine).unwrap().is_ok());
+    let schema: Value = serde_json::from_str(glossary::SCHEMA).unwrap();
+    assert_eq!(
+        schema["$defs"]["Term"]["properties"]["known"]["multipleOf"],
+        json!(0.25)
+    );
     let registered: Vec<&str> = agentwire_test_protocols::protocols()
         .iter()
         .map(|p| p.name())

@@ -14,6 +14,8 @@ mod deadline;
 mod ends;
 mod error;
 mod handle;
+#[cfg(feature = "streamable-http")]
+mod http;
 mod link;
 mod listen;
 mod newline;
@@ -37,6 +39,8 @@ pub use deadline::DEFAULT_FRAME_TIMEOUT;
 pub use ends::{Answers, Connected, Hears, NoRequests, Server, Spawned};
 pub use error::{CallError, SendError};
 pub use handle::{Bound, Handle, Notifications};
+#[cfg(feature = "streamable-http")]
+pub use http::{HttpConnected, HttpSession};
 pub use link::Outgoing;
 pub use listen::{TcpServer, serve_tcp};
 pub use newline::NewlineCodec;

@@ -67,7 +67,6 @@ pub fn classify(keyword: &str) -> Keyword {
     }
     Keyword::Unchecked(match keyword {
         "exclusiveMinimum" | "exclusiveMaximum" => "the inclusive `minimum`/`maximum` only",
-        "multipleOf" => "the number's type only",
         "uniqueItems" => "each element, not that they differ",
         "patternProperties" | "propertyNames" | "unevaluatedProperties" => {
             "the members through `properties`/`additionalProperties` only"

@@ -712,6 +712,8 @@ fn rule_value(rule: Rule, node: &Node) -> Result<Value, TagError> {
         (Arg::Count, None, _) => rules::count(written, &text()).map(Value::Count),
         (Arg::Number, Some(n), _) => Ok(Value::Number(n)),
         (Arg::Number, None, _) => rules::number(written, &text()).map(Value::Number),
+        (Arg::Positive, Some(n), _) => rules::positive(written, &n.to_string()).map(Value::Number),
+        (Arg::Positive, None, _) => rules::positive(written, &text()).map(Value::Number),
         (Arg::Regex, _, Some(p)) => rules::pattern(written, p).map(|()| Value::Text(p.to_owned())),
         (Arg::Format, _, Some(f)) => Ok(Value::Text(f.to_owned())),
         (Arg::Regex | Arg::Format, _, None) => Err(TagError::new(
