@@ -13,7 +13,7 @@ use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::check::{self, Capture, Format, Trace};
-use crate::report::{OutputFormat, Report, Summary};
+use crate::report::{OutputFormat, Progress, Report, Summary};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -147,7 +147,9 @@ a message of an absent sender could have prevented is not reported.
 Findings are printed as they are found (a long trace shows its first ones at once), in the
 order of the input; --max-findings N stops the check at the N-th. A FILE of `-` is standard
 input; a UTF-8 byte order mark at the start of a file is skipped. While a long input is read,
-a progress line is drawn on standard error when that is a terminal.
+a progress line is drawn on standard error when that is a terminal (with --progress also in
+--format json, or, when standard error is not a terminal, written as a `progress:` line a
+second); standard output never holds progress.
 
 On success one line says what was checked (messages, streams, sequence instances, protocol),
 also for an empty input; otherwise the same line goes to standard error after the count of
@@ -231,6 +233,11 @@ struct CheckArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
 
+    /// Show progress on standard error even when it is not a terminal (a line a second on
+    /// long inputs); standard output is unchanged.
+    #[arg(long)]
+    progress: bool,
+
     /// Largest Content-Length accepted in a framed capture.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FRAME_SIZE)]
     max_frame_size: usize,
@@ -289,7 +296,13 @@ where
         }
     };
     let inputs = open_inputs(registry, p, &args).map_err(as_clap)?;
-    let progress = args.format == OutputFormat::Text && std::io::stderr().is_terminal();
+    let terminal = std::io::stderr().is_terminal();
+    let progress = match (args.progress, terminal) {
+        (true, false) => Progress::Lines,
+        (true, true) => Progress::Redraw,
+        (false, true) if args.format == OutputFormat::Text => Progress::Redraw,
+        (false, _) => Progress::Off,
+    };
     let mut report = Report::new(out, args.format, args.max_findings, progress);
     let summary = check_inputs(p, inputs, &args, &mut report).map_err(as_clap)?;
     Ok(report.finish(&summary))

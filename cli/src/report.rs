@@ -49,6 +49,18 @@ const FLUSH_EVERY: Duration = Duration::from_millis(100);
 const PROGRESS_AFTER: Duration = Duration::from_secs(1);
 /// How often the progress line is redrawn.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+/// How often a progress line is written when standard error is not a terminal.
+const PROGRESS_LINE_EVERY: Duration = Duration::from_secs(1);
+
+/// How progress is shown on standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    Off,
+    /// One line, redrawn in place (standard error is a terminal).
+    Redraw,
+    /// A line now and then (`--progress` with standard error not a terminal: a log).
+    Lines,
+}
 
 /// The sink every finding of a run goes through.
 pub struct Report<'w> {
@@ -61,8 +73,9 @@ pub struct Report<'w> {
     unflushed: bool,
     last_flush: Instant,
     started: Instant,
-    /// Some when progress may be drawn (standard error is a terminal).
+    /// When progress was last shown; `None` when it is not shown.
     progress: Option<Instant>,
+    style: Progress,
     progress_shown: bool,
     ticks: u32,
 }
@@ -72,7 +85,7 @@ impl<'w> Report<'w> {
         out: &'w mut dyn Write,
         format: OutputFormat,
         max: Option<u64>,
-        progress: bool,
+        style: Progress,
     ) -> Self {
         let now = Instant::now();
         Self {
@@ -84,7 +97,8 @@ impl<'w> Report<'w> {
             unflushed: false,
             last_flush: now,
             started: now,
-            progress: progress.then_some(now),
+            progress: (style != Progress::Off).then_some(now),
+            style,
             progress_shown: false,
             ticks: 0,
         }
@@ -139,18 +153,27 @@ impl<'w> Report<'w> {
         let Some(last) = self.progress else {
             return;
         };
-        if self.started.elapsed() < PROGRESS_AFTER || last.elapsed() < PROGRESS_EVERY {
+        let every = match self.style {
+            Progress::Lines => PROGRESS_LINE_EVERY,
+            _ => PROGRESS_EVERY,
+        };
+        if self.started.elapsed() < PROGRESS_AFTER || last.elapsed() < every {
             return;
         }
         self.progress = Some(Instant::now());
         let mb = |b: u64| b as f64 / 1e6;
         let of = total.map_or(String::new(), |t| format!(" of {:.1}", mb(t)));
-        eprint!(
-            "\r\x1b[K{file}: {:.1}{of} MB read, {} finding(s)",
+        let line = format!(
+            "{file}: {:.1}{of} MB read, {} finding(s)",
             mb(done),
             self.found
         );
-        self.progress_shown = true;
+        if self.style == Progress::Lines {
+            eprintln!("progress: {line}");
+        } else {
+            eprint!("\r\x1b[K{line}");
+            self.progress_shown = true;
+        }
     }
 
     fn clear_progress(&mut self) {

@@ -10,8 +10,11 @@ use crate::emit::manifest::{Manifest, cargo_toml};
 use crate::generate::{Generated, generate, skeleton_path};
 use crate::output::{self, Contents, OutputFile};
 
+/// Told of a spec folder (its index and path) as it is reached.
+pub type OnSpec<'a> = dyn Fn(usize, &Path) + 'a;
+
 /// What to generate.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CrateSpec<'a> {
     /// The spec folders, one protocol each, in the order their modules are listed.
     pub spec_dirs: &'a [PathBuf],
@@ -26,6 +29,9 @@ pub struct CrateSpec<'a> {
     pub shown_from: &'a Path,
     /// The command named in `@generated` headers, e.g. "`cargo xtask gen`".
     pub tool: &'a str,
+    /// Told of each spec folder (its index in `spec_dirs`) before it is generated, for a
+    /// command's progress report.
+    pub progress: Option<&'a OnSpec<'a>>,
 }
 
 /// Everything generated, ready for `output::sync`.
@@ -92,7 +98,10 @@ pub fn generate_crate(spec: &CrateSpec<'_>) -> Result<CrateOutput, Vec<(PathBuf,
     let mut modules = Vec::new();
     let mut protocols = Vec::new();
     let mut errors = Vec::new();
-    for dir in spec.spec_dirs {
+    for (i, dir) in spec.spec_dirs.iter().enumerate() {
+        if let Some(progress) = spec.progress {
+            progress(i, dir);
+        }
         match generate(dir) {
             Ok(g) => {
                 modules.push(ModuleEntry {

@@ -192,6 +192,7 @@ fn run_target(root: &Path, target: &Target, mode: Mode, report: &mut Report) -> 
         },
         shown_from: root,
         tool: "`cargo xtask gen`",
+        progress: None,
     };
     let generated = generate_crate(&spec).map_err(Error::Spec)?;
     let mut doc_findings = Vec::new();

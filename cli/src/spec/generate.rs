@@ -2,11 +2,11 @@
 //! the crate generated from any spec folders, through the same library call as this
 //! repository's `cargo xtask gen`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use agentwire_codegen::emit::manifest::{Defaults, DepStyle, Manifest};
-use agentwire_codegen::generated_crate::{CrateSpec, generate_crate, shown};
+use agentwire_codegen::generated_crate::{CrateSpec, OnSpec, generate_crate, shown};
 use agentwire_codegen::output::{self, GENERATED_DIRS};
 use clap::Args;
 
@@ -31,6 +31,11 @@ pub struct GenArgs {
     /// The generated crate's package name [default: OUT's folder name].
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
+
+    /// Name each spec folder on standard error as it is generated (the default when
+    /// standard error is a terminal and there are several).
+    #[arg(long)]
+    progress: bool,
 }
 
 impl GenArgs {
@@ -41,6 +46,7 @@ impl GenArgs {
             out,
             check: false,
             name: None,
+            progress: false,
         }
     }
 }
@@ -97,8 +103,28 @@ fn try_run(args: &GenArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
         },
         shown_from: &root,
         tool: "`agentwire gen`",
+        progress: None,
     };
-    let generated = match generate_crate(&spec) {
+    let show = args.progress || (dirs.len() > 1 && std::io::stderr().is_terminal());
+    let err = std::cell::RefCell::new(err);
+    let progress = |i: usize, dir: &Path| {
+        let shown = dirs.get(i).map_or(dir, PathBuf::as_path);
+        let mut err = err.borrow_mut();
+        let _ = writeln!(
+            err,
+            "[{}/{}] generating {}",
+            i + 1,
+            dirs.len(),
+            shown.display()
+        );
+    };
+    let spec = CrateSpec {
+        progress: show.then_some(&progress as &OnSpec<'_>),
+        ..spec
+    };
+    let generated = generate_crate(&spec);
+    let err = err.into_inner();
+    let generated = match generated {
         Ok(g) => g,
         Err(errors) => {
             super::report_spec_errors(&errors, err);
