@@ -3,6 +3,7 @@
 pub mod examples;
 pub mod fixtures;
 pub mod fold;
+pub mod instances;
 pub mod peers;
 pub mod postgres;
 pub mod published;

@@ -47,7 +47,11 @@ pub fn build_crate_with(dir: &Path, modules: &[Module], extra: &str) {
             std::fs::write(path, text).unwrap();
         }
         lib.push_str(&format!("pub mod {};\n", m.name));
-        skeletons.push_str(&format!("pub mod {};\n", m.name));
+        // A types-only spec has no skeleton.
+        let skeleton = format!("src/skeletons/{}.rs", m.name);
+        if m.files.iter().any(|(p, _)| *p == skeleton) {
+            skeletons.push_str(&format!("pub mod {};\n", m.name));
+        }
     }
     lib.push_str(&format!("pub mod skeletons {{\n{skeletons}}}\n"));
     std::fs::write(dir.join("src/lib.rs"), lib).unwrap();

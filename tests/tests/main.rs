@@ -1,10 +1,11 @@
 //! Every integration test of `agentwire-tests` in one binary: each file of this folder is a
 //! module here, so tokio, axum, tonic and the generated protocols are linked once, not once per
 //! file (the first `cargo test --workspace` linked 40 such binaries). Run one file's tests with
-//! `cargo test -p agentwire-tests --test integration FILE::`. Four files are binaries of their
+//! `cargo test -p agentwire-tests --test integration FILE::`. Five files are binaries of their
 //! own (Cargo.toml says why): `attacks_log_flood.rs` installs the process's global log
-//! subscriber and counts every line logged; `acp_generates.rs`, `proto_published.rs` and
-//! `ts_published.rs` run cargo builds, which must not starve the timing-bound tests here.
+//! subscriber and counts every line logged; `acp_generates.rs`, `proto_published.rs`,
+//! `ts_published.rs` and `jsonschema_published.rs` run cargo builds, which must not starve the
+//! timing-bound tests here.
 
 mod eca_refuser;
 mod ws_support;

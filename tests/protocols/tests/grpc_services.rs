@@ -2,8 +2,8 @@
 //! nothing else) over a loopback h2c connection: one call of each kind (unary, server
 //! streaming, client streaming, bidirectional) and one taking `google.protobuf.Empty`; the
 //! spec's validators refusing a bad request on the server (`INVALID_ARGUMENT` naming the
-//! pointer and the rule) and a bad reply (`INTERNAL`); a deadline, and a call the client
-//! cancels.
+//! pointer and the rule), a bad request the client does not send, and a bad reply
+//! (`INTERNAL`); a deadline, and a call the client cancels.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -236,6 +236,21 @@ async fn the_server_refuses_an_invalid_request_with_invalid_argument() {
     assert_eq!(answers.message().await.unwrap().unwrap().value, 2.0);
     let status = answers.message().await.unwrap_err();
     assert_refused(&status, Code::InvalidArgument, "/sensor", "min_length 1");
+}
+
+#[tokio::test]
+async fn the_client_does_not_send_an_invalid_request() {
+    let run = start().await;
+    let mut client = MeterClient::connect(run.url.clone()).await.unwrap();
+    let bad = WatchRequest {
+        sensor: "t".into(),
+        count: 0,
+        every_ms: 1,
+    };
+    // The encode fails, the stream is reset: tonic reports the reset (the reason is logged).
+    let status = client.watch(bad).await.unwrap_err();
+    assert_eq!(status.code(), Code::Internal, "{status:?}");
+    assert_eq!(run.calls.load(Ordering::SeqCst), 0, "the handler saw it");
 }
 
 #[tokio::test]

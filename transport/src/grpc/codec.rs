@@ -156,7 +156,13 @@ impl<T: prost::Message + Checked, S: Side> Encoder for CheckedEncoder<T, S> {
     type Error = Status;
 
     fn encode(&mut self, item: T, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        item.check().map_err(|e| S::outbound(&e))?;
+        item.check().map_err(|e| {
+            let status = S::outbound(&e);
+            // On a client the failed encode resets the HTTP/2 stream and the caller's status
+            // no longer carries the reason (tonic reports the reset): the log does.
+            tracing::warn!(reason = status.message(), "gRPC message not sent");
+            status
+        })?;
         self.inner.encode(item, dst)
     }
 

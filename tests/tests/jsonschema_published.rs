@@ -1,0 +1,358 @@
+//! JSON Schemas as other projects publish them, read unchanged (installed by
+//! `scripts/install-peers` from PyPI and npm at pinned versions, never copied into the
+//! repository): setuptools' `tool.setuptools` and `tool.distutils` schemas (kebab-case
+//! definition names, `$$description`, draft-07 tuples), the draft-04 to 2020-12 meta-schemas
+//! `jsonschema-specifications` ships (`$ref: "#"`, `$dynamicRef`, references to other
+//! documents), and ACP's v2 schema from its SDK. Each loads with no refusal, all generate one
+//! crate that compiles warning-free, and the generated `decode_type` is compared, definition
+//! by definition, with the `jsonschema` crate on the unchanged upstream schema, over instances
+//! drawn from the schema and near misses of them (`agentwire_tests::instances`).
+//!
+//! A disagreement is allowed only where the definition reaches a construct spec/README.md
+//! lists as read leniently (a keyword noted as unchecked, a non-string `const`/`enum`, a
+//! reference to another document, `format`, `pattern`, `additionalProperties: false`, which the
+//! generated reader tolerates and drops): those are counted and printed, any other fails.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use agentwire_tests::instances::{self, Rng};
+use agentwire_tests::peers::{ensure_installed, target_dir};
+use agentwire_tests::published::{Module, build_crate};
+use serde_json::{Value, json};
+
+/// (module, file under `target/peers`, the name the file gets in its spec folder).
+fn corpus() -> Vec<(&'static str, PathBuf, &'static str)> {
+    ensure_installed();
+    let peers = target_dir().join("peers");
+    let site = std::fs::read_dir(peers.join("venv/lib"))
+        .expect("the peers' venv")
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("site-packages"))
+        .find(|p| p.is_dir())
+        .expect("site-packages");
+    let meta = |d: &str| {
+        site.join(format!(
+            "jsonschema_specifications/schemas/{d}/metaschema.json"
+        ))
+    };
+    let config = site.join("setuptools/config");
+    vec![
+        (
+            "setuptools_cfg",
+            config.join("setuptools.schema.json"),
+            "setuptools.schema.json",
+        ),
+        (
+            "distutils_cfg",
+            config.join("distutils.schema.json"),
+            "distutils.schema.json",
+        ),
+        ("meta_draft4", meta("draft4"), "metaschema.json"),
+        ("meta_draft6", meta("draft6"), "metaschema.json"),
+        ("meta_draft7", meta("draft7"), "metaschema.json"),
+        ("meta_draft201909", meta("draft201909"), "metaschema.json"),
+        ("meta_draft202012", meta("draft202012"), "metaschema.json"),
+        (
+            "acp_v2",
+            peers.join("node/node_modules/@agentclientprotocol/sdk/schema/v2/schema.json"),
+            "schema.json",
+        ),
+    ]
+}
+
+/// Generates `module` from the unchanged `file`; panics with every refusal.
+fn generate(root: &Path, module: &str, file: &Path, name: &str) -> (Module, usize) {
+    let dir = root.join(module);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(file, dir.join(name)).unwrap();
+    std::fs::write(
+        dir.join("protocol.yaml"),
+        format!(
+            "protocol: {module}\ntitle: {module}\nsummary: A published schema.\ntypes: {name}\n"
+        ),
+    )
+    .unwrap();
+    let g = agentwire_codegen::generate(&dir).unwrap_or_else(|e| {
+        let lines: Vec<String> = e.errors.iter().map(|e| e.one_line()).collect();
+        panic!("{module}: {} refusals:\n{}", lines.len(), lines.join("\n"))
+    });
+    let notes = g.summary.lines().filter(|l| l.contains("note:")).count();
+    let files = (g.files.iter())
+        .map(|f| (f.path.clone(), f.render("a published schema")))
+        .collect();
+    (
+        Module {
+            name: g.module.clone(),
+            files,
+        },
+        notes,
+    )
+}
+
+/// The Rust type name a definition gets (the naming pass's first choice).
+fn rust_name(json_name: &str) -> String {
+    let plain = json_name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && json_name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        json_name.to_owned()
+    } else {
+        agentwire_codegen::naming::pascal_case(json_name)
+    }
+}
+
+/// Serves the upstream document to the reference validator under its own URI.
+struct Upstream(Value);
+
+impl jsonschema::Retrieve for Upstream {
+    fn retrieve(
+        &self,
+        _uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(self.0.clone())
+    }
+}
+
+/// The reference validator of the schema at `pointer` (`""` for the root) of `doc`.
+fn reference(doc: &Value, pointer: &str) -> Option<jsonschema::Validator> {
+    let id = doc
+        .get("$id")
+        .or_else(|| doc.get("id"))
+        .and_then(Value::as_str)
+        .map(|i| i.trim_end_matches('#').to_owned())
+        .unwrap_or_else(|| "urn:agentwire:upstream".to_owned());
+    let wrapper = json!({"$ref": format!("{id}#{pointer}")});
+    jsonschema::options()
+        .with_retriever(Upstream(doc.clone()))
+        .build(&wrapper)
+        .ok()
+}
+
+/// Keywords whose presence explains a disagreement (spec/README.md's lenient readings).
+const LENIENT: &[&str] = &[
+    "format",
+    "pattern",
+    "patternProperties",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependencies",
+    "dependentRequired",
+    "dependentSchemas",
+    "uniqueItems",
+    "multipleOf",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "contains",
+    "minProperties",
+    "maxProperties",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+/// Whether `schema` (following local `$ref`s) reaches a construct read leniently.
+fn lenient(doc: &Value, schema: &Value, seen: &mut BTreeSet<String>) -> bool {
+    match schema {
+        Value::Object(obj) => obj.iter().any(|(k, v)| {
+            let here = LENIENT.contains(&k.as_str())
+                || (k == "additionalProperties" && *v == json!(false))
+                || (k == "items" && v.is_array())
+                || ((k == "enum" || k == "const") && !only_strings(v))
+                || (k == "$ref" && v.as_str().is_some_and(|r| !r.starts_with('#')));
+            let inner = match (k.as_str(), v.as_str()) {
+                ("$ref", Some(r)) if seen.insert(r.to_owned()) => {
+                    instances::local(doc, r).is_some_and(|t| lenient(doc, t, seen))
+                }
+                ("enum" | "const" | "default" | "examples", _) => false,
+                _ => lenient(doc, v, seen),
+            };
+            here || inner
+        }),
+        Value::Array(items) => items.iter().any(|i| lenient(doc, i, seen)),
+        _ => false,
+    }
+}
+
+fn only_strings(v: &Value) -> bool {
+    match v {
+        Value::Array(items) => items.iter().all(Value::is_string),
+        other => other.is_string(),
+    }
+}
+
+/// One comparison: module, Rust type, the upstream schema's pointer, the instance.
+struct Case {
+    module: String,
+    rust: String,
+    pointer: String,
+    lenient: bool,
+    value: Value,
+}
+
+/// Candidates and near misses for every definition (and the root) of `doc`.
+fn cases(module: &str, doc: &Value, root_rust: &str, rng: &mut Rng) -> Vec<Case> {
+    let mut targets = vec![(String::new(), root_rust.to_owned())];
+    for key in ["$defs", "definitions"] {
+        for name in doc
+            .get(key)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            let escaped = name.replace('~', "~0").replace('/', "~1");
+            targets.push((format!("/{key}/{escaped}"), rust_name(name)));
+        }
+    }
+    let mut out = Vec::new();
+    for (pointer, rust) in targets {
+        let schema = doc.pointer(&pointer).unwrap_or(doc);
+        let lenient = lenient(doc, schema, &mut BTreeSet::new());
+        for _ in 0..4 {
+            let valid = instances::draw(doc, schema, rng, 0);
+            let miss = instances::mutate(&valid, rng);
+            for value in [valid, miss] {
+                out.push(Case {
+                    module: module.to_owned(),
+                    rust: rust.clone(),
+                    pointer: pointer.clone(),
+                    lenient,
+                    value,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Runs the generated crate's `oracle` example over `cases`: per case `None` (no such type),
+/// `Some(Err)` refused, `Some(Ok(re-encoded))`.
+fn decode_all(dir: &Path, modules: &[&str], cases: &[Case]) -> Vec<Option<Result<Value, ()>>> {
+    let arms: String = (modules.iter())
+        .map(|m| format!("            {m:?} => published_schemas::{m}::decode_type(ty, json),\n"))
+        .collect();
+    let example = format!(
+        "//! Decodes `module\\ttype\\tjson` lines with the generated modules.\nuse std::io::BufRead;\n\
+         fn main() {{\n    for line in std::io::stdin().lock().lines() {{\n        let line = line.unwrap();\n\
+                 let mut parts = line.splitn(3, '\\t');\n        let (m, ty, json) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());\n\
+                 let out = match m {{\n{arms}            _ => None,\n        }};\n\
+                 match out {{\n            None => println!(\"none\"),\n            Some(Ok(v)) => println!(\"ok\\t{{v}}\"),\n            Some(Err(_)) => println!(\"err\"),\n        }}\n    }}\n}}\n"
+    );
+    std::fs::create_dir_all(dir.join("examples")).unwrap();
+    std::fs::write(dir.join("examples/oracle.rs"), example).unwrap();
+    let mut child = Command::new(env!("CARGO"))
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .args([
+            "run",
+            "--offline",
+            "-q",
+            "--features",
+            "schemars",
+            "--example",
+            "oracle",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run the oracle example");
+    let input: String = (cases.iter())
+        .map(|c| format!("{}\t{}\t{}\n", c.module, c.rust, c.value))
+        .collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(input.as_bytes()).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "the oracle example failed");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| match l.split_once('\t') {
+            Some(("ok", v)) => Some(Ok(serde_json::from_str(v).unwrap())),
+            _ if l == "err" => Some(Err(())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn published_json_schemas_load_compile_and_agree_with_a_reference_validator() {
+    let tmp = tempfile::tempdir().unwrap();
+    let specs = tmp.path().join("specs");
+    let mut modules = Vec::new();
+    let mut all = Vec::new();
+    let mut rng = Rng::new(0x5eed_2024);
+    let mut docs = Vec::new();
+    for (module, file, name) in corpus() {
+        let (m, notes) = generate(&specs, module, &file, name);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let stem = name.trim_end_matches(".json").trim_end_matches(".schema");
+        let root = agentwire_codegen::naming::pascal_case(stem);
+        println!("{module}: loads with 0 refusals, {notes} notes");
+        all.extend(cases(module, &doc, &root, &mut rng));
+        docs.push((module, doc));
+        modules.push(m);
+    }
+    let crate_dir = tmp.path().join("crate");
+    build_crate(&crate_dir, &modules);
+    let names: Vec<&str> = modules.iter().map(|m| m.name.as_str()).collect();
+    let verdicts = decode_all(&crate_dir, &names, &all);
+    assert_eq!(verdicts.len(), all.len());
+    let mut unexplained = Vec::new();
+    for (module, doc) in &docs {
+        let (mut compared, mut lenient, mut lossy) = (0, 0, 0);
+        let mut validators = std::collections::BTreeMap::new();
+        for (case, ours) in all
+            .iter()
+            .zip(&verdicts)
+            .filter(|(c, _)| c.module == *module)
+        {
+            let reference = validators
+                .entry(case.pointer.clone())
+                .or_insert_with(|| reference(doc, &case.pointer));
+            let (Some(ours), Some(reference)) = (ours, reference) else {
+                continue;
+            };
+            compared += 1;
+            if ours.is_ok() != reference.is_valid(&case.value) {
+                if case.lenient {
+                    lenient += 1;
+                } else {
+                    unexplained.push(format!(
+                        "{module} {} ({}): {} -- agentwire {}, reference {}",
+                        case.rust,
+                        case.pointer,
+                        case.value,
+                        if ours.is_ok() { "accepts" } else { "refuses" },
+                        if ours.is_ok() { "refuses" } else { "accepts" },
+                    ));
+                }
+            } else if let Ok(back) = ours
+                && *back != case.value
+            {
+                lossy += 1;
+            }
+        }
+        println!(
+            "{module}: {compared} instances compared, {lenient} disagreements on lenient readings, {lossy} re-encoded differently"
+        );
+    }
+    assert!(
+        unexplained.is_empty(),
+        "{} disagreements with the reference validator:\n{}",
+        unexplained.len(),
+        unexplained.join("\n")
+    );
+}
