@@ -49,6 +49,9 @@ enum Command {
     /// Create a crate with a protocol spec of its own, ready for `cargo test`.
     #[command(long_about = NEW_ABOUT, after_long_help = EXIT_STATUS)]
     New(crate::new::NewArgs),
+    /// Relay a live session unchanged, recording it and checking it as it goes.
+    #[command(long_about = crate::proxy::ABOUT)]
+    Proxy(crate::proxy::ProxyArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(long_about = COMPLETIONS_ABOUT)]
     Completions(crate::completions::CompletionsArgs),
@@ -130,7 +133,9 @@ sequence violation), JSON-RPC folders included. Protobuf folders are not interpr
 use their generated code (--protocol, or `agentwire_cli::run` over your own registry).
 
 Each FILE is a JSON Lines trace, one {\"from\": ROLE, \"message\": ...} (or {\"from\": ROLE,
-\"http\": {...}}) per line, and is checked as a stream of its own. Every problem is printed on
+\"http\": {...}}) per line, and is checked as a stream of its own. A line {\"from\": ROLE,
+\"framing\": WHY}, which `agentwire proxy` records for input that was no frame, is a framing
+finding. Every problem is printed on
 standard output as one line:
 
   FILE:line N: invalid JSON: ...
@@ -249,7 +254,7 @@ struct CheckArgs {
 /// input that cannot be read (`--help` and `--version` come back this way too, as clap
 /// reports them).
 pub fn run<I, T>(
-    registry: &[&dyn Protocol],
+    registry: &[&'static dyn Protocol],
     args: I,
     out: &mut dyn Write,
 ) -> Result<u8, clap::Error>
@@ -267,6 +272,7 @@ where
         Command::Schema(args) => return Ok(crate::spec::schema::run(&args, out, &mut err)),
         Command::Diagram(args) => return Ok(crate::spec::diagram::run(&args, out, &mut err)),
         Command::New(args) => return Ok(crate::new::run(&args, out, &mut err)),
+        Command::Proxy(args) => return Ok(crate::proxy::run(registry, &args, &mut err)),
         Command::Completions(args) => {
             return Ok(crate::completions::run(&args, Cli::command(), out));
         }
@@ -309,7 +315,7 @@ where
 }
 
 /// The spec folder `dir`, loaded and interpreted (pinned third-party sources fetched first).
-fn interpret(dir: &Path) -> Result<crate::interp::Interpreted, UsageError> {
+pub(crate) fn interpret(dir: &Path) -> Result<crate::interp::Interpreted, UsageError> {
     let invalid = |e: String| (ErrorKind::InvalidValue, e);
     crate::spec::fetch(&[dir.to_path_buf()], &mut std::io::sink()).map_err(invalid)?;
     crate::interp::Interpreted::load(dir).map_err(|e| {
@@ -321,7 +327,7 @@ fn interpret(dir: &Path) -> Result<crate::interp::Interpreted, UsageError> {
 }
 
 /// The registered protocol named `name`, or a usage error listing the known ones.
-fn find_protocol<'a>(
+pub(crate) fn find_protocol<'a>(
     registry: &[&'a dyn Protocol],
     name: &str,
 ) -> Result<&'a dyn Protocol, UsageError> {
@@ -340,7 +346,7 @@ fn find_protocol<'a>(
     })
 }
 
-type UsageError = (ErrorKind, String);
+pub(crate) type UsageError = (ErrorKind, String);
 
 /// An opened JSON Lines trace: its name, reader (the first line already read, to tell its
 /// format), size when known.

@@ -348,31 +348,73 @@ pub fn check_trace(
     out: &mut Report<'_>,
 ) -> std::io::Result<Stats> {
     let file = trace.name;
-    let mut run = Run::new(p, None);
-    // The line and code of the gRPC status that ended the stream, once one has.
-    let mut ended: Option<(usize, &'static str)> = None;
+    let mut lines = LineChecker::new(p, file);
     let mut buf = Vec::new();
-    let (mut n, mut read) = (0, 0u64);
+    let mut read = 0u64;
     while !out.stopped() {
         buf.clear();
         let got = trace.input.read_until(b'\n', &mut buf)?;
         if got == 0 {
             break;
         }
-        n += 1;
         read += got as u64;
         out.tick(file, read, trace.size);
-        let line = if n == 1 { strip_bom(&buf) } else { &buf };
-        if let Some(line) = content(line) {
-            let entry = serde_json::from_slice(line);
-            check_line(p, &mut run, (file, n), (line, entry), &mut ended, out);
-        }
+        lines.line(&buf, out);
     }
     if out.stopped() {
-        return Ok(run.stats);
+        return Ok(lines.run.stats);
     }
-    let aborted = ended.is_some_and(|(_, code)| code != "OK");
-    Ok(run.finish(file, out, aborted))
+    Ok(lines.finish(out))
+}
+
+/// A JSON Lines trace checked one line at a time, as the lines come: `trace check` reads a
+/// file through it and `agentwire proxy` the lines it records, so both report the same
+/// findings in the same words.
+pub struct LineChecker<'p> {
+    protocol: &'p dyn Protocol,
+    file: String,
+    run: Run<'p>,
+    /// The line and code of the gRPC status that ended the stream, once one has.
+    ended: Option<(usize, &'static str)>,
+    /// Lines taken so far (blank ones included), so the next one's number.
+    n: usize,
+}
+
+impl<'p> LineChecker<'p> {
+    /// A checker for a fresh stream whose findings name `file`.
+    pub fn new(protocol: &'p dyn Protocol, file: &str) -> Self {
+        Self {
+            protocol,
+            file: file.to_owned(),
+            run: Run::new(protocol, None),
+            ended: None,
+            n: 0,
+        }
+    }
+
+    /// Checks the next line (with or without its line end); a blank line is skipped.
+    pub fn line(&mut self, line: &[u8], out: &mut Report<'_>) {
+        self.n += 1;
+        let line = if self.n == 1 { strip_bom(line) } else { line };
+        if let Some(line) = content(line) {
+            let entry = serde_json::from_slice(line);
+            let at = (self.file.as_str(), self.n);
+            check_line(
+                self.protocol,
+                &mut self.run,
+                at,
+                (line, entry),
+                &mut self.ended,
+                out,
+            );
+        }
+    }
+
+    /// Ends the stream, reporting instances left mid-flow.
+    pub fn finish(self, out: &mut Report<'_>) -> Stats {
+        let aborted = self.ended.is_some_and(|(_, code)| code != "OK");
+        self.run.finish(&self.file, out, aborted)
+    }
 }
 
 /// Checks a one-sided capture held in memory (`--one-sided`). The senders it holds must be
@@ -445,6 +487,10 @@ fn check_line(
     if let Some((line, code)) = ended {
         let text = format!("the stream already ended with status {code} at line {line}");
         return out.push(Finding::new(file, at, text, Detail::Stream));
+    }
+    // A recorder's note of input that was no frame (`agentwire proxy` writes these).
+    if let (Some(Value::String(why)), None) = (entry.get("framing"), entry.get("message")) {
+        return out.push(Finding::new(file, at, why.clone(), Detail::Framing));
     }
     if status::is_status(&entry) {
         match status::code(&entry) {

@@ -8,6 +8,7 @@ mod completions;
 pub mod interp;
 mod merge;
 mod new;
+mod proxy;
 mod report;
 mod spec;
 

@@ -3,8 +3,9 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    // Not `stdout().lock()`: `agentwire proxy` writes standard output from another thread,
+    // which the main thread's lock, held for the whole run, would block forever.
+    let mut out = std::io::BufWriter::new(std::io::stdout());
     match agentwire_cli::run(
         agentwire_protocols::protocols(),
         std::env::args_os(),

@@ -31,7 +31,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn sentence(&self) -> String {
+    pub fn sentence(&self) -> String {
         format!(
             "{} message(s) in {} stream(s), {} sequence instance(s), protocol {}{}",
             self.messages,
@@ -78,6 +78,8 @@ pub struct Report<'w> {
     style: Progress,
     progress_shown: bool,
     ticks: u32,
+    /// Findings handed back to the caller as well (`keeping`), for a proxy that acts on them.
+    kept: Option<Vec<Finding>>,
 }
 
 impl<'w> Report<'w> {
@@ -101,7 +103,19 @@ impl<'w> Report<'w> {
             style,
             progress_shown: false,
             ticks: 0,
+            kept: None,
         }
+    }
+
+    /// Also keeps each finding written, for `take_kept`.
+    pub fn keeping(mut self) -> Self {
+        self.kept = Some(Vec::new());
+        self
+    }
+
+    /// The findings written since the last call (with `keeping`; none otherwise).
+    pub fn take_kept(&mut self) -> Vec<Finding> {
+        self.kept.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Writes one finding, unless the limit is reached or the output is closed.
@@ -117,6 +131,9 @@ impl<'w> Report<'w> {
         };
         self.closed |= written.is_err();
         self.unflushed = true;
+        if let Some(kept) = &mut self.kept {
+            kept.push(f);
+        }
         // The first finding goes out at once; later ones in batches, so a 50 MB trace full of
         // findings is not one system call per line.
         if self.found == 1 || self.last_flush.elapsed() >= FLUSH_EVERY {
@@ -225,7 +242,7 @@ impl<'w> Report<'w> {
 }
 
 /// A finding as one JSON object (the shape is documented in the command's help).
-fn finding_json(f: &Finding) -> Value {
+pub fn finding_json(f: &Finding) -> Value {
     let mut o = Map::new();
     o.insert("type".into(), "finding".into());
     o.insert("file".into(), f.file.clone().into());

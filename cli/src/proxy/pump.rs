@@ -1,0 +1,186 @@
+//! One direction of a proxied byte stream: reads what one side sends, forwards it to the
+//! other, and hands every frame to the session to record and check. Without `--enforce` the
+//! bytes are forwarded as they arrive, unchanged; with it each frame is forwarded (its bytes
+//! unchanged) only once its check passed, and a refused one is answered in the protocol's
+//! error form. A frame left unfinished past the frame deadline is given up, and a side that
+//! stops reading costs its session after the write deadline, not the proxy's memory.
+
+use std::time::Duration;
+
+use agentwire_runtime::registry::Protocol;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::Mutex;
+
+use super::refuse::{Answer, answer};
+use super::session::Session;
+use super::split::{Framing, Piece, Splitter};
+
+/// Bytes read at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// How one direction behaves.
+#[derive(Clone, Copy)]
+pub struct Rules<'a> {
+    pub protocol: &'static dyn Protocol,
+    pub session: &'a Session,
+    pub enforce: bool,
+    pub framing: Framing,
+    pub max_frame_size: usize,
+    /// A frame whose first byte came must be whole within this.
+    pub frame_timeout: Duration,
+    /// A write the other side does not take within this ends the session.
+    pub write_timeout: Duration,
+}
+
+/// The two writers of a direction: onward to the receiver, and back to the sender (for
+/// `--enforce`'s answers). Each is shared with the opposite direction, under a lock so a
+/// frame is never cut by another.
+pub struct Ends<'a, W, B> {
+    pub onward: &'a Mutex<W>,
+    pub back: &'a Mutex<B>,
+}
+
+/// Why a direction stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The sender closed its side.
+    Ended,
+    /// Reading failed.
+    ReadFailed(String),
+    /// A side did not take what was written to it in time, or is gone.
+    WriteFailed(String),
+}
+
+/// Relays `from`'s stream until it ends; then shuts the onward writer down.
+pub async fn pump<R, W, B>(
+    rules: Rules<'_>,
+    from: &str,
+    mut reader: R,
+    ends: Ends<'_, W, B>,
+) -> Stop
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+    B: AsyncWrite + Unpin,
+{
+    let mut splitter = Splitter::new(rules.framing, rules.max_frame_size);
+    let mut buf = vec![0u8; CHUNK];
+    let mut pieces = Vec::new();
+    let stop = loop {
+        let read = if splitter.mid_frame() {
+            match tokio::time::timeout(rules.frame_timeout, reader.read(&mut buf)).await {
+                Ok(read) => read,
+                Err(_) => {
+                    splitter.finish();
+                    let why = format!(
+                        "no more of a started frame within {} s: its start is dropped",
+                        rules.frame_timeout.as_secs()
+                    );
+                    pieces.push(Piece::Broken(why));
+                    if let Err(stop) = handle(rules, from, &mut pieces, &ends).await {
+                        break stop;
+                    }
+                    continue;
+                }
+            }
+        } else {
+            reader.read(&mut buf).await
+        };
+        let n = match read {
+            Ok(0) => {
+                pieces.extend(splitter.finish());
+                break handle(rules, from, &mut pieces, &ends)
+                    .await
+                    .err()
+                    .unwrap_or(Stop::Ended);
+            }
+            Ok(n) => n,
+            Err(e) => break Stop::ReadFailed(e.to_string()),
+        };
+        let chunk = &buf[..n];
+        if !rules.enforce
+            && let Err(stop) = write(rules, ends.onward, chunk).await
+        {
+            break stop;
+        }
+        splitter.push(chunk, &mut pieces);
+        if let Err(stop) = handle(rules, from, &mut pieces, &ends).await {
+            break stop;
+        }
+    };
+    let mut onward = ends.onward.lock().await;
+    let _ = tokio::time::timeout(rules.write_timeout, onward.shutdown()).await;
+    stop
+}
+
+/// Records, checks and (with `--enforce`) forwards or answers each piece.
+async fn handle<W, B>(
+    rules: Rules<'_>,
+    from: &str,
+    pieces: &mut Vec<Piece>,
+    ends: &Ends<'_, W, B>,
+) -> Result<(), Stop>
+where
+    W: AsyncWrite + Unpin,
+    B: AsyncWrite + Unpin,
+{
+    for piece in pieces.drain(..) {
+        let (findings, body, raw) = match piece {
+            Piece::Frame { body, raw } => (rules.session.message(from, &body), Some(body), raw),
+            Piece::Broken(why) => (rules.session.broken(from, &why), None, Vec::new()),
+        };
+        if !rules.enforce {
+            continue;
+        }
+        if findings.is_empty() {
+            write(rules, ends.onward, &raw).await?;
+            continue;
+        }
+        match answer(rules.protocol, from, body.as_deref(), &findings) {
+            Some(Answer::ToSender(text)) => {
+                let other = other_role(rules.protocol, from);
+                rules.session.message(other, &text);
+                write(rules, ends.back, &frame(rules.framing, &text)).await?;
+            }
+            Some(Answer::ToReceiver(text)) => {
+                rules.session.message(from, &text);
+                write(rules, ends.onward, &frame(rules.framing, &text)).await?;
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// The role on the other side of `from` (the first one that is not it).
+pub fn other_role(p: &dyn Protocol, from: &str) -> &'static str {
+    p.roles().iter().copied().find(|r| *r != from).unwrap_or("")
+}
+
+/// `text` framed for the wire.
+fn frame(framing: Framing, text: &str) -> Vec<u8> {
+    match framing {
+        Framing::Lines => format!("{text}\n").into_bytes(),
+        Framing::ContentLength => agentwire_runtime::framing::encode(text),
+    }
+}
+
+async fn write<W: AsyncWrite + Unpin>(
+    rules: Rules<'_>,
+    to: &Mutex<W>,
+    bytes: &[u8],
+) -> Result<(), Stop> {
+    let mut to = to.lock().await;
+    let done = async {
+        to.write_all(bytes).await?;
+        to.flush().await
+    };
+    match tokio::time::timeout(rules.write_timeout, done).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(Stop::WriteFailed(e.to_string())),
+        Err(_) => Err(Stop::WriteFailed(format!(
+            "the receiver took nothing for {} s",
+            rules.write_timeout.as_secs()
+        ))),
+    }
+}
