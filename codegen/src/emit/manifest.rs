@@ -73,10 +73,11 @@ pub fn cargo_toml(m: &Manifest<'_>, modules: &[ModuleEntry]) -> String {
     // Nothing may be on by default; the API docs show every protocol and the skeletons.
     out.push_str("\n[package.metadata.docs.rs]\nall-features = true\n");
     if m.deps == DepStyle::Workspace {
-        // Generated code holds no unit tests and no doc tests: without this, `cargo test
-        // --workspace` compiles each generated crate, the workspace's largest, a second time
-        // as a test harness that runs nothing.
-        out.push_str("\n[lib]\ntest = false\ndoctest = false\n");
+        // Generated code holds no doc tests, and no unit tests unless a spec folder brings its
+        // `talk.rs`: without this, `cargo test --workspace` compiles each generated crate, the
+        // workspace's largest, a second time as a test harness that runs nothing.
+        let has_tests = modules.iter().any(|e| e.talk.is_some());
+        out.push_str(&format!("\n[lib]\ntest = {has_tests}\ndoctest = false\n"));
     }
     out.push_str(&features(m.defaults, modules));
     out.push_str("\n[dependencies]\n");
@@ -294,6 +295,26 @@ mod tests {
         let text = cargo_toml(&m, &[entry("chat", false)]);
         assert!(
             text.contains("\n[lib]\ntest = false\ndoctest = false\n"),
+            "{text}"
+        );
+    }
+
+    /// A crate whose spec folders bring `talk.rs` tests keeps its test harness, or they
+    /// would never run.
+    #[test]
+    fn talk_tests_keep_the_test_harness() {
+        let m = Manifest {
+            name: "agentwire-test-protocols",
+            description: "tests",
+            deps: DepStyle::Workspace,
+            defaults: Defaults::Nothing,
+            extra: "",
+        };
+        let mut talking = entry("chat", false);
+        talking.talk = Some("../chat/talk.rs".to_owned());
+        let text = cargo_toml(&m, &[entry("quiet", false), talking]);
+        assert!(
+            text.contains("\n[lib]\ntest = true\ndoctest = false\n"),
             "{text}"
         );
     }
