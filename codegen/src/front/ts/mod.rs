@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
     Comment, Declaration, Statement, TSInterfaceDeclaration, TSLiteral, TSSignature,
-    TSTupleElement, TSType, TSTypeAliasDeclaration, TSTypeName,
+    TSTupleElement, TSType, TSTypeAliasDeclaration, TSTypeLiteral, TSTypeName, TSTypeReference,
+    TSUnionType,
 };
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType, Span};
@@ -387,80 +388,17 @@ impl<'f> Loader<'f> {
         let ty = strip_parens(&a.type_annotation);
         // A union of interface references becomes a tagged union once all types are known;
         // `type A = B` joins it as a one-member union if B has a literal field to dispatch on.
-        let members: Option<Vec<&TSType<'_>>> = match ty {
-            TSType::TSUnionType(u) => Some(u.types.iter().collect()),
-            TSType::TSTypeReference(_) => Some(vec![ty]),
-            _ => None,
-        };
-        if let Some(members) = members {
-            let refs: Option<Vec<(String, Span)>> = members
-                .iter()
-                .map(|t| type_ref_name(strip_parens(t)).map(|n| (n.to_owned(), t.span())))
-                .collect();
-            if let Some(members) = refs
-                && members
-                    .iter()
-                    .all(|(n, _)| self.declared.contains(n) || members.len() > 1)
-                && members.iter().all(|(n, _)| n != BUILTIN_INTEGER)
-            {
-                for (member, span) in &members {
-                    if !self.declared.contains(member) {
-                        self.unknown_type(*span, member);
-                    }
-                }
-                self.unions.push(PendingUnion {
-                    name: name.clone(),
-                    members,
-                    constraints: doc.constraints.clone(),
-                    fixed: HashMap::new(),
-                });
-                self.types.insert(
-                    name.clone(),
-                    TypeDef {
-                        name: name.clone(),
-                        inline: false,
-                        doc: doc.text,
-                        origin: self.origin(a.id.span),
-                        kind: TypeKind::Union {
-                            tag: String::new(),
-                            variants: Vec::new(),
-                        },
-                        open: None,
-                    },
-                );
-                return;
-            }
+        if self.alias_of_references(&name, &doc, a, ty) {
+            return;
         }
         if let Some(values) = string_literals(ty) {
             self.add(&name, doc.text, a.id.span, TypeKind::Enum(values));
             return;
         }
-        if let TSType::TSUnionType(u) = ty {
-            let members: Vec<&TSType<'_>> = u.types.iter().collect();
-            if let Some(members) = untagged::primitive_members(&members) {
-                self.add(&name, doc.text, a.id.span, TypeKind::Untagged(members));
-                return;
-            }
-            if let Some(values) = untagged::open_enum(&members) {
-                self.open_enum(&name, values, a.id.span, Some(doc.text));
-                return;
-            }
-            if let Some(number) = untagged::open_number(&members) {
-                let kind = TypeKind::Alias {
-                    target: number,
-                    constraints: doc.constraints,
-                };
-                self.add(&name, doc.text, a.id.span, kind);
-                return;
-            }
-            // `T | null` and its kin are a nullable alias, below.
-            if !members
-                .iter()
-                .any(|t| matches!(strip_parens(t), TSType::TSNullKeyword(_)))
-            {
-                self.union_type(&name, &members, a.id.span, doc.text, false);
-                return;
-            }
+        if let TSType::TSUnionType(u) = ty
+            && self.alias_of_union(&name, &doc, a.id.span, u)
+        {
+            return;
         }
         if let TSType::TSIntersectionType(i) = ty {
             self.intersection(&name, &i.types, doc.text, a.id.span, false);
@@ -512,6 +450,99 @@ impl<'f> Loader<'f> {
         );
     }
 
+    /// `type A = B | C` (or `type A = B`) over interface references: a tagged union, resolved
+    /// once every type is known. Whether `ty` was one.
+    fn alias_of_references(
+        &mut self,
+        name: &str,
+        doc: &DocComment,
+        a: &TSTypeAliasDeclaration<'_>,
+        ty: &TSType<'_>,
+    ) -> bool {
+        let members: Option<Vec<&TSType<'_>>> = match ty {
+            TSType::TSUnionType(u) => Some(u.types.iter().collect()),
+            TSType::TSTypeReference(_) => Some(vec![ty]),
+            _ => None,
+        };
+        if let Some(members) = members {
+            let refs: Option<Vec<(String, Span)>> = members
+                .iter()
+                .map(|t| type_ref_name(strip_parens(t)).map(|n| (n.to_owned(), t.span())))
+                .collect();
+            if let Some(members) = refs
+                && members
+                    .iter()
+                    .all(|(n, _)| self.declared.contains(n) || members.len() > 1)
+                && members.iter().all(|(n, _)| n != BUILTIN_INTEGER)
+            {
+                for (member, span) in &members {
+                    if !self.declared.contains(member) {
+                        self.unknown_type(*span, member);
+                    }
+                }
+                self.unions.push(PendingUnion {
+                    name: name.to_owned(),
+                    members,
+                    constraints: doc.constraints.clone(),
+                    fixed: HashMap::new(),
+                });
+                self.types.insert(
+                    name.to_owned(),
+                    TypeDef {
+                        name: name.to_owned(),
+                        inline: false,
+                        doc: doc.text.clone(),
+                        origin: self.origin(a.id.span),
+                        kind: TypeKind::Union {
+                            tag: String::new(),
+                            variants: Vec::new(),
+                        },
+                        open: None,
+                    },
+                );
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A union alias of primitives, of strings open to more, of numbers, or of other types;
+    /// `false` for `T | null` and its kin (a nullable alias) and what is none of these.
+    fn alias_of_union(
+        &mut self,
+        name: &str,
+        doc: &DocComment,
+        span: Span,
+        u: &TSUnionType<'_>,
+    ) -> bool {
+        let members: Vec<&TSType<'_>> = u.types.iter().collect();
+        if let Some(members) = untagged::primitive_members(&members) {
+            self.add(name, doc.text.clone(), span, TypeKind::Untagged(members));
+            return true;
+        }
+        if let Some(values) = untagged::open_enum(&members) {
+            self.open_enum(name, values, span, Some(doc.text.clone()));
+            return true;
+        }
+        if let Some(number) = untagged::open_number(&members) {
+            let kind = TypeKind::Alias {
+                target: number,
+                constraints: doc.constraints.clone(),
+            };
+            self.add(name, doc.text.clone(), span, kind);
+            return true;
+        }
+        // `T | null` and its kin are a nullable alias, below.
+        if !members
+            .iter()
+            .any(|t| matches!(strip_parens(t), TSType::TSNullKeyword(_)))
+        {
+            self.union_type(name, &members, span, doc.text.clone(), false);
+            return true;
+        }
+        false
+    }
+
     /// Converts a type expression; inline object and literal types become named types called
     /// `context`.
     fn ty(&mut self, t: &TSType<'_>, context: &str) -> Option<Ty> {
@@ -537,67 +568,8 @@ impl<'f> Loader<'f> {
             TSType::TSArrayType(a) => Ty::Array(Box::new(
                 self.ty(&a.element_type, &format!("{context}Item"))?,
             )),
-            TSType::TSTypeReference(r) => {
-                let TSTypeName::IdentifierReference(id) = &r.type_name else {
-                    self.error(r.span, refusals::QUALIFIED);
-                    return None;
-                };
-                let name = id.name.as_str();
-                let args: Vec<&TSType<'_>> = r
-                    .type_arguments
-                    .as_ref()
-                    .map(|a| a.params.iter().collect())
-                    .unwrap_or_default();
-                match (name, args.as_slice()) {
-                    ("Array", [elem]) => {
-                        Ty::Array(Box::new(self.ty(elem, &format!("{context}Item"))?))
-                    }
-                    ("Record", [TSType::TSStringKeyword(_), value]) => {
-                        Ty::Map(Box::new(self.ty(value, &format!("{context}Value"))?))
-                    }
-                    (BUILTIN_INTEGER, []) => Ty::Integer,
-                    (_, []) if self.declared.contains(name) => Ty::Named(name.to_owned()),
-                    (_, []) => {
-                        self.unknown_type(r.span, name);
-                        // A document may use a name it never declares: keep the reference so
-                        // the field still compares, the error says what is missing.
-                        return self.lenient.then(|| Ty::Named(name.to_owned()));
-                    }
-                    _ => {
-                        self.error(r.span, refusals::generic(name));
-                        return None;
-                    }
-                }
-            }
-            TSType::TSUnionType(u) => {
-                let non_null: Vec<&TSType<'_>> = u
-                    .types
-                    .iter()
-                    .filter(|t| !matches!(strip_parens(t), TSType::TSNullKeyword(_)))
-                    .collect();
-                let nullable = non_null.len() < u.types.len();
-                let inner = if let Some(values) = literal_values(&non_null) {
-                    self.inline_enum(context, values, t.span())
-                } else if let [single] = non_null.as_slice() {
-                    self.ty(single, context)?
-                } else if let Some(members) = untagged::primitive_members(&non_null) {
-                    self.add_inline(context, u.span, TypeKind::Untagged(members));
-                    Ty::Named(context.to_owned())
-                } else if let Some(values) = untagged::open_enum(&non_null) {
-                    self.open_enum(context, values, u.span, None);
-                    Ty::Named(context.to_owned())
-                } else if let Some(number) = untagged::open_number(&non_null) {
-                    number
-                } else {
-                    self.union_type(context, &non_null, u.span, String::new(), true)?;
-                    Ty::Named(context.to_owned())
-                };
-                if nullable {
-                    Ty::Nullable(Box::new(inner))
-                } else {
-                    inner
-                }
-            }
+            TSType::TSTypeReference(r) => self.type_reference(r, context)?,
+            TSType::TSUnionType(u) => self.union(u, context)?,
             TSType::TSLiteralType(l) => match &l.literal {
                 TSLiteral::StringLiteral(s) => {
                     self.inline_enum(context, vec![s.value.as_str().to_owned()], l.span)
@@ -611,30 +583,7 @@ impl<'f> Loader<'f> {
                     return None;
                 }
             },
-            TSType::TSTypeLiteral(lit) => {
-                if is_index_signature(&lit.members) {
-                    let TSSignature::TSIndexSignature(ix) = &lit.members[0] else {
-                        unreachable!("checked by is_index_signature")
-                    };
-                    let key_is_string = matches!(
-                        ix.parameter.type_annotation.type_annotation,
-                        TSType::TSStringKeyword(_)
-                    );
-                    if !key_is_string {
-                        self.error(ix.span, refusals::INDEX_KEY);
-                        return None;
-                    }
-                    let value = self.ty(
-                        &ix.type_annotation.type_annotation,
-                        &format!("{context}Value"),
-                    )?;
-                    Ty::Map(Box::new(value))
-                } else {
-                    let fields = self.members(context, &lit.members);
-                    self.add_inline(context, lit.span, TypeKind::Struct(fields));
-                    Ty::Named(context.to_owned())
-                }
-            }
+            TSType::TSTypeLiteral(lit) => self.type_literal(lit, context)?,
             TSType::TSTupleType(tuple) if self.lenient && tuple.element_types.len() == 1 => {
                 let element = tuple.element_types[0].as_ts_type()?;
                 Ty::Array(Box::new(self.ty(element, context)?))
@@ -670,6 +619,97 @@ impl<'f> Loader<'f> {
                 );
                 return None;
             }
+        })
+    }
+
+    /// A reference by name: a declared type, `Array<T>`, `Record<string, T>` or the integer
+    /// brand.
+    fn type_reference(&mut self, r: &TSTypeReference<'_>, context: &str) -> Option<Ty> {
+        let TSTypeName::IdentifierReference(id) = &r.type_name else {
+            self.error(r.span, refusals::QUALIFIED);
+            return None;
+        };
+        let name = id.name.as_str();
+        let args: Vec<&TSType<'_>> = r
+            .type_arguments
+            .as_ref()
+            .map(|a| a.params.iter().collect())
+            .unwrap_or_default();
+        Some(match (name, args.as_slice()) {
+            ("Array", [elem]) => Ty::Array(Box::new(self.ty(elem, &format!("{context}Item"))?)),
+            ("Record", [TSType::TSStringKeyword(_), value]) => {
+                Ty::Map(Box::new(self.ty(value, &format!("{context}Value"))?))
+            }
+            (BUILTIN_INTEGER, []) => Ty::Integer,
+            (_, []) if self.declared.contains(name) => Ty::Named(name.to_owned()),
+            (_, []) => {
+                self.unknown_type(r.span, name);
+                // A document may use a name it never declares: keep the reference so
+                // the field still compares, the error says what is missing.
+                return self.lenient.then(|| Ty::Named(name.to_owned()));
+            }
+            _ => {
+                self.error(r.span, refusals::generic(name));
+                return None;
+            }
+        })
+    }
+
+    /// `A | B | null`: string literals as an enum, primitives as an untagged union, a single
+    /// member as itself, `null` as nullability, anything else as a union type named `context`.
+    fn union(&mut self, u: &TSUnionType<'_>, context: &str) -> Option<Ty> {
+        let non_null: Vec<&TSType<'_>> = u
+            .types
+            .iter()
+            .filter(|t| !matches!(strip_parens(t), TSType::TSNullKeyword(_)))
+            .collect();
+        let nullable = non_null.len() < u.types.len();
+        let inner = if let Some(values) = literal_values(&non_null) {
+            self.inline_enum(context, values, u.span)
+        } else if let [single] = non_null.as_slice() {
+            self.ty(single, context)?
+        } else if let Some(members) = untagged::primitive_members(&non_null) {
+            self.add_inline(context, u.span, TypeKind::Untagged(members));
+            Ty::Named(context.to_owned())
+        } else if let Some(values) = untagged::open_enum(&non_null) {
+            self.open_enum(context, values, u.span, None);
+            Ty::Named(context.to_owned())
+        } else if let Some(number) = untagged::open_number(&non_null) {
+            number
+        } else {
+            self.union_type(context, &non_null, u.span, String::new(), true)?;
+            Ty::Named(context.to_owned())
+        };
+        Some(if nullable {
+            Ty::Nullable(Box::new(inner))
+        } else {
+            inner
+        })
+    }
+
+    /// `{ [key: string]: T }` as a map, any other object literal as an inline struct.
+    fn type_literal(&mut self, lit: &TSTypeLiteral<'_>, context: &str) -> Option<Ty> {
+        Some(if is_index_signature(&lit.members) {
+            let TSSignature::TSIndexSignature(ix) = &lit.members[0] else {
+                unreachable!("checked by is_index_signature")
+            };
+            let key_is_string = matches!(
+                ix.parameter.type_annotation.type_annotation,
+                TSType::TSStringKeyword(_)
+            );
+            if !key_is_string {
+                self.error(ix.span, refusals::INDEX_KEY);
+                return None;
+            }
+            let value = self.ty(
+                &ix.type_annotation.type_annotation,
+                &format!("{context}Value"),
+            )?;
+            Ty::Map(Box::new(value))
+        } else {
+            let fields = self.members(context, &lit.members);
+            self.add_inline(context, lit.span, TypeKind::Struct(fields));
+            Ty::Named(context.to_owned())
         })
     }
 
