@@ -152,25 +152,52 @@ fn skeleton_module(
     })
 }
 
-/// `crate :: <module>` becomes `super :: super :: <module>` at any depth of `tokens`.
+/// Rewrites the skeleton's paths for its new place, `<module>::skeleton`: `crate :: <module>`
+/// becomes `super :: super :: <module>`, one more `super` inside each module the skeleton
+/// nests (tonic's server and client modules); and inside those nested modules the
+/// `agentwire_transport` alias, which the skeleton module opens with, is reached through
+/// `super` as well (a `use` is not seen by child modules).
 fn relocate(tokens: TokenStream, module: &str) -> TokenStream {
+    relocate_at(tokens, module, 0)
+}
+
+/// [`relocate`] for tokens `nested` modules below the skeleton module.
+fn relocate_at(tokens: TokenStream, module: &str, nested: usize) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out = Vec::with_capacity(trees.len());
+    let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
+    let supers = |n: usize| -> TokenStream { (0..n).map(|_| quote!(super::)).collect() };
+    let is_path_sep = |i: usize| {
+        matches!(trees.get(i), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+            && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+    };
     let mut i = 0;
     while i < trees.len() {
-        let is_path = matches!(&trees[i], TokenTree::Ident(c) if c == "crate")
-            && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
-            && matches!(trees.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':')
-            && matches!(trees.get(i + 3), Some(TokenTree::Ident(m)) if m == module);
-        if is_path {
-            out.extend(quote!(super::super::));
+        let ident =
+            |at: usize, name: &str| matches!(trees.get(at), Some(TokenTree::Ident(x)) if x == name);
+        if ident(i, "crate") && is_path_sep(i + 1) && ident(i + 3, module) {
+            out.extend(supers(nested + 2));
             i += 3;
             continue;
         }
+        let after_path_or_as = i > 0
+            && (matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                || ident(i - 1, "as"));
+        if nested > 0 && ident(i, "agentwire_transport") && is_path_sep(i + 1) && !after_path_or_as
+        {
+            out.extend(supers(nested));
+        }
+        // `mod name { ... }`: its body is one module further down.
+        let module_body =
+            i >= 2 && ident(i - 2, "mod") && matches!(trees.get(i - 1), Some(TokenTree::Ident(_)));
         match &trees[i] {
             TokenTree::Group(g) => {
-                let mut group =
-                    proc_macro2::Group::new(g.delimiter(), relocate(g.stream(), module));
+                let depth = if module_body && g.delimiter() == proc_macro2::Delimiter::Brace {
+                    nested + 1
+                } else {
+                    nested
+                };
+                let stream = relocate_at(g.stream(), module, depth);
+                let mut group = proc_macro2::Group::new(g.delimiter(), stream);
                 group.set_span(g.span());
                 out.push(TokenTree::Group(group));
             }
@@ -227,6 +254,33 @@ fn load_module(files: &[OutputFile], path: &str) -> Result<(Vec<Attribute>, Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// tonic's server and client modules sit one module below the skeleton: their paths into
+    /// the protocol take one more `super`, and the transport alias is reached through `super`.
+    #[test]
+    fn nested_modules_take_one_more_super() {
+        let tokens = quote! {
+            use agentwire_transport::grpc;
+            pub mod meter_server {
+                use agentwire_transport as t;
+                fn f() -> crate::chat::Reading { agentwire_transport::grpc::ServerCodec::default() }
+            }
+        };
+        let text = relocate(tokens, "chat").to_string();
+        assert!(
+            text.starts_with("use agentwire_transport :: grpc"),
+            "{text}"
+        );
+        assert!(text.contains("use agentwire_transport as t"), "{text}");
+        assert!(
+            text.contains("-> super :: super :: super :: chat :: Reading"),
+            "{text}"
+        );
+        assert!(
+            text.contains("{ super :: agentwire_transport :: grpc :: ServerCodec"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn paths_into_the_protocol_module_are_relocated_at_any_depth() {
