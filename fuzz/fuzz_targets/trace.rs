@@ -17,18 +17,27 @@ mod cli {
 use agentwire_runtime::registry::Protocol;
 use cli::check::{self, Capture, Sides, Trace};
 pub use cli::{merge, report};
-use report::{OutputFormat, Report};
 use libfuzzer_sys::fuzz_target;
+use report::{OutputFormat, Report};
 
 fn run(p: &dyn Protocol, bytes: &[u8]) {
     // Both output formats, the second with a findings limit, as `--format json
     // --max-findings` runs it; the sink stands in for standard output.
     let mut sink = std::io::sink();
-    let mut text = Report::new(&mut sink, OutputFormat::Text, None, false);
+    let mut text = Report::new(&mut sink, OutputFormat::Text, None, report::Progress::Off);
     let mut input = bytes;
-    let trace = Trace { name: "t.jsonl", input: &mut input, size: Some(bytes.len() as u64) };
+    let trace = Trace {
+        name: "t.jsonl",
+        input: &mut input,
+        size: Some(bytes.len() as u64),
+    };
     let _ = check::check_trace(p, trace, &mut text);
-    let mut json = Report::new(&mut sink, OutputFormat::Json, Some(3), false);
+    let mut json = Report::new(
+        &mut sink,
+        OutputFormat::Json,
+        Some(3),
+        report::Progress::Off,
+    );
     // The same bytes as a one-sided capture (`--one-sided`), held in memory.
     let _ = check::check_one_sided(p, "t.jsonl", bytes, &mut json);
     // Split at the first NUL (if any) into two captures, one per role (the first two roles).
@@ -53,7 +62,7 @@ fn run(p: &dyn Protocol, bytes: &[u8]) {
         },
     ];
     let mut sink = std::io::sink();
-    let mut out = Report::new(&mut sink, OutputFormat::Text, None, false);
+    let mut out = Report::new(&mut sink, OutputFormat::Text, None, report::Progress::Off);
     let _ = check::check_captures(p, &captures, 1 << 16, Sides::Both, &mut out);
     let _ = check::check_captures(p, &captures[..1], 1 << 16, Sides::OneSided, &mut out);
 }
