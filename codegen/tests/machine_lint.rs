@@ -225,3 +225,27 @@ fn malformed_machine_yaml_is_a_diagnostic() {
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert!(findings[0].contains("machine.yaml:"), "{findings:?}");
 }
+
+/// Machine, memory and state names become Rust identifiers: one that cannot be is a located
+/// diagnostic, never a generator panic (the spec-folder fuzz target found `requ[st`).
+#[test]
+fn names_that_cannot_be_rust_identifiers_are_located() {
+    let bad = GOOD
+        .replace("name: ping", "name: requ[st")
+        .replace("{last: value}", "{type: value}")
+        .replace("to: waiting", "to: \"--\"");
+    let found = lint(&bad);
+    assert!(
+        has(
+            &found,
+            2,
+            "machine name `requ[st` must be a snake_case word"
+        ),
+        "{found:?}"
+    );
+    assert!(has(&found, 6, "memory name `type`"), "{found:?}");
+    assert!(
+        has(&found, 11, "state `--` needs a letter or digit"),
+        "{found:?}"
+    );
+}

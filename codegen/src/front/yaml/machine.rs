@@ -230,6 +230,28 @@ impl Ctx<'_> {
             .push(SpecError::at(self.file, span_of(self.file, loc), message));
     }
 
+    /// A machine or memory name becomes a Rust field (and `step_<name>`): a snake_case word
+    /// that is no keyword.
+    fn rust_word(&mut self, loc: &Location, what: &str, name: &str) {
+        let word = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !word || crate::naming::is_keyword(name) {
+            self.err(
+                loc,
+                format!("{what} `{name}` must be a snake_case word (a-z, 0-9, _) that is no Rust keyword"),
+            );
+        }
+    }
+
+    /// A state becomes an enum variant, its words in PascalCase: it needs a letter or digit.
+    fn state_word(&mut self, loc: &Location, state: &str) {
+        if state != "*" && crate::naming::pascal_case(state).is_empty() {
+            self.err(loc, format!("state `{state}` needs a letter or digit"));
+        }
+    }
+
     fn origin(&self, loc: &Location) -> Origin {
         Origin {
             file: "machine.yaml".to_owned(),
@@ -473,6 +495,13 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
     };
     let mut machines: Vec<Machine> = Vec::new();
     for m in &raw.machines {
+        cx.rust_word(&m.name.referenced, "machine name", &m.name.value);
+        for s in std::iter::once(&m.initial)
+            .chain(&m.accepting)
+            .chain(&m.finals)
+        {
+            cx.state_word(&s.referenced, &s.value);
+        }
         if machines.iter().any(|x| x.name == m.name.value) {
             cx.err(
                 &m.name.referenced,
@@ -504,6 +533,7 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
                     MemoryKind::Value
                 }
             };
+            cx.rust_word(&kind.referenced, "memory name", name);
             memory.push((name.clone(), k));
         }
         let mut states = vec![m.initial.value.clone()];
@@ -520,9 +550,11 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
                 RawFrom::Many(v) => Some(v.clone()),
             };
             for s in from.iter().flatten() {
+                cx.state_word(&t.from.referenced, s);
                 mention(s, &mut states);
             }
             if let Some(to) = &t.to {
+                cx.state_word(&to.referenced, &to.value);
                 mention(&to.value, &mut states);
             }
             transitions.push(Transition {
