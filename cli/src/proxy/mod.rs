@@ -87,7 +87,7 @@ Relay a session between two peers of a protocol, unchanged, while recording it a
 it against the protocol's schemas and sequence rules. Over stdio the server command is
 spawned and this process's standard input and output are relayed to it:
 
-  agentwire proxy --protocol mcp --record session.jsonl -- my-mcp-server --stdio
+  agentwire proxy --spec ./spec/chat --record session.jsonl -- my-chat-server --stdio
 
 Every finding is printed on standard error as it is made, in the words `trace check` uses,
 pointing at the line of the recording that holds the message (`trace check` on the
