@@ -84,7 +84,10 @@ fn module_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
             syn::parse2(quote!(#![allow(clippy::large_enum_variant, clippy::result_large_err)]))
                 .map_err(|e| internal(format!("internal error: the checker lints: {e}")))?;
         checker.attrs.extend(lints.attrs);
-        files.push(OutputFile::rust(format!("{}/machine.rs", paths.dir), checker));
+        files.push(OutputFile::rust(
+            format!("{}/machine.rs", paths.dir),
+            checker,
+        ));
         // A spec without machines gets the accept-all checker but no diagram.
         if !p.machines.is_empty() {
             files.push(OutputFile::text(
@@ -123,7 +126,12 @@ fn versioned_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
         #(#![doc = #doc])*
         #![allow(clippy::large_enum_variant, clippy::result_large_err)]
     })
-    .map_err(|e| internal(format!("internal error: the module doc of {}: {e}", p.module)))?;
+    .map_err(|e| {
+        internal(format!(
+            "internal error: the module doc of {}: {e}",
+            p.module
+        ))
+    })?;
     file.attrs.splice(0..0, attrs.attrs);
     files.push(OutputFile::rust(crate::naming::FilePaths::of(p).rust, file));
     Ok(files)

@@ -89,7 +89,10 @@ impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Source::Handshake { method, member } => {
-                write!(f, "`{method}` params.{member} and its answer's result.{member}")
+                write!(
+                    f,
+                    "`{method}` params.{member} and its answer's result.{member}"
+                )
             }
             Source::Meta { path } => write!(f, "params.{}", path.join(".")),
             Source::Header { name } => write!(f, "the `{name}` header"),

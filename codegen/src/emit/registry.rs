@@ -81,7 +81,10 @@ fn emit_entry(
     );
     let doc = match &p.version {
         None => format!(" `{module}` ({title}) in the registry."),
-        Some(v) => format!(" `{module}` ({title}) version `{}` in the registry.", v.name),
+        Some(v) => format!(
+            " `{module}` ({title}) version `{}` in the registry.",
+            v.name
+        ),
     };
     let (decode, checker, wrapper) = if p.machines.is_empty() {
         (quote!(None), quote!(None), TokenStream::new())
@@ -211,10 +214,17 @@ fn emit_versioned(e: &Entry<'_>, kind: agentwire_runtime::registry::TransportKin
         arms.push(quote!(#version => Some(&#vname),));
         names.push(version);
     }
-    let newest = pascal_case(&format!("{module}_{}", e.versions.first().and_then(|v| v.version.as_ref()).map_or("", |v| v.module.as_str())));
+    let newest = pascal_case(&format!(
+        "{module}_{}",
+        e.versions
+            .first()
+            .and_then(|v| v.version.as_ref())
+            .map_or("", |v| v.module.as_str())
+    ));
     let newest = format_ident!("{newest}");
     let title = &p.title;
-    let doc = format!(" `{module}` ({title}) in the registry: every declared version, newest first.");
+    let doc =
+        format!(" `{module}` ({title}) in the registry: every declared version, newest first.");
     quote! {
         #(#entries)*
 

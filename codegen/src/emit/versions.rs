@@ -156,7 +156,10 @@ fn emit_machine(infos: &[&VersionInfo]) -> TokenStream {
         .iter()
         .map(|v| format_ident!("{}", version_variant(&v.module)))
         .collect();
-    let mods: Vec<_> = infos.iter().map(|v| format_ident!("{}", v.module)).collect();
+    let mods: Vec<_> = infos
+        .iter()
+        .map(|v| format_ident!("{}", v.module))
+        .collect();
     quote! {
         /// The sequence checkers of every version behind one type.
         pub mod machine {

@@ -94,7 +94,13 @@ pub(crate) fn load_parsed(
     notes.extend(crate::front::rename::rust_type_names(&mut protocol));
     notes.extend(crate::front::notes::unchecked_formats(&protocol));
     let analysis = if errors.is_empty() {
-        load_machines(dir, &pf.machine_file, &mut protocol, &mut files, &mut errors)?
+        load_machines(
+            dir,
+            &pf.machine_file,
+            &mut protocol,
+            &mut files,
+            &mut errors,
+        )?
     } else {
         None
     };

@@ -23,8 +23,14 @@ fn versions_are_listed_newest_first_and_parsed_by_their_names() {
 fn decode_message_reads_a_type_as_the_version_asked_for_has_it() {
     // A step of 50: version 2 allows up to 100, version 1 up to 10.
     let count = request(2, "tick/count", json!({"step": 50}));
-    assert!(tick::decode_message(Version::V2, "client", &count).unwrap().is_ok());
-    let e = tick::decode_message(Version::V1, "client", &count).unwrap().unwrap_err();
+    assert!(
+        tick::decode_message(Version::V2, "client", &count)
+            .unwrap()
+            .is_ok()
+    );
+    let e = tick::decode_message(Version::V1, "client", &count)
+        .unwrap()
+        .unwrap_err();
     assert_eq!(e.errors[0].pointer, "/params/step");
     // The types of each version by name: version 1 has no `StopParams`.
     assert!(tick::decode_type(Version::V2, "StopParams", "{}").is_some());
@@ -34,11 +40,27 @@ fn decode_message_reads_a_type_as_the_version_asked_for_has_it() {
 #[test]
 fn each_version_has_its_own_methods() {
     let reset = json!({"jsonrpc": "2.0", "method": "tick/reset", "params": {}}).to_string();
-    assert!(tick::decode_message(Version::V1, "client", &reset).unwrap().is_ok());
-    assert!(tick::decode_message(Version::V2, "client", &reset).unwrap().is_err());
+    assert!(
+        tick::decode_message(Version::V1, "client", &reset)
+            .unwrap()
+            .is_ok()
+    );
+    assert!(
+        tick::decode_message(Version::V2, "client", &reset)
+            .unwrap()
+            .is_err()
+    );
     let stop = request(3, "tick/stop", json!({}));
-    assert!(tick::decode_message(Version::V2, "client", &stop).unwrap().is_ok());
-    assert!(tick::decode_message(Version::V1, "client", &stop).unwrap().is_err());
+    assert!(
+        tick::decode_message(Version::V2, "client", &stop)
+            .unwrap()
+            .is_ok()
+    );
+    assert!(
+        tick::decode_message(Version::V1, "client", &stop)
+            .unwrap()
+            .is_err()
+    );
     assert!(tick::decode_response(Version::V2, "tick/stop", r#"{"total": 4}"#).is_some());
     assert!(tick::decode_response(Version::V1, "tick/stop", r#"{"total": 4}"#).is_none());
 }
@@ -48,7 +70,9 @@ fn first_violation(version: Version, entries: &[serde_json::Value]) -> Option<&'
     let mut checker = machine::Checker::new(version);
     for entry in entries {
         let from = entry["from"].as_str().unwrap();
-        let msg = machine::Recorded::decode(version, from, entry).unwrap().unwrap();
+        let msg = machine::Recorded::decode(version, from, entry)
+            .unwrap()
+            .unwrap();
         assert_eq!(msg.version(), version);
         if let Err(v) = checker.observe(&msg) {
             return Some(v.machine);
@@ -71,7 +95,9 @@ fn the_checker_follows_the_rules_of_its_version() {
 #[test]
 fn a_checker_refuses_a_message_of_another_version() {
     let entry = json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "tick/open", "params": {"version": "1"}}});
-    let v1 = machine::Recorded::decode(Version::V1, "client", &entry).unwrap().unwrap();
+    let v1 = machine::Recorded::decode(Version::V1, "client", &entry)
+        .unwrap()
+        .unwrap();
     let mut checker = machine::Checker::new(Version::V2);
     assert_eq!(checker.observe(&v1).unwrap_err().machine, "version");
 }
@@ -85,8 +111,20 @@ fn the_registry_lists_the_versions_and_hands_out_each() {
     assert_eq!(p.versions(), ["2", "1"]);
     assert!(p.version("3").is_none());
     let count = request(2, "tick/count", json!({"step": 50}));
-    assert!(p.version("2").unwrap().decode_message("client", &count).unwrap().is_ok());
-    assert!(p.version("1").unwrap().decode_message("client", &count).unwrap().is_err());
+    assert!(
+        p.version("2")
+            .unwrap()
+            .decode_message("client", &count)
+            .unwrap()
+            .is_ok()
+    );
+    assert!(
+        p.version("1")
+            .unwrap()
+            .decode_message("client", &count)
+            .unwrap()
+            .is_err()
+    );
     // Unasked, the protocol answers as its newest version.
     assert!(p.decode_message("client", &count).unwrap().is_ok());
     // Where a stream names its version, as the spec declares it.

@@ -389,7 +389,10 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         types_only_checks(&raw, &mut cx);
     }
     let (version_source, versions) = {
-        let at = raw.version.as_ref().map_or(raw.protocol.referenced, |v| v.referenced);
+        let at = raw
+            .version
+            .as_ref()
+            .map_or(raw.protocol.referenced, |v| v.referenced);
         let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
         let source = raw.version.as_ref().map(|v| &v.value);
         crate::front::versions::lower(source, &raw.versions, &at, &mut report)
@@ -548,14 +551,19 @@ fn apply_version(
     };
     let entry = raw.versions.swap_remove(index);
     if let Some(types) = entry.types {
-        let Spanned { value, referenced, defined } = types;
+        let Spanned {
+            value,
+            referenced,
+            defined,
+        } = types;
         raw.types = Spanned::new(RawTypes::File(value), referenced, defined);
     }
     if entry.methods.is_empty() && entry.drop_methods.is_empty() {
         return Some(decl.clone());
     }
     let Some(rpc) = raw.jsonrpc.as_mut() else {
-        let msg = format!("version `{name}` changes methods, but the protocol has no `jsonrpc:` section");
+        let msg =
+            format!("version `{name}` changes methods, but the protocol has no `jsonrpc:` section");
         cx.err(&entry.version.referenced, msg);
         return Some(decl.clone());
     };
@@ -563,12 +571,19 @@ fn apply_version(
         let before = rpc.methods.len();
         rpc.methods.retain(|m| m.method.value != gone.value);
         if rpc.methods.len() == before {
-            let msg = format!("version `{name}` drops `{}`, which `jsonrpc.methods` does not list", gone.value);
+            let msg = format!(
+                "version `{name}` drops `{}`, which `jsonrpc.methods` does not list",
+                gone.value
+            );
             cx.err(&gone.referenced, msg);
         }
     }
     for m in entry.methods {
-        match rpc.methods.iter_mut().find(|x| x.method.value == m.method.value) {
+        match rpc
+            .methods
+            .iter_mut()
+            .find(|x| x.method.value == m.method.value)
+        {
             Some(shared) => *shared = m,
             None => rpc.methods.push(m),
         }

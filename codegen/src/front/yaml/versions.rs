@@ -69,7 +69,11 @@ pub fn lower<M>(
         (None, true) => return (None, Vec::new()),
         (Some(s), false) => source_of(s, at, err),
         (Some(_), true) => {
-            err(at, "`version:` says where a stream names its version, but no `versions:` are declared".to_owned());
+            err(
+                at,
+                "`version:` says where a stream names its version, but no `versions:` are declared"
+                    .to_owned(),
+            );
             None
         }
         (None, false) => {
@@ -85,14 +89,30 @@ pub fn lower<M>(
         let name = &v.version.value;
         let module = crate::naming::version_module(name);
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_graphic()) {
-            err(&v.version.referenced, format!("version `{name}` must be printable ASCII without spaces"));
+            err(
+                &v.version.referenced,
+                format!("version `{name}` must be printable ASCII without spaces"),
+            );
         } else if let Some(other) = decls.iter().find(|d| d.info.module == module) {
-            let what = if other.info.name == *name { "is declared twice".to_owned() } else { format!("and `{}` have the same module name `{module}`", other.info.name) };
+            let what = if other.info.name == *name {
+                "is declared twice".to_owned()
+            } else {
+                format!(
+                    "and `{}` have the same module name `{module}`",
+                    other.info.name
+                )
+            };
             err(&v.version.referenced, format!("version `{name}` {what}"));
         }
         decls.push(VersionDecl {
-            info: VersionInfo { name: name.clone(), module },
-            machine: v.machine.as_ref().map_or(MACHINE_FILE.to_owned(), |m| m.value.clone()),
+            info: VersionInfo {
+                name: name.clone(),
+                module,
+            },
+            machine: v
+                .machine
+                .as_ref()
+                .map_or(MACHINE_FILE.to_owned(), |m| m.value.clone()),
         });
     }
     (source, decls)
@@ -110,20 +130,36 @@ fn source_of(
             member: member.value.clone(),
         }),
         (Some(method), None, None, None) => {
-            err(&method.referenced, "`handshake:` needs `member:`, the params and result member naming the version".to_owned());
+            err(
+                &method.referenced,
+                "`handshake:` needs `member:`, the params and result member naming the version"
+                    .to_owned(),
+            );
             None
         }
         (None, None, Some(meta), None) => {
             let path: Vec<String> = meta.value.split('.').map(str::to_owned).collect();
             if path.iter().any(String::is_empty) {
-                err(&meta.referenced, format!("`meta: {}` must be a dotted path of member names under params", meta.value));
+                err(
+                    &meta.referenced,
+                    format!(
+                        "`meta: {}` must be a dotted path of member names under params",
+                        meta.value
+                    ),
+                );
                 return None;
             }
             Some(VersionSource::Meta { path })
         }
-        (None, None, None, Some(header)) => Some(VersionSource::Header { name: header.value.clone() }),
+        (None, None, None, Some(header)) => Some(VersionSource::Header {
+            name: header.value.clone(),
+        }),
         _ => {
-            err(at, "`version:` takes exactly one of `handshake` (with `member`), `meta` or `header`".to_owned());
+            err(
+                at,
+                "`version:` takes exactly one of `handshake` (with `member`), `meta` or `header`"
+                    .to_owned(),
+            );
             None
         }
     }
@@ -162,9 +198,17 @@ pub fn load_versions(
     }
     if let Some(VersionSource::Handshake { method, .. }) = &pf.version_source {
         for spec in &loaded {
-            let opens = spec.protocol.methods.iter().any(|m| m.name == *method && m.call == crate::ir::Call::Request);
+            let opens = spec
+                .protocol
+                .methods
+                .iter()
+                .any(|m| m.name == *method && m.call == crate::ir::Call::Request);
             if !opens {
-                let v = spec.protocol.version.as_ref().map_or("", |v| v.name.as_str());
+                let v = spec
+                    .protocol
+                    .version
+                    .as_ref()
+                    .map_or("", |v| v.name.as_str());
                 errors.push(SpecError::new(format!(
                     "{}: `version.handshake: {method}` is no request method of version `{v}`",
                     yaml.path.display()
