@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    Comment, Declaration, Statement, TSInterfaceDeclaration, TSLiteral, TSSignature,
-    TSTupleElement, TSType, TSTypeAliasDeclaration, TSTypeLiteral, TSTypeName, TSTypeReference,
-    TSUnionType,
+    Comment, Declaration, Statement, TSEnumDeclaration, TSInterfaceDeclaration, TSLiteral,
+    TSSignature, TSTupleElement, TSType, TSTypeAliasDeclaration, TSTypeLiteral, TSTypeName,
+    TSTypeReference, TSUnionType,
 };
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType, Span};
@@ -21,7 +21,9 @@ use crate::naming::pascal_case;
 /// The type of a document's field that [`load_doc_types`] could not read (the error says why).
 pub const UNREADABLE: &str = "?";
 mod consts;
+mod enums;
 mod extends;
+mod literals;
 mod open;
 mod refusals;
 mod tagged_refs;
@@ -81,6 +83,7 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
         inherited: BTreeSet::new(),
         open: HashMap::new(),
         numeric_consts: HashMap::new(),
+        enum_members: HashMap::new(),
         errors,
     };
     let decls = loader.declarations(&parsed.program.body);
@@ -88,6 +91,7 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
         let (name, span) = match d {
             Decl::Interface(i) => (i.id.name.as_str(), i.id.span),
             Decl::Alias(a) => (a.id.name.as_str(), a.id.span),
+            Decl::Enum(e) => (e.id.name.as_str(), e.id.span),
         };
         if name == BUILTIN_INTEGER {
             continue;
@@ -101,6 +105,7 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
             Decl::Interface(i) => loader.interface(i),
             Decl::Alias(a) if a.id.name.as_str() != BUILTIN_INTEGER => loader.alias(a),
             Decl::Alias(_) => {}
+            Decl::Enum(e) => loader.enum_decl(e.id.name.as_str(), e),
         }
     }
     loader.resolve_extends();
@@ -112,6 +117,7 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
 enum Decl<'r, 'a> {
     Interface(&'r TSInterfaceDeclaration<'a>),
     Alias(&'r TSTypeAliasDeclaration<'a>),
+    Enum(&'r TSEnumDeclaration<'a>),
 }
 
 /// A union of interfaces waiting for every member to be loaded before its tag is chosen.
@@ -149,6 +155,8 @@ struct Loader<'f> {
     /// Numeric constants (`export declare const PARSE_ERROR = -32700;`), by name, for `typeof X`:
     /// whether each is a whole number.
     numeric_consts: HashMap<String, bool>,
+    /// The members of every enum, by (enum, member), for `Enum.Member` as a literal type.
+    enum_members: HashMap<(String, String), enums::Member>,
     errors: SpecErrors,
 }
 
@@ -230,6 +238,7 @@ impl<'f> Loader<'f> {
             match stmt {
                 Statement::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
                 Statement::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
+                Statement::TSEnumDeclaration(e) => out.push(Decl::Enum(e)),
                 Statement::VariableDeclaration(v) => self.record_consts(v),
                 Statement::ExportDeclaration(e) => {
                     // oxc attaches a JSDoc to the `export` statement, not to the declaration
@@ -241,6 +250,7 @@ impl<'f> Loader<'f> {
                     match &e.declaration {
                         Declaration::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
                         Declaration::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
+                        Declaration::TSEnumDeclaration(en) => out.push(Decl::Enum(en)),
                         Declaration::VariableDeclaration(v) => self.record_consts(v),
                         _ => self.error(
                             e.span,
@@ -329,6 +339,11 @@ impl<'f> Loader<'f> {
                 );
                 continue;
             };
+            if self.never_member(&key, &ann.type_annotation, p.optional) {
+                continue;
+            }
+            // `key: T | undefined`: JSON has no `undefined`; the member may be left out.
+            let optional = p.optional || literals::admits_undefined(&ann.type_annotation);
             let doc = self.doc(p.span.start);
             let context = format!("{owner}{}", pascal_case(&key));
             if let Some(lit) = self.fixed_string(&ann.type_annotation) {
@@ -348,7 +363,7 @@ impl<'f> Loader<'f> {
                 .as_deref()
                 .map(|raw| crate::front::defaults::value(raw, &ty, &self.types));
             let default = match read {
-                Some(Ok(_)) if !p.optional => {
+                Some(Ok(_)) if !optional => {
                     self.error(
                         p.span,
                         format!("field `{key}` is required, so it is never absent and its `@default` never applies: write `{key}?:`"),
@@ -365,7 +380,7 @@ impl<'f> Loader<'f> {
             fields.push(Field {
                 name: key,
                 ty,
-                optional: p.optional,
+                optional,
                 doc: doc.text,
                 constraints: doc.constraints,
                 origin: self.origin(p.span),
@@ -417,6 +432,10 @@ impl<'f> Loader<'f> {
         {
             let fields = self.members(&name, &lit.members);
             self.add(&name, doc.text, a.id.span, TypeKind::Struct(fields));
+            return;
+        }
+        if let Some(n) = literals::number_literal(ty) {
+            self.add(&name, doc.text, a.id.span, literals::number_set(&[n]));
             return;
         }
         if let Some(value) = single_string_literal(ty) {
@@ -515,7 +534,23 @@ impl<'f> Loader<'f> {
         span: Span,
         u: &TSUnionType<'_>,
     ) -> bool {
-        let members: Vec<&TSType<'_>> = u.types.iter().collect();
+        let members: Vec<&TSType<'_>> = u
+            .types
+            .iter()
+            .filter(|t| !literals::is_undefined(t))
+            .collect();
+        if members.len() < 2 {
+            // `T | undefined` is `T`, read below as any other type.
+            return false;
+        }
+        if let Some(values) = literal_values(&members) {
+            self.add(name, doc.text.clone(), span, TypeKind::Enum(values));
+            return true;
+        }
+        if let Some(values) = literals::number_literals(&members) {
+            self.add(name, doc.text.clone(), span, literals::number_set(&values));
+            return true;
+        }
         if let Some(members) = untagged::primitive_members(&members) {
             self.add(name, doc.text.clone(), span, TypeKind::Untagged(members));
             return true;
@@ -575,13 +610,16 @@ impl<'f> Loader<'f> {
                     self.inline_enum(context, vec![s.value.as_str().to_owned()], l.span)
                 }
                 TSLiteral::BooleanLiteral(b) => Ty::BoolLiteral(b.value),
-                _ => {
-                    self.error(
-                        l.span,
-                        "only string and boolean literal types are supported; write `number` (or `integer`) with `@minimum`/`@maximum`",
-                    );
-                    return None;
-                }
+                _ => match literals::number_literal(t) {
+                    Some(n) => self.number_literal_type(context, &[n], l.span),
+                    None => {
+                        self.error(
+                            l.span,
+                            "only string, number and boolean literal types are supported; write a string literal, or `number` (or `integer`) with `@minimum`/`@maximum`",
+                        );
+                        return None;
+                    }
+                },
             },
             TSType::TSTypeLiteral(lit) => self.type_literal(lit, context)?,
             TSType::TSTupleType(tuple) if self.lenient && tuple.element_types.len() == 1 => {
@@ -605,13 +643,8 @@ impl<'f> Loader<'f> {
                 }
                 return None;
             }
-            TSType::TSNullKeyword(n) => {
-                self.error(
-                    n.span,
-                    "a bare `null` type is not supported; write `T | null`",
-                );
-                return None;
-            }
+            // Only `null` fits; read as JSON Schema's `type: "null"` is (spec/README.md).
+            TSType::TSNullKeyword(_) => Ty::Nullable(Box::new(Ty::Any)),
             other => {
                 self.error(
                     other.span(),
@@ -658,16 +691,28 @@ impl<'f> Loader<'f> {
     /// `A | B | null`: string literals as an enum, primitives as an untagged union, a single
     /// member as itself, `null` as nullability, anything else as a union type named `context`.
     fn union(&mut self, u: &TSUnionType<'_>, context: &str) -> Option<Ty> {
-        let non_null: Vec<&TSType<'_>> = u
+        // `undefined` never reaches JSON: the member holding it may be absent (see `members`).
+        let defined: Vec<&TSType<'_>> = u
             .types
             .iter()
+            .filter(|t| !literals::is_undefined(t))
+            .collect();
+        let non_null: Vec<&TSType<'_>> = defined
+            .iter()
+            .copied()
             .filter(|t| !matches!(strip_parens(t), TSType::TSNullKeyword(_)))
             .collect();
-        let nullable = non_null.len() < u.types.len();
+        let nullable = non_null.len() < defined.len();
+        if non_null.is_empty() {
+            // `null | undefined`, or `undefined` alone: only `null` fits.
+            return Some(Ty::Nullable(Box::new(Ty::Any)));
+        }
         let inner = if let Some(values) = literal_values(&non_null) {
             self.inline_enum(context, values, u.span)
         } else if let [single] = non_null.as_slice() {
             self.ty(single, context)?
+        } else if let Some(values) = literals::number_literals(&non_null) {
+            self.number_literal_type(context, &values, u.span)
         } else if let Some(members) = untagged::primitive_members(&non_null) {
             self.add_inline(context, u.span, TypeKind::Untagged(members));
             Ty::Named(context.to_owned())

@@ -1,0 +1,63 @@
+// As ts-proto writes a proto3 message: every field present, a message field `T | undefined`,
+// enums numbered from 0 with an UNRECOGNIZED of -1.
+
+/** Where a job is in its life. */
+export declare enum JobState {
+  /** JOB_STATE_UNSPECIFIED - not said. */
+  JOB_STATE_UNSPECIFIED = 0,
+  JOB_STATE_QUEUED = 1,
+  JOB_STATE_RUNNING = 2,
+  JOB_STATE_DONE = 3,
+  UNRECOGNIZED = -1,
+}
+
+export interface JobStatus {
+  state: JobState;
+  detail: JobDetail | undefined;
+  finishedAt?: string | undefined;
+  labels: { [key: string]: string } | undefined;
+}
+
+export interface JobDetail {
+  attempts: number;
+  summary: string;
+}
+
+// As quicktype writes a string enum, and a `const enum` beside it.
+
+export enum Shade {
+  Light = "light",
+  Dark = "dark",
+}
+
+export const enum Weight {
+  Thin = "thin",
+  Bold = "bold",
+}
+
+/** Numbered as TypeScript numbers them, from 0. */
+export enum Step {
+  First,
+  Second,
+  Third,
+}
+
+export interface Palette {
+  shade: Shade;
+  weight?: Weight;
+  step: Step;
+}
+
+// As hey-api writes a JSON Schema's `const` and `enum` of numbers, and `not` as `?: never`.
+
+export type SchemaVersion = 1 | 2;
+
+export type Sample = {
+  kind: 'sample';
+  version: SchemaVersion;
+  retries?: 0 | 1 | 2 | 3;
+  ratio?: 0.5;
+  legacyId?: never;
+  cleared: null;
+  note?: string | null | undefined;
+};
