@@ -280,13 +280,14 @@ fn every_refusal_says_what_to_write_instead() {
             "interface P { a: Pick<Q, 'x'> }\ninterface Q { x: string }",
             "unsupported generic type `Pick<...>`; write `T[]`, `Array<T>`, `Record<string, T>` (or `Omit<Interface, \"key\">` as a base), or declare the instantiation as an interface",
         ),
-        (
-            "interface P { a: ns.Q }",
-            "qualified type names are not supported; declare the type in this file and refer to it by name",
-        ),
+        ("interface P { a: ns.Q }", "unknown type `ns.Q`"),
         (
             "interface P extends ns.Q { a: string }",
-            "a qualified base (`extends a.B`) is not supported; extend an interface of this file",
+            "unknown type `ns.Q`",
+        ),
+        (
+            "declare module \"pkg\" { interface P { a: string } }",
+            "`declare module \"name\"` describes a package's module, which is not read; declare its types at the top level or in a `namespace`",
         ),
         (
             "interface P { a: () => void }",

@@ -117,3 +117,35 @@ fn number_literals_never_and_null() {
     };
     assert_eq!(*target, Ty::Number);
 }
+
+#[test]
+fn namespaces_qualified_names_and_enum_members_as_tags() {
+    let g = shapes();
+    let types = &g.spec.protocol.types;
+    // `Completion.Choice` is `CompletionChoice`; inside it, `Choice.Finish` resolves from the
+    // enclosing namespace to `CompletionChoiceFinish`.
+    for name in [
+        "Completion",
+        "CompletionChoice",
+        "CompletionUsage",
+        "CompletionChoiceFinish",
+    ] {
+        assert!(
+            types.contains_key(name),
+            "{name}: {:?}",
+            types.keys().collect::<Vec<_>>()
+        );
+    }
+    let defs = definitions(&g);
+    assert_eq!(
+        defs["CompletionChoice"]["properties"]["finish"]["$ref"],
+        json!("#/$defs/CompletionChoiceFinish")
+    );
+    // `kind: BlockKind.Text` fixes the tag as `kind: 'text'` would.
+    let TypeKind::Union { tag, variants } = &types["Block"].kind else {
+        panic!("{:?}", types["Block"]);
+    };
+    assert_eq!(tag, "kind");
+    let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
+    assert_eq!(values, ["text", "image"]);
+}

@@ -5,9 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    Comment, Declaration, Statement, TSEnumDeclaration, TSInterfaceDeclaration, TSLiteral,
-    TSSignature, TSTupleElement, TSType, TSTypeAliasDeclaration, TSTypeLiteral, TSTypeName,
-    TSTypeReference, TSUnionType,
+    Comment, TSEnumDeclaration, TSInterfaceDeclaration, TSLiteral, TSSignature, TSTupleElement,
+    TSType, TSTypeAliasDeclaration, TSTypeLiteral, TSTypeName, TSTypeReference, TSUnionType,
 };
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType, Span};
@@ -26,6 +25,7 @@ mod extends;
 mod literals;
 mod open;
 mod refusals;
+mod scope;
 mod tagged_refs;
 mod type_tags;
 mod unions;
@@ -84,30 +84,39 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
         open: HashMap::new(),
         numeric_consts: HashMap::new(),
         enum_members: HashMap::new(),
+        scope: Vec::new(),
+        qualified: HashMap::new(),
         errors,
     };
-    let decls = loader.declarations(&parsed.program.body);
-    for d in &decls {
+    let mut decls = Vec::new();
+    loader.declarations(&parsed.program.body, &[], &mut decls);
+    for (scope, d) in &decls {
         let (name, span) = match d {
             Decl::Interface(i) => (i.id.name.as_str(), i.id.span),
             Decl::Alias(a) => (a.id.name.as_str(), a.id.span),
             Decl::Enum(e) => (e.id.name.as_str(), e.id.span),
         };
-        if name == BUILTIN_INTEGER {
+        if name == BUILTIN_INTEGER && scope.is_empty() {
             continue;
         }
-        if !loader.declared.insert(name.to_owned()) {
-            loader.error(span, format!("`{name}` is declared twice"));
+        let ir = loader.declare(scope, name);
+        if !loader.declared.insert(ir.clone()) {
+            loader.error(span, format!("`{ir}` is declared twice"));
         }
     }
-    for d in &decls {
+    // Enums first: a member written as a type (`Kind.Text`) is a literal wherever it is used.
+    let (enums, rest): (Vec<_>, Vec<_>) =
+        decls.iter().partition(|(_, d)| matches!(d, Decl::Enum(_)));
+    for (scope, d) in enums.into_iter().chain(rest) {
+        loader.scope = scope.clone();
         match d {
             Decl::Interface(i) => loader.interface(i),
-            Decl::Alias(a) if a.id.name.as_str() != BUILTIN_INTEGER => loader.alias(a),
-            Decl::Alias(_) => {}
-            Decl::Enum(e) => loader.enum_decl(e.id.name.as_str(), e),
+            Decl::Alias(a) if a.id.name.as_str() == BUILTIN_INTEGER && scope.is_empty() => {}
+            Decl::Alias(a) => loader.alias(a),
+            Decl::Enum(e) => loader.enum_decl(&loader.ir_name(e.id.name.as_str()), e),
         }
     }
+    loader.scope.clear();
     loader.resolve_extends();
     loader.resolve_unions();
     let Loader { types, errors, .. } = loader;
@@ -157,6 +166,10 @@ struct Loader<'f> {
     numeric_consts: HashMap<String, bool>,
     /// The members of every enum, by (enum, member), for `Enum.Member` as a literal type.
     enum_members: HashMap<(String, String), enums::Member>,
+    /// The namespace path of the declaration being read (`scope`).
+    scope: Vec<String>,
+    /// Every declaration's type name, by its dotted path (`Ns.Type`).
+    qualified: HashMap<String, String>,
     errors: SpecErrors,
 }
 
@@ -232,41 +245,6 @@ impl<'f> Loader<'f> {
         }
     }
 
-    fn declarations<'r, 'a>(&mut self, body: &'r [Statement<'a>]) -> Vec<Decl<'r, 'a>> {
-        let mut out = Vec::new();
-        for stmt in body {
-            match stmt {
-                Statement::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
-                Statement::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
-                Statement::TSEnumDeclaration(e) => out.push(Decl::Enum(e)),
-                Statement::VariableDeclaration(v) => self.record_consts(v),
-                Statement::ExportDeclaration(e) => {
-                    // oxc attaches a JSDoc to the `export` statement, not to the declaration
-                    // inside it: move it there, or `export` would silently drop its rules.
-                    let inner = e.declaration.span().start;
-                    if let Some(doc) = self.docs.remove(&e.span.start) {
-                        self.docs.insert(inner, doc);
-                    }
-                    match &e.declaration {
-                        Declaration::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
-                        Declaration::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
-                        Declaration::TSEnumDeclaration(en) => out.push(Decl::Enum(en)),
-                        Declaration::VariableDeclaration(v) => self.record_consts(v),
-                        _ => self.error(
-                            e.span,
-                            "only interfaces, type aliases and string constants may be exported",
-                        ),
-                    }
-                }
-                other => self.error(
-                    other.span(),
-                    "messages.ts may contain only interfaces, type aliases and string constants",
-                ),
-            }
-        }
-        out
-    }
-
     fn add(&mut self, name: &str, doc: String, span: Span, kind: TypeKind) {
         self.add_def(name, doc, span, kind, false);
     }
@@ -295,7 +273,7 @@ impl<'f> Loader<'f> {
     }
 
     fn interface(&mut self, i: &TSInterfaceDeclaration<'_>) {
-        let name = i.id.name.as_str().to_owned();
+        let name = self.ir_name(i.id.name.as_str());
         if i.type_parameters.is_some() {
             self.error(
                 i.span,
@@ -392,7 +370,7 @@ impl<'f> Loader<'f> {
     }
 
     fn alias(&mut self, a: &TSTypeAliasDeclaration<'_>) {
-        let name = a.id.name.as_str().to_owned();
+        let name = self.ir_name(a.id.name.as_str());
         if a.type_parameters.is_some() {
             self.error(
                 a.span,
@@ -486,7 +464,7 @@ impl<'f> Loader<'f> {
         if let Some(members) = members {
             let refs: Option<Vec<(String, Span)>> = members
                 .iter()
-                .map(|t| type_ref_name(strip_parens(t)).map(|n| (n.to_owned(), t.span())))
+                .map(|t| self.ref_name(t).map(|n| (n, t.span())))
                 .collect();
             if let Some(members) = refs
                 && members
@@ -659,8 +637,11 @@ impl<'f> Loader<'f> {
     /// brand.
     fn type_reference(&mut self, r: &TSTypeReference<'_>, context: &str) -> Option<Ty> {
         let TSTypeName::IdentifierReference(id) = &r.type_name else {
-            self.error(r.span, refusals::QUALIFIED);
-            return None;
+            if r.type_arguments.is_some() {
+                self.error(r.span, refusals::QUALIFIED);
+                return None;
+            }
+            return self.qualified(&r.type_name, context, r.span);
         };
         let name = id.name.as_str();
         let args: Vec<&TSType<'_>> = r
@@ -673,8 +654,8 @@ impl<'f> Loader<'f> {
             ("Record", [TSType::TSStringKeyword(_), value]) => {
                 Ty::Map(Box::new(self.ty(value, &format!("{context}Value"))?))
             }
+            (_, []) if let Some(ir) = self.resolve(name) => Ty::Named(ir),
             (BUILTIN_INTEGER, []) => Ty::Integer,
-            (_, []) if self.declared.contains(name) => Ty::Named(name.to_owned()),
             (_, []) => {
                 self.unknown_type(r.span, name);
                 // A document may use a name it never declares: keep the reference so

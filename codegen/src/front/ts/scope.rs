@@ -4,11 +4,16 @@
 //! together (`Ns.Type` is `NsType`); a name is looked up from the innermost enclosing namespace
 //! outwards, as TypeScript resolves it.
 
-use oxc_ast::ast::{TSType, TSTypeName};
-use oxc_span::Span;
+use oxc_ast::ast::{
+    Declaration, Statement, TSNamespaceDeclaration, TSNamespaceDeclarationBody, TSType, TSTypeName,
+};
+use oxc_span::{GetSpan, Span};
 
 use super::enums::Member;
-use super::{Loader, strip_parens};
+use super::{Decl, Loader, strip_parens};
+
+/// A declaration and the namespace path it is declared in.
+pub(super) type Scoped<'r, 'a> = (Vec<String>, Decl<'r, 'a>);
 use crate::ir::Ty;
 
 /// The dotted text of a type name: `Type`, `Ns.Type`, `Outer.Inner.Type`.
@@ -21,6 +26,72 @@ pub(super) fn dotted(name: &TSTypeName<'_>) -> Option<String> {
 }
 
 impl Loader<'_> {
+    /// The declarations of `body`, read in the namespace `scope`, appended to `out`; constants
+    /// are recorded, anything else is reported.
+    pub(super) fn declarations<'r, 'a>(
+        &mut self,
+        body: &'r [Statement<'a>],
+        scope: &[String],
+        out: &mut Vec<Scoped<'r, 'a>>,
+    ) {
+        for stmt in body {
+            match stmt {
+                Statement::TSInterfaceDeclaration(i) => out.push((scope.to_vec(), Decl::Interface(i))),
+                Statement::TSTypeAliasDeclaration(a) => out.push((scope.to_vec(), Decl::Alias(a))),
+                Statement::TSEnumDeclaration(e) => out.push((scope.to_vec(), Decl::Enum(e))),
+                Statement::TSNamespaceDeclaration(ns) => self.namespace(ns, scope, out),
+                Statement::VariableDeclaration(v) => self.record_consts(v),
+                // `export { A, type B as C }`: exports names declared here, declares nothing.
+                Statement::ExportNamedDeclaration(_) => {}
+                Statement::ExportDeclaration(e) => {
+                    // oxc attaches a JSDoc to the `export` statement, not to the declaration
+                    // inside it: move it there, or `export` would silently drop its rules.
+                    let inner = e.declaration.span().start;
+                    if let Some(doc) = self.docs.remove(&e.span.start) {
+                        self.docs.insert(inner, doc);
+                    }
+                    let at = scope.to_vec();
+                    match &e.declaration {
+                        Declaration::TSInterfaceDeclaration(i) => out.push((at, Decl::Interface(i))),
+                        Declaration::TSTypeAliasDeclaration(a) => out.push((at, Decl::Alias(a))),
+                        Declaration::TSEnumDeclaration(en) => out.push((at, Decl::Enum(en))),
+                        Declaration::TSNamespaceDeclaration(ns) => self.namespace(ns, scope, out),
+                        Declaration::VariableDeclaration(v) => self.record_consts(v),
+                        _ => self.error(
+                            e.span,
+                            "only interfaces, type aliases, enums, namespaces and constants may be exported; leave functions and classes out of the message types",
+                        ),
+                    }
+                }
+                Statement::TSExternalModuleDeclaration(m) => self.error(
+                    m.span,
+                    "`declare module \"name\"` describes a package's module, which is not read; declare its types at the top level or in a `namespace`",
+                ),
+                other => self.error(
+                    other.span(),
+                    "messages.ts may contain only interfaces, type aliases, enums, namespaces and constants",
+                ),
+            }
+        }
+    }
+
+    /// `namespace Ns { ... }` (or `module Ns`, `namespace A.B`): its declarations, in `Ns`.
+    fn namespace<'r, 'a>(
+        &mut self,
+        ns: &'r TSNamespaceDeclaration<'a>,
+        scope: &[String],
+        out: &mut Vec<Scoped<'r, 'a>>,
+    ) {
+        let mut path = scope.to_vec();
+        path.push(ns.id.name.as_str().to_owned());
+        match &ns.body {
+            TSNamespaceDeclarationBody::TSModuleBlock(b) => self.declarations(&b.body, &path, out),
+            TSNamespaceDeclarationBody::TSNamespaceDeclaration(inner) => {
+                self.namespace(inner, &path, out)
+            }
+        }
+    }
+
     /// The type name of a declaration `name` of the namespace being read.
     pub(super) fn ir_name(&self, name: &str) -> String {
         format!("{}{name}", self.scope.concat())
@@ -65,13 +136,17 @@ impl Loader<'_> {
             return None;
         }
         let text = dotted(&r.type_name)?;
-        self.resolve(&text).or_else(|| {
-            matches!(r.type_name, TSTypeName::IdentifierReference(_)).then_some(text)
-        })
+        self.resolve(&text)
+            .or_else(|| matches!(r.type_name, TSTypeName::IdentifierReference(_)).then_some(text))
     }
 
     /// A qualified name as a type: a declared type or an enum member's value.
-    pub(super) fn qualified(&mut self, name: &TSTypeName<'_>, context: &str, span: Span) -> Option<Ty> {
+    pub(super) fn qualified(
+        &mut self,
+        name: &TSTypeName<'_>,
+        context: &str,
+        span: Span,
+    ) -> Option<Ty> {
         if let Some(member) = self.enum_member(name) {
             return Some(match member {
                 Member::Text(value) => self.inline_enum(context, vec![value], span),
