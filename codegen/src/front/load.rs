@@ -147,7 +147,7 @@ fn types_dir(
     let root = cache_root(dir);
     let at = span_of(yaml, &pf.types_file.referenced);
     match cached(pin, &root) {
-        Ok(_) => Some(pin.package_dir(&root)),
+        Ok(_) => Some(pin.root_dir(&root)),
         Err(CacheError::Missing(path)) => {
             errors.push(
                 SpecError::at(
@@ -292,7 +292,7 @@ fn import_roots(
             Include::Pinned(pin) => {
                 let root = cache_root(spec_dir);
                 match cached(pin, &root) {
-                    Ok(_) => roots.extra.push(pin.package_dir(&root)),
+                    Ok(_) => roots.extra.push(pin.root_dir(&root)),
                     Err(_) => errors.push(
                         SpecError::at(
                             yaml,

@@ -25,7 +25,7 @@ pub struct ProtocolFile {
     pub role_aliases: std::collections::BTreeMap<String, Vec<String>>,
     pub types_file: Spanned<String>,
     /// Set when `types:` names a registry package's file instead of a file of the folder;
-    /// `types_file` is then the path inside the package.
+    /// `types_file` is then the path inside the package (inside its `root` folder).
     pub types_pin: Option<crate::front::sources::Pin>,
     /// `proto.include`: the import folders searched after the spec folder, in order.
     pub proto_includes: Vec<(crate::front::proto_include::Include, Location)>,
@@ -630,7 +630,8 @@ fn types_only_checks(raw: &Raw, cx: &mut Checker<'_>) {
     );
 }
 
-/// The `types:` value as a path (a folder file, or the file inside a pinned package) and the
+/// The `types:` value as a path (a folder file, or the file inside a pinned package, relative
+/// to the pin's `root` folder when it names one) and the
 /// pin, if any; a pin that breaks a rule is an error at `types:`.
 fn types_of(
     types: Spanned<RawTypes>,
@@ -644,10 +645,14 @@ fn types_of(
     match value {
         RawTypes::File(file) => (Spanned::new(file, referenced, defined), None),
         RawTypes::Pinned(raw) => {
-            let file = raw.file.clone();
+            let mut file = raw.file.clone();
             let pin = crate::front::sources::Pin::from_raw(raw)
                 .map_err(|msg| cx.err(&referenced, msg))
                 .ok();
+            // Relative to the pin's `root`, the folder its imports resolve against.
+            if let Some(pin) = &pin {
+                file = pin.file_in_root().to_owned();
+            }
             (Spanned::new(file, referenced, defined), pin)
         }
     }
