@@ -496,7 +496,7 @@ fn usage_errors_exit_with_2_and_print_nothing_on_stdout() {
         (&["trace", "check", "--protocol", "helix_zed"], "required"),
         (
             &["trace", "check", "--protocol", "nope", "ok.jsonl"],
-            "unknown protocol `nope`; the known protocols are agentloop, coven, eca",
+            "unknown protocol `nope`; the known protocols are a2a, agentloop, coven, eca",
         ),
         (&["trace", "check", "ok.jsonl"], "--protocol"),
         (
