@@ -6,6 +6,10 @@
 //! `skeletons` adds the client and server skeletons of the enabled protocols and
 //! their transport (axum, tokio-tungstenite, reqwest, tonic, SQLite); `all-protocols`
 //! is every protocol, `full` every protocol and the skeletons.
+/// Agent Client Protocol (ACP)
+#[cfg(feature = "acp")]
+#[rustfmt::skip]
+pub mod acp;
 /// AgentLoop
 #[cfg(feature = "agentloop")]
 #[rustfmt::skip]
@@ -35,6 +39,9 @@ pub mod mcp;
 #[cfg(feature = "skeletons")]
 #[rustfmt::skip]
 pub mod skeletons {
+    /// Agent Client Protocol (ACP): both roles.
+    #[cfg(feature = "acp")]
+    pub mod acp;
     /// AgentLoop: both roles.
     #[cfg(feature = "agentloop")]
     pub mod agentloop;
