@@ -62,6 +62,37 @@ pub struct Protocol {
     pub features: Vec<Feature>,
     /// The cases of a streamed response event (`events:` in `protocol.yaml`), in spec order.
     pub events: Vec<Event>,
+    /// `versions:` in `protocol.yaml`, on the folder's IR: every declared version and where a
+    /// stream names its own. `None` for a protocol of one version.
+    pub versioning: Option<Versioning>,
+    /// On the IR of one declared version: which one (its types, methods and machines are that
+    /// version's). `None` for a protocol of one version and for the folder's IR.
+    pub version: Option<VersionInfo>,
+}
+
+/// The versions of a protocol folder, newest first, and where a stream says which it speaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Versioning {
+    pub source: VersionSource,
+    pub versions: Vec<VersionInfo>,
+}
+
+/// One declared version: its string as peers exchange it and its Rust module name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionInfo {
+    pub name: String,
+    pub module: String,
+}
+
+/// `version:` in `protocol.yaml`: where a stream names its version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VersionSource {
+    /// The opening request's params member offers it; the same member of its result agrees.
+    Handshake { method: String, member: String },
+    /// Every request and notification carries it at this path under `params`.
+    Meta { path: Vec<String> },
+    /// Every HTTP exchange carries it in this header.
+    Header { name: String },
 }
 
 /// One optional capability from `features:`; plain data that skeleton emitters give meaning.

@@ -241,8 +241,16 @@ fn every_refusal_says_what_to_write_instead() {
             "tuple types are not supported; write `T[]` (with a `Spec note:` if the source document writes a tuple)",
         ),
         (
-            "interface P { a: 3 }",
-            "only string and boolean literal types are supported; write `number` (or `integer`) with `@minimum`/`@maximum`",
+            "interface P { a: 3n }",
+            "only string, number and boolean literal types are supported; write a string literal, or `number` (or `integer`) with `@minimum`/`@maximum`",
+        ),
+        (
+            "enum P { A = \"a\", B = 2 }",
+            "enum `P` mixes string and number members, which no single JSON type holds; give every member a string value or every member a number",
+        ),
+        (
+            "interface P { a: never }",
+            "`a: never` can hold no value, so no object has it; write `a?: never` for a member that must be absent, or leave it out",
         ),
         (
             "type P = number | integer;",
@@ -272,17 +280,14 @@ fn every_refusal_says_what_to_write_instead() {
             "interface P { a: Pick<Q, 'x'> }\ninterface Q { x: string }",
             "unsupported generic type `Pick<...>`; write `T[]`, `Array<T>`, `Record<string, T>` (or `Omit<Interface, \"key\">` as a base), or declare the instantiation as an interface",
         ),
-        (
-            "interface P { a: ns.Q }",
-            "qualified type names are not supported; declare the type in this file and refer to it by name",
-        ),
+        ("interface P { a: ns.Q }", "unknown type `ns.Q`"),
         (
             "interface P extends ns.Q { a: string }",
-            "a qualified base (`extends a.B`) is not supported; extend an interface of this file",
+            "unknown type `ns.Q`",
         ),
         (
-            "interface P { a: null }",
-            "a bare `null` type is not supported; write `T | null`",
+            "declare module \"pkg\" { interface P { a: string } }",
+            "`declare module \"name\"` describes a package's module, which is not read; declare its types at the top level or in a `namespace`",
         ),
         (
             "interface P { a: () => void }",

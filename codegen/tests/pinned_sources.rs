@@ -44,10 +44,11 @@ messages:
 
 fn pin(package: &str, sha: &str) -> Pin {
     Pin::from_raw(RawPin {
-        npm: package.to_owned(),
+        npm: Some(package.to_owned()),
         version: "1.0.0".to_owned(),
         file: "dist/types.d.ts".to_owned(),
         sha256: sha.to_owned(),
+        ..RawPin::default()
     })
     .unwrap()
 }
@@ -119,10 +120,11 @@ fn a_pin_that_breaks_a_rule_is_an_error_at_types() {
 fn concurrent_fetches_of_one_pin_all_succeed() {
     let cache = tempfile::tempdir().unwrap();
     let pin = Pin::from_raw(RawPin {
-        npm: "is-number".to_owned(),
+        npm: Some("is-number".to_owned()),
         version: "7.0.0".to_owned(),
         file: "index.js".to_owned(),
         sha256: "04255e482e181687823a95b207802ddd32e746c65dce4c95a5176fc192735960".to_owned(),
+        ..RawPin::default()
     })
     .unwrap();
     let results: Vec<Result<PathBuf, String>> = std::thread::scope(|s| {

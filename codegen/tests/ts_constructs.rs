@@ -320,7 +320,7 @@ fn constructs_not_supported_yet_say_what_to_write() {
             "  id: number | integer;",
             "cannot be told apart on the wire",
         ),
-        ("  n: 1;", "write `number` (or `integer`)"),
+        ("  n: 1n;", "or `number` (or `integer`)"),
         (
             "  t: [string, number];",
             "write an interface with named fields",

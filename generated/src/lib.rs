@@ -6,6 +6,10 @@
 //! `skeletons` adds the client and server skeletons of the enabled protocols and
 //! their transport (axum, tokio-tungstenite, reqwest, tonic, SQLite); `all-protocols`
 //! is every protocol, `full` every protocol and the skeletons.
+/// Agent2Agent (A2A)
+#[cfg(feature = "a2a")]
+#[rustfmt::skip]
+pub mod a2a;
 /// AgentLoop
 #[cfg(feature = "agentloop")]
 #[rustfmt::skip]
@@ -35,6 +39,9 @@ pub mod mcp;
 #[cfg(feature = "skeletons")]
 #[rustfmt::skip]
 pub mod skeletons {
+    /// Agent2Agent (A2A): both roles.
+    #[cfg(feature = "a2a")]
+    pub mod a2a;
     /// AgentLoop: both roles.
     #[cfg(feature = "agentloop")]
     pub mod agentloop;

@@ -9,6 +9,8 @@ use agentwire_runtime::Invalid;
 /// Every protocol of this crate, sorted by module name.
 pub fn protocols() -> &'static [&'static dyn Protocol] {
     &[
+        #[cfg(feature = "a2a")]
+        &A2a,
         #[cfg(feature = "agentloop")]
         &Agentloop,
         #[cfg(feature = "coven")]
@@ -22,6 +24,67 @@ pub fn protocols() -> &'static [&'static dyn Protocol] {
         #[cfg(feature = "mcp")]
         &Mcp,
     ]
+}
+/// `a2a` (Agent2Agent (A2A)) in the registry.
+#[cfg(feature = "a2a")]
+#[derive(Debug, Clone, Copy)]
+pub struct A2a;
+#[cfg(feature = "a2a")]
+impl Protocol for A2a {
+    fn name(&self) -> &'static str {
+        "a2a"
+    }
+    fn title(&self) -> &'static str {
+        "Agent2Agent (A2A)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "server"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::Grpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Grpc
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        crate::a2a::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("a2a", m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        Some(Box::new(A2aChecker(crate::a2a::machine::Checker::new())))
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::a2a::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::a2a::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::a2a::decode_type(type_name, json)
+    }
+}
+/// The `a2a` sequence checker behind `registry::Checker`.
+#[cfg(feature = "a2a")]
+struct A2aChecker(crate::a2a::machine::Checker);
+#[cfg(feature = "a2a")]
+impl Checker for A2aChecker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::a2a::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("a2a", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
+    }
 }
 /// `agentloop` (AgentLoop) in the registry.
 #[cfg(feature = "agentloop")]

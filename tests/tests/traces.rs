@@ -141,3 +141,8 @@ fn coven_traces() {
 fn mcp_traces() {
     check_module("mcp", |p| run_trace!(mcp, p));
 }
+
+#[test]
+fn a2a_traces() {
+    check_module("a2a", |p| run_trace!(a2a, p));
+}

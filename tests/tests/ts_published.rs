@@ -1,8 +1,9 @@
 //! Published TypeScript schemas come in unchanged: the MCP schema as npm
 //! `@modelcontextprotocol/sdk` 1.32.2 ships it (`dist/esm/spec.types.d.ts`, installed by
 //! `scripts/install-peers` from `peers/node`, never copied into the repository) generates with
-//! no refusal, and the generated module, beside the eca-vscode shapes of
-//! `codegen/tests/ts_shapes`, compiles warning-free in a crate of its own.
+//! no refusal, and the generated module, beside the eca-vscode shapes and the code-generator
+//! shapes (ts-proto, hey-api, Stainless, quicktype) of `codegen/tests/ts_shapes`, compiles
+//! warning-free in a crate of its own.
 
 use std::path::{Path, PathBuf};
 
@@ -119,5 +120,11 @@ fn the_mcp_sdk_schema_generates_unchanged_and_compiles() {
     let shapes = generated(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../codegen/tests/ts_shapes/eca_shapes"),
     );
-    build_crate(&tmp.path().join("crate"), &[module(mcp), module(shapes)]);
+    let generators = generated(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../codegen/tests/ts_shapes/generator_shapes"),
+    );
+    build_crate(
+        &tmp.path().join("crate"),
+        &[module(mcp), module(shapes), module(generators)],
+    );
 }

@@ -23,6 +23,9 @@ pub struct LoadedSpec {
     pub analysis: Option<crate::machine::model::Model>,
     /// Notes for the `cargo xtask gen` summary (types renamed for Rust).
     pub notes: Vec<String>,
+    /// A folder with `versions:`: each version loaded on its own, newest first (the folder's
+    /// `protocol` is then the newest one's, with `versioning` set). Empty otherwise.
+    pub versions: Vec<LoadedSpec>,
 }
 
 /// Loads `dir` (a `spec/<module>/` folder).
@@ -37,15 +40,29 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     let yaml_path = dir.join("protocol.yaml");
     let yaml = SourceFile::read(&yaml_path)?;
     let pf = protocol::load(&yaml)?;
+    if pf.versions.is_empty() {
+        load_parsed(dir, &yaml, pf)
+    } else {
+        crate::front::versions::load_versions(dir, &yaml, pf)
+    }
+}
+
+/// Loads the folder whose `protocol.yaml` was read as `pf` (one version of it, or the only).
+pub(crate) fn load_parsed(
+    dir: &Path,
+    yaml: &SourceFile,
+    pf: ProtocolFile,
+) -> Result<LoadedSpec, SpecErrors> {
+    let yaml_path = yaml.path.clone();
     let mut errors = SpecErrors::default();
-    check_folder_name(dir, &yaml, &pf, &mut errors);
+    check_folder_name(dir, yaml, &pf, &mut errors);
     let types_rel = pf.types_file.value.clone();
-    let Some(types_dir) = types_dir(dir, &yaml, &pf, &mut errors) else {
+    let Some(types_dir) = types_dir(dir, yaml, &pf, &mut errors) else {
         return Err(errors);
     };
     let mut files = vec![yaml_path, types_dir.join(&types_rel)];
     files.dedup();
-    let Some(loaded) = load_types(&types_dir, &yaml, &pf, &mut errors) else {
+    let Some(loaded) = load_types(&types_dir, yaml, &pf, &mut errors) else {
         return Err(errors);
     };
     let loaded_notes = loaded.notes;
@@ -60,16 +77,16 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         files.sort();
         files.dedup();
     }
-    cross_check(&yaml, &pf, &protocol, &mut errors);
+    cross_check(yaml, &pf, &protocol, &mut errors);
     if proto_spec.is_none() && errors.is_empty() {
-        crate::front::skeleton::lower(&yaml, &pf, &mut protocol, &mut errors);
+        crate::front::skeleton::lower(yaml, &pf, &mut protocol, &mut errors);
     }
     if let Some(proto) = &proto_spec {
-        crate::front::grpc::check_proto(&yaml, &protocol, proto, &mut errors);
+        crate::front::grpc::check_proto(yaml, &protocol, proto, &mut errors);
     } else if crate::transport::plugin(protocol.transport.kind).is_some_and(|k| k.protobuf()) {
         errors.push(SpecError::at(
-            &yaml,
-            span_of(&yaml, &pf.types_file.referenced),
+            yaml,
+            span_of(yaml, &pf.types_file.referenced),
             "a grpc protocol takes its types from a `.proto` file",
         ));
     }
@@ -77,7 +94,13 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     notes.extend(crate::front::rename::rust_type_names(&mut protocol));
     notes.extend(crate::front::notes::unchecked_formats(&protocol));
     let analysis = if errors.is_empty() {
-        load_machines(dir, &mut protocol, &mut files, &mut errors)?
+        load_machines(
+            dir,
+            &pf.machine_file,
+            &mut protocol,
+            &mut files,
+            &mut errors,
+        )?
     } else {
         None
     };
@@ -87,6 +110,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         proto: proto_spec,
         analysis,
         notes,
+        versions: Vec::new(),
     })
 }
 
@@ -123,7 +147,7 @@ fn types_dir(
     let root = cache_root(dir);
     let at = span_of(yaml, &pf.types_file.referenced);
     match cached(pin, &root) {
-        Ok(_) => Some(pin.package_dir(&root)),
+        Ok(_) => Some(pin.root_dir(&root)),
         Err(CacheError::Missing(path)) => {
             errors.push(
                 SpecError::at(
@@ -268,7 +292,7 @@ fn import_roots(
             Include::Pinned(pin) => {
                 let root = cache_root(spec_dir);
                 match cached(pin, &root) {
-                    Ok(_) => roots.extra.push(pin.package_dir(&root)),
+                    Ok(_) => roots.extra.push(pin.root_dir(&root)),
                     Err(_) => errors.push(
                         SpecError::at(
                             yaml,
@@ -334,6 +358,8 @@ fn protocol_of(
         tracking: None,
         features: pf.features,
         events: pf.events,
+        versioning: None,
+        version: pf.version,
     }
 }
 
@@ -342,11 +368,12 @@ fn protocol_of(
 /// `machine` path and the skeletons that observe through it stay the same.
 fn load_machines(
     dir: &Path,
+    machine_file: &str,
     protocol: &mut Protocol,
     files: &mut Vec<PathBuf>,
     errors: &mut SpecErrors,
 ) -> Result<Option<crate::machine::model::Model>, SpecErrors> {
-    let machine_path = dir.join("machine.yaml");
+    let machine_path = dir.join(machine_file);
     if protocol.types_only() {
         // No messages travel, so nothing is sequenced.
         if machine_path.is_file() {

@@ -3,8 +3,9 @@
 //! exactly as its authors ship it and is never copied into the repository.
 //!
 //! Loading a spec only reads the local cache (no network, so builds and the derive macro stay
-//! hermetic); `fetch` fills the cache with the registry's own client (`npm pack`) and is run
-//! by `cargo xtask gen`/`check`/`fetch` and by the tests that load such a spec.
+//! hermetic); `fetch` fills the cache (npm: the registry's own client, `npm pack`; crates.io:
+//! the `.crate` archive from its download endpoint, the file cargo itself downloads) and is
+//! run by `cargo xtask gen`/`check`/`fetch` and by the tests that load such a spec.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,10 +13,13 @@ use std::process::Command;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-/// The registries a pin can name. Only npm so far; the key in `protocol.yaml` names it.
+/// The registries a pin can name; the key in `protocol.yaml` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Registry {
+    /// npm (`npm: <package>`).
     Npm,
+    /// crates.io (`crate: <name>`): a Rust crate that ships a schema, such as a `.proto`.
+    Crates,
 }
 
 impl Registry {
@@ -23,18 +27,35 @@ impl Registry {
     pub fn name(self) -> &'static str {
         match self {
             Registry::Npm => "npm",
+            Registry::Crates => "crates",
+        }
+    }
+
+    /// The key naming the package in `protocol.yaml`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Registry::Npm => "npm",
+            Registry::Crates => "crate",
         }
     }
 }
 
-/// `types: {npm: <package>, version: <exact version>, file: <path in the package>, sha256: <hex>}`.
-#[derive(Debug, Clone, Deserialize)]
+/// `types: {npm: <package> | crate: <name>, version: <exact version>, file: <path in the
+/// package>, sha256: <hex>, root: <folder in the package>}`; `root` (optional) is the folder
+/// a `.proto` file's imports are relative to, as protoc's `-I` (`proto` when the package
+/// keeps `proto/a2a.proto` beside `proto/google/api/...`).
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPin {
-    pub npm: String,
+    #[serde(default)]
+    pub npm: Option<String>,
+    #[serde(default, rename = "crate")]
+    pub crate_name: Option<String>,
     pub version: String,
     pub file: String,
     pub sha256: String,
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 /// One checked pin.
@@ -47,21 +68,64 @@ pub struct Pin {
     pub file: String,
     /// Lower-case hex SHA-256 of the file.
     pub sha256: String,
+    /// The folder inside the package that imports resolve against (`None`: its root).
+    pub root: Option<String>,
+}
+
+/// Whether `path` is a relative `/`-separated path without `..`, `.` or empty parts.
+fn relative_inside(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && !path.contains('\\')
+        && path
+            .split('/')
+            .all(|p| !p.is_empty() && p != ".." && p != ".")
+}
+
+/// The registry and package a raw pin names: exactly one of `npm:` and `crate:`.
+fn package_of(raw: &RawPin) -> Result<(Registry, String), String> {
+    let (registry, name) = match (&raw.npm, &raw.crate_name) {
+        (Some(n), None) => (Registry::Npm, n),
+        (None, Some(c)) => (Registry::Crates, c),
+        _ => {
+            return Err("a pin names its package by exactly one of `npm:` and `crate:`".to_owned());
+        }
+    };
+    let ok = match registry {
+        Registry::Npm => {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c))
+                && !name.contains("..")
+        }
+        // crates.io's rule: ASCII letters first, then letters, digits, `-` and `_`.
+        Registry::Crates => {
+            name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+                && name.len() <= 64
+        }
+    };
+    if !ok {
+        return Err(format!(
+            "`{}: {name}` is not {} package name",
+            registry.key(),
+            match registry {
+                Registry::Npm => "an npm",
+                Registry::Crates => "a crates.io",
+            }
+        ));
+    }
+    Ok((registry, name.clone()))
 }
 
 impl Pin {
     /// Checks the raw form: an exact version, a relative path without `..`, a 64-digit hash.
     /// Returns the message of the first rule broken.
     pub fn from_raw(raw: RawPin) -> Result<Pin, String> {
-        let package_ok = !raw.npm.is_empty()
-            && raw
-                .npm
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c))
-            && !raw.npm.contains("..");
-        if !package_ok {
-            return Err(format!("`npm: {}` is not an npm package name", raw.npm));
-        }
+        let (registry, package) = package_of(&raw)?;
         let exact = !raw.version.is_empty()
             && raw
                 .version
@@ -74,14 +138,7 @@ impl Pin {
                 raw.version
             ));
         }
-        let file_ok = !raw.file.is_empty()
-            && !raw.file.starts_with('/')
-            && !raw.file.contains('\\')
-            && raw
-                .file
-                .split('/')
-                .all(|p| !p.is_empty() && p != ".." && p != ".");
-        if !file_ok {
+        if !relative_inside(&raw.file) {
             return Err(format!(
                 "`file: {}` must be a relative path inside the package, without `..`",
                 raw.file
@@ -94,13 +151,43 @@ impl Pin {
                 raw.sha256
             ));
         }
+        if let Some(root) = &raw.root {
+            let under = raw
+                .file
+                .strip_prefix(root.as_str())
+                .and_then(|r| r.strip_prefix('/'));
+            if !relative_inside(root) || under.is_none() {
+                return Err(format!(
+                    "`root: {root}` must be a relative folder inside the package that holds `file: {}`",
+                    raw.file
+                ));
+            }
+        }
         Ok(Pin {
-            registry: Registry::Npm,
-            package: raw.npm,
+            registry,
+            package,
             version: raw.version,
             file: raw.file,
             sha256: sha,
+            root: raw.root,
         })
+    }
+
+    /// The folder inside the cache that the types file and its imports are relative to:
+    /// the package folder, or its `root` folder.
+    pub fn root_dir(&self, root: &Path) -> PathBuf {
+        match &self.root {
+            Some(r) => self.package_dir(root).join(r),
+            None => self.package_dir(root),
+        }
+    }
+
+    /// The file's path relative to [`Pin::root_dir`].
+    pub fn file_in_root(&self) -> &str {
+        match &self.root {
+            Some(r) => self.file[r.len()..].trim_start_matches('/'),
+            None => &self.file,
+        }
     }
 
     /// `<package>@<version>`, as the registry's client takes it.
@@ -120,13 +207,31 @@ impl Pin {
 
     /// How to fill the cache by hand, for the "not fetched" diagnostic.
     pub fn fetch_help(&self, root: &Path) -> String {
+        let by_hand = match self.registry {
+            Registry::Npm => format!(
+                "`npm pack {}` and unpack the tarball's `package/` folder",
+                self.spec()
+            ),
+            Registry::Crates => format!(
+                "download {} and unpack its `{}-{}/` folder",
+                self.crate_url(),
+                self.package,
+                self.version
+            ),
+        };
         format!(
-            "run `cargo xtask fetch` in the agentwire workspace, or by hand: `npm pack {}` and \
-             unpack the tarball's `package/` folder into {} (the cache root is \
-             $AGENTWIRE_SOURCES, else $CARGO_TARGET_DIR/sources, else target/sources of the \
-             workspace holding the spec)",
-            self.spec(),
+            "run `cargo xtask fetch` in the agentwire workspace, or by hand: {by_hand} into {} \
+             (the cache root is $AGENTWIRE_SOURCES, else $CARGO_TARGET_DIR/sources, else \
+             target/sources of the workspace holding the spec)",
             self.package_dir(root).display()
+        )
+    }
+
+    /// crates.io's download address of the pinned `.crate` archive.
+    pub fn crate_url(&self) -> String {
+        format!(
+            "https://static.crates.io/crates/{0}/{0}-{1}.crate",
+            self.package, self.version
         )
     }
 }
@@ -180,8 +285,8 @@ pub fn cached(pin: &Pin, root: &Path) -> Result<PathBuf, CacheError> {
     }
 }
 
-/// Fills the cache for `pin` unless it already holds the right file: `npm pack` into a
-/// temporary folder beside the cache, `tar` to unpack, the hash checked before the package
+/// Fills the cache for `pin` unless it already holds the right file: `npm pack` (or the
+/// `.crate` download) into a temporary folder beside the cache, `tar` to unpack, the hash checked before the package
 /// folder is moved into place (so a failed fetch leaves no half-filled cache).
 pub fn fetch(pin: &Pin, root: &Path) -> Result<PathBuf, String> {
     if let Ok(path) = cached(pin, root) {
@@ -200,13 +305,30 @@ pub fn fetch(pin: &Pin, root: &Path) -> Result<PathBuf, String> {
     ));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let result = fetch_into(pin, &work).and_then(|()| place(pin, root, &work));
+    let result = fetch_into(pin, &work).and_then(|unpacked| place(pin, root, &unpacked));
     let _ = std::fs::remove_dir_all(&work);
     result
 }
 
-/// `npm pack` and `tar -x` into `work`, leaving the package in `work/package`.
-fn fetch_into(pin: &Pin, work: &Path) -> Result<(), String> {
+/// Downloads the package into `work` with the registry's client and unpacks it; returns the
+/// unpacked package's folder.
+fn fetch_into(pin: &Pin, work: &Path) -> Result<PathBuf, String> {
+    match pin.registry {
+        Registry::Npm => {
+            let tarball = npm_pack(pin, work)?;
+            untar(&tarball, work)?;
+            Ok(work.join("package"))
+        }
+        Registry::Crates => {
+            let archive = download_crate(pin, work)?;
+            untar(&archive, work)?;
+            Ok(work.join(format!("{}-{}", pin.package, pin.version)))
+        }
+    }
+}
+
+/// `npm pack` into `work`; returns the tarball.
+fn npm_pack(pin: &Pin, work: &Path) -> Result<PathBuf, String> {
     let out = Command::new("npm")
         .args(["pack", "--silent", "--pack-destination"])
         .arg(work)
@@ -226,15 +348,45 @@ fn fetch_into(pin: &Pin, work: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    let tarball = String::from_utf8_lossy(&out.stdout)
+    String::from_utf8_lossy(&out.stdout)
         .lines()
         .rev()
         .find(|l| l.trim().ends_with(".tgz"))
         .map(|l| work.join(l.trim()))
-        .ok_or_else(|| format!("`npm pack {}` named no tarball", pin.spec()))?;
+        .ok_or_else(|| format!("`npm pack {}` named no tarball", pin.spec()))
+}
+
+/// The `.crate` archive from crates.io's download endpoint (the file cargo itself fetches),
+/// with curl and a deadline; returns the archive. The pinned file's hash is checked once
+/// the archive is unpacked.
+fn download_crate(pin: &Pin, work: &Path) -> Result<PathBuf, String> {
+    let archive = work.join(format!("{}-{}.crate", pin.package, pin.version));
+    let out = Command::new("curl")
+        .args(["-sSfL", "--max-time", "300", "-o"])
+        .arg(&archive)
+        .arg(pin.crate_url())
+        .output()
+        .map_err(|e| {
+            format!(
+                "cannot run curl for {} (is curl installed?): {e}",
+                pin.crate_url()
+            )
+        })?;
+    if !out.status.success() {
+        return Err(format!(
+            "downloading {} failed (offline, or no such version?): {}",
+            pin.crate_url(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(archive)
+}
+
+/// `tar -xzf` of `tarball` into `work`.
+fn untar(tarball: &Path, work: &Path) -> Result<(), String> {
     let untar = Command::new("tar")
         .arg("-xzf")
-        .arg(&tarball)
+        .arg(tarball)
         .arg("-C")
         .arg(work)
         .output()
@@ -250,8 +402,7 @@ fn fetch_into(pin: &Pin, work: &Path) -> Result<(), String> {
 }
 
 /// Checks the unpacked file against the pin and moves the package into the cache.
-fn place(pin: &Pin, root: &Path, work: &Path) -> Result<PathBuf, String> {
-    let unpacked = work.join("package");
+fn place(pin: &Pin, root: &Path, unpacked: &Path) -> Result<PathBuf, String> {
     let file = unpacked.join(&pin.file);
     let bytes =
         std::fs::read(&file).map_err(|_| format!("{} has no file `{}`", pin.spec(), pin.file))?;
@@ -277,7 +428,7 @@ fn place(pin: &Pin, root: &Path, work: &Path) -> Result<PathBuf, String> {
         std::fs::remove_dir_all(&dest)
             .map_err(|e| format!("cannot replace {}: {e}", dest.display()))?;
     }
-    if let Err(e) = std::fs::rename(&unpacked, &dest) {
+    if let Err(e) = std::fs::rename(unpacked, &dest) {
         // Lost a race with another fetch that finished first: its copy is as good.
         return cached(pin, root)
             .map_err(|_| format!("cannot move the package to {}: {e}", dest.display()));
@@ -291,10 +442,11 @@ mod tests {
 
     fn raw() -> RawPin {
         RawPin {
-            npm: "@scope/pkg".into(),
+            npm: Some("@scope/pkg".into()),
             version: "1.2.3".into(),
             file: "dist/types.d.ts".into(),
             sha256: sha256_hex(b"type A = string;\n"),
+            ..RawPin::default()
         }
     }
 
@@ -314,7 +466,7 @@ mod tests {
                 "version" => r.version = value.into(),
                 "file" => r.file = value.into(),
                 "sha256" => r.sha256 = value.into(),
-                _ => r.npm = value.into(),
+                _ => r.npm = Some(value.into()),
             }
             let err = Pin::from_raw(r).unwrap_err();
             assert!(err.contains(field), "{field}: {err}");
@@ -339,5 +491,60 @@ mod tests {
         std::fs::write(&path, b"type A = string;\n").unwrap();
         assert_eq!(cached(&pin, root.path()), Ok(path.clone()));
         assert!(path.ends_with("npm/@scope/pkg@1.2.3/dist/types.d.ts"));
+    }
+
+    #[test]
+    fn a_crate_pin_names_a_crate_and_may_root_its_imports() {
+        let raw = || RawPin {
+            crate_name: Some("a2a-pb".into()),
+            version: "0.3.2".into(),
+            file: "proto/a2a.proto".into(),
+            sha256: sha256_hex(b"syntax = \"proto3\";\n"),
+            root: Some("proto".into()),
+            ..RawPin::default()
+        };
+        let pin = Pin::from_raw(raw()).unwrap();
+        assert_eq!(pin.registry, Registry::Crates);
+        assert_eq!(pin.file_in_root(), "a2a.proto");
+        let cache = Path::new("/cache");
+        assert_eq!(
+            pin.root_dir(cache),
+            Path::new("/cache/crates/a2a-pb@0.3.2/proto")
+        );
+        assert_eq!(
+            pin.cached_file(cache),
+            Path::new("/cache/crates/a2a-pb@0.3.2/proto/a2a.proto")
+        );
+        assert_eq!(
+            pin.crate_url(),
+            "https://static.crates.io/crates/a2a-pb/a2a-pb-0.3.2.crate"
+        );
+        assert!(pin.fetch_help(cache).contains(&pin.crate_url()));
+        // Both registries, or neither, is no pin.
+        let both = RawPin {
+            npm: Some("x".into()),
+            ..raw()
+        };
+        assert!(Pin::from_raw(both).unwrap_err().contains("exactly one"));
+        let neither = RawPin {
+            crate_name: None,
+            ..raw()
+        };
+        assert!(Pin::from_raw(neither).unwrap_err().contains("exactly one"));
+        for bad in ["9lives", "a/b", "a.b", ""] {
+            let r = RawPin {
+                crate_name: Some(bad.into()),
+                ..raw()
+            };
+            assert!(Pin::from_raw(r).unwrap_err().contains("crate:"), "{bad}");
+        }
+        // The root must hold the file, and stay inside the package.
+        for bad in ["src", "../proto", "prot", "/proto"] {
+            let r = RawPin {
+                root: Some(bad.into()),
+                ..raw()
+            };
+            assert!(Pin::from_raw(r).unwrap_err().contains("root:"), "{bad}");
+        }
     }
 }

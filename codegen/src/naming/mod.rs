@@ -11,6 +11,7 @@ mod keywords;
 mod name;
 mod prost;
 mod spec;
+mod version;
 
 pub use case::{
     field_name, inline_type_name, pascal_case, snake_case, variant_name, variant_names,
@@ -21,6 +22,8 @@ pub use prost::{prost_field, prost_path, prost_variant, scalar_rust, scalar_ty, 
 pub use spec::{
     RoleSet, exchange, extra_ident, field, field_ident, role_set, rust_ty, type_ident, type_name,
 };
+
+pub use version::{FilePaths, version_module, version_variant};
 
 use crate::ir::Protocol;
 

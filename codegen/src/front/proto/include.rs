@@ -35,6 +35,7 @@ pub fn common_pin() -> Pin {
         version: "6.0.1".to_owned(),
         file: "google/api/annotations.proto".to_owned(),
         sha256: "e79ea741cb605a65e78ca322174764a4af9fde1962c1631e12b84c4934ba9a6c".to_owned(),
+        root: None,
     }
 }
 

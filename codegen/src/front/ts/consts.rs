@@ -104,6 +104,9 @@ impl Loader<'_> {
         {
             return self.consts.get(id.name.as_str()).cloned();
         }
+        if let Some(value) = self.enum_member_text(t) {
+            return Some(value);
+        }
         single_string_literal(t).map(str::to_owned)
     }
 }

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use oxc_ast::ast::{TSInterfaceDeclaration, TSType, TSTypeName, TSTypeParameterInstantiation};
+use oxc_ast::ast::{TSInterfaceDeclaration, TSType, TSTypeParameterInstantiation};
 use oxc_span::{GetSpan, Span};
 
 use super::{Loader, single_string_literal, strip_parens};
@@ -32,18 +32,19 @@ impl Loader<'_> {
     pub(super) fn record_extends(&mut self, i: &TSInterfaceDeclaration<'_>) {
         let mut bases = Vec::new();
         for h in &i.extends {
-            let TSTypeName::IdentifierReference(id) = &h.type_name else {
+            let Some(name) = super::scope::dotted(&h.type_name) else {
                 self.error(
                     h.span,
-                    "a qualified base (`extends a.B`) is not supported; extend an interface of this file",
+                    "`extends this` is not supported; extend an interface",
                 );
                 continue;
             };
-            if let Some(base) = self.base(id.name.as_str(), h.type_arguments.as_deref(), h.span) {
+            if let Some(base) = self.base(&name, h.type_arguments.as_deref(), h.span) {
                 bases.push(base);
             }
         }
-        self.push_extends(i.id.name.as_str(), bases);
+        let name = self.ir_name(i.id.name.as_str());
+        self.push_extends(&name, bases);
     }
 
     pub(super) fn push_extends(&mut self, name: &str, bases: Vec<Base>) {
@@ -63,22 +64,22 @@ impl Loader<'_> {
         span: Span,
     ) -> Option<Base> {
         let Some(args) = args else {
-            if !self.declared.contains(name) {
+            let Some(name) = self.resolve(name) else {
                 self.unknown_type(span, name);
                 return None;
-            }
+            };
             return Some(Base {
-                name: name.to_owned(),
+                name,
                 span,
                 omit: Vec::new(),
             });
         };
         let params: Vec<&TSType<'_>> = args.params.iter().collect();
         if let ("Omit", [TSType::TSTypeReference(r), keys]) = (name, params.as_slice())
-            && let TSTypeName::IdentifierReference(id) = &r.type_name
+            && let Some(base_name) = super::scope::dotted(&r.type_name)
             && let Some(omit) = omitted_keys(keys)
         {
-            let mut base = self.base(id.name.as_str(), r.type_arguments.as_deref(), r.span)?;
+            let mut base = self.base(&base_name, r.type_arguments.as_deref(), r.span)?;
             base.omit.extend(omit);
             base.span = span;
             return Some(base);
@@ -100,11 +101,11 @@ impl Loader<'_> {
         for t in types {
             match strip_parens(t) {
                 TSType::TSTypeReference(r) => {
-                    let TSTypeName::IdentifierReference(id) = &r.type_name else {
+                    let Some(name) = super::scope::dotted(&r.type_name) else {
                         self.error(r.span, super::refusals::QUALIFIED);
                         return None;
                     };
-                    bases.push(self.base(id.name.as_str(), r.type_arguments.as_deref(), r.span)?);
+                    bases.push(self.base(&name, r.type_arguments.as_deref(), r.span)?);
                 }
                 TSType::TSTypeLiteral(l) => literals.push(&**l),
                 other => {

@@ -5,9 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    Comment, Declaration, Statement, TSInterfaceDeclaration, TSLiteral, TSSignature,
-    TSTupleElement, TSType, TSTypeAliasDeclaration, TSTypeLiteral, TSTypeName, TSTypeReference,
-    TSUnionType,
+    Comment, TSEnumDeclaration, TSInterfaceDeclaration, TSLiteral, TSSignature, TSTupleElement,
+    TSType, TSTypeAliasDeclaration, TSTypeLiteral, TSTypeName, TSTypeReference, TSUnionType,
 };
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType, Span};
@@ -21,9 +20,12 @@ use crate::naming::pascal_case;
 /// The type of a document's field that [`load_doc_types`] could not read (the error says why).
 pub const UNREADABLE: &str = "?";
 mod consts;
+mod enums;
 mod extends;
+mod literals;
 mod open;
 mod refusals;
+mod scope;
 mod tagged_refs;
 mod type_tags;
 mod unions;
@@ -81,28 +83,40 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
         inherited: BTreeSet::new(),
         open: HashMap::new(),
         numeric_consts: HashMap::new(),
+        enum_members: HashMap::new(),
+        scope: Vec::new(),
+        qualified: HashMap::new(),
         errors,
     };
-    let decls = loader.declarations(&parsed.program.body);
-    for d in &decls {
+    let mut decls = Vec::new();
+    loader.declarations(&parsed.program.body, &[], &mut decls);
+    for (scope, d) in &decls {
         let (name, span) = match d {
             Decl::Interface(i) => (i.id.name.as_str(), i.id.span),
             Decl::Alias(a) => (a.id.name.as_str(), a.id.span),
+            Decl::Enum(e) => (e.id.name.as_str(), e.id.span),
         };
-        if name == BUILTIN_INTEGER {
+        if name == BUILTIN_INTEGER && scope.is_empty() {
             continue;
         }
-        if !loader.declared.insert(name.to_owned()) {
-            loader.error(span, format!("`{name}` is declared twice"));
+        let ir = loader.declare(scope, name);
+        if !loader.declared.insert(ir.clone()) {
+            loader.error(span, format!("`{ir}` is declared twice"));
         }
     }
-    for d in &decls {
+    // Enums first: a member written as a type (`Kind.Text`) is a literal wherever it is used.
+    let (enums, rest): (Vec<_>, Vec<_>) =
+        decls.iter().partition(|(_, d)| matches!(d, Decl::Enum(_)));
+    for (scope, d) in enums.into_iter().chain(rest) {
+        loader.scope = scope.clone();
         match d {
             Decl::Interface(i) => loader.interface(i),
-            Decl::Alias(a) if a.id.name.as_str() != BUILTIN_INTEGER => loader.alias(a),
-            Decl::Alias(_) => {}
+            Decl::Alias(a) if a.id.name.as_str() == BUILTIN_INTEGER && scope.is_empty() => {}
+            Decl::Alias(a) => loader.alias(a),
+            Decl::Enum(e) => loader.enum_decl(&loader.ir_name(e.id.name.as_str()), e),
         }
     }
+    loader.scope.clear();
     loader.resolve_extends();
     loader.resolve_unions();
     let Loader { types, errors, .. } = loader;
@@ -112,6 +126,7 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
 enum Decl<'r, 'a> {
     Interface(&'r TSInterfaceDeclaration<'a>),
     Alias(&'r TSTypeAliasDeclaration<'a>),
+    Enum(&'r TSEnumDeclaration<'a>),
 }
 
 /// A union of interfaces waiting for every member to be loaded before its tag is chosen.
@@ -149,6 +164,12 @@ struct Loader<'f> {
     /// Numeric constants (`export declare const PARSE_ERROR = -32700;`), by name, for `typeof X`:
     /// whether each is a whole number.
     numeric_consts: HashMap<String, bool>,
+    /// The members of every enum, by (enum, member), for `Enum.Member` as a literal type.
+    enum_members: HashMap<(String, String), enums::Member>,
+    /// The namespace path of the declaration being read (`scope`).
+    scope: Vec<String>,
+    /// Every declaration's type name, by its dotted path (`Ns.Type`).
+    qualified: HashMap<String, String>,
     errors: SpecErrors,
 }
 
@@ -224,39 +245,6 @@ impl<'f> Loader<'f> {
         }
     }
 
-    fn declarations<'r, 'a>(&mut self, body: &'r [Statement<'a>]) -> Vec<Decl<'r, 'a>> {
-        let mut out = Vec::new();
-        for stmt in body {
-            match stmt {
-                Statement::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
-                Statement::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
-                Statement::VariableDeclaration(v) => self.record_consts(v),
-                Statement::ExportDeclaration(e) => {
-                    // oxc attaches a JSDoc to the `export` statement, not to the declaration
-                    // inside it: move it there, or `export` would silently drop its rules.
-                    let inner = e.declaration.span().start;
-                    if let Some(doc) = self.docs.remove(&e.span.start) {
-                        self.docs.insert(inner, doc);
-                    }
-                    match &e.declaration {
-                        Declaration::TSInterfaceDeclaration(i) => out.push(Decl::Interface(i)),
-                        Declaration::TSTypeAliasDeclaration(a) => out.push(Decl::Alias(a)),
-                        Declaration::VariableDeclaration(v) => self.record_consts(v),
-                        _ => self.error(
-                            e.span,
-                            "only interfaces, type aliases and string constants may be exported",
-                        ),
-                    }
-                }
-                other => self.error(
-                    other.span(),
-                    "messages.ts may contain only interfaces, type aliases and string constants",
-                ),
-            }
-        }
-        out
-    }
-
     fn add(&mut self, name: &str, doc: String, span: Span, kind: TypeKind) {
         self.add_def(name, doc, span, kind, false);
     }
@@ -285,7 +273,7 @@ impl<'f> Loader<'f> {
     }
 
     fn interface(&mut self, i: &TSInterfaceDeclaration<'_>) {
-        let name = i.id.name.as_str().to_owned();
+        let name = self.ir_name(i.id.name.as_str());
         if i.type_parameters.is_some() {
             self.error(
                 i.span,
@@ -329,6 +317,11 @@ impl<'f> Loader<'f> {
                 );
                 continue;
             };
+            if self.never_member(&key, &ann.type_annotation, p.optional) {
+                continue;
+            }
+            // `key: T | undefined`: JSON has no `undefined`; the member may be left out.
+            let optional = p.optional || literals::admits_undefined(&ann.type_annotation);
             let doc = self.doc(p.span.start);
             let context = format!("{owner}{}", pascal_case(&key));
             if let Some(lit) = self.fixed_string(&ann.type_annotation) {
@@ -348,7 +341,7 @@ impl<'f> Loader<'f> {
                 .as_deref()
                 .map(|raw| crate::front::defaults::value(raw, &ty, &self.types));
             let default = match read {
-                Some(Ok(_)) if !p.optional => {
+                Some(Ok(_)) if !optional => {
                     self.error(
                         p.span,
                         format!("field `{key}` is required, so it is never absent and its `@default` never applies: write `{key}?:`"),
@@ -365,7 +358,7 @@ impl<'f> Loader<'f> {
             fields.push(Field {
                 name: key,
                 ty,
-                optional: p.optional,
+                optional,
                 doc: doc.text,
                 constraints: doc.constraints,
                 origin: self.origin(p.span),
@@ -377,7 +370,7 @@ impl<'f> Loader<'f> {
     }
 
     fn alias(&mut self, a: &TSTypeAliasDeclaration<'_>) {
-        let name = a.id.name.as_str().to_owned();
+        let name = self.ir_name(a.id.name.as_str());
         if a.type_parameters.is_some() {
             self.error(
                 a.span,
@@ -417,6 +410,10 @@ impl<'f> Loader<'f> {
         {
             let fields = self.members(&name, &lit.members);
             self.add(&name, doc.text, a.id.span, TypeKind::Struct(fields));
+            return;
+        }
+        if let Some(n) = literals::number_literal(ty) {
+            self.add(&name, doc.text, a.id.span, literals::number_set(&[n]));
             return;
         }
         if let Some(value) = single_string_literal(ty) {
@@ -467,7 +464,7 @@ impl<'f> Loader<'f> {
         if let Some(members) = members {
             let refs: Option<Vec<(String, Span)>> = members
                 .iter()
-                .map(|t| type_ref_name(strip_parens(t)).map(|n| (n.to_owned(), t.span())))
+                .map(|t| self.ref_name(t).map(|n| (n, t.span())))
                 .collect();
             if let Some(members) = refs
                 && members
@@ -515,7 +512,23 @@ impl<'f> Loader<'f> {
         span: Span,
         u: &TSUnionType<'_>,
     ) -> bool {
-        let members: Vec<&TSType<'_>> = u.types.iter().collect();
+        let members: Vec<&TSType<'_>> = u
+            .types
+            .iter()
+            .filter(|t| !literals::is_undefined(t))
+            .collect();
+        if members.len() < 2 {
+            // `T | undefined` is `T`, read below as any other type.
+            return false;
+        }
+        if let Some(values) = literal_values(&members) {
+            self.add(name, doc.text.clone(), span, TypeKind::Enum(values));
+            return true;
+        }
+        if let Some(values) = literals::number_literals(&members) {
+            self.add(name, doc.text.clone(), span, literals::number_set(&values));
+            return true;
+        }
         if let Some(members) = untagged::primitive_members(&members) {
             self.add(name, doc.text.clone(), span, TypeKind::Untagged(members));
             return true;
@@ -575,13 +588,16 @@ impl<'f> Loader<'f> {
                     self.inline_enum(context, vec![s.value.as_str().to_owned()], l.span)
                 }
                 TSLiteral::BooleanLiteral(b) => Ty::BoolLiteral(b.value),
-                _ => {
-                    self.error(
-                        l.span,
-                        "only string and boolean literal types are supported; write `number` (or `integer`) with `@minimum`/`@maximum`",
-                    );
-                    return None;
-                }
+                _ => match literals::number_literal(t) {
+                    Some(n) => self.number_literal_type(context, &[n], l.span),
+                    None => {
+                        self.error(
+                            l.span,
+                            "only string, number and boolean literal types are supported; write a string literal, or `number` (or `integer`) with `@minimum`/`@maximum`",
+                        );
+                        return None;
+                    }
+                },
             },
             TSType::TSTypeLiteral(lit) => self.type_literal(lit, context)?,
             TSType::TSTupleType(tuple) if self.lenient && tuple.element_types.len() == 1 => {
@@ -605,13 +621,8 @@ impl<'f> Loader<'f> {
                 }
                 return None;
             }
-            TSType::TSNullKeyword(n) => {
-                self.error(
-                    n.span,
-                    "a bare `null` type is not supported; write `T | null`",
-                );
-                return None;
-            }
+            // Only `null` fits; read as JSON Schema's `type: "null"` is (spec/README.md).
+            TSType::TSNullKeyword(_) => Ty::Nullable(Box::new(Ty::Any)),
             other => {
                 self.error(
                     other.span(),
@@ -626,8 +637,11 @@ impl<'f> Loader<'f> {
     /// brand.
     fn type_reference(&mut self, r: &TSTypeReference<'_>, context: &str) -> Option<Ty> {
         let TSTypeName::IdentifierReference(id) = &r.type_name else {
-            self.error(r.span, refusals::QUALIFIED);
-            return None;
+            if r.type_arguments.is_some() {
+                self.error(r.span, refusals::QUALIFIED);
+                return None;
+            }
+            return self.qualified(&r.type_name, context, r.span);
         };
         let name = id.name.as_str();
         let args: Vec<&TSType<'_>> = r
@@ -640,8 +654,8 @@ impl<'f> Loader<'f> {
             ("Record", [TSType::TSStringKeyword(_), value]) => {
                 Ty::Map(Box::new(self.ty(value, &format!("{context}Value"))?))
             }
+            (_, []) if let Some(ir) = self.resolve(name) => Ty::Named(ir),
             (BUILTIN_INTEGER, []) => Ty::Integer,
-            (_, []) if self.declared.contains(name) => Ty::Named(name.to_owned()),
             (_, []) => {
                 self.unknown_type(r.span, name);
                 // A document may use a name it never declares: keep the reference so
@@ -658,16 +672,28 @@ impl<'f> Loader<'f> {
     /// `A | B | null`: string literals as an enum, primitives as an untagged union, a single
     /// member as itself, `null` as nullability, anything else as a union type named `context`.
     fn union(&mut self, u: &TSUnionType<'_>, context: &str) -> Option<Ty> {
-        let non_null: Vec<&TSType<'_>> = u
+        // `undefined` never reaches JSON: the member holding it may be absent (see `members`).
+        let defined: Vec<&TSType<'_>> = u
             .types
             .iter()
+            .filter(|t| !literals::is_undefined(t))
+            .collect();
+        let non_null: Vec<&TSType<'_>> = defined
+            .iter()
+            .copied()
             .filter(|t| !matches!(strip_parens(t), TSType::TSNullKeyword(_)))
             .collect();
-        let nullable = non_null.len() < u.types.len();
+        let nullable = non_null.len() < defined.len();
+        if non_null.is_empty() {
+            // `null | undefined`, or `undefined` alone: only `null` fits.
+            return Some(Ty::Nullable(Box::new(Ty::Any)));
+        }
         let inner = if let Some(values) = literal_values(&non_null) {
             self.inline_enum(context, values, u.span)
         } else if let [single] = non_null.as_slice() {
             self.ty(single, context)?
+        } else if let Some(values) = literals::number_literals(&non_null) {
+            self.number_literal_type(context, &values, u.span)
         } else if let Some(members) = untagged::primitive_members(&non_null) {
             self.add_inline(context, u.span, TypeKind::Untagged(members));
             Ty::Named(context.to_owned())

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use oxc_ast::ast::{TSSignature, TSType};
 use oxc_span::{GetSpan, Span};
 
-use super::{Loader, PendingUnion, strip_parens, type_ref_name};
+use super::{Loader, PendingUnion, strip_parens};
 use crate::ir::{Constraints, TypeKind};
 
 /// One member of such a union.
@@ -107,7 +107,9 @@ impl Loader<'_> {
                     | (TSType::TSTypeLiteral(l), r @ TSType::TSTypeReference(_)) => (r, l),
                     _ => return None,
                 };
-                let target = type_ref_name(target).filter(|n| self.declared.contains(*n))?;
+                let target = self
+                    .ref_name(target)
+                    .filter(|n| self.declared.contains(n))?;
                 let [TSSignature::TSPropertySignature(p)] = lit.members.as_slice() else {
                     return None;
                 };

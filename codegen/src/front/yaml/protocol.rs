@@ -25,7 +25,7 @@ pub struct ProtocolFile {
     pub role_aliases: std::collections::BTreeMap<String, Vec<String>>,
     pub types_file: Spanned<String>,
     /// Set when `types:` names a registry package's file instead of a file of the folder;
-    /// `types_file` is then the path inside the package.
+    /// `types_file` is then the path inside the package (inside its `root` folder).
     pub types_pin: Option<crate::front::sources::Pin>,
     /// `proto.include`: the import folders searched after the spec folder, in order.
     pub proto_includes: Vec<(crate::front::proto_include::Include, Location)>,
@@ -39,6 +39,14 @@ pub struct ProtocolFile {
     pub tracking: Option<crate::front::skeleton::raw::RawTracking>,
     pub features: Vec<Feature>,
     pub events: Vec<Event>,
+    /// `version:`: where a stream names its version (set when `versions:` are declared).
+    pub version_source: Option<crate::ir::VersionSource>,
+    /// `versions:`, newest first; empty for a protocol of one version.
+    pub versions: Vec<crate::front::versions::VersionDecl>,
+    /// The version this file was read as (`load_as`), `None` for the shared sections alone.
+    pub version: Option<crate::ir::VersionInfo>,
+    /// The machine file of the protocol, or of the version it was read as.
+    pub machine_file: String,
 }
 
 /// Where a method's type names are written, for "unknown type" diagnostics.
@@ -86,6 +94,10 @@ struct Raw {
     features: Vec<RawFeature>,
     #[serde(default)]
     events: Vec<RawEvent>,
+    #[serde(default)]
+    version: Option<Spanned<crate::front::versions::RawSource>>,
+    #[serde(default)]
+    versions: Vec<crate::front::versions::RawVersion<RawMethod>>,
 }
 
 /// `types:` is a file of the spec folder or a pinned file of a registry package.
@@ -354,6 +366,12 @@ fn check_sections(
 
 /// Reads and checks `protocol.yaml` on its own (cross-checks against types come later).
 pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
+    load_as(file, None)
+}
+
+/// Reads `protocol.yaml` as one of its declared `versions:` has it (the shared sections with
+/// that entry applied), or as the shared sections alone when `version` is `None`.
+pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile, SpecErrors> {
     let mut raw: Raw = serde_saphyr::from_str(&file.text).map_err(|e| {
         let span = e.location().map_or((0, 0), |l| span_of(file, &l));
         let what = crate::suggest::yaml_message(&e);
@@ -370,6 +388,20 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
     if types_only {
         types_only_checks(&raw, &mut cx);
     }
+    let (version_source, versions) = {
+        let at = raw
+            .version
+            .as_ref()
+            .map_or(raw.protocol.referenced, |v| v.referenced);
+        let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
+        let source = raw.version.as_ref().map(|v| &v.value);
+        crate::front::versions::lower(source, &raw.versions, &at, &mut report)
+    };
+    let selected = version.and_then(|name| apply_version(&mut raw, name, &versions, &mut cx));
+    let machine_file = selected.as_ref().map_or_else(
+        || crate::front::versions::MACHINE_FILE.to_owned(),
+        |d| d.machine.clone(),
+    );
     let transport = raw.transport.take().unwrap_or_else(|| {
         let none = || {
             let at = raw.protocol.referenced;
@@ -495,7 +527,68 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
         routes,
         features,
         events,
+        version_source,
+        versions,
+        version: selected.map(|d| d.info),
+        machine_file,
     })
+}
+
+/// Applies the `versions:` entry named `name` to the shared sections of `raw`: its types
+/// file, then its dropped, replaced and added methods. `None` (after an error) when the entry
+/// is not declared.
+fn apply_version(
+    raw: &mut Raw,
+    name: &str,
+    decls: &[crate::front::versions::VersionDecl],
+    cx: &mut Checker<'_>,
+) -> Option<crate::front::versions::VersionDecl> {
+    let index = raw.versions.iter().position(|v| v.version.value == name);
+    let (Some(index), Some(decl)) = (index, decls.iter().find(|d| d.info.name == name)) else {
+        let msg = format!("version `{name}` is not one of `versions:`");
+        cx.err(&raw.protocol.referenced, msg);
+        return None;
+    };
+    let entry = raw.versions.swap_remove(index);
+    if let Some(types) = entry.types {
+        let Spanned {
+            value,
+            referenced,
+            defined,
+        } = types;
+        raw.types = Spanned::new(RawTypes::File(value), referenced, defined);
+    }
+    if entry.methods.is_empty() && entry.drop_methods.is_empty() {
+        return Some(decl.clone());
+    }
+    let Some(rpc) = raw.jsonrpc.as_mut() else {
+        let msg =
+            format!("version `{name}` changes methods, but the protocol has no `jsonrpc:` section");
+        cx.err(&entry.version.referenced, msg);
+        return Some(decl.clone());
+    };
+    for gone in &entry.drop_methods {
+        let before = rpc.methods.len();
+        rpc.methods.retain(|m| m.method.value != gone.value);
+        if rpc.methods.len() == before {
+            let msg = format!(
+                "version `{name}` drops `{}`, which `jsonrpc.methods` does not list",
+                gone.value
+            );
+            cx.err(&gone.referenced, msg);
+        }
+    }
+    for m in entry.methods {
+        match rpc
+            .methods
+            .iter_mut()
+            .find(|x| x.method.value == m.method.value)
+        {
+            Some(shared) => *shared = m,
+            None => rpc.methods.push(m),
+        }
+    }
+    Some(decl.clone())
 }
 
 /// A protocol without `transport` declares types only: every section about messages on a
@@ -537,7 +630,8 @@ fn types_only_checks(raw: &Raw, cx: &mut Checker<'_>) {
     );
 }
 
-/// The `types:` value as a path (a folder file, or the file inside a pinned package) and the
+/// The `types:` value as a path (a folder file, or the file inside a pinned package, relative
+/// to the pin's `root` folder when it names one) and the
 /// pin, if any; a pin that breaks a rule is an error at `types:`.
 fn types_of(
     types: Spanned<RawTypes>,
@@ -551,10 +645,14 @@ fn types_of(
     match value {
         RawTypes::File(file) => (Spanned::new(file, referenced, defined), None),
         RawTypes::Pinned(raw) => {
-            let file = raw.file.clone();
+            let mut file = raw.file.clone();
             let pin = crate::front::sources::Pin::from_raw(raw)
                 .map_err(|msg| cx.err(&referenced, msg))
                 .ok();
+            // Relative to the pin's `root`, the folder its imports resolve against.
+            if let Some(pin) = &pin {
+                file = pin.file_in_root().to_owned();
+            }
             (Spanned::new(file, referenced, defined), pin)
         }
     }
