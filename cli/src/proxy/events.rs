@@ -122,12 +122,12 @@ mod tests {
 
     #[test]
     fn a_large_event_is_reported_once_and_skipped() {
-        let mut e = Events::new(8);
+        let mut e = Events::new(10);
         let mut out = Vec::new();
         e.push(b"data: 0123", &mut out);
         assert!(e.mid_event());
         e.push(b"456789\ndata: x\n\ndata: 1\n\n", &mut out);
-        assert_eq!(out[0], Cut::TooLarge(8));
+        assert_eq!(out[0], Cut::TooLarge(10));
         assert_eq!(
             out[1],
             Cut::Event {
