@@ -783,11 +783,6 @@ impl Protocol {
         self.transport.kind == TransportKind::NONE
     }
 
-    /// Whether the Rust types are prost's (a `.proto` spec).
-    pub fn is_proto(&self) -> bool {
-        self.proto_package.is_some()
-    }
-
     /// The oneof a stream wrapper message carries: the message's only field, of a oneof type.
     pub fn wrapper_oneof(&self, name: &str) -> Option<(&Field, &[Field])> {
         let TypeKind::Struct(fields) = &self.types.get(name)?.kind else {
