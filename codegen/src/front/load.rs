@@ -66,6 +66,10 @@ pub(crate) fn load_parsed(
         return Err(errors);
     };
     let loaded_notes = loaded.notes;
+    // Every imported TypeScript file rebuilds a deriving crate when it changes.
+    files.extend(loaded.read);
+    files.sort();
+    files.dedup();
     let mut protocol = protocol_of(&pf, loaded.types, types_rel, loaded.package);
     if let (Some(p), Some(package)) = (&loaded.proto, &protocol.proto_package) {
         protocol.options = proto_lower::options(p, package);
@@ -192,6 +196,8 @@ struct LoadedTypes {
     package: Option<String>,
     /// Notes the front end made while reading (a JSON Schema's unchecked keywords).
     notes: Vec<String>,
+    /// The files read beside the types file (a TypeScript file's imports).
+    read: Vec<PathBuf>,
 }
 
 /// Reads `types:` (TypeScript or protobuf); `None` when it cannot be read (the errors say why).
@@ -219,6 +225,7 @@ fn load_types(
                 proto: Some(p),
                 package: Some(package),
                 notes: Vec::new(),
+                read: Vec::new(),
             }),
             Err(e) => {
                 errors.errors.extend(e.errors);
@@ -233,12 +240,13 @@ fn load_types(
                 return None;
             }
         };
-        match ts::load_types(&ts_file, types_rel) {
-            Ok(types) => Some(LoadedTypes {
+        match ts::load_files(&ts_file, types_rel) {
+            Ok((types, read)) => Some(LoadedTypes {
                 types,
                 proto: None,
                 package: None,
                 notes: Vec::new(),
+                read,
             }),
             Err(e) => {
                 errors.errors.extend(e.errors);
@@ -251,6 +259,7 @@ fn load_types(
             proto: None,
             package: None,
             notes,
+            read: Vec::new(),
         })
     } else {
         errors.push(at_types(
@@ -422,11 +431,7 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
     };
     for (channel, loc) in &pf.channels {
         let Some(members) = p.channel_members(&channel.union) else {
-            let what = if p.is_proto() {
-                "a message holding only a oneof"
-            } else {
-                "a union of interfaces"
-            };
+            let what = crate::naming::Names::of(p).channel_union_form();
             let hint =
                 crate::suggest::did_you_mean(&channel.union, p.types.keys().map(String::as_str));
             at(

@@ -12,6 +12,7 @@ use crate::ir::{
     Body, Call, Channel, Event, Feature, GrpcRpc, HttpResponse, MessageKind, Method, Origin, Route,
     Transport,
 };
+use crate::yaml_node::Node;
 
 /// What `protocol.yaml` declares, before it is checked against the types file.
 #[derive(Debug, Clone)]
@@ -153,22 +154,58 @@ struct RawGrpc {
     acknowledged: Vec<grpc::RawAck>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `transport:`: its own fields, and every other key kept as written for the carrier
+/// registered under it, which reads and checks it (`crate::transport::declare`).
 struct RawTransport {
     kind: Spanned<String>,
     /// Optional when the kind has a single framing (`grpc`, `websocket`): that one.
-    #[serde(default)]
     framing: Option<Spanned<String>>,
     /// The port the accepting role listens on by default.
-    #[serde(default)]
     port: Option<Spanned<u32>>,
     /// `content-length` framing: the Content-Type a frame without one has.
-    #[serde(default)]
     content_type: Option<Spanned<String>>,
-    /// The Streamable HTTP carrier's profile.
-    #[serde(default)]
-    streamable_http: Option<crate::transport::streamable_http::Raw>,
+    /// `transport.<key>` of each carrier, by key as written.
+    carriers: Vec<(Spanned<String>, Node)>,
+}
+
+/// The fields of `transport:` itself; any other key names a carrier.
+const TRANSPORT_FIELDS: &[&str] = &["kind", "framing", "port", "content_type"];
+
+impl<'de> Deserialize<'de> for RawTransport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(TransportVisitor)
+    }
+}
+
+struct TransportVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TransportVisitor {
+    type Value = RawTransport;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "a map of {} and carriers", TRANSPORT_FIELDS.join(", "))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RawTransport, A::Error> {
+        let (mut kind, mut framing, mut port, mut content_type) = (None, None, None, None);
+        let mut carriers = Vec::new();
+        while let Some(key) = map.next_key::<Spanned<String>>()? {
+            match key.value.as_str() {
+                "kind" => kind = Some(map.next_value()?),
+                "framing" => framing = Some(map.next_value()?),
+                "port" => port = Some(map.next_value()?),
+                "content_type" => content_type = Some(map.next_value()?),
+                _ => carriers.push((key, map.next_value::<Node>()?)),
+            }
+        }
+        Ok(RawTransport {
+            kind: kind.ok_or_else(|| serde::de::Error::missing_field("kind"))?,
+            framing,
+            port,
+            content_type,
+            carriers,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -412,7 +449,7 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
             framing: Some(none()),
             port: None,
             content_type: None,
-            streamable_http: None,
+            carriers: Vec::new(),
         }
     });
     let kind = crate::transport::lookup(&transport.kind.value);
@@ -478,12 +515,7 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         grpc::lower(file, &parts, &messages, &events, &mut cx.errors)
     });
     check_transport_constants(&transport, &framing, &mut cx);
-    let streamable_http = transport.streamable_http.as_ref().and_then(|raw| {
-        let all: Vec<&Method> = methods.iter().map(|(m, _)| m).collect();
-        let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
-        let kind = &transport.kind.value;
-        crate::transport::streamable_http::lower(raw, kind, &all, &mut report)
-    });
+    let carriers = declare_carriers(&transport, &methods, &mut cx);
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
     let proto_includes = raw
         .proto
@@ -514,7 +546,7 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
                 .as_ref()
                 .and_then(|p| u16::try_from(p.value).ok()),
             content_type: transport.content_type.as_ref().map(|c| c.value.clone()),
-            streamable_http,
+            carriers,
         },
         roles,
         role_aliases: raw.role_aliases,
@@ -589,6 +621,27 @@ fn apply_version(
         }
     }
     Some(decl.clone())
+}
+
+/// Each carrier `transport` declares, read and checked by the plug-in registered for its key.
+fn declare_carriers(
+    transport: &RawTransport,
+    methods: &[(Method, MethodLocations)],
+    cx: &mut Checker<'_>,
+) -> Vec<crate::ir::Carried> {
+    let methods: Vec<&Method> = methods.iter().map(|(m, _)| m).collect();
+    let declaring = crate::transport::Declaring {
+        kind: &transport.kind.value,
+        methods: &methods,
+    };
+    let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
+    transport
+        .carriers
+        .iter()
+        .filter_map(|(key, raw)| {
+            crate::transport::declare(key, raw, TRANSPORT_FIELDS, &declaring, &mut report)
+        })
+        .collect()
 }
 
 /// A protocol without `transport` declares types only: every section about messages on a
