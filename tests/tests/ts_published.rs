@@ -128,3 +128,62 @@ fn the_mcp_sdk_schema_generates_unchanged_and_compiles() {
         &[module(mcp), module(shapes), module(generators)],
     );
 }
+
+/// `@a2a-js/sdk`'s protocol types: ts-proto's output for A2A's proto, bundled into a chunk of
+/// the package's `dist` whose name carries a content hash (`a2a-<hash>.d.ts`).
+fn a2a_js_types() -> PathBuf {
+    let dist = sdk_file("@a2a-js/sdk", "package.json").with_file_name("dist");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dist)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("a2a-") && n.ends_with(".d.ts"))
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+/// A types-only spec folder in `root` holding `types` unchanged as `types_name`.
+fn types_only(root: &Path, module: &str, types: &Path, types_name: &str) -> PathBuf {
+    let yaml = format!(
+        "protocol: {module}\ntitle: {module}\nsummary: A published TypeScript schema, unchanged.\ntypes: {types_name}\n"
+    );
+    spec_dir(root, module, &yaml, types, types_name)
+}
+
+#[test]
+fn the_a2a_js_sdk_types_and_the_debug_protocol_generate_unchanged_and_compile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let specs = tmp.path().join("specs");
+    let a2a = generated(&types_only(&specs, "a2a_js", &a2a_js_types(), "a2a.d.ts"));
+    let dap = generated(&types_only(
+        &specs,
+        "debug_protocol",
+        &sdk_file("@vscode/debugprotocol", "lib/debugProtocol.d.ts"),
+        "debugProtocol.d.ts",
+    ));
+    let types = &a2a.spec.protocol.types;
+    // ts-proto's enums (numbered from 0, `UNRECOGNIZED = -1`) and `T | undefined` members.
+    assert!(
+        types.contains_key("TaskState"),
+        "{:?}",
+        types.keys().collect::<Vec<_>>()
+    );
+    // Every interface of the `DebugProtocol` namespace, named by its path.
+    let types = &dap.spec.protocol.types;
+    for name in [
+        "DebugProtocolProtocolMessage",
+        "DebugProtocolInitializeRequest",
+        "DebugProtocolCapabilities",
+    ] {
+        assert!(
+            types.contains_key(name),
+            "{name}: {:?}",
+            types.keys().take(20).collect::<Vec<_>>()
+        );
+    }
+    build_crate(&tmp.path().join("crate"), &[module(a2a), module(dap)]);
+}
