@@ -431,11 +431,7 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
     };
     for (channel, loc) in &pf.channels {
         let Some(members) = p.channel_members(&channel.union) else {
-            let what = if p.is_proto() {
-                "a message holding only a oneof"
-            } else {
-                "a union of interfaces"
-            };
+            let what = crate::naming::Names::of(p).channel_union_form();
             let hint =
                 crate::suggest::did_you_mean(&channel.union, p.types.keys().map(String::as_str));
             at(
