@@ -3,7 +3,12 @@
 //! `scripts/install-peers` from `peers/node`, never copied into the repository) generates with
 //! no refusal, and the generated module, beside the eca-vscode shapes and the code-generator
 //! shapes (ts-proto, hey-api, Stainless, quicktype) of `codegen/tests/ts_shapes`, compiles
-//! warning-free in a crate of its own.
+//! warning-free in a crate of its own. So do, as types-only specs, `@a2a-js/sdk` 1.3.0's protocol
+//! types (ts-proto's output for A2A's proto: 48 refusals before the TypeScript front read
+//! `declare enum`, `T | undefined` and `Buffer`) and `@vscode/debugprotocol` 1.68.0's
+//! `debugProtocol.d.ts` (one refusal before namespaces were read: the whole `DebugProtocol`
+//! namespace). Neither package ships a JSON Schema, so no instance is compared with a
+//! reference validator here.
 
 use std::path::{Path, PathBuf};
 
