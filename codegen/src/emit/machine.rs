@@ -274,11 +274,6 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         model,
         fns: BTreeMap::new(),
     };
-    let field_names: Vec<Ident> = p
-        .machines
-        .iter()
-        .map(|m| format_ident!("{}", m.name))
-        .collect();
     let (kinds, sources) = emit_kinds(model)?;
     let recorded = emit_recorded(model)?;
     let mut machine_items = Vec::new();
@@ -291,39 +286,9 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         machine_items.push(emit_machine(m, model, &mut reads, answers)?);
         parts.add(m);
     }
-    let CheckerParts {
-        answers: _,
-        fields,
-        inits,
-        steps,
-        finishes,
-    } = parts;
-    // Without machines nothing reads the message, the limits or a violation list.
-    let idle = p
-        .machines
-        .is_empty()
-        .then(|| quote!(let _ = (index, kind, msg, &self.limits);));
-    let violations = if p.machines.is_empty() {
-        quote!(let violations = Vec::new();)
-    } else {
-        quote!(let mut violations = Vec::new();)
-    };
-    let live = if p.machines.is_empty() {
-        quote!(0)
-    } else {
-        quote!(#(self.#field_names.len())+*)
-    };
     let read_fns = reads.fns.values().map(|(_, body)| body);
     let answer = emit_answer(model)?;
-    let (answers_field, answers_init, answer_let) = if answers {
-        (
-            quote!(answers: agentwire_runtime::answers::Answers<Kind>,),
-            quote!(answers: agentwire_runtime::answers::Answers::new(limits.max_instances),),
-            quote!(let answer = &self.answer(kind, msg);),
-        )
-    } else {
-        Default::default()
-    };
+    let checker = checker_type(p, parts);
     // A protocol whose catalogue is empty (a gRPC spec of plain services) still has the
     // checker's surface; its message type is uninhabited.
     let never = sources.is_empty().then(|| {
@@ -352,6 +317,45 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
 
         #(#machine_items)*
 
+        #checker
+    })
+}
+
+/// The `Checker` type over every machine of `p`, from their `parts`.
+fn checker_type(p: &Protocol, parts: CheckerParts) -> TokenStream {
+    let CheckerParts {
+        answers,
+        fields,
+        inits,
+        steps,
+        finishes,
+    } = parts;
+    let field_names = p.machines.iter().map(|m| format_ident!("{}", m.name));
+    // Without machines nothing reads the message, the limits or a violation list.
+    let idle = p
+        .machines
+        .is_empty()
+        .then(|| quote!(let _ = (index, kind, msg, &self.limits);));
+    let violations = if p.machines.is_empty() {
+        quote!(let violations = Vec::new();)
+    } else {
+        quote!(let mut violations = Vec::new();)
+    };
+    let live = if p.machines.is_empty() {
+        quote!(0)
+    } else {
+        quote!(#(self.#field_names.len())+*)
+    };
+    let (answers_field, answers_init, answer_let) = if answers {
+        (
+            quote!(answers: agentwire_runtime::answers::Answers<Kind>,),
+            quote!(answers: agentwire_runtime::answers::Answers::new(limits.max_instances),),
+            quote!(let answer = &self.answer(kind, msg);),
+        )
+    } else {
+        Default::default()
+    };
+    quote! {
         /// Checks a stream of messages against every machine of the protocol. Instances that
         /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
         #[derive(Debug)]
@@ -401,7 +405,7 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
                 #live
             }
         }
-    })
+    }
 }
 
 /// The `Kind` enum, `kind_of`, and the variants of `Message`.

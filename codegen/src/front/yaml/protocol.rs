@@ -409,13 +409,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
 /// Reads `protocol.yaml` as one of its declared `versions:` has it (the shared sections with
 /// that entry applied), or as the shared sections alone when `version` is `None`.
 pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile, SpecErrors> {
-    let mut raw: Raw = serde_saphyr::from_str(&file.text).map_err(|e| {
-        let span = e.location().map_or((0, 0), |l| span_of(file, &l));
-        let what = crate::suggest::yaml_message(&e);
-        SpecError::at(file, span, format!("malformed protocol.yaml: {what}")).with_help(
-            crate::suggest::see("the protocol.yaml format", "protocolyaml"),
-        )
-    })?;
+    let mut raw = parse(file)?;
     let mut cx = Checker {
         file,
         roles: raw.roles.iter().map(|r| r.value.clone()).collect(),
@@ -439,52 +433,12 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         || crate::front::versions::MACHINE_FILE.to_owned(),
         |d| d.machine.clone(),
     );
-    let transport = raw.transport.take().unwrap_or_else(|| {
-        let none = || {
-            let at = raw.protocol.referenced;
-            Spanned::new(crate::ir::NO_TRANSPORT.to_owned(), at, at)
-        };
-        RawTransport {
-            kind: none(),
-            framing: Some(none()),
-            port: None,
-            content_type: None,
-            carriers: Vec::new(),
-        }
-    });
-    let kind = crate::transport::lookup(&transport.kind.value);
-    let framing = framing_of(&transport, &mut cx);
-    if !types_only {
-        check_kind(&transport, &framing, &mut cx);
-        if let Some(plugin) = kind.and_then(crate::transport::plugin) {
-            check_sections(&raw, plugin, &transport.kind.referenced, &mut cx);
-        }
-    }
-    if let (Some(bad), Some(first)) = (
-        raw.role_aliases.keys().find(|r| !cx.roles.contains(r)),
-        raw.roles.first(),
-    ) {
-        let msg = format!(
-            "role_aliases names `{bad}`, which is not one of the roles ({})",
-            cx.roles.join(", ")
-        );
-        cx.err(&first.referenced, msg);
-    }
+    let (transport, framing) = transport_section(&mut raw, types_only, &mut cx);
+    check_role_aliases(&raw, &mut cx);
     let channels = raw.channels.iter().map(|c| cx.channel(c)).collect();
     let messages = cx.messages(&raw.messages);
     let methods = cx.methods(raw.jsonrpc.iter().flat_map(|j| &j.methods));
-    let rpc = {
-        let all: Vec<Method> = methods.iter().map(|(m, _)| m.clone()).collect();
-        let roles = cx.roles.clone();
-        let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
-        jsonrpc::conventions(
-            raw.jsonrpc.as_ref().and_then(|j| j.cancel.as_ref()),
-            raw.jsonrpc.as_ref().and_then(|j| j.progress.as_ref()),
-            &all,
-            &roles,
-            &mut report,
-        )
-    };
+    let rpc = rpc_conventions(&raw, &methods, &mut cx);
     let routes = raw
         .http
         .iter()
@@ -493,27 +447,7 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         .collect();
     let features = cx.features(&raw.features);
     let events = cx.events(&raw.events);
-    for f in &raw.features {
-        grpc::check_gates(
-            file,
-            &f.kinds,
-            &f.events,
-            &messages,
-            &events,
-            &mut cx.errors,
-        );
-    }
-    let skeleton = raw.grpc.as_ref().map(|g| {
-        let parts = grpc::RawSkeleton {
-            at: g.service.referenced,
-            handshake: g.handshake.as_ref(),
-            exchange: g.exchange.as_ref(),
-            shutdown: g.shutdown.as_ref(),
-            heartbeat: g.heartbeat.as_ref(),
-            acknowledged: &g.acknowledged,
-        };
-        grpc::lower(file, &parts, &messages, &events, &mut cx.errors)
-    });
+    let skeleton = grpc_layer(&raw, &messages, &events, &mut cx);
     check_transport_constants(&transport, &framing, &mut cx);
     let carriers = declare_carriers(&transport, &methods, &mut cx);
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
@@ -533,7 +467,8 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         title: raw.title,
         summary: raw.summary,
         transport: Transport {
-            kind: kind.unwrap_or(crate::ir::TransportKind::NONE),
+            kind: crate::transport::lookup(&transport.kind.value)
+                .unwrap_or(crate::ir::TransportKind::NONE),
             framing: framing.value,
             grpc: raw.grpc.map(|g| GrpcRpc {
                 service: g.service.value,
@@ -563,6 +498,103 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         versions,
         version: selected.map(|d| d.info),
         machine_file,
+    })
+}
+
+/// `protocol.yaml` parsed; a file that is no YAML of its shape is one error where it breaks.
+fn parse(file: &SourceFile) -> Result<Raw, SpecErrors> {
+    Ok(serde_saphyr::from_str(&file.text).map_err(|e| {
+        let span = e.location().map_or((0, 0), |l| span_of(file, &l));
+        let what = crate::suggest::yaml_message(&e);
+        SpecError::at(file, span, format!("malformed protocol.yaml: {what}")).with_help(
+            crate::suggest::see("the protocol.yaml format", "protocolyaml"),
+        )
+    })?)
+}
+
+/// `transport:` taken out of `raw` (a types-only protocol's stands in with no kind) and its
+/// framing; a declared kind is checked, with the sections it reads.
+fn transport_section(
+    raw: &mut Raw,
+    types_only: bool,
+    cx: &mut Checker<'_>,
+) -> (RawTransport, Spanned<String>) {
+    let transport = raw.transport.take().unwrap_or_else(|| {
+        let at = raw.protocol.referenced;
+        let none = || Spanned::new(crate::ir::NO_TRANSPORT.to_owned(), at, at);
+        RawTransport {
+            kind: none(),
+            framing: Some(none()),
+            port: None,
+            content_type: None,
+            carriers: Vec::new(),
+        }
+    });
+    let framing = framing_of(&transport, cx);
+    if !types_only {
+        check_kind(&transport, &framing, cx);
+        let kind = crate::transport::lookup(&transport.kind.value);
+        if let Some(plugin) = kind.and_then(crate::transport::plugin) {
+            check_sections(raw, plugin, &transport.kind.referenced, cx);
+        }
+    }
+    (transport, framing)
+}
+
+/// `role_aliases` names declared roles only.
+fn check_role_aliases(raw: &Raw, cx: &mut Checker<'_>) {
+    if let (Some(bad), Some(first)) = (
+        raw.role_aliases.keys().find(|r| !cx.roles.contains(r)),
+        raw.roles.first(),
+    ) {
+        let msg = format!(
+            "role_aliases names `{bad}`, which is not one of the roles ({})",
+            cx.roles.join(", ")
+        );
+        cx.err(&first.referenced, msg);
+    }
+}
+
+/// `jsonrpc.cancel` and `jsonrpc.progress`, checked against the methods and roles.
+fn rpc_conventions(
+    raw: &Raw,
+    methods: &[(Method, MethodLocations)],
+    cx: &mut Checker<'_>,
+) -> crate::ir::RpcConventions {
+    let all: Vec<Method> = methods.iter().map(|(m, _)| m.clone()).collect();
+    let roles = cx.roles.clone();
+    let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
+    jsonrpc::conventions(
+        raw.jsonrpc.as_ref().and_then(|j| j.cancel.as_ref()),
+        raw.jsonrpc.as_ref().and_then(|j| j.progress.as_ref()),
+        &all,
+        &roles,
+        &mut report,
+    )
+}
+
+/// The features' gates checked, and the handshake layer `grpc:` declares (`None` without
+/// the section; `Some(None)` when it is incomplete, which is reported).
+fn grpc_layer(
+    raw: &Raw,
+    messages: &[(crate::ir::MessageKind, Location, Location)],
+    events: &[crate::ir::Event],
+    cx: &mut Checker<'_>,
+) -> Option<Option<crate::ir::GrpcSkeleton>> {
+    let file = cx.file;
+    for f in &raw.features {
+        grpc::check_gates(file, &f.kinds, &f.events, messages, events, &mut cx.errors);
+    }
+    raw.grpc.as_ref().map(|g| {
+        let parts = grpc::RawSkeleton {
+            at: g.service.referenced,
+            handshake: g.handshake.as_ref(),
+            exchange: g.exchange.as_ref(),
+            shutdown: g.shutdown.as_ref(),
+            heartbeat: g.heartbeat.as_ref(),
+            acknowledged: &g.acknowledged,
+        };
+        grpc::lower(file, &parts, messages, events, &mut cx.errors)
     })
 }
 
