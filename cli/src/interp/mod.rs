@@ -34,6 +34,16 @@ pub struct Interpreted {
     transport: TransportKind,
     framing: Framing,
     spec: Arc<Spec>,
+    /// A folder with `versions:`: where a stream names its version, and each version's
+    /// interpreter (newest first); this one is then the newest's.
+    versions: Option<Versions>,
+}
+
+/// The versions of an interpreted folder.
+struct Versions {
+    source: agentwire_runtime::version::Source,
+    names: &'static [&'static str],
+    each: Vec<&'static Interpreted>,
 }
 
 /// What the checker shares across streams: the types, the kinds, the compiled machines.
@@ -78,6 +88,25 @@ pub struct Message {
     pub value: Value,
 }
 
+/// The runtime's form of a spec's `version:`, its names kept for the life of the program.
+fn version_source(s: &agentwire_codegen::ir::VersionSource) -> agentwire_runtime::version::Source {
+    use agentwire_codegen::ir::VersionSource as Ir;
+    use agentwire_runtime::version::Source;
+    match s {
+        Ir::Handshake { method, member } => Source::Handshake {
+            method: keep(method),
+            member: keep(member),
+        },
+        Ir::Meta { path } => {
+            let path: Vec<&'static str> = path.iter().map(|p| keep(p)).collect();
+            Source::Meta {
+                path: Box::leak(path.into_boxed_slice()),
+            }
+        }
+        Ir::Header { name } => Source::Header { name: keep(name) },
+    }
+}
+
 /// Keeps `s` for the life of the program: the registry's names are `'static`, and one
 /// interpreter is made per spec folder a command names.
 fn keep(s: &str) -> &'static str {
@@ -95,7 +124,24 @@ impl Interpreted {
                 .collect::<Vec<_>>()
                 .join("\n")
         })?;
-        Interpreted::new(loaded.protocol)
+        let Some(versioning) = loaded.protocol.versioning.clone() else {
+            return Interpreted::new(loaded.protocol);
+        };
+        // Each version is interpreted on its own and kept, as the registry's are `'static`;
+        // the folder answers as the newest.
+        let mut each = Vec::new();
+        for v in loaded.versions {
+            let one: &'static Interpreted = Box::leak(Box::new(Interpreted::new(v.protocol)?));
+            each.push(one);
+        }
+        let names: Vec<&'static str> = versioning.versions.iter().map(|v| keep(&v.name)).collect();
+        let mut top = Interpreted::new(loaded.protocol)?;
+        top.versions = Some(Versions {
+            source: version_source(&versioning.source),
+            names: Box::leak(names.into_boxed_slice()),
+            each,
+        });
+        Ok(top)
     }
 
     /// Interprets a loaded IR.
@@ -125,6 +171,7 @@ impl Interpreted {
             transport,
             framing,
             spec: Arc::new(Spec::new(ir)?),
+            versions: None,
         })
     }
 
@@ -301,6 +348,17 @@ fn root_of(ir: &Ir, role: &str, name: &str) -> Result<Root, String> {
 }
 
 impl Protocol for Interpreted {
+    fn versions(&self) -> &'static [&'static str] {
+        self.versions.as_ref().map_or(&[], |v| v.names)
+    }
+    fn version_source(&self) -> Option<agentwire_runtime::version::Source> {
+        self.versions.as_ref().map(|v| v.source)
+    }
+    fn version(&self, version: &str) -> Option<&'static dyn Protocol> {
+        let v = self.versions.as_ref()?;
+        let i = v.names.iter().position(|n| *n == version)?;
+        v.each.get(i).map(|p| *p as &'static dyn Protocol)
+    }
     fn name(&self) -> &'static str {
         self.spec.name
     }

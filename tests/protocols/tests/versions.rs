@@ -195,3 +195,29 @@ fn an_undeclared_version_is_reported_once_as_such() {
         ])
     );
 }
+
+#[test]
+fn trace_check_of_the_spec_folder_picks_versions_as_the_generated_code_does() {
+    let traces = ["ok", "undeclared", "v1", "negotiated_down"];
+    let paths: Vec<String> = traces
+        .iter()
+        .map(|t| format!("tick/traces/{t}.jsonl"))
+        .collect();
+    let mut argv = vec![
+        "agentwire",
+        "trace",
+        "check",
+        "--format",
+        "json",
+        "--spec",
+        "tick",
+    ];
+    argv.extend(paths.iter().map(String::as_str));
+    let mut out = Vec::new();
+    let code = agentwire_cli::run(agentwire_test_protocols::protocols(), argv, &mut out).unwrap();
+    let (generated_code, generated) = trace_check(&["--format", "json"], &traces);
+    assert_eq!(
+        (code, String::from_utf8(out).unwrap()),
+        (generated_code, generated)
+    );
+}
