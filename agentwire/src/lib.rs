@@ -66,7 +66,7 @@
 //! |---|---|---|
 //! | `derive` | yes | `#[derive(Protocol)]` and `#[derive(Validate)]`; specs whose types are JSON Schema (`types: schema.json`) need nothing more |
 //! | `typescript` | yes | `messages.ts` types files (oxc's TypeScript parser) |
-//! | `proto` | no | `.proto` types files (protox, prost-build, tonic-prost-build, pbjson-build) |
+//! | `proto` | no | `.proto` types files (protox, prost-build, tonic-build, pbjson-build) |
 //! | `schemars` | no | `schemars::JsonSchema` for the runtime's types (see `schemars` below) |
 //!
 //! ```toml

@@ -36,8 +36,39 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
     let spec = load_spec(spec_dir)?;
     let p = &spec.protocol;
     let module = p.module.clone();
+    let mut files = if spec.versions.is_empty() {
+        module_files(&spec)?
+    } else {
+        versioned_files(&spec)?
+    };
+    if spec.versions.is_empty()
+        && let Some(tokens) = crate::transport::skeleton(p, spec.proto.as_ref())
+    {
+        let skeleton = crate::output::parse_tokens(&format!("skeleton of {module}"), tokens)
+            .map_err(internal)?;
+        files.push(OutputFile::rust(skeleton_path(&module), skeleton));
+    }
+    crate::options::apply(&mut files, options).map_err(internal)?;
+    let mut summary = summary(&spec);
+    for note in &spec.notes {
+        summary.push_str(&format!("\n  {note}"));
+    }
+    Ok(Generated {
+        module,
+        files,
+        summary,
+        spec,
+    })
+}
+
+/// The files of one module (a protocol of one version, or one version of a folder): its
+/// Rust, its schema, its checker and its diagrams, where `FilePaths` puts them.
+fn module_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
+    let p = &spec.protocol;
+    let module = &p.module;
+    let paths = crate::naming::FilePaths::of(p);
     let mut files = if spec.proto.is_some() {
-        proto_files(&spec)?
+        proto_files(spec)?
     } else {
         json_files(p)?
     };
@@ -54,33 +85,56 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
                 .map_err(|e| internal(format!("internal error: the checker lints: {e}")))?;
         checker.attrs.extend(lints.attrs);
         files.push(OutputFile::rust(
-            format!("src/{module}/machine.rs"),
+            format!("{}/machine.rs", paths.dir),
             checker,
         ));
         // A spec without machines gets the accept-all checker but no diagram.
         if !p.machines.is_empty() {
             files.push(OutputFile::text(
-                format!("diagrams/{module}.md"),
+                paths.diagrams,
                 crate::emit::diagram::diagrams_md(p),
             ));
         }
     }
-    if let Some(tokens) = crate::transport::skeleton(p, spec.proto.as_ref()) {
-        let skeleton = crate::output::parse_tokens(&format!("skeleton of {module}"), tokens)
-            .map_err(internal)?;
-        files.push(OutputFile::rust(skeleton_path(&module), skeleton));
+    Ok(files)
+}
+
+/// A folder with `versions:`: every version's module, and the dispatching module above them.
+fn versioned_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
+    let mut files = Vec::new();
+    for version in &spec.versions {
+        files.extend(module_files(version)?);
     }
-    crate::options::apply(&mut files, options).map_err(internal)?;
-    let mut summary = summary(&spec);
-    for note in &spec.notes {
-        summary.push_str(&format!("\n  {note}"));
-    }
-    Ok(Generated {
-        module,
-        files,
-        summary,
-        spec,
+    let p = &spec.protocol;
+    let versions: Vec<&Protocol> = spec.versions.iter().map(|v| &v.protocol).collect();
+    let tokens = crate::emit::versions::emit_dispatch(p, &versions);
+    let mut file = crate::output::parse_tokens(&p.module, tokens).map_err(internal)?;
+    let doc = [
+        format!(" {}: {}", p.title, p.summary),
+        String::new(),
+        format!(
+            " Versions, newest first: {}; each in a module of its own, and this module dispatching to them.",
+            versions
+                .iter()
+                .filter_map(|v| v.version.as_ref())
+                .map(|v| format!("`{}` (`{}`)", v.name, v.module))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ];
+    let attrs: syn::File = syn::parse2(quote! {
+        #(#![doc = #doc])*
+        #![allow(clippy::large_enum_variant, clippy::result_large_err)]
     })
+    .map_err(|e| {
+        internal(format!(
+            "internal error: the module doc of {}: {e}",
+            p.module
+        ))
+    })?;
+    file.attrs.splice(0..0, attrs.attrs);
+    files.push(OutputFile::rust(crate::naming::FilePaths::of(p).rust, file));
+    Ok(files)
 }
 
 /// A protobuf module: the emitter's formatted parts, as trees.
@@ -132,12 +186,10 @@ fn json_files(p: &Protocol) -> Result<Vec<OutputFile>, SpecErrors> {
     })
     .map_err(|e| internal(format!("internal error: the module doc of {module}: {e}")))?;
     file.attrs.splice(0..0, attrs.attrs);
+    let paths = crate::naming::FilePaths::of(p);
     Ok(vec![
-        OutputFile::rust(format!("src/{module}.rs"), file),
-        OutputFile::text(
-            format!("schemas/{module}.schema.json"),
-            schema::emit_schema(p),
-        ),
+        OutputFile::rust(paths.rust, file),
+        OutputFile::text(paths.schema, schema::emit_schema(p)),
     ])
 }
 
@@ -145,6 +197,19 @@ fn json_files(p: &Protocol) -> Result<Vec<OutputFile>, SpecErrors> {
 fn summary(spec: &LoadedSpec) -> String {
     let p = &spec.protocol;
     let module = &p.module;
+    if !spec.versions.is_empty() {
+        let each: Vec<String> = spec
+            .versions
+            .iter()
+            .map(|v| {
+                let name = v.protocol.version.as_ref().map_or("", |i| i.name.as_str());
+                let line = summary(v);
+                let rest = line.strip_prefix(&format!("{module}: ")).unwrap_or(&line);
+                format!("version {name}: {rest}")
+            })
+            .collect();
+        return format!("{module}: {} versions; {}", each.len(), each.join("; "));
+    }
     if p.types_only() {
         return format!(
             "{module}: types only, {} types, {} rules",

@@ -143,7 +143,13 @@ pub fn generate_crate(spec: &CrateSpec<'_>) -> Result<CrateOutput, Vec<(PathBuf,
         ));
         return Err(vec![(spec.spec_dirs[i].clone(), e.into())]);
     }
-    let refs: Vec<&crate::ir::Protocol> = protocols.iter().map(|g| &g.spec.protocol).collect();
+    let refs: Vec<crate::emit::registry::Entry<'_>> = protocols
+        .iter()
+        .map(|g| crate::emit::registry::Entry {
+            protocol: &g.spec.protocol,
+            versions: g.spec.versions.iter().map(|v| &v.protocol).collect(),
+        })
+        .collect();
     let registry = output::parse_tokens(
         "registry",
         crate::emit::registry::emit_registry(&refs, crate::transport::registry_kind),

@@ -55,7 +55,7 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
             rpc: Default::default(),
             port: None,
             content_type: None,
-            streamable_http: None,
+            carriers: Vec::new(),
         },
         roles: Vec::new(),
         types: lower(spec, &package),
@@ -70,6 +70,8 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
         role_aliases: Default::default(),
         features: Vec::new(),
         events: Vec::new(),
+        versioning: None,
+        version: None,
         sessions: None,
         tracking: None,
     }

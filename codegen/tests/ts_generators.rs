@@ -149,3 +149,128 @@ fn namespaces_qualified_names_and_enum_members_as_tags() {
     let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
     assert_eq!(values, ["text", "image"]);
 }
+
+#[test]
+fn declarations_spread_over_files_that_import_one_another() {
+    let g = shapes();
+    let types = &g.spec.protocol.types;
+    for (name, file) in [
+        ("Everything", "messages.ts"),
+        ("Shade", "quicktype.d.ts"),
+        ("JobStatus", "proto/job.ts"),
+        ("CompletionJob", "stainless.ts"),
+    ] {
+        assert_eq!(types[name].origin.file, file, "{name}");
+    }
+    // Each file read is one the derive rebuilds on.
+    for file in [
+        "messages.ts",
+        "quicktype.d.ts",
+        "proto/job.ts",
+        "stainless.ts",
+    ] {
+        assert!(
+            g.spec.files.iter().any(|f| f.ends_with(file)),
+            "{file}: {:?}",
+            g.spec.files
+        );
+    }
+}
+
+/// A spec folder holding `files` (path, text), `messages.ts` the types file; its diagnostics.
+fn refusals(files: &[(&str, &str)]) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("split");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("protocol.yaml"),
+        "protocol: split\ntitle: Split\nsummary: Types over several files.\ntypes: messages.ts\n",
+    )
+    .unwrap();
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    std::fs::write(
+        tmp.path().join("outside.ts"),
+        "export interface Far { a: string }\n",
+    )
+    .unwrap();
+    match agentwire_codegen::generate(&dir) {
+        Ok(_) => Vec::new(),
+        Err(e) => e
+            .errors
+            .iter()
+            .map(|e| {
+                let line = e.one_line();
+                line.split_once("/split/")
+                    .map_or(line.clone(), |(_, l)| l.to_owned())
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn imports_that_cannot_be_read_are_located_with_what_to_write() {
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (
+            &[(
+                "messages.ts",
+                "import { A } from './missing';\nexport interface P { a: A }\n",
+            )],
+            "messages.ts:1:19: cannot find `./missing`: none of ./missing.ts, ./missing.d.ts, ./missing.mts, ./missing.d.mts, ./missing/index.ts, ./missing/index.d.ts is a file beside this one; name a `.ts` or `.d.ts` file of the spec folder",
+        ),
+        (
+            &[
+                (
+                    "messages.ts",
+                    "import { A as B } from './a';\nexport interface P { b: B }\n",
+                ),
+                ("a.ts", "export interface A { a: string }\n"),
+            ],
+            "messages.ts:1:10: `A as B` renames an imported type; import it under its own name (`import { A }`)",
+        ),
+        (
+            &[
+                ("messages.ts", "import * as ns from './a';\n"),
+                ("a.ts", "export interface A { a: string }\n"),
+            ],
+            "messages.ts:1:8: a namespace import (`import * as ns`) is not read; import the types by name (`import { A } from ...`)",
+        ),
+        (
+            &[("messages.ts", "export { Far } from '../outside';\n")],
+            "messages.ts:1:21: `../outside` is outside the spec folder; keep the types files in it",
+        ),
+        (
+            // An error in an imported file names that file, line and column.
+            &[
+                ("messages.ts", "export * from './types/a';\n"),
+                ("types/a.ts", "export interface A {\n  a: Strng;\n}\n"),
+            ],
+            "types/a.ts:2:6: unknown type `Strng`",
+        ),
+    ];
+    for (files, want) in cases {
+        let got = refusals(files);
+        assert!(
+            got.iter().any(|e| e.starts_with(want)),
+            "want {want}\ngot {got:#?}"
+        );
+    }
+}
+
+#[test]
+fn files_importing_each_other_are_read_once() {
+    let got = refusals(&[
+        (
+            "messages.ts",
+            "import { B } from './b';\nexport interface A { b?: B }\n",
+        ),
+        (
+            "b.ts",
+            "import { A } from './messages';\nexport interface B { a?: A }\n",
+        ),
+    ]);
+    assert!(got.is_empty(), "{got:?}");
+}

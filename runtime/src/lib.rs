@@ -21,6 +21,7 @@ pub mod serde_helpers;
 pub mod side;
 pub mod tagged;
 pub mod validate;
+pub mod version;
 
 pub use decode::{decode_all, decode_checked, decode_json, decode_value};
 pub use error::{FieldError, Invalid, Rule};

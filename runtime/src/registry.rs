@@ -139,6 +139,22 @@ pub trait Protocol: Sync {
         let _ = (method, json);
         None
     }
+    /// The versions the spec declares, newest first; empty for a protocol of one version.
+    fn versions(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Where a stream names its version (`version:` in `protocol.yaml`), for a protocol with
+    /// versions.
+    fn version_source(&self) -> Option<crate::version::Source> {
+        None
+    }
+    /// The protocol as one declared version has it (its decoders and checker); `None` for a
+    /// version the spec does not declare. A protocol with versions answers the methods above
+    /// as its newest version does.
+    fn version(&self, version: &str) -> Option<&'static dyn Protocol> {
+        let _ = version;
+        None
+    }
     /// The schema schemars derives for the named type (feature `schemars`).
     #[cfg(feature = "schemars")]
     fn schemars_schema(&self, type_name: &str) -> Option<schemars::Schema> {

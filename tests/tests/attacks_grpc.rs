@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use agentwire_protocols::coven::coven_control_client::CovenControlClient;
 use agentwire_protocols::coven::{
     AgentMessage, RegisterAgent, RegistrationError, SendMessage, ServerMessage, Welcome,
 };
+use agentwire_protocols::skeletons::coven::coven_control_client::CovenControlClient;
 use agentwire_protocols::skeletons::coven::{
     AgentConfig, AgentHandle, AgentHandler, Gateway, GatewayConfig, GatewayHandler, Reply,
     RunningAgent, connect,

@@ -55,6 +55,8 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
         role_aliases: Default::default(),
         features: Vec::new(),
         events: Vec::new(),
+        versioning: None,
+        version: None,
         sessions: None,
         tracking: None,
     }

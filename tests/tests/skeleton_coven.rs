@@ -6,12 +6,12 @@
 
 use std::time::Duration;
 
-use agentwire_protocols::coven::coven_control_client::CovenControlClient;
 use agentwire_protocols::coven::{
     AgentMessage, CancelRequest, Heartbeat, InjectContext, MessageResponse, RegisterAgent,
     RegistrationError, SendMessage, ServerMessage, Welcome, agent_message, message_response,
     server_message,
 };
+use agentwire_protocols::skeletons::coven::coven_control_client::CovenControlClient;
 use agentwire_protocols::skeletons::coven::{
     AgentConfig, AgentHandle, AgentHandler, Gateway, GatewayConfig, GatewayHandler, Reply,
     RunningAgent, connect,

@@ -106,7 +106,7 @@ impl Interpreted {
                 ir.module, ir.transport.kind
             ));
         };
-        if ir.is_proto() {
+        if agentwire_codegen::naming::Names::of(&ir) == agentwire_codegen::naming::Names::Prost {
             return Err(format!(
                 "protocol {} is protobuf: the interpreter reads JSON specs only (use the generated code)",
                 ir.module

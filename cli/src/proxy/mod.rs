@@ -1,8 +1,10 @@
 //! `agentwire proxy`: sits on the wire between two peers of a protocol, relays their traffic
 //! unchanged, records it as a trace `trace check` reads, and prints each finding as it is
 //! made. The modules: `split` cuts byte streams into frames, `record` writes trace lines,
-//! `session` checks them, `pump` relays one direction of a byte stream, `refuse` builds
-//! `--enforce`'s answers, `stdio` runs a server command, `ci` writes `--report` files.
+//! `session` checks them, `verdict` decides a message's fate, `pump` relays one direction
+//! of a byte stream, `refuse` builds `--enforce`'s answers, `ci` writes `--report` files.
+//! The transports: `stdio` runs a server command, `tcp` relays sockets (JSON-RPC in either
+//! framing), `http` is a Streamable HTTP reverse proxy (SSE streams cut by `events`).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -10,10 +12,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use agentwire_runtime::framing::DEFAULT_MAX_FRAME_SIZE;
-use agentwire_runtime::registry::{Framing as WireFraming, Protocol};
+use agentwire_runtime::registry::{Framing as WireFraming, Protocol, TransportKind};
 use clap::Args;
 
 mod ci;
+mod events;
+mod http;
 mod pump;
 mod record;
 mod refuse;
@@ -21,6 +25,8 @@ mod session;
 mod signal;
 mod split;
 mod stdio;
+mod tcp;
+mod verdict;
 
 use ci::ReportFormat;
 use pump::Rules;
@@ -76,6 +82,17 @@ pub struct ProxyArgs {
     /// Seconds a side has to take what is written to it; then the session ends.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     write_timeout: u64,
+
+    /// Listen on ADDR (`HOST:PORT`; port 0 picks one, printed at start) and relay each
+    /// connection to --upstream, instead of running a server command over stdio.
+    #[arg(long, value_name = "ADDR", requires = "upstream")]
+    listen: Option<String>,
+
+    /// Where --listen relays to: `http://HOST:PORT[/PATH]` for a JSON-RPC protocol over
+    /// Streamable HTTP (a PATH sends every request there), `tcp://HOST:PORT` for JSON-RPC
+    /// over a socket in the spec's framing.
+    #[arg(long, value_name = "URL", requires = "listen")]
+    upstream: Option<String>,
 
     /// The server command and its arguments (stdio), after `--`.
     #[arg(last = true, value_name = "COMMAND")]
@@ -196,7 +213,13 @@ fn relay(setup: Setup, args: &ProxyArgs, err: &mut dyn Write) -> u8 {
         .record
         .as_ref()
         .map_or_else(|| "proxy".to_owned(), |p| p.display().to_string());
-    let session = Session::new(setup.protocol, &file, recorder, Box::new(std::io::stderr()));
+    // Shared with every connection of a network proxy for the life of the process.
+    let session: &'static Session = Box::leak(Box::new(Session::new(
+        setup.protocol,
+        &file,
+        recorder,
+        Box::new(std::io::stderr()),
+    )));
     let framing = match stream_framing(setup.protocol) {
         Ok(f) => f,
         Err(e) => {
@@ -206,7 +229,7 @@ fn relay(setup: Setup, args: &ProxyArgs, err: &mut dyn Write) -> u8 {
     };
     let rules = Rules {
         protocol: setup.protocol,
-        session: &session,
+        session,
         enforce: args.enforce,
         framing,
         max_frame_size: args.max_frame_size,
@@ -228,7 +251,7 @@ fn relay(setup: Setup, args: &ProxyArgs, err: &mut dyn Write) -> u8 {
         client: setup.client,
         server: setup.server,
     };
-    let ran = runtime.block_on(stdio::run(rules, sides, &args.command));
+    let ran = runtime.block_on(transport(rules, sides, args));
     if let Err(e) = ran {
         let _ = writeln!(err, "error: {e}");
         return USAGE;
@@ -236,8 +259,33 @@ fn relay(setup: Setup, args: &ProxyArgs, err: &mut dyn Write) -> u8 {
     finish(session, &setup, err)
 }
 
+/// Relays over the transport the spec's kind and the arguments name.
+async fn transport(
+    rules: Rules<'static>,
+    sides: stdio::Sides<'static>,
+    args: &ProxyArgs,
+) -> Result<(), String> {
+    let p = rules.protocol;
+    let (Some(listen), Some(upstream)) = (&args.listen, &args.upstream) else {
+        return stdio::run(rules, sides, &args.command).await;
+    };
+    if !args.command.is_empty() {
+        return Err("give either a server command or --listen and --upstream".into());
+    }
+    let web = upstream.starts_with("http://") || upstream.starts_with("https://");
+    match p.transport() {
+        TransportKind::JsonRpc if web => http::run(rules, sides, listen, upstream).await,
+        TransportKind::JsonRpc => tcp::run(rules, sides, listen, upstream).await,
+        kind => Err(format!(
+            "protocol {} runs over {}, which --listen does not relay yet",
+            p.name(),
+            kind.as_str()
+        )),
+    }
+}
+
 /// Ends the session: end-of-stream findings, the summary line, the report file.
-fn finish(session: Session, setup: &Setup, err: &mut dyn Write) -> u8 {
+fn finish(session: &Session, setup: &Setup, err: &mut dyn Write) -> u8 {
     let outcome = session.finish();
     let summary = crate::report::Summary {
         protocol: setup.protocol.name().to_owned(),

@@ -11,9 +11,9 @@ use agentwire_runtime::registry::Protocol;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 
-use super::refuse::{Answer, answer};
 use super::session::Session;
 use super::split::{Framing, Piece, Splitter};
+use super::verdict::{Verdict, judge};
 
 /// Bytes read at a time.
 const CHUNK: usize = 64 * 1024;
@@ -125,28 +125,18 @@ where
     B: AsyncWrite + Unpin,
 {
     for piece in pieces.drain(..) {
-        let (findings, body, raw) = match piece {
-            Piece::Frame { body, raw } => (rules.session.message(from, &body), Some(body), raw),
-            Piece::Broken(why) => (rules.session.broken(from, &why), None, Vec::new()),
+        let (verdict, raw) = match piece {
+            Piece::Frame { body, raw } => (judge(rules, from, Ok(&body)), raw),
+            Piece::Broken(why) => (judge(rules, from, Err(&why)), Vec::new()),
         };
         if !rules.enforce {
             continue;
         }
-        if findings.is_empty() {
-            write(rules, ends.onward, &raw).await?;
-            continue;
-        }
-        match answer(rules.protocol, from, body.as_deref(), &findings) {
-            Some(Answer::ToSender(text)) => {
-                let other = other_role(rules.protocol, from);
-                rules.session.message(other, &text);
-                write(rules, ends.back, &frame(rules.framing, &text)).await?;
-            }
-            Some(Answer::ToReceiver(text)) => {
-                rules.session.message(from, &text);
-                write(rules, ends.onward, &frame(rules.framing, &text)).await?;
-            }
-            None => {}
+        match verdict {
+            Verdict::Forward => write(rules, ends.onward, &raw).await?,
+            Verdict::Back(text) => write(rules, ends.back, &frame(rules.framing, &text)).await?,
+            Verdict::On(text) => write(rules, ends.onward, &frame(rules.framing, &text)).await?,
+            Verdict::Drop => {}
         }
     }
     Ok(())

@@ -49,7 +49,9 @@ struct State {
 /// A session shared by the relay's directions; each message is checked whole, in the order
 /// the proxy saw them.
 pub struct Session {
-    state: Mutex<State>,
+    /// `None` once finished: a message still arriving from a connection closing late is
+    /// neither recorded nor checked.
+    state: Mutex<Option<State>>,
 }
 
 impl Session {
@@ -70,11 +72,11 @@ impl Session {
             outcome: Outcome::default(),
         };
         Self {
-            state: Mutex::new(state),
+            state: Mutex::new(Some(state)),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, Option<State>> {
         // A panic elsewhere cannot leave the checker half-updated (it runs under the lock).
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -91,7 +93,9 @@ impl Session {
 
     fn line(&self, line: &[u8]) -> Vec<Finding> {
         let mut guard = self.lock();
-        let state = &mut *guard;
+        let Some(state) = &mut *guard else {
+            return Vec::new();
+        };
         if let Some(r) = &mut state.recorder {
             r.write(line);
         }
@@ -103,9 +107,12 @@ impl Session {
         found
     }
 
-    /// Ends the session: instances left mid-flow are findings too.
-    pub fn finish(self) -> Outcome {
-        let mut state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+    /// Ends the session: instances left mid-flow are findings too. Shared sessions (the
+    /// network proxies' connections hold one) end here; a second call finds nothing.
+    pub fn finish(&self) -> Outcome {
+        let Some(mut state) = self.lock().take() else {
+            return Outcome::default();
+        };
         let mut report =
             Report::new(&mut state.err, OutputFormat::Text, None, Progress::Off).keeping();
         let stats = state.lines.finish(&mut report);

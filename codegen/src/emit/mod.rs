@@ -14,3 +14,4 @@ pub mod schema;
 pub mod skeleton;
 pub mod types;
 pub mod validate;
+pub mod versions;

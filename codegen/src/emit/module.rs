@@ -73,7 +73,14 @@ pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
     let module = &p.module;
     let roles = &p.roles;
     let names = Names::of(p);
-    let schema_path = format!("{}/schemas/{module}.schema.json", names.up_to_src());
+    // A version's module sits one folder deeper (`src/<module>/<version>.rs`); a protobuf
+    // module's `mod.rs` does too.
+    let paths = crate::naming::FilePaths::of(p);
+    let up = match names {
+        Names::Spec => paths.up_to_root,
+        Names::Prost => names.up_to_src(),
+    };
+    let schema_path = format!("{up}/{}", paths.schema);
     let dynamic = match names {
         // Protobuf types under JSON-RPC: the method sets are over the prost types, whose
         // serde impls are pbjson's (ProtoJSON).

@@ -1,4 +1,4 @@
-//! The protobuf emitter: prost message types with a tonic client and server, proto3 JSON via
+//! The protobuf emitter: prost message types (a gRPC protocol's services are its skeleton's), proto3 JSON via
 //! pbjson (proto field names kept, as the protocol documents write them), and
 //! `agentwire_runtime::Validate` impls built from the spec's constraint tags.
 //!
@@ -7,7 +7,7 @@
 //! | file | contents |
 //! |---|---|
 //! | `mod.rs` | module doc, the parts, `pub use types::*` |
-//! | `types.rs` | prost messages and enums, `<service>_client` and `<service>_server` modules |
+//! | `types.rs` | prost messages and enums |
 //! | `json.rs` | pbjson `Serialize`/`Deserialize` impls |
 //! | `validate.rs` | `Validate` impls, and `KINDS`/`kind`/`from_json`/`to_json` on the stream wrappers |
 //!
@@ -155,20 +155,9 @@ fn prost_types_source(spec: &ProtoSpec, package: &str) -> Result<String, SpecErr
     config
         .compile_well_known_types()
         .extern_path(".google.protobuf", "::pbjson_types");
-    // tonic's `connect(endpoint)` constructor would clash with the method of an rpc named
-    // `Connect`; such a client is built with `new(channel)` instead.
-    let rpc_named_connect = spec
-        .pool
-        .services()
-        .flat_map(|s| s.methods().collect::<Vec<_>>())
-        .any(|m| prost_field(m.name()).as_str() == "connect");
-    config.service_generator(
-        tonic_prost_build::configure()
-            .build_client(true)
-            .build_server(true)
-            .build_transport(!rpc_named_connect)
-            .service_generator(),
-    );
+    // No service generator: a gRPC protocol's servers and clients are its skeleton's, on
+    // codecs that check every message (`emit/skeleton/grpc_service.rs`); a protobuf spec on
+    // another transport has no use for them.
     // prost resolves every field's type among the files it is given, so the imports go in
     // too; only the packages that get Rust types are kept.
     let own: std::collections::BTreeSet<_> = spec

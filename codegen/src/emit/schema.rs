@@ -117,7 +117,7 @@ pub fn emit_schema(p: &Protocol) -> String {
         .collect();
     let doc = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": format!("urn:agentwire:{}", p.module),
+        "$id": crate::naming::FilePaths::of(p).schema_id,
         "title": p.title,
         "description": p.summary,
         "x-channels": channels,

@@ -10,7 +10,7 @@ use crate::diag::SpecError;
 pub enum Front {
     /// `.ts` types files, parsed by oxc.
     TypeScript,
-    /// `.proto` types files: protox, prost-build, tonic-prost-build, pbjson-build.
+    /// `.proto` types files: protox, prost-build, tonic-build, pbjson-build.
     Proto,
 }
 

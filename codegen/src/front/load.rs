@@ -23,6 +23,9 @@ pub struct LoadedSpec {
     pub analysis: Option<crate::machine::model::Model>,
     /// Notes for the `cargo xtask gen` summary (types renamed for Rust).
     pub notes: Vec<String>,
+    /// A folder with `versions:`: each version loaded on its own, newest first (the folder's
+    /// `protocol` is then the newest one's, with `versioning` set). Empty otherwise.
+    pub versions: Vec<LoadedSpec>,
 }
 
 /// Loads `dir` (a `spec/<module>/` folder).
@@ -37,18 +40,36 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     let yaml_path = dir.join("protocol.yaml");
     let yaml = SourceFile::read(&yaml_path)?;
     let pf = protocol::load(&yaml)?;
+    if pf.versions.is_empty() {
+        load_parsed(dir, &yaml, pf)
+    } else {
+        crate::front::versions::load_versions(dir, &yaml, pf)
+    }
+}
+
+/// Loads the folder whose `protocol.yaml` was read as `pf` (one version of it, or the only).
+pub(crate) fn load_parsed(
+    dir: &Path,
+    yaml: &SourceFile,
+    pf: ProtocolFile,
+) -> Result<LoadedSpec, SpecErrors> {
+    let yaml_path = yaml.path.clone();
     let mut errors = SpecErrors::default();
-    check_folder_name(dir, &yaml, &pf, &mut errors);
+    check_folder_name(dir, yaml, &pf, &mut errors);
     let types_rel = pf.types_file.value.clone();
-    let Some(types_dir) = types_dir(dir, &yaml, &pf, &mut errors) else {
+    let Some(types_dir) = types_dir(dir, yaml, &pf, &mut errors) else {
         return Err(errors);
     };
     let mut files = vec![yaml_path, types_dir.join(&types_rel)];
     files.dedup();
-    let Some(loaded) = load_types(&types_dir, &yaml, &pf, &mut errors) else {
+    let Some(loaded) = load_types(&types_dir, yaml, &pf, &mut errors) else {
         return Err(errors);
     };
     let loaded_notes = loaded.notes;
+    // Every imported TypeScript file rebuilds a deriving crate when it changes.
+    files.extend(loaded.read);
+    files.sort();
+    files.dedup();
     let mut protocol = protocol_of(&pf, loaded.types, types_rel, loaded.package);
     if let (Some(p), Some(package)) = (&loaded.proto, &protocol.proto_package) {
         protocol.options = proto_lower::options(p, package);
@@ -60,16 +81,16 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         files.sort();
         files.dedup();
     }
-    cross_check(&yaml, &pf, &protocol, &mut errors);
+    cross_check(yaml, &pf, &protocol, &mut errors);
     if proto_spec.is_none() && errors.is_empty() {
-        crate::front::skeleton::lower(&yaml, &pf, &mut protocol, &mut errors);
+        crate::front::skeleton::lower(yaml, &pf, &mut protocol, &mut errors);
     }
     if let Some(proto) = &proto_spec {
-        crate::front::grpc::check_proto(&yaml, &protocol, proto, &mut errors);
+        crate::front::grpc::check_proto(yaml, &protocol, proto, &mut errors);
     } else if crate::transport::plugin(protocol.transport.kind).is_some_and(|k| k.protobuf()) {
         errors.push(SpecError::at(
-            &yaml,
-            span_of(&yaml, &pf.types_file.referenced),
+            yaml,
+            span_of(yaml, &pf.types_file.referenced),
             "a grpc protocol takes its types from a `.proto` file",
         ));
     }
@@ -77,7 +98,13 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
     notes.extend(crate::front::rename::rust_type_names(&mut protocol));
     notes.extend(crate::front::notes::unchecked_formats(&protocol));
     let analysis = if errors.is_empty() {
-        load_machines(dir, &mut protocol, &mut files, &mut errors)?
+        load_machines(
+            dir,
+            &pf.machine_file,
+            &mut protocol,
+            &mut files,
+            &mut errors,
+        )?
     } else {
         None
     };
@@ -87,6 +114,7 @@ pub fn load_spec(dir: &Path) -> Result<LoadedSpec, SpecErrors> {
         proto: proto_spec,
         analysis,
         notes,
+        versions: Vec::new(),
     })
 }
 
@@ -168,6 +196,8 @@ struct LoadedTypes {
     package: Option<String>,
     /// Notes the front end made while reading (a JSON Schema's unchecked keywords).
     notes: Vec<String>,
+    /// The files read beside the types file (a TypeScript file's imports).
+    read: Vec<PathBuf>,
 }
 
 /// Reads `types:` (TypeScript or protobuf); `None` when it cannot be read (the errors say why).
@@ -195,6 +225,7 @@ fn load_types(
                 proto: Some(p),
                 package: Some(package),
                 notes: Vec::new(),
+                read: Vec::new(),
             }),
             Err(e) => {
                 errors.errors.extend(e.errors);
@@ -209,12 +240,13 @@ fn load_types(
                 return None;
             }
         };
-        match ts::load_types(&ts_file, types_rel) {
-            Ok(types) => Some(LoadedTypes {
+        match ts::load_files(&ts_file, types_rel) {
+            Ok((types, read)) => Some(LoadedTypes {
                 types,
                 proto: None,
                 package: None,
                 notes: Vec::new(),
+                read,
             }),
             Err(e) => {
                 errors.errors.extend(e.errors);
@@ -227,6 +259,7 @@ fn load_types(
             proto: None,
             package: None,
             notes,
+            read: Vec::new(),
         })
     } else {
         errors.push(at_types(
@@ -334,6 +367,8 @@ fn protocol_of(
         tracking: None,
         features: pf.features,
         events: pf.events,
+        versioning: None,
+        version: pf.version,
     }
 }
 
@@ -342,11 +377,12 @@ fn protocol_of(
 /// `machine` path and the skeletons that observe through it stay the same.
 fn load_machines(
     dir: &Path,
+    machine_file: &str,
     protocol: &mut Protocol,
     files: &mut Vec<PathBuf>,
     errors: &mut SpecErrors,
 ) -> Result<Option<crate::machine::model::Model>, SpecErrors> {
-    let machine_path = dir.join("machine.yaml");
+    let machine_path = dir.join(machine_file);
     if protocol.types_only() {
         // No messages travel, so nothing is sequenced.
         if machine_path.is_file() {
@@ -395,11 +431,7 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
     };
     for (channel, loc) in &pf.channels {
         let Some(members) = p.channel_members(&channel.union) else {
-            let what = if p.is_proto() {
-                "a message holding only a oneof"
-            } else {
-                "a union of interfaces"
-            };
+            let what = crate::naming::Names::of(p).channel_union_form();
             let hint =
                 crate::suggest::did_you_mean(&channel.union, p.types.keys().map(String::as_str));
             at(

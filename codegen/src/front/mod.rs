@@ -53,3 +53,5 @@ pub mod ts;
 #[cfg(not(feature = "typescript"))]
 #[path = "ts/off.rs"]
 pub mod ts;
+#[path = "yaml/versions.rs"]
+pub mod versions;

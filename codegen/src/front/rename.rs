@@ -150,7 +150,7 @@ fn is_identifier(name: &str) -> bool {
 /// `match` -> `Match`, `decode_type` -> `DecodeType`; a digit is appended while the name is still taken). Protobuf specs
 /// keep prost's names and are left alone.
 pub fn rust_type_names(p: &mut Protocol) -> Vec<String> {
-    if p.is_proto() {
+    if !crate::naming::Names::of(p).renames_types() {
         return Vec::new();
     }
     let emitted = emitted_here(p);

@@ -11,6 +11,7 @@ mod keywords;
 mod name;
 mod prost;
 mod spec;
+mod version;
 
 pub use case::{
     field_name, inline_type_name, pascal_case, snake_case, variant_name, variant_names,
@@ -21,6 +22,8 @@ pub use prost::{prost_field, prost_path, prost_variant, scalar_rust, scalar_ty, 
 pub use spec::{
     RoleSet, exchange, extra_ident, field, field_ident, role_set, rust_ty, type_ident, type_name,
 };
+
+pub use version::{FilePaths, version_module, version_variant};
 
 use crate::ir::Protocol;
 
@@ -36,7 +39,7 @@ pub enum Names {
 impl Names {
     /// The scheme of `p`'s types.
     pub fn of(p: &Protocol) -> Self {
-        if p.is_proto() {
+        if p.proto_package.is_some() {
             Self::Prost
         } else {
             Self::Spec
@@ -78,6 +81,20 @@ impl Names {
     /// structs skip them).
     pub fn refuses_unknown_members(self) -> bool {
         self == Self::Prost
+    }
+
+    /// Whether spec type names that cannot be Rust type names are renamed (agentwire's
+    /// types); prost's names are prost's own and stay as the `.proto` spells them.
+    pub fn renames_types(self) -> bool {
+        self == Self::Spec
+    }
+
+    /// What a channel's union is in this scheme's types, for "`X` is not ..." diagnostics.
+    pub fn channel_union_form(self) -> &'static str {
+        match self {
+            Self::Spec => "a union of interfaces",
+            Self::Prost => "a message holding only a oneof",
+        }
     }
 
     /// Whether the types derive `schemars::JsonSchema` (agentwire's serde types; prost's do

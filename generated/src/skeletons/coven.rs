@@ -384,7 +384,7 @@ impl AgentHandle {
             .await
     }
 }
-use proto::coven_control_server::{CovenControlServer, CovenControl};
+use self::coven_control_server::{CovenControlServer, CovenControl};
 /// The accepting side: a tonic service that takes peer streams. Clones share state.
 pub struct Gateway<H: GatewayHandler> {
     engine: grpc::Gateway<ServeGateway<H>>,
@@ -705,7 +705,7 @@ impl Session {
             .await
     }
 }
-use proto::coven_control_client::CovenControlClient;
+use self::coven_control_client::CovenControlClient;
 /// A running connecting side: its session and the task that reads the stream.
 pub struct RunningAgent {
     session: Session,
@@ -898,7 +898,7 @@ pub mod coven_control_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = AgentStreamSvc(inner);
-                        let codec = agentwire_transport::grpc::ServerCodec::default();
+                        let codec = agentwire_transport::grpc::LayerCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(
                                 accept_compression_encodings,
@@ -1065,7 +1065,7 @@ pub mod coven_control_client {
                         format!("Service was not ready: {}", e.into()),
                     )
                 })?;
-            let codec = agentwire_transport::grpc::ClientCodec::default();
+            let codec = agentwire_transport::grpc::LayerCodec::default();
             let path = http::uri::PathAndQuery::from_static(
                 "/coven.CovenControl/AgentStream",
             );

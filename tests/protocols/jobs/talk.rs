@@ -9,11 +9,11 @@ use agentwire_transport::grpc::{ConnectError, SendError};
 use agentwire_transport::tokio::{self, sync::mpsc};
 use agentwire_transport::tonic::Code;
 
-use crate::jobs::job_hub_client::JobHubClient;
 use crate::jobs::{
     Abort, Denied, Finished, Hello, HubMessage, Job, Log, Note, Ready, WorkerMessage, progress,
     worker_message,
 };
+use crate::skeletons::jobs::job_hub_client::JobHubClient;
 use crate::skeletons::jobs::{
     Hub, HubHandler, Reply, Session, WorkerConfig, WorkerHandle, WorkerHandler, connect,
 };

@@ -50,6 +50,10 @@ pub mod tally;
 #[cfg(feature = "task_rpc")]
 #[rustfmt::skip]
 pub mod task_rpc;
+/// Tick counter (test protocol)
+#[cfg(feature = "tick")]
+#[rustfmt::skip]
+pub mod tick;
 /// Client and server skeletons: transport, framing, validation and sequence checking
 /// around the behaviour a user writes.
 #[cfg(feature = "skeletons")]

@@ -23,6 +23,8 @@ pub fn protocols() -> &'static [&'static dyn Protocol] {
         &Tally,
         #[cfg(feature = "task_rpc")]
         &TaskRpc,
+        #[cfg(feature = "tick")]
+        &Tick,
     ]
 }
 /// `desk_relay` (Desk relay) in the registry.
@@ -449,5 +451,214 @@ impl Checker for TaskRpcChecker {
     }
     fn live_instances(&self) -> usize {
         self.0.live_instances()
+    }
+}
+/// `tick` (Tick counter (test protocol)) version `2` in the registry.
+#[cfg(feature = "tick")]
+#[derive(Debug, Clone, Copy)]
+pub struct TickV2;
+#[cfg(feature = "tick")]
+impl Protocol for TickV2 {
+    fn name(&self) -> &'static str {
+        "tick"
+    }
+    fn title(&self) -> &'static str {
+        "Tick counter (test protocol)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "server"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::JsonRpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Newline
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        crate::tick::v2::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("tick", m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        Some(Box::new(TickV2Checker(crate::tick::v2::machine::Checker::new())))
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::tick::v2::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::tick::v2::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::tick::v2::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::tick::v2::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::tick::v2::schemars_schema(type_name)
+    }
+}
+/// The `tick` sequence checker behind `registry::Checker`.
+#[cfg(feature = "tick")]
+struct TickV2Checker(crate::tick::v2::machine::Checker);
+#[cfg(feature = "tick")]
+impl Checker for TickV2Checker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::tick::v2::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("tick", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
+    }
+}
+/// `tick` (Tick counter (test protocol)) version `1` in the registry.
+#[cfg(feature = "tick")]
+#[derive(Debug, Clone, Copy)]
+pub struct TickV1;
+#[cfg(feature = "tick")]
+impl Protocol for TickV1 {
+    fn name(&self) -> &'static str {
+        "tick"
+    }
+    fn title(&self) -> &'static str {
+        "Tick counter (test protocol)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "server"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::JsonRpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Newline
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        crate::tick::v1::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("tick", m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        Some(Box::new(TickV1Checker(crate::tick::v1::machine::Checker::new())))
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::tick::v1::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::tick::v1::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::tick::v1::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::tick::v1::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::tick::v1::schemars_schema(type_name)
+    }
+}
+/// The `tick` sequence checker behind `registry::Checker`.
+#[cfg(feature = "tick")]
+struct TickV1Checker(crate::tick::v1::machine::Checker);
+#[cfg(feature = "tick")]
+impl Checker for TickV1Checker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::tick::v1::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("tick", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
+    }
+}
+/// `tick` (Tick counter (test protocol)) in the registry: every declared version, newest first.
+#[cfg(feature = "tick")]
+#[derive(Debug, Clone, Copy)]
+pub struct Tick;
+#[cfg(feature = "tick")]
+impl Protocol for Tick {
+    fn name(&self) -> &'static str {
+        "tick"
+    }
+    fn title(&self) -> &'static str {
+        "Tick counter (test protocol)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        TickV2.roles()
+    }
+    fn transport(&self) -> TransportKind {
+        TickV2.transport()
+    }
+    fn framing(&self) -> Framing {
+        TickV2.framing()
+    }
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        TickV2.decode(from, entry)
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        TickV2.checker()
+    }
+    fn schema(&self) -> Option<&'static str> {
+        TickV2.schema()
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        TickV2.decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        TickV2.decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        TickV2.decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        TickV2.schemars_schema(type_name)
+    }
+    fn versions(&self) -> &'static [&'static str] {
+        crate::tick::VERSIONS
+    }
+    fn version_source(&self) -> Option<agentwire_runtime::version::Source> {
+        Some(crate::tick::VERSION_SOURCE)
+    }
+    fn version(&self, version: &str) -> Option<&'static dyn Protocol> {
+        match version {
+            "2" => Some(&TickV2),
+            "1" => Some(&TickV1),
+            _ => None,
+        }
     }
 }

@@ -109,6 +109,11 @@ pub type ServerCodec<T, U> = CheckedCodec<T, U, ServerSide>;
 /// The codec generated clients name.
 pub type ClientCodec<T, U> = CheckedCodec<T, U, ClientSide>;
 
+/// The codec of the rpc a handshake layer runs on (both ends): prost's, with no check,
+/// because the layer's gate checks every message in the mode the application chose
+/// ([`CheckMode`](crate::CheckMode)); a codec that refused would take `Warn` and `Off` away.
+pub use tonic_prost::ProstCodec as LayerCodec;
+
 impl<T, U, S> Default for CheckedCodec<T, U, S> {
     fn default() -> Self {
         Self {

@@ -24,7 +24,7 @@ mod unregistered;
 pub use admit::{admit_inbound, invalid_status, violation_status};
 pub use agent::{AgentOptions, AgentSide, AgentTask, Reply, Session, UpStream, connect};
 pub use binding::{Answer, Binding, Down, TextField, Up, build};
-pub use codec::{Checked, ClientCodec, ServerCodec};
+pub use codec::{Checked, ClientCodec, LayerCodec, ServerCodec};
 pub use error::{ConnectError, SendError};
 pub use gateway::{Gateway, GatewayConfig, GatewaySide};
 pub use limits::GrpcLimits;

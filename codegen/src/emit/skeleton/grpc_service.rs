@@ -20,6 +20,9 @@ use crate::naming::{prost_field, prost_path};
 const SERVER_CODEC: &str = "agentwire_transport::grpc::ServerCodec";
 /// The codec a generated client names.
 const CLIENT_CODEC: &str = "agentwire_transport::grpc::ClientCodec";
+/// The codec both ends of a handshake layer's rpc name: the layer's gate checks its
+/// messages, in the mode the application chose.
+const LAYER_CODEC: &str = "agentwire_transport::grpc::LayerCodec";
 
 /// The well-known types `agentwire_transport::grpc::Checked` covers, by proto name below
 /// `google.protobuf.`: an rpc may take or return them directly.
@@ -49,6 +52,8 @@ struct Method {
     name: String,
     /// The proto name, in the call's path.
     identifier: String,
+    /// Whether the `grpc:` section's handshake layer runs on it.
+    layer: bool,
     codec: &'static str,
     client_streaming: bool,
     server_streaming: bool,
@@ -157,13 +162,21 @@ fn comment(service: &ServiceDescriptor, path: &[i32]) -> Vec<String> {
         .collect()
 }
 
+/// Whether `m` is the rpc the `grpc:` section's handshake layer runs on.
+fn carries_layer(p: &Protocol, m: &MethodDescriptor) -> bool {
+    p.transport.grpc.as_ref().is_some_and(|g| {
+        g.skeleton.is_some() && g.service == m.parent_service().full_name() && g.rpc == m.name()
+    })
+}
+
 /// One rpc, or `None` when a type it carries gets no Rust type.
 fn method(
+    p: &Protocol,
     spec: &ProtoSpec,
-    module: &str,
     m: &MethodDescriptor,
     checked: &mut BTreeSet<String>,
 ) -> Option<Method> {
+    let module = p.module.as_str();
     let (request, wk_in) = rust_type(spec, module, &m.input())?;
     let (response, wk_out) = rust_type(spec, module, &m.output())?;
     for (ty, well_known) in [(&request, wk_in), (&response, wk_out)] {
@@ -174,6 +187,7 @@ fn method(
     Some(Method {
         name: prost_field(m.name()).to_string(),
         identifier: m.name().to_owned(),
+        layer: carries_layer(p, m),
         codec: SERVER_CODEC,
         client_streaming: m.is_client_streaming(),
         server_streaming: m.is_server_streaming(),
@@ -186,7 +200,7 @@ fn method(
 /// The services of the spec's own files, each with every rpc whose types have Rust types
 /// (all of them, unless a kept package's loader reported otherwise), and the message types
 /// they carry that need a `Checked` impl, as token strings.
-fn services(spec: &ProtoSpec, module: &str) -> (Vec<Service>, BTreeSet<String>) {
+fn services(p: &Protocol, spec: &ProtoSpec) -> (Vec<Service>, BTreeSet<String>) {
     let mut checked = BTreeSet::new();
     let services = spec
         .pool
@@ -197,7 +211,7 @@ fn services(spec: &ProtoSpec, module: &str) -> (Vec<Service>, BTreeSet<String>) 
             package: s.package_name().to_owned(),
             methods: s
                 .methods()
-                .filter_map(|m| method(spec, module, &m, &mut checked))
+                .filter_map(|m| method(p, spec, &m, &mut checked))
                 .collect(),
             comment: comment(&s, s.path()),
         })
@@ -209,7 +223,7 @@ fn services(spec: &ProtoSpec, module: &str) -> (Vec<Service>, BTreeSet<String>) 
 /// The server and client modules of every service, and the `Checked` impls of the message
 /// types they carry; `None` when the spec's files declare no service.
 pub fn emit(p: &Protocol, proto: &ProtoSpec) -> Option<TokenStream> {
-    let (mut services, checked) = services(proto, &p.module);
+    let (mut services, checked) = services(p, proto);
     if services.is_empty() {
         return None;
     }
@@ -222,9 +236,12 @@ pub fn emit(p: &Protocol, proto: &ProtoSpec) -> Option<TokenStream> {
     builder.emit_package(true).build_transport(transport);
     let mut out = TokenStream::new();
     for s in &mut services {
+        for m in &mut s.methods {
+            m.codec = if m.layer { LAYER_CODEC } else { SERVER_CODEC };
+        }
         out.extend(builder.generate_server(s, ""));
         for m in &mut s.methods {
-            m.codec = CLIENT_CODEC;
+            m.codec = if m.layer { LAYER_CODEC } else { CLIENT_CODEC };
         }
         out.extend(builder.generate_client(s, ""));
     }

@@ -11,7 +11,7 @@ use oxc_ast::ast::{
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType, Span};
 
-use crate::diag::{SourceFile, SpecError, SpecErrors};
+use crate::diag::{SourceFile, SpecErrors};
 use crate::front::jsdoc::{self, DocComment};
 use crate::front::tags;
 use crate::ir::{Field, Origin, Ty, TypeDef, TypeKind, Variant};
@@ -22,6 +22,7 @@ pub const UNREADABLE: &str = "?";
 mod consts;
 mod enums;
 mod extends;
+mod files;
 mod literals;
 mod open;
 mod refusals;
@@ -34,33 +35,38 @@ mod untagged;
 /// Names the loader understands without a declaration.
 const BUILTIN_INTEGER: &str = "integer";
 
-/// Parses `file` (relative name `rel`) into named IR types.
+/// Parses `file` (relative name `rel`), and the files it imports, into named IR types.
 pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
-    let (types, errors) = load(file, rel, false);
-    errors.finish(types)
+    load_files(file, rel).map(|(types, _)| types)
+}
+
+/// [`load_types`], and every file read (`file` and those it imports, transitively).
+pub fn load_files(
+    file: &SourceFile,
+    rel: &str,
+) -> Result<(BTreeMap<String, TypeDef>, Vec<std::path::PathBuf>), SpecErrors> {
+    let sources = files::gather(file, rel)?;
+    let (types, errors) = load(&sources, false);
+    errors.finish((types, sources.paths()))
 }
 
 /// Reads a document's TypeScript as people write it: every declaration that loads is kept
 /// beside the errors, and a one-element tuple `[T]` reads as `T[]` (the spec's reading, see
 /// spec/README.md). For the docs drift check.
 pub fn load_doc_types(file: &SourceFile, rel: &str) -> (BTreeMap<String, TypeDef>, SpecErrors) {
-    load(file, rel, true)
+    load(&files::Sources::single(file, rel), true)
 }
 
-fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDef>, SpecErrors) {
+fn load(sources: &files::Sources, lenient: bool) -> (BTreeMap<String, TypeDef>, SpecErrors) {
     let allocator = Allocator::default();
-    let parsed = Parser::new(&allocator, &file.text, SourceType::ts()).parse();
+    let parsed = Parser::new(&allocator, &sources.text, SourceType::ts()).parse();
     let mut errors = SpecErrors::default();
     for d in &parsed.diagnostics {
         let span = d
             .labels
             .first()
             .map_or((0, 0), |l| (l.offset() as usize, l.len() as usize));
-        let mut e = SpecError::at(
-            file,
-            span,
-            format!("TypeScript syntax error: {}", d.message),
-        );
+        let mut e = sources.error(span, format!("TypeScript syntax error: {}", d.message));
         if let Some(help) = &d.help {
             e = e.with_help(help.to_string());
         }
@@ -71,9 +77,8 @@ fn load(file: &SourceFile, rel: &str, lenient: bool) -> (BTreeMap<String, TypeDe
     }
     let mut loader = Loader {
         lenient,
-        file,
-        rel,
-        docs: jsdoc_by_target(&parsed.program.comments, &file.text),
+        sources,
+        docs: jsdoc_by_target(&parsed.program.comments, &sources.text),
         declared: BTreeSet::new(),
         types: BTreeMap::new(),
         literal_fields: HashMap::new(),
@@ -143,8 +148,8 @@ struct PendingUnion {
 struct Loader<'f> {
     /// Reading a document: a one-element tuple is a list.
     lenient: bool,
-    file: &'f SourceFile,
-    rel: &'f str,
+    /// The types file and those it imports, joined (see `files`).
+    sources: &'f files::Sources,
     /// JSDoc text and its span, by the start offset of the node it documents.
     docs: HashMap<u32, (String, Span)>,
     declared: BTreeSet<String>,
@@ -175,11 +180,10 @@ struct Loader<'f> {
 
 impl<'f> Loader<'f> {
     fn error(&mut self, span: Span, message: impl Into<String>) {
-        self.errors.push(SpecError::at(
-            self.file,
-            (span.start as usize, span.size() as usize),
-            message,
-        ));
+        let e = self
+            .sources
+            .error((span.start as usize, span.size() as usize), message);
+        self.errors.push(e);
     }
 
     /// "unknown type `Strng`; did you mean `string`?": the closest declared or built-in name.
@@ -194,9 +198,10 @@ impl<'f> Loader<'f> {
     }
 
     fn origin(&self, span: Span) -> Origin {
+        let (segment, offset) = self.sources.locate(span.start as usize);
         Origin {
-            file: self.rel.to_owned(),
-            line: self.file.line_of(span.start as usize),
+            file: segment.rel.clone(),
+            line: segment.file.line_of(offset),
         }
     }
 
@@ -222,7 +227,7 @@ impl<'f> Loader<'f> {
                     .map(|(i, len)| (span.start as usize + i, len))
                     .unwrap_or((span.start as usize, span.size() as usize));
                 self.errors
-                    .push(SpecError::at(self.file, at, e.message).with_help(e.help));
+                    .push(self.sources.error(at, e.message).with_help(e.help));
                 DocComment::default()
             }
         }
@@ -234,12 +239,9 @@ impl<'f> Loader<'f> {
             let shape = crate::rules::shape_for(rule, ty);
             if let Err(e) = crate::rules::fits(rule, &format!("@{}", rule.tag), shape) {
                 self.errors.push(
-                    SpecError::at(
-                        self.file,
-                        (span.start as usize, span.size() as usize),
-                        e.message,
-                    )
-                    .with_help(e.help),
+                    self.sources
+                        .error((span.start as usize, span.size() as usize), e.message)
+                        .with_help(e.help),
                 );
             }
         }

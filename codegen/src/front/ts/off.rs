@@ -11,3 +11,11 @@ use crate::ir::TypeDef;
 pub fn load_types(file: &SourceFile, _rel: &str) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
     Err(missing(Front::TypeScript, &file.path).into())
 }
+
+/// Refuses `file`: this build has no TypeScript front.
+pub fn load_files(
+    file: &SourceFile,
+    _rel: &str,
+) -> Result<(BTreeMap<String, TypeDef>, Vec<std::path::PathBuf>), SpecErrors> {
+    Err(missing(Front::TypeScript, &file.path).into())
+}

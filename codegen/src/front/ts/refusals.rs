@@ -3,9 +3,8 @@
 
 use oxc_ast::ast::TSSignature;
 
-/// `a.B` as a type.
-pub(super) const QUALIFIED: &str =
-    "qualified type names are not supported; declare the type in this file and refer to it by name";
+/// `a.B<T>` as a type, or `this` where a type name goes.
+pub(super) const QUALIFIED: &str = "a generic qualified type name (`Ns.T<U>`) is not supported; declare the instantiation as an interface and refer to it by name";
 
 /// `[key: number]: T`.
 pub(super) const INDEX_KEY: &str =

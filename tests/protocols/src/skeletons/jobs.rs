@@ -323,7 +323,7 @@ impl WorkerHandle {
             .await
     }
 }
-use proto::job_hub_server::{JobHubServer, JobHub};
+use self::job_hub_server::{JobHubServer, JobHub};
 /// The accepting side: a tonic service that takes peer streams. Clones share state.
 pub struct Hub<H: HubHandler> {
     engine: grpc::Gateway<ServeGateway<H>>,
@@ -527,7 +527,7 @@ impl Session {
             .await
     }
 }
-use proto::job_hub_client::JobHubClient;
+use self::job_hub_client::JobHubClient;
 /// A running connecting side: its session and the task that reads the stream.
 pub struct RunningWorker {
     session: Session,
@@ -701,7 +701,7 @@ pub mod job_hub_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = WorkSvc(inner);
-                        let codec = agentwire_transport::grpc::ServerCodec::default();
+                        let codec = agentwire_transport::grpc::LayerCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(
                                 accept_compression_encodings,
@@ -864,7 +864,7 @@ pub mod job_hub_client {
                         format!("Service was not ready: {}", e.into()),
                     )
                 })?;
-            let codec = agentwire_transport::grpc::ClientCodec::default();
+            let codec = agentwire_transport::grpc::LayerCodec::default();
             let path = http::uri::PathAndQuery::from_static("/jobs.JobHub/Work");
             let mut req = request.into_streaming_request();
             req.extensions_mut().insert(GrpcMethod::new("jobs.JobHub", "Work"));

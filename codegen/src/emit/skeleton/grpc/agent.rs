@@ -358,7 +358,7 @@ fn connect(cx: &Ctx<'_>) -> TokenStream {
         }
     });
     quote! {
-        use proto::#client_mod::#client_ty;
+        use self::#client_mod::#client_ty;
 
         /// A running connecting side: its session and the task that reads the stream.
         pub struct #running {

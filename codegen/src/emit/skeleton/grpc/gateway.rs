@@ -174,7 +174,7 @@ fn server(cx: &Ctx<'_>) -> TokenStream {
         }
     });
     quote! {
-        use proto::#server_mod::{#server_ty, #trait_name};
+        use self::#server_mod::{#server_ty, #trait_name};
 
         /// The accepting side: a tonic service that takes peer streams. Clones share state.
         pub struct #gateway<H: #handler> {

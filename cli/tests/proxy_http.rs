@@ -1,0 +1,277 @@
+//! `agentwire proxy --listen --upstream` with peers nobody here wrote: the official
+//! TypeScript and Python MCP SDK clients reach the example server through the proxy over
+//! Streamable HTTP (POSTs answered in JSON or in SSE streams, the session header relayed)
+//! and every check of theirs still passes; the findings the proxy prints live are exactly
+//! the ones `trace check` prints on its recording. A browser page from another site is
+//! refused on the listening side, and `--enforce` answers a bad request in JSON-RPC itself.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use agentwire_tests::examples::example_binary;
+use agentwire_tests::peers::{node, python};
+use serde_json::{Value, json};
+
+fn agentwire() -> &'static str {
+    env!("CARGO_BIN_EXE_agentwire")
+}
+
+/// The example server on Streamable HTTP at a free port; killed on drop.
+struct Upstream {
+    child: Child,
+    url: String,
+}
+
+impl Upstream {
+    fn start() -> Self {
+        let mut child = Command::new(example_binary("mcp_server"))
+            .args(["--http", "127.0.0.1:0"])
+            .env("RUST_LOG", "error")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start mcp_server --http");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let url = first
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap()
+            .to_owned();
+        Upstream { child, url }
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A proxy listening on a free port in front of `upstream`.
+struct Proxy {
+    child: Child,
+    err: BufReader<std::process::ChildStderr>,
+    /// `http://127.0.0.1:PORT`
+    base: String,
+}
+
+impl Proxy {
+    fn start(upstream: &str, extra: &[&str]) -> Self {
+        let mut child = Command::new(agentwire())
+            .args(["proxy", "--protocol", "mcp", "--listen", "127.0.0.1:0"])
+            .args(["--upstream", upstream])
+            .args(extra)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the proxy");
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut first = String::new();
+        err.read_line(&mut first).unwrap();
+        let base = first
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in {first:?}"))
+            .trim_end_matches(',')
+            .to_owned();
+        Proxy { child, err, base }
+    }
+
+    /// Stops the proxy as Ctrl-C would; its exit status and the rest of its standard error.
+    fn stop(mut self) -> (Option<i32>, String) {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        let mut rest = String::new();
+        self.err.read_to_string(&mut rest).unwrap();
+        (self.child.wait().unwrap().code(), rest)
+    }
+}
+
+/// `trace check` on `file`: its finding lines, without the summary.
+fn trace_check(file: &Path) -> Vec<String> {
+    let out = Command::new(agentwire())
+        .args(["trace", "check", "--protocol", "mcp"])
+        .arg(file)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.starts_with("ok:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The finding lines of the proxy's standard error that name `file`.
+fn live(stderr: &str, file: &Path) -> Vec<String> {
+    let prefix = format!("{}:", file.display());
+    stderr
+        .lines()
+        .filter(|l| l.starts_with(&prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn run_client(mut cmd: Command, url: &str, checks: usize) {
+    let out = cmd.args(["http", url]).output().expect("the client runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.trim_end().ends_with("all checks passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+        checks
+    );
+}
+
+/// An SDK client drives the example server through the proxy; returns the recording's lines
+/// and checks the live findings against `trace check`'s.
+fn through_the_proxy(client: Command, checks: usize) -> Vec<Value> {
+    let upstream = Upstream::start();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("s.jsonl");
+    let proxy = Proxy::start(&upstream.url, &["--record", record.to_str().unwrap()]);
+    run_client(client, &format!("{}/mcp", proxy.base), checks);
+    let (code, stderr) = proxy.stop();
+    let live = live(&stderr, &record);
+    assert_eq!(live, trace_check(&record), "{stderr}");
+    // The client's deliberate mistakes were seen and exit status 1 says so.
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        live.iter()
+            .any(|l| l.contains("unknown method `no/such/method`")),
+        "{live:?}"
+    );
+    assert!(
+        live.iter().any(|l| l.contains(": /message/params/")),
+        "the bad params were seen: {live:?}"
+    );
+    std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_typescript_sdk_client_over_streamable_http() {
+    let lines = through_the_proxy(node("mcp_client.js"), 19);
+    // Progress came in the tools/call's SSE stream, the sampling request too, and the
+    // client's answer to it went up in a POST: each recorded with its sender.
+    let sent = |from: &str, method: &str| {
+        lines
+            .iter()
+            .any(|l| l["from"] == from && l["message"]["method"] == method)
+    };
+    assert!(sent("server", "notifications/progress"));
+    assert!(sent("server", "sampling/createMessage"));
+    assert!(sent("client", "notifications/initialized"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["from"] == "client" && l["message"]["result"]["model"] == "node-model")
+    );
+}
+
+#[test]
+fn the_python_sdk_client_over_streamable_http() {
+    let mut client = python("mcp_client.py");
+    client.env("PYTHONWARNINGS", "ignore");
+    let lines = through_the_proxy(client, 12);
+    assert!(lines.iter().any(|l| l["from"] == "server"
+        && l["message"]["result"]["serverInfo"]["name"] == "agentwire-mcp-example"));
+}
+
+fn post(
+    base: &str,
+    session: Option<&str>,
+    body: &Value,
+    origin: Option<&str>,
+) -> (u16, String, Option<String>) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut req = reqwest::Client::new()
+            .post(format!("{base}/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(s) = session {
+            req = req.header("mcp-session-id", s);
+        }
+        if let Some(o) = origin {
+            req = req.header("origin", o);
+        }
+        let answer = req.send().await.unwrap();
+        let status = answer.status().as_u16();
+        let session = answer
+            .headers()
+            .get("mcp-session-id")
+            .map(|v| v.to_str().unwrap().to_owned());
+        (status, answer.text().await.unwrap(), session)
+    })
+}
+
+/// The JSON-RPC message in an answer body, plain JSON or the data of an SSE event.
+fn message(body: &str) -> Value {
+    let text = body
+        .lines()
+        .find_map(|l| l.strip_prefix("data: ").filter(|d| !d.is_empty()))
+        .unwrap_or(body);
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {body}"))
+}
+
+#[test]
+fn enforce_answers_a_bad_request_and_other_sites_are_refused() {
+    let upstream = Upstream::start();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("s.jsonl");
+    let proxy = Proxy::start(
+        &upstream.url,
+        &["--enforce", "--record", record.to_str().unwrap()],
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "proxy-test", "version": "1"}}});
+    // A page of another site never reaches the server (nor the recording).
+    let (status, _, _) = post(&proxy.base, None, &init, Some("http://evil.example"));
+    assert_eq!(status, 403);
+    let (status, body, session) = post(&proxy.base, None, &init, Some("http://localhost:5173"));
+    assert_eq!(status, 200, "{body}");
+    assert!(message(&body)["result"]["serverInfo"].is_object(), "{body}");
+    let session = session.expect("the session header is relayed");
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(&proxy.base, Some(&session), &note, None).0, 202);
+    let bad = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {}});
+    let (status, body, _) = post(&proxy.base, Some(&session), &bad, None);
+    let refused = message(&body);
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (200, &json!(-32602)),
+        "{body}"
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("refused by agentwire proxy")
+    );
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    let (_, body, _) = post(&proxy.base, Some(&session), &ping, None);
+    assert_eq!(message(&body)["result"], json!({}), "{body}");
+    let (code, stderr) = proxy.stop();
+    assert_eq!(code, Some(1), "{stderr}");
+    let live = live(&stderr, &record);
+    assert_eq!(live, trace_check(&record));
+    assert_eq!(live.len(), 1, "{live:?}");
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(recorded.lines().count(), 7, "{recorded}");
+}

@@ -1,0 +1,245 @@
+//! `version:` and `versions:` in `protocol.yaml`: several versions of one protocol in one
+//! folder. The folder's sections are what every version shares; each `versions:` entry names
+//! its version string and what differs (its types file, its machine file, methods it adds or
+//! replaces, methods it drops). Here they are read and checked; `protocol::load_as` applies
+//! one entry to the shared sections to get that version's protocol.
+
+use serde::Deserialize;
+use serde_saphyr::{Location, Spanned};
+
+use crate::ir::{VersionInfo, VersionSource};
+
+/// `version:`: where a stream names its version; exactly one of `handshake` (with
+/// `member`), `meta` or `header`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSource {
+    /// The request method that opens a stream.
+    #[serde(default)]
+    handshake: Option<Spanned<String>>,
+    /// The member of that request's params (the offer) and of its result (the agreement).
+    #[serde(default)]
+    member: Option<Spanned<String>>,
+    /// A dotted path under `params` every request and notification carries.
+    #[serde(default)]
+    meta: Option<Spanned<String>>,
+    /// An HTTP header every exchange carries.
+    #[serde(default)]
+    header: Option<Spanned<String>>,
+}
+
+/// One `versions:` entry, `M` being the method entry of `jsonrpc.methods`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, bound(deserialize = "M: Deserialize<'de>"))]
+pub struct RawVersion<M> {
+    pub version: Spanned<String>,
+    /// The version's types file, instead of the folder's `types:`.
+    #[serde(default)]
+    pub types: Option<Spanned<String>>,
+    /// The version's machine file, instead of `machine.yaml`.
+    #[serde(default)]
+    pub machine: Option<Spanned<String>>,
+    /// Methods the version adds, or replaces when one of `jsonrpc.methods` has the name.
+    #[serde(default)]
+    pub methods: Vec<M>,
+    /// Methods of `jsonrpc.methods` the version does not have.
+    #[serde(default)]
+    pub drop_methods: Vec<Spanned<String>>,
+}
+
+/// One declared version as the loader keeps it.
+#[derive(Debug, Clone)]
+pub struct VersionDecl {
+    pub info: VersionInfo,
+    /// The machine file of the version, relative to the spec folder.
+    pub machine: String,
+}
+
+/// The machine file of a protocol without versions, and of a version naming none.
+pub const MACHINE_FILE: &str = "machine.yaml";
+
+/// Checks `version:` against `versions:` and lowers both; errors go to `err`.
+pub fn lower<M>(
+    source: Option<&RawSource>,
+    versions: &[RawVersion<M>],
+    at: &Location,
+    err: &mut dyn FnMut(&Location, String),
+) -> (Option<VersionSource>, Vec<VersionDecl>) {
+    let source = match (source, versions.is_empty()) {
+        (None, true) => return (None, Vec::new()),
+        (Some(s), false) => source_of(s, at, err),
+        (Some(_), true) => {
+            err(
+                at,
+                "`version:` says where a stream names its version, but no `versions:` are declared"
+                    .to_owned(),
+            );
+            None
+        }
+        (None, false) => {
+            err(
+                &versions[0].version.referenced,
+                "`versions:` needs `version:`, where a stream names its version (`handshake` and `member`, `meta` or `header`)".to_owned(),
+            );
+            None
+        }
+    };
+    let mut decls: Vec<VersionDecl> = Vec::new();
+    for v in versions {
+        let name = &v.version.value;
+        let module = crate::naming::version_module(name);
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_graphic()) {
+            err(
+                &v.version.referenced,
+                format!("version `{name}` must be printable ASCII without spaces"),
+            );
+        } else if let Some(other) = decls.iter().find(|d| d.info.module == module) {
+            let what = if other.info.name == *name {
+                "is declared twice".to_owned()
+            } else {
+                format!(
+                    "and `{}` have the same module name `{module}`",
+                    other.info.name
+                )
+            };
+            err(&v.version.referenced, format!("version `{name}` {what}"));
+        }
+        decls.push(VersionDecl {
+            info: VersionInfo {
+                name: name.clone(),
+                module,
+            },
+            machine: v
+                .machine
+                .as_ref()
+                .map_or(MACHINE_FILE.to_owned(), |m| m.value.clone()),
+        });
+    }
+    (source, decls)
+}
+
+/// `version:` as one `VersionSource`.
+fn source_of(
+    s: &RawSource,
+    at: &Location,
+    err: &mut dyn FnMut(&Location, String),
+) -> Option<VersionSource> {
+    match (&s.handshake, &s.member, &s.meta, &s.header) {
+        (Some(method), Some(member), None, None) => Some(VersionSource::Handshake {
+            method: method.value.clone(),
+            member: member.value.clone(),
+        }),
+        (Some(method), None, None, None) => {
+            err(
+                &method.referenced,
+                "`handshake:` needs `member:`, the params and result member naming the version"
+                    .to_owned(),
+            );
+            None
+        }
+        (None, None, Some(meta), None) => {
+            let path: Vec<String> = meta.value.split('.').map(str::to_owned).collect();
+            if path.iter().any(String::is_empty) {
+                err(
+                    &meta.referenced,
+                    format!(
+                        "`meta: {}` must be a dotted path of member names under params",
+                        meta.value
+                    ),
+                );
+                return None;
+            }
+            Some(VersionSource::Meta { path })
+        }
+        (None, None, None, Some(header)) => Some(VersionSource::Header {
+            name: header.value.clone(),
+        }),
+        _ => {
+            err(
+                at,
+                "`version:` takes exactly one of `handshake` (with `member`), `meta` or `header`"
+                    .to_owned(),
+            );
+            None
+        }
+    }
+}
+
+/// Loads every declared version of the folder whose shared `protocol.yaml` is `pf`: each one
+/// is the folder read as that version has it, checked in full on its own; an error shared by
+/// several versions is reported once. The folder's IR is the newest version's, with
+/// `versioning` listing them all.
+pub fn load_versions(
+    dir: &std::path::Path,
+    yaml: &crate::diag::SourceFile,
+    pf: crate::front::protocol::ProtocolFile,
+) -> Result<crate::front::load::LoadedSpec, crate::diag::SpecErrors> {
+    use crate::diag::{SpecError, SpecErrors};
+    let mut errors = SpecErrors::default();
+    let mut loaded = Vec::new();
+    for decl in &pf.versions {
+        let one = crate::front::protocol::load_as(yaml, Some(&decl.info.name))
+            .and_then(|vpf| crate::front::load::load_parsed(dir, yaml, vpf));
+        match one {
+            Ok(spec) if spec.proto.is_some() => errors.push(SpecError::new(format!(
+                "{}: `versions:` are for JSON protocols; a protobuf spec keeps one version per folder",
+                yaml.path.display()
+            ))),
+            Ok(spec) => loaded.push(spec),
+            Err(e) => {
+                for mut err in e.errors {
+                    if !errors.errors.iter().any(|o| o.message == err.message && o.span == err.span) {
+                        err.message = format!("version `{}`: {}", decl.info.name, err.message);
+                        errors.push(err);
+                    }
+                }
+            }
+        }
+    }
+    if let Some(VersionSource::Handshake { method, .. }) = &pf.version_source {
+        for spec in &loaded {
+            let opens = spec
+                .protocol
+                .methods
+                .iter()
+                .any(|m| m.name == *method && m.call == crate::ir::Call::Request);
+            if !opens {
+                let v = spec
+                    .protocol
+                    .version
+                    .as_ref()
+                    .map_or("", |v| v.name.as_str());
+                errors.push(SpecError::new(format!(
+                    "{}: `version.handshake: {method}` is no request method of version `{v}`",
+                    yaml.path.display()
+                )));
+            }
+        }
+    }
+    let (Some(source), Some(newest)) = (pf.version_source.clone(), loaded.first()) else {
+        return Err(errors);
+    };
+    let mut protocol = newest.protocol.clone();
+    protocol.version = None;
+    protocol.versioning = Some(crate::ir::Versioning {
+        source,
+        versions: pf.versions.iter().map(|d| d.info.clone()).collect(),
+    });
+    let mut files: Vec<std::path::PathBuf> = loaded.iter().flat_map(|l| l.files.clone()).collect();
+    files.sort();
+    files.dedup();
+    let mut notes: Vec<String> = Vec::new();
+    for note in loaded.iter().flat_map(|l| &l.notes) {
+        if !notes.contains(note) {
+            notes.push(note.clone());
+        }
+    }
+    errors.finish(crate::front::load::LoadedSpec {
+        protocol,
+        files,
+        proto: None,
+        analysis: None,
+        notes,
+        versions: loaded,
+    })
+}

@@ -1,0 +1,134 @@
+//! Where a stream of a protocol with several versions says which one it speaks, as the spec
+//! declares it (`version:` in `protocol.yaml`), and a reader that learns it from the
+//! stream's messages as they come.
+
+use serde_json::Value;
+
+/// Where a stream names its protocol version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The request that opens the stream offers a version in a params member and its answer
+    /// names the version agreed in the result member of the same name; the answer decides.
+    Handshake {
+        method: &'static str,
+        member: &'static str,
+    },
+    /// Every request and notification carries its version at this path under `params`.
+    Meta { path: &'static [&'static str] },
+    /// Every HTTP exchange carries its version in this header (names compare ignoring case).
+    Header { name: &'static str },
+}
+
+/// What one message said about the version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Said {
+    /// A version offered (the opening request) or named (a message carrying its version).
+    Offered(String),
+    /// The version the opening request's answer agreed on.
+    Agreed(String),
+}
+
+/// Learns the version of one stream from its trace entries (`{"from": ..., "message": ...}`,
+/// with an optional `headers` object), remembering the opening request's id so that its
+/// answer is recognised.
+#[derive(Debug, Clone)]
+pub struct Reader {
+    source: Source,
+    opening: Option<Value>,
+}
+
+impl Reader {
+    pub fn new(source: Source) -> Self {
+        Reader {
+            source,
+            opening: None,
+        }
+    }
+
+    /// The source this reader follows.
+    pub fn source(&self) -> Source {
+        self.source
+    }
+
+    /// What `entry` says about the version, if anything. A member of the wrong type says
+    /// nothing (the message's own validation reports it).
+    pub fn read(&mut self, entry: &Value) -> Option<Said> {
+        let message = entry.get("message");
+        match self.source {
+            Source::Handshake { method, member } => {
+                let message = message?;
+                if message.get("method").and_then(Value::as_str) == Some(method) {
+                    self.opening = message.get("id").cloned();
+                    let offered = message.get("params")?.get(member)?.as_str()?;
+                    return Some(Said::Offered(offered.to_owned()));
+                }
+                let id = message.get("id")?;
+                if self.opening.as_ref() != Some(id) || message.get("method").is_some() {
+                    return None;
+                }
+                let agreed = message.get("result")?.get(member)?.as_str()?;
+                Some(Said::Agreed(agreed.to_owned()))
+            }
+            Source::Meta { path } => {
+                let mut at = message?.get("params")?;
+                for step in path {
+                    at = at.get(step)?;
+                }
+                Some(Said::Offered(at.as_str()?.to_owned()))
+            }
+            Source::Header { name } => {
+                let headers = entry.get("headers")?.as_object()?;
+                let (_, value) = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name))?;
+                Some(Said::Offered(value.as_str()?.to_owned()))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Handshake { method, member } => {
+                write!(
+                    f,
+                    "`{method}` params.{member} and its answer's result.{member}"
+                )
+            }
+            Source::Meta { path } => write!(f, "params.{}", path.join(".")),
+            Source::Header { name } => write!(f, "the `{name}` header"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_handshake_answer_names_the_agreed_version() {
+        let mut r = Reader::new(Source::Handshake {
+            method: "open",
+            member: "version",
+        });
+        let offer = json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 7, "method": "open", "params": {"version": "2"}}});
+        assert_eq!(r.read(&offer), Some(Said::Offered("2".into())));
+        let other = json!({"from": "server", "message": {"jsonrpc": "2.0", "id": 8, "result": {"version": "3"}}});
+        assert_eq!(r.read(&other), None);
+        let answer = json!({"from": "server", "message": {"jsonrpc": "2.0", "id": 7, "result": {"version": "1"}}});
+        assert_eq!(r.read(&answer), Some(Said::Agreed("1".into())));
+    }
+
+    #[test]
+    fn meta_and_header_sources_read_each_message() {
+        let mut meta = Reader::new(Source::Meta {
+            path: &["_meta", "v"],
+        });
+        let m = json!({"message": {"method": "x", "params": {"_meta": {"v": "9"}}}});
+        assert_eq!(meta.read(&m), Some(Said::Offered("9".into())));
+        assert_eq!(meta.read(&json!({"message": {"method": "x"}})), None);
+        let mut header = Reader::new(Source::Header { name: "X-Version" });
+        let h = json!({"headers": {"x-version": "4"}, "message": {}});
+        assert_eq!(header.read(&h), Some(Said::Offered("4".into())));
+    }
+}
