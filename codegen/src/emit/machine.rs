@@ -1104,24 +1104,55 @@ fn action(
 /// `Answer` (a response's result decoded as the result of the request it answers) and
 /// `Checker::answer`, which remembers the requests machines narrow responses to and types
 /// each response by its request; nothing when no machine narrows a response.
+/// The result type a response to request kind `k` is narrowed to, if it has one.
+fn result_of(model: &Model, k: &KindInfo) -> Option<crate::naming::RustPath> {
+    model
+        .answered
+        .iter()
+        .filter_map(|a| a.answers.as_ref())
+        .find(|a| a.label == k.label())
+        .and_then(|a| a.result.clone())
+}
+
+/// The arm of `Checker::answer` that types a response `source` sends by the remembered
+/// request of another role (`theirs`) it answers.
+fn response_arm(model: &Model, source: &Name, theirs: &[&&KindInfo]) -> TokenStream {
+    let rpc = quote!(agentwire_runtime::jsonrpc);
+    let mut askers: Vec<&str> = theirs.iter().map(|k| k.role.as_str()).collect();
+    askers.dedup();
+    let typed = theirs.iter().map(|k| {
+        let v = k.variant.ident();
+        match result_of(model, k) {
+            Some(ty) => quote! {
+                Some(Kind::#v) => Answer::#v(match &r.outcome {
+                    #rpc::Outcome::Result(raw) => agentwire_runtime::decode_json::<#ty>(raw.get()).ok().map(Box::new),
+                    #rpc::Outcome::Error(_) => None,
+                }),
+            },
+            None => quote!(Some(Kind::#v) => Answer::#v,),
+        }
+    });
+    quote! {
+        Message::#source(#rpc::Message::Response(r)) => {
+            let Some(id) = &r.id else { return Answer::None };
+            match self.answers.take(&[#(#askers),*], agentwire_runtime::machine::rpc_id(id)) {
+                #(#typed)*
+                _ => Answer::None,
+            }
+        }
+    }
+}
+
 fn emit_answer(model: &Model) -> Result<TokenStream, String> {
     let asked = model.asked();
     if asked.is_empty() {
         return Ok(TokenStream::new());
     }
     let rpc = quote!(agentwire_runtime::jsonrpc);
-    let result_of = |k: &KindInfo| {
-        model
-            .answered
-            .iter()
-            .filter_map(|a| a.answers.as_ref())
-            .find(|a| a.label == k.label())
-            .and_then(|a| a.result.clone())
-    };
     let mut variants = Vec::new();
     for k in &asked {
         let v = k.variant.ident();
-        variants.push(match result_of(k) {
+        variants.push(match result_of(model, k) {
             Some(ty) => {
                 let ty = &ty;
                 quote!(#v(Option<Box<#ty>>),)
@@ -1154,33 +1185,7 @@ fn emit_answer(model: &Model) -> Result<TokenStream, String> {
         if theirs.is_empty() {
             continue;
         }
-        let mut askers: Vec<&str> = theirs.iter().map(|k| k.role.as_str()).collect();
-        askers.dedup();
-        let mut typed = Vec::new();
-        for k in &theirs {
-            let v = k.variant.ident();
-            typed.push(match result_of(k) {
-                Some(ty) => {
-                    let ty = &ty;
-                    quote! {
-                        Some(Kind::#v) => Answer::#v(match &r.outcome {
-                            #rpc::Outcome::Result(raw) => agentwire_runtime::decode_json::<#ty>(raw.get()).ok().map(Box::new),
-                            #rpc::Outcome::Error(_) => None,
-                        }),
-                    }
-                }
-                None => quote!(Some(Kind::#v) => Answer::#v,),
-            });
-        }
-        arms.push(quote! {
-            Message::#source(#rpc::Message::Response(r)) => {
-                let Some(id) = &r.id else { return Answer::None };
-                match self.answers.take(&[#(#askers),*], agentwire_runtime::machine::rpc_id(id)) {
-                    #(#typed)*
-                    _ => Answer::None,
-                }
-            }
-        });
+        arms.push(response_arm(model, source, &theirs));
     }
     Ok(quote! {
         /// What a response answers, when some machine narrows responses to that request:
