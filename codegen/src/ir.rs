@@ -4,9 +4,11 @@
 
 use std::collections::BTreeMap;
 
+mod carried;
 mod skeleton;
 mod untagged;
 mod uses;
+pub use carried::{Carried, CarriedValue};
 pub use skeleton::*;
 pub use untagged::order_untagged_members;
 pub use uses::{tag_pairs, used_outside_tagged_unions};
@@ -292,29 +294,16 @@ pub struct Transport {
     /// `transport.content_type`: the `Content-Type` a `content-length` frame has when its
     /// header leaves it out; its charset is the one frames are read in (UTF-8).
     pub content_type: Option<String>,
-    /// `transport.streamable_http`: the protocol also runs over Streamable HTTP, with these
-    /// names (checked by the `streamable_http` carrier in `crate::transport`).
-    pub streamable_http: Option<StreamableHttp>,
+    /// `transport.<key>` of each carrier the spec declares (another way the same messages
+    /// travel), as checked by the plug-in registered for the key in `crate::transport`.
+    pub carriers: Vec<Carried>,
 }
 
-/// A Streamable HTTP profile as the spec declares it: the facts the transport's server and
-/// client take from the spec (`agentwire_transport::streamable_http::Profile`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StreamableHttp {
-    /// The endpoint's path (`/...`).
-    pub path: String,
-    /// The session id header, as the spec spells it.
-    pub session_header: String,
-    /// The protocol version header, as the spec spells it.
-    pub version_header: String,
-    /// The versions the version header may name, newest first.
-    pub versions: Vec<String>,
-    /// The request method that opens a session.
-    pub opens_with: String,
-    /// The member of that request's params and result naming the protocol version.
-    pub version_member: String,
-    /// The first version whose clients expect a priming event on each POST stream.
-    pub priming_since: Option<String>,
+impl Transport {
+    /// The declared carrier whose checked value is a `T`, if any.
+    pub fn carried<T: 'static>(&self) -> Option<&T> {
+        self.carriers.iter().find_map(Carried::get)
+    }
 }
 
 /// The request-level conventions of a JSON-RPC protocol.

@@ -17,6 +17,7 @@ pub mod output;
 pub mod rules;
 pub mod suggest;
 pub mod transport;
+pub mod yaml_node;
 
 pub use diag::{SpecError, SpecErrors};
 pub use generate::{Generated, generate, generate_with};

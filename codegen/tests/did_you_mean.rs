@@ -85,9 +85,8 @@ fn a_misspelt_key_in_protocol_yaml_gets_the_closest_key() {
     assert_eq!(
         errors(&yaml, None),
         [
-            "demo/protocol.yaml:5:3: malformed protocol.yaml: unknown field `framin`, expected \
-          one of kind, framing, port, content_type, streamable_http; did you mean `framing`? (hint: see the protocol.yaml format in \
-          agentwire's docs, https://docs.rs/agentwire/latest/agentwire/spec/index.html#protocolyaml)"
+            "demo/protocol.yaml:5:3: `transport.framin` is neither a field (kind, framing, port, \
+             content_type) nor a carrier (streamable_http); did you mean `framing`?"
         ]
     );
 }

@@ -10,6 +10,10 @@
 #[cfg(feature = "a2a")]
 #[rustfmt::skip]
 pub mod a2a;
+/// Agent Client Protocol (ACP)
+#[cfg(feature = "acp")]
+#[rustfmt::skip]
+pub mod acp;
 /// AgentLoop
 #[cfg(feature = "agentloop")]
 #[rustfmt::skip]
@@ -42,6 +46,9 @@ pub mod skeletons {
     /// Agent2Agent (A2A): both roles.
     #[cfg(feature = "a2a")]
     pub mod a2a;
+    /// Agent Client Protocol (ACP): both roles.
+    #[cfg(feature = "acp")]
+    pub mod acp;
     /// AgentLoop: both roles.
     #[cfg(feature = "agentloop")]
     pub mod agentloop;

@@ -11,6 +11,8 @@ pub fn protocols() -> &'static [&'static dyn Protocol] {
     &[
         #[cfg(feature = "a2a")]
         &A2a,
+        #[cfg(feature = "acp")]
+        &Acp,
         #[cfg(feature = "agentloop")]
         &Agentloop,
         #[cfg(feature = "coven")]
@@ -84,6 +86,59 @@ impl Checker for A2aChecker {
     }
     fn live_instances(&self) -> usize {
         self.0.live_instances()
+    }
+}
+/// `acp` (Agent Client Protocol (ACP)) in the registry.
+#[cfg(feature = "acp")]
+#[derive(Debug, Clone, Copy)]
+pub struct Acp;
+#[cfg(feature = "acp")]
+impl Protocol for Acp {
+    fn name(&self) -> &'static str {
+        "acp"
+    }
+    fn title(&self) -> &'static str {
+        "Agent Client Protocol (ACP)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "agent"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::JsonRpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Newline
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        None
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        None
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::acp::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::acp::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::acp::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::acp::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::acp::schemars_schema(type_name)
     }
 }
 /// `agentloop` (AgentLoop) in the registry.

@@ -187,17 +187,15 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for ChainedMap<'de, A> {
         let Some((key, value)) = self.pending.take() else {
             return self.inner.next_value_seed(seed);
         };
-        // The usual case (an `id` ahead of `type`) is a string: hand it over without a copy.
+        // The usual case (an `id` ahead of `type`) is a string: hand it over without a copy,
+        // through `Value`'s own deserializer, which reads a string into an `Option` as `Some`
+        // (serde's `StringDeserializer` refuses that, so an optional string field written
+        // before the discriminator, such as a chunk's message id, failed to decode).
         let value = match value {
             Value::String(s) => {
-                return seed
-                    .deserialize(de::value::StringDeserializer::<A::Error>::new(s))
-                    .map_err(|e| {
-                        de::Error::custom(format_args!(
-                            "{AT_PREFIX}/{}`: {e}",
-                            escape(key.as_str())
-                        ))
-                    });
+                return seed.deserialize(Value::String(s)).map_err(|e| {
+                    de::Error::custom(format_args!("{AT_PREFIX}/{}`: {e}", escape(key.as_str())))
+                });
             }
             other => other,
         };

@@ -10,6 +10,7 @@
 mod eca_refuser;
 mod ws_support;
 
+mod acp_instances;
 mod acp_same_types;
 mod acp_schema;
 mod attacks_decode;

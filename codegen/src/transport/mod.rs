@@ -7,9 +7,12 @@
 //! Adding a kind is its module and one line in [`KINDS`]; the loader, the skeleton step
 //! and the registry emitter ask the plug-in and never name a kind.
 //!
-//! A [`Carrier`] is a transport a spec declares beside its kind, under `transport:`
+//! A [`Carrier`] is a transport a spec declares beside its kind, under `transport.<key>`
 //! (Streamable HTTP carries a JSON-RPC protocol over HTTP): one module here too, registered
-//! in [`CARRIERS`], saying which kinds it carries and what it adds to the skeleton.
+//! in [`CARRIERS`]. The YAML reader keeps every `transport` key it does not know as written;
+//! the carrier registered for the key reads and checks it into its own type, which the IR
+//! holds as a [`Carried`], and says which kinds it carries and what the skeleton gains.
+//! Adding a carrier is its module and one line in [`CARRIERS`]; nothing else names it.
 
 mod grpc;
 mod http_ws;
@@ -18,11 +21,13 @@ pub mod streamable_http;
 mod websocket;
 
 use proc_macro2::TokenStream;
+use serde_saphyr::{Location, Spanned};
 
 use crate::front::proto::ProtoSpec;
+use crate::yaml_node::{Node, Parse};
 pub use agentwire_runtime::registry::TransportKind as RegistryKind;
 
-use crate::ir::{Protocol, TransportKind};
+use crate::ir::{Carried, Method, Protocol, TransportKind};
 
 /// The `protocol.yaml` sections (beyond `transport:`) that belong to some transport kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,20 +81,90 @@ pub trait TransportPlugin: Sync {
 }
 
 /// A transport a spec declares beside its kind, under `transport.<key>`: another way the same
-/// messages travel. Its module reads and checks the declaration (into the IR's typed value);
-/// the plug-in says which kinds it carries and emits what the skeleton gains from it.
+/// messages travel. The YAML reader keeps the value as written ([`Node`]); the carrier's
+/// module reads and checks it into a type of its own, which the IR holds as a [`Carried`],
+/// and emits what the skeleton gains from it.
 pub trait Carrier: Sync {
     /// Its key under `transport:`.
     fn key(&self) -> &'static str;
     /// The kinds whose messages it can carry.
     fn carries(&self) -> &'static [&'static str];
-    /// The items `p`'s skeleton gains (the profile its transport takes), or `None` when `p`
-    /// does not declare it.
-    fn skeleton_items(&self, p: &Protocol) -> Option<TokenStream>;
+    /// Reads and checks its declaration `raw` in the protocol `cx` describes: every finding
+    /// goes to `report`, at the value it is about; the checked value comes back when there
+    /// was none.
+    fn declare(&self, raw: &Node, cx: &Declaring<'_>, report: &mut Report<'_>) -> Option<Carried>;
+    /// The items a skeleton gains from `carried`, its declaration in `p`.
+    fn skeleton_items(&self, p: &Protocol, carried: &Carried) -> Option<TokenStream>;
 }
+
+/// What a carrier's declaration is checked against.
+pub struct Declaring<'a> {
+    /// The protocol's `transport.kind`.
+    pub kind: &'a str,
+    /// Its JSON-RPC methods.
+    pub methods: &'a [&'a Method],
+}
+
+/// Where a finding goes: the location it is about, and the message.
+pub type Report<'a> = dyn FnMut(&Location, String) + 'a;
 
 /// Every carrier a spec may declare: one registration line each.
 static CARRIERS: &[&dyn Carrier] = &[&streamable_http::StreamableHttp];
+
+/// The registered carriers (and, in this crate's tests, a toy one).
+fn carriers() -> impl Iterator<Item = &'static dyn Carrier> {
+    let registered = CARRIERS.iter().copied();
+    #[cfg(test)]
+    let registered = registered.chain(tests::TEST_CARRIERS.iter().copied());
+    registered
+}
+
+/// The carrier registered under `key`.
+pub fn carrier(key: &str) -> Option<&'static dyn Carrier> {
+    carriers().find(|c| c.key() == key)
+}
+
+/// `transport.<key>` (`key` as written, `raw` its value), read by the carrier registered
+/// under `key`. A key that is neither one of the reader's `fields` nor a carrier's, or a
+/// carrier of other kinds, is a finding at the key.
+pub fn declare(
+    key: &Spanned<String>,
+    raw: &Node,
+    fields: &[&str],
+    cx: &Declaring<'_>,
+    report: &mut Report<'_>,
+) -> Option<Carried> {
+    let Some(c) = carrier(&key.value) else {
+        let known: Vec<&str> = carriers().map(|c| c.key()).collect();
+        let msg = format!(
+            "`transport.{}` is neither a field ({}) nor a carrier ({}){}",
+            key.value,
+            fields.join(", "),
+            known.join(", "),
+            crate::suggest::did_you_mean(&key.value, fields.iter().chain(&known).copied())
+        );
+        report(&key.referenced, msg);
+        return None;
+    };
+    if !c.carries().contains(&cx.kind) {
+        let msg = format!(
+            "`transport.{}` carries {} protocols, not `{}`",
+            c.key(),
+            c.carries().join(", "),
+            cx.kind
+        );
+        report(&key.referenced, msg);
+        return None;
+    }
+    c.declare(raw, cx, report)
+}
+
+/// `raw` read as a carrier's `T`, or `None` after reporting where it does not fit.
+pub fn read<T: serde::de::DeserializeOwned>(raw: &Node, report: &mut Report<'_>) -> Option<T> {
+    raw.parse()
+        .map_err(|e| report(&e.at.unwrap_or(raw.referenced), e.message))
+        .ok()
+}
 
 /// Every transport kind a spec may name: one registration line each.
 static KINDS: &[&dyn TransportPlugin] = &[
@@ -132,8 +207,8 @@ pub fn plugin(kind: TransportKind) -> Option<&'static dyn TransportPlugin> {
 /// kind emits none for it.
 pub fn skeleton(p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream> {
     let mut tokens = plugin(p.transport.kind)?.skeleton(p, proto)?;
-    for c in CARRIERS {
-        tokens.extend(c.skeleton_items(p));
+    for c in &p.transport.carriers {
+        tokens.extend(carrier(c.key).and_then(|k| k.skeleton_items(p, c)));
     }
     Some(tokens)
 }
@@ -182,7 +257,111 @@ pub fn check_sections<L: Copy>(
 
 #[cfg(test)]
 mod tests {
+    use quote::quote;
+    use serde::Deserialize;
+
     use super::*;
+    use crate::diag::SourceFile;
+
+    /// A carrier that exists only here: its module is this one, its registration the line
+    /// below. Nothing else in the crate names it, and a spec may declare it.
+    struct Toy;
+
+    pub(super) static TEST_CARRIERS: &[&dyn Carrier] = &[&Toy];
+
+    /// `transport.toy` as written.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawToy {
+        greeting: Spanned<String>,
+    }
+
+    /// `transport.toy` checked.
+    #[derive(Debug, PartialEq)]
+    struct Greeting(String);
+
+    impl Carrier for Toy {
+        fn key(&self) -> &'static str {
+            "toy"
+        }
+        fn carries(&self) -> &'static [&'static str] {
+            &["websocket"]
+        }
+        fn declare(
+            &self,
+            raw: &Node,
+            _: &Declaring<'_>,
+            report: &mut Report<'_>,
+        ) -> Option<Carried> {
+            let raw: RawToy = read(raw, report)?;
+            if raw.greeting.value.is_empty() {
+                report(&raw.greeting.referenced, "an empty greeting".to_owned());
+                return None;
+            }
+            Some(Carried::new(self.key(), Greeting(raw.greeting.value)))
+        }
+        fn skeleton_items(&self, _: &Protocol, carried: &Carried) -> Option<TokenStream> {
+            let Greeting(g) = carried.get()?;
+            Some(quote!(pub const GREETING: &str = #g;))
+        }
+    }
+
+    /// `protocol.yaml` of a websocket protocol whose `transport:` also holds `extra` (YAML
+    /// lines at the transport's indentation): the checked transport, or each error on a line.
+    fn load(extra: &str) -> Result<crate::ir::Transport, Vec<String>> {
+        let extra: String = extra.lines().map(|l| format!("  {l}\n")).collect();
+        let text = format!(
+            "protocol: demo\ntitle: Demo\ntransport:\n  kind: websocket\n{extra}\
+             roles: [client, server]\ntypes: messages.ts\n"
+        );
+        let file = SourceFile {
+            path: "demo/protocol.yaml".into(),
+            text: text.into(),
+        };
+        crate::front::protocol::load(&file)
+            .map(|pf| pf.transport)
+            .map_err(|e| e.errors.iter().map(|e| e.one_line()).collect())
+    }
+
+    #[test]
+    fn a_carrier_registered_in_one_line_is_read_checked_and_held_by_its_own_type() {
+        let transport = load("toy:\n  greeting: hello").unwrap();
+        assert_eq!(
+            transport.carried::<Greeting>(),
+            Some(&Greeting("hello".into()))
+        );
+        assert_eq!(transport.carriers[0].key, "toy");
+        let errs = load("toy:\n  greeting: \"\"").unwrap_err();
+        assert!(
+            errs.len() == 1
+                && errs[0].contains("protocol.yaml:6:15")
+                && errs[0].contains("an empty greeting"),
+            "{errs:?}"
+        );
+        let errs = load("toy:\n  greting: hello").unwrap_err();
+        assert!(
+            errs.len() == 1
+                && errs[0].contains("protocol.yaml:6:5")
+                && errs[0].contains("unknown field `greting`"),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_names_the_fields_and_carriers_and_a_carrier_of_other_kinds_is_refused() {
+        let errs = load("tyo:\n  greeting: hello").unwrap_err();
+        let want = "`transport.tyo` is neither a field (kind, framing, port, content_type) nor \
+                    a carrier (streamable_http, toy); did you mean `toy`?";
+        assert!(
+            errs.len() == 1 && errs[0].contains("protocol.yaml:5:3") && errs[0].contains(want),
+            "{errs:?}"
+        );
+        let errs = load("streamable_http: {}").unwrap_err();
+        assert!(
+            errs.len() == 1 && errs[0].contains("carries jsonrpc protocols, not `websocket`"),
+            "{errs:?}"
+        );
+    }
 
     fn kind(name: &str) -> &'static dyn TransportPlugin {
         lookup(name).and_then(plugin).expect("registered")

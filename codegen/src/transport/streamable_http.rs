@@ -9,8 +9,9 @@ use quote::quote;
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
-use super::Carrier;
-use crate::ir::{Call, Method, Protocol, StreamableHttp as Declared};
+use super::{Carrier, Declaring, Report};
+use crate::ir::{Call, Carried, Method, Protocol};
+use crate::yaml_node::Node;
 
 pub struct StreamableHttp;
 
@@ -23,15 +24,40 @@ impl Carrier for StreamableHttp {
         &["jsonrpc"]
     }
 
-    fn skeleton_items(&self, p: &Protocol) -> Option<TokenStream> {
-        p.transport.streamable_http.as_ref().map(|s| emit(p, s))
+    fn declare(&self, raw: &Node, cx: &Declaring<'_>, report: &mut Report<'_>) -> Option<Carried> {
+        let raw: Raw = super::read(raw, report)?;
+        lower(&raw, cx.methods, report).map(|p| Carried::new(self.key(), p))
     }
+
+    fn skeleton_items(&self, p: &Protocol, carried: &Carried) -> Option<TokenStream> {
+        carried.get().map(|s| emit(p, s))
+    }
+}
+
+/// A Streamable HTTP profile as the spec declares it: the facts the transport's server and
+/// client take from the spec (`agentwire_transport::streamable_http::Profile`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// The endpoint's path (`/...`).
+    pub path: String,
+    /// The session id header, as the spec spells it.
+    pub session_header: String,
+    /// The protocol version header, as the spec spells it.
+    pub version_header: String,
+    /// The versions the version header may name, newest first.
+    pub versions: Vec<String>,
+    /// The request method that opens a session.
+    pub opens_with: String,
+    /// The member of that request's params and result naming the protocol version.
+    pub version_member: String,
+    /// The first version whose clients expect a priming event on each POST stream.
+    pub priming_since: Option<String>,
 }
 
 /// `transport.streamable_http` as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Raw {
+struct Raw {
     path: Spanned<String>,
     session_header: Spanned<String>,
     version_header: Spanned<String>,
@@ -42,30 +68,14 @@ pub struct Raw {
     priming_since: Option<Spanned<String>>,
 }
 
-/// Where a finding is reported: a location and the message.
-pub type Report<'a> = dyn FnMut(&Location, String) + 'a;
-
-/// The checked profile of `raw` in a protocol of transport kind `kind` with `methods`; every
-/// finding goes to `report` at the value it is about (and `None` comes back with any).
-pub fn lower(
-    raw: &Raw,
-    kind: &str,
-    methods: &[&Method],
-    report: &mut Report<'_>,
-) -> Option<Declared> {
+/// The checked profile of `raw` in a protocol with `methods`; every finding goes to `report`
+/// at the value it is about (and `None` comes back with any).
+fn lower(raw: &Raw, methods: &[&Method], report: &mut Report<'_>) -> Option<Profile> {
     let mut ok = true;
     let mut fail = |at: &Location, msg: String| {
         ok = false;
         report(at, msg);
     };
-    let carries = StreamableHttp.carries();
-    if !carries.contains(&kind) {
-        let msg = format!(
-            "`transport.streamable_http` carries {} protocols, not `{kind}`",
-            carries.join(", ")
-        );
-        fail(&raw.path.referenced, msg);
-    }
     check_path(&raw.path, &mut fail);
     for h in [&raw.session_header, &raw.version_header] {
         if h.value.is_empty() || !h.value.bytes().all(is_tchar) {
@@ -86,7 +96,7 @@ pub fn lower(
     }
     check_versions(raw, &mut fail);
     check_opening(raw, methods, &mut fail);
-    ok.then(|| Declared {
+    ok.then(|| Profile {
         path: raw.path.value.clone(),
         session_header: raw.session_header.value.clone(),
         version_header: raw.version_header.value.clone(),
@@ -171,14 +181,14 @@ fn is_tchar(b: u8) -> bool {
 }
 
 /// The skeleton's `STREAMABLE_HTTP` constant.
-fn emit(p: &Protocol, s: &Declared) -> TokenStream {
+fn emit(p: &Protocol, s: &Profile) -> TokenStream {
     let doc = format!(
         " The Streamable HTTP profile `spec/{}/protocol.yaml` declares \
          (`transport.streamable_http`): give it to \
          `agentwire_transport::streamable_http::ServerConfig::new` and `Client::new`.",
         p.module
     );
-    let Declared {
+    let Profile {
         path,
         session_header,
         version_header,

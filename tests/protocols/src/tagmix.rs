@@ -15,6 +15,23 @@ pub const SCHEMA: &str = include_str!("../schemas/tagmix.schema.json");
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct Chunk {
     pub text: String,
+    /// Which message the chunk belongs to; a reader may meet it before the tag.
+    #[serde(
+        rename = "messageId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "Option<String>"))]
+    pub message_id: Option<Option<String>>,
+    /// A note, optional and never null.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
+    pub note: Option<String>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Chunk {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -34,6 +51,8 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Chunk {
                 mut map: A,
             ) -> Result<Chunk, A::Error> {
                 let mut f0: Option<String> = None;
+                let mut f1: Option<Option<String>> = None;
+                let mut f2: Option<String> = None;
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -45,6 +64,24 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Chunk {
                                 );
                             }
                             f0 = Some(map.next_value()?);
+                        }
+                        "messageId" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "messageId",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "note" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("note"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
                         }
                         _ => {
                             map.next_value::<
@@ -58,6 +95,8 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Chunk {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "text",
                         ))?,
+                    message_id: f1,
+                    note: f2,
                 })
             }
         }
@@ -69,7 +108,21 @@ impl Chunk {
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(text: impl Into<String>) -> Self {
-        Self { text: text.into() }
+        Self {
+            text: text.into(),
+            message_id: None,
+            note: None,
+        }
+    }
+    /// Sets `messageId`.
+    pub fn with_message_id(mut self, value: Option<String>) -> Self {
+        self.message_id = Some(value);
+        self
+    }
+    /// Sets `note`.
+    pub fn with_note(mut self, value: impl Into<String>) -> Self {
+        self.note = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for Chunk {

@@ -10,6 +10,10 @@ export type Score = number;
 /** A piece of a message, sent under several tags of `Update`. */
 export interface Chunk {
   text: string;
+  /** Which message the chunk belongs to; a reader may meet it before the tag. */
+  messageId?: string | null;
+  /** A note, optional and never null. */
+  note?: string;
 }
 
 /** One update: a chunk of the user's or the agent's message, or a plan. */

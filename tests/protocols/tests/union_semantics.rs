@@ -33,6 +33,30 @@ fn a_type_shared_by_several_tags_decodes_and_writes_each_of_them() {
 }
 
 #[test]
+fn members_written_before_the_tag_decode_into_optional_fields() {
+    // The tag need not come first: an optional string member ahead of it (a chunk's message
+    // id) is read into its `Option` as the same member after the tag is.
+    for text in [
+        r#"{"messageId": "m-1", "note": "n", "text": "hi", "kind": "agent"}"#,
+        r#"{"messageId": null, "kind": "user", "text": "hi"}"#,
+        r#"{"kind": "agent", "messageId": "m-1", "note": "n", "text": "hi"}"#,
+    ] {
+        let value: Value = serde_json::from_str(text).unwrap();
+        let back = tagmix::decode_type("Update", text)
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(back, value);
+        let typed: tagmix::Update = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_value(&typed).unwrap(), value);
+    }
+    // A wrong type ahead of the tag is still refused at its member.
+    let wrong = tagmix::decode_type("Update", r#"{"note": 7, "kind": "agent", "text": "hi"}"#)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(wrong.errors[0].pointer, "/note", "{wrong}");
+}
+
+#[test]
 fn a_union_member_used_on_its_own_carries_no_tag() {
     // The schema gives `Chunk` no `kind`: alone, and as a field, it is read and written without.
     let chunk = json!({"text": "alone"});

@@ -12,6 +12,7 @@ use crate::ir::{
     Body, Call, Channel, Event, Feature, GrpcRpc, HttpResponse, MessageKind, Method, Origin, Route,
     Transport,
 };
+use crate::yaml_node::Node;
 
 /// What `protocol.yaml` declares, before it is checked against the types file.
 #[derive(Debug, Clone)]
@@ -153,22 +154,58 @@ struct RawGrpc {
     acknowledged: Vec<grpc::RawAck>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `transport:`: its own fields, and every other key kept as written for the carrier
+/// registered under it, which reads and checks it (`crate::transport::declare`).
 struct RawTransport {
     kind: Spanned<String>,
     /// Optional when the kind has a single framing (`grpc`, `websocket`): that one.
-    #[serde(default)]
     framing: Option<Spanned<String>>,
     /// The port the accepting role listens on by default.
-    #[serde(default)]
     port: Option<Spanned<u32>>,
     /// `content-length` framing: the Content-Type a frame without one has.
-    #[serde(default)]
     content_type: Option<Spanned<String>>,
-    /// The Streamable HTTP carrier's profile.
-    #[serde(default)]
-    streamable_http: Option<crate::transport::streamable_http::Raw>,
+    /// `transport.<key>` of each carrier, by key as written.
+    carriers: Vec<(Spanned<String>, Node)>,
+}
+
+/// The fields of `transport:` itself; any other key names a carrier.
+const TRANSPORT_FIELDS: &[&str] = &["kind", "framing", "port", "content_type"];
+
+impl<'de> Deserialize<'de> for RawTransport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(TransportVisitor)
+    }
+}
+
+struct TransportVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TransportVisitor {
+    type Value = RawTransport;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "a map of {} and carriers", TRANSPORT_FIELDS.join(", "))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RawTransport, A::Error> {
+        let (mut kind, mut framing, mut port, mut content_type) = (None, None, None, None);
+        let mut carriers = Vec::new();
+        while let Some(key) = map.next_key::<Spanned<String>>()? {
+            match key.value.as_str() {
+                "kind" => kind = Some(map.next_value()?),
+                "framing" => framing = Some(map.next_value()?),
+                "port" => port = Some(map.next_value()?),
+                "content_type" => content_type = Some(map.next_value()?),
+                _ => carriers.push((key, map.next_value::<Node>()?)),
+            }
+        }
+        Ok(RawTransport {
+            kind: kind.ok_or_else(|| serde::de::Error::missing_field("kind"))?,
+            framing,
+            port,
+            content_type,
+            carriers,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -372,13 +409,7 @@ pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
 /// Reads `protocol.yaml` as one of its declared `versions:` has it (the shared sections with
 /// that entry applied), or as the shared sections alone when `version` is `None`.
 pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile, SpecErrors> {
-    let mut raw: Raw = serde_saphyr::from_str(&file.text).map_err(|e| {
-        let span = e.location().map_or((0, 0), |l| span_of(file, &l));
-        let what = crate::suggest::yaml_message(&e);
-        SpecError::at(file, span, format!("malformed protocol.yaml: {what}")).with_help(
-            crate::suggest::see("the protocol.yaml format", "protocolyaml"),
-        )
-    })?;
+    let mut raw = parse(file)?;
     let mut cx = Checker {
         file,
         roles: raw.roles.iter().map(|r| r.value.clone()).collect(),
@@ -402,52 +433,12 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         || crate::front::versions::MACHINE_FILE.to_owned(),
         |d| d.machine.clone(),
     );
-    let transport = raw.transport.take().unwrap_or_else(|| {
-        let none = || {
-            let at = raw.protocol.referenced;
-            Spanned::new(crate::ir::NO_TRANSPORT.to_owned(), at, at)
-        };
-        RawTransport {
-            kind: none(),
-            framing: Some(none()),
-            port: None,
-            content_type: None,
-            streamable_http: None,
-        }
-    });
-    let kind = crate::transport::lookup(&transport.kind.value);
-    let framing = framing_of(&transport, &mut cx);
-    if !types_only {
-        check_kind(&transport, &framing, &mut cx);
-        if let Some(plugin) = kind.and_then(crate::transport::plugin) {
-            check_sections(&raw, plugin, &transport.kind.referenced, &mut cx);
-        }
-    }
-    if let (Some(bad), Some(first)) = (
-        raw.role_aliases.keys().find(|r| !cx.roles.contains(r)),
-        raw.roles.first(),
-    ) {
-        let msg = format!(
-            "role_aliases names `{bad}`, which is not one of the roles ({})",
-            cx.roles.join(", ")
-        );
-        cx.err(&first.referenced, msg);
-    }
+    let (transport, framing) = transport_section(&mut raw, types_only, &mut cx);
+    check_role_aliases(&raw, &mut cx);
     let channels = raw.channels.iter().map(|c| cx.channel(c)).collect();
     let messages = cx.messages(&raw.messages);
     let methods = cx.methods(raw.jsonrpc.iter().flat_map(|j| &j.methods));
-    let rpc = {
-        let all: Vec<Method> = methods.iter().map(|(m, _)| m.clone()).collect();
-        let roles = cx.roles.clone();
-        let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
-        jsonrpc::conventions(
-            raw.jsonrpc.as_ref().and_then(|j| j.cancel.as_ref()),
-            raw.jsonrpc.as_ref().and_then(|j| j.progress.as_ref()),
-            &all,
-            &roles,
-            &mut report,
-        )
-    };
+    let rpc = rpc_conventions(&raw, &methods, &mut cx);
     let routes = raw
         .http
         .iter()
@@ -456,34 +447,9 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         .collect();
     let features = cx.features(&raw.features);
     let events = cx.events(&raw.events);
-    for f in &raw.features {
-        grpc::check_gates(
-            file,
-            &f.kinds,
-            &f.events,
-            &messages,
-            &events,
-            &mut cx.errors,
-        );
-    }
-    let skeleton = raw.grpc.as_ref().map(|g| {
-        let parts = grpc::RawSkeleton {
-            at: g.service.referenced,
-            handshake: g.handshake.as_ref(),
-            exchange: g.exchange.as_ref(),
-            shutdown: g.shutdown.as_ref(),
-            heartbeat: g.heartbeat.as_ref(),
-            acknowledged: &g.acknowledged,
-        };
-        grpc::lower(file, &parts, &messages, &events, &mut cx.errors)
-    });
+    let skeleton = grpc_layer(&raw, &messages, &events, &mut cx);
     check_transport_constants(&transport, &framing, &mut cx);
-    let streamable_http = transport.streamable_http.as_ref().and_then(|raw| {
-        let all: Vec<&Method> = methods.iter().map(|(m, _)| m).collect();
-        let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
-        let kind = &transport.kind.value;
-        crate::transport::streamable_http::lower(raw, kind, &all, &mut report)
-    });
+    let carriers = declare_carriers(&transport, &methods, &mut cx);
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
     let proto_includes = raw
         .proto
@@ -501,7 +467,8 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         title: raw.title,
         summary: raw.summary,
         transport: Transport {
-            kind: kind.unwrap_or(crate::ir::TransportKind::NONE),
+            kind: crate::transport::lookup(&transport.kind.value)
+                .unwrap_or(crate::ir::TransportKind::NONE),
             framing: framing.value,
             grpc: raw.grpc.map(|g| GrpcRpc {
                 service: g.service.value,
@@ -514,7 +481,7 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
                 .as_ref()
                 .and_then(|p| u16::try_from(p.value).ok()),
             content_type: transport.content_type.as_ref().map(|c| c.value.clone()),
-            streamable_http,
+            carriers,
         },
         roles,
         role_aliases: raw.role_aliases,
@@ -531,6 +498,103 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         versions,
         version: selected.map(|d| d.info),
         machine_file,
+    })
+}
+
+/// `protocol.yaml` parsed; a file that is no YAML of its shape is one error where it breaks.
+fn parse(file: &SourceFile) -> Result<Raw, SpecErrors> {
+    Ok(serde_saphyr::from_str(&file.text).map_err(|e| {
+        let span = e.location().map_or((0, 0), |l| span_of(file, &l));
+        let what = crate::suggest::yaml_message(&e);
+        SpecError::at(file, span, format!("malformed protocol.yaml: {what}")).with_help(
+            crate::suggest::see("the protocol.yaml format", "protocolyaml"),
+        )
+    })?)
+}
+
+/// `transport:` taken out of `raw` (a types-only protocol's stands in with no kind) and its
+/// framing; a declared kind is checked, with the sections it reads.
+fn transport_section(
+    raw: &mut Raw,
+    types_only: bool,
+    cx: &mut Checker<'_>,
+) -> (RawTransport, Spanned<String>) {
+    let transport = raw.transport.take().unwrap_or_else(|| {
+        let at = raw.protocol.referenced;
+        let none = || Spanned::new(crate::ir::NO_TRANSPORT.to_owned(), at, at);
+        RawTransport {
+            kind: none(),
+            framing: Some(none()),
+            port: None,
+            content_type: None,
+            carriers: Vec::new(),
+        }
+    });
+    let framing = framing_of(&transport, cx);
+    if !types_only {
+        check_kind(&transport, &framing, cx);
+        let kind = crate::transport::lookup(&transport.kind.value);
+        if let Some(plugin) = kind.and_then(crate::transport::plugin) {
+            check_sections(raw, plugin, &transport.kind.referenced, cx);
+        }
+    }
+    (transport, framing)
+}
+
+/// `role_aliases` names declared roles only.
+fn check_role_aliases(raw: &Raw, cx: &mut Checker<'_>) {
+    if let (Some(bad), Some(first)) = (
+        raw.role_aliases.keys().find(|r| !cx.roles.contains(r)),
+        raw.roles.first(),
+    ) {
+        let msg = format!(
+            "role_aliases names `{bad}`, which is not one of the roles ({})",
+            cx.roles.join(", ")
+        );
+        cx.err(&first.referenced, msg);
+    }
+}
+
+/// `jsonrpc.cancel` and `jsonrpc.progress`, checked against the methods and roles.
+fn rpc_conventions(
+    raw: &Raw,
+    methods: &[(Method, MethodLocations)],
+    cx: &mut Checker<'_>,
+) -> crate::ir::RpcConventions {
+    let all: Vec<Method> = methods.iter().map(|(m, _)| m.clone()).collect();
+    let roles = cx.roles.clone();
+    let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
+    jsonrpc::conventions(
+        raw.jsonrpc.as_ref().and_then(|j| j.cancel.as_ref()),
+        raw.jsonrpc.as_ref().and_then(|j| j.progress.as_ref()),
+        &all,
+        &roles,
+        &mut report,
+    )
+}
+
+/// The features' gates checked, and the handshake layer `grpc:` declares (`None` without
+/// the section; `Some(None)` when it is incomplete, which is reported).
+fn grpc_layer(
+    raw: &Raw,
+    messages: &[(crate::ir::MessageKind, Location, Location)],
+    events: &[crate::ir::Event],
+    cx: &mut Checker<'_>,
+) -> Option<Option<crate::ir::GrpcSkeleton>> {
+    let file = cx.file;
+    for f in &raw.features {
+        grpc::check_gates(file, &f.kinds, &f.events, messages, events, &mut cx.errors);
+    }
+    raw.grpc.as_ref().map(|g| {
+        let parts = grpc::RawSkeleton {
+            at: g.service.referenced,
+            handshake: g.handshake.as_ref(),
+            exchange: g.exchange.as_ref(),
+            shutdown: g.shutdown.as_ref(),
+            heartbeat: g.heartbeat.as_ref(),
+            acknowledged: &g.acknowledged,
+        };
+        grpc::lower(file, &parts, messages, events, &mut cx.errors)
     })
 }
 
@@ -589,6 +653,27 @@ fn apply_version(
         }
     }
     Some(decl.clone())
+}
+
+/// Each carrier `transport` declares, read and checked by the plug-in registered for its key.
+fn declare_carriers(
+    transport: &RawTransport,
+    methods: &[(Method, MethodLocations)],
+    cx: &mut Checker<'_>,
+) -> Vec<crate::ir::Carried> {
+    let methods: Vec<&Method> = methods.iter().map(|(m, _)| m).collect();
+    let declaring = crate::transport::Declaring {
+        kind: &transport.kind.value,
+        methods: &methods,
+    };
+    let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
+    transport
+        .carriers
+        .iter()
+        .filter_map(|(key, raw)| {
+            crate::transport::declare(key, raw, TRANSPORT_FIELDS, &declaring, &mut report)
+        })
+        .collect()
 }
 
 /// A protocol without `transport` declares types only: every section about messages on a
