@@ -159,8 +159,10 @@ a progress line is drawn on standard error when that is a terminal (with --progr
 --format json, or, when standard error is not a terminal, written as a `progress:` line a
 second); standard output never holds progress.
 
-On success one line says what was checked (messages, streams, sequence instances, protocol),
-also for an empty input; otherwise the same line goes to standard error after the count of
+On success one line says what was checked (messages, streams, sequence instances, protocol,
+and for a protocol with versions the version each stream was checked as: the one its
+handshake agreed on or its messages name, where the spec says streams name it), also for an
+empty input; otherwise the same line goes to standard error after the count of
 findings.
 
 With --format json, standard output holds one JSON object per line: each finding, then one
@@ -169,10 +171,12 @@ summary (nothing goes to standard error):
   {\"type\":\"finding\",\"file\":F,\"line\":N,\"kind\":K,\"text\":T,...}
   {\"type\":\"summary\",\"ok\":B,\"findings\":N,\"stopped_early\":B,\"messages\":N,
    \"streams\":N,\"instances\":N,\"protocol\":P,\"one_sided\":B}
+  (and \"versions\":[{\"version\":V,\"streams\":N},...] for a protocol with versions)
 
 A finding's place is one of \"line\", \"frame\", \"byte\" (numbers) or \"end_of_stream\": true;
 \"text\" is what the text format prints after FILE:WHERE:. \"kind\" is \"json\" (not JSON),
-\"framing\", \"stream\" (a line after a gRPC status, a sender with no messages), \"field\"
+\"framing\", \"stream\" (a line after a gRPC status, a sender with no messages), \"version\"
+(the stream speaks a version the protocol does not declare; said once), \"field\"
 (adds \"pointer\", \"rule\" and \"message\") or \"sequence\" (adds \"machine\", \"instance\",
 \"state\", \"got\": the role.kind that arrived or null at the end, and \"expected\": a list).
 
@@ -524,6 +528,9 @@ fn check_inputs(
         summary.streams += 1;
         summary.messages += stats.messages;
         summary.instances += stats.instances;
+        if let Some(v) = &stats.version {
+            summary.add_version(v);
+        }
     };
     for mut trace in inputs.traces {
         if report.stopped() {

@@ -16,6 +16,7 @@ use crate::report::Report;
 
 mod repair;
 mod status;
+pub mod version;
 
 /// Whether `role` sends messages in `p` (its decoder knows the role).
 pub fn has_role(p: &dyn Protocol, role: &str) -> bool {
@@ -71,6 +72,9 @@ pub enum Detail {
         rule: String,
         message: String,
     },
+    /// The stream speaks a version its protocol does not declare (reported once; the rest
+    /// of the stream is not checked).
+    Version,
     /// A message (or the end of the stream) breaks a sequence rule.
     Sequence {
         machine: &'static str,
@@ -155,13 +159,15 @@ pub struct Capture {
 }
 
 /// What a check saw, for the summary line.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Messages given to the sequence checker (an invalid one counts when it could be read
     /// as its kind; see `repair`).
     pub messages: usize,
     /// Sequence instances started (each correlation key's machine run).
     pub instances: usize,
+    /// The version the stream was checked as, for a protocol with versions.
+    pub version: Option<version::StreamVersion>,
 }
 
 /// How a check treats the directions it sees.
@@ -179,7 +185,11 @@ pub enum Sides {
 /// Runs messages through a checker. Its memory does not grow with the messages or the
 /// findings: a violation always names the message just observed, whose place the caller gives.
 struct Run<'p> {
+    /// The protocol messages are decoded and checked as: for a protocol with versions, the
+    /// stream's version (the newest until the stream names one).
     protocol: &'p dyn Protocol,
+    /// How the stream's version is learnt; `None` for a protocol of one version.
+    pick: Option<version::Pick>,
     /// `None` only for a protocol without a machine, which the command refuses up front.
     checker: Option<Box<dyn Checker>>,
     /// The senders a one-sided capture holds; `None` when every direction is recorded.
@@ -191,13 +201,39 @@ struct Run<'p> {
 
 impl<'p> Run<'p> {
     fn new(protocol: &'p dyn Protocol, present: Option<Vec<String>>) -> Self {
+        let (pick, protocol) = match version::Pick::new(protocol) {
+            Some((pick, newest)) => (Some(pick), newest),
+            None => (None, protocol),
+        };
         Self {
             protocol,
+            pick,
             checker: protocol.checker(),
             present,
             calls: Calls::new(),
             stats: Stats::default(),
         }
+    }
+
+    /// From here on the stream is checked as `vp`, with a fresh checker that first sees the
+    /// handshake's `opening` request when there is one (already reported, so its findings
+    /// are not reported again).
+    fn switch(&mut self, vp: &'p dyn Protocol, opening: Option<&Value>) {
+        self.protocol = vp;
+        self.checker = vp.checker();
+        self.calls = Calls::new();
+        let Some(entry) = opening else { return };
+        let from = entry
+            .get("from")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if let Some(Ok(msg)) = vp.decode(from, entry) {
+            // The instances it starts again were counted when the request first came.
+            let instances = self.stats.instances;
+            let _ = self.step(&msg);
+            self.stats.instances = instances;
+        }
+        let _ = type_response(vp, &mut self.calls, from, entry.get("message"));
     }
 
     /// Whether a message of a sender the capture does not hold could have satisfied `v`.
@@ -251,6 +287,7 @@ impl<'p> Run<'p> {
     /// Ends the stream; `aborted` when a gRPC status other than OK ended it, so instances
     /// left mid-flow are answered by that status.
     fn finish(mut self, stream: &str, out: &mut Report<'_>, aborted: bool) -> Stats {
+        self.stats.version = self.pick.as_ref().map(|p| p.version().clone());
         if let Some(Err(end)) = self.checker.take().map(|c| c.finish())
             && !aborted
         {
@@ -362,7 +399,7 @@ pub fn check_trace(
         lines.line(&buf, out);
     }
     if out.stopped() {
-        return Ok(lines.run.stats);
+        return Ok(lines.run.stats.clone());
     }
     Ok(lines.finish(out))
 }
@@ -430,7 +467,7 @@ pub fn check_one_sided(p: &dyn Protocol, file: &str, bytes: &[u8], out: &mut Rep
     let size = Some(bytes.len() as u64);
     for (n, line, entry) in parsed {
         if out.stopped() {
-            return run.stats;
+            return run.stats.clone();
         }
         // How far into the capture this line ends, for the progress line.
         let read = (line.as_ptr() as usize - bytes.as_ptr() as usize + line.len()) as u64;
@@ -507,6 +544,20 @@ fn check_line(
         }
         return;
     }
+    if let Some(step) = run.pick.as_mut().map(|pick| pick.see(p, &entry)) {
+        match step {
+            version::Step::Go => {}
+            version::Step::Skip => return,
+            version::Step::Undeclared(text) => {
+                // Nothing of the stream is judged by rules it does not follow, its end neither.
+                run.checker = None;
+                return out.push(Finding::new(file, at, text, Detail::Version));
+            }
+            version::Step::Switch(vp, opening) => run.switch(vp, opening.as_ref()),
+        }
+    }
+    // The stream's version, for a protocol with versions.
+    let p = run.protocol;
     match p.decode(from, &entry) {
         None => out.push(field_error(
             "/from",
@@ -696,7 +747,7 @@ pub fn check_captures(
     let mut run = Run::new(p, present);
     for (side, index) in merge(&shapes) {
         if out.stopped() {
-            return run.stats;
+            return run.stats.clone();
         }
         let item = &decoded[side][index];
         run.observe(&files[side], item.at, &item.msg, out);

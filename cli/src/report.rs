@@ -28,18 +28,46 @@ pub struct Summary {
     pub streams: usize,
     pub instances: usize,
     pub one_sided: bool,
+    /// For a protocol with versions: each version as the streams spoke it (`2`, `2 (not
+    /// named by the stream)`, `3 (undeclared, not checked)`) and how many streams did, in
+    /// the order first seen.
+    pub versions: Vec<(String, usize)>,
 }
 
 impl Summary {
     pub fn sentence(&self) -> String {
+        let versions: Vec<String> = self
+            .versions
+            .iter()
+            .map(|(v, n)| format!("version {v}: {n} stream(s)"))
+            .collect();
         format!(
-            "{} message(s) in {} stream(s), {} sequence instance(s), protocol {}{}",
+            "{} message(s) in {} stream(s), {} sequence instance(s), protocol {}{}{}",
             self.messages,
             self.streams,
             self.instances,
             self.protocol,
+            if versions.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", versions.join(", "))
+            },
             if self.one_sided { " (one-sided)" } else { "" }
         )
+    }
+
+    /// Counts one stream checked as `version`.
+    pub fn add_version(&mut self, version: &crate::check::version::StreamVersion) {
+        use crate::check::version::StreamVersion;
+        let shown = match version {
+            StreamVersion::Named(v) => (*v).to_owned(),
+            StreamVersion::Assumed(v) => format!("{v} (not named by the stream)"),
+            StreamVersion::Undeclared(v) => format!("{v} (undeclared, not checked)"),
+        };
+        match self.versions.iter_mut().find(|(v, _)| *v == shown) {
+            Some((_, n)) => *n += 1,
+            None => self.versions.push((shown, 1)),
+        }
     }
 }
 
@@ -222,7 +250,7 @@ impl<'w> Report<'w> {
             ),
             OutputFormat::Text => eprintln!("{} finding(s) in {sentence}", self.found),
             OutputFormat::Json => {
-                let line = json!({
+                let mut line = json!({
                     "type": "summary",
                     "ok": self.found == 0,
                     "findings": self.found,
@@ -233,6 +261,13 @@ impl<'w> Report<'w> {
                     "protocol": summary.protocol,
                     "one_sided": summary.one_sided,
                 });
+                // Only a protocol with versions has them (other summaries keep their shape).
+                if !summary.versions.is_empty() {
+                    let versions = summary.versions.iter();
+                    line["versions"] = versions
+                        .map(|(v, n)| json!({"version": v, "streams": n}))
+                        .collect();
+                }
                 let _ = writeln!(self.out, "{line}");
             }
         }
@@ -256,6 +291,7 @@ pub fn finding_json(f: &Finding) -> Value {
         Detail::Json => "json",
         Detail::Framing => "framing",
         Detail::Stream => "stream",
+        Detail::Version => "version",
         Detail::Field { .. } => "field",
         Detail::Sequence { .. } => "sequence",
     };
@@ -284,7 +320,7 @@ pub fn finding_json(f: &Finding) -> Value {
             o.insert("got".into(), got.map_or(Value::Null, Value::from));
             o.insert("expected".into(), expected.to_vec().into());
         }
-        Detail::Json | Detail::Framing | Detail::Stream => {}
+        Detail::Json | Detail::Framing | Detail::Stream | Detail::Version => {}
     }
     Value::Object(o)
 }

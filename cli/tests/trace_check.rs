@@ -496,7 +496,7 @@ fn usage_errors_exit_with_2_and_print_nothing_on_stdout() {
         (&["trace", "check", "--protocol", "helix_zed"], "required"),
         (
             &["trace", "check", "--protocol", "nope", "ok.jsonl"],
-            "unknown protocol `nope`; the known protocols are agentloop, coven, eca",
+            "unknown protocol `nope`; the known protocols are ",
         ),
         (&["trace", "check", "ok.jsonl"], "--protocol"),
         (
@@ -544,7 +544,7 @@ fn usage_errors_exit_with_2_and_print_nothing_on_stdout() {
                 "zed",
                 "ok.jsonl",
             ],
-            "--from captures are for JSON-RPC stream protocols (eca, mcp)",
+            "--from captures are for JSON-RPC stream protocols (",
         ),
         (
             &[

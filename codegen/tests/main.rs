@@ -24,6 +24,7 @@ mod spec_constants;
 mod strict_keys;
 mod ts_constructs;
 mod ts_generators;
+mod versions_spec;
 
 /// The crate sets `autotests = false`, so a file of this folder that no `mod` line here (or
 /// `[[test]]` of Cargo.toml) names would never be compiled: this fails until it is named.

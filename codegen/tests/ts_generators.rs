@@ -74,6 +74,18 @@ fn ts_proto_enums_and_undefined_members() {
         status["properties"]["detail"]["$ref"],
         json!("#/$defs/JobDetail")
     );
+    // `bytes` as `Buffer` or `Uint8Array`: the base64 text JSON carries.
+    let detail = &defs["JobDetail"];
+    assert_eq!(
+        detail["properties"]["checksum"]["type"],
+        json!("string"),
+        "{detail}"
+    );
+    assert_eq!(
+        required(detail),
+        ["attempts", "summary", "checksum"],
+        "{detail}"
+    );
 }
 
 #[test]

@@ -111,10 +111,11 @@ impl Protocol for Acp {
     }
     #[allow(unused_variables)]
     fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
-        None
+        crate::acp::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("acp", m)))
     }
     fn checker(&self) -> Option<Box<dyn Checker>> {
-        None
+        Some(Box::new(AcpChecker(crate::acp::machine::Checker::new())))
     }
     fn schema(&self) -> Option<&'static str> {
         Some(crate::acp::SCHEMA)
@@ -139,6 +140,24 @@ impl Protocol for Acp {
     #[cfg(feature = "schemars")]
     fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
         crate::acp::schemars_schema(type_name)
+    }
+}
+/// The `acp` sequence checker behind `registry::Checker`.
+#[cfg(feature = "acp")]
+struct AcpChecker(crate::acp::machine::Checker);
+#[cfg(feature = "acp")]
+impl Checker for AcpChecker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::acp::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("acp", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
     }
 }
 /// `agentloop` (AgentLoop) in the registry.

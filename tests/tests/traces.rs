@@ -146,3 +146,8 @@ fn mcp_traces() {
 fn a2a_traces() {
     check_module("a2a", |p| run_trace!(a2a, p));
 }
+
+#[test]
+fn acp_traces() {
+    check_module("acp", |p| run_trace!(acp, p));
+}

@@ -3,7 +3,12 @@
 //! `scripts/install-peers` from `peers/node`, never copied into the repository) generates with
 //! no refusal, and the generated module, beside the eca-vscode shapes and the code-generator
 //! shapes (ts-proto, hey-api, Stainless, quicktype) of `codegen/tests/ts_shapes`, compiles
-//! warning-free in a crate of its own.
+//! warning-free in a crate of its own. So do, as types-only specs, `@a2a-js/sdk` 1.3.0's protocol
+//! types (ts-proto's output for A2A's proto: 48 refusals before the TypeScript front read
+//! `declare enum`, `T | undefined` and `Buffer`) and `@vscode/debugprotocol` 1.68.0's
+//! `debugProtocol.d.ts` (one refusal before namespaces were read: the whole `DebugProtocol`
+//! namespace). Neither package ships a JSON Schema, so no instance is compared with a
+//! reference validator here.
 
 use std::path::{Path, PathBuf};
 
@@ -127,4 +132,63 @@ fn the_mcp_sdk_schema_generates_unchanged_and_compiles() {
         &tmp.path().join("crate"),
         &[module(mcp), module(shapes), module(generators)],
     );
+}
+
+/// `@a2a-js/sdk`'s protocol types: ts-proto's output for A2A's proto, bundled into a chunk of
+/// the package's `dist` whose name carries a content hash (`a2a-<hash>.d.ts`).
+fn a2a_js_types() -> PathBuf {
+    let dist = sdk_file("@a2a-js/sdk", "package.json").with_file_name("dist");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dist)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("a2a-") && n.ends_with(".d.ts"))
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+/// A types-only spec folder in `root` holding `types` unchanged as `types_name`.
+fn types_only(root: &Path, module: &str, types: &Path, types_name: &str) -> PathBuf {
+    let yaml = format!(
+        "protocol: {module}\ntitle: {module}\nsummary: A published TypeScript schema, unchanged.\ntypes: {types_name}\n"
+    );
+    spec_dir(root, module, &yaml, types, types_name)
+}
+
+#[test]
+fn the_a2a_js_sdk_types_and_the_debug_protocol_generate_unchanged_and_compile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let specs = tmp.path().join("specs");
+    let a2a = generated(&types_only(&specs, "a2a_js", &a2a_js_types(), "a2a.d.ts"));
+    let dap = generated(&types_only(
+        &specs,
+        "debug_protocol",
+        &sdk_file("@vscode/debugprotocol", "lib/debugProtocol.d.ts"),
+        "debugProtocol.d.ts",
+    ));
+    let types = &a2a.spec.protocol.types;
+    // ts-proto's enums (numbered from 0, `UNRECOGNIZED = -1`) and `T | undefined` members.
+    assert!(
+        types.contains_key("TaskState"),
+        "{:?}",
+        types.keys().collect::<Vec<_>>()
+    );
+    // Every interface of the `DebugProtocol` namespace, named by its path.
+    let types = &dap.spec.protocol.types;
+    for name in [
+        "DebugProtocolProtocolMessage",
+        "DebugProtocolInitializeRequest",
+        "DebugProtocolCapabilities",
+    ] {
+        assert!(
+            types.contains_key(name),
+            "{name}: {:?}",
+            types.keys().take(20).collect::<Vec<_>>()
+        );
+    }
+    build_crate(&tmp.path().join("crate"), &[module(a2a), module(dap)]);
 }

@@ -82,6 +82,7 @@ fn kind(f: &Finding) -> &'static str {
         Detail::Json => "json",
         Detail::Framing => "framing",
         Detail::Stream => "stream",
+        Detail::Version => "version",
         Detail::Field { .. } => "field",
         Detail::Sequence { .. } => "sequence",
     }

@@ -293,13 +293,17 @@ pub(crate) fn finish(
     err: &mut dyn Write,
 ) -> u8 {
     let outcome = session.finish();
-    let summary = crate::report::Summary {
+    let mut summary = crate::report::Summary {
         protocol: protocol.name().to_owned(),
         messages: outcome.stats.messages,
         streams: 1,
         instances: outcome.stats.instances,
         one_sided: false,
+        versions: Vec::new(),
     };
+    if let Some(v) = &outcome.stats.version {
+        summary.add_version(v);
+    }
     if outcome.total == 0 {
         let _ = writeln!(err, "ok: {}", summary.sentence());
     } else {

@@ -27,37 +27,7 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
     if p.routes.is_empty() {
         return TokenStream::new();
     }
-    let structs = p.routes.iter().map(|r| {
-        let name = exchange_ident(r);
-        let doc = format!(
-            " `{} {}` from `{}` to `{}`.",
-            r.method, r.path, r.from, r.to
-        );
-        let params = r.param_names().into_iter().map(|n| {
-            let ident = field_ident(&n);
-            let ty = param_ty(r, &n);
-            let d = format!(" Path parameter `:{n}`.");
-            quote!(#[doc = #d] pub #ident: #ty,)
-        });
-        let body = match &r.body {
-            Body::Json(t) => {
-                let t = type_ident(t);
-                quote!(pub body: #t,)
-            }
-            Body::Text(_) => quote!(pub body: String,),
-            Body::None => TokenStream::new(),
-        };
-        quote! {
-            #[doc = #doc]
-            #[derive(Debug, Clone, PartialEq)]
-            pub struct #name {
-                /// The response status, when the exchange recorded one.
-                pub status: Option<u16>,
-                #(#params)*
-                #body
-            }
-        }
-    });
+    let structs = p.routes.iter().map(exchange_struct);
     let variants = p.routes.iter().map(|r| {
         let v = format_ident!("{}", pascal_case(&r.name));
         let s = exchange_ident(r);
@@ -68,50 +38,7 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
         let n = &r.name;
         quote!(Self::#v(_) => #n,)
     });
-    let decode_arms = p.routes.iter().map(|r| {
-        let v = format_ident!("{}", pascal_case(&r.name));
-        let s = exchange_ident(r);
-        let (from, method, template) = (&r.from, &r.method, &r.path);
-        let params = r.param_names().into_iter().map(|n| {
-            let ident = field_ident(&n);
-            let ty = param_ty(r, &n);
-            let pointer = format!("/path/{n}");
-            quote! {
-                #ident: {
-                    let raw = agentwire_runtime::http::param(&params, #n);
-                    let value: #ty = agentwire_runtime::decode_value(&agentwire_runtime::serde_json::Value::String(raw.to_owned()))
-                        .map_err(|e| e.under(#pointer))?;
-                    agentwire_runtime::Validate::validate(&value).map_err(|e| e.under(#pointer))?;
-                    value
-                },
-            }
-        });
-        let body = match &r.body {
-            Body::Json(t) => {
-                let t = type_ident(t);
-                quote! {
-                    body: {
-                        let value: #t = agentwire_runtime::decode_value(body).map_err(|e| e.under("/body"))?;
-                        agentwire_runtime::Validate::validate(&value).map_err(|e| e.under("/body"))?;
-                        value
-                    },
-                }
-            }
-            Body::Text(_) => quote! {
-                body: agentwire_runtime::http::text_body(body)?,
-            },
-            Body::None => TokenStream::new(),
-        };
-        let binding = if r.param_names().is_empty() { quote!(_params) } else { quote!(params) };
-        quote! {
-            if from == #from
-                && method.eq_ignore_ascii_case(#method)
-                && let Some(#binding) = agentwire_runtime::http::match_path(#template, path)
-            {
-                return Ok(Self::#v(#s { status, #(#params)* #body }));
-            }
-        }
-    });
+    let decode_arms = p.routes.iter().map(decode_arm);
     quote! {
         #(#structs)*
 
@@ -138,6 +65,89 @@ pub fn emit_http(p: &Protocol) -> TokenStream {
                 #(#decode_arms)*
                 Err(agentwire_runtime::http::no_route(from, method, path))
             }
+        }
+    }
+}
+
+/// The struct of one route's exchange: its status, path parameters and body.
+fn exchange_struct(r: &crate::ir::Route) -> TokenStream {
+    let name = exchange_ident(r);
+    let doc = format!(
+        " `{} {}` from `{}` to `{}`.",
+        r.method, r.path, r.from, r.to
+    );
+    let params = r.param_names().into_iter().map(|n| {
+        let ident = field_ident(&n);
+        let ty = param_ty(r, &n);
+        let d = format!(" Path parameter `:{n}`.");
+        quote!(#[doc = #d] pub #ident: #ty,)
+    });
+    let body = match &r.body {
+        Body::Json(t) => {
+            let t = type_ident(t);
+            quote!(pub body: #t,)
+        }
+        Body::Text(_) => quote!(pub body: String,),
+        Body::None => TokenStream::new(),
+    };
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct #name {
+            /// The response status, when the exchange recorded one.
+            pub status: Option<u16>,
+            #(#params)*
+            #body
+        }
+    }
+}
+
+/// The arm of `HttpExchange::decode` that matches route `r` and decodes its exchange.
+fn decode_arm(r: &crate::ir::Route) -> TokenStream {
+    let v = format_ident!("{}", pascal_case(&r.name));
+    let s = exchange_ident(r);
+    let (from, method, template) = (&r.from, &r.method, &r.path);
+    let params = r.param_names().into_iter().map(|n| {
+        let ident = field_ident(&n);
+        let ty = param_ty(r, &n);
+        let pointer = format!("/path/{n}");
+        quote! {
+            #ident: {
+                let raw = agentwire_runtime::http::param(&params, #n);
+                let value: #ty = agentwire_runtime::decode_value(&agentwire_runtime::serde_json::Value::String(raw.to_owned()))
+                    .map_err(|e| e.under(#pointer))?;
+                agentwire_runtime::Validate::validate(&value).map_err(|e| e.under(#pointer))?;
+                value
+            },
+        }
+    });
+    let body = match &r.body {
+        Body::Json(t) => {
+            let t = type_ident(t);
+            quote! {
+                body: {
+                    let value: #t = agentwire_runtime::decode_value(body).map_err(|e| e.under("/body"))?;
+                    agentwire_runtime::Validate::validate(&value).map_err(|e| e.under("/body"))?;
+                    value
+                },
+            }
+        }
+        Body::Text(_) => quote! {
+            body: agentwire_runtime::http::text_body(body)?,
+        },
+        Body::None => TokenStream::new(),
+    };
+    let binding = if r.param_names().is_empty() {
+        quote!(_params)
+    } else {
+        quote!(params)
+    };
+    quote! {
+        if from == #from
+            && method.eq_ignore_ascii_case(#method)
+            && let Some(#binding) = agentwire_runtime::http::match_path(#template, path)
+        {
+            return Ok(Self::#v(#s { status, #(#params)* #body }));
         }
     }
 }

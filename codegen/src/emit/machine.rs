@@ -274,11 +274,6 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         model,
         fns: BTreeMap::new(),
     };
-    let field_names: Vec<Ident> = p
-        .machines
-        .iter()
-        .map(|m| format_ident!("{}", m.name))
-        .collect();
     let (kinds, sources) = emit_kinds(model)?;
     let recorded = emit_recorded(model)?;
     let mut machine_items = Vec::new();
@@ -291,39 +286,9 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
         machine_items.push(emit_machine(m, model, &mut reads, answers)?);
         parts.add(m);
     }
-    let CheckerParts {
-        answers: _,
-        fields,
-        inits,
-        steps,
-        finishes,
-    } = parts;
-    // Without machines nothing reads the message, the limits or a violation list.
-    let idle = p
-        .machines
-        .is_empty()
-        .then(|| quote!(let _ = (index, kind, msg, &self.limits);));
-    let violations = if p.machines.is_empty() {
-        quote!(let violations = Vec::new();)
-    } else {
-        quote!(let mut violations = Vec::new();)
-    };
-    let live = if p.machines.is_empty() {
-        quote!(0)
-    } else {
-        quote!(#(self.#field_names.len())+*)
-    };
     let read_fns = reads.fns.values().map(|(_, body)| body);
     let answer = emit_answer(model)?;
-    let (answers_field, answers_init, answer_let) = if answers {
-        (
-            quote!(answers: agentwire_runtime::answers::Answers<Kind>,),
-            quote!(answers: agentwire_runtime::answers::Answers::new(limits.max_instances),),
-            quote!(let answer = &self.answer(kind, msg);),
-        )
-    } else {
-        Default::default()
-    };
+    let checker = checker_type(p, parts);
     // A protocol whose catalogue is empty (a gRPC spec of plain services) still has the
     // checker's surface; its message type is uninhabited.
     let never = sources.is_empty().then(|| {
@@ -352,6 +317,45 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
 
         #(#machine_items)*
 
+        #checker
+    })
+}
+
+/// The `Checker` type over every machine of `p`, from their `parts`.
+fn checker_type(p: &Protocol, parts: CheckerParts) -> TokenStream {
+    let CheckerParts {
+        answers,
+        fields,
+        inits,
+        steps,
+        finishes,
+    } = parts;
+    let field_names = p.machines.iter().map(|m| format_ident!("{}", m.name));
+    // Without machines nothing reads the message, the limits or a violation list.
+    let idle = p
+        .machines
+        .is_empty()
+        .then(|| quote!(let _ = (index, kind, msg, &self.limits);));
+    let violations = if p.machines.is_empty() {
+        quote!(let violations = Vec::new();)
+    } else {
+        quote!(let mut violations = Vec::new();)
+    };
+    let live = if p.machines.is_empty() {
+        quote!(0)
+    } else {
+        quote!(#(self.#field_names.len())+*)
+    };
+    let (answers_field, answers_init, answer_let) = if answers {
+        (
+            quote!(answers: agentwire_runtime::answers::Answers<Kind>,),
+            quote!(answers: agentwire_runtime::answers::Answers::new(limits.max_instances),),
+            quote!(let answer = &self.answer(kind, msg);),
+        )
+    } else {
+        Default::default()
+    };
+    quote! {
         /// Checks a stream of messages against every machine of the protocol. Instances that
         /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
         #[derive(Debug)]
@@ -401,7 +405,7 @@ pub fn emit_checker(p: &Protocol, model: &Model) -> Result<TokenStream, String> 
                 #live
             }
         }
-    })
+    }
 }
 
 /// The `Kind` enum, `kind_of`, and the variants of `Message`.
@@ -1100,24 +1104,55 @@ fn action(
 /// `Answer` (a response's result decoded as the result of the request it answers) and
 /// `Checker::answer`, which remembers the requests machines narrow responses to and types
 /// each response by its request; nothing when no machine narrows a response.
+/// The result type a response to request kind `k` is narrowed to, if it has one.
+fn result_of(model: &Model, k: &KindInfo) -> Option<crate::naming::RustPath> {
+    model
+        .answered
+        .iter()
+        .filter_map(|a| a.answers.as_ref())
+        .find(|a| a.label == k.label())
+        .and_then(|a| a.result.clone())
+}
+
+/// The arm of `Checker::answer` that types a response `source` sends by the remembered
+/// request of another role (`theirs`) it answers.
+fn response_arm(model: &Model, source: &Name, theirs: &[&&KindInfo]) -> TokenStream {
+    let rpc = quote!(agentwire_runtime::jsonrpc);
+    let mut askers: Vec<&str> = theirs.iter().map(|k| k.role.as_str()).collect();
+    askers.dedup();
+    let typed = theirs.iter().map(|k| {
+        let v = k.variant.ident();
+        match result_of(model, k) {
+            Some(ty) => quote! {
+                Some(Kind::#v) => Answer::#v(match &r.outcome {
+                    #rpc::Outcome::Result(raw) => agentwire_runtime::decode_json::<#ty>(raw.get()).ok().map(Box::new),
+                    #rpc::Outcome::Error(_) => None,
+                }),
+            },
+            None => quote!(Some(Kind::#v) => Answer::#v,),
+        }
+    });
+    quote! {
+        Message::#source(#rpc::Message::Response(r)) => {
+            let Some(id) = &r.id else { return Answer::None };
+            match self.answers.take(&[#(#askers),*], agentwire_runtime::machine::rpc_id(id)) {
+                #(#typed)*
+                _ => Answer::None,
+            }
+        }
+    }
+}
+
 fn emit_answer(model: &Model) -> Result<TokenStream, String> {
     let asked = model.asked();
     if asked.is_empty() {
         return Ok(TokenStream::new());
     }
     let rpc = quote!(agentwire_runtime::jsonrpc);
-    let result_of = |k: &KindInfo| {
-        model
-            .answered
-            .iter()
-            .filter_map(|a| a.answers.as_ref())
-            .find(|a| a.label == k.label())
-            .and_then(|a| a.result.clone())
-    };
     let mut variants = Vec::new();
     for k in &asked {
         let v = k.variant.ident();
-        variants.push(match result_of(k) {
+        variants.push(match result_of(model, k) {
             Some(ty) => {
                 let ty = &ty;
                 quote!(#v(Option<Box<#ty>>),)
@@ -1150,33 +1185,7 @@ fn emit_answer(model: &Model) -> Result<TokenStream, String> {
         if theirs.is_empty() {
             continue;
         }
-        let mut askers: Vec<&str> = theirs.iter().map(|k| k.role.as_str()).collect();
-        askers.dedup();
-        let mut typed = Vec::new();
-        for k in &theirs {
-            let v = k.variant.ident();
-            typed.push(match result_of(k) {
-                Some(ty) => {
-                    let ty = &ty;
-                    quote! {
-                        Some(Kind::#v) => Answer::#v(match &r.outcome {
-                            #rpc::Outcome::Result(raw) => agentwire_runtime::decode_json::<#ty>(raw.get()).ok().map(Box::new),
-                            #rpc::Outcome::Error(_) => None,
-                        }),
-                    }
-                }
-                None => quote!(Some(Kind::#v) => Answer::#v,),
-            });
-        }
-        arms.push(quote! {
-            Message::#source(#rpc::Message::Response(r)) => {
-                let Some(id) = &r.id else { return Answer::None };
-                match self.answers.take(&[#(#askers),*], agentwire_runtime::machine::rpc_id(id)) {
-                    #(#typed)*
-                    _ => Answer::None,
-                }
-            }
-        });
+        arms.push(response_arm(model, source, &theirs));
     }
     Ok(quote! {
         /// What a response answers, when some machine narrows responses to that request:

@@ -54,43 +54,7 @@ pub fn emit_schema(p: &Protocol) -> String {
                     .collect();
                 obj(json!({"type": types}))
             }
-            TypeKind::Union { tag, variants } => {
-                let one_of: Vec<Value> = variants
-                    .iter()
-                    .map(|v| {
-                        // The default member also matches an object without the tag.
-                        let mut fixed = json!({
-                            "type": "object",
-                            "properties": {tag.as_str(): {"const": v.value}},
-                            "required": [tag]
-                        });
-                        if v.default
-                            && let Some(o) = fixed.as_object_mut()
-                        {
-                            o.remove("required");
-                        }
-                        json!({
-                            "allOf": [
-                                {"$ref": format!("#/$defs/{}", v.type_name)},
-                                fixed
-                            ]
-                        })
-                    })
-                    .collect();
-                let mapping: Map<String, Value> = variants
-                    .iter()
-                    .map(|v| {
-                        (
-                            v.value.clone(),
-                            Value::String(format!("#/$defs/{}", v.type_name)),
-                        )
-                    })
-                    .collect();
-                obj(json!({
-                    "oneOf": one_of,
-                    "discriminator": {"propertyName": tag, "mapping": mapping}
-                }))
-            }
+            TypeKind::Union { tag, variants } => union_schema(tag, variants),
             TypeKind::Alias {
                 target,
                 constraints,
@@ -126,6 +90,46 @@ pub fn emit_schema(p: &Protocol) -> String {
     let mut out = serde_json::to_string_pretty(&doc).expect("JSON values always serialize");
     out.push('\n');
     out
+}
+
+/// A tagged union: one member per variant (the tag fixed to its value), and the
+/// discriminator mapping.
+fn union_schema(tag: &str, variants: &[crate::ir::Variant]) -> Map<String, Value> {
+    let one_of: Vec<Value> = variants
+        .iter()
+        .map(|v| {
+            // The default member also matches an object without the tag.
+            let mut fixed = json!({
+                "type": "object",
+                "properties": {tag: {"const": v.value}},
+                "required": [tag]
+            });
+            if v.default
+                && let Some(o) = fixed.as_object_mut()
+            {
+                o.remove("required");
+            }
+            json!({
+                "allOf": [
+                    {"$ref": format!("#/$defs/{}", v.type_name)},
+                    fixed
+                ]
+            })
+        })
+        .collect();
+    let mapping: Map<String, Value> = variants
+        .iter()
+        .map(|v| {
+            (
+                v.value.clone(),
+                Value::String(format!("#/$defs/{}", v.type_name)),
+            )
+        })
+        .collect();
+    obj(json!({
+        "oneOf": one_of,
+        "discriminator": {"propertyName": tag, "mapping": mapping}
+    }))
 }
 
 fn field_schema(f: &Field) -> Value {

@@ -231,6 +231,45 @@ fn emit_struct_deserialize(
     }
 }
 
+/// The declaration, match arm and final check that read a struct's own tag (`tag`: the
+/// member and its value) when it is read on its own; nothing without one.
+fn tag_parts(
+    tag: Option<&(String, String)>,
+    tag_optional: bool,
+) -> (TokenStream, TokenStream, TokenStream) {
+    match tag {
+        Some((tag, value)) => {
+            let wrong = format!("unknown `{tag}` value `{{}}`, expected one of `{value}`");
+            (
+                quote!(let mut tag_seen = false;),
+                quote! {
+                    #tag if standalone => {
+                        if tag_seen {
+                            return Err(agentwire_runtime::serde::de::Error::duplicate_field(#tag));
+                        }
+                        let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
+                        if kind.as_str() != #value {
+                            return Err(agentwire_runtime::serde::de::Error::custom(format_args!(#wrong, kind.as_str())));
+                        }
+                        tag_seen = true;
+                    }
+                },
+                // A member whose tag defaults to its own value reads as itself without it.
+                if tag_optional {
+                    TokenStream::new()
+                } else {
+                    quote! {
+                        if standalone && !tag_seen {
+                            return Err(agentwire_runtime::serde::de::Error::missing_field(#tag));
+                        }
+                    }
+                },
+            )
+        }
+        None => Default::default(),
+    }
+}
+
 /// The statements that read a struct from `map` (a `MapAccess`) and return it.
 fn struct_read_body(
     name: &Ident,
@@ -264,37 +303,7 @@ fn struct_read_body(
             quote!(#ident: #slot.ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(#key))?,)
         }
     });
-    let (tag_decl, tag_arm, tag_check) = match tag {
-        Some((tag, value)) => {
-            let wrong = format!("unknown `{tag}` value `{{}}`, expected one of `{value}`");
-            (
-                quote!(let mut tag_seen = false;),
-                quote! {
-                    #tag if standalone => {
-                        if tag_seen {
-                            return Err(agentwire_runtime::serde::de::Error::duplicate_field(#tag));
-                        }
-                        let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                        if kind.as_str() != #value {
-                            return Err(agentwire_runtime::serde::de::Error::custom(format_args!(#wrong, kind.as_str())));
-                        }
-                        tag_seen = true;
-                    }
-                },
-                // A member whose tag defaults to its own value reads as itself without it.
-                if tag_optional {
-                    TokenStream::new()
-                } else {
-                    quote! {
-                        if standalone && !tag_seen {
-                            return Err(agentwire_runtime::serde::de::Error::missing_field(#tag));
-                        }
-                    }
-                },
-            )
-        }
-        None => Default::default(),
-    };
+    let (tag_decl, tag_arm, tag_check) = tag_parts(tag, tag_optional);
     let (extra_decl, extra_arm, extra_init) = match open {
         Some(ty) => {
             let ident = extra_ident(fields);

@@ -503,6 +503,11 @@ fn cross_check(yaml: &SourceFile, pf: &ProtocolFile, p: &Protocol, errors: &mut 
             );
         }
     }
+    check_routes(yaml, p, errors);
+}
+
+/// The types each HTTP route names (bodies and path parameters) exist.
+fn check_routes(yaml: &SourceFile, p: &Protocol, errors: &mut SpecErrors) {
     for r in &p.routes {
         let bodies = std::iter::once(&r.body).chain(r.responses.iter().map(|x| &x.body));
         for b in bodies {

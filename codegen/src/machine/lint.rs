@@ -45,123 +45,13 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
     let mut used_kinds: BTreeSet<String> = BTreeSet::new();
     answer_refs(machines, model, file, &mut errors);
     for m in machines {
-        let memory_kind = |name: &str| m.memory.iter().find(|(n, _)| n == name).map(|(_, k)| *k);
-        let check_memory =
-            |errors: &mut SpecErrors, origin: &Origin, name: &str, want: MemoryKind| {
-                if name == "$key" && want == MemoryKind::Value {
-                    // One field cannot equal a key made of several.
-                    if m.key.iter().flatten().any(|r| r.fields.len() > 1) {
-                        errors.push(at(
-                            file,
-                            origin,
-                            format!(
-                                "machine `{}` is keyed by several fields, so no one field equals \
-                                 `$key`: remember the field with `set` and compare with that",
-                                m.name
-                            ),
-                        ));
-                    }
-                    return;
-                }
-                match memory_kind(name) {
-                    None => errors.push(at(
-                        file,
-                        origin,
-                        format!(
-                            "machine `{}` has no memory `{name}`{}",
-                            m.name,
-                            crate::suggest::did_you_mean(
-                                name,
-                                m.memory.iter().map(|(n, _)| n.as_str())
-                            )
-                        ),
-                    )),
-                    Some(k) if k != want => errors.push(at(
-                        file,
-                        origin,
-                        format!("memory `{name}` is a {k:?}, but this use needs a {want:?}")
-                            .to_lowercase(),
-                    )),
-                    Some(_) => {}
-                }
-            };
-        let check_conditions =
-            |errors: &mut SpecErrors,
-             conds: &[Condition],
-             kinds: &[&crate::machine::model::KindInfo]| {
-                for c in conds {
-                    if let Subject::Field(path) = &c.subject {
-                        for k in kinds {
-                            if let Err(e) = model.field(k, path) {
-                                errors.push(at(file, &c.origin, format!("`{}`: {e}", k.label())));
-                            }
-                        }
-                    }
-                    match &c.op {
-                        Operator::Equals(n) | Operator::Extends(n) => {
-                            check_memory(errors, &c.origin, n, MemoryKind::Value)
-                        }
-                        Operator::In(n) | Operator::NotIn(n) => {
-                            check_memory(errors, &c.origin, n, MemoryKind::Set)
-                        }
-                        _ => {}
-                    }
-                }
-            };
-        if let Some(rules) = &m.key {
-            for r in rules {
-                let kinds = model.kinds_of(&r.on);
-                if kinds.is_empty() {
-                    errors.push(at(file, &r.origin, unknown_kind(model, &r.on.to_string())));
-                }
-                for k in &kinds {
-                    for f in &r.fields {
-                        if let Err(e) = model.field(k, f) {
-                            errors.push(at(
-                                file,
-                                &r.origin,
-                                format!("key of `{}`: {e}", k.label()),
-                            ));
-                        }
-                    }
-                }
-                check_conditions(&mut errors, &r.guard, &kinds);
-            }
-        }
-        for t in &m.transitions {
-            let kinds = model.kinds_of(&t.on);
-            if kinds.is_empty() && t.on.answers.is_none() {
-                errors.push(at(file, &t.origin, unknown_kind(model, &t.on.to_string())));
-            }
-            used_kinds.extend(kinds.iter().map(|k| k.label()));
-            check_conditions(&mut errors, &t.guard, &kinds);
-            check_conditions(&mut errors, &t.check, &kinds);
-            for a in &t.actions {
-                let (memory, field, want) = match a {
-                    Action::Set { memory, field } => (memory, Some(field), MemoryKind::Value),
-                    Action::Add { memory, field } | Action::Remove { memory, field } => {
-                        (memory, Some(field), MemoryKind::Set)
-                    }
-                    Action::AddValue { memory, when, .. } => {
-                        check_conditions(&mut errors, when, &kinds);
-                        (memory, None, MemoryKind::Set)
-                    }
-                    Action::Clear { memory } => (
-                        memory,
-                        None,
-                        memory_kind(memory).unwrap_or(MemoryKind::Value),
-                    ),
-                };
-                check_memory(&mut errors, &t.origin, memory, want);
-                if let Some(path) = field {
-                    for k in &kinds {
-                        if let Err(e) = model.field(k, path) {
-                            errors.push(at(file, &t.origin, format!("`{}`: {e}", k.label())));
-                        }
-                    }
-                }
-            }
-        }
+        let one = One {
+            m,
+            model,
+            file,
+            errors: &mut errors,
+        };
+        one.lint(&mut used_kinds);
         reachability(m, file, &mut errors);
     }
     // `machines: []` declares that the protocol has no ordering rules: no kind is missing.
@@ -179,6 +69,139 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
         }
     }
     errors
+}
+
+/// The lint of one machine: its keys, guards, checks and actions against the model.
+struct One<'a> {
+    m: &'a Machine,
+    model: &'a Model,
+    file: &'a SourceFile,
+    errors: &'a mut SpecErrors,
+}
+
+type Kinds<'a> = [&'a crate::machine::model::KindInfo];
+
+impl One<'_> {
+    /// Lints the machine, adding the labels of the kinds it mentions to `used_kinds`.
+    fn lint(mut self, used_kinds: &mut BTreeSet<String>) {
+        let m = self.m;
+        for r in m.key.iter().flatten() {
+            let kinds = self.model.kinds_of(&r.on);
+            if kinds.is_empty() {
+                let msg = unknown_kind(self.model, &r.on.to_string());
+                self.err(&r.origin, msg);
+            }
+            for k in &kinds {
+                for f in &r.fields {
+                    if let Err(e) = self.model.field(k, f) {
+                        self.err(&r.origin, format!("key of `{}`: {e}", k.label()));
+                    }
+                }
+            }
+            self.conditions(&r.guard, &kinds);
+        }
+        for t in &m.transitions {
+            let kinds = self.model.kinds_of(&t.on);
+            if kinds.is_empty() && t.on.answers.is_none() {
+                let msg = unknown_kind(self.model, &t.on.to_string());
+                self.err(&t.origin, msg);
+            }
+            used_kinds.extend(kinds.iter().map(|k| k.label()));
+            self.conditions(&t.guard, &kinds);
+            self.conditions(&t.check, &kinds);
+            for a in &t.actions {
+                self.action(a, &t.origin, &kinds);
+            }
+        }
+    }
+
+    fn err(&mut self, origin: &Origin, msg: String) {
+        self.errors.push(at(self.file, origin, msg));
+    }
+
+    fn memory_kind(&self, name: &str) -> Option<MemoryKind> {
+        let memory = &self.m.memory;
+        memory.iter().find(|(n, _)| n == name).map(|(_, k)| *k)
+    }
+
+    /// One action of a transition on `kinds`: its memory and its field.
+    fn action(&mut self, a: &Action, origin: &Origin, kinds: &Kinds<'_>) {
+        let (memory, field, want) = match a {
+            Action::Set { memory, field } => (memory, Some(field), MemoryKind::Value),
+            Action::Add { memory, field } | Action::Remove { memory, field } => {
+                (memory, Some(field), MemoryKind::Set)
+            }
+            Action::AddValue { memory, when, .. } => {
+                self.conditions(when, kinds);
+                (memory, None, MemoryKind::Set)
+            }
+            Action::Clear { memory } => (
+                memory,
+                None,
+                self.memory_kind(memory).unwrap_or(MemoryKind::Value),
+            ),
+        };
+        self.memory(origin, memory, want);
+        if let Some(path) = field {
+            for k in kinds {
+                if let Err(e) = self.model.field(k, path) {
+                    self.err(origin, format!("`{}`: {e}", k.label()));
+                }
+            }
+        }
+    }
+
+    /// A use of memory `name` that needs a `want`.
+    fn memory(&mut self, origin: &Origin, name: &str, want: MemoryKind) {
+        let m = self.m;
+        if name == "$key" && want == MemoryKind::Value {
+            // One field cannot equal a key made of several.
+            if m.key.iter().flatten().any(|r| r.fields.len() > 1) {
+                let msg = format!(
+                    "machine `{}` is keyed by several fields, so no one field equals \
+                     `$key`: remember the field with `set` and compare with that",
+                    m.name
+                );
+                self.err(origin, msg);
+            }
+            return;
+        }
+        match self.memory_kind(name) {
+            None => {
+                let msg = format!(
+                    "machine `{}` has no memory `{name}`{}",
+                    m.name,
+                    crate::suggest::did_you_mean(name, m.memory.iter().map(|(n, _)| n.as_str()))
+                );
+                self.err(origin, msg);
+            }
+            Some(k) if k != want => {
+                let msg = format!("memory `{name}` is a {k:?}, but this use needs a {want:?}");
+                self.err(origin, msg.to_lowercase());
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Conditions on `kinds`: their fields and the memory they compare with.
+    fn conditions(&mut self, conds: &[Condition], kinds: &Kinds<'_>) {
+        for c in conds {
+            if let Subject::Field(path) = &c.subject {
+                for k in kinds {
+                    if let Err(e) = self.model.field(k, path) {
+                        self.err(&c.origin, format!("`{}`: {e}", k.label()));
+                    }
+                }
+            }
+            match &c.op {
+                Operator::Equals(n) | Operator::Extends(n) => {
+                    self.memory(&c.origin, n, MemoryKind::Value)
+                }
+                Operator::In(n) | Operator::NotIn(n) => self.memory(&c.origin, n, MemoryKind::Set),
+                _ => {}
+            }
+        }
+    }
 }
 
 /// States the initial state cannot reach, and states from which no accepting or final state

@@ -9,13 +9,16 @@ use crate::ir::Protocol;
 
 pub struct JsonRpc;
 
+/// The framings a JSON-RPC byte stream can use.
+const FRAMINGS: &[&str] = &["content-length", "newline"];
+
 impl TransportPlugin for JsonRpc {
     fn name(&self) -> &'static str {
         "jsonrpc"
     }
 
     fn framings(&self) -> &'static [&'static str] {
-        crate::front::jsonrpc::FRAMINGS
+        FRAMINGS
     }
 
     fn skeleton(&self, p: &Protocol, _: Option<&ProtoSpec>) -> Option<TokenStream> {

@@ -314,12 +314,1959 @@ impl Recorded {
         None
     }
 }
+/// `params.requestId` of `agent.$/cancel_request`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_53<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                AgentNotification::CancelRequest(m),
+            ),
+        ) => {
+            match &m.request_id {
+                Some(v0) => {
+                    match v0 {
+                        RequestIdValue::Integer(v) => {
+                            agentwire_runtime::machine::Field::Int(*v)
+                        }
+                        RequestIdValue::String(v) => {
+                            agentwire_runtime::machine::Field::Str(v.as_str())
+                        }
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Null,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.elicitation/create`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_51<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::ElicitationCreate(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.fs/read_text_file`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_44<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::FsReadTextFile(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `agent.fs/read_text_file`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::FsReadTextFile(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.fs/write_text_file`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_45<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::FsWriteTextFile(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `agent.fs/write_text_file`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::FsWriteTextFile(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.response`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(agentwire_runtime::jsonrpc::Message::Response(m)) => {
+            match &m.id {
+                Some(v0) => agentwire_runtime::machine::rpc_id(v0),
+                None => agentwire_runtime::machine::Field::Null,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.agentCapabilities.auth.logout` of `agent.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_10(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.agent_capabilities {
+                Some(v0) => {
+                    match &v0.auth {
+                        Some(v1) => {
+                            match &v1.logout {
+                                Some(v2) => {
+                                    match v2 {
+                                        Some(v3) => agentwire_runtime::machine::Field::Present,
+                                        None => agentwire_runtime::machine::Field::Null,
+                                    }
+                                }
+                                None => agentwire_runtime::machine::Field::Absent,
+                            }
+                        }
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.agentCapabilities.loadSession` of `agent.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.agent_capabilities {
+                Some(v0) => {
+                    match &v0.load_session {
+                        Some(v1) => agentwire_runtime::machine::Field::Bool(*v1),
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.agentCapabilities.sessionCapabilities.close` of `agent.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.agent_capabilities {
+                Some(v0) => {
+                    match &v0.session_capabilities {
+                        Some(v1) => {
+                            match &v1.close {
+                                Some(v2) => {
+                                    match v2 {
+                                        Some(v3) => agentwire_runtime::machine::Field::Present,
+                                        None => agentwire_runtime::machine::Field::Null,
+                                    }
+                                }
+                                None => agentwire_runtime::machine::Field::Absent,
+                            }
+                        }
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.agentCapabilities.sessionCapabilities.delete` of `agent.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.agent_capabilities {
+                Some(v0) => {
+                    match &v0.session_capabilities {
+                        Some(v1) => {
+                            match &v1.delete {
+                                Some(v2) => {
+                                    match v2 {
+                                        Some(v3) => agentwire_runtime::machine::Field::Present,
+                                        None => agentwire_runtime::machine::Field::Null,
+                                    }
+                                }
+                                None => agentwire_runtime::machine::Field::Absent,
+                            }
+                        }
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.agentCapabilities.sessionCapabilities.list` of `agent.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.agent_capabilities {
+                Some(v0) => {
+                    match &v0.session_capabilities {
+                        Some(v1) => {
+                            match &v1.list {
+                                Some(v2) => {
+                                    match v2 {
+                                        Some(v3) => agentwire_runtime::machine::Field::Present,
+                                        None => agentwire_runtime::machine::Field::Null,
+                                    }
+                                }
+                                None => agentwire_runtime::machine::Field::Absent,
+                            }
+                        }
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.agentCapabilities.sessionCapabilities.resume` of `agent.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            match &m.agent_capabilities {
+                Some(v0) => {
+                    match &v0.session_capabilities {
+                        Some(v1) => {
+                            match &v1.resume {
+                                Some(v2) => {
+                                    match v2 {
+                                        Some(v3) => agentwire_runtime::machine::Field::Present,
+                                        None => agentwire_runtime::machine::Field::Null,
+                                    }
+                                }
+                                None => agentwire_runtime::machine::Field::Absent,
+                            }
+                        }
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.protocolVersion` of `agent.response to client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientInitialize(Some(m)) => {
+            agentwire_runtime::machine::Field::Int(m.protocol_version.0)
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.sessionId` of `agent.response to client.session/new`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_11(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::ClientSessionNew(Some(m)) => {
+            agentwire_runtime::machine::Field::Str(m.session_id.as_str())
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.session/request_permission`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::SessionRequestPermission(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `agent.session/request_permission`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::SessionRequestPermission(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `agent.session/update`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                AgentNotification::SessionUpdate(m),
+            ),
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.terminal/create`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_46<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalCreate(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `agent.terminal/create`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalCreate(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.terminal/kill`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_49<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalKill(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.terminalId` of `agent.terminal/kill`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalKill(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.terminal_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.terminal/output`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_47<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalOutput(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.terminalId` of `agent.terminal/output`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalOutput(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.terminal_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.terminal/release`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_50<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalRelease(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.terminalId` of `agent.terminal/release`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalRelease(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.terminal_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `agent.terminal/wait_for_exit`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_48<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalWaitForExit(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.terminalId` of `agent.terminal/wait_for_exit`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Agent(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: AgentRequest::TerminalWaitForExit(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.terminal_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.requestId` of `client.$/cancel_request`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                ClientNotification::CancelRequest(m),
+            ),
+        ) => {
+            match &m.request_id {
+                Some(v0) => {
+                    match v0 {
+                        RequestIdValue::Integer(v) => {
+                            agentwire_runtime::machine::Field::Int(*v)
+                        }
+                        RequestIdValue::String(v) => {
+                            agentwire_runtime::machine::Field::Str(v.as_str())
+                        }
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Null,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.authenticate`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::Authenticate(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_29<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::Initialize(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.clientCapabilities.elicitation` of `client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::Initialize(m),
+            },
+        ) => {
+            match &m.client_capabilities {
+                Some(v0) => {
+                    match &v0.elicitation {
+                        Some(v1) => {
+                            match v1 {
+                                Some(v2) => agentwire_runtime::machine::Field::Present,
+                                None => agentwire_runtime::machine::Field::Null,
+                            }
+                        }
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.clientCapabilities.fs.readTextFile` of `client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::Initialize(m),
+            },
+        ) => {
+            match &m.client_capabilities {
+                Some(v0) => {
+                    match &v0.fs {
+                        Some(v1) => {
+                            match &v1.read_text_file {
+                                Some(v2) => agentwire_runtime::machine::Field::Bool(*v2),
+                                None => agentwire_runtime::machine::Field::Absent,
+                            }
+                        }
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.clientCapabilities.fs.writeTextFile` of `client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::Initialize(m),
+            },
+        ) => {
+            match &m.client_capabilities {
+                Some(v0) => {
+                    match &v0.fs {
+                        Some(v1) => {
+                            match &v1.write_text_file {
+                                Some(v2) => agentwire_runtime::machine::Field::Bool(*v2),
+                                None => agentwire_runtime::machine::Field::Absent,
+                            }
+                        }
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.clientCapabilities.terminal` of `client.initialize`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::Initialize(m),
+            },
+        ) => {
+            match &m.client_capabilities {
+                Some(v0) => {
+                    match &v0.terminal {
+                        Some(v1) => agentwire_runtime::machine::Field::Bool(*v1),
+                        None => agentwire_runtime::machine::Field::Absent,
+                    }
+                }
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.logout`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_31<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::Logout(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.response`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_52<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(agentwire_runtime::jsonrpc::Message::Response(m)) => {
+            match &m.id {
+                Some(v0) => agentwire_runtime::machine::rpc_id(v0),
+                None => agentwire_runtime::machine::Field::Null,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `result.terminalId` of `client.response to agent.terminal/create`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_24(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+    match answer {
+        Answer::AgentTerminalCreate(Some(m)) => {
+            agentwire_runtime::machine::Field::Str(m.terminal_id.as_str())
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `client.session/cancel`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                ClientNotification::SessionCancel(m),
+            ),
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.session/close`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_37<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionClose(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `client.session/close`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionClose(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.session/delete`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionDelete(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `client.session/delete`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionDelete(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.session/list`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionList(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.session/load`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionLoad(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `client.session/load`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionLoad(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.session/new`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_32<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionNew(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.session/prompt`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionPrompt(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `client.session/prompt`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionPrompt(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.session/resume`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_34<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionResume(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `client.session/resume`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionResume(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.session/set_config_option`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionSetConfigOption(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.session/set_mode`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionSetMode(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.sessionId` of `client.session/set_mode`.
+#[allow(unused_variables, clippy::match_single_binding)]
+fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::SessionSetMode(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.session_id.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// What a response answers, when some machine narrows responses to that request:
+/// the request's kind, with the result decoded as its result type (`None` for an
+/// error, or a result that does not decode).
+#[allow(dead_code)]
+enum Answer {
+    None,
+    ClientInitialize(Option<Box<InitializeResponse>>),
+    ClientSessionNew(Option<Box<NewSessionResponse>>),
+    AgentTerminalCreate(Option<Box<CreateTerminalResponse>>),
+}
+impl Checker {
+    /// Remembers a request some machine narrows responses to, and types a response
+    /// by the remembered request it answers.
+    #[allow(unused_variables)]
+    fn answer(&mut self, kind: Kind, msg: &Message<'_>) -> Answer {
+        match *msg {
+            Message::Client(agentwire_runtime::jsonrpc::Message::Request { id, .. }) => {
+                if matches!(kind, Kind::ClientInitialize | Kind::ClientSessionNew) {
+                    self.answers
+                        .ask("client", agentwire_runtime::machine::rpc_id(id), kind);
+                }
+                Answer::None
+            }
+            Message::Client(agentwire_runtime::jsonrpc::Message::Response(r)) => {
+                let Some(id) = &r.id else { return Answer::None };
+                match self
+                    .answers
+                    .take(&["agent"], agentwire_runtime::machine::rpc_id(id))
+                {
+                    Some(Kind::AgentTerminalCreate) => {
+                        Answer::AgentTerminalCreate(
+                            match &r.outcome {
+                                agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
+                                    agentwire_runtime::decode_json::<
+                                        CreateTerminalResponse,
+                                    >(raw.get())
+                                        .ok()
+                                        .map(Box::new)
+                                }
+                                agentwire_runtime::jsonrpc::Outcome::Error(_) => None,
+                            },
+                        )
+                    }
+                    _ => Answer::None,
+                }
+            }
+            Message::Agent(agentwire_runtime::jsonrpc::Message::Request { id, .. }) => {
+                if matches!(kind, Kind::AgentTerminalCreate) {
+                    self.answers
+                        .ask("agent", agentwire_runtime::machine::rpc_id(id), kind);
+                }
+                Answer::None
+            }
+            Message::Agent(agentwire_runtime::jsonrpc::Message::Response(r)) => {
+                let Some(id) = &r.id else { return Answer::None };
+                match self
+                    .answers
+                    .take(&["client"], agentwire_runtime::machine::rpc_id(id))
+                {
+                    Some(Kind::ClientInitialize) => {
+                        Answer::ClientInitialize(
+                            match &r.outcome {
+                                agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
+                                    agentwire_runtime::decode_json::<
+                                        InitializeResponse,
+                                    >(raw.get())
+                                        .ok()
+                                        .map(Box::new)
+                                }
+                                agentwire_runtime::jsonrpc::Outcome::Error(_) => None,
+                            },
+                        )
+                    }
+                    Some(Kind::ClientSessionNew) => {
+                        Answer::ClientSessionNew(
+                            match &r.outcome {
+                                agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
+                                    agentwire_runtime::decode_json::<
+                                        NewSessionResponse,
+                                    >(raw.get())
+                                        .ok()
+                                        .map(Box::new)
+                                }
+                                agentwire_runtime::jsonrpc::Outcome::Error(_) => None,
+                            },
+                        )
+                    }
+                    _ => Answer::None,
+                }
+            }
+            _ => Answer::None,
+        }
+    }
+}
+/// States of the `lifecycle` machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LifecycleMachineState {
+    Start,
+    Closed,
+    Initializing,
+    Ready,
+}
+impl LifecycleMachineState {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Start => "start",
+            Self::Closed => "closed",
+            Self::Initializing => "initializing",
+            Self::Ready => "ready",
+        }
+    }
+    /// The stream may end with an instance in this state.
+    pub fn accepting(self) -> bool {
+        matches!(
+            self, LifecycleMachineState::Start | LifecycleMachineState::Ready |
+            LifecycleMachineState::Closed
+        )
+    }
+    /// Reaching this state ends (and drops) the instance.
+    pub fn is_final(self) -> bool {
+        false
+    }
+    /// The kinds this state allows.
+    pub fn expected(self) -> &'static [&'static str] {
+        match self {
+            LifecycleMachineState::Start => &["client.initialize"],
+            LifecycleMachineState::Closed => &["client.initialize"],
+            LifecycleMachineState::Initializing => {
+                &[
+                    "agent.response to client.initialize",
+                    "client.$/cancel_request",
+                    "agent.$/cancel_request",
+                ]
+            }
+            LifecycleMachineState::Ready => {
+                &[
+                    "client.$/cancel_request",
+                    "agent.$/cancel_request",
+                    "client.authenticate",
+                    "client.logout",
+                    "client.session/new",
+                    "agent.response to client.session/new",
+                    "client.session/load",
+                    "client.session/resume",
+                    "client.session/list",
+                    "client.session/close",
+                    "client.session/delete",
+                    "client.session/prompt",
+                    "client.session/cancel",
+                    "client.session/set_mode",
+                    "client.session/set_config_option",
+                    "agent.session/update",
+                    "agent.session/request_permission",
+                    "agent.fs/read_text_file",
+                    "agent.fs/write_text_file",
+                    "agent.terminal/create",
+                    "client.response to agent.terminal/create",
+                    "agent.terminal/output",
+                    "agent.terminal/wait_for_exit",
+                    "agent.terminal/kill",
+                    "agent.terminal/release",
+                    "agent.elicitation/create",
+                    "agent.elicitation/complete",
+                    "agent.response",
+                    "client.response",
+                ]
+            }
+        }
+    }
+}
+/// One live instance of the `lifecycle` machine.
+#[derive(Debug, Clone)]
+pub struct LifecycleMachineInstance {
+    state: LifecycleMachineState,
+    agent_caps: ::std::collections::BTreeSet<String>,
+    client_caps: ::std::collections::BTreeSet<String>,
+    sessions: ::std::collections::BTreeSet<String>,
+    terminals: ::std::collections::BTreeSet<String>,
+}
+impl Checker {
+    #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
+    fn step_lifecycle(
+        &mut self,
+        index: usize,
+        kind: Kind,
+        msg: &Message<'_>,
+        answer: &Answer,
+    ) -> Result<(), agentwire_runtime::machine::Violation> {
+        let key = ::std::borrow::Cow::Borrowed("connection");
+        let existed = self.lifecycle.contains(key.as_ref());
+        if !existed {
+            if self.lifecycle.len() >= self.limits.max_instances {
+                return Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "lifecycle",
+                    key: key.into_owned(),
+                    state: LifecycleMachineState::Start.name(),
+                    got: Some(kind.label()),
+                    expected: LifecycleMachineState::Start.expected(),
+                    problem: agentwire_runtime::machine::Problem::TooManyInstances(
+                        self.limits.max_instances,
+                    ),
+                });
+            }
+            self.lifecycle
+                .insert(
+                    key.as_ref(),
+                    LifecycleMachineInstance {
+                        state: LifecycleMachineState::Start,
+                        agent_caps: ::std::collections::BTreeSet::new(),
+                        client_caps: ::std::collections::BTreeSet::new(),
+                        sessions: ::std::collections::BTreeSet::new(),
+                        terminals: ::std::collections::BTreeSet::new(),
+                    },
+                );
+        }
+        let inst = self.lifecycle.get_mut(key.as_ref()).expect("instance present");
+        let state = inst.state;
+        let next: Result<LifecycleMachineState, agentwire_runtime::machine::Problem> = 'pick: {
+            if matches!(
+                state, LifecycleMachineState::Start | LifecycleMachineState::Closed
+            ) && kind == Kind::ClientInitialize
+            {
+                if read_0(msg).is_bool(true) {
+                    inst.client_caps.insert("fs.readTextFile".to_owned());
+                }
+                if read_1(msg).is_bool(true) {
+                    inst.client_caps.insert("fs.writeTextFile".to_owned());
+                }
+                if read_2(msg).is_bool(true) {
+                    inst.client_caps.insert("terminal".to_owned());
+                }
+                if (read_3(msg).is_present()) && (!read_3(msg).is_null()) {
+                    inst.client_caps.insert("elicitation".to_owned());
+                }
+                break 'pick Ok(LifecycleMachineState::Initializing);
+            }
+            if matches!(state, LifecycleMachineState::Initializing)
+                && kind == Kind::AgentResponse
+                && matches!(answer, Answer::ClientInitialize { .. })
+                && (read_4(answer).is_num(1.0))
+            {
+                if read_5(answer).is_bool(true) {
+                    inst.agent_caps.insert("loadSession".to_owned());
+                }
+                if (read_6(answer).is_present()) && (!read_6(answer).is_null()) {
+                    inst.agent_caps.insert("session.list".to_owned());
+                }
+                if (read_7(answer).is_present()) && (!read_7(answer).is_null()) {
+                    inst.agent_caps.insert("session.resume".to_owned());
+                }
+                if (read_8(answer).is_present()) && (!read_8(answer).is_null()) {
+                    inst.agent_caps.insert("session.close".to_owned());
+                }
+                if (read_9(answer).is_present()) && (!read_9(answer).is_null()) {
+                    inst.agent_caps.insert("session.delete".to_owned());
+                }
+                if (read_10(answer).is_present()) && (!read_10(answer).is_null()) {
+                    inst.agent_caps.insert("logout".to_owned());
+                }
+                break 'pick Ok(LifecycleMachineState::Ready);
+            }
+            if matches!(state, LifecycleMachineState::Initializing)
+                && kind == Kind::AgentResponse
+                && matches!(answer, Answer::ClientInitialize { .. })
+            {
+                break 'pick Ok(LifecycleMachineState::Closed);
+            }
+            if matches!(
+                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
+            ) && kind == Kind::ClientCancelRequest
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(
+                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
+            ) && kind == Kind::AgentCancelRequest
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientAuthenticate
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientLogout
+            {
+                if !agentwire_runtime::machine::Field::Str("logout")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"logout\" in agent_caps",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionNew
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentResponse
+                && matches!(answer, Answer::ClientSessionNew { .. })
+            {
+                read_11(answer)
+                    .for_each_str(|s| {
+                        inst.sessions.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionLoad
+            {
+                if !agentwire_runtime::machine::Field::Str("loadSession")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"loadSession\" in agent_caps",
+                        ),
+                    );
+                }
+                read_12(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionResume
+            {
+                if !agentwire_runtime::machine::Field::Str("session.resume")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"session.resume\" in agent_caps",
+                        ),
+                    );
+                }
+                read_13(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionList
+            {
+                if !agentwire_runtime::machine::Field::Str("session.list")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"session.list\" in agent_caps",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionClose
+            {
+                if !agentwire_runtime::machine::Field::Str("session.close")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"session.close\" in agent_caps",
+                        ),
+                    );
+                }
+                if !read_14(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.sessionId in sessions",
+                        ),
+                    );
+                }
+                read_14(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.remove(s);
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionDelete
+            {
+                if !agentwire_runtime::machine::Field::Str("session.delete")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"session.delete\" in agent_caps",
+                        ),
+                    );
+                }
+                read_15(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.remove(s);
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionPrompt
+            {
+                if !read_16(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.sessionId in sessions",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionCancel
+            {
+                if !read_17(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.sessionId in sessions",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionSetMode
+            {
+                if !read_18(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.sessionId in sessions",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionSetConfigOption
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentSessionUpdate
+            {
+                if !read_19(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.sessionId in sessions",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentSessionRequestPermission
+            {
+                if !read_20(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.sessionId in sessions",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentFsReadTextFile
+            {
+                if !agentwire_runtime::machine::Field::Str("fs.readTextFile")
+                    .as_str()
+                    .is_some_and(|s| inst.client_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"fs.readTextFile\" in client_caps",
+                        ),
+                    );
+                }
+                if !read_21(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.sessionId in sessions",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentFsWriteTextFile
+            {
+                if !agentwire_runtime::machine::Field::Str("fs.writeTextFile")
+                    .as_str()
+                    .is_some_and(|s| inst.client_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"fs.writeTextFile\" in client_caps",
+                        ),
+                    );
+                }
+                if !read_22(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.sessionId in sessions",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalCreate
+            {
+                if !agentwire_runtime::machine::Field::Str("terminal")
+                    .as_str()
+                    .is_some_and(|s| inst.client_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"terminal\" in client_caps",
+                        ),
+                    );
+                }
+                if !read_23(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.sessionId in sessions",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientResponse
+                && matches!(answer, Answer::AgentTerminalCreate { .. })
+            {
+                read_24(answer)
+                    .for_each_str(|s| {
+                        inst.terminals.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalOutput
+            {
+                if !read_25(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.terminalId in terminals",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalWaitForExit
+            {
+                if !read_26(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.terminalId in terminals",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalKill
+            {
+                if !read_27(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.terminalId in terminals",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalRelease
+            {
+                if !read_28(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "params.terminalId in terminals",
+                        ),
+                    );
+                }
+                read_28(msg)
+                    .for_each_str(|s| {
+                        inst.terminals.remove(s);
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentElicitationCreate
+            {
+                if !agentwire_runtime::machine::Field::Str("elicitation")
+                    .as_str()
+                    .is_some_and(|s| inst.client_caps.contains(s))
+                {
+                    break 'pick Err(
+                        agentwire_runtime::machine::Problem::Check(
+                            "\"elicitation\" in client_caps",
+                        ),
+                    );
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentElicitationComplete
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentResponse
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientResponse
+            {
+                break 'pick Ok(state);
+            }
+            Err(agentwire_runtime::machine::Problem::Unexpected)
+        };
+        match next {
+            Ok(next) if next.is_final() => {
+                self.lifecycle.remove(key.as_ref());
+                Ok(())
+            }
+            Ok(next) => {
+                inst.state = next;
+                Ok(())
+            }
+            Err(problem) => {
+                if !existed {
+                    self.lifecycle.remove(key.as_ref());
+                }
+                Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "lifecycle",
+                    key: key.into_owned(),
+                    state: state.name(),
+                    got: Some(kind.label()),
+                    expected: state.expected(),
+                    problem,
+                })
+            }
+        }
+    }
+}
+/// States of the `client_request` machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientRequestMachineState {
+    Idle,
+    Pending,
+    Cancelling,
+    Answered,
+}
+impl ClientRequestMachineState {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            Self::Pending => "pending",
+            Self::Cancelling => "cancelling",
+            Self::Answered => "answered",
+        }
+    }
+    /// The stream may end with an instance in this state.
+    pub fn accepting(self) -> bool {
+        matches!(
+            self, ClientRequestMachineState::Idle | ClientRequestMachineState::Answered
+        )
+    }
+    /// Reaching this state ends (and drops) the instance.
+    pub fn is_final(self) -> bool {
+        matches!(self, ClientRequestMachineState::Answered)
+    }
+    /// The kinds this state allows.
+    pub fn expected(self) -> &'static [&'static str] {
+        match self {
+            ClientRequestMachineState::Idle => {
+                &[
+                    "client.initialize",
+                    "client.authenticate",
+                    "client.logout",
+                    "client.session/new",
+                    "client.session/load",
+                    "client.session/resume",
+                    "client.session/list",
+                    "client.session/delete",
+                    "client.session/close",
+                    "client.session/set_mode",
+                    "client.session/set_config_option",
+                    "client.session/prompt",
+                    "client.$/cancel_request",
+                ]
+            }
+            ClientRequestMachineState::Pending => {
+                &["agent.response", "client.$/cancel_request"]
+            }
+            ClientRequestMachineState::Cancelling => {
+                &["agent.response", "client.$/cancel_request"]
+            }
+            ClientRequestMachineState::Answered => &[],
+        }
+    }
+}
+/// One live instance of the `client_request` machine.
+#[derive(Debug, Clone)]
+pub struct ClientRequestMachineInstance {
+    state: ClientRequestMachineState,
+}
+impl Checker {
+    #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
+    fn step_client_request(
+        &mut self,
+        index: usize,
+        kind: Kind,
+        msg: &Message<'_>,
+        answer: &Answer,
+    ) -> Result<(), agentwire_runtime::machine::Violation> {
+        let Some(key) = (match kind {
+            Kind::ClientInitialize => read_29(msg).key(),
+            Kind::ClientAuthenticate => read_30(msg).key(),
+            Kind::ClientLogout => read_31(msg).key(),
+            Kind::ClientSessionNew => read_32(msg).key(),
+            Kind::ClientSessionLoad => read_33(msg).key(),
+            Kind::ClientSessionResume => read_34(msg).key(),
+            Kind::ClientSessionList => read_35(msg).key(),
+            Kind::ClientSessionDelete => read_36(msg).key(),
+            Kind::ClientSessionClose => read_37(msg).key(),
+            Kind::ClientSessionSetMode => read_38(msg).key(),
+            Kind::ClientSessionSetConfigOption => read_39(msg).key(),
+            Kind::ClientSessionPrompt => read_40(msg).key(),
+            Kind::AgentResponse => read_41(msg).key(),
+            Kind::ClientCancelRequest => read_42(msg).key(),
+            _ => None,
+        }) else { return Ok(()) };
+        let existed = self.client_request.contains(key.as_ref());
+        if !existed {
+            if self.client_request.len() >= self.limits.max_instances {
+                return Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "client_request",
+                    key: key.into_owned(),
+                    state: ClientRequestMachineState::Idle.name(),
+                    got: Some(kind.label()),
+                    expected: ClientRequestMachineState::Idle.expected(),
+                    problem: agentwire_runtime::machine::Problem::TooManyInstances(
+                        self.limits.max_instances,
+                    ),
+                });
+            }
+            self.client_request
+                .insert(
+                    key.as_ref(),
+                    ClientRequestMachineInstance {
+                        state: ClientRequestMachineState::Idle,
+                    },
+                );
+        }
+        let inst = self.client_request.get_mut(key.as_ref()).expect("instance present");
+        let state = inst.state;
+        let next: Result<
+            ClientRequestMachineState,
+            agentwire_runtime::machine::Problem,
+        > = 'pick: {
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientInitialize
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientAuthenticate
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientLogout
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionNew
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionLoad
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionResume
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionList
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionDelete
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionClose
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionSetMode
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionSetConfigOption
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionPrompt
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(
+                state, ClientRequestMachineState::Pending |
+                ClientRequestMachineState::Cancelling
+            ) && kind == Kind::AgentResponse
+            {
+                break 'pick Ok(ClientRequestMachineState::Answered);
+            }
+            if matches!(state, ClientRequestMachineState::Pending)
+                && kind == Kind::ClientCancelRequest
+            {
+                break 'pick Ok(ClientRequestMachineState::Cancelling);
+            }
+            if matches!(
+                state, ClientRequestMachineState::Idle |
+                ClientRequestMachineState::Cancelling
+            ) && kind == Kind::ClientCancelRequest
+            {
+                break 'pick Ok(state);
+            }
+            Err(agentwire_runtime::machine::Problem::Unexpected)
+        };
+        match next {
+            Ok(next) if next.is_final() => {
+                self.client_request.remove(key.as_ref());
+                Ok(())
+            }
+            Ok(next) => {
+                inst.state = next;
+                Ok(())
+            }
+            Err(problem) => {
+                if !existed {
+                    self.client_request.remove(key.as_ref());
+                }
+                Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "client_request",
+                    key: key.into_owned(),
+                    state: state.name(),
+                    got: Some(kind.label()),
+                    expected: state.expected(),
+                    problem,
+                })
+            }
+        }
+    }
+}
+/// States of the `agent_request` machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentRequestMachineState {
+    Idle,
+    Pending,
+    Cancelling,
+    Answered,
+}
+impl AgentRequestMachineState {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            Self::Pending => "pending",
+            Self::Cancelling => "cancelling",
+            Self::Answered => "answered",
+        }
+    }
+    /// The stream may end with an instance in this state.
+    pub fn accepting(self) -> bool {
+        matches!(
+            self, AgentRequestMachineState::Idle | AgentRequestMachineState::Answered
+        )
+    }
+    /// Reaching this state ends (and drops) the instance.
+    pub fn is_final(self) -> bool {
+        matches!(self, AgentRequestMachineState::Answered)
+    }
+    /// The kinds this state allows.
+    pub fn expected(self) -> &'static [&'static str] {
+        match self {
+            AgentRequestMachineState::Idle => {
+                &[
+                    "agent.session/request_permission",
+                    "agent.fs/read_text_file",
+                    "agent.fs/write_text_file",
+                    "agent.terminal/create",
+                    "agent.terminal/output",
+                    "agent.terminal/wait_for_exit",
+                    "agent.terminal/kill",
+                    "agent.terminal/release",
+                    "agent.elicitation/create",
+                    "agent.$/cancel_request",
+                ]
+            }
+            AgentRequestMachineState::Pending => {
+                &["client.response", "agent.$/cancel_request"]
+            }
+            AgentRequestMachineState::Cancelling => {
+                &["client.response", "agent.$/cancel_request"]
+            }
+            AgentRequestMachineState::Answered => &[],
+        }
+    }
+}
+/// One live instance of the `agent_request` machine.
+#[derive(Debug, Clone)]
+pub struct AgentRequestMachineInstance {
+    state: AgentRequestMachineState,
+}
+impl Checker {
+    #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
+    fn step_agent_request(
+        &mut self,
+        index: usize,
+        kind: Kind,
+        msg: &Message<'_>,
+        answer: &Answer,
+    ) -> Result<(), agentwire_runtime::machine::Violation> {
+        let Some(key) = (match kind {
+            Kind::AgentSessionRequestPermission => read_43(msg).key(),
+            Kind::AgentFsReadTextFile => read_44(msg).key(),
+            Kind::AgentFsWriteTextFile => read_45(msg).key(),
+            Kind::AgentTerminalCreate => read_46(msg).key(),
+            Kind::AgentTerminalOutput => read_47(msg).key(),
+            Kind::AgentTerminalWaitForExit => read_48(msg).key(),
+            Kind::AgentTerminalKill => read_49(msg).key(),
+            Kind::AgentTerminalRelease => read_50(msg).key(),
+            Kind::AgentElicitationCreate => read_51(msg).key(),
+            Kind::ClientResponse => read_52(msg).key(),
+            Kind::AgentCancelRequest => read_53(msg).key(),
+            _ => None,
+        }) else { return Ok(()) };
+        let existed = self.agent_request.contains(key.as_ref());
+        if !existed {
+            if self.agent_request.len() >= self.limits.max_instances {
+                return Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "agent_request",
+                    key: key.into_owned(),
+                    state: AgentRequestMachineState::Idle.name(),
+                    got: Some(kind.label()),
+                    expected: AgentRequestMachineState::Idle.expected(),
+                    problem: agentwire_runtime::machine::Problem::TooManyInstances(
+                        self.limits.max_instances,
+                    ),
+                });
+            }
+            self.agent_request
+                .insert(
+                    key.as_ref(),
+                    AgentRequestMachineInstance {
+                        state: AgentRequestMachineState::Idle,
+                    },
+                );
+        }
+        let inst = self.agent_request.get_mut(key.as_ref()).expect("instance present");
+        let state = inst.state;
+        let next: Result<
+            AgentRequestMachineState,
+            agentwire_runtime::machine::Problem,
+        > = 'pick: {
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentSessionRequestPermission
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentFsReadTextFile
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentFsWriteTextFile
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentTerminalCreate
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentTerminalOutput
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentTerminalWaitForExit
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentTerminalKill
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentTerminalRelease
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentElicitationCreate
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(
+                state, AgentRequestMachineState::Pending |
+                AgentRequestMachineState::Cancelling
+            ) && kind == Kind::ClientResponse
+            {
+                break 'pick Ok(AgentRequestMachineState::Answered);
+            }
+            if matches!(state, AgentRequestMachineState::Pending)
+                && kind == Kind::AgentCancelRequest
+            {
+                break 'pick Ok(AgentRequestMachineState::Cancelling);
+            }
+            if matches!(
+                state, AgentRequestMachineState::Idle |
+                AgentRequestMachineState::Cancelling
+            ) && kind == Kind::AgentCancelRequest
+            {
+                break 'pick Ok(state);
+            }
+            Err(agentwire_runtime::machine::Problem::Unexpected)
+        };
+        match next {
+            Ok(next) if next.is_final() => {
+                self.agent_request.remove(key.as_ref());
+                Ok(())
+            }
+            Ok(next) => {
+                inst.state = next;
+                Ok(())
+            }
+            Err(problem) => {
+                if !existed {
+                    self.agent_request.remove(key.as_ref());
+                }
+                Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "agent_request",
+                    key: key.into_owned(),
+                    state: state.name(),
+                    got: Some(kind.label()),
+                    expected: state.expected(),
+                    problem,
+                })
+            }
+        }
+    }
+}
 /// Checks a stream of messages against every machine of the protocol. Instances that
 /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
 #[derive(Debug)]
 pub struct Checker {
     index: usize,
     limits: agentwire_runtime::machine::Limits,
+    answers: agentwire_runtime::answers::Answers<Kind>,
+    lifecycle: agentwire_runtime::machine::Instances<LifecycleMachineInstance>,
+    client_request: agentwire_runtime::machine::Instances<ClientRequestMachineInstance>,
+    agent_request: agentwire_runtime::machine::Instances<AgentRequestMachineInstance>,
 }
 impl Default for Checker {
     fn default() -> Self {
@@ -331,7 +2278,14 @@ impl Checker {
         Self::with_limits(agentwire_runtime::machine::Limits::default())
     }
     pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
-        Self { index: 0, limits }
+        Self {
+            index: 0,
+            limits,
+            answers: agentwire_runtime::answers::Answers::new(limits.max_instances),
+            lifecycle: agentwire_runtime::machine::Instances::per_stream(),
+            client_request: agentwire_runtime::machine::Instances::keyed(),
+            agent_request: agentwire_runtime::machine::Instances::keyed(),
+        }
     }
     /// Feeds the next message of the stream; a violation leaves the state unchanged.
     pub fn observe(
@@ -342,16 +2296,64 @@ impl Checker {
         self.index += 1;
         let Some(kind) = kind_of(&msg) else { return Ok(()) };
         let msg = &msg;
-        let _ = (index, kind, msg, &self.limits);
+        let answer = &self.answer(kind, msg);
+        self.step_lifecycle(index, kind, msg, answer)?;
+        self.step_client_request(index, kind, msg, answer)?;
+        self.step_agent_request(index, kind, msg, answer)?;
         Ok(())
     }
     /// Ends the stream: every instance not in an accepting state is a violation.
     pub fn finish(self) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
-        let violations = Vec::new();
+        let mut violations = Vec::new();
+        for (key, inst) in self.lifecycle.sorted() {
+            let state = inst.state;
+            if !state.accepting() {
+                violations
+                    .push(agentwire_runtime::machine::Violation {
+                        index: None,
+                        machine: "lifecycle",
+                        key: key.to_owned(),
+                        state: state.name(),
+                        got: None,
+                        expected: LifecycleMachineState::expected(state),
+                        problem: agentwire_runtime::machine::Problem::Unfinished,
+                    });
+            }
+        }
+        for (key, inst) in self.client_request.sorted() {
+            let state = inst.state;
+            if !state.accepting() {
+                violations
+                    .push(agentwire_runtime::machine::Violation {
+                        index: None,
+                        machine: "client_request",
+                        key: key.to_owned(),
+                        state: state.name(),
+                        got: None,
+                        expected: ClientRequestMachineState::expected(state),
+                        problem: agentwire_runtime::machine::Problem::Unfinished,
+                    });
+            }
+        }
+        for (key, inst) in self.agent_request.sorted() {
+            let state = inst.state;
+            if !state.accepting() {
+                violations
+                    .push(agentwire_runtime::machine::Violation {
+                        index: None,
+                        machine: "agent_request",
+                        key: key.to_owned(),
+                        state: state.name(),
+                        got: None,
+                        expected: AgentRequestMachineState::expected(state),
+                        problem: agentwire_runtime::machine::Problem::Unfinished,
+                    });
+            }
+        }
         if violations.is_empty() { Ok(()) } else { Err(violations) }
     }
     /// Live instances across all machines (for memory accounting).
     pub fn live_instances(&self) -> usize {
-        0
+        self.lifecycle.len() + self.client_request.len() + self.agent_request.len()
     }
 }

@@ -134,3 +134,64 @@ fn the_registry_lists_the_versions_and_hands_out_each() {
     let answer = json!({"from": "server", "message": {"jsonrpc": "2.0", "id": 1, "result": {"version": "1"}}});
     assert_eq!(reader.read(&answer), Some(Said::Agreed("1".into())));
 }
+
+/// Runs `agentwire trace check --protocol tick` on traces of `tick/traces/`, with the test
+/// protocols registered; returns (exit code, stdout).
+fn trace_check(extra: &[&str], traces: &[&str]) -> (u8, String) {
+    let paths: Vec<String> = traces
+        .iter()
+        .map(|t| format!("tick/traces/{t}.jsonl"))
+        .collect();
+    let mut argv = vec!["agentwire", "trace", "check", "--protocol", "tick"];
+    argv.extend_from_slice(extra);
+    argv.extend(paths.iter().map(String::as_str));
+    let mut out = Vec::new();
+    let code = agentwire_cli::run(agentwire_test_protocols::protocols(), argv, &mut out).unwrap();
+    (code, String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn trace_check_picks_the_version_of_each_stream_and_says_which() {
+    // A stream of version 2 and one of version 1 (with `tick/reset`, which version 2 lacks).
+    let (code, out) = trace_check(&[], &["ok", "v1"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out,
+        "ok: 11 message(s) in 2 stream(s), 7 sequence instance(s), protocol tick (version 2: 1 stream(s), version 1: 1 stream(s))\n"
+    );
+    // Offered 2, agreed 1: checked as version 1 from the answer on, so `tick/reset` passes
+    // and a step of 50 is above version 1's maximum.
+    let (code, out) = trace_check(&[], &["negotiated_down"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "tick/traces/negotiated_down.jsonl:line 4: /message/params/step: 50 is above the maximum 10 [maximum 10]\n"
+    );
+}
+
+#[test]
+fn an_undeclared_version_is_reported_once_as_such() {
+    // The undeclared stream's messages break every rule of both versions (a step of 500, an
+    // unknown member, an unknown method): one finding for the stream, none per message.
+    let (code, out) = trace_check(&["--format", "json"], &["ok", "undeclared", "v1"]);
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let findings: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["type"] == "finding").collect();
+    assert_eq!(findings.len(), 1, "{out}");
+    assert_eq!(findings[0]["kind"], "version");
+    assert_eq!(findings[0]["line"], 2);
+    assert!(findings[0]["text"].as_str().unwrap().starts_with("version `3` (agreed by the handshake's answer) is not a version protocol tick declares (2, 1)"));
+    let summary = lines.last().unwrap();
+    assert_eq!(
+        summary["versions"],
+        json!([
+            {"version": "2", "streams": 1},
+            {"version": "3 (undeclared, not checked)", "streams": 1},
+            {"version": "1", "streams": 1}
+        ])
+    );
+}

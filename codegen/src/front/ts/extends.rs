@@ -223,6 +223,13 @@ impl Loader<'_> {
                 }
             }
         }
+        self.set_inherited(name, fields, open);
+    }
+
+    /// Gives `name` the members `fields` its bases hand down, its own after them (an own
+    /// member replaces an inherited one of its name), and their index signature unless it
+    /// has one.
+    fn set_inherited(&mut self, name: &str, mut fields: Vec<Field>, open: Option<crate::ir::Ty>) {
         let Some(def) = self.types.get_mut(name) else {
             return;
         };

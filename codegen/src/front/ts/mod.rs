@@ -34,6 +34,9 @@ mod untagged;
 
 /// Names the loader understands without a declaration.
 const BUILTIN_INTEGER: &str = "integer";
+/// JavaScript's byte array and Node's, read as their base64 text.
+const BYTES_UINT8: &str = "Uint8Array";
+const BYTES_NODE: &str = "Buffer";
 
 /// Parses `file` (relative name `rel`), and the files it imports, into named IR types.
 pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
@@ -188,9 +191,19 @@ impl<'f> Loader<'f> {
 
     /// "unknown type `Strng`; did you mean `string`?": the closest declared or built-in name.
     fn unknown_type(&mut self, span: Span, name: &str) {
-        const BUILT_IN: [&str; 10] = [
-            "string", "number", "boolean", "integer", "unknown", "any", "object", "null", "Array",
+        const BUILT_IN: [&str; 12] = [
+            "string",
+            "number",
+            "boolean",
+            "integer",
+            "unknown",
+            "any",
+            "object",
+            "null",
+            "Array",
             "Record",
+            BYTES_UINT8,
+            BYTES_NODE,
         ];
         let names = self.declared.iter().map(String::as_str).chain(BUILT_IN);
         let hint = crate::suggest::did_you_mean(name, names);
@@ -658,6 +671,9 @@ impl<'f> Loader<'f> {
             }
             (_, []) if let Some(ir) = self.resolve(name) => Ty::Named(ir),
             (BUILTIN_INTEGER, []) => Ty::Integer,
+            // JavaScript's byte arrays (ts-proto's `bytes`), which JSON carries as base64 text
+            // (ts-proto's `toJSON`, proto3 JSON); newer typings write `Uint8Array<ArrayBuffer>`.
+            (BYTES_UINT8 | BYTES_NODE, _) if self.resolve(name).is_none() => Ty::String,
             (_, []) => {
                 self.unknown_type(r.span, name);
                 // A document may use a name it never declares: keep the reference so

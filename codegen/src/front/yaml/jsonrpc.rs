@@ -6,9 +6,6 @@ use serde_saphyr::{Location, Spanned};
 
 use crate::ir::{Method, RpcCancel, RpcConventions, RpcProgress};
 
-/// The framings a JSON-RPC byte stream can use.
-pub const FRAMINGS: &[&str] = &["content-length", "newline"];
-
 /// `from:` of a method: one role, or a list of roles (a method both sides send).
 pub struct RawRoles(pub Vec<String>);
 

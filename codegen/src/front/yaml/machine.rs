@@ -495,98 +495,104 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
     };
     let mut machines: Vec<Machine> = Vec::new();
     for m in &raw.machines {
-        cx.rust_word(&m.name.referenced, "machine name", &m.name.value);
-        for s in std::iter::once(&m.initial)
-            .chain(&m.accepting)
-            .chain(&m.finals)
-        {
-            cx.state_word(&s.referenced, &s.value);
-        }
-        if machines.iter().any(|x| x.name == m.name.value) {
-            cx.err(
-                &m.name.referenced,
-                format!("machine `{}` is defined twice", m.name.value),
-            );
-        }
-        let key = match &m.key {
-            RawKey::Connection(s) if s == "connection" => None,
-            RawKey::Connection(s) => {
-                let hint = crate::suggest::did_you_mean(s, ["connection"]);
-                cx.err(
-                    &m.name.referenced,
-                    format!("`key: {s}`: write `connection` or a list of key rules{hint}"),
-                );
-                None
-            }
-            RawKey::Rules(rules) => Some(cx.key_rules(rules)),
-        };
-        let mut memory = Vec::new();
-        for (name, kind) in &m.memory {
-            let k = match kind.value.as_str() {
-                "value" => MemoryKind::Value,
-                "set" => MemoryKind::Set,
-                other => {
-                    cx.err(
-                        &kind.referenced,
-                        format!("memory kind `{other}` must be `value` or `set`"),
-                    );
-                    MemoryKind::Value
-                }
-            };
-            cx.rust_word(&kind.referenced, "memory name", name);
-            memory.push((name.clone(), k));
-        }
-        let mut states = vec![m.initial.value.clone()];
-        let mention = |s: &str, states: &mut Vec<String>| {
-            if !states.iter().any(|x| x == s) {
-                states.push(s.to_owned());
-            }
-        };
-        let mut transitions = Vec::new();
-        for t in &m.transitions {
-            let from = match &t.from.value {
-                RawFrom::One(s) if s == "*" => None,
-                RawFrom::One(s) => Some(vec![s.clone()]),
-                RawFrom::Many(v) => Some(v.clone()),
-            };
-            for s in from.iter().flatten() {
-                cx.state_word(&t.from.referenced, s);
-                mention(s, &mut states);
-            }
-            if let Some(to) = &t.to {
-                cx.state_word(&to.referenced, &to.value);
-                mention(&to.value, &mut states);
-            }
-            transitions.push(Transition {
-                from,
-                on: cx.kind_ref(&t.on),
-                guard: t.guard.iter().filter_map(|c| cx.condition(c)).collect(),
-                check: t.check.iter().filter_map(|c| cx.condition(c)).collect(),
-                actions: t.actions.iter().filter_map(|a| cx.action(a)).collect(),
-                to: t.to.as_ref().map(|s| s.value.clone()),
-                origin: cx.origin(&t.on.referenced),
-            });
-        }
-        for s in m.accepting.iter().chain(&m.finals) {
-            if !states.contains(&s.value) {
-                cx.err(
-                    &s.referenced,
-                    format!("state `{}` appears in no transition", s.value),
-                );
-            }
-        }
-        machines.push(Machine {
-            name: m.name.value.clone(),
-            summary: m.summary.clone(),
-            key,
-            initial: m.initial.value.clone(),
-            accepting: m.accepting.iter().map(|s| s.value.clone()).collect(),
-            finals: m.finals.iter().map(|s| s.value.clone()).collect(),
-            states,
-            memory,
-            transitions,
-            origin: cx.origin(&m.name.referenced),
-        });
+        let machine = machine(&mut cx, m, &machines);
+        machines.push(machine);
     }
     cx.errors.finish(machines)
+}
+
+/// One machine, checked (`before`: the machines read so far, for a name given twice).
+fn machine(cx: &mut Ctx<'_>, m: &RawMachine, before: &[Machine]) -> Machine {
+    cx.rust_word(&m.name.referenced, "machine name", &m.name.value);
+    for s in std::iter::once(&m.initial)
+        .chain(&m.accepting)
+        .chain(&m.finals)
+    {
+        cx.state_word(&s.referenced, &s.value);
+    }
+    if before.iter().any(|x| x.name == m.name.value) {
+        cx.err(
+            &m.name.referenced,
+            format!("machine `{}` is defined twice", m.name.value),
+        );
+    }
+    let key = match &m.key {
+        RawKey::Connection(s) if s == "connection" => None,
+        RawKey::Connection(s) => {
+            let hint = crate::suggest::did_you_mean(s, ["connection"]);
+            cx.err(
+                &m.name.referenced,
+                format!("`key: {s}`: write `connection` or a list of key rules{hint}"),
+            );
+            None
+        }
+        RawKey::Rules(rules) => Some(cx.key_rules(rules)),
+    };
+    let mut memory = Vec::new();
+    for (name, kind) in &m.memory {
+        let k = match kind.value.as_str() {
+            "value" => MemoryKind::Value,
+            "set" => MemoryKind::Set,
+            other => {
+                cx.err(
+                    &kind.referenced,
+                    format!("memory kind `{other}` must be `value` or `set`"),
+                );
+                MemoryKind::Value
+            }
+        };
+        cx.rust_word(&kind.referenced, "memory name", name);
+        memory.push((name.clone(), k));
+    }
+    let mut states = vec![m.initial.value.clone()];
+    let mention = |s: &str, states: &mut Vec<String>| {
+        if !states.iter().any(|x| x == s) {
+            states.push(s.to_owned());
+        }
+    };
+    let mut transitions = Vec::new();
+    for t in &m.transitions {
+        let from = match &t.from.value {
+            RawFrom::One(s) if s == "*" => None,
+            RawFrom::One(s) => Some(vec![s.clone()]),
+            RawFrom::Many(v) => Some(v.clone()),
+        };
+        for s in from.iter().flatten() {
+            cx.state_word(&t.from.referenced, s);
+            mention(s, &mut states);
+        }
+        if let Some(to) = &t.to {
+            cx.state_word(&to.referenced, &to.value);
+            mention(&to.value, &mut states);
+        }
+        transitions.push(Transition {
+            from,
+            on: cx.kind_ref(&t.on),
+            guard: t.guard.iter().filter_map(|c| cx.condition(c)).collect(),
+            check: t.check.iter().filter_map(|c| cx.condition(c)).collect(),
+            actions: t.actions.iter().filter_map(|a| cx.action(a)).collect(),
+            to: t.to.as_ref().map(|s| s.value.clone()),
+            origin: cx.origin(&t.on.referenced),
+        });
+    }
+    for s in m.accepting.iter().chain(&m.finals) {
+        if !states.contains(&s.value) {
+            cx.err(
+                &s.referenced,
+                format!("state `{}` appears in no transition", s.value),
+            );
+        }
+    }
+    Machine {
+        name: m.name.value.clone(),
+        summary: m.summary.clone(),
+        key,
+        initial: m.initial.value.clone(),
+        accepting: m.accepting.iter().map(|s| s.value.clone()).collect(),
+        finals: m.finals.iter().map(|s| s.value.clone()).collect(),
+        states,
+        memory,
+        transitions,
+        origin: cx.origin(&m.name.referenced),
+    }
 }

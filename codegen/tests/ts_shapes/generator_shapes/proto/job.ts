@@ -21,4 +21,7 @@ export interface JobStatus {
 export interface JobDetail {
   attempts: number;
   summary: string;
+  /** A proto `bytes` field, as ts-proto types it for Node. */
+  checksum: Buffer;
+  trace?: Uint8Array | undefined;
 }

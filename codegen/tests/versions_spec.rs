@@ -1,0 +1,146 @@
+//! `version:` and `versions:` in `protocol.yaml`: a folder of several versions generates a
+//! module per version and a dispatching module, a folder without them exactly what it did,
+//! and each misuse is a located diagnostic.
+
+use std::path::{Path, PathBuf};
+
+use agentwire_codegen::generate;
+
+const TS: &str = "interface Open { version: string; }
+interface Opened { version: string; }
+interface Work { n: integer; }
+interface Done { n: integer; }
+";
+
+fn spec(root: &Path, versions: &str) -> PathBuf {
+    let dir = root.join("demo_rpc");
+    std::fs::create_dir_all(&dir).unwrap();
+    let yaml = format!(
+        "protocol: demo_rpc
+title: Demo
+transport: {{kind: jsonrpc, framing: newline}}
+roles: [client, server]
+types: messages.ts
+jsonrpc:
+  methods:
+    - {{method: open, call: request, from: client, params: Open, result: Opened}}
+    - {{method: work, call: request, from: client, params: Work, result: Done}}
+{versions}"
+    );
+    std::fs::write(dir.join("protocol.yaml"), yaml).unwrap();
+    std::fs::write(dir.join("messages.ts"), TS).unwrap();
+    dir
+}
+
+fn errors_of(dir: &Path) -> Vec<String> {
+    match generate(dir) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.errors.iter().map(|e| e.one_line()).collect(),
+    }
+}
+
+fn paths(dir: &Path) -> Vec<String> {
+    let g = generate(dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let mut paths: Vec<String> = g.files.iter().map(|f| f.path.clone()).collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn a_folder_of_two_versions_gets_a_module_each_and_one_dispatching() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = spec(
+        tmp.path(),
+        "version: {handshake: open, member: version}
+versions:
+  - version: \"2026-01-01\"
+    drop_methods: [work]
+  - version: \"2025-01-01\"
+",
+    );
+    assert_eq!(
+        paths(&dir),
+        [
+            "schemas/demo_rpc/v2025_01_01.schema.json",
+            "schemas/demo_rpc/v2026_01_01.schema.json",
+            "src/demo_rpc.rs",
+            "src/demo_rpc/v2025_01_01.rs",
+            "src/demo_rpc/v2025_01_01/machine.rs",
+            "src/demo_rpc/v2026_01_01.rs",
+            "src/demo_rpc/v2026_01_01/machine.rs",
+        ]
+    );
+    let g = generate(&dir).unwrap();
+    let top = g
+        .files
+        .iter()
+        .find(|f| f.path == "src/demo_rpc.rs")
+        .unwrap()
+        .render("test");
+    assert!(
+        top.contains("pub const VERSIONS: &[&str] = &[\"2026-01-01\", \"2025-01-01\"];"),
+        "{top}"
+    );
+    assert!(top.contains("pub mod v2026_01_01;"));
+    // The newest version dropped `work`: its module has no such method, the older one has.
+    let file = |p: &str| g.files.iter().find(|f| f.path == p).unwrap().render("test");
+    assert!(!file("src/demo_rpc/v2026_01_01.rs").contains("\"work\""));
+    assert!(file("src/demo_rpc/v2025_01_01.rs").contains("\"work\""));
+}
+
+#[test]
+fn a_folder_without_versions_keeps_its_layout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = spec(tmp.path(), "");
+    let paths = paths(&dir);
+    assert!(paths.contains(&"src/demo_rpc.rs".to_owned()));
+    assert!(paths.contains(&"src/skeletons/demo_rpc.rs".to_owned()));
+    assert!(!paths.iter().any(|p| p.starts_with("src/demo_rpc/v")));
+}
+
+#[test]
+fn misuses_are_located_diagnostics() {
+    let cases = [
+        (
+            "versions:\n  - version: \"1\"\n",
+            "`versions:` needs `version:`",
+        ),
+        (
+            "version: {header: X-Version}\n",
+            "but no `versions:` are declared",
+        ),
+        (
+            "version: {handshake: open}\nversions:\n  - version: \"1\"\n",
+            "`handshake:` needs `member:`",
+        ),
+        (
+            "version: {meta: _meta.v, header: X-V}\nversions:\n  - version: \"1\"\n",
+            "exactly one of `handshake` (with `member`), `meta` or `header`",
+        ),
+        (
+            "version: {meta: _meta.v}\nversions:\n  - version: \"1\"\n  - version: \"1\"\n",
+            "version `1` is declared twice",
+        ),
+        (
+            "version: {meta: _meta.v}\nversions:\n  - version: \"1.0\"\n  - version: \"1-0\"\n",
+            "have the same module name `v1_0`",
+        ),
+        (
+            "version: {meta: _meta.v}\nversions:\n  - version: \"1\"\n    drop_methods: [gone]\n",
+            "drops `gone`, which `jsonrpc.methods` does not list",
+        ),
+        (
+            "version: {handshake: work, member: version}\nversions:\n  - version: \"2\"\n    drop_methods: [work]\n  - version: \"1\"\n",
+            "`version.handshake: work` is no request method of version `2`",
+        ),
+    ];
+    for (versions, needle) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = spec(tmp.path(), versions);
+        let errors = errors_of(&dir);
+        assert!(
+            errors.iter().any(|e| e.contains(needle)),
+            "{versions}: expected `{needle}` in {errors:#?}"
+        );
+    }
+}
