@@ -144,3 +144,43 @@ fn misuses_are_located_diagnostics() {
         );
     }
 }
+
+/// `spec` with a Streamable HTTP carrier declaring only its path and headers.
+fn over_http(root: &Path, versions: &str) -> PathBuf {
+    let dir = spec(root, versions);
+    let yaml = std::fs::read_to_string(dir.join("protocol.yaml")).unwrap().replace(
+        "transport: {kind: jsonrpc, framing: newline}",
+        "transport:\n  kind: jsonrpc\n  framing: newline\n  streamable_http: {path: /rpc, session_header: X-Session, version_header: X-Version}",
+    );
+    std::fs::write(dir.join("protocol.yaml"), yaml).unwrap();
+    dir
+}
+
+#[test]
+fn streamable_http_takes_its_version_facts_from_the_folders_handshake() {
+    use agentwire_codegen::transport::streamable_http::Profile;
+    let tmp = tempfile::tempdir().unwrap();
+    let versions = "version: {handshake: open, member: version}
+versions:
+  - version: \"2026-01-01\"
+  - version: \"2025-01-01\"
+";
+    let dir = over_http(tmp.path(), versions);
+    let g = generate(&dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    for p in std::iter::once(&g.spec.protocol).chain(g.spec.versions.iter().map(|v| &v.protocol)) {
+        let profile: &Profile = p.transport.carried().expect("a Streamable HTTP profile");
+        assert_eq!(profile.versions, ["2026-01-01", "2025-01-01"]);
+        assert_eq!(profile.opens_with, "open");
+        assert_eq!(profile.version_member, "version");
+    }
+    // Without a folder-wide handshake, the carrier must say them itself.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = over_http(tmp.path(), "");
+    let errors = errors_of(&dir);
+    assert!(
+        errors.iter().any(|e| e.contains(
+            "`streamable_http` needs `versions`, `opens_with`, `version_member`, or a folder-wide `version:` handshake with `versions:`"
+        )),
+        "{errors:#?}"
+    );
+}

@@ -103,6 +103,9 @@ pub struct Declaring<'a> {
     pub kind: &'a str,
     /// Its JSON-RPC methods.
     pub methods: &'a [&'a Method],
+    /// `version:` and the names of `versions:` (newest first), when the folder declares
+    /// several versions: a carrier may take its version facts from them.
+    pub versions: Option<(&'a crate::ir::VersionSource, Vec<&'a str>)>,
 }
 
 /// Where a finding goes: the location it is about, and the message.

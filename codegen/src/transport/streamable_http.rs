@@ -25,7 +25,8 @@ impl Carrier for StreamableHttp {
     }
 
     fn declare(&self, raw: &Node, cx: &Declaring<'_>, report: &mut Report<'_>) -> Option<Carried> {
-        let raw: Raw = super::read(raw, report)?;
+        let written: Written = super::read(raw, report)?;
+        let raw = fill(written, cx, report)?;
         lower(&raw, cx.methods, report).map(|p| Carried::new(self.key(), p))
     }
 
@@ -54,9 +55,27 @@ pub struct Profile {
     pub priming_since: Option<String>,
 }
 
-/// `transport.streamable_http` as written.
+/// `transport.streamable_http` as written: `versions`, `opens_with` and `version_member`
+/// may be left out in a folder whose `version:` is a handshake, which says them once for
+/// every carrier (`fill`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct Written {
+    path: Spanned<String>,
+    session_header: Spanned<String>,
+    version_header: Spanned<String>,
+    #[serde(default)]
+    versions: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    opens_with: Option<Spanned<String>>,
+    #[serde(default)]
+    version_member: Option<Spanned<String>>,
+    #[serde(default)]
+    priming_since: Option<Spanned<String>>,
+}
+
+/// `Written` with every version fact, its own or the folder's.
+#[derive(Debug, Clone)]
 struct Raw {
     path: Spanned<String>,
     session_header: Spanned<String>,
@@ -64,8 +83,60 @@ struct Raw {
     versions: Spanned<Vec<String>>,
     opens_with: Spanned<String>,
     version_member: Spanned<String>,
-    #[serde(default)]
     priming_since: Option<Spanned<String>>,
+}
+
+/// The version facts `w` leaves out, from the folder's handshake `version:` and `versions:`
+/// (located at `path`); one still missing is an error naming both ways to say it.
+fn fill(w: Written, cx: &Declaring<'_>, report: &mut Report<'_>) -> Option<Raw> {
+    let at = w.path.referenced;
+    let here = |v| Spanned::new(v, at, at);
+    let (method, member, names) = match cx.versions.as_ref() {
+        Some((crate::ir::VersionSource::Handshake { method, member }, names)) => (
+            Some(here(method.clone())),
+            Some(here(member.clone())),
+            Some(Spanned::new(
+                names.iter().map(|n| (*n).to_owned()).collect(),
+                at,
+                at,
+            )),
+        ),
+        _ => (None, None, None),
+    };
+    let mut missing = Vec::new();
+    let versions = w.versions.or(names);
+    let opens_with = w.opens_with.or(method);
+    let version_member = w.version_member.or(member);
+    for (key, absent) in [
+        ("versions", versions.is_none()),
+        ("opens_with", opens_with.is_none()),
+        ("version_member", version_member.is_none()),
+    ] {
+        if absent {
+            missing.push(key);
+        }
+    }
+    if !missing.is_empty() {
+        let msg = format!(
+            "`streamable_http` needs {}, or a folder-wide `version:` handshake with `versions:`",
+            missing
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        report(&at, msg);
+        return None;
+    }
+    Some(Raw {
+        path: w.path,
+        session_header: w.session_header,
+        version_header: w.version_header,
+        versions: versions?,
+        opens_with: opens_with?,
+        version_member: version_member?,
+        priming_since: w.priming_since,
+    })
 }
 
 /// The checked profile of `raw` in a protocol with `methods`; every finding goes to `report`

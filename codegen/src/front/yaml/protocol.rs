@@ -449,7 +449,12 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
     let events = cx.events(&raw.events);
     let skeleton = grpc_layer(&raw, &messages, &events, &mut cx);
     check_transport_constants(&transport, &framing, &mut cx);
-    let carriers = declare_carriers(&transport, &methods, &mut cx);
+    let carriers = declare_carriers(
+        &transport,
+        &methods,
+        (version_source.as_ref(), &versions),
+        &mut cx,
+    );
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
     let proto_includes = raw
         .proto
@@ -659,12 +664,20 @@ fn apply_version(
 fn declare_carriers(
     transport: &RawTransport,
     methods: &[(Method, MethodLocations)],
+    versions: (
+        Option<&crate::ir::VersionSource>,
+        &[crate::front::versions::VersionDecl],
+    ),
     cx: &mut Checker<'_>,
 ) -> Vec<crate::ir::Carried> {
     let methods: Vec<&Method> = methods.iter().map(|(m, _)| m).collect();
     let declaring = crate::transport::Declaring {
         kind: &transport.kind.value,
         methods: &methods,
+        versions: versions.0.map(|source| {
+            let names = versions.1.iter().map(|d| d.info.name.as_str()).collect();
+            (source, names)
+        }),
     };
     let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
     transport
