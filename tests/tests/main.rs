@@ -29,6 +29,7 @@ mod fast_path;
 mod feature_deps;
 mod fixtures;
 mod generated_api;
+mod interop_a2a;
 mod interop_coven;
 mod interop_eca;
 mod interop_external_agents;
