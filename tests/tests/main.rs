@@ -41,6 +41,7 @@ mod mutations;
 mod pg_scale_out;
 mod robustness;
 mod schemas;
+mod skeleton_acp;
 mod skeleton_coven;
 mod skeleton_eca;
 mod spec_constants;
