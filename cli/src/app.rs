@@ -52,6 +52,9 @@ enum Command {
     /// Relay a live session unchanged, recording it and checking it as it goes.
     #[command(long_about = crate::proxy::ABOUT)]
     Proxy(crate::proxy::ProxyArgs),
+    /// Play one role of a protocol against a real peer, checking what the peer sends.
+    #[command(long_about = crate::mock::ABOUT)]
+    Mock(crate::mock::MockArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(long_about = COMPLETIONS_ABOUT)]
     Completions(crate::completions::CompletionsArgs),
@@ -277,6 +280,7 @@ where
         Command::Diagram(args) => return Ok(crate::spec::diagram::run(&args, out, &mut err)),
         Command::New(args) => return Ok(crate::new::run(&args, out, &mut err)),
         Command::Proxy(args) => return Ok(crate::proxy::run(registry, &args, &mut err)),
+        Command::Mock(args) => return Ok(crate::mock::run(&args, &mut err)),
         Command::Completions(args) => {
             return Ok(crate::completions::run(&args, Cli::command(), out));
         }

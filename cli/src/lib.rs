@@ -7,6 +7,7 @@ mod check;
 mod completions;
 pub mod interp;
 mod merge;
+mod mock;
 mod new;
 mod proxy;
 mod report;

@@ -6,6 +6,9 @@
 
 use serde_json::{Map, Value, json};
 
+/// The member a near miss adds to an object, declared by no schema of the corpus.
+pub const UNDECLARED: &str = "zz_unknown";
+
 /// A small deterministic generator (xorshift64*), so a failure replays from its seed.
 pub struct Rng(u64);
 
@@ -193,7 +196,7 @@ pub fn mutate(value: &Value, rng: &mut Rng) -> Value {
             m.insert(key, json!([7]));
         }
         (Value::Object(m), _) => {
-            m.insert("zz_unknown".to_owned(), json!(1));
+            m.insert(UNDECLARED.to_owned(), json!(1));
         }
         (Value::Array(items), _) if !items.is_empty() => items[0] = json!({"zz": 1}),
         (Value::String(_), _) => out = json!(12),

@@ -40,7 +40,7 @@ fn protocol_of(spec: &ProtoSpec, module: &str) -> Protocol {
             rpc: Default::default(),
             port: None,
             content_type: None,
-            streamable_http: None,
+            carriers: Vec::new(),
         },
         roles: Vec::new(),
         types: lower(spec, &package),

@@ -19,17 +19,18 @@ mod ci;
 mod events;
 mod http;
 mod pump;
-mod record;
-mod refuse;
-mod session;
+pub(crate) mod record;
+pub(crate) mod refuse;
+pub(crate) mod session;
 mod signal;
-mod split;
+pub(crate) mod split;
 mod stdio;
 mod tcp;
 mod verdict;
 
 use ci::ReportFormat;
 use pump::Rules;
+pub(crate) use pump::other_role;
 use session::Session;
 use split::Framing;
 
@@ -185,7 +186,7 @@ fn setup(registry: &[&'static dyn Protocol], args: &ProxyArgs) -> Result<Setup, 
 }
 
 /// The framing of a byte stream carrying `p` (JSON text protocols: a message per line).
-fn stream_framing(p: &dyn Protocol) -> Result<Framing, String> {
+pub(crate) fn stream_framing(p: &dyn Protocol) -> Result<Framing, String> {
     match p.framing() {
         WireFraming::ContentLength => Ok(Framing::ContentLength),
         WireFraming::Newline | WireFraming::JsonText => Ok(Framing::Lines),
@@ -256,7 +257,7 @@ fn relay(setup: Setup, args: &ProxyArgs, err: &mut dyn Write) -> u8 {
         let _ = writeln!(err, "error: {e}");
         return USAGE;
     }
-    finish(session, &setup, err)
+    finish(session, setup.protocol, setup.report.as_ref(), err)
 }
 
 /// Relays over the transport the spec's kind and the arguments name.
@@ -285,10 +286,15 @@ async fn transport(
 }
 
 /// Ends the session: end-of-stream findings, the summary line, the report file.
-fn finish(session: &Session, setup: &Setup, err: &mut dyn Write) -> u8 {
+pub(crate) fn finish(
+    session: &Session,
+    protocol: &dyn Protocol,
+    report: Option<&(ReportFormat, PathBuf)>,
+    err: &mut dyn Write,
+) -> u8 {
     let outcome = session.finish();
     let mut summary = crate::report::Summary {
-        protocol: setup.protocol.name().to_owned(),
+        protocol: protocol.name().to_owned(),
         messages: outcome.stats.messages,
         streams: 1,
         instances: outcome.stats.instances,
@@ -308,7 +314,7 @@ fn finish(session: &Session, setup: &Setup, err: &mut dyn Write) -> u8 {
             summary.sentence()
         );
     }
-    if let Some((format, path)) = &setup.report
+    if let Some((format, path)) = report
         && let Err(e) = ci::write(*format, path, &outcome, &summary)
     {
         let _ = writeln!(err, "error: cannot write {}: {e}", path.display());

@@ -10,6 +10,7 @@
 //! - a failure is printed as one sentence, with a hint where the user can act on it, and the
 //!   example exits with status 1.
 
+pub mod a2a;
 pub mod mcp;
 
 use std::fmt;

@@ -184,6 +184,24 @@ fn coven_gateway_and_agent() {
     assert!(agent.wait().unwrap().success());
 }
 
+#[test]
+fn a2a_server_and_client() {
+    let (server, addr) = Server::start("a2a_server", &["127.0.0.1:0"], &[], "addr");
+    let out = run("a2a_client", &[&format!("http://{addr}")], &[]);
+    let text = stdout(&out);
+    for line in [
+        "artifact [\"hello\"]",
+        "status of task-4: Some(Completed)",
+        "canceled: Some(Canceled)",
+        "resubscribed: status of task-6: Some(Canceled)",
+        "subscribing again: FailedPrecondition Some(\"UNSUPPORTED_OPERATION\")",
+        "3 task(s) on the agent",
+    ] {
+        assert!(text.contains(line), "no `{line}` in\n{text}");
+    }
+    server.stop(Some("quit\n"));
+}
+
 /// A free local port (bound, then released for the example to take).
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -229,6 +247,7 @@ fn a_port_in_use_is_one_sentence_with_a_hint() {
         "agentloop_server",
         "coven_gateway",
         "external_agent_server",
+        "a2a_server",
     ] {
         let out = Command::new(example(name))
             .arg(&addr)

@@ -101,25 +101,31 @@ pub trait AgentHandler: Send + Sync + 'static {
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send;
-    /// `authenticate`: Authenticates with one of the methods the agent listed in its initialize response.
+    /// `authenticate`: Authenticates with one of the methods the agent listed in its initialize response. Answers "method not found" unless overridden.
     fn authenticate(
         &self,
-        sender: AgentSender,
+        handle: AgentSender,
         params: crate::acp::AuthenticateRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::acp::AuthenticateResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
-    /// `logout`: Ends the authenticated state; later sessions need authenticate again.
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("authenticate")) }
+    }
+    /// `logout`: Ends the authenticated state; later sessions need authenticate again. Answers "method not found" unless overridden.
     fn logout(
         &self,
-        sender: AgentSender,
+        handle: AgentSender,
         params: crate::acp::LogoutRequest,
     ) -> impl ::std::future::Future<
         Output = Result<crate::acp::LogoutResponse, agentwire_runtime::jsonrpc::RpcError>,
-    > + Send;
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("logout")) }
+    }
     /// `session/new`: Creates a session in a working directory with the MCP servers the agent should connect to; answered with its session id.
     fn session_new(
         &self,
@@ -131,83 +137,106 @@ pub trait AgentHandler: Send + Sync + 'static {
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send;
-    /// `session/load`: Reopens an earlier session (agents declaring loadSession); its history is replayed as session/update notifications before the answer.
+    /// `session/load`: Reopens an earlier session (agents declaring loadSession); its history is replayed as session/update notifications before the answer. Answers "method not found" unless overridden.
     fn session_load(
         &self,
-        sender: AgentSender,
+        handle: AgentSender,
         params: crate::acp::LoadSessionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::acp::LoadSessionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
-    /// `session/resume`: Reattaches to an earlier session without replaying its history.
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("session/load")) }
+    }
+    /// `session/resume`: Reattaches to an earlier session without replaying its history. Answers "method not found" unless overridden.
     fn session_resume(
         &self,
-        sender: AgentSender,
+        handle: AgentSender,
         params: crate::acp::ResumeSessionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::acp::ResumeSessionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
-    /// `session/list`: One page of the sessions the agent knows, optionally in one working directory.
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("session/resume")) }
+    }
+    /// `session/list`: One page of the sessions the agent knows, optionally in one working directory. Answers "method not found" unless overridden.
     fn session_list(
         &self,
-        sender: AgentSender,
+        handle: AgentSender,
         params: crate::acp::ListSessionsRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::acp::ListSessionsResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
-    /// `session/delete`: Deletes a stored session.
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("session/list")) }
+    }
+    /// `session/delete`: Deletes a stored session. Answers "method not found" unless overridden.
     fn session_delete(
         &self,
-        sender: AgentSender,
+        handle: AgentSender,
         params: crate::acp::DeleteSessionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::acp::DeleteSessionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
-    /// `session/close`: Closes an active session, ending its work and freeing what it holds.
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("session/delete")) }
+    }
+    /// `session/close`: Closes an active session, ending its work and freeing what it holds. Answers "method not found" unless overridden.
     fn session_close(
         &self,
-        sender: AgentSender,
+        handle: AgentSender,
         params: crate::acp::CloseSessionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::acp::CloseSessionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
-    /// `session/set_mode`: Switches the session to one of the modes the agent offered.
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("session/close")) }
+    }
+    /// `session/set_mode`: Switches the session to one of the modes the agent offered. Answers "method not found" unless overridden.
     fn session_set_mode(
         &self,
-        sender: AgentSender,
+        handle: AgentSender,
         params: crate::acp::SetSessionModeRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::acp::SetSessionModeResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
-    /// `session/set_config_option`: Sets one of the session's configuration options; answered with every option's new state.
+    > + Send {
+        let _ = (handle, params);
+        async { Err(agentwire_transport::jsonrpc::no_handler("session/set_mode")) }
+    }
+    /// `session/set_config_option`: Sets one of the session's configuration options; answered with every option's new state. Answers "method not found" unless overridden.
     fn session_set_config_option(
         &self,
-        sender: AgentSender,
+        handle: AgentSender,
         params: crate::acp::SetSessionConfigOptionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
             crate::acp::SetSessionConfigOptionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
-    > + Send;
+    > + Send {
+        let _ = (handle, params);
+        async {
+            Err(agentwire_transport::jsonrpc::no_handler("session/set_config_option"))
+        }
+    }
     /// `session/prompt`: The user's message; the agent works on it, reporting through session/update, and answers with the stop reason when the turn ends.
     fn session_prompt(
         &self,
