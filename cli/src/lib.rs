@@ -9,6 +9,7 @@ pub mod interp;
 mod merge;
 mod mock;
 mod new;
+mod protocol_arg;
 mod proxy;
 mod report;
 mod spec;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::check::{At, Detail, Finding};
+use crate::check::finding::{At, Detail, Finding};
 
 /// How findings and the summary are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -71,7 +71,7 @@ pub fn run(args: &MockArgs, err: &mut dyn Write) -> u8 {
         let _ = writeln!(err, "error: {e}");
         USAGE
     };
-    let interp = match crate::app::interpret(&args.spec) {
+    let interp = match crate::protocol_arg::interpret(&args.spec) {
         Ok(i) => i,
         Err(e) => return fail(err, e.1),
     };

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::session::Outcome;
-use crate::check::{At, Detail, Finding};
+use crate::check::finding::{At, Detail, Finding};
 use crate::report::{Summary, finding_json};
 
 /// The report formats.

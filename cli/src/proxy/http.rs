@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::events::{Cut, Events};
-use super::pump::Rules;
+use super::rules::Rules;
 use super::verdict::{Verdict, judge};
 
 /// How long the upstream may take to start its answer (its headers).

@@ -1,7 +1,7 @@
 //! `agentwire proxy`: sits on the wire between two peers of a protocol, relays their traffic
 //! unchanged, records it as a trace `trace check` reads, and prints each finding as it is
 //! made. The modules: `split` cuts byte streams into frames, `record` writes trace lines,
-//! `session` checks them, `verdict` decides a message's fate, `pump` relays one direction
+//! `session` checks them, `verdict` decides a message's fate, `rules` holds how a session behaves, `pump` relays one direction
 //! of a byte stream, `refuse` builds `--enforce`'s answers, `ci` writes `--report` files.
 //! The transports: `stdio` runs a server command, `tcp` relays sockets (JSON-RPC in either
 //! framing), `http` is a Streamable HTTP reverse proxy (SSE streams cut by `events`).
@@ -21,6 +21,7 @@ mod http;
 mod pump;
 pub(crate) mod record;
 pub(crate) mod refuse;
+mod rules;
 pub(crate) mod session;
 mod signal;
 pub(crate) mod split;
@@ -29,8 +30,8 @@ mod tcp;
 mod verdict;
 
 use ci::ReportFormat;
-use pump::Rules;
-pub(crate) use pump::other_role;
+use rules::Rules;
+pub(crate) use rules::other_role;
 use session::Session;
 use split::Framing;
 
@@ -144,8 +145,12 @@ struct Setup {
 fn setup(registry: &[&'static dyn Protocol], args: &ProxyArgs) -> Result<Setup, String> {
     let protocol: &'static dyn Protocol = match (&args.spec, &args.protocol) {
         // One interpreter per proxy run, for the life of the process.
-        (Some(dir), _) => Box::leak(Box::new(crate::app::interpret(dir).map_err(|e| e.1)?)),
-        (None, Some(name)) => crate::app::find_protocol(registry, name).map_err(|e| e.1)?,
+        (Some(dir), _) => Box::leak(Box::new(
+            crate::protocol_arg::interpret(dir).map_err(|e| e.1)?,
+        )),
+        (None, Some(name)) => {
+            crate::protocol_arg::find_protocol(registry, name).map_err(|e| e.1)?
+        }
         (None, None) => return Err("give --protocol NAME or --spec DIR".into()),
     };
     if protocol.checker().is_none() {

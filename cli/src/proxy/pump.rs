@@ -5,32 +5,15 @@
 //! error form. A frame left unfinished past the frame deadline is given up, and a side that
 //! stops reading costs its session after the write deadline, not the proxy's memory.
 
-use std::time::Duration;
-
-use agentwire_runtime::registry::Protocol;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 
-use super::session::Session;
+use super::rules::Rules;
 use super::split::{Framing, Piece, Splitter};
 use super::verdict::{Verdict, judge};
 
 /// Bytes read at a time.
 const CHUNK: usize = 64 * 1024;
-
-/// How one direction behaves.
-#[derive(Clone, Copy)]
-pub struct Rules<'a> {
-    pub protocol: &'static dyn Protocol,
-    pub session: &'a Session,
-    pub enforce: bool,
-    pub framing: Framing,
-    pub max_frame_size: usize,
-    /// A frame whose first byte came must be whole within this.
-    pub frame_timeout: Duration,
-    /// A write the other side does not take within this ends the session.
-    pub write_timeout: Duration,
-}
 
 /// The two writers of a direction: onward to the receiver, and back to the sender (for
 /// `--enforce`'s answers). Each is shared with the opposite direction, under a lock so a
@@ -140,11 +123,6 @@ where
         }
     }
     Ok(())
-}
-
-/// The role on the other side of `from` (the first one that is not it).
-pub fn other_role(p: &dyn Protocol, from: &str) -> &'static str {
-    p.roles().iter().copied().find(|r| *r != from).unwrap_or("")
 }
 
 /// `text` framed for the wire.

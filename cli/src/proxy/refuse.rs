@@ -9,7 +9,7 @@ use agentwire_runtime::jsonrpc::codes;
 use agentwire_runtime::registry::{Protocol, TransportKind};
 use serde_json::{Value, json};
 
-use crate::check::{Detail, Finding};
+use crate::check::finding::{Detail, Finding};
 
 /// Where the answer to a refused message goes.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,7 +11,8 @@ use std::time::Duration;
 use tokio::process::Command;
 use tokio::sync::Mutex;
 
-use super::pump::{Ends, Rules, Stop, pump};
+use super::pump::{Ends, Stop, pump};
+use super::rules::Rules;
 
 /// How long the server may take to finish once the client closed its input.
 const GRACE: Duration = Duration::from_secs(5);

@@ -11,7 +11,8 @@ use futures_util::stream::FuturesUnordered;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Mutex;
 
-use super::pump::{Ends, Rules, pump};
+use super::pump::{Ends, pump};
+use super::rules::Rules;
 use super::stdio::Sides;
 
 /// How long connecting to the upstream may take.

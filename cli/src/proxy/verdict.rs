@@ -3,8 +3,8 @@
 //! in the protocol's own error form. The byte-stream pumps, the HTTP and the WebSocket
 //! relays all decide here, so a message is judged the same way on every transport.
 
-use super::pump::{Rules, other_role};
 use super::refuse::{Answer, answer};
+use super::rules::{Rules, other_role};
 
 /// What to do with a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
