@@ -10,6 +10,7 @@ pub mod formats;
 pub mod framing;
 pub mod grpc_status;
 pub mod http;
+pub mod instances;
 pub mod json;
 pub mod jsonrpc;
 pub mod literal;

@@ -8,7 +8,7 @@ use agentwire_runtime::jsonrpc::codes;
 use agentwire_runtime::registry::Protocol;
 use serde_json::{Value, json};
 
-use super::draw::{Rng, draw};
+use agentwire_runtime::instances::{Rng, draw};
 
 /// Seeds tried per answer before giving up.
 const TRIES: u64 = 64;

@@ -1,6 +1,6 @@
 //! `agentwire mock`: plays one role of a JSON-RPC protocol over stdio against a real peer.
 //! Each request of the peer that the role answers gets a result drawn from the spec's
-//! JSON Schema and accepted by the protocol's own decoder (`answer`, drawing with `draw`);
+//! JSON Schema and accepted by the protocol's own decoder (`answer`, drawing with `agentwire_runtime::instances`);
 //! everything the peer sends is recorded and checked as the proxy checks it, and what the
 //! peer got wrong is printed as it happens, in `trace check`'s words.
 
@@ -15,7 +15,6 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 mod answer;
-mod draw;
 
 use crate::proxy::refuse::{self, Answer};
 use crate::proxy::session::Session;

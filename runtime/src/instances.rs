@@ -1,12 +1,12 @@
-//! Candidate instances of a JSON Schema, for `agentwire mock`'s answers: a seeded walk that
-//! tries to satisfy each schema (following local `$ref`s, picking one `oneOf`/`anyOf`
-//! member, filling required and some optional properties). Whether a candidate is valid is
-//! for the protocol's own decoder to say; the mock tries seeds until one is. The same walk
-//! draws the published-schema oracle's instances (tests/src/instances.rs).
+//! Candidate instances of a JSON Schema: a seeded walk that tries to satisfy each schema
+//! (following local `$ref`s, picking one `oneOf`/`anyOf` member, filling required and some
+//! optional properties). Whether a candidate is valid is for a decoder or a reference
+//! validator to say: `agentwire mock` tries seeds until its protocol's decoder takes one, and
+//! the published-schema oracle compares both verdicts on what it draws.
 
 use serde_json::{Map, Value, json};
 
-/// A small deterministic generator (xorshift64*), so an answer replays from its seed.
+/// A small deterministic generator (xorshift64*), so a draw replays from its seed.
 pub struct Rng(u64);
 
 impl Rng {
