@@ -6,6 +6,7 @@
 // The transport's own codec, compiled in: the fuzz workspace does not build the whole
 // transport crate (its servers and C dependencies) just for one codec.
 #[path = "../../transport/src/jsonrpc/newline.rs"]
+#[allow(dead_code)] // `mid_frame` serves the peer's read deadline, which this target does not run.
 mod newline;
 
 use agentwire_runtime::framing::FramingError;
