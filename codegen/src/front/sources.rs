@@ -43,7 +43,7 @@ impl Registry {
 /// `types: {npm: <package> | crate: <name>, version: <exact version>, file: <path in the
 /// package>, sha256: <hex>, root: <folder in the package>}`; `root` (optional) is the folder
 /// a `.proto` file's imports are relative to, as protoc's `-I` (`proto` when the package
-/// keeps `proto/a2a.proto` beside `proto/google/api/...`).
+/// keeps `proto/service.proto` beside `proto/google/api/...`).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPin {
