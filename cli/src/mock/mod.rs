@@ -12,13 +12,13 @@ use agentwire_runtime::framing::DEFAULT_MAX_FRAME_SIZE;
 use agentwire_runtime::registry::{Protocol, TransportKind};
 use clap::Args;
 use serde_json::Value;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
 mod answer;
 
 use crate::proxy::refuse::{self, Answer};
 use crate::proxy::session::Session;
-use crate::proxy::split::{Framing, Piece, Splitter};
+use crate::proxy::split::{Chunk, Framing, Piece, Splitter};
 use answer::Answerer;
 
 /// Exit status of a usage error.
@@ -161,26 +161,21 @@ impl Play<'_> {
         let mut buf = vec![0u8; CHUNK];
         let mut pieces = Vec::new();
         loop {
-            let read = if splitter.mid_frame() {
-                match tokio::time::timeout(self.frame_timeout, reader.read(&mut buf)).await {
-                    Ok(read) => read,
-                    Err(_) => {
-                        splitter.finish();
-                        self.session
-                            .broken(self.peer, "no more of a started frame in time");
-                        continue;
-                    }
+            match splitter
+                .read(&mut reader, &mut buf, self.frame_timeout)
+                .await
+            {
+                Chunk::Bytes(n) => splitter.push(&buf[..n], &mut pieces),
+                Chunk::Stalled => {
+                    self.session
+                        .broken(self.peer, "no more of a started frame in time");
+                    continue;
                 }
-            } else {
-                reader.read(&mut buf).await
-            };
-            match read {
-                Ok(0) | Err(_) => {
+                Chunk::End | Chunk::Failed(_) => {
                     pieces.extend(splitter.finish());
                     let _ = self.take(&mut answerer, &mut pieces, &mut writer).await;
                     return;
                 }
-                Ok(n) => splitter.push(&buf[..n], &mut pieces),
             }
             if self
                 .take(&mut answerer, &mut pieces, &mut writer)

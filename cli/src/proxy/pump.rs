@@ -5,11 +5,11 @@
 //! error form. A frame left unfinished past the frame deadline is given up, and a side that
 //! stops reading costs its session after the write deadline, not the proxy's memory.
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 
 use super::rules::Rules;
-use super::split::{Framing, Piece, Splitter};
+use super::split::{Chunk, Framing, Piece, Splitter};
 use super::verdict::{Verdict, judge};
 
 /// Bytes read at a time.
@@ -50,35 +50,30 @@ where
     let mut buf = vec![0u8; CHUNK];
     let mut pieces = Vec::new();
     let stop = loop {
-        let read = if splitter.mid_frame() {
-            match tokio::time::timeout(rules.frame_timeout, reader.read(&mut buf)).await {
-                Ok(read) => read,
-                Err(_) => {
-                    splitter.finish();
-                    let why = format!(
-                        "no more of a started frame within {} s: its start is dropped",
-                        rules.frame_timeout.as_secs()
-                    );
-                    pieces.push(Piece::Broken(why));
-                    if let Err(stop) = handle(rules, from, &mut pieces, &ends).await {
-                        break stop;
-                    }
-                    continue;
+        let n = match splitter
+            .read(&mut reader, &mut buf, rules.frame_timeout)
+            .await
+        {
+            Chunk::Bytes(n) => n,
+            Chunk::Stalled => {
+                let why = format!(
+                    "no more of a started frame within {} s: its start is dropped",
+                    rules.frame_timeout.as_secs()
+                );
+                pieces.push(Piece::Broken(why));
+                if let Err(stop) = handle(rules, from, &mut pieces, &ends).await {
+                    break stop;
                 }
+                continue;
             }
-        } else {
-            reader.read(&mut buf).await
-        };
-        let n = match read {
-            Ok(0) => {
+            Chunk::End => {
                 pieces.extend(splitter.finish());
                 break handle(rules, from, &mut pieces, &ends)
                     .await
                     .err()
                     .unwrap_or(Stop::Ended);
             }
-            Ok(n) => n,
-            Err(e) => break Stop::ReadFailed(e.to_string()),
+            Chunk::Failed(e) => break Stop::ReadFailed(e.to_string()),
         };
         let chunk = &buf[..n];
         if !rules.enforce

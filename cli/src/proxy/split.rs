@@ -3,7 +3,10 @@
 //! so a proxy can forward them unchanged. Memory is bounded by the frame-size limit: a longer
 //! frame is reported once and skipped as it arrives, without being stored.
 
+use std::time::Duration;
+
 use agentwire_runtime::framing::{ContentLengthDecoder, FramingErrorKind};
+use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// One thing found in the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +15,19 @@ pub enum Piece {
     Frame { body: String, raw: Vec<u8> },
     /// Input that is not a usable frame, and why (the framing error's wording).
     Broken(String),
+}
+
+/// What one read of a stream gave.
+#[derive(Debug)]
+pub enum Chunk {
+    /// This many bytes, now at the start of the buffer.
+    Bytes(usize),
+    /// The sender closed its side.
+    End,
+    /// Reading failed.
+    Failed(std::io::Error),
+    /// A started frame got no more bytes in time; the splitter has dropped its start.
+    Stalled,
 }
 
 /// The framings a byte stream can have.
@@ -72,6 +88,33 @@ impl Splitter {
                 decoder.push(chunk);
                 next_frames(decoder, raw, base, out);
             }
+        }
+    }
+
+    /// Reads the next chunk of `reader` into `buf`. While a frame is started the read has
+    /// `frame_timeout`, so a sender cannot hold a half frame (and its buffer) forever;
+    /// between frames it may stay quiet as long as it likes.
+    pub async fn read<R: AsyncRead + Unpin>(
+        &mut self,
+        reader: &mut R,
+        buf: &mut [u8],
+        frame_timeout: Duration,
+    ) -> Chunk {
+        let read = if self.mid_frame() {
+            match tokio::time::timeout(frame_timeout, reader.read(buf)).await {
+                Ok(read) => read,
+                Err(_) => {
+                    self.finish();
+                    return Chunk::Stalled;
+                }
+            }
+        } else {
+            reader.read(buf).await
+        };
+        match read {
+            Ok(0) => Chunk::End,
+            Ok(n) => Chunk::Bytes(n),
+            Err(e) => Chunk::Failed(e),
         }
     }
 
