@@ -549,6 +549,9 @@ pub struct TypeDef {
     /// value goes). `None`, a closed struct, skips unknown members on decode. Only
     /// `TypeKind::Struct` reads it.
     pub open: Option<Ty>,
+    /// Rules on the value as a whole (an object's `dependentRequired`), checked after its
+    /// fields' by a struct's validator. Only `TypeKind::Struct` reads it.
+    pub rules: Constraints,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -826,7 +829,8 @@ impl Protocol {
             .values()
             .map(|t| match &t.kind {
                 TypeKind::Struct(fields) | TypeKind::Oneof { cases: fields, .. } => {
-                    fields.iter().map(|f| f.constraints.rule_count()).sum()
+                    fields.iter().map(|f| f.constraints.rule_count()).sum::<usize>()
+                        + t.rules.rule_count()
                 }
                 TypeKind::Alias { constraints, .. } => constraints.rule_count(),
                 _ => 0,

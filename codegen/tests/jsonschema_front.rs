@@ -309,7 +309,7 @@ fn a_json_schema_spec_generates_with_its_schema() {
 
 #[test]
 fn unknown_and_unchecked_keywords_are_notes_not_refusals() {
-    // A vendor's own keywords (no `x-` prefix), a draft-04 boolean bound and a fastjsonschema
+    // A vendor's own keywords (no `x-` prefix), a bound and a fastjsonschema
     // `$$description`: JSON Schema ignores what it does not know, and so does the loader.
     let (types, notes) = load_noted(
         "{\"$defs\": {\"Pet\": {\"type\": \"object\", \"frobnicate\": true,\n\
@@ -330,10 +330,80 @@ fn unknown_and_unchecked_keywords_are_notes_not_refusals() {
         notes,
         [
             "note: schema.json (line 2): `$$description` is no JSON Schema keyword and is ignored",
-            "note: schema.json (line 4): `exclusiveMinimum` is not checked by the generated validators; they check the inclusive `minimum`/`maximum` only",
             "note: schema.json (2 places, the first at line 1): `frobnicate` is no JSON Schema keyword and is ignored",
             "note: schema.json (line 5): a tuple `items` (one schema per position) is read as a list of any JSON values",
         ]
+    );
+}
+
+#[test]
+fn exclusive_bounds_in_either_draft_form_and_unique_items_are_rules() {
+    use agentwire_codegen::rules::{
+        EXCLUSIVE_MAXIMUM, EXCLUSIVE_MINIMUM, MAXIMUM, MINIMUM, UNIQUE_ITEMS,
+    };
+    // Draft-06 on: the bound is the keyword's number. Draft-04: a boolean beside `minimum` /
+    // `maximum` makes that bound exclusive; `false` leaves it inclusive.
+    let (types, notes) = load_noted(
+        r#"{"$defs": {"A": {"type": "object", "properties": {
+            "new": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+            "old": {"type": "integer", "minimum": 0, "exclusiveMinimum": true,
+                    "maximum": 9, "exclusiveMaximum": false},
+            "tags": {"type": "array", "uniqueItems": true, "items": {"type": "string"}},
+            "any": {"type": "array", "uniqueItems": false}}}}}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert!(notes.is_empty(), "{notes:?}");
+    let TypeKind::Struct(f) = &types["A"].kind else {
+        panic!("{:?}", types["A"]);
+    };
+    let by = |n: &str| &f.iter().find(|f| f.name == n).unwrap().constraints;
+    assert_eq!(by("new").number(&EXCLUSIVE_MINIMUM), Some(0.0));
+    assert_eq!(by("new").number(&EXCLUSIVE_MAXIMUM), Some(1.0));
+    assert_eq!(by("old").number(&EXCLUSIVE_MINIMUM), Some(0.0));
+    assert!(!by("old").has(&MINIMUM));
+    assert_eq!(by("old").number(&MAXIMUM), Some(9.0));
+    assert!(!by("old").has(&EXCLUSIVE_MAXIMUM));
+    assert!(by("tags").has(&UNIQUE_ITEMS));
+    assert!(by("any").is_empty());
+    // The bounds check sees exclusive bounds as every bound.
+    let e = load(
+        r#"{"$defs": {"A": {"type": "number", "exclusiveMinimum": 3, "exclusiveMaximum": 2}}}"#,
+    )
+    .unwrap_err();
+    assert!(
+        e[0].contains("`exclusiveMinimum: 3` is above `exclusiveMaximum: 2`"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn dependent_required_and_listed_dependencies_are_the_objects_rule() {
+    use agentwire_codegen::rules::{DEPENDENT_REQUIRED, Value};
+    // 2019-09 on: `dependentRequired`. Draft-04 to 07: `dependencies`, whose list entries say
+    // the same; an entry with a schema is not checked, and noted.
+    let (types, notes) = load_noted(
+        r#"{"$defs": {
+            "Pay": {"type": "object", "properties": {"card": {"type": "string"}},
+                    "dependentRequired": {"card": ["billing"]}},
+            "Old": {"type": "object", "properties": {"a": {}},
+                    "dependencies": {"a": ["b", "c"], "d": {"required": ["e"]}}}}}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    let lists = |n: &str| types[n].rules.get(&DEPENDENT_REQUIRED).cloned();
+    assert_eq!(
+        lists("Pay"),
+        Some(Value::KeyLists(vec![("card".into(), vec!["billing".into()])]))
+    );
+    assert_eq!(
+        lists("Old"),
+        Some(Value::KeyLists(vec![(
+            "a".into(),
+            vec!["b".into(), "c".into()]
+        )]))
+    );
+    assert_eq!(
+        notes,
+        ["note: schema.json (line 5): `dependencies` is not checked by the generated validators; they check the schema without this condition"]
     );
 }
 

@@ -360,6 +360,15 @@ impl Rules {
         let key = rule.name;
         let value = match rule.arg {
             Arg::Flag => Ok(Value::Flag),
+            // A rule on a whole object: the derive checks fields, and says so.
+            Arg::KeyLists => {
+                let _: LitStr = meta.value()?.parse()?;
+                cx.error_at(
+                    &meta.path,
+                    format!("`{key}` is a rule on a whole object, which `#[derive(Validate)]` does not check; check it in a `custom` function"),
+                );
+                Err(())
+            }
             Arg::Count | Arg::Number | Arg::Positive => {
                 let expr: Expr = meta.value()?.parse()?;
                 argument(rule, &expr).map_err(|e| cx.error_at(&expr, one_line(&e)))

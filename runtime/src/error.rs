@@ -30,6 +30,15 @@ pub enum Rule {
     Minimum(f64),
     Maximum(f64),
     MultipleOf(f64),
+    /// A number at or below the bound it must be above.
+    ExclusiveMinimum(f64),
+    /// A number at or above the bound it must be below.
+    ExclusiveMaximum(f64),
+    /// A list with two equal elements (equal as JSON values: `1` and `1.0` are one value).
+    UniqueItems,
+    /// An object that has a member without the members that member requires
+    /// (`dependentRequired`): the member, and the one missing.
+    DependentRequired,
     Format(&'static str),
     /// A value a union's catch-all member must not have: a tag value that a named member of
     /// the union owns (its body did not fit that member).
@@ -58,6 +67,10 @@ impl Rule {
             Rule::Minimum(_) => "minimum",
             Rule::Maximum(_) => "maximum",
             Rule::MultipleOf(_) => "multiple_of",
+            Rule::ExclusiveMinimum(_) => "exclusive_minimum",
+            Rule::ExclusiveMaximum(_) => "exclusive_maximum",
+            Rule::UniqueItems => "unique_items",
+            Rule::DependentRequired => "dependent_required",
             Rule::Format(_) => "format",
             Rule::Not => "not",
             Rule::Custom(name) => name,
@@ -76,6 +89,8 @@ impl fmt::Display for Rule {
             Rule::Minimum(n) => write!(f, "minimum {n}"),
             Rule::Maximum(n) => write!(f, "maximum {n}"),
             Rule::MultipleOf(n) => write!(f, "multiple_of {n}"),
+            Rule::ExclusiveMinimum(n) => write!(f, "exclusive_minimum {n}"),
+            Rule::ExclusiveMaximum(n) => write!(f, "exclusive_maximum {n}"),
             Rule::Format(name) => write!(f, "format {name}"),
             other => f.write_str(other.name()),
         }

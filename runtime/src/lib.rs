@@ -12,6 +12,7 @@ pub mod grpc_status;
 pub mod http;
 pub mod instances;
 pub mod json;
+pub mod json_eq;
 pub mod jsonrpc;
 pub mod literal;
 pub mod machine;

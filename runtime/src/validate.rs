@@ -261,6 +261,83 @@ pub fn maximum(v: f64, max: f64, at: &JsonPointer, errors: &mut Vec<FieldError>)
     }
 }
 
+/// JSON Schema's `exclusiveMinimum` (draft-06 on; draft-04's `minimum` with
+/// `exclusiveMinimum: true` is read as this too): `v` is above `min`.
+pub fn exclusive_minimum(v: f64, min: f64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    if v <= min {
+        fail(
+            at,
+            errors,
+            Rule::ExclusiveMinimum(min),
+            format!("{v} is not above {min}"),
+        );
+    }
+}
+
+/// `exclusiveMaximum`: `v` is below `max`.
+pub fn exclusive_maximum(v: f64, max: f64, at: &JsonPointer, errors: &mut Vec<FieldError>) {
+    if v >= max {
+        fail(
+            at,
+            errors,
+            Rule::ExclusiveMaximum(max),
+            format!("{v} is not below {max}"),
+        );
+    }
+}
+
+/// `uniqueItems`: no two elements are the same JSON value. Elements are compared by their
+/// JSON form (`crate::json_eq::canonical`: `1` and `1.0` are one number, member order does not
+/// count), each written once into a set, so a long list costs one pass.
+pub fn unique_items<T: serde::Serialize>(
+    v: &[T],
+    at: &JsonPointer,
+    errors: &mut Vec<FieldError>,
+) {
+    let mut seen = std::collections::HashMap::with_capacity(v.len());
+    for (i, item) in v.iter().enumerate() {
+        let Ok(json) = serde_json::to_value(item) else {
+            continue;
+        };
+        if let Some(first) = seen.insert(crate::json_eq::canonical(&json), i) {
+            fail(
+                at,
+                errors,
+                Rule::UniqueItems,
+                format!("items {first} and {i} are equal; the list's items must differ"),
+            );
+            return;
+        }
+    }
+}
+
+/// `dependentRequired` (draft-04 to 07: `dependencies` with lists): where the object `v` has
+/// the member `key`, it has each member `needs` names too. `v` is checked in its JSON form, so
+/// a field and an open object's extra member count alike; a value that is no object passes.
+pub fn dependent_required<T: serde::Serialize + ?Sized>(
+    v: &T,
+    deps: &[(&str, &[&str])],
+    at: &JsonPointer,
+    errors: &mut Vec<FieldError>,
+) {
+    let Ok(serde_json::Value::Object(members)) = serde_json::to_value(v) else {
+        return;
+    };
+    for (key, needs) in deps {
+        if !members.contains_key(*key) {
+            continue;
+        }
+        for need in needs.iter().filter(|n| !members.contains_key(**n)) {
+            fail(
+                at,
+                errors,
+                Rule::DependentRequired,
+                format!("`{need}` is required where `{key}` is present"),
+            );
+        }
+    }
+}
+
 /// `v` is a whole multiple of `by` (a positive number; any other checks nothing). The quotient
 /// may miss a whole number by a rounding error (0.3 / 0.1 is 2.9999999999999996), so a
 /// relative tolerance of 1e-9 decides.
@@ -352,5 +429,62 @@ mod tests {
         assert_eq!(errors.len(), 2);
         assert_eq!(errors[0].rule, Rule::MultipleOf(0.1));
         assert_eq!(errors[0].message, "0.35 is not a multiple of 0.1");
+    }
+
+    #[test]
+    fn exclusive_bounds_refuse_the_bound_itself() {
+        let mut errors = Vec::new();
+        let mut at = JsonPointer::new();
+        exclusive_minimum(0.5, 0.0, &at, &mut errors);
+        exclusive_maximum(9.5, 10.0, &at, &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+        at.with("size", |at| {
+            exclusive_minimum(0.0, 0.0, at, &mut errors);
+            exclusive_maximum(10.0, 10.0, at, &mut errors);
+        });
+        assert_eq!(errors.len(), 2);
+        assert_eq!(errors[0].pointer, "/size");
+        assert_eq!(errors[0].rule.name(), "exclusive_minimum");
+        assert_eq!(errors[0].message, "0 is not above 0");
+        assert_eq!(errors[1].rule, Rule::ExclusiveMaximum(10.0));
+    }
+
+    #[test]
+    fn unique_items_compares_json_values() {
+        let mut errors = Vec::new();
+        let mut at = JsonPointer::new();
+        unique_items(&["a", "b"], &at, &mut errors);
+        unique_items(&[serde_json::json!({"a": 1}), serde_json::json!({"a": 2})], &at, &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+        at.with("tags", |at| {
+            unique_items(&[serde_json::json!(1), serde_json::json!(2), serde_json::json!(1.0)], at, &mut errors);
+        });
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].pointer, "/tags");
+        assert_eq!(errors[0].rule.name(), "unique_items");
+        assert_eq!(errors[0].message, "items 0 and 2 are equal; the list's items must differ");
+    }
+
+    #[test]
+    fn dependent_required_asks_for_the_members_a_present_member_needs() {
+        let mut errors = Vec::new();
+        let mut at = JsonPointer::new();
+        let deps: &[(&str, &[&str])] = &[("card", &["billing", "cvc"])];
+        dependent_required(&serde_json::json!({"name": "x"}), deps, &at, &mut errors);
+        dependent_required(
+            &serde_json::json!({"card": 1, "billing": 2, "cvc": 3}),
+            deps,
+            &at,
+            &mut errors,
+        );
+        dependent_required(&serde_json::json!([1]), deps, &at, &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+        at.with("pay", |at| {
+            dependent_required(&serde_json::json!({"card": 1, "cvc": 3}), deps, at, &mut errors);
+        });
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].pointer, "/pay");
+        assert_eq!(errors[0].rule.name(), "dependent_required");
+        assert_eq!(errors[0].message, "`billing` is required where `card` is present");
     }
 }

@@ -73,6 +73,22 @@ impl Node {
         }
     }
 
+    /// The node as a `Value` (what a rule that compares whole values reads).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Node::Null => Value::Null,
+            Node::Bool(b) => Value::Bool(*b),
+            Node::Num(Num::U(n)) => (*n).into(),
+            Node::Num(Num::I(n)) => (*n).into(),
+            Node::Num(Num::F(n)) => serde_json::Number::from_f64(*n).map_or(Value::Null, Value::Number),
+            Node::Str(s) => Value::String(s.clone()),
+            Node::Arr(items) => Value::Array(items.iter().map(Node::to_value).collect()),
+            Node::Obj(members) => Value::Object(
+                members.iter().map(|(k, v)| (k.clone(), v.to_value())).collect(),
+            ),
+        }
+    }
+
     /// How serde names the value in an "invalid type" message.
     pub fn unexpected(&self) -> String {
         match self {

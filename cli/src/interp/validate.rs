@@ -30,7 +30,11 @@ impl Types {
                 self.rules(c, Shape::Number, Subject::Number(n.as_f64()), at, errors);
             }
             (Ty::Array(inner), Node::Arr(items)) => {
-                self.rules(c, Shape::List, Subject::Items(items.len()), at, errors);
+                // The list rules see the elements as JSON (`unique_items` compares them).
+                if c.iter().any(|(r, _)| r.shape == Shape::List) {
+                    let values: Vec<serde_json::Value> = items.iter().map(Node::to_value).collect();
+                    self.rules(c, Shape::List, Subject::Items(&values), at, errors);
+                }
                 let element = c.without(Shape::List);
                 for (i, item) in items.iter().enumerate() {
                     at.with_index(i, |at| self.validate(inner, &element, item, at, errors));
@@ -93,6 +97,10 @@ impl Types {
                     let skip = self.own_tag(name).map(|(tag, _)| tag.as_str());
                     let open = def.open.as_ref().map(|ty| (ty, skip));
                     self.validate_struct(fields, open, members, at, errors);
+                    if !def.rules.is_empty() {
+                        let whole = node.to_value();
+                        self.rules(&def.rules, Shape::Object, Subject::Object(&whole), at, errors);
+                    }
                 }
             }
             TypeKind::Union { tag, variants } => {

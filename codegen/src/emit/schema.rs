@@ -25,6 +25,7 @@ pub fn emit_schema(p: &Protocol) -> String {
                 if let Some(ty) = &def.open {
                     s.insert("additionalProperties".into(), Value::Object(ty_schema(ty)));
                 }
+                put_constraints(&mut s, &def.rules);
                 s
             }
             // Described by the message holding it.

@@ -35,7 +35,9 @@ fn schemars_attrs(c: &Constraints, with: Option<TokenStream>) -> TokenStream {
             Value::Count(n) => quote!(#n),
             Value::Number(n) => quote!(#n),
             Value::Text(t) => quote!(#t),
-            Value::Flag => continue,
+            Value::Flag => quote!(true),
+            // An object's rule: the struct's schema carries it (`emit::schema`).
+            Value::KeyLists(_) => continue,
         };
         let keyword = rule.keyword;
         match rule.schemars {

@@ -75,6 +75,7 @@ impl<'a> Validators<'a> {
             TypeKind::Struct(fields) => {
                 fields.iter().any(|f| self.field_checks(f).is_some())
                     || self.extra_checks(def).is_some()
+                    || !def.rules.is_empty()
             }
             // A prost enum field is an `i32` that may hold a number the enum lacks.
             TypeKind::Enum(_) => self.proto,
@@ -126,7 +127,11 @@ impl<'a> Validators<'a> {
             TypeKind::Struct(fields) => {
                 let checks = fields.iter().filter_map(|f| self.field_checks(f));
                 let extra = self.extra_checks(def);
-                quote!(#(#checks)* #extra)
+                // The rules on the object as a whole, on its JSON form.
+                let whole = (!self.proto)
+                    .then(|| rules::emit::checks(&def.rules, Shape::Object, quote!(self), &quote!(agentwire_runtime)))
+                    .unwrap_or_default();
+                quote!(#(#checks)* #extra #(#whole)*)
             }
             TypeKind::Alias {
                 target,

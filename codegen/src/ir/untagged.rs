@@ -100,6 +100,7 @@ mod tests {
             origin: Default::default(),
             kind,
             open: None,
+            rules: Default::default(),
         };
         (name.to_owned(), def)
     }

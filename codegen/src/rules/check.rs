@@ -114,7 +114,34 @@ pub fn parse_value(rule: Rule, written: &str, value: &str) -> Result<Value, TagE
             Value::Text(value.to_owned())
         }
         Arg::Flag => Value::Flag,
+        Arg::KeyLists => Value::KeyLists(key_lists(written, value)?),
     })
+}
+
+/// `card: billing cvc; email: name`: each member name, a colon, the names it requires.
+pub fn key_lists(written: &str, value: &str) -> Result<Vec<(String, Vec<String>)>, TagError> {
+    let wrong = || {
+        TagError::new(
+            format!("`{written}` needs member names with the names each requires, found `{value}`"),
+            "write e.g. card: billing cvc; email: name",
+        )
+    };
+    let mut out = Vec::new();
+    for entry in value.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let (key, needs) = entry.split_once(':').ok_or_else(wrong)?;
+        let needs: Vec<String> = (needs.split([' ', ',']))
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if key.trim().is_empty() {
+            return Err(wrong());
+        }
+        out.push((key.trim().to_owned(), needs));
+    }
+    if out.is_empty() {
+        return Err(wrong());
+    }
+    Ok(out)
 }
 
 /// Whether `rule` fits a value of `shape`.
@@ -157,7 +184,8 @@ pub fn apply(c: &mut Constraints, rule: Rule, written: &str, value: Value) -> Re
         (Arg::Count, Value::Count(_))
         | (Arg::Number, Value::Number(_))
         | (Arg::Regex | Arg::Format, Value::Text(_))
-        | (Arg::Flag, Value::Flag) => true,
+        | (Arg::Flag, Value::Flag)
+        | (Arg::KeyLists, Value::KeyLists(_)) => true,
         _ => false,
     };
     if !kind_fits {

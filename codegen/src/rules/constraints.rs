@@ -1,7 +1,7 @@
 //! The rules a spec sets on one value (a field, an alias, a list's elements), each with its
 //! argument, kept in the table's check order.
 
-use super::{Arg, Rule, Shape, Value};
+use super::{Check, Rule, Shape, Value};
 
 /// Constraints beyond the type, from comment tags, JSON Schema keywords or derive keys.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -105,7 +105,7 @@ impl Constraints {
     pub fn rule_count(&self) -> usize {
         self.rules
             .iter()
-            .filter(|(r, _)| r.arg != Arg::Flag)
+            .filter(|(r, _)| !matches!(r.check, Check::Trim))
             .count()
             + usize::from(!self.not_one_of.is_empty())
     }

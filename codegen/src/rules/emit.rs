@@ -69,6 +69,10 @@ fn arg_tokens(v: &Value) -> TokenStream {
         }
         Value::Text(t) => quote!(#t,),
         Value::Flag => TokenStream::new(),
+        Value::KeyLists(lists) => {
+            let entries = lists.iter().map(|(k, needs)| quote!((#k, &[#(#needs),*] as &[&str])));
+            quote!(&[#(#entries),*],)
+        }
     }
 }
 

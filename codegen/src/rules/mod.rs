@@ -104,6 +104,8 @@ pub enum Arg {
     Format,
     /// Nothing: the tag alone (`@trim`).
     Flag,
+    /// Member names, each with the names it requires (`card: billing cvc; email: name`).
+    KeyLists,
 }
 
 /// What a constrained value is, as far as the front end can tell.
@@ -112,7 +114,9 @@ pub enum Shape {
     Text,
     Number,
     List,
-    /// Neither: a boolean, an object, a union.
+    /// An object as a whole (a struct, with an open struct's extra members).
+    Object,
+    /// None of these: a boolean, a union.
     Other,
     /// A type the front end cannot see through (a derive's alias): any rule is taken.
     Unknown,
@@ -124,6 +128,7 @@ impl Shape {
             Shape::Text => "strings",
             Shape::Number => "numbers",
             Shape::List => "lists",
+            Shape::Object => "objects",
             Shape::Other | Shape::Unknown => "values",
         }
     }
@@ -136,6 +141,8 @@ pub enum Value {
     Number(f64),
     Text(String),
     Flag,
+    /// Each member name with the names it requires, in the spec's order.
+    KeyLists(Vec<(String, Vec<String>)>),
 }
 
 impl Value {
@@ -155,6 +162,10 @@ impl Value {
             Value::Number(n) => json_number(*n),
             Value::Text(t) => t.clone().into(),
             Value::Flag => true.into(),
+            Value::KeyLists(lists) => (lists.iter())
+                .map(|(k, needs)| (k.clone(), serde_json::json!(needs)))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
         }
     }
 
@@ -165,6 +176,10 @@ impl Value {
             Value::Number(n) => n.to_string(),
             Value::Text(t) => t.clone(),
             Value::Flag => String::new(),
+            Value::KeyLists(lists) => (lists.iter())
+                .map(|(k, needs)| format!("{k}: {}", needs.join(" ")))
+                .collect::<Vec<_>>()
+                .join("; "),
         }
     }
 }
@@ -198,8 +213,10 @@ pub type Run = fn(Subject<'_>, &Value, &JsonPointer, &mut Vec<FieldError>);
 pub enum Subject<'a> {
     Text(&'a str),
     Number(f64),
-    /// A list, by its length.
-    Items(usize),
+    /// A list: its elements as JSON values.
+    Items(&'a [serde_json::Value]),
+    /// An object, as JSON.
+    Object(&'a serde_json::Value),
 }
 
 /// How a rule reaches a `schemars` derive.

@@ -17,9 +17,13 @@ pub static RULES: &[Rule] = &[
     &FORMAT,
     &MINIMUM,
     &MAXIMUM,
+    &EXCLUSIVE_MINIMUM,
+    &EXCLUSIVE_MAXIMUM,
     &MULTIPLE_OF,
     &MIN_ITEMS,
     &MAX_ITEMS,
+    &UNIQUE_ITEMS,
+    &DEPENDENT_REQUIRED,
 ];
 
 /// `@trim`: the receiver trims the value before checking it.
@@ -148,6 +152,47 @@ pub static MAXIMUM: RuleDef = RuleDef {
     schemars: Schemars::Range(Bound::Max),
 };
 
+/// `exclusiveMinimum: 0`: the number is above the bound. Draft-04 writes it as `minimum: 0`
+/// with `exclusiveMinimum: true`, which the JSON Schema loader reads as this rule.
+pub static EXCLUSIVE_MINIMUM: RuleDef = RuleDef {
+    name: "exclusive_minimum",
+    tag: "exclusiveMinimum",
+    keyword: "exclusiveMinimum",
+    arg: Arg::Number,
+    shape: Shape::Number,
+    upper: Some(&EXCLUSIVE_MAXIMUM),
+    check: Check::Call {
+        function: "exclusive_minimum",
+        run: |s, v, at, errors| {
+            if let (Subject::Number(n), Value::Number(min)) = (s, v) {
+                validate::exclusive_minimum(n, *min, at, errors);
+            }
+        },
+    },
+    zero_fails: |v| v.as_f64().is_some_and(|n| n >= 0.0),
+    schemars: Schemars::Extend,
+};
+
+/// `exclusiveMaximum: 10` (draft-04: `maximum: 10` with `exclusiveMaximum: true`).
+pub static EXCLUSIVE_MAXIMUM: RuleDef = RuleDef {
+    name: "exclusive_maximum",
+    tag: "exclusiveMaximum",
+    keyword: "exclusiveMaximum",
+    arg: Arg::Number,
+    shape: Shape::Number,
+    upper: None,
+    check: Check::Call {
+        function: "exclusive_maximum",
+        run: |s, v, at, errors| {
+            if let (Subject::Number(n), Value::Number(max)) = (s, v) {
+                validate::exclusive_maximum(n, *max, at, errors);
+            }
+        },
+    },
+    zero_fails: |v| v.as_f64().is_some_and(|n| n <= 0.0),
+    schemars: Schemars::Extend,
+};
+
 /// `@multipleOf 0.25`: the number divided by the argument is a whole number.
 pub static MULTIPLE_OF: RuleDef = RuleDef {
     name: "multiple_of",
@@ -179,8 +224,8 @@ pub static MIN_ITEMS: RuleDef = RuleDef {
     check: Check::Call {
         function: "min_items",
         run: |s, v, at, errors| {
-            if let (Subject::Items(len), Value::Count(n)) = (s, v) {
-                validate::min_items(&vec![(); len], *n, at, errors);
+            if let (Subject::Items(items), Value::Count(n)) = (s, v) {
+                validate::min_items(items, *n, at, errors);
             }
         },
     },
@@ -198,13 +243,62 @@ pub static MAX_ITEMS: RuleDef = RuleDef {
     check: Check::Call {
         function: "max_items",
         run: |s, v, at, errors| {
-            if let (Subject::Items(len), Value::Count(n)) = (s, v) {
-                validate::max_items(&vec![(); len], *n, at, errors);
+            if let (Subject::Items(items), Value::Count(n)) = (s, v) {
+                validate::max_items(items, *n, at, errors);
             }
         },
     },
     zero_fails: never,
     schemars: Schemars::Length(Bound::Max),
+};
+
+/// `uniqueItems: true`: no two elements are the same JSON value.
+pub static UNIQUE_ITEMS: RuleDef = RuleDef {
+    name: "unique_items",
+    tag: "uniqueItems",
+    keyword: "uniqueItems",
+    arg: Arg::Flag,
+    shape: Shape::List,
+    upper: None,
+    check: Check::Call {
+        function: "unique_items",
+        run: |s, _, at, errors| {
+            if let Subject::Items(items) = s {
+                validate::unique_items(items, at, errors);
+            }
+        },
+    },
+    // No two elements of an empty list are equal.
+    zero_fails: never,
+    schemars: Schemars::Extend,
+};
+
+/// `dependentRequired: {card: [billing]}`: an object with the member `card` has `billing` too.
+/// Draft-04 to 07 write it inside `dependencies` (an entry whose value is a list), which the
+/// JSON Schema loader reads as this rule.
+pub static DEPENDENT_REQUIRED: RuleDef = RuleDef {
+    name: "dependent_required",
+    tag: "dependentRequired",
+    keyword: "dependentRequired",
+    arg: Arg::KeyLists,
+    shape: Shape::Object,
+    upper: None,
+    check: Check::Call {
+        function: "dependent_required",
+        run: |s, v, at, errors| {
+            if let (Subject::Object(object), Value::KeyLists(lists)) = (s, v) {
+                let needs: Vec<Vec<&str>> = (lists.iter())
+                    .map(|(_, n)| n.iter().map(String::as_str).collect())
+                    .collect();
+                let deps: Vec<(&str, &[&str])> = (lists.iter().zip(&needs))
+                    .map(|((k, _), n)| (k.as_str(), n.as_slice()))
+                    .collect();
+                validate::dependent_required(object, &deps, at, errors);
+            }
+        },
+    },
+    zero_fails: never,
+    schemars: Schemars::None,
 };
 
 fn never(_: &Value) -> bool {

@@ -486,6 +486,178 @@ impl agentwire_runtime::Validate for Note {
         );
     }
 }
+/// Rules on a whole object and draft-04's bounds: a card needs its billing address, the amount is above zero, the tags differ.
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+pub struct Payment {
+    #[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")]
+    #[cfg_attr(feature = "schemars", schemars(extend("exclusiveMinimum" = 0f64)))]
+    pub amount: f64,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
+    pub card: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
+    pub billing: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(with = "Vec<String>", extend("uniqueItems" = true))
+    )]
+    pub tags: Option<Vec<String>>,
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for Payment {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
+            type Value = Payment;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `Payment` object")
+            }
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Payment, A::Error> {
+                let mut f0: Option<f64> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<Vec<String>> = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "amount" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "amount",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "card" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("card"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "billing" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "billing",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "tags" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("tags"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Payment {
+                    amount: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "amount",
+                        ))?,
+                    card: f1,
+                    billing: f2,
+                    tags: f3,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+impl Payment {
+    /// Builds `Payment` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(amount: f64) -> Self {
+        Self {
+            amount,
+            card: None,
+            billing: None,
+            tags: None,
+        }
+    }
+    /// Sets `card`.
+    pub fn with_card(mut self, value: impl Into<String>) -> Self {
+        self.card = Some(value.into());
+        self
+    }
+    /// Sets `billing`.
+    pub fn with_billing(mut self, value: impl Into<String>) -> Self {
+        self.billing = Some(value.into());
+        self
+    }
+    /// Sets `tags`.
+    pub fn with_tags(mut self, value: Vec<String>) -> Self {
+        self.tags = Some(value);
+        self
+    }
+}
+impl agentwire_runtime::Validate for Payment {
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        let v = &self.amount;
+        at.with(
+            "amount",
+            |at| {
+                agentwire_runtime::validate::exclusive_minimum(*v, 0f64, at, errors);
+            },
+        );
+        if let Some(v) = &self.tags {
+            at.with(
+                "tags",
+                |at| {
+                    agentwire_runtime::validate::unique_items(v, at, errors);
+                },
+            );
+        }
+        agentwire_runtime::validate::dependent_required(
+            self,
+            &[("card", &["billing"] as &[&str])],
+            at,
+            errors,
+        );
+    }
+}
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
@@ -672,6 +844,7 @@ pub fn decode_type(
                 agentwire_runtime::dynamic::reencode::<BlockTextType>(json)
             }
             "Note" => agentwire_runtime::dynamic::reencode::<Note>(json),
+            "Payment" => agentwire_runtime::dynamic::reencode::<Payment>(json),
             "Picture" => agentwire_runtime::dynamic::reencode::<Picture>(json),
             "Text" => agentwire_runtime::dynamic::reencode::<Text>(json),
             _ => return None,
@@ -691,6 +864,7 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
             "BlockText" => ::schemars::schema_for!(BlockText),
             "BlockTextType" => ::schemars::schema_for!(BlockTextType),
             "Note" => ::schemars::schema_for!(Note),
+            "Payment" => ::schemars::schema_for!(Payment),
             "Picture" => ::schemars::schema_for!(Picture),
             "Text" => ::schemars::schema_for!(Text),
             _ => return None,

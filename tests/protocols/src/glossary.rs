@@ -17,13 +17,17 @@ pub struct Term {
     #[cfg_attr(feature = "schemars", schemars(length(min = 1u64)))]
     pub word: String,
     pub meaning: String,
+    /// Related terms, each named once.
     #[serde(
         rename = "seeAlso",
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "agentwire_runtime::serde_helpers::present"
     )]
-    #[cfg_attr(feature = "schemars", schemars(with = "Vec<String>"))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(with = "Vec<String>", extend("uniqueItems" = true))
+    )]
     pub see_also: Option<Vec<String>>,
     /// How much of the term the reader knows, in quarters.
     #[serde(
@@ -37,6 +41,22 @@ pub struct Term {
         schemars(with = "f64", extend("multipleOf" = 0.25f64))
     )]
     pub known: Option<f64>,
+    /// How hard the term is: above 0, below 10.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present",
+        serialize_with = "agentwire_runtime::serde_helpers::option_number::serialize"
+    )]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            with = "f64",
+            extend("exclusiveMinimum" = 0f64),
+            extend("exclusiveMaximum" = 10f64)
+        )
+    )]
+    pub difficulty: Option<f64>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Term {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -59,6 +79,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Term {
                 let mut f1: Option<String> = None;
                 let mut f2: Option<Vec<String>> = None;
                 let mut f3: Option<f64> = None;
+                let mut f4: Option<f64> = None;
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -101,6 +122,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Term {
                             }
                             f3 = Some(map.next_value()?);
                         }
+                        "difficulty" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "difficulty",
+                                    ),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
                         _ => {
                             map.next_value::<
                                     agentwire_runtime::serde::de::IgnoredAny,
@@ -119,6 +150,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Term {
                         ))?,
                     see_also: f2,
                     known: f3,
+                    difficulty: f4,
                 })
             }
         }
@@ -135,6 +167,7 @@ impl Term {
             meaning: meaning.into(),
             see_also: None,
             known: None,
+            difficulty: None,
         }
     }
     /// Sets `seeAlso`.
@@ -145,6 +178,11 @@ impl Term {
     /// Sets `known`.
     pub fn with_known(mut self, value: f64) -> Self {
         self.known = Some(value);
+        self
+    }
+    /// Sets `difficulty`.
+    pub fn with_difficulty(mut self, value: f64) -> Self {
+        self.difficulty = Some(value);
         self
     }
 }
@@ -161,11 +199,33 @@ impl agentwire_runtime::Validate for Term {
                 agentwire_runtime::validate::min_length(v, 1u64, at, errors);
             },
         );
+        if let Some(v) = &self.see_also {
+            at.with(
+                "seeAlso",
+                |at| {
+                    agentwire_runtime::validate::unique_items(v, at, errors);
+                },
+            );
+        }
         if let Some(v) = &self.known {
             at.with(
                 "known",
                 |at| {
                     agentwire_runtime::validate::multiple_of(*v, 0.25f64, at, errors);
+                },
+            );
+        }
+        if let Some(v) = &self.difficulty {
+            at.with(
+                "difficulty",
+                |at| {
+                    agentwire_runtime::validate::exclusive_minimum(*v, 0f64, at, errors);
+                    agentwire_runtime::validate::exclusive_maximum(
+                        *v,
+                        10f64,
+                        at,
+                        errors,
+                    );
                 },
             );
         }

@@ -60,6 +60,39 @@ fn a_types_only_typescript_module_has_its_types_and_no_protocol_entry() {
         agentwire_runtime::Rule::MultipleOf(0.25)
     );
     assert_eq!(known.errors[0].rule.name(), "multiple_of");
+    // `@exclusiveMinimum` / `@exclusiveMaximum` refuse the bound itself; `@uniqueItems` a
+    // repeated element. Each error names the rule and the value's pointer.
+    let edges = glossary::decode_type(
+        "Term",
+        r#"{"word": "w", "meaning": "m", "difficulty": 10, "seeAlso": ["a", "b", "a"]}"#,
+    )
+    .unwrap()
+    .unwrap_err();
+    let found: Vec<(&str, &str)> = (edges.errors.iter())
+        .map(|e| (e.pointer.as_str(), e.rule.name()))
+        .collect();
+    assert_eq!(
+        found,
+        [("/seeAlso", "unique_items"), ("/difficulty", "exclusive_maximum")],
+        "{edges}"
+    );
+    let low = glossary::decode_type("Term", r#"{"word": "w", "meaning": "m", "difficulty": 0}"#)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        low.errors[0].rule,
+        agentwire_runtime::Rule::ExclusiveMinimum(0.0)
+    );
+    let fine = r#"{"word": "w", "meaning": "m", "difficulty": 9.5, "seeAlso": ["a", "b"]}"#;
+    assert!(glossary::decode_type("Term", fine).unwrap().is_ok());
+    assert_eq!(
+        schema_of_term()["properties"]["difficulty"]["exclusiveMaximum"],
+        json!(10)
+    );
+    assert_eq!(
+        schema_of_term()["properties"]["seeAlso"]["uniqueItems"],
+        json!(true)
+    );
     let fine = r#"{"word": "w", "meaning": "m", "known": 0.75}"#;
     assert!(glossary::decode_type("Term", fine).unwrap().is_ok());
     let schema: Value = serde_json::from_str(glossary::SCHEMA).unwrap();
@@ -73,4 +106,37 @@ fn a_types_only_typescript_module_has_its_types_and_no_protocol_entry() {
         .collect();
     assert!(!registered.contains(&"glossary") && !registered.contains(&"ledger"));
     assert!(registered.contains(&"jobs"), "{registered:?}");
+}
+
+/// The JSON Schema the glossary module carries for `Term`.
+fn schema_of_term() -> Value {
+    let schema: Value = serde_json::from_str(glossary::SCHEMA).unwrap();
+    schema["$defs"]["Term"].clone()
+}
+
+#[test]
+fn a_json_schema_module_checks_object_rules_and_draft_04_bounds() {
+    use agentwire_test_protocols::catchall;
+    let ok = r#"{"amount": 0.5, "card": "4111", "billing": "Main St", "tags": ["a", "b"]}"#;
+    assert!(catchall::decode_type("Payment", ok).unwrap().is_ok());
+    let bad = r#"{"amount": 0, "card": "4111", "tags": ["a", "a"]}"#;
+    let e = catchall::decode_type("Payment", bad).unwrap().unwrap_err();
+    let found: Vec<(&str, &str)> = (e.errors.iter())
+        .map(|e| (e.pointer.as_str(), e.rule.name()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("/amount", "exclusive_minimum"),
+            ("/tags", "unique_items"),
+            ("", "dependent_required"),
+        ],
+        "{e}"
+    );
+    assert_eq!(e.errors[2].message, "`billing` is required where `card` is present");
+    // The module's schema says the same in 2020-12's words.
+    let schema: Value = serde_json::from_str(catchall::SCHEMA).unwrap();
+    let payment = &schema["$defs"]["Payment"];
+    assert_eq!(payment["dependentRequired"], json!({"card": ["billing"]}));
+    assert_eq!(payment["properties"]["amount"]["exclusiveMinimum"], json!(0));
 }

@@ -58,6 +58,11 @@ pub enum Keyword {
 /// How the loader treats `keyword`. Nothing is a refusal: JSON Schema ignores keywords it does
 /// not know, and a rule the IR cannot say is left to the reader of the note.
 pub fn classify(keyword: &str) -> Keyword {
+    if keyword == "dependentRequired" {
+        // A rule on an object as a whole: read where the schema is a struct's (the loader
+        // allows it there), else as absent.
+        return Keyword::Unchecked("the schema without this condition");
+    }
     if READ.contains(&keyword)
         || crate::rules::by_keyword(keyword).is_some()
         || ANNOTATIONS.contains(&keyword)
@@ -66,16 +71,15 @@ pub fn classify(keyword: &str) -> Keyword {
         return Keyword::Known;
     }
     Keyword::Unchecked(match keyword {
-        "exclusiveMinimum" | "exclusiveMaximum" => "the inclusive `minimum`/`maximum` only",
-        "uniqueItems" => "each element, not that they differ",
         "patternProperties" | "propertyNames" | "unevaluatedProperties" => {
             "the members through `properties`/`additionalProperties` only"
         }
         "prefixItems" | "additionalItems" | "contains" | "minContains" | "maxContains"
         | "unevaluatedItems" => "the elements through `items` only",
         "minProperties" | "maxProperties" => "each member, not how many there are",
-        "not" | "if" | "then" | "else" | "dependentSchemas" | "dependentRequired"
-        | "dependencies" => "the schema without this condition",
+        "not" | "if" | "then" | "else" | "dependentSchemas" | "dependencies" => {
+            "the schema without this condition"
+        }
         "$dynamicRef" | "$recursiveRef" | "$dynamicAnchor" | "$recursiveAnchor" => {
             "the value as any JSON value"
         }

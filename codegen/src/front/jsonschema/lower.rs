@@ -174,7 +174,14 @@ impl<'f> Lowerer<'f> {
             None,
         );
         let (kind, open) = self.kind_of(name, node);
+        let rules = match kind {
+            TypeKind::Struct(_) => self.object_rules(node),
+            _ => Constraints::default(),
+        };
         self.put(name, node, inline, doc, kind, open);
+        if let Some(def) = self.types.get_mut(name) {
+            def.rules = rules;
+        }
     }
 
     pub(super) fn put(
@@ -193,6 +200,7 @@ impl<'f> Lowerer<'f> {
             origin: self.origin(node),
             kind,
             open,
+            rules: Default::default(),
         };
         self.types.insert(name.to_owned(), def);
     }
@@ -562,6 +570,16 @@ impl<'f> Lowerer<'f> {
             let Some(rule) = rules::by_keyword(&m.key) else {
                 continue;
             };
+            // A rule on an object as a whole is the struct's (`object_rules`), not a field's.
+            if rule.shape == Shape::Object {
+                continue;
+            }
+            // Draft-04's boolean `exclusiveMinimum` makes its `minimum` exclusive: the bound
+            // is read as the later drafts' number form, where it has one.
+            if m.value.as_bool().is_some() && matches!(rule.arg, Arg::Number) {
+                continue;
+            }
+            let rule = draft4_exclusive(source, rule);
             if lists.is_some_and(|l| l != (rule.shape == Shape::List))
                 || (rule.arg == Arg::Flag && m.value.as_bool() == Some(false))
             {
@@ -594,6 +612,11 @@ impl<'f> Lowerer<'f> {
             let allowed = match m.key.as_str() {
                 "not" => keywords::is_tag_exclusion(&m.value),
                 "unevaluatedProperties" => m.value.as_bool() == Some(true),
+                // Read as the object's `dependent_required` where the schema is a struct's.
+                "dependentRequired" | "dependencies" => {
+                    self.is_object_schema(node)
+                        && m.value.members().iter().all(|d| d.value.as_array().is_some())
+                }
                 _ => false,
             };
             if allowed {
@@ -702,6 +725,23 @@ pub(super) fn inline_name(parent: &str, key: &str) -> String {
     format!("{parent}{}", pascal_case(key))
 }
 
+/// The rule a draft-04 `minimum`/`maximum` stands for: the exclusive one beside
+/// `exclusiveMinimum: true`/`exclusiveMaximum: true`, else itself.
+fn draft4_exclusive(source: &Node, rule: Rule) -> Rule {
+    let (flag, exclusive) = if *rule == rules::MINIMUM {
+        ("exclusiveMinimum", &rules::EXCLUSIVE_MINIMUM)
+    } else if *rule == rules::MAXIMUM {
+        ("exclusiveMaximum", &rules::EXCLUSIVE_MAXIMUM)
+    } else {
+        return rule;
+    };
+    if source.get(flag).and_then(Node::as_bool) == Some(true) {
+        exclusive
+    } else {
+        rule
+    }
+}
+
 /// A rule keyword's argument, parsed with the wording every front end uses; any `format` is
 /// taken (one the validators do not know is carried into the schema and noted by the summary).
 fn rule_value(rule: Rule, node: &Node) -> Result<Value, TagError> {
@@ -719,6 +759,10 @@ fn rule_value(rule: Rule, node: &Node) -> Result<Value, TagError> {
         (Arg::Regex | Arg::Format, _, None) => Err(TagError::new(
             format!("`{written}` needs a string, found `{}`", text()),
             "write the value as a JSON string",
+        )),
+        (Arg::KeyLists, ..) => Err(TagError::new(
+            format!("`{written}` is read on an object schema, not here"),
+            "write it beside the object's `properties`",
         )),
         (Arg::Flag, ..) if node.as_bool() == Some(true) => Ok(Value::Flag),
         (Arg::Flag, ..) => Err(TagError::new(

@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 
 use super::json::Node;
 use super::lower::{Lowerer, MAX_REF_DEPTH, doc_of, inline_name};
-use crate::ir::{Field, Ty, TypeKind};
+use crate::ir::{Constraints, Field, Ty, TypeKind};
+use crate::rules::{self, Value};
 
 /// The members of an object schema after merging `allOf` and `$ref`s.
 #[derive(Default)]
@@ -151,6 +152,34 @@ impl<'f> Lowerer<'f> {
             .additional
             .and_then(|extra| self.extra_ty(extra, name));
         (TypeKind::Struct(fields), open)
+    }
+}
+
+impl Lowerer<'_> {
+    /// The rules on an object schema as a whole: `dependentRequired`, and draft-04 to 07's
+    /// `dependencies` entries that list names (one with a schema is noted, and not read).
+    pub(super) fn object_rules(&mut self, node: &Node) -> Constraints {
+        let mut lists: Vec<(String, Vec<String>)> = Vec::new();
+        for key in ["dependentRequired", "dependencies"] {
+            for m in node.get(key).map(Node::members).unwrap_or_default() {
+                let Some(names) = m.value.as_array() else {
+                    continue;
+                };
+                let names: Vec<String> = (names.iter())
+                    .filter_map(Node::as_str)
+                    .map(str::to_owned)
+                    .collect();
+                match lists.iter_mut().find(|(k, _)| *k == m.key) {
+                    Some((_, needs)) => needs.extend(names),
+                    None => lists.push((m.key.clone(), names)),
+                }
+            }
+        }
+        let mut c = Constraints::default();
+        if !lists.is_empty() {
+            c.set(&rules::DEPENDENT_REQUIRED, Value::KeyLists(lists));
+        }
+        c
     }
 }
 

@@ -168,6 +168,7 @@ fn lower_message(
                             origin,
                             kind,
                             open: None,
+                            rules: Default::default(),
                         },
                     );
                 }
@@ -185,6 +186,7 @@ fn lower_message(
             origin,
             kind: TypeKind::Struct(fields),
             open: None,
+            rules: Default::default(),
         },
     );
 }
@@ -232,5 +234,6 @@ fn enum_def(spec: &ProtoSpec, e: &EnumDescriptor, name: String) -> TypeDef {
         origin,
         kind: TypeKind::Enum(e.values().map(|v| v.name().to_owned()).collect()),
         open: None,
+        rules: Default::default(),
     }
 }

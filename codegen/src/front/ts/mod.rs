@@ -278,6 +278,7 @@ impl<'f> Loader<'f> {
             kind,
             // An index signature beside properties, read by `members` for this owner.
             open: self.open.remove(name),
+            rules: Default::default(),
         };
         if self.types.insert(name.to_owned(), def).is_some() {
             self.error(
@@ -510,6 +511,7 @@ impl<'f> Loader<'f> {
                             variants: Vec::new(),
                         },
                         open: None,
+                        rules: Default::default(),
                     },
                 );
                 return true;
