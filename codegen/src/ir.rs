@@ -829,7 +829,10 @@ impl Protocol {
             .values()
             .map(|t| match &t.kind {
                 TypeKind::Struct(fields) | TypeKind::Oneof { cases: fields, .. } => {
-                    fields.iter().map(|f| f.constraints.rule_count()).sum::<usize>()
+                    fields
+                        .iter()
+                        .map(|f| f.constraints.rule_count())
+                        .sum::<usize>()
                         + t.rules.rule_count()
                 }
                 TypeKind::Alias { constraints, .. } => constraints.rule_count(),

@@ -392,7 +392,10 @@ fn dependent_required_and_listed_dependencies_are_the_objects_rule() {
     let lists = |n: &str| types[n].rules.get(&DEPENDENT_REQUIRED).cloned();
     assert_eq!(
         lists("Pay"),
-        Some(Value::KeyLists(vec![("card".into(), vec!["billing".into()])]))
+        Some(Value::KeyLists(vec![(
+            "card".into(),
+            vec!["billing".into()]
+        )]))
     );
     assert_eq!(
         lists("Old"),
@@ -403,7 +406,37 @@ fn dependent_required_and_listed_dependencies_are_the_objects_rule() {
     );
     assert_eq!(
         notes,
-        ["note: schema.json (line 5): `dependencies` is not checked by the generated validators; they check the schema without this condition"]
+        [
+            "note: schema.json (line 5): `dependencies` is not checked by the generated validators; they check the schema without this condition"
+        ]
+    );
+}
+
+#[test]
+fn a_closed_map_of_pattern_properties_checks_its_values() {
+    // `additionalProperties: false` with one schema for every pattern: a map of that schema.
+    // Any other `patternProperties` is read as absent; both are noted.
+    let (types, notes) = load_noted(
+        r#"{"$defs": {"A": {"type": "object", "properties": {
+            "cmd": {"type": "object", "additionalProperties": false,
+                    "patternProperties": {"^.*$": {"type": "string"}}},
+            "open": {"type": "object",
+                     "patternProperties": {"^x-": {"type": "integer"}}}}}}}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(
+        fields(&types, "A"),
+        [
+            ("cmd".into(), Ty::Map(Box::new(Ty::String)), true),
+            ("open".into(), Ty::Map(Box::new(Ty::Any)), true),
+        ]
+    );
+    assert_eq!(
+        notes,
+        [
+            "note: schema.json (line 5): `patternProperties` is not checked by the generated validators; they check the members through `properties`/`additionalProperties` only",
+            "note: schema.json (line 3): member names are not checked against `patternProperties`; each value is read as its pattern's schema",
+        ]
     );
 }
 

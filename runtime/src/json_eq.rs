@@ -74,6 +74,9 @@ mod tests {
         assert_ne!(canonical(&json!(1)), canonical(&json!("1")));
         assert_ne!(canonical(&json!(1.5)), canonical(&json!(1)));
         assert_ne!(canonical(&json!([1, 2])), canonical(&json!([2, 1])));
-        assert_ne!(canonical(&json!({"a": 1})), canonical(&json!({"a": 1, "b": 1})));
+        assert_ne!(
+            canonical(&json!({"a": 1})),
+            canonical(&json!({"a": 1, "b": 1}))
+        );
     }
 }

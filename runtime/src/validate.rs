@@ -289,11 +289,7 @@ pub fn exclusive_maximum(v: f64, max: f64, at: &JsonPointer, errors: &mut Vec<Fi
 /// `uniqueItems`: no two elements are the same JSON value. Elements are compared by their
 /// JSON form (`crate::json_eq::canonical`: `1` and `1.0` are one number, member order does not
 /// count), each written once into a set, so a long list costs one pass.
-pub fn unique_items<T: serde::Serialize>(
-    v: &[T],
-    at: &JsonPointer,
-    errors: &mut Vec<FieldError>,
-) {
+pub fn unique_items<T: serde::Serialize>(v: &[T], at: &JsonPointer, errors: &mut Vec<FieldError>) {
     let mut seen = std::collections::HashMap::with_capacity(v.len());
     for (i, item) in v.iter().enumerate() {
         let Ok(json) = serde_json::to_value(item) else {
@@ -454,15 +450,30 @@ mod tests {
         let mut errors = Vec::new();
         let mut at = JsonPointer::new();
         unique_items(&["a", "b"], &at, &mut errors);
-        unique_items(&[serde_json::json!({"a": 1}), serde_json::json!({"a": 2})], &at, &mut errors);
+        unique_items(
+            &[serde_json::json!({"a": 1}), serde_json::json!({"a": 2})],
+            &at,
+            &mut errors,
+        );
         assert!(errors.is_empty(), "{errors:?}");
         at.with("tags", |at| {
-            unique_items(&[serde_json::json!(1), serde_json::json!(2), serde_json::json!(1.0)], at, &mut errors);
+            unique_items(
+                &[
+                    serde_json::json!(1),
+                    serde_json::json!(2),
+                    serde_json::json!(1.0),
+                ],
+                at,
+                &mut errors,
+            );
         });
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].pointer, "/tags");
         assert_eq!(errors[0].rule.name(), "unique_items");
-        assert_eq!(errors[0].message, "items 0 and 2 are equal; the list's items must differ");
+        assert_eq!(
+            errors[0].message,
+            "items 0 and 2 are equal; the list's items must differ"
+        );
     }
 
     #[test]
@@ -480,11 +491,19 @@ mod tests {
         dependent_required(&serde_json::json!([1]), deps, &at, &mut errors);
         assert!(errors.is_empty(), "{errors:?}");
         at.with("pay", |at| {
-            dependent_required(&serde_json::json!({"card": 1, "cvc": 3}), deps, at, &mut errors);
+            dependent_required(
+                &serde_json::json!({"card": 1, "cvc": 3}),
+                deps,
+                at,
+                &mut errors,
+            );
         });
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].pointer, "/pay");
         assert_eq!(errors[0].rule.name(), "dependent_required");
-        assert_eq!(errors[0].message, "`billing` is required where `card` is present");
+        assert_eq!(
+            errors[0].message,
+            "`billing` is required where `card` is present"
+        );
     }
 }

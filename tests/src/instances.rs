@@ -80,7 +80,11 @@ fn sites_of(
     if depth > 12 {
         return;
     }
-    if let Some(target) = obj.get("$ref").and_then(Value::as_str).and_then(|r| local(root, r)) {
+    if let Some(target) = obj
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| local(root, r))
+    {
         sites_of(root, target, value, at, out, depth + 1);
     }
     for key in ["allOf", "anyOf", "oneOf"] {
@@ -143,7 +147,12 @@ fn own_sites(obj: &Map<String, Value>, value: &Value, at: &str, out: &mut Vec<(S
     }
     if value.is_object() {
         for key in ["dependentRequired", "dependencies"] {
-            for (when, needs) in obj.get(key).and_then(Value::as_object).into_iter().flatten() {
+            for (when, needs) in obj
+                .get(key)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
                 let Some(first) = needs.as_array().and_then(|n| n.first()?.as_str()) else {
                     continue;
                 };
@@ -176,7 +185,9 @@ fn own_sites(obj: &Map<String, Value>, value: &Value, at: &str, out: &mut Vec<(S
         }
     }
     if let Some(not) = obj.get("not").cloned() {
-        add(Box::new(move |v, rng, root| merge_into(v, draw(root, &not, rng, 0))));
+        add(Box::new(move |v, rng, root| {
+            merge_into(v, draw(root, &not, rng, 0))
+        }));
     }
     if let (Some(cond), Some(then)) = (obj.get("if").cloned(), obj.get("then").cloned()) {
         add(Box::new(move |v, rng, root| {
@@ -204,10 +215,20 @@ fn key_matching(pattern: &str) -> Option<String> {
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         .collect();
-    ["x", "a", "zz_pattern", "A1", "x-y", "_", "0", &literal, &format!("{literal}x")]
-        .into_iter()
-        .find(|k| re.is_match(k))
-        .map(str::to_owned)
+    [
+        "x",
+        "a",
+        "zz_pattern",
+        "A1",
+        "x-y",
+        "_",
+        "0",
+        &literal,
+        &format!("{literal}x"),
+    ]
+    .into_iter()
+    .find(|k| re.is_match(k))
+    .map(str::to_owned)
 }
 
 /// A value of another JSON type than `schema` declares (a list unless it declares one).

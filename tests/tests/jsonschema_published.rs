@@ -93,7 +93,7 @@ fn generate(root: &Path, module: &str, file: &Path, name: &str) -> (Module, usiz
 
 /// The Rust type name a definition gets (the naming pass's first choice).
 fn rust_name(json_name: &str) -> String {
-    let plain = json_name.starts_with(|c: char| c.is_ascii_alphabetic())
+    let plain = json_name.starts_with(|c: char| c.is_ascii_uppercase())
         && json_name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_');
@@ -124,11 +124,24 @@ fn reference(doc: &Value, pointer: &str) -> Option<jsonschema::Validator> {
         .and_then(Value::as_str)
         .map(|i| i.trim_end_matches('#').to_owned())
         .unwrap_or_else(|| "urn:agentwire:upstream".to_owned());
-    let wrapper = json!({"$ref": format!("{id}#{pointer}")});
-    jsonschema::options()
+    // The wrapper speaks the document's draft (draft-04's `exclusiveMinimum: true` is the
+    // draft-04 keyword only under draft-04).
+    let mut wrapper = json!({"$ref": format!("{id}#{pointer}")});
+    if let Some(draft) = doc.get("$schema") {
+        wrapper["$schema"] = draft.clone();
+    }
+    // `format` asserted, as the generated validators assert the formats they know.
+    match jsonschema::options()
         .with_retriever(Upstream(doc.clone()))
+        .should_validate_formats(true)
         .build(&wrapper)
-        .ok()
+    {
+        Ok(v) => Some(v),
+        Err(e) => {
+            println!("  no reference validator for {id}#{pointer}: {e}");
+            None
+        }
+    }
 }
 
 /// Keywords whose presence explains a disagreement (spec/README.md's lenient readings).
@@ -141,8 +154,6 @@ const LENIENT: &[&str] = &[
     "if",
     "then",
     "else",
-    "dependencies",
-    "dependentRequired",
     "dependentSchemas",
     "multipleOf",
     "contains",
@@ -160,7 +171,13 @@ const LENIENT: &[&str] = &[
 fn lenient(doc: &Value, schema: &Value, seen: &mut BTreeSet<String>) -> bool {
     match schema {
         Value::Object(obj) => obj.iter().any(|(k, v)| {
+            // Member names are no keywords (a meta-schema declares a property `not`).
+            if let ("properties" | "$defs" | "definitions", Value::Object(members)) = (k.as_str(), v) {
+                return members.values().any(|m| lenient(doc, m, seen));
+            }
             let here = LENIENT.contains(&k.as_str())
+                // Draft-04 to 07's `dependencies` with a schema (its lists are checked).
+                || (k == "dependencies" && v.as_object().is_some_and(|d| d.values().any(|x| !x.is_array())))
                 || (k == "additionalProperties" && *v == json!(false))
                 || (k == "items" && v.is_array())
                 || ((k == "enum" || k == "const") && !only_strings(v))

@@ -80,11 +80,16 @@ impl Node {
             Node::Bool(b) => Value::Bool(*b),
             Node::Num(Num::U(n)) => (*n).into(),
             Node::Num(Num::I(n)) => (*n).into(),
-            Node::Num(Num::F(n)) => serde_json::Number::from_f64(*n).map_or(Value::Null, Value::Number),
+            Node::Num(Num::F(n)) => {
+                serde_json::Number::from_f64(*n).map_or(Value::Null, Value::Number)
+            }
             Node::Str(s) => Value::String(s.clone()),
             Node::Arr(items) => Value::Array(items.iter().map(Node::to_value).collect()),
             Node::Obj(members) => Value::Object(
-                members.iter().map(|(k, v)| (k.clone(), v.to_value())).collect(),
+                members
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_value()))
+                    .collect(),
             ),
         }
     }

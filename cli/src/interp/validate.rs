@@ -99,7 +99,13 @@ impl Types {
                     self.validate_struct(fields, open, members, at, errors);
                     if !def.rules.is_empty() {
                         let whole = node.to_value();
-                        self.rules(&def.rules, Shape::Object, Subject::Object(&whole), at, errors);
+                        self.rules(
+                            &def.rules,
+                            Shape::Object,
+                            Subject::Object(&whole),
+                            at,
+                            errors,
+                        );
                     }
                 }
             }

@@ -129,7 +129,14 @@ impl<'a> Validators<'a> {
                 let extra = self.extra_checks(def);
                 // The rules on the object as a whole, on its JSON form.
                 let whole = (!self.proto)
-                    .then(|| rules::emit::checks(&def.rules, Shape::Object, quote!(self), &quote!(agentwire_runtime)))
+                    .then(|| {
+                        rules::emit::checks(
+                            &def.rules,
+                            Shape::Object,
+                            quote!(self),
+                            &quote!(agentwire_runtime),
+                        )
+                    })
                     .unwrap_or_default();
                 quote!(#(#checks)* #extra #(#whole)*)
             }

@@ -70,7 +70,9 @@ fn arg_tokens(v: &Value) -> TokenStream {
         Value::Text(t) => quote!(#t,),
         Value::Flag => TokenStream::new(),
         Value::KeyLists(lists) => {
-            let entries = lists.iter().map(|(k, needs)| quote!((#k, &[#(#needs),*] as &[&str])));
+            let entries = lists
+                .iter()
+                .map(|(k, needs)| quote!((#k, &[#(#needs),*] as &[&str])));
             quote!(&[#(#entries),*],)
         }
     }

@@ -73,7 +73,10 @@ fn a_types_only_typescript_module_has_its_types_and_no_protocol_entry() {
         .collect();
     assert_eq!(
         found,
-        [("/seeAlso", "unique_items"), ("/difficulty", "exclusive_maximum")],
+        [
+            ("/seeAlso", "unique_items"),
+            ("/difficulty", "exclusive_maximum")
+        ],
         "{edges}"
     );
     let low = glossary::decode_type("Term", r#"{"word": "w", "meaning": "m", "difficulty": 0}"#)
@@ -133,10 +136,16 @@ fn a_json_schema_module_checks_object_rules_and_draft_04_bounds() {
         ],
         "{e}"
     );
-    assert_eq!(e.errors[2].message, "`billing` is required where `card` is present");
+    assert_eq!(
+        e.errors[2].message,
+        "`billing` is required where `card` is present"
+    );
     // The module's schema says the same in 2020-12's words.
     let schema: Value = serde_json::from_str(catchall::SCHEMA).unwrap();
     let payment = &schema["$defs"]["Payment"];
     assert_eq!(payment["dependentRequired"], json!({"card": ["billing"]}));
-    assert_eq!(payment["properties"]["amount"]["exclusiveMinimum"], json!(0));
+    assert_eq!(
+        payment["properties"]["amount"]["exclusiveMinimum"],
+        json!(0)
+    );
 }

@@ -131,3 +131,18 @@ fn exclusion_list(not: &super::json::Node) -> Option<&[super::json::Node]> {
         });
     tags.then_some(list)
 }
+
+/// The one schema of `patternProperties` on an object schema with `additionalProperties:
+/// false`: every member's value has it (each name must match a pattern, and each pattern gives
+/// the same schema). `None` where a member could have another schema.
+pub fn pattern_map(node: &super::json::Node) -> Option<&super::json::Node> {
+    if node.get("additionalProperties")?.as_bool() != Some(false) {
+        return None;
+    }
+    let patterns = node.get("patternProperties")?.members();
+    let (first, rest) = patterns.split_first()?;
+    let same = rest
+        .iter()
+        .all(|m| m.value.to_value() == first.value.to_value());
+    same.then_some(&first.value)
+}

@@ -354,7 +354,7 @@ impl<'f> Lowerer<'f> {
                 self.define(context, node, true);
                 Ty::Named(context.to_owned())
             }
-            "object" => Ty::Map(Box::new(self.additional(node, context).unwrap_or(Ty::Any))),
+            "object" => Ty::Map(Box::new(self.map_values(node, context))),
             other => {
                 self.error(node, format!("unknown JSON type `{other}`"));
                 Ty::Any
@@ -445,6 +445,16 @@ impl<'f> Lowerer<'f> {
             format!("{key} of values that are not all strings is read as {what}; the values themselves are not checked"),
         );
         Some(ty)
+    }
+
+    /// The values' type of an object schema without properties (a map): its
+    /// `additionalProperties`, or, where that is `false`, the schema `patternProperties` gives
+    /// every name it admits (`keywords::pattern_map`).
+    fn map_values(&mut self, node: &Node, context: &str) -> Ty {
+        match keywords::pattern_map(node) {
+            Some(values) => self.ty_of(values, &format!("{context}Value")),
+            None => self.additional(node, context).unwrap_or(Ty::Any),
+        }
     }
 
     /// `additionalProperties` of `node`: `None` when absent or `false`, else the members' type.
@@ -612,10 +622,24 @@ impl<'f> Lowerer<'f> {
             let allowed = match m.key.as_str() {
                 "not" => keywords::is_tag_exclusion(&m.value),
                 "unevaluatedProperties" => m.value.as_bool() == Some(true),
+                // A map whose every value has the one pattern's schema: the values are checked,
+                // the names are not (noted).
+                "patternProperties"
+                    if !self.is_object_schema(node) && keywords::pattern_map(node).is_some() =>
+                {
+                    self.note(
+                        m.key_span.0,
+                        "member names are not checked against `patternProperties`; each value is read as its pattern's schema".to_owned(),
+                    );
+                    true
+                }
                 // Read as the object's `dependent_required` where the schema is a struct's.
                 "dependentRequired" | "dependencies" => {
                     self.is_object_schema(node)
-                        && m.value.members().iter().all(|d| d.value.as_array().is_some())
+                        && m.value
+                            .members()
+                            .iter()
+                            .all(|d| d.value.as_array().is_some())
                 }
                 _ => false,
             };
