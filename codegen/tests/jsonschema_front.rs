@@ -441,6 +441,19 @@ fn a_closed_map_of_pattern_properties_checks_its_values() {
 }
 
 #[test]
+fn an_all_of_part_of_annotations_only_adds_nothing() {
+    // Draft-04's meta-schema: `positiveIntegerDefault0` is `positiveInteger` with a default.
+    let types = ok(r##"{"definitions": {
+        "positiveInteger": {"type": "integer", "minimum": 0},
+        "positiveIntegerDefault0": {"allOf": [{"$ref": "#/definitions/positiveInteger"}, {"default": 0}]}
+    }}"##);
+    match &types["positiveIntegerDefault0"].kind {
+        TypeKind::Alias { target, .. } => assert_eq!(*target, named("positiveInteger")),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn definition_names_that_are_no_rust_identifier_keep_their_json_name() {
     // setuptools names its definitions in kebab case; the naming pass gives the Rust name.
     let types = ok(r##"{"definitions": {

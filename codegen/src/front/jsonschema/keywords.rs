@@ -146,3 +146,18 @@ pub fn pattern_map(node: &super::json::Node) -> Option<&super::json::Node> {
         .all(|m| m.value.to_value() == first.value.to_value());
     same.then_some(&first.value)
 }
+
+/// The parts of `allOf` that say something of a value: a part of annotations only (draft-04's
+/// `{default: 0}` beside a `$ref`) adds no rule, so `allOf: [{$ref: X}, {default: 0}]` is `X`.
+pub fn all_of_parts(node: &super::json::Node) -> Option<Vec<&super::json::Node>> {
+    let parts = node.get("allOf")?.as_array()?;
+    let annotation = |p: &super::json::Node| {
+        p.is_object()
+            && (p.members().iter()).all(|m| {
+                ANNOTATIONS.contains(&m.key.as_str())
+                    || matches!(m.key.as_str(), "description" | "default")
+                    || m.key.starts_with("x-")
+            })
+    };
+    Some(parts.iter().filter(|p| !annotation(p)).collect())
+}

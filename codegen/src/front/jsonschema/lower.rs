@@ -307,7 +307,7 @@ impl<'f> Lowerer<'f> {
             self.define(context, node, true);
             return Ty::Named(context.to_owned());
         }
-        if let Some([single]) = node.get("allOf").and_then(Node::as_array) {
+        if let Some([single]) = keywords::all_of_parts(node).as_deref() {
             return self.ty_of(single, context);
         }
         if let Some(ty) = self.literal_ty(node, context) {
@@ -533,7 +533,7 @@ impl<'f> Lowerer<'f> {
         if node.get("properties").is_some() {
             return true;
         }
-        match node.get("allOf").and_then(Node::as_array) {
+        match keywords::all_of_parts(node).as_deref() {
             Some([_]) | None => false,
             Some(_) => true,
         }
