@@ -86,7 +86,7 @@ impl Reader {
 }
 
 /// A version as a message writes it: a string, or a whole number (a protocol numbering its
-/// versions, as ACP's `protocolVersion: 1`), read as its decimal digits, the way `versions:`
+/// versions, `"protocolVersion": 1`), read as its decimal digits, the way `versions:`
 /// names it (`"1"`). Anything else names no version.
 fn name_of(value: &Value) -> Option<String> {
     match value {
