@@ -128,16 +128,12 @@ impl<'a> Validators<'a> {
                 let checks = fields.iter().filter_map(|f| self.field_checks(f));
                 let extra = self.extra_checks(def);
                 // The rules on the object as a whole, on its JSON form.
-                let whole = (!self.proto)
-                    .then(|| {
-                        rules::emit::checks(
-                            &def.rules,
-                            Shape::Object,
-                            quote!(self),
-                            &quote!(agentwire_runtime),
-                        )
-                    })
-                    .unwrap_or_default();
+                let whole = if self.proto {
+                    Vec::new()
+                } else {
+                    let rt = quote!(agentwire_runtime);
+                    rules::emit::checks(&def.rules, Shape::Object, quote!(self), &rt)
+                };
                 quote!(#(#checks)* #extra #(#whole)*)
             }
             TypeKind::Alias {
