@@ -486,7 +486,7 @@ impl agentwire_runtime::Validate for Note {
         );
     }
 }
-/// Rules on a whole object and draft-04's bounds: a card needs its billing address, the amount is above zero, the tags differ.
+/// Rules on a whole object, exclusive bounds and unique items: a card needs its billing address, the amount is above zero, the tags differ.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]

@@ -118,7 +118,7 @@ fn schema_of_term() -> Value {
 }
 
 #[test]
-fn a_json_schema_module_checks_object_rules_and_draft_04_bounds() {
+fn a_json_schema_module_checks_object_rules_exclusive_bounds_and_unique_items() {
     use agentwire_test_protocols::catchall;
     let ok = r#"{"amount": 0.5, "card": "4111", "billing": "Main St", "tags": ["a", "b"]}"#;
     assert!(catchall::decode_type("Payment", ok).unwrap().is_ok());
