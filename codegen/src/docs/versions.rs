@@ -161,8 +161,8 @@ mod tests {
     fn markers_split_a_document_into_the_shared_text_and_one_part_per_version() {
         let doc =
             "# P\nshared\n<!-- agentwire:version 2 -->\ntwo\n<!-- agentwire:version 1 -->\none";
-        let parts = parts(doc).expect("markers");
-        let got: Vec<(Option<&str>, usize, usize)> = parts
+        let split = parts(doc).expect("markers");
+        let got: Vec<(Option<&str>, usize, usize)> = split
             .iter()
             .map(|p| (p.version.as_deref(), p.start, p.end))
             .collect();
