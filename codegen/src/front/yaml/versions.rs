@@ -28,14 +28,18 @@ pub struct RawSource {
     header: Option<Spanned<String>>,
 }
 
-/// One `versions:` entry, `M` being the method entry of `jsonrpc.methods`.
+/// One `versions:` entry, `M` being the method entry of `jsonrpc.methods` and `T` the
+/// `types:` entry (a file of the folder, or a pinned registry file).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "M: Deserialize<'de>"))]
-pub struct RawVersion<M> {
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "M: Deserialize<'de>, T: Deserialize<'de>")
+)]
+pub struct RawVersion<M, T> {
     pub version: Spanned<String>,
-    /// The version's types file, instead of the folder's `types:`.
+    /// The version's types, instead of the folder's `types:`.
     #[serde(default)]
-    pub types: Option<Spanned<String>>,
+    pub types: Option<Spanned<T>>,
     /// The version's machine file, instead of `machine.yaml`.
     #[serde(default)]
     pub machine: Option<Spanned<String>>,
@@ -59,9 +63,9 @@ pub struct VersionDecl {
 pub const MACHINE_FILE: &str = "machine.yaml";
 
 /// Checks `version:` against `versions:` and lowers both; errors go to `err`.
-pub fn lower<M>(
+pub fn lower<M, T>(
     source: Option<&RawSource>,
-    versions: &[RawVersion<M>],
+    versions: &[RawVersion<M, T>],
     at: &Location,
     err: &mut dyn FnMut(&Location, String),
 ) -> (Option<VersionSource>, Vec<VersionDecl>) {
