@@ -127,6 +127,30 @@ fn the_websocket_scaffold_passes_its_test_and_its_ci_recipe() {
         "{stdout}"
     );
     assert!(!stderr.contains("warning"), "{stderr}");
+
+    // The checked-in crate `agentwire gen` wrote builds on its own: a crate outside the
+    // scaffold's workspace whose manifest names agentwire's crates in this checkout.
+    let protocols = dir.join("protocols");
+    let manifest = std::fs::read_to_string(protocols.join("Cargo.toml")).unwrap();
+    let runtime = format!(
+        "\nagentwire-runtime = {{ path = \"{}/runtime\" }}\n",
+        repo().canonicalize().unwrap().display()
+    );
+    assert!(manifest.contains(&runtime), "{manifest}");
+    std::fs::copy(repo().join("Cargo.lock"), protocols.join("Cargo.lock")).unwrap();
+    let out = Command::new(env!("CARGO"))
+        .current_dir(&protocols)
+        .env("CARGO_TARGET_DIR", &target)
+        .args(["build", "--offline", "--features", "full", "--config"])
+        .arg(r#"profile.dev.debug="line-tables-only""#)
+        .arg("--config")
+        .arg(r#"profile.dev.package."*".debug=false"#)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("Compiling protocols v0.1.0"), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
 }
 
 #[test]

@@ -276,17 +276,15 @@ fn diagram_of_a_spec_without_a_machine_or_folder_is_refused() {
     assert!(err.contains("missing"), "{err}");
 }
 
-/// `cargo build` (offline, the workspace's lock file) of the crate at `krate`, inside a
-/// workspace of its own whose `[patch]` points the agentwire crates at this repository. It
-/// builds into the workspace's target folder with the workspace's profiles, so every
-/// dependency the workspace or another test's generated crate built with the same features is
-/// reused, not compiled again (a target folder of its own cost 200 s of a cold first run).
+/// `cargo build` (offline, the workspace's lock file) of the crate at `crates/rooms`, inside a
+/// workspace of its own and with no `[patch]`: the generated manifest names agentwire's crates
+/// itself (this checkout, the one the binary was built from). It builds into the workspace's
+/// target folder with the workspace's profiles, so every dependency the workspace or another
+/// test's generated crate built with the same features is reused, not compiled again (a
+/// target folder of its own cost 200 s of a cold first run).
 fn cargo_build(dir: &Path, features: &[&str]) -> (bool, String) {
     let patch = format!(
-        "[workspace]\nmembers = [\"crates/rooms\"]\nresolver = \"3\"\n\n[patch.crates-io]\n\
-         agentwire-runtime = {{ path = {:?} }}\nagentwire-transport = {{ path = {:?} }}\n\n{}",
-        repo().join("runtime"),
-        repo().join("transport"),
+        "[workspace]\nmembers = [\"crates/rooms\"]\nresolver = \"3\"\n\n{}",
         agentwire_tests::published::workspace_profiles(),
     );
     std::fs::write(dir.join("Cargo.toml"), patch).unwrap();
@@ -304,16 +302,90 @@ fn cargo_build(dir: &Path, features: &[&str]) -> (bool, String) {
     (out.status.success() && !ours, stderr)
 }
 
-/// The generated manifest is one cargo accepts, and the crate compiles with its default
-/// features (the types) and with `full` (the skeletons and their transport).
+/// The generated manifest is one cargo accepts, with agentwire's crates from the checkout the
+/// binary was built from (no `[patch]`), and the crate compiles with its default features
+/// (the types) and with `full` (the skeletons and their transport).
 #[test]
 fn the_generated_crate_compiles() {
     let tmp = spec_copy();
     let dir = tmp.path();
     let (code, out, err) = agentwire(dir, &["gen", "--spec", "spec", "--out", "crates/rooms"]);
     assert_eq!(code, 0, "{out}{err}");
+    let repo = repo().canonicalize().unwrap();
+    assert!(
+        err.contains(&format!(
+            "agentwire's crates come from the checkout {}",
+            repo.display()
+        )),
+        "{err}"
+    );
+    let manifest = read(&dir.join("crates/rooms/Cargo.toml"));
+    let runtime = format!(
+        "\nagentwire-runtime = {{ path = \"{}/runtime\" }}\n",
+        repo.display()
+    );
+    assert!(manifest.contains(&runtime), "{manifest}");
     for features in [&[][..], &["--features", "full"][..]] {
         let (ok, stderr) = cargo_build(dir, features);
         assert!(ok, "cargo build {features:?}:\n{stderr}");
     }
+}
+
+/// `--agentwire` names the crates' source (a git repository, a version, a checkout relative
+/// to the crate); `gen` and `gen --check` keep what the manifest names; a folder that is not a
+/// checkout is refused.
+#[test]
+fn the_source_of_agentwire_crates_is_chosen_and_kept() {
+    let tmp = spec_copy();
+    let dir = tmp.path();
+    let gen_with = |extra: &[&str]| {
+        let mut args = vec!["gen", "--spec", "spec", "--out", "crates/rooms"];
+        args.extend_from_slice(extra);
+        agentwire(dir, &args)
+    };
+    let manifest = || read(&dir.join("crates/rooms/Cargo.toml"));
+    let git = "git+https://example.org/agentwire.git#0123abc";
+    let (code, _, err) = gen_with(&["--agentwire", git]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        manifest().contains(
+            "\nagentwire-runtime = { git = \"https://example.org/agentwire.git\", rev = \"0123abc\" }\n"
+        ),
+        "{}",
+        manifest()
+    );
+    // Without --agentwire, the committed choice stands: regenerating and checking change nothing.
+    let (code, out, err) = gen_with(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("wrote 0 file(s)"), "{out}");
+    let (code, out, err) = gen_with(&["--check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // Another choice is drift for --check.
+    let (code, out, _) = gen_with(&["--check", "--agentwire", "0.1"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("stale: crates/rooms/Cargo.toml"), "{out}");
+    let (code, _, _) = gen_with(&["--agentwire", "0.1"]);
+    assert_eq!(code, 0);
+    assert!(
+        manifest().contains("\nagentwire-runtime = \"0.1\"\n"),
+        "{}",
+        manifest()
+    );
+    // A checkout named relatively is written relative to the crate.
+    let link = dir.join("vendor/agentwire");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(repo(), &link).unwrap();
+    let (code, _, err) = gen_with(&["--agentwire", "vendor/agentwire"]);
+    assert_eq!(code, 0, "{err}");
+    let text = manifest();
+    assert!(
+        text.contains("\nagentwire-runtime = { path = \"../../vendor/agentwire/runtime\" }\n"),
+        "{text}"
+    );
+    let (code, _, err) = gen_with(&["--agentwire", "spec"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--agentwire spec: not a checkout of agentwire"),
+        "{err}"
+    );
 }

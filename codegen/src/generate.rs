@@ -2,6 +2,7 @@
 //! out (paths relative to the generated crate, Rust as syntax trees), plus the one-line
 //! summary `cargo xtask gen` prints. `output` turns them into text.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use quote::quote;
@@ -37,7 +38,7 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
     let p = &spec.protocol;
     let module = p.module.clone();
     let mut files = if spec.versions.is_empty() {
-        module_files(&spec)?
+        module_files(&spec, &BTreeSet::new())?
     } else {
         versioned_files(&spec)?
     };
@@ -62,15 +63,19 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
 }
 
 /// The files of one module (a protocol of one version, or one version of a folder): its
-/// Rust, its schema, its checker and its diagrams, where `FilePaths` puts them.
-fn module_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
+/// Rust, its schema, its checker and its diagrams, where `FilePaths` puts them. The types in
+/// `shared` are re-exported from the folder's shared module instead of written.
+fn module_files(
+    spec: &LoadedSpec,
+    shared: &BTreeSet<String>,
+) -> Result<Vec<OutputFile>, SpecErrors> {
     let p = &spec.protocol;
     let module = &p.module;
     let paths = crate::naming::FilePaths::of(p);
     let mut files = if spec.proto.is_some() {
         proto_files(spec)?
     } else {
-        json_files(p)?
+        json_files(p, shared)?
     };
     // The analysis is built once by the loader; a proto module's `mod.rs` declares
     // `machine` itself (emit::proto), as a JSON module does.
@@ -102,12 +107,23 @@ fn module_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
 /// A folder with `versions:`: every version's module, and the dispatching module above them.
 fn versioned_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
     let mut files = Vec::new();
-    for version in &spec.versions {
-        files.extend(module_files(version)?);
-    }
     let p = &spec.protocol;
     let versions: Vec<&Protocol> = spec.versions.iter().map(|v| &v.protocol).collect();
-    let tokens = crate::emit::versions::emit_dispatch(p, &versions);
+    // Protobuf folders keep one version each; JSON versions share the types they emit alike.
+    let shared = if spec.proto.is_some() {
+        BTreeSet::new()
+    } else {
+        crate::emit::shared::shared_types(&versions)
+    };
+    for version in &spec.versions {
+        files.extend(module_files(version, &shared)?);
+    }
+    if let Some(newest) = versions.first()
+        && !shared.is_empty()
+    {
+        files.push(shared_file(newest, &shared)?);
+    }
+    let tokens = crate::emit::versions::emit_dispatch(p, &versions, !shared.is_empty());
     let mut file = crate::output::parse_tokens(&p.module, tokens).map_err(internal)?;
     let doc = [
         format!(" {}: {}", p.title, p.summary),
@@ -137,6 +153,32 @@ fn versioned_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
     Ok(files)
 }
 
+/// `src/<module>/shared.rs`: the types every version emits alike, once.
+fn shared_file(p: &Protocol, shared: &BTreeSet<String>) -> Result<OutputFile, SpecErrors> {
+    let module = &p.module;
+    let tokens = crate::emit::shared::emit_shared(p, shared);
+    let mut file = crate::output::parse_tokens(&format!("shared types of {module}"), tokens)
+        .map_err(internal)?;
+    let doc = format!(
+        " The {} types every version of `{module}` defines alike, written once; each version's module re-exports them.",
+        shared.len()
+    );
+    let attrs: syn::File = syn::parse2(quote! {
+        #![doc = #doc]
+        #![allow(clippy::large_enum_variant, clippy::result_large_err)]
+    })
+    .map_err(|e| {
+        internal(format!(
+            "internal error: the shared module doc of {module}: {e}"
+        ))
+    })?;
+    file.attrs.splice(0..0, attrs.attrs);
+    Ok(OutputFile::rust(
+        format!("src/{module}/{}.rs", crate::emit::shared::MODULE),
+        file,
+    ))
+}
+
 /// A protobuf module: the emitter's formatted parts, as trees.
 fn proto_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
     let module = &spec.protocol.module;
@@ -161,9 +203,10 @@ fn proto_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
 }
 
 /// A JSON module: its Rust file, with the module doc on top, and its JSON Schema.
-fn json_files(p: &Protocol) -> Result<Vec<OutputFile>, SpecErrors> {
+fn json_files(p: &Protocol, shared: &BTreeSet<String>) -> Result<Vec<OutputFile>, SpecErrors> {
     let module = &p.module;
-    let mut file = crate::output::parse_tokens(module, module::emit_module(p)).map_err(internal)?;
+    let mut file =
+        crate::output::parse_tokens(module, module::emit_module(p, shared)).map_err(internal)?;
     let doc = [
         format!(" {}: {}", p.title, p.summary),
         String::new(),

@@ -64,6 +64,7 @@ versions:
             "schemas/demo_rpc/v2025_01_01.schema.json",
             "schemas/demo_rpc/v2026_01_01.schema.json",
             "src/demo_rpc.rs",
+            "src/demo_rpc/shared.rs",
             "src/demo_rpc/v2025_01_01.rs",
             "src/demo_rpc/v2025_01_01/machine.rs",
             "src/demo_rpc/v2026_01_01.rs",
@@ -118,6 +119,14 @@ fn misuses_are_located_diagnostics() {
             "exactly one of `handshake` (with `member`), `meta` or `header`",
         ),
         (
+            "version: {meta: []}\nversions:\n  - version: \"1\"\n",
+            "`meta: []` must be a dotted path of member names under params, or a list of them",
+        ),
+        (
+            "version: {meta: [_meta, \"\"]}\nversions:\n  - version: \"1\"\n",
+            "`meta: [_meta, ]` must be a dotted path",
+        ),
+        (
             "version: {meta: _meta.v}\nversions:\n  - version: \"1\"\n  - version: \"1\"\n",
             "version `1` is declared twice",
         ),
@@ -142,6 +151,28 @@ fn misuses_are_located_diagnostics() {
             errors.iter().any(|e| e.contains(needle)),
             "{versions}: expected `{needle}` in {errors:#?}"
         );
+    }
+}
+
+#[test]
+fn a_meta_path_is_dotted_or_a_list_whose_names_may_hold_dots() {
+    use agentwire_codegen::front::load::load_spec;
+    use agentwire_codegen::ir::VersionSource;
+    let cases = [
+        ("_meta.v", vec!["_meta", "v"]),
+        (
+            "[_meta, io.example/version]",
+            vec!["_meta", "io.example/version"],
+        ),
+    ];
+    for (written, path) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let versions = format!("version: {{meta: {written}}}\nversions:\n  - version: \"1\"\n");
+        let dir = spec(tmp.path(), &versions);
+        let loaded = load_spec(&dir).unwrap_or_else(|e| panic!("{written}: {:?}", e.errors));
+        let source = loaded.protocol.versioning.map(|v| v.source);
+        let path = path.into_iter().map(str::to_owned).collect();
+        assert_eq!(source, Some(VersionSource::Meta { path }), "{written}");
     }
 }
 

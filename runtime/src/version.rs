@@ -59,22 +59,22 @@ impl Reader {
                 let message = message?;
                 if message.get("method").and_then(Value::as_str) == Some(method) {
                     self.opening = message.get("id").cloned();
-                    let offered = message.get("params")?.get(member)?.as_str()?;
-                    return Some(Said::Offered(offered.to_owned()));
+                    let offered = name_of(message.get("params")?.get(member)?)?;
+                    return Some(Said::Offered(offered));
                 }
                 let id = message.get("id")?;
                 if self.opening.as_ref() != Some(id) || message.get("method").is_some() {
                     return None;
                 }
-                let agreed = message.get("result")?.get(member)?.as_str()?;
-                Some(Said::Agreed(agreed.to_owned()))
+                let agreed = name_of(message.get("result")?.get(member)?)?;
+                Some(Said::Agreed(agreed))
             }
             Source::Meta { path } => {
                 let mut at = message?.get("params")?;
                 for step in path {
                     at = at.get(step)?;
                 }
-                Some(Said::Offered(at.as_str()?.to_owned()))
+                Some(Said::Offered(name_of(at)?))
             }
             Source::Header { name } => {
                 let headers = entry.get("headers")?.as_object()?;
@@ -82,6 +82,17 @@ impl Reader {
                 Some(Said::Offered(value.as_str()?.to_owned()))
             }
         }
+    }
+}
+
+/// A version as a message writes it: a string, or a whole number (a protocol numbering its
+/// versions, `"protocolVersion": 1`), read as its decimal digits, the way `versions:`
+/// names it (`"1"`). Anything else names no version.
+fn name_of(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) if n.is_u64() || n.is_i64() => Some(n.to_string()),
+        _ => None,
     }
 }
 
@@ -104,6 +115,21 @@ impl std::fmt::Display for Source {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_whole_number_names_the_version_of_its_digits() {
+        let mut r = Reader::new(Source::Handshake {
+            method: "initialize",
+            member: "protocolVersion",
+        });
+        let offer = json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 2}}});
+        assert_eq!(r.read(&offer), Some(Said::Offered("2".into())));
+        let answer = json!({"from": "agent", "message": {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}}});
+        assert_eq!(r.read(&answer), Some(Said::Agreed("1".into())));
+        // A fraction or a boolean names none.
+        let odd = json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1.5}}});
+        assert_eq!(r.read(&odd), None);
+    }
 
     #[test]
     fn the_handshake_answer_names_the_agreed_version() {

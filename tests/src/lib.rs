@@ -8,4 +8,5 @@ pub mod peers;
 pub mod postgres;
 pub mod published;
 pub mod schema_compare;
+pub mod shape_compare;
 pub mod traces;

@@ -35,6 +35,7 @@ mod interop_eca;
 mod interop_external_agents;
 mod interop_mcp;
 mod interop_ws;
+mod mcp_2026_types;
 mod mcp_conformance;
 mod mcp_instances;
 mod mutations;

@@ -9,7 +9,9 @@ mod jsonrpc;
 mod websocket;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use agentwire_codegen::emit::manifest::{CHECKOUT_DIRS, Source};
 
 use clap::{Args, ValueEnum};
 
@@ -53,10 +55,13 @@ pub struct NewArgs {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
 
-    /// An agentwire checkout whose crates the scaffold uses (a `[patch.crates-io]` table)
-    /// [default: the checkout this command was built from, when it is still there].
-    #[arg(long, value_name = "DIR")]
-    agentwire: Option<PathBuf>,
+    /// Where the scaffold gets agentwire's crates: a checkout of agentwire's repository (a
+    /// folder), `git+URL[#REV]`, or a crates.io version; a checkout or a git repository is
+    /// named in a `[patch.crates-io]` table, and the checked-in `protocols/` crate names it
+    /// directly [default: the checkout this command was built from while it is there, else
+    /// this command's version from crates.io].
+    #[arg(long, value_name = "SOURCE")]
+    agentwire: Option<String>,
 }
 
 pub fn run(args: &NewArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
@@ -79,20 +84,11 @@ fn try_run(args: &NewArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
             dir.display()
         ));
     }
-    let checkout = match &args.agentwire {
-        Some(path) => {
-            let path = crate::spec::absolute(path);
-            if !path.join("agentwire/Cargo.toml").is_file() {
-                return Err(format!(
-                    "--agentwire {}: not an agentwire checkout (no agentwire/Cargo.toml)",
-                    path.display()
-                ));
-            }
-            Some(path)
-        }
-        None => built_from(),
+    let source = match &args.agentwire {
+        Some(arg) => crate::spec::source::parse(arg, &dir)?,
+        None => crate::spec::source::default(None),
     };
-    let files = files(name, args.transport, checkout.as_deref());
+    let files = files(name, args.transport, &source);
     for (rel, text) in &files {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
@@ -103,7 +99,11 @@ fn try_run(args: &NewArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
     }
     // The generated crate, checked in beside the spec (its JSON Schema is for other
     // languages; CI's `gen --check` keeps it fresh): the same call as `agentwire gen`.
-    let gen_args = GenArgs::new(dir.join("spec"), dir.join("protocols"));
+    let gen_args = GenArgs::new(
+        dir.join("spec"),
+        dir.join("protocols"),
+        args.agentwire.clone(),
+    );
     let mut gen_out = Vec::new();
     if crate::spec::generate::run(&gen_args, &mut gen_out, err) != OK {
         return Err(format!(
@@ -124,17 +124,7 @@ fn try_run(args: &NewArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
     for (rel, _) in &files {
         let _ = writeln!(out, "  {rel}");
     }
-    match &checkout {
-        Some(path) => {
-            let _ = writeln!(err, "agentwire's crates come from {}", path.display());
-        }
-        None => {
-            let _ = writeln!(
-                err,
-                "note: agentwire's crates come from crates.io (no checkout found; give --agentwire DIR to use one)"
-            );
-        }
-    }
+    let _ = writeln!(err, "{}", crate::spec::source::describe(&source));
     let _ = writeln!(out, "next: cd {} && cargo test", dir.display());
     Ok(())
 }
@@ -152,16 +142,6 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The checkout this binary was built from (`cargo install --path cli`), if it still holds
-/// agentwire's crates.
-fn built_from() -> Option<PathBuf> {
-    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = cli.parent()?;
-    root.join("agentwire/Cargo.toml")
-        .is_file()
-        .then(|| root.to_path_buf())
-}
-
 /// `Chat relay` from `chat_relay`.
 fn title(name: &str) -> String {
     let words = name.replace('_', " ");
@@ -173,7 +153,7 @@ fn title(name: &str) -> String {
 }
 
 /// Every file of the scaffold, path relative to its root.
-fn files(name: &str, transport: Transport, checkout: Option<&Path>) -> Vec<(String, String)> {
+fn files(name: &str, transport: Transport, source: &Source) -> Vec<(String, String)> {
     let t = match transport {
         Transport::Websocket => &websocket::TEMPLATE,
         Transport::Jsonrpc => &jsonrpc::TEMPLATE,
@@ -182,7 +162,7 @@ fn files(name: &str, transport: Transport, checkout: Option<&Path>) -> Vec<(Stri
     let fill = |text: &str| text.replace("@NAME@", name).replace("@TITLE@", &title);
     let spec = format!("spec/{name}");
     vec![
-        ("Cargo.toml".to_owned(), cargo_toml(name, checkout)),
+        ("Cargo.toml".to_owned(), cargo_toml(name, source)),
         (".gitignore".to_owned(), "/target\n".to_owned()),
         ("build.rs".to_owned(), fill(BUILD_RS)),
         ("src/lib.rs".to_owned(), fill(LIB_RS)),
@@ -218,9 +198,12 @@ const LIB_RS: &str = r#"//! @TITLE@: the protocol generated from spec/@NAME@ by 
 agentwire::include_protocol!("@NAME@");
 "#;
 
-fn cargo_toml(name: &str, checkout: Option<&Path>) -> String {
+fn cargo_toml(name: &str, source: &Source) -> String {
     let version = env!("CARGO_PKG_VERSION");
-    let major_minor = version.rsplit_once('.').map_or(version, |(v, _)| v);
+    let major_minor = match source {
+        Source::Registry(v) => v.as_str(),
+        _ => version.rsplit_once('.').map_or(version, |(v, _)| v),
+    };
     let mut text = format!(
         r#"[package]
 name = "{name}"
@@ -234,29 +217,25 @@ agentwire = {{ version = "{major_minor}", default-features = false, features = [
 [build-dependencies]
 agentwire-build = "{major_minor}"
 
-# A crate of its own, even when created inside another workspace's folder.
+# A crate of its own, even when created inside another workspace's folder; `protocols/`
+# (written by `agentwire gen`) is one too, so it builds on its own.
 [workspace]
+exclude = ["protocols"]
 "#
     );
-    if let Some(root) = checkout {
-        text.push_str("\n# agentwire's crates from a local checkout.\n[patch.crates-io]\n");
-        for (krate, dir) in PATCHED {
-            let path = root.join(dir).to_string_lossy().replace('\\', "/");
-            text.push_str(&format!("{krate} = {{ path = \"{path}\" }}\n"));
-        }
+    let from = match source {
+        Source::Registry(_) => return text,
+        Source::Checkout(_) => "a local checkout",
+        Source::Git { .. } => "their git repository",
+    };
+    text.push_str(&format!(
+        "\n# agentwire's crates from {from}.\n[patch.crates-io]\n"
+    ));
+    for (krate, _) in CHECKOUT_DIRS {
+        text.push_str(&format!("{krate} = {}\n", source.spec(krate)));
     }
     text
 }
-
-/// The agentwire crates a scaffold builds, and their folders in a checkout.
-const PATCHED: [(&str, &str); 6] = [
-    ("agentwire", "agentwire"),
-    ("agentwire-build", "build"),
-    ("agentwire-codegen", "codegen"),
-    ("agentwire-macros", "macros"),
-    ("agentwire-runtime", "runtime"),
-    ("agentwire-transport", "transport"),
-];
 
 fn doc(name: &str, title: &str, t: &Template) -> String {
     let types = t

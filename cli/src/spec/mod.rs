@@ -7,6 +7,7 @@ pub mod docs;
 pub mod generate;
 pub mod lint;
 pub mod schema;
+pub mod source;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::{Field, Protocol, Scalar, Ty, TypeDef, TypeKind, Variant};
 use crate::naming::Names;
@@ -63,28 +63,34 @@ pub fn emit_transport_constants(p: &Protocol) -> TokenStream {
     out
 }
 
-/// The `impl` blocks of every type with a defaulted field (empty when there is none).
-pub fn emit_defaults(p: &Protocol) -> TokenStream {
-    let mut out = TokenStream::new();
-    for def in p.types.values() {
-        let TypeKind::Struct(fields) = &def.kind else {
-            continue;
-        };
-        let items: Vec<TokenStream> = fields
-            .iter()
-            .filter_map(|f| f.default.as_ref().and_then(|v| accessor(p, f, v)))
-            .collect();
-        if items.is_empty() {
-            continue;
-        }
-        let ty = Names::of(p).type_path(&def.name);
-        out.extend(quote! {
-            impl #ty {
-                #(#items)*
-            }
-        });
+/// The `impl` blocks of every type with a defaulted field (empty when there is none), except
+/// the types in `skip` (a versioned folder's shared types, whose module writes their blocks).
+pub fn emit_defaults(p: &Protocol, skip: &BTreeSet<String>) -> TokenStream {
+    p.types
+        .values()
+        .filter(|d| !skip.contains(&d.name))
+        .filter_map(|d| defaults_impl(p, d))
+        .collect()
+}
+
+/// The `impl` block of `def`'s defaulted fields; `None` when it has none.
+pub fn defaults_impl(p: &Protocol, def: &TypeDef) -> Option<TokenStream> {
+    let TypeKind::Struct(fields) = &def.kind else {
+        return None;
+    };
+    let items: Vec<TokenStream> = fields
+        .iter()
+        .filter_map(|f| f.default.as_ref().and_then(|v| accessor(p, f, v)))
+        .collect();
+    if items.is_empty() {
+        return None;
     }
-    out
+    let ty = Names::of(p).type_path(&def.name);
+    Some(quote! {
+        impl #ty {
+            #(#items)*
+        }
+    })
 }
 
 /// The constant and accessor of one field, for the scalar types they can be written for;

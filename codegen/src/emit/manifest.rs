@@ -9,11 +9,99 @@ use crate::emit::crate_lib::ModuleEntry;
 pub enum DepStyle {
     /// `dep.workspace = true`: the crate is a member of agentwire's own workspace.
     Workspace,
-    /// Registry versions (`agentwire-runtime = "<version>"`): a crate in the user's repository.
-    Versions {
-        /// The version of the agentwire crates to depend on.
-        agentwire: String,
+    /// A crate in the user's repository: third-party crates at registry versions, agentwire's
+    /// own from `agentwire`.
+    User {
+        /// Where agentwire's crates come from.
+        agentwire: Source,
     },
+}
+
+/// Where a crate outside this repository gets agentwire's own crates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// crates.io, at this version requirement.
+    Registry(String),
+    /// A checkout of agentwire's repository, as the manifest names it (absolute, or relative
+    /// to the crate): each crate from its folder there ([`CHECKOUT_DIRS`]).
+    Checkout(String),
+    /// agentwire's git repository, at a revision (the default branch without one).
+    Git { url: String, rev: Option<String> },
+}
+
+/// agentwire's crates and their folders in a checkout of its repository.
+pub const CHECKOUT_DIRS: &[(&str, &str)] = &[
+    ("agentwire", "agentwire"),
+    ("agentwire-build", "build"),
+    ("agentwire-codegen", "codegen"),
+    ("agentwire-macros", "macros"),
+    ("agentwire-runtime", "runtime"),
+    ("agentwire-transport", "transport"),
+];
+
+impl Source {
+    /// The TOML value naming `krate` (one of [`CHECKOUT_DIRS`]) from this source: a version
+    /// string or an inline table.
+    pub fn spec(&self, krate: &str) -> String {
+        match self {
+            Source::Registry(version) => toml_str(version),
+            Source::Checkout(root) => {
+                let dir = CHECKOUT_DIRS
+                    .iter()
+                    .find(|(k, _)| *k == krate)
+                    .map_or(krate, |(_, d)| *d);
+                let root = root.trim_end_matches('/');
+                format!("{{ path = {} }}", toml_str(&format!("{root}/{dir}")))
+            }
+            Source::Git { url, rev } => match rev {
+                Some(rev) => format!("{{ git = {}, rev = {} }}", toml_str(url), toml_str(rev)),
+                None => format!("{{ git = {} }}", toml_str(url)),
+            },
+        }
+    }
+
+    /// The source a manifest written by [`cargo_toml`] names for `agentwire-runtime`, so a
+    /// later run keeps it: `None` for any other text.
+    pub fn of_manifest(text: &str) -> Option<Source> {
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix("agentwire-runtime = "))?;
+        if line.starts_with('"') {
+            return toml_value(line).map(Source::Registry);
+        }
+        if let Some(path) = member(line, "path") {
+            let root = path.strip_suffix("/runtime")?;
+            return Some(Source::Checkout(root.to_owned()));
+        }
+        let url = member(line, "git")?;
+        Some(Source::Git {
+            url,
+            rev: member(line, "rev"),
+        })
+    }
+}
+
+/// The string value of `key` in an inline table written by [`Source::spec`].
+fn member(table: &str, key: &str) -> Option<String> {
+    let at = table.find(&format!(" {key} = \""))?;
+    toml_value(&table[at + key.len() + 4..])
+}
+
+/// The TOML basic string `text` starts with, unescaped ([`toml_str`]'s inverse).
+fn toml_value(text: &str) -> Option<String> {
+    let mut chars = text.strip_prefix('"')?.chars();
+    let mut out = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                c => out.push(c),
+            },
+            c => out.push(c),
+        }
+    }
+    None
 }
 
 /// Which features a crate built with default features gets.
@@ -119,7 +207,7 @@ fn package(m: &Manifest<'_>) -> String {
             "{head}version.workspace = true\nedition.workspace = true\nlicense.workspace = true\npublish.workspace = true\n"
         ),
         // The user's crate: their own version and licence, which the generator cannot know.
-        DepStyle::Versions { .. } => {
+        DepStyle::User { .. } => {
             format!("{head}version = \"0.1.0\"\nedition = \"2024\"\npublish = false\n")
         }
     }
@@ -181,12 +269,12 @@ fn dep(style: &DepStyle, name: &str, optional: bool) -> String {
     match style {
         DepStyle::Workspace if optional => format!("{name} = {{ workspace = true{opt} }}\n"),
         DepStyle::Workspace => format!("{name}.workspace = true\n"),
-        DepStyle::Versions { agentwire } => {
+        DepStyle::User { agentwire } => {
             let spec = THIRD_PARTY
                 .iter()
                 .find(|(n, _)| *n == name)
                 .map(|(_, s)| (*s).to_owned())
-                .unwrap_or_else(|| toml_str(agentwire));
+                .unwrap_or_else(|| agentwire.spec(name));
             match (spec.strip_prefix("{ "), optional) {
                 (Some(rest), true) => format!("{name} = {{ optional = true, {rest}\n"),
                 (None, true) => format!("{name} = {{ version = {spec}{opt} }}\n"),
@@ -246,8 +334,8 @@ mod tests {
         let m = Manifest {
             name: "my-protocols",
             description: "mine",
-            deps: DepStyle::Versions {
-                agentwire: "0.1.0".to_owned(),
+            deps: DepStyle::User {
+                agentwire: Source::Registry("0.1.0".to_owned()),
             },
             defaults: Defaults::Protocols,
             extra: "",
@@ -280,6 +368,54 @@ mod tests {
             !text.contains("[lib]"),
             "a user's crate keeps cargo's defaults: {text}"
         );
+    }
+
+    /// Each source names both agentwire crates, and a later run reads back the one written.
+    #[test]
+    fn sources_are_written_and_read_back() {
+        let sources = [
+            Source::Registry("0.1.0".to_owned()),
+            Source::Checkout("/home/me/src/agent \"wire\"".to_owned()),
+            Source::Checkout("../agentwire".to_owned()),
+            Source::Git {
+                url: "https://example.org/agentwire.git".to_owned(),
+                rev: Some("0123abc".to_owned()),
+            },
+            Source::Git {
+                url: "https://example.org/agentwire.git".to_owned(),
+                rev: None,
+            },
+        ];
+        for source in sources {
+            let m = Manifest {
+                name: "mine",
+                description: "mine",
+                deps: DepStyle::User {
+                    agentwire: source.clone(),
+                },
+                defaults: Defaults::Protocols,
+                extra: "",
+            };
+            let text = cargo_toml(&m, &[entry("chat", false)]);
+            assert_eq!(Source::of_manifest(&text), Some(source.clone()), "{text}");
+            let transport = format!(
+                "\nagentwire-transport = {}\n",
+                source.spec("agentwire-transport")
+            );
+            let transport = match source.spec("agentwire-transport").strip_prefix("{ ") {
+                Some(rest) => format!("\nagentwire-transport = {{ optional = true, {rest}\n"),
+                None => transport
+                    .replace(" = \"", " = { version = \"")
+                    .replace("\"\n", "\", optional = true }\n"),
+            };
+            assert!(text.contains(&transport), "{transport} in {text}");
+        }
+        let checkout = Source::Checkout("/src/agentwire/".to_owned());
+        assert_eq!(
+            checkout.spec("agentwire-runtime"),
+            "{ path = \"/src/agentwire/runtime\" }"
+        );
+        assert_eq!(Source::of_manifest("[package]\nname = \"x\"\n"), None);
     }
 
     /// The workspace's generated crates are not compiled again as empty test harnesses.

@@ -11,6 +11,7 @@ pub mod module;
 pub mod proto;
 pub mod registry;
 pub mod schema;
+pub mod shared;
 pub mod skeleton;
 pub mod types;
 pub mod validate;

@@ -1,6 +1,8 @@
 //! Assembles the generated module of a JSON protocol: its types, validators, per-channel
 //! `from_json`/`to_json`, and for JSON-RPC protocols the method sets of each side.
 
+use std::collections::BTreeSet;
+
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -9,14 +11,21 @@ use crate::emit::validate::Validators;
 use crate::ir::{Call, Method, Protocol};
 use crate::naming::{Names, RoleSet, role_set, type_ident};
 
-/// The module's items as one token stream (no header, not yet formatted).
-pub fn emit_module(p: &Protocol) -> TokenStream {
+/// The module's items as one token stream (no header, not yet formatted). The types in
+/// `shared` (a versioned folder's, see `emit::shared`) are not written here but re-exported
+/// from the folder's `shared` module.
+pub fn emit_module(p: &Protocol, shared: &BTreeSet<String>) -> TokenStream {
     let validators = Validators::new(&p.types, None);
-    let types = p.types.values().map(|d| {
-        let ty = emit_type(d, &p.types);
-        let validate = validators.emit(d);
-        quote!(#ty #validate)
-    });
+    let types = p
+        .types
+        .values()
+        .filter(|d| !shared.contains(&d.name))
+        .map(|d| {
+            let ty = emit_type(d, &p.types);
+            let validate = validators.emit(d);
+            quote!(#ty #validate)
+        });
+    let reexport = crate::emit::shared::reexport(shared);
     let channels = p.channels.iter().map(|c| {
         let union = type_ident(&c.union);
         let doc = format!(" Decodes one `{}` -> `{}` message and checks every constraint of the spec; a failure lists every error found.", c.from, c.to);
@@ -39,13 +48,14 @@ pub fn emit_module(p: &Protocol) -> TokenStream {
     } else {
         emit_jsonrpc(p)
     };
-    let (surface, dynamic) = emit_surface(p);
+    let (surface, dynamic) = emit_surface_skipping(p, shared);
     let http = crate::emit::http::emit_http(p);
     // Every module with a transport has a checker (skeletons observe through it); without
     // machines it accepts every message.
     let machine_mod = machine_mod(p);
     quote! {
         #surface
+        #reexport
         #(#types)*
         #(#channels)*
         #rpc
@@ -70,6 +80,12 @@ pub fn machine_mod(p: &Protocol) -> TokenStream {
 /// and the functions `decode_type` and `decode_message` (returned apart, as modules put them
 /// at the top and the bottom).
 pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
+    emit_surface_skipping(p, &BTreeSet::new())
+}
+
+/// [`emit_surface`] without the defaults of the types in `shared`, which their own module
+/// writes.
+fn emit_surface_skipping(p: &Protocol, shared: &BTreeSet<String>) -> (TokenStream, TokenStream) {
     let module = &p.module;
     let roles = &p.roles;
     let names = Names::of(p);
@@ -91,7 +107,7 @@ pub fn emit_surface(p: &Protocol) -> (TokenStream, TokenStream) {
         }
         Names::Spec => emit_dynamic(p),
     };
-    let defaults = crate::emit::defaults::emit_defaults(p);
+    let defaults = crate::emit::defaults::emit_defaults(p, shared);
     let transport = crate::emit::defaults::emit_transport_constants(p);
     let consts = quote! {
         /// The protocol's module name.

@@ -10,8 +10,9 @@ use crate::ir::{Protocol, VersionInfo, VersionSource};
 use crate::naming::version_variant;
 
 /// `src/<module>.rs` of a versioned folder: `p` is the folder's IR, `versions` each version's
-/// (newest first).
-pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol]) -> TokenStream {
+/// (newest first); `shared`: the versions share types (`emit::shared`), so the module declares
+/// the module holding them.
+pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol], shared: bool) -> TokenStream {
     let infos: Vec<&VersionInfo> = versions.iter().filter_map(|v| v.version.as_ref()).collect();
     let module = &p.module;
     let roles = &p.roles;
@@ -20,6 +21,13 @@ pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol]) -> TokenStream {
         let doc = format!(" Version `{}`.", v.name);
         quote!(#[doc = #doc] pub mod #m;)
     });
+    let shared = shared.then(|| {
+        let m = format_ident!("{}", crate::emit::shared::MODULE);
+        quote! {
+            /// The types every version defines alike, written once and re-exported by each.
+            mod #m;
+        }
+    });
     let names = infos.iter().map(|v| &v.name);
     let source = source_tokens(p);
     let version = emit_version_enum(&infos);
@@ -27,6 +35,7 @@ pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol]) -> TokenStream {
     let machine = emit_machine(&infos);
     quote! {
         #(#mods)*
+        #shared
 
         use agentwire_runtime::serde_json::Value;
         use agentwire_runtime::Invalid;

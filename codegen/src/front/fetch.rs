@@ -18,6 +18,7 @@ pub fn fetch_all(spec_dirs: &[PathBuf]) -> Result<Vec<String>, String> {
         let mut pins: Vec<Pin> = pin_of(dir)
             .into_iter()
             .chain(include_pins_of(dir))
+            .chain(version_pins_of(dir))
             .collect();
         if needs_common(dir) {
             pins.push(common_pin());
@@ -32,6 +33,22 @@ pub fn fetch_all(spec_dirs: &[PathBuf]) -> Result<Vec<String>, String> {
         }
     }
     Ok(fetched)
+}
+
+/// The valid pins among the `types:` of `dir/protocol.yaml`'s `versions:` entries.
+pub fn version_pins_of(dir: &Path) -> Vec<Pin> {
+    let Ok(text) = std::fs::read_to_string(dir.join("protocol.yaml")) else {
+        return Vec::new();
+    };
+    let Ok(value) = serde_saphyr::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    let entries = value["versions"].as_array().cloned().unwrap_or_default();
+    entries
+        .into_iter()
+        .filter_map(|e| serde_json::from_value::<RawPin>(e["types"].clone()).ok())
+        .filter_map(|raw| Pin::from_raw(raw).ok())
+        .collect()
 }
 
 /// The valid pins among `dir/protocol.yaml`'s `proto.include` entries.

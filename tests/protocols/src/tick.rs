@@ -7,6 +7,8 @@
 pub mod v2;
 /// Version `1`.
 pub mod v1;
+/// The types every version defines alike, written once and re-exported by each.
+mod shared;
 use agentwire_runtime::serde_json::Value;
 use agentwire_runtime::Invalid;
 /// The protocol's module name.

@@ -37,6 +37,23 @@ fn decode_message_reads_a_type_as_the_version_asked_for_has_it() {
     assert!(tick::decode_type(Version::V1, "StopParams", "{}").is_none());
 }
 
+/// A type every version defines alike is one Rust type under each version's path (written
+/// once, in the folder's shared module); one a version changes is a type per version.
+#[test]
+fn types_alike_in_every_version_are_one_type() {
+    fn same(open: tick::v1::OpenParams) -> tick::v2::OpenParams {
+        open
+    }
+    let open: tick::v1::OpenParams =
+        serde_json::from_value(json!({"version": "1"})).expect("an offer decodes");
+    assert_eq!(same(open.clone()), open);
+    // Version 2 widens the step: `CountParams` stays a type of each version.
+    assert_ne!(
+        std::any::TypeId::of::<tick::v1::CountParams>(),
+        std::any::TypeId::of::<tick::v2::CountParams>()
+    );
+}
+
 #[test]
 fn each_version_has_its_own_methods() {
     let reset = json!({"jsonrpc": "2.0", "method": "tick/reset", "params": {}}).to_string();

@@ -98,7 +98,7 @@ struct Raw {
     #[serde(default)]
     version: Option<Spanned<crate::front::versions::RawSource>>,
     #[serde(default)]
-    versions: Vec<crate::front::versions::RawVersion<RawMethod>>,
+    versions: Vec<crate::front::versions::RawVersion<RawMethod, RawTypes>>,
 }
 
 /// `types:` is a file of the spec folder or a pinned file of a registry package.
@@ -620,12 +620,7 @@ fn apply_version(
     };
     let entry = raw.versions.swap_remove(index);
     if let Some(types) = entry.types {
-        let Spanned {
-            value,
-            referenced,
-            defined,
-        } = types;
-        raw.types = Spanned::new(RawTypes::File(value), referenced, defined);
+        raw.types = types;
     }
     if entry.methods.is_empty() && entry.drop_methods.is_empty() {
         return Some(decl.clone());

@@ -20,22 +20,47 @@ pub struct RawSource {
     /// The member of that request's params (the offer) and of its result (the agreement).
     #[serde(default)]
     member: Option<Spanned<String>>,
-    /// A dotted path under `params` every request and notification carries.
+    /// The path under `params` every request and notification carries: dotted, or a list of
+    /// member names when a name has a dot of its own (`[_meta, io.example/version]`).
     #[serde(default)]
-    meta: Option<Spanned<String>>,
+    meta: Option<Spanned<MetaPath>>,
     /// An HTTP header every exchange carries.
     #[serde(default)]
     header: Option<Spanned<String>>,
 }
 
-/// One `versions:` entry, `M` being the method entry of `jsonrpc.methods`.
+/// `version.meta`: a dotted path (`_meta.version`), or the member names as a list, which is
+/// how a member whose name holds a dot (`io.example/version`, as reverse-DNS keys are) is
+/// written.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "M: Deserialize<'de>"))]
-pub struct RawVersion<M> {
+#[serde(untagged)]
+pub enum MetaPath {
+    Dotted(String),
+    Members(Vec<String>),
+}
+
+impl MetaPath {
+    /// The member names from `params` down, and how the path was written (for diagnostics).
+    fn members(&self) -> (Vec<String>, String) {
+        match self {
+            MetaPath::Dotted(d) => (d.split('.').map(str::to_owned).collect(), d.clone()),
+            MetaPath::Members(m) => (m.clone(), format!("[{}]", m.join(", "))),
+        }
+    }
+}
+
+/// One `versions:` entry, `M` being the method entry of `jsonrpc.methods` and `T` the
+/// `types:` entry (a file of the folder, or a pinned registry file).
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "M: Deserialize<'de>, T: Deserialize<'de>")
+)]
+pub struct RawVersion<M, T> {
     pub version: Spanned<String>,
-    /// The version's types file, instead of the folder's `types:`.
+    /// The version's types, instead of the folder's `types:`.
     #[serde(default)]
-    pub types: Option<Spanned<String>>,
+    pub types: Option<Spanned<T>>,
     /// The version's machine file, instead of `machine.yaml`.
     #[serde(default)]
     pub machine: Option<Spanned<String>>,
@@ -59,9 +84,9 @@ pub struct VersionDecl {
 pub const MACHINE_FILE: &str = "machine.yaml";
 
 /// Checks `version:` against `versions:` and lowers both; errors go to `err`.
-pub fn lower<M>(
+pub fn lower<M, T>(
     source: Option<&RawSource>,
-    versions: &[RawVersion<M>],
+    versions: &[RawVersion<M, T>],
     at: &Location,
     err: &mut dyn FnMut(&Location, String),
 ) -> (Option<VersionSource>, Vec<VersionDecl>) {
@@ -138,13 +163,13 @@ fn source_of(
             None
         }
         (None, None, Some(meta), None) => {
-            let path: Vec<String> = meta.value.split('.').map(str::to_owned).collect();
-            if path.iter().any(String::is_empty) {
+            let (path, written) = meta.value.members();
+            if path.is_empty() || path.iter().any(String::is_empty) {
                 err(
                     &meta.referenced,
                     format!(
-                        "`meta: {}` must be a dotted path of member names under params",
-                        meta.value
+                        "`meta: {written}` must be a dotted path of member names under params, \
+                         or a list of them"
                     ),
                 );
                 return None;
