@@ -10,16 +10,15 @@ pub const ROLES: &[&str] = &["client", "agent"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../../schemas/acp/v1.schema.json");
 pub use super::shared::{
-    AuthMethodId, CompactionId, CompactionStatus, CompactionStatusKnown,
-    CreateElicitationRequest1Mode, CreateElicitationRequest2Mode,
-    CreateElicitationResponseAcceptAction, CreateElicitationResponseCancelAction,
-    CreateElicitationResponseDeclineAction, ElicitationId,
-    ElicitationPropertySchemaArrayType, ElicitationPropertySchemaBooleanType,
-    ElicitationPropertySchemaIntegerType, ElicitationPropertySchemaNumberType,
-    ElicitationPropertySchemaStringType, ElicitationSchemaType, ErrorCode,
-    McpServerHttp2Type, MultiSelectItemsStringType, PermissionOptionId, ProtocolVersion,
-    SchemaAgentJsonrpc, SchemaClientJsonrpc, SchemaProtocolLevelJsonrpc,
-    SessionConfigGroupId, SessionConfigId, SessionConfigOptionCategory,
+    AuthMethodId, CompactionId, CompactionStatusKnown, CreateElicitationRequest1Mode,
+    CreateElicitationRequest2Mode, CreateElicitationResponseAcceptAction,
+    CreateElicitationResponseCancelAction, CreateElicitationResponseDeclineAction,
+    ElicitationId, ElicitationPropertySchemaArrayType,
+    ElicitationPropertySchemaBooleanType, ElicitationPropertySchemaIntegerType,
+    ElicitationPropertySchemaNumberType, ElicitationPropertySchemaStringType,
+    ElicitationSchemaType, ErrorCode, McpServerHttp2Type, MultiSelectItemsStringType,
+    PermissionOptionId, ProtocolVersion, SchemaAgentJsonrpc, SchemaClientJsonrpc,
+    SchemaProtocolLevelJsonrpc, SessionConfigGroupId, SessionConfigId,
     SessionConfigOptionCategoryKnown, SessionConfigValueId,
     SetSessionConfigOptionRequestBooleanType, ToolCallId,
 };
@@ -401,13 +400,7 @@ impl agentwire_runtime::Validate for AgentCapabilities {
 /// to use this directly.
 ///
 /// Notifications do not expect a response.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -415,6 +408,27 @@ pub enum AgentNotificationParams {
     SessionNotification(SessionNotification),
     CompleteElicitationNotification(CompleteElicitationNotification),
     ExtNotification(ExtNotification),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentNotificationParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AgentNotificationParams>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentNotificationParams::SessionNotification)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentNotificationParams::CompleteElicitationNotification)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentNotificationParams::ExtNotification)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AgentNotificationParams", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AgentNotificationParams {
     #[inline]
@@ -554,13 +568,7 @@ impl agentwire_runtime::Validate for AgentNotificationType {
 /// to use this directly.
 ///
 /// This enum encompasses all method calls from agent to client.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -575,6 +583,55 @@ pub enum AgentRequestParams {
     WaitForTerminalExitRequest(WaitForTerminalExitRequest),
     KillTerminalRequest(KillTerminalRequest),
     ExtRequest(ExtRequest),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentRequestParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AgentRequestParams>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::CreateElicitationRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::WriteTextFileRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::RequestPermissionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::CreateTerminalRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::ReadTextFileRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::TerminalOutputRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::ReleaseTerminalRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::WaitForTerminalExitRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::KillTerminalRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::ExtRequest)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AgentRequestParams", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AgentRequestParams {
     #[inline]
@@ -746,19 +803,30 @@ impl agentwire_runtime::Validate for AgentRequestType {
     }
 }
 /// A JSON-RPC response object.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum AgentResponse {
     AgentResponseResult(AgentResponseResult),
     AgentResponseError(AgentResponseError),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AgentResponse>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponse::AgentResponseResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponse::AgentResponseError)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AgentResponse", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AgentResponse {
     #[inline]
@@ -962,13 +1030,7 @@ impl agentwire_runtime::Validate for AgentResponseResult {
     }
 }
 /// Method-specific response data.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -986,6 +1048,69 @@ pub enum AgentResponseResultResult {
     CloseSessionResponse(CloseSessionResponse),
     SetSessionModeResponse(SetSessionModeResponse),
     ExtResponse(ExtResponse),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentResponseResultResult {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            AgentResponseResultResult,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::InitializeResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::NewSessionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::ListSessionsResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::SetSessionConfigOptionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::PromptResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::LoadSessionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::ResumeSessionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::AuthenticateResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::LogoutResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::DeleteSessionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::CloseSessionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::SetSessionModeResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::ExtResponse)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AgentResponseResultResult", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AgentResponseResultResult {
     #[inline]
@@ -1558,19 +1683,27 @@ impl agentwire_runtime::Validate for AuthCapabilities {
 ///
 /// The `type` field acts as the discriminator in the serialized JSON form.
 /// When no `type` is present, the method is treated as `agent`.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum AuthMethod {
     AuthMethodTerminal2(AuthMethodTerminal2),
     AuthMethodAgent(AuthMethodAgent),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AuthMethod {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AuthMethod>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AuthMethod::AuthMethodTerminal2)
+            },
+            |v| agentwire_runtime::untagged::member(v).map(AuthMethod::AuthMethodAgent),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AuthMethod", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AuthMethod {
     #[inline]
@@ -3782,19 +3915,32 @@ impl agentwire_runtime::Validate for ClientCapabilities {
 /// to use this directly.
 ///
 /// Notifications do not expect a response.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ClientNotificationParams {
     CancelNotification(CancelNotification),
     ExtNotification(ExtNotification),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientNotificationParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            ClientNotificationParams,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientNotificationParams::CancelNotification)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientNotificationParams::ExtNotification)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ClientNotificationParams", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ClientNotificationParams {
     #[inline]
@@ -3923,13 +4069,7 @@ impl agentwire_runtime::Validate for ClientNotificationType {
 /// to use this directly.
 ///
 /// This enum encompasses all method calls from client to agent.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -3947,6 +4087,67 @@ pub enum ClientRequestParams {
     ListSessionsRequest(ListSessionsRequest),
     LogoutRequest(LogoutRequest),
     ExtRequest(ExtRequest),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientRequestParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ClientRequestParams>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::SetSessionConfigOptionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::LoadSessionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::ResumeSessionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::NewSessionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::SetSessionModeRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::PromptRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::InitializeRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::AuthenticateRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::DeleteSessionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::CloseSessionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::ListSessionsRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::LogoutRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::ExtRequest)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ClientRequestParams", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ClientRequestParams {
     #[inline]
@@ -4127,19 +4328,30 @@ impl agentwire_runtime::Validate for ClientRequestType {
     }
 }
 /// A JSON-RPC response object.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ClientResponse {
     ClientResponseResult(ClientResponseResult),
     ClientResponseError(ClientResponseError),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ClientResponse>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponse::ClientResponseResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponse::ClientResponseError)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ClientResponse", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ClientResponse {
     #[inline]
@@ -4343,13 +4555,7 @@ impl agentwire_runtime::Validate for ClientResponseResult {
     }
 }
 /// Method-specific response data.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -4364,6 +4570,61 @@ pub enum ClientResponseResultResult {
     ReleaseTerminalResponse(ReleaseTerminalResponse),
     KillTerminalResponse(KillTerminalResponse),
     ExtResponse(ExtResponse),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientResponseResultResult {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            ClientResponseResultResult,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::TerminalOutputResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::CreateElicitationResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::ReadTextFileResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::RequestPermissionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::CreateTerminalResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::WaitForTerminalExitResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::WriteTextFileResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::ReleaseTerminalResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::KillTerminalResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::ExtResponse)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "ClientResponseResultResult",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for ClientResponseResultResult {
     #[inline]
@@ -4831,6 +5092,39 @@ pub type CompactionCapabilities = ::std::collections::BTreeMap<
     String,
     agentwire_runtime::serde_json::Value,
 >;
+/// Lifecycle state of a context compaction.
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum CompactionStatus {
+    Known(CompactionStatusKnown),
+    String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionStatus {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<CompactionStatus>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(CompactionStatus::Known),
+            |v| agentwire_runtime::untagged::member(v).map(CompactionStatus::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CompactionStatus", MEMBERS)
+    }
+}
+impl agentwire_runtime::Validate for CompactionStatus {
+    #[inline]
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match self {
+            Self::Known(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+            Self::String(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+        }
+    }
+}
 /// A content block appended to a compaction's summary. A first-seen ID creates
 /// an in-progress compaction. Chunks append in receive order.
 /// Agents MUST only send this update when the Client advertised
@@ -6093,13 +6387,7 @@ impl agentwire_runtime::Validate for Cost {
 /// The agent sends this to the client to request information from the user,
 /// either via a form or by directing them to a URL.
 /// Elicitations are tied to a session (optionally a tool call) or a request.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -6107,6 +6395,29 @@ pub enum CreateElicitationRequest {
     CreateElicitationRequest2(CreateElicitationRequest2),
     CreateElicitationRequest1(CreateElicitationRequest1),
     CreateElicitationRequestOther(CreateElicitationRequestOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationRequest {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationRequest,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest::CreateElicitationRequest2)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest::CreateElicitationRequest1)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest::CreateElicitationRequestOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CreateElicitationRequest", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationRequest {
     #[inline]
@@ -6128,19 +6439,32 @@ impl agentwire_runtime::Validate for CreateElicitationRequest {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CreateElicitationRequest1 {
     CreateElicitationRequest11(CreateElicitationRequest11),
     CreateElicitationRequest12(CreateElicitationRequest12),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationRequest1 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationRequest1,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest1::CreateElicitationRequest11)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest1::CreateElicitationRequest12)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CreateElicitationRequest1", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationRequest1 {
     #[inline]
@@ -6575,19 +6899,32 @@ impl agentwire_runtime::Validate for CreateElicitationRequest12 {
         );
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CreateElicitationRequest2 {
     CreateElicitationRequest21(CreateElicitationRequest21),
     CreateElicitationRequest22(CreateElicitationRequest22),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationRequest2 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationRequest2,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest2::CreateElicitationRequest21)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest2::CreateElicitationRequest22)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CreateElicitationRequest2", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationRequest2 {
     #[inline]
@@ -7058,19 +7395,36 @@ impl agentwire_runtime::Validate for CreateElicitationRequest22 {
         );
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CreateElicitationRequestOther {
     CreateElicitationRequestOther1(CreateElicitationRequestOther1),
     CreateElicitationRequestOther2(CreateElicitationRequestOther2),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationRequestOther {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationRequestOther,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequestOther::CreateElicitationRequestOther1)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequestOther::CreateElicitationRequestOther2)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "CreateElicitationRequestOther",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationRequestOther {
     #[inline]
@@ -7494,13 +7848,7 @@ impl agentwire_runtime::Validate for CreateElicitationRequestOther2 {
     }
 }
 /// Response from the client to an elicitation request.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -7509,6 +7857,33 @@ pub enum CreateElicitationResponse {
     CreateElicitationResponseDecline(CreateElicitationResponseDecline),
     CreateElicitationResponseCancel(CreateElicitationResponseCancel),
     CreateElicitationResponseOther(CreateElicitationResponseOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationResponse,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationResponse::CreateElicitationResponseAccept)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationResponse::CreateElicitationResponseDecline)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationResponse::CreateElicitationResponseCancel)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationResponse::CreateElicitationResponseOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CreateElicitationResponse", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationResponse {
     #[inline]
@@ -9357,13 +9732,7 @@ impl agentwire_runtime::Validate for ElicitationCapabilities {
     ) {}
 }
 /// Allowed wire representations for `ElicitationContentValue`.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -9374,6 +9743,34 @@ pub enum ElicitationContentValue {
     Number(f64),
     Bool(bool),
     StringList(Vec<String>),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitationContentValue {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ElicitationContentValue>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationContentValue::String)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationContentValue::Integer)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationContentValue::Number)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v).map(ElicitationContentValue::Bool)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationContentValue::StringList)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitationContentValue", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitationContentValue {
     #[inline]
@@ -9499,19 +9896,30 @@ impl agentwire_runtime::Validate for ElicitationFormCapabilities {
     ) {}
 }
 /// Form-based elicitation mode where the client renders a form from the provided schema.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ElicitationFormMode {
     ElicitationFormModeSession(ElicitationFormModeSession),
     ElicitationFormModeRequest(ElicitationFormModeRequest),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitationFormMode {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ElicitationFormMode>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationFormMode::ElicitationFormModeSession)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationFormMode::ElicitationFormModeRequest)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitationFormMode", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitationFormMode {
     #[inline]
@@ -9772,13 +10180,7 @@ impl agentwire_runtime::Validate for ElicitationFormModeSession {
 /// Each variant corresponds to a JSON Schema `"type"` value.
 /// Single-select enums use `type: "string"` with `enum` or `oneOf` set.
 /// Multi-select enums use `type: "array"`.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -9789,6 +10191,41 @@ pub enum ElicitationPropertySchema {
     ElicitationPropertySchemaInteger(ElicitationPropertySchemaInteger),
     ElicitationPropertySchemaBoolean(ElicitationPropertySchemaBoolean),
     ElicitationPropertySchemaOther(ElicitationPropertySchemaOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitationPropertySchema {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            ElicitationPropertySchema,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaArray)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaString)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaNumber)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaInteger)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaBoolean)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitationPropertySchema", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitationPropertySchema {
     #[inline]
@@ -11983,19 +12420,30 @@ impl agentwire_runtime::Validate for ElicitationUrlCapabilities {
     ) {}
 }
 /// URL-based elicitation mode where the client directs the user to a URL.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ElicitationUrlMode {
     ElicitationUrlModeSession(ElicitationUrlModeSession),
     ElicitationUrlModeRequest(ElicitationUrlModeRequest),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitationUrlMode {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ElicitationUrlMode>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationUrlMode::ElicitationUrlModeSession)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationUrlMode::ElicitationUrlModeRequest)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitationUrlMode", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitationUrlMode {
     #[inline]
@@ -12477,19 +12925,32 @@ impl agentwire_runtime::Validate for EmbeddedResource {
     ) {}
 }
 /// Resource content that can be embedded in a message.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum EmbeddedResourceResource {
     TextResourceContents(TextResourceContents),
     BlobResourceContents(BlobResourceContents),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResourceResource {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            EmbeddedResourceResource,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(EmbeddedResourceResource::TextResourceContents)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(EmbeddedResourceResource::BlobResourceContents)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "EmbeddedResourceResource", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for EmbeddedResourceResource {
     #[inline]
@@ -15720,13 +16181,7 @@ impl agentwire_runtime::Validate for McpCapabilities {
 /// processing prompts.
 ///
 /// See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -15734,6 +16189,18 @@ pub enum McpServer {
     McpServerHttp2(McpServerHttp2),
     McpServerSse2(McpServerSse2),
     McpServerStdio(McpServerStdio),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for McpServer {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<McpServer>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(McpServer::McpServerHttp2),
+            |v| agentwire_runtime::untagged::member(v).map(McpServer::McpServerSse2),
+            |v| agentwire_runtime::untagged::member(v).map(McpServer::McpServerStdio),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "McpServer", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for McpServer {
     #[inline]
@@ -16660,13 +17127,7 @@ impl agentwire_runtime::Validate for McpServerStdio {
 /// Unique identifier for a message within a session.
 pub type MessageId = String;
 /// Items for a multi-select (array) property schema.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -16674,6 +17135,27 @@ pub enum MultiSelectItems {
     MultiSelectItemsString(MultiSelectItemsString),
     TitledMultiSelectItems(TitledMultiSelectItems),
     MultiSelectItemsOther(MultiSelectItemsOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MultiSelectItems {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<MultiSelectItems>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(MultiSelectItems::MultiSelectItemsString)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(MultiSelectItems::TitledMultiSelectItems)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(MultiSelectItems::MultiSelectItemsOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "MultiSelectItems", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for MultiSelectItems {
     #[inline]
@@ -17841,19 +18323,24 @@ pub type NoticeCapabilities = ::std::collections::BTreeMap<
     agentwire_runtime::serde_json::Value,
 >;
 /// Severity hint for a session notice.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum NoticeSeverity {
     Known(NoticeSeverityKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for NoticeSeverity {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<NoticeSeverity>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(NoticeSeverity::Known),
+            |v| agentwire_runtime::untagged::member(v).map(NoticeSeverity::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "NoticeSeverity", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for NoticeSeverity {
     #[inline]
@@ -19913,19 +20400,24 @@ impl agentwire_runtime::Validate for ReleaseTerminalResponse {
 ///
 /// \[2\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
 pub type RequestId = Option<RequestIdValue>;
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum RequestIdValue {
     Integer(i64),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestIdValue {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<RequestIdValue>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(RequestIdValue::Integer),
+            |v| agentwire_runtime::untagged::member(v).map(RequestIdValue::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "RequestIdValue", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for RequestIdValue {
     #[inline]
@@ -21112,13 +21604,7 @@ impl agentwire_runtime::Validate for Role {
         _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -21126,6 +21612,18 @@ pub enum Schema {
     SchemaAgent(SchemaAgent),
     SchemaClient(SchemaClient),
     SchemaProtocolLevel(SchemaProtocolLevel),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for Schema {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<Schema>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(Schema::SchemaAgent),
+            |v| agentwire_runtime::untagged::member(v).map(Schema::SchemaClient),
+            |v| agentwire_runtime::untagged::member(v).map(Schema::SchemaProtocolLevel),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "Schema", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for Schema {
     #[inline]
@@ -21147,13 +21645,7 @@ impl agentwire_runtime::Validate for Schema {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -21161,6 +21653,18 @@ pub enum SchemaAgent {
     SchemaAgent1(SchemaAgent1),
     SchemaAgent2(SchemaAgent2),
     SchemaAgent3(SchemaAgent3),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SchemaAgent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SchemaAgent>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent::SchemaAgent1),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent::SchemaAgent2),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent::SchemaAgent3),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SchemaAgent", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SchemaAgent {
     #[inline]
@@ -21326,19 +21830,24 @@ impl agentwire_runtime::Validate for SchemaAgent1 {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SchemaAgent2 {
     SchemaAgent21(SchemaAgent21),
     SchemaAgent22(SchemaAgent22),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SchemaAgent2 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SchemaAgent2>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent2::SchemaAgent21),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent2::SchemaAgent22),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SchemaAgent2", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SchemaAgent2 {
     #[inline]
@@ -21707,13 +22216,7 @@ impl agentwire_runtime::Validate for SchemaAgent3 {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -21721,6 +22224,18 @@ pub enum SchemaClient {
     SchemaClient1(SchemaClient1),
     SchemaClient2(SchemaClient2),
     SchemaClient3(SchemaClient3),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SchemaClient {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SchemaClient>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(SchemaClient::SchemaClient1),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaClient::SchemaClient2),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaClient::SchemaClient3),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SchemaClient", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SchemaClient {
     #[inline]
@@ -21886,19 +22401,26 @@ impl agentwire_runtime::Validate for SchemaClient1 {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SchemaClient2 {
     SchemaClient21(SchemaClient21),
     SchemaClient22(SchemaClient22),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SchemaClient2 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SchemaClient2>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v).map(SchemaClient2::SchemaClient21)
+            },
+            |v| agentwire_runtime::untagged::member(v).map(SchemaClient2::SchemaClient22),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SchemaClient2", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SchemaClient2 {
     #[inline]
@@ -23420,6 +23942,59 @@ impl agentwire_runtime::Validate for SessionConfigOptionBoolean {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
+/// Semantic category for a session configuration option.
+///
+/// This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
+/// session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
+/// placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
+/// categories gracefully.
+///
+/// Category names beginning with `_` are free for custom use, like other ACP extension methods.
+/// Category names that do not begin with `_` are reserved for the ACP spec.
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum SessionConfigOptionCategory {
+    Known(SessionConfigOptionCategoryKnown),
+    String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionConfigOptionCategory {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            SessionConfigOptionCategory,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigOptionCategory::Known)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigOptionCategory::String)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "SessionConfigOptionCategory",
+            MEMBERS,
+        )
+    }
+}
+impl agentwire_runtime::Validate for SessionConfigOptionCategory {
+    #[inline]
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match self {
+            Self::Known(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+            Self::String(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+        }
+    }
+}
 /// Single-value selector (dropdown).
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
@@ -24255,19 +24830,36 @@ impl agentwire_runtime::Validate for SessionConfigSelectOption {
     ) {}
 }
 /// Possible values for a session configuration option.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SessionConfigSelectOptions {
     SessionConfigSelectOptionList(Vec<SessionConfigSelectOption>),
     SessionConfigSelectGroupList(Vec<SessionConfigSelectGroup>),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionConfigSelectOptions {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            SessionConfigSelectOptions,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigSelectOptions::SessionConfigSelectOptionList)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigSelectOptions::SessionConfigSelectGroupList)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "SessionConfigSelectOptions",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for SessionConfigSelectOptions {
     #[inline]
@@ -25715,19 +26307,40 @@ impl agentwire_runtime::Validate for SessionUpdate {
     }
 }
 /// Request parameters for setting a session configuration option.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SetSessionConfigOptionRequest {
     SetSessionConfigOptionRequestBoolean(SetSessionConfigOptionRequestBoolean),
     SetSessionConfigOptionRequestValueId(SetSessionConfigOptionRequestValueId),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SetSessionConfigOptionRequest {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            SetSessionConfigOptionRequest,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(
+                        SetSessionConfigOptionRequest::SetSessionConfigOptionRequestBoolean,
+                    )
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(
+                        SetSessionConfigOptionRequest::SetSessionConfigOptionRequestValueId,
+                    )
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "SetSessionConfigOptionRequest",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for SetSessionConfigOptionRequest {
     #[inline]

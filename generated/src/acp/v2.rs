@@ -10,16 +10,15 @@ pub const ROLES: &[&str] = &["client", "agent"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../../schemas/acp/v2.schema.json");
 pub use super::shared::{
-    AuthMethodId, CompactionId, CompactionStatus, CompactionStatusKnown,
-    CreateElicitationRequest1Mode, CreateElicitationRequest2Mode,
-    CreateElicitationResponseAcceptAction, CreateElicitationResponseCancelAction,
-    CreateElicitationResponseDeclineAction, ElicitationId,
-    ElicitationPropertySchemaArrayType, ElicitationPropertySchemaBooleanType,
-    ElicitationPropertySchemaIntegerType, ElicitationPropertySchemaNumberType,
-    ElicitationPropertySchemaStringType, ElicitationSchemaType, ErrorCode,
-    McpServerHttp2Type, MultiSelectItemsStringType, PermissionOptionId, ProtocolVersion,
-    SchemaAgentJsonrpc, SchemaClientJsonrpc, SchemaProtocolLevelJsonrpc,
-    SessionConfigGroupId, SessionConfigId, SessionConfigOptionCategory,
+    AuthMethodId, CompactionId, CompactionStatusKnown, CreateElicitationRequest1Mode,
+    CreateElicitationRequest2Mode, CreateElicitationResponseAcceptAction,
+    CreateElicitationResponseCancelAction, CreateElicitationResponseDeclineAction,
+    ElicitationId, ElicitationPropertySchemaArrayType,
+    ElicitationPropertySchemaBooleanType, ElicitationPropertySchemaIntegerType,
+    ElicitationPropertySchemaNumberType, ElicitationPropertySchemaStringType,
+    ElicitationSchemaType, ErrorCode, McpServerHttp2Type, MultiSelectItemsStringType,
+    PermissionOptionId, ProtocolVersion, SchemaAgentJsonrpc, SchemaClientJsonrpc,
+    SchemaProtocolLevelJsonrpc, SessionConfigGroupId, SessionConfigId,
     SessionConfigOptionCategoryKnown, SessionConfigValueId,
     SetSessionConfigOptionRequestBooleanType, ToolCallId,
 };
@@ -482,13 +481,7 @@ impl agentwire_runtime::Validate for AgentMessageType {
 /// to use this directly.
 ///
 /// Notifications do not expect a response.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -496,6 +489,27 @@ pub enum AgentNotificationParams {
     UpdateSessionNotification(UpdateSessionNotification),
     CompleteElicitationNotification(CompleteElicitationNotification),
     ExtNotification(ExtNotification),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentNotificationParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AgentNotificationParams>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentNotificationParams::UpdateSessionNotification)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentNotificationParams::CompleteElicitationNotification)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentNotificationParams::ExtNotification)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AgentNotificationParams", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AgentNotificationParams {
     #[inline]
@@ -635,13 +649,7 @@ impl agentwire_runtime::Validate for AgentNotificationType {
 /// to use this directly.
 ///
 /// This enum encompasses all method calls from agent to client.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -649,6 +657,27 @@ pub enum AgentRequestParams {
     CreateElicitationRequest(CreateElicitationRequest),
     RequestPermissionRequest(RequestPermissionRequest),
     ExtRequest(ExtRequest),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentRequestParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AgentRequestParams>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::CreateElicitationRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::RequestPermissionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentRequestParams::ExtRequest)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AgentRequestParams", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AgentRequestParams {
     #[inline]
@@ -799,19 +828,30 @@ impl agentwire_runtime::Validate for AgentRequestType {
     }
 }
 /// A JSON-RPC response object.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum AgentResponse {
     AgentResponseResult(AgentResponseResult),
     AgentResponseError(AgentResponseError),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AgentResponse>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponse::AgentResponseResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponse::AgentResponseError)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AgentResponse", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AgentResponse {
     #[inline]
@@ -934,19 +974,32 @@ impl agentwire_runtime::Validate for AgentResponseError {
 /// Required. `null` only when the request's id could not be determined, such as
 /// for a parse error or an invalid request.
 pub type AgentResponseErrorId = Option<AgentResponseErrorIdValue>;
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum AgentResponseErrorIdValue {
     Integer(i64),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentResponseErrorIdValue {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            AgentResponseErrorIdValue,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseErrorIdValue::Integer)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseErrorIdValue::String)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AgentResponseErrorIdValue", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AgentResponseErrorIdValue {
     #[inline]
@@ -1058,13 +1111,7 @@ impl agentwire_runtime::Validate for AgentResponseResult {
     }
 }
 /// Method-specific response data.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -1082,6 +1129,69 @@ pub enum AgentResponseResultResult {
     CancelToolCallResponse(CancelToolCallResponse),
     CancelTerminalResponse(CancelTerminalResponse),
     ExtResponse(ExtResponse),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AgentResponseResultResult {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            AgentResponseResultResult,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::InitializeResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::NewSessionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::ListSessionsResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::SetSessionConfigOptionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::PromptResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::ResumeSessionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::LoginAuthResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::LogoutAuthResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::DeleteSessionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::CloseSessionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::CancelToolCallResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::CancelTerminalResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AgentResponseResultResult::ExtResponse)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AgentResponseResultResult", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AgentResponseResultResult {
     #[inline]
@@ -1705,13 +1815,7 @@ impl agentwire_runtime::Validate for AudioContent {
 /// Describes an available authentication method.
 ///
 /// The `type` field acts as the discriminator in the serialized JSON form.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -1719,6 +1823,21 @@ pub enum AuthMethod {
     AuthMethodTerminal2(AuthMethodTerminal2),
     AuthMethodAgent2(AuthMethodAgent2),
     AuthMethodOther(AuthMethodOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AuthMethod {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AuthMethod>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AuthMethod::AuthMethodTerminal2)
+            },
+            |v| agentwire_runtime::untagged::member(v).map(AuthMethod::AuthMethodAgent2),
+            |v| agentwire_runtime::untagged::member(v).map(AuthMethod::AuthMethodOther),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AuthMethod", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AuthMethod {
     #[inline]
@@ -2789,19 +2908,30 @@ impl agentwire_runtime::Validate for AuthMethodTerminal2Type {
 /// A command the agent advertises to the client.
 ///
 /// The `type` field acts as the discriminator in the serialized JSON form.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum AvailableCommand {
     AvailableCommandCommand(AvailableCommandCommand),
     AvailableCommandOther(AvailableCommandOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AvailableCommand {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AvailableCommand>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AvailableCommand::AvailableCommandCommand)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AvailableCommand::AvailableCommandOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AvailableCommand", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AvailableCommand {
     #[inline]
@@ -3056,19 +3186,30 @@ impl agentwire_runtime::Validate for AvailableCommandCommandType {
     ) {}
 }
 /// The input specification for a command.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum AvailableCommandInput {
     AvailableCommandInputText(AvailableCommandInputText),
     AvailableCommandInputOther(AvailableCommandInputOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for AvailableCommandInput {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<AvailableCommandInput>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AvailableCommandInput::AvailableCommandInputText)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(AvailableCommandInput::AvailableCommandInputOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "AvailableCommandInput", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for AvailableCommandInput {
     #[inline]
@@ -3900,13 +4041,7 @@ impl agentwire_runtime::Validate for BackgroundToolCall {
 /// listed once: process-backed work is listed as its terminal, not also as its tool call.
 ///
 /// See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -3914,6 +4049,27 @@ pub enum BackgroundWork {
     BackgroundWorkTerminal(BackgroundWorkTerminal),
     BackgroundWorkToolCall(BackgroundWorkToolCall),
     BackgroundWorkOther(BackgroundWorkOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for BackgroundWork {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<BackgroundWork>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(BackgroundWork::BackgroundWorkTerminal)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(BackgroundWork::BackgroundWorkToolCall)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(BackgroundWork::BackgroundWorkOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "BackgroundWork", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for BackgroundWork {
     #[inline]
@@ -5940,19 +6096,32 @@ impl agentwire_runtime::Validate for ClientCapabilities {
 /// to use this directly.
 ///
 /// Notifications do not expect a response.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ClientNotificationParams {
     CancelSessionNotification(CancelSessionNotification),
     ExtNotification(ExtNotification),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientNotificationParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            ClientNotificationParams,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientNotificationParams::CancelSessionNotification)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientNotificationParams::ExtNotification)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ClientNotificationParams", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ClientNotificationParams {
     #[inline]
@@ -6081,13 +6250,7 @@ impl agentwire_runtime::Validate for ClientNotificationType {
 /// to use this directly.
 ///
 /// This enum encompasses all method calls from client to agent.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -6105,6 +6268,67 @@ pub enum ClientRequestParams {
     ListSessionsRequest(ListSessionsRequest),
     LogoutAuthRequest(LogoutAuthRequest),
     ExtRequest(ExtRequest),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientRequestParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ClientRequestParams>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::SetSessionConfigOptionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::ResumeSessionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::InitializeRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::CancelToolCallRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::CancelTerminalRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::PromptRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::NewSessionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::LoginAuthRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::DeleteSessionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::CloseSessionRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::ListSessionsRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::LogoutAuthRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientRequestParams::ExtRequest)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ClientRequestParams", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ClientRequestParams {
     #[inline]
@@ -6285,19 +6509,30 @@ impl agentwire_runtime::Validate for ClientRequestType {
     }
 }
 /// A JSON-RPC response object.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ClientResponse {
     ClientResponseResult(ClientResponseResult),
     ClientResponseError(ClientResponseError),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ClientResponse>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponse::ClientResponseResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponse::ClientResponseError)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ClientResponse", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ClientResponse {
     #[inline]
@@ -6420,19 +6655,36 @@ impl agentwire_runtime::Validate for ClientResponseError {
 /// Required. `null` only when the request's id could not be determined, such as
 /// for a parse error or an invalid request.
 pub type ClientResponseErrorId = Option<ClientResponseErrorIdValue>;
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ClientResponseErrorIdValue {
     Integer(i64),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientResponseErrorIdValue {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            ClientResponseErrorIdValue,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseErrorIdValue::Integer)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseErrorIdValue::String)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "ClientResponseErrorIdValue",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for ClientResponseErrorIdValue {
     #[inline]
@@ -6544,13 +6796,7 @@ impl agentwire_runtime::Validate for ClientResponseResult {
     }
 }
 /// Method-specific response data.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -6558,6 +6804,33 @@ pub enum ClientResponseResultResult {
     CreateElicitationResponse(CreateElicitationResponse),
     RequestPermissionResponse(RequestPermissionResponse),
     ExtResponse(ExtResponse),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientResponseResultResult {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            ClientResponseResultResult,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::CreateElicitationResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::RequestPermissionResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResponseResultResult::ExtResponse)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "ClientResponseResultResult",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for ClientResponseResultResult {
     #[inline]
@@ -7204,6 +7477,39 @@ impl agentwire_runtime::Validate for CommandPermissionSubject {
         _at: &mut agentwire_runtime::JsonPointer,
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
+}
+/// Lifecycle state of a context compaction.
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum CompactionStatus {
+    Known(CompactionStatusKnown),
+    String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionStatus {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<CompactionStatus>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(CompactionStatus::Known),
+            |v| agentwire_runtime::untagged::member(v).map(CompactionStatus::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CompactionStatus", MEMBERS)
+    }
+}
+impl agentwire_runtime::Validate for CompactionStatus {
+    #[inline]
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match self {
+            Self::Known(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+            Self::String(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+        }
+    }
 }
 /// A content block appended to a compaction's summary. A first-seen ID creates
 /// an in-progress compaction. Chunks append in receive order.
@@ -7984,13 +8290,7 @@ impl agentwire_runtime::Validate for Content {
 /// forward content from MCP tool outputs without transformation.
 ///
 /// See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/content)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -8001,6 +8301,39 @@ pub enum ContentBlock {
     ContentBlockText(ContentBlockText),
     ContentBlockResource(ContentBlockResource),
     ContentBlockOther(ContentBlockOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ContentBlock {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ContentBlock>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ContentBlock::ContentBlockResourceLink)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ContentBlock::ContentBlockImage)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ContentBlock::ContentBlockAudio)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ContentBlock::ContentBlockText)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ContentBlock::ContentBlockResource)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ContentBlock::ContentBlockOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ContentBlock", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ContentBlock {
     #[inline]
@@ -9828,13 +10161,7 @@ impl agentwire_runtime::Validate for Cost {
 /// The request's scope alone does not establish that dependency.
 ///
 /// See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/elicitation)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -9842,6 +10169,29 @@ pub enum CreateElicitationRequest {
     CreateElicitationRequest2(CreateElicitationRequest2),
     CreateElicitationRequest1(CreateElicitationRequest1),
     CreateElicitationRequestOther(CreateElicitationRequestOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationRequest {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationRequest,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest::CreateElicitationRequest2)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest::CreateElicitationRequest1)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest::CreateElicitationRequestOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CreateElicitationRequest", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationRequest {
     #[inline]
@@ -9863,19 +10213,32 @@ impl agentwire_runtime::Validate for CreateElicitationRequest {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CreateElicitationRequest1 {
     CreateElicitationRequest11(CreateElicitationRequest11),
     CreateElicitationRequest12(CreateElicitationRequest12),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationRequest1 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationRequest1,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest1::CreateElicitationRequest11)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest1::CreateElicitationRequest12)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CreateElicitationRequest1", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationRequest1 {
     #[inline]
@@ -10306,19 +10669,32 @@ impl agentwire_runtime::Validate for CreateElicitationRequest12 {
         );
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CreateElicitationRequest2 {
     CreateElicitationRequest21(CreateElicitationRequest21),
     CreateElicitationRequest22(CreateElicitationRequest22),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationRequest2 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationRequest2,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest2::CreateElicitationRequest21)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequest2::CreateElicitationRequest22)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CreateElicitationRequest2", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationRequest2 {
     #[inline]
@@ -10785,19 +11161,36 @@ impl agentwire_runtime::Validate for CreateElicitationRequest22 {
         );
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CreateElicitationRequestOther {
     CreateElicitationRequestOther1(CreateElicitationRequestOther1),
     CreateElicitationRequestOther2(CreateElicitationRequestOther2),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationRequestOther {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationRequestOther,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequestOther::CreateElicitationRequestOther1)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationRequestOther::CreateElicitationRequestOther2)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "CreateElicitationRequestOther",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationRequestOther {
     #[inline]
@@ -11217,13 +11610,7 @@ impl agentwire_runtime::Validate for CreateElicitationRequestOther2 {
     }
 }
 /// Response from the client to an elicitation request.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -11232,6 +11619,33 @@ pub enum CreateElicitationResponse {
     CreateElicitationResponseDecline(CreateElicitationResponseDecline),
     CreateElicitationResponseCancel(CreateElicitationResponseCancel),
     CreateElicitationResponseOther(CreateElicitationResponseOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateElicitationResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateElicitationResponse,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationResponse::CreateElicitationResponseAccept)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationResponse::CreateElicitationResponseDecline)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationResponse::CreateElicitationResponseCancel)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateElicitationResponse::CreateElicitationResponseOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "CreateElicitationResponse", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for CreateElicitationResponse {
     #[inline]
@@ -12237,13 +12651,7 @@ impl agentwire_runtime::Validate for Diff {
 ///
 /// Structured change metadata lets clients identify affected files and
 /// operations without parsing the text patch.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -12254,6 +12662,21 @@ pub enum DiffChange {
     DiffChangeDelete(DiffChangeDelete),
     DiffChangeModify(DiffChangeModify),
     DiffChangeOther(DiffChangeOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for DiffChange {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<DiffChange>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(DiffChange::DiffChangeMove),
+            |v| agentwire_runtime::untagged::member(v).map(DiffChange::DiffChangeCopy),
+            |v| agentwire_runtime::untagged::member(v).map(DiffChange::DiffChangeAdd),
+            |v| agentwire_runtime::untagged::member(v).map(DiffChange::DiffChangeDelete),
+            |v| agentwire_runtime::untagged::member(v).map(DiffChange::DiffChangeModify),
+            |v| agentwire_runtime::untagged::member(v).map(DiffChange::DiffChangeOther),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "DiffChange", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for DiffChange {
     #[inline]
@@ -13717,19 +14140,24 @@ impl agentwire_runtime::Validate for DiffChangeOther {
     }
 }
 /// Kind of file content represented by a diff change.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum DiffFileType {
     Known(DiffFileTypeKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for DiffFileType {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<DiffFileType>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(DiffFileType::Known),
+            |v| agentwire_runtime::untagged::member(v).map(DiffFileType::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "DiffFileType", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for DiffFileType {
     #[inline]
@@ -13938,19 +14366,24 @@ impl agentwire_runtime::Validate for DiffPatch {
     ) {}
 }
 /// Text patch format used by `DiffPatch`.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum DiffPatchFormat {
     Known(DiffPatchFormatKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for DiffPatchFormat {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<DiffPatchFormat>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(DiffPatchFormat::Known),
+            |v| agentwire_runtime::untagged::member(v).map(DiffPatchFormat::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "DiffPatchFormat", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for DiffPatchFormat {
     #[inline]
@@ -14410,13 +14843,7 @@ impl agentwire_runtime::Validate for ElicitationCapabilities {
     ) {}
 }
 /// Allowed wire representations for `ElicitationContentValue`.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -14428,6 +14855,38 @@ pub enum ElicitationContentValue {
     Bool(bool),
     StringList(Vec<String>),
     Value(agentwire_runtime::serde_json::Value),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitationContentValue {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ElicitationContentValue>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationContentValue::String)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationContentValue::Integer)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationContentValue::Number)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v).map(ElicitationContentValue::Bool)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationContentValue::StringList)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationContentValue::Value)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitationContentValue", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitationContentValue {
     #[inline]
@@ -14552,19 +15011,30 @@ impl agentwire_runtime::Validate for ElicitationFormCapabilities {
     ) {}
 }
 /// Form-based elicitation mode where the client renders a form from the provided schema.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ElicitationFormMode {
     ElicitationFormModeSession(ElicitationFormModeSession),
     ElicitationFormModeRequest(ElicitationFormModeRequest),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitationFormMode {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ElicitationFormMode>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationFormMode::ElicitationFormModeSession)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationFormMode::ElicitationFormModeRequest)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitationFormMode", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitationFormMode {
     #[inline]
@@ -14825,13 +15295,7 @@ impl agentwire_runtime::Validate for ElicitationFormModeSession {
 /// Each variant corresponds to a JSON Schema `"type"` value.
 /// Single-select enums use `type: "string"` with `enum` or `oneOf` set.
 /// Multi-select enums use `type: "array"`.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -14842,6 +15306,41 @@ pub enum ElicitationPropertySchema {
     ElicitationPropertySchemaInteger(ElicitationPropertySchemaInteger),
     ElicitationPropertySchemaBoolean(ElicitationPropertySchemaBoolean),
     ElicitationPropertySchemaOther(ElicitationPropertySchemaOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitationPropertySchema {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            ElicitationPropertySchema,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaArray)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaString)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaNumber)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaInteger)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaBoolean)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationPropertySchema::ElicitationPropertySchemaOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitationPropertySchema", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitationPropertySchema {
     #[inline]
@@ -17039,19 +17538,30 @@ impl agentwire_runtime::Validate for ElicitationUrlCapabilities {
     ) {}
 }
 /// URL-based elicitation mode where the client directs the user to a URL.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ElicitationUrlMode {
     ElicitationUrlModeSession(ElicitationUrlModeSession),
     ElicitationUrlModeRequest(ElicitationUrlModeRequest),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitationUrlMode {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ElicitationUrlMode>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationUrlMode::ElicitationUrlModeSession)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitationUrlMode::ElicitationUrlModeRequest)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitationUrlMode", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitationUrlMode {
     #[inline]
@@ -17523,19 +18033,32 @@ impl agentwire_runtime::Validate for EmbeddedResource {
     }
 }
 /// Resource content that can be embedded in a message.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum EmbeddedResourceResource {
     TextResourceContents(TextResourceContents),
     BlobResourceContents(BlobResourceContents),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResourceResource {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            EmbeddedResourceResource,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(EmbeddedResourceResource::TextResourceContents)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(EmbeddedResourceResource::BlobResourceContents)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "EmbeddedResourceResource", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for EmbeddedResourceResource {
     #[inline]
@@ -18009,13 +18532,7 @@ impl agentwire_runtime::Validate for Error {
     }
 }
 /// Schema for [`Error::data`]: the shapes ACP defines, or any other value.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -18023,6 +18540,24 @@ pub enum ErrorData {
     UnsupportedProtocolVersionErrorData(UnsupportedProtocolVersionErrorData),
     SessionNotFoundErrorData(SessionNotFoundErrorData),
     Value(agentwire_runtime::serde_json::Value),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ErrorData {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ErrorData>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ErrorData::UnsupportedProtocolVersionErrorData)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ErrorData::SessionNotFoundErrorData)
+            },
+            |v| agentwire_runtime::untagged::member(v).map(ErrorData::Value),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ErrorData", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ErrorData {
     #[inline]
@@ -18516,19 +19051,24 @@ impl agentwire_runtime::Validate for Icon {
     }
 }
 /// Theme an icon is designed for.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum IconTheme {
     Known(IconThemeKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for IconTheme {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<IconTheme>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(IconTheme::Known),
+            |v| agentwire_runtime::untagged::member(v).map(IconTheme::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "IconTheme", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for IconTheme {
     #[inline]
@@ -18590,13 +19130,7 @@ impl agentwire_runtime::Validate for IconThemeKnown {
 /// reporting one.
 /// Repeated or resume snapshots may carry the last stop reason for context.
 /// They MUST NOT be counted as new completions, cancellations, or additional usage.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -18609,6 +19143,47 @@ pub enum IdleStateUpdate {
     IdleStateUpdateCancelled(IdleStateUpdateCancelled),
     IdleStateUpdateNone(IdleStateUpdateNone),
     IdleStateUpdateOther(IdleStateUpdateOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for IdleStateUpdate {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<IdleStateUpdate>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(IdleStateUpdate::IdleStateUpdateError)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(IdleStateUpdate::IdleStateUpdateEndTurn)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(IdleStateUpdate::IdleStateUpdateMaxTokens)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(IdleStateUpdate::IdleStateUpdateMaxTurnRequests)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(IdleStateUpdate::IdleStateUpdateRefusal)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(IdleStateUpdate::IdleStateUpdateCancelled)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(IdleStateUpdate::IdleStateUpdateNone)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(IdleStateUpdate::IdleStateUpdateOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "IdleStateUpdate", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for IdleStateUpdate {
     #[inline]
@@ -22391,13 +22966,7 @@ impl agentwire_runtime::Validate for McpHttpCapabilities {
 /// processing prompts.
 ///
 /// See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/session-setup#mcp-servers)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -22405,6 +22974,18 @@ pub enum McpServer {
     McpServerStdio2(McpServerStdio2),
     McpServerHttp2(McpServerHttp2),
     McpServerOther(McpServerOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for McpServer {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<McpServer>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(McpServer::McpServerStdio2),
+            |v| agentwire_runtime::untagged::member(v).map(McpServer::McpServerHttp2),
+            |v| agentwire_runtime::untagged::member(v).map(McpServer::McpServerOther),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "McpServer", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for McpServer {
     #[inline]
@@ -23451,13 +24032,7 @@ pub type MediaType = String;
 /// distinct messages.
 pub type MessageId = String;
 /// Items for a multi-select (array) property schema.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -23465,6 +24040,27 @@ pub enum MultiSelectItems {
     MultiSelectItemsString(MultiSelectItemsString),
     TitledMultiSelectItems(TitledMultiSelectItems),
     MultiSelectItemsOther(MultiSelectItemsOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MultiSelectItems {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<MultiSelectItems>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(MultiSelectItems::MultiSelectItemsString)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(MultiSelectItems::TitledMultiSelectItems)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(MultiSelectItems::MultiSelectItemsOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "MultiSelectItems", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for MultiSelectItems {
     #[inline]
@@ -24639,19 +25235,24 @@ impl agentwire_runtime::Validate for Notice {
     }
 }
 /// Severity hint for a session notice.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum NoticeSeverity {
     Known(NoticeSeverityKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for NoticeSeverity {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<NoticeSeverity>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(NoticeSeverity::Known),
+            |v| agentwire_runtime::untagged::member(v).map(NoticeSeverity::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "NoticeSeverity", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for NoticeSeverity {
     #[inline]
@@ -25123,19 +25724,24 @@ impl agentwire_runtime::Validate for PermissionOption {
 /// The type of permission option being presented to the user.
 ///
 /// Helps clients choose appropriate icons and UI treatment.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum PermissionOptionKind {
     Known(PermissionOptionKindKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for PermissionOptionKind {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<PermissionOptionKind>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(PermissionOptionKind::Known),
+            |v| agentwire_runtime::untagged::member(v).map(PermissionOptionKind::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "PermissionOptionKind", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for PermissionOptionKind {
     #[inline]
@@ -25377,19 +25983,24 @@ impl agentwire_runtime::Validate for PlanEntry {
 /// Used to indicate the relative importance or urgency of different
 /// tasks in the execution plan.
 /// See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v2/agent-plan#plan-entries)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum PlanEntryPriority {
     Known(PlanEntryPriorityKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanEntryPriority {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<PlanEntryPriority>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(PlanEntryPriority::Known),
+            |v| agentwire_runtime::untagged::member(v).map(PlanEntryPriority::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "PlanEntryPriority", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for PlanEntryPriority {
     #[inline]
@@ -25450,19 +26061,24 @@ impl agentwire_runtime::Validate for PlanEntryPriorityKnown {
 ///
 /// Tracks the lifecycle of each task from planning through completion.
 /// See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v2/agent-plan#plan-entries)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum PlanEntryStatus {
     Known(PlanEntryStatusKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanEntryStatus {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<PlanEntryStatus>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(PlanEntryStatus::Known),
+            |v| agentwire_runtime::untagged::member(v).map(PlanEntryStatus::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "PlanEntryStatus", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for PlanEntryStatus {
     #[inline]
@@ -25809,19 +26425,30 @@ impl agentwire_runtime::Validate for PlanUpdate {
     }
 }
 /// Updated content for a plan.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum PlanUpdateContent {
     PlanUpdateContentItems(PlanUpdateContentItems),
     PlanUpdateContentOther(PlanUpdateContentOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanUpdateContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<PlanUpdateContent>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(PlanUpdateContent::PlanUpdateContentItems)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(PlanUpdateContent::PlanUpdateContentOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "PlanUpdateContent", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for PlanUpdateContent {
     #[inline]
@@ -26995,19 +27622,24 @@ impl agentwire_runtime::Validate for PromptResponse {
 /// Inclusive cursor describing where replayed session history should begin.
 ///
 /// Replay includes the position identified by the cursor.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ReplayFrom {
     ReplayFromStart2(ReplayFromStart2),
     ReplayFromOther(ReplayFromOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReplayFrom {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ReplayFrom>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(ReplayFrom::ReplayFromStart2),
+            |v| agentwire_runtime::untagged::member(v).map(ReplayFrom::ReplayFromOther),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ReplayFrom", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ReplayFrom {
     #[inline]
@@ -27391,19 +28023,24 @@ impl agentwire_runtime::Validate for ReplayFromStart2Type {
 /// The receiver MUST reply with the same value in the response. Each side chooses IDs for its own
 /// requests, so the same ID can be in use in both directions. A sender MUST NOT reuse an ID while
 /// a request with it is still awaiting a response.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum RequestId {
     Integer(i64),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestId {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<RequestId>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(RequestId::Integer),
+            |v| agentwire_runtime::untagged::member(v).map(RequestId::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "RequestId", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for RequestId {
     #[inline]
@@ -27419,13 +28056,7 @@ impl agentwire_runtime::Validate for RequestId {
     }
 }
 /// The outcome of a permission request.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -27433,6 +28064,29 @@ pub enum RequestPermissionOutcome {
     RequestPermissionOutcomeSelected(RequestPermissionOutcomeSelected),
     RequestPermissionOutcomeCancelled(RequestPermissionOutcomeCancelled),
     RequestPermissionOutcomeOther(RequestPermissionOutcomeOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestPermissionOutcome {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            RequestPermissionOutcome,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(RequestPermissionOutcome::RequestPermissionOutcomeSelected)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(RequestPermissionOutcome::RequestPermissionOutcomeCancelled)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(RequestPermissionOutcome::RequestPermissionOutcomeOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "RequestPermissionOutcome", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for RequestPermissionOutcome {
     #[inline]
@@ -28308,13 +28962,7 @@ impl agentwire_runtime::Validate for RequestPermissionResponse {
     }
 }
 /// The operation requiring permission.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -28322,6 +28970,29 @@ pub enum RequestPermissionSubject {
     RequestPermissionSubjectCommand(RequestPermissionSubjectCommand),
     RequestPermissionSubjectToolCall(RequestPermissionSubjectToolCall),
     RequestPermissionSubjectOther(RequestPermissionSubjectOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestPermissionSubject {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            RequestPermissionSubject,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(RequestPermissionSubject::RequestPermissionSubjectCommand)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(RequestPermissionSubject::RequestPermissionSubjectToolCall)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(RequestPermissionSubject::RequestPermissionSubjectOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "RequestPermissionSubject", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for RequestPermissionSubject {
     #[inline]
@@ -29850,19 +30521,24 @@ impl agentwire_runtime::Validate for ResumeSessionResponse {
     }
 }
 /// The sender or recipient of messages and data in a conversation.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum Role {
     Known(RoleKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for Role {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<Role>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(Role::Known),
+            |v| agentwire_runtime::untagged::member(v).map(Role::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "Role", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for Role {
     #[inline]
@@ -30060,13 +30736,7 @@ impl agentwire_runtime::Validate for RunningStateUpdate {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -30074,6 +30744,18 @@ pub enum Schema {
     SchemaAgent(SchemaAgent),
     SchemaClient(SchemaClient),
     SchemaProtocolLevel(SchemaProtocolLevel),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for Schema {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<Schema>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(Schema::SchemaAgent),
+            |v| agentwire_runtime::untagged::member(v).map(Schema::SchemaClient),
+            |v| agentwire_runtime::untagged::member(v).map(Schema::SchemaProtocolLevel),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "Schema", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for Schema {
     #[inline]
@@ -30095,13 +30777,7 @@ impl agentwire_runtime::Validate for Schema {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -30109,6 +30785,18 @@ pub enum SchemaAgent {
     SchemaAgent1(SchemaAgent1),
     SchemaAgent2(SchemaAgent2),
     SchemaAgent3(SchemaAgent3),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SchemaAgent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SchemaAgent>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent::SchemaAgent1),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent::SchemaAgent2),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent::SchemaAgent3),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SchemaAgent", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SchemaAgent {
     #[inline]
@@ -30274,19 +30962,24 @@ impl agentwire_runtime::Validate for SchemaAgent1 {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SchemaAgent2 {
     SchemaAgent21(SchemaAgent21),
     SchemaAgent22(SchemaAgent22),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SchemaAgent2 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SchemaAgent2>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent2::SchemaAgent21),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaAgent2::SchemaAgent22),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SchemaAgent2", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SchemaAgent2 {
     #[inline]
@@ -30666,13 +31359,7 @@ impl agentwire_runtime::Validate for SchemaAgent3 {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -30680,6 +31367,18 @@ pub enum SchemaClient {
     SchemaClient1(SchemaClient1),
     SchemaClient2(SchemaClient2),
     SchemaClient3(SchemaClient3),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SchemaClient {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SchemaClient>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(SchemaClient::SchemaClient1),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaClient::SchemaClient2),
+            |v| agentwire_runtime::untagged::member(v).map(SchemaClient::SchemaClient3),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SchemaClient", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SchemaClient {
     #[inline]
@@ -30845,19 +31544,26 @@ impl agentwire_runtime::Validate for SchemaClient1 {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SchemaClient2 {
     SchemaClient21(SchemaClient21),
     SchemaClient22(SchemaClient22),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SchemaClient2 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SchemaClient2>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v).map(SchemaClient2::SchemaClient21)
+            },
+            |v| agentwire_runtime::untagged::member(v).map(SchemaClient2::SchemaClient22),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SchemaClient2", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SchemaClient2 {
     #[inline]
@@ -31908,13 +32614,7 @@ impl agentwire_runtime::Validate for SessionConfigBoolean {
     ) {}
 }
 /// A session configuration option selector and its current state.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -31922,6 +32622,27 @@ pub enum SessionConfigOption {
     SessionConfigOptionSelect(SessionConfigOptionSelect),
     SessionConfigOptionBoolean(SessionConfigOptionBoolean),
     SessionConfigOptionOther(SessionConfigOptionOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionConfigOption {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SessionConfigOption>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigOption::SessionConfigOptionSelect)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigOption::SessionConfigOptionBoolean)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigOption::SessionConfigOptionOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SessionConfigOption", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SessionConfigOption {
     #[inline]
@@ -32219,6 +32940,59 @@ impl agentwire_runtime::Validate for SessionConfigOptionBooleanType {
         _: &mut agentwire_runtime::JsonPointer,
         _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
+}
+/// Semantic category for a session configuration option.
+///
+/// This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
+/// session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
+/// placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
+/// categories gracefully.
+///
+/// Category names beginning with `_` are free for custom use, like other ACP extension methods.
+/// Category names that do not begin with `_` are reserved for the ACP spec.
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum SessionConfigOptionCategory {
+    Known(SessionConfigOptionCategoryKnown),
+    String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionConfigOptionCategory {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            SessionConfigOptionCategory,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigOptionCategory::Known)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigOptionCategory::String)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "SessionConfigOptionCategory",
+            MEMBERS,
+        )
+    }
+}
+impl agentwire_runtime::Validate for SessionConfigOptionCategory {
+    #[inline]
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match self {
+            Self::Known(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+            Self::String(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+        }
+    }
 }
 /// Custom or future session configuration option payload.
 ///
@@ -33231,19 +34005,36 @@ impl agentwire_runtime::Validate for SessionConfigSelectOption {
     ) {}
 }
 /// Possible values for a session configuration option.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SessionConfigSelectOptions {
     SessionConfigSelectOptionList(Vec<SessionConfigSelectOption>),
     SessionConfigSelectGroupList(Vec<SessionConfigSelectGroup>),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionConfigSelectOptions {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            SessionConfigSelectOptions,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigSelectOptions::SessionConfigSelectOptionList)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionConfigSelectOptions::SessionConfigSelectGroupList)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "SessionConfigSelectOptions",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for SessionConfigSelectOptions {
     #[inline]
@@ -33929,13 +34720,7 @@ impl agentwire_runtime::Validate for SessionNotFoundErrorData {
 /// These updates report messages, progress, and other session activity.
 ///
 /// See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#3-agent-reports-output)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -33960,6 +34745,94 @@ pub enum SessionUpdate {
     SessionUpdateConfigOptionUpdate(SessionUpdateConfigOptionUpdate),
     SessionUpdateSessionInfoUpdate(SessionUpdateSessionInfoUpdate),
     SessionUpdateOther(SessionUpdateOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionUpdate {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SessionUpdate>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v).map(SessionUpdate::SessionUpdate7)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateCompactionUpdate)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateUsageUpdate)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateNotice)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateUserMessageChunk)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateAgentMessageChunk)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateAgentThoughtChunk)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateToolCallContentChunk)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateTerminalOutputChunk)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateCompactionSummaryChunk)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateToolCallUpdate)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateTerminalUpdate)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateUserMessage)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateAgentMessage)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateAgentThought)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdatePlanUpdate)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateAvailableCommandsUpdate)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateConfigOptionUpdate)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateSessionInfoUpdate)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate::SessionUpdateOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SessionUpdate", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SessionUpdate {
     #[inline]
@@ -34032,13 +34905,7 @@ impl agentwire_runtime::Validate for SessionUpdate {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -34047,6 +34914,31 @@ pub enum SessionUpdate7 {
     SessionUpdate71(SessionUpdate71),
     SessionUpdate73(SessionUpdate73),
     SessionUpdate74(SessionUpdate74),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionUpdate7 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SessionUpdate7>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate7::SessionUpdate72)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate7::SessionUpdate71)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate7::SessionUpdate73)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate7::SessionUpdate74)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SessionUpdate7", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SessionUpdate7 {
     #[inline]
@@ -34257,13 +35149,7 @@ impl agentwire_runtime::Validate for SessionUpdate71 {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -34276,6 +35162,47 @@ pub enum SessionUpdate72 {
     SessionUpdate725(SessionUpdate725),
     SessionUpdate728(SessionUpdate728),
     SessionUpdate727(SessionUpdate727),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionUpdate72 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SessionUpdate72>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate72::SessionUpdate726)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate72::SessionUpdate721)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate72::SessionUpdate722)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate72::SessionUpdate723)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate72::SessionUpdate724)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate72::SessionUpdate725)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate72::SessionUpdate728)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SessionUpdate72::SessionUpdate727)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SessionUpdate72", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SessionUpdate72 {
     #[inline]
@@ -40814,13 +41741,7 @@ impl agentwire_runtime::Validate for SessionUpdateUserMessageSessionUpdate {
 /// configuration unchanged.
 ///
 /// See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/session-config-options#setting-a-config-option)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -40828,6 +41749,37 @@ pub enum SetSessionConfigOptionRequest {
     SetSessionConfigOptionRequestId(SetSessionConfigOptionRequestId),
     SetSessionConfigOptionRequestBoolean(SetSessionConfigOptionRequestBoolean),
     SetSessionConfigOptionRequestOther(SetSessionConfigOptionRequestOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SetSessionConfigOptionRequest {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            SetSessionConfigOptionRequest,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SetSessionConfigOptionRequest::SetSessionConfigOptionRequestId)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(
+                        SetSessionConfigOptionRequest::SetSessionConfigOptionRequestBoolean,
+                    )
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(
+                        SetSessionConfigOptionRequest::SetSessionConfigOptionRequestOther,
+                    )
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "SetSessionConfigOptionRequest",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for SetSessionConfigOptionRequest {
     #[inline]
@@ -41643,13 +42595,7 @@ impl agentwire_runtime::Validate for SetSessionConfigOptionResponse {
 /// an idle boundary. Local commands use the same lifecycle even without model work.
 ///
 /// See protocol docs: [Session States](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#session-states)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -41658,6 +42604,25 @@ pub enum StateUpdate {
     StateUpdateRunning(StateUpdateRunning),
     StateUpdateRequiresAction(StateUpdateRequiresAction),
     StateUpdateOther(StateUpdateOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for StateUpdate {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<StateUpdate>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate::StateUpdate2),
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(StateUpdate::StateUpdateRunning)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(StateUpdate::StateUpdateRequiresAction)
+            },
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate::StateUpdateOther),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "StateUpdate", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for StateUpdate {
     #[inline]
@@ -41682,13 +42647,7 @@ impl agentwire_runtime::Validate for StateUpdate {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -41701,6 +42660,23 @@ pub enum StateUpdate2 {
     StateUpdate25(StateUpdate25),
     StateUpdate28(StateUpdate28),
     StateUpdate27(StateUpdate27),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for StateUpdate2 {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<StateUpdate2>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate2::StateUpdate26),
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate2::StateUpdate21),
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate2::StateUpdate22),
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate2::StateUpdate23),
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate2::StateUpdate24),
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate2::StateUpdate25),
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate2::StateUpdate28),
+            |v| agentwire_runtime::untagged::member(v).map(StateUpdate2::StateUpdate27),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "StateUpdate2", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for StateUpdate2 {
     #[inline]
@@ -43868,19 +44844,24 @@ impl agentwire_runtime::Validate for StateUpdateRunningState {
     ) {}
 }
 /// String format types for string properties in elicitation schemas.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum StringFormat {
     Known(StringFormatKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for StringFormat {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<StringFormat>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(StringFormat::Known),
+            |v| agentwire_runtime::untagged::member(v).map(StringFormat::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "StringFormat", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for StringFormat {
     #[inline]
@@ -46717,13 +47698,7 @@ impl agentwire_runtime::Validate for ToolCallCapabilities {
 /// content blocks (text, images), file diffs, or display-only terminals.
 ///
 /// See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/tool-calls#content)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -46732,6 +47707,31 @@ pub enum ToolCallContent {
     ToolCallContentContent(ToolCallContentContent),
     ToolCallContentTerminal(ToolCallContentTerminal),
     ToolCallContentOther(ToolCallContentOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ToolCallContent>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ToolCallContent::ToolCallContentDiff)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ToolCallContent::ToolCallContentContent)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ToolCallContent::ToolCallContentTerminal)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ToolCallContent::ToolCallContentOther)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ToolCallContent", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ToolCallContent {
     #[inline]
@@ -47920,19 +48920,24 @@ impl agentwire_runtime::Validate for ToolCallPermissionSubject {
 /// Tool calls progress through different statuses during their lifecycle.
 ///
 /// See protocol docs: [Status](https://agentclientprotocol.com/protocol/v2/tool-calls#status)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ToolCallStatus {
     Known(ToolCallStatusKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCallStatus {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ToolCallStatus>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(ToolCallStatus::Known),
+            |v| agentwire_runtime::untagged::member(v).map(ToolCallStatus::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ToolCallStatus", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ToolCallStatus {
     #[inline]
@@ -48439,19 +49444,24 @@ impl agentwire_runtime::Validate for ToolCallUpdate {
 /// display tool execution progress.
 ///
 /// See protocol docs: [Reporting](https://agentclientprotocol.com/protocol/v2/tool-calls#reporting)
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ToolKind {
     Known(ToolKindKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolKind {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ToolKind>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(ToolKind::Known),
+            |v| agentwire_runtime::untagged::member(v).map(ToolKind::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ToolKind", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ToolKind {
     #[inline]
