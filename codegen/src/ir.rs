@@ -95,6 +95,19 @@ pub enum VersionSource {
     Meta { path: Vec<String> },
     /// Every HTTP exchange carries it in this header.
     Header { name: String },
+    /// Several of the above, read in turn: versions that name themselves in different places.
+    Any(Vec<VersionSource>),
+}
+
+impl VersionSource {
+    /// The handshake among the sources, if one is.
+    pub fn handshake(&self) -> Option<(&str, &str)> {
+        match self {
+            VersionSource::Handshake { method, member } => Some((method, member)),
+            VersionSource::Any(sources) => sources.iter().find_map(VersionSource::handshake),
+            _ => None,
+        }
+    }
 }
 
 /// One optional capability from `features:`; plain data that skeleton emitters give meaning.

@@ -10,7 +10,8 @@ use serde_saphyr::{Location, Spanned};
 use crate::ir::{VersionInfo, VersionSource};
 
 /// `version:`: where a stream names its version; exactly one of `handshake` (with
-/// `member`), `meta` or `header`.
+/// `member`), `meta`, `header` or `any` (a list of the others, for versions that name
+/// themselves in different places).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSource {
@@ -27,6 +28,9 @@ pub struct RawSource {
     /// An HTTP header every exchange carries.
     #[serde(default)]
     header: Option<Spanned<String>>,
+    /// Several sources read in turn (at most one handshake, none itself an `any`).
+    #[serde(default)]
+    any: Option<Spanned<Vec<RawSource>>>,
 }
 
 /// `version.meta`: a dotted path (`_meta.version`), or the member names as a list, which is
@@ -149,6 +153,9 @@ fn source_of(
     at: &Location,
     err: &mut dyn FnMut(&Location, String),
 ) -> Option<VersionSource> {
+    if let Some(any) = &s.any {
+        return any_of(s, any, at, err);
+    }
     match (&s.handshake, &s.member, &s.meta, &s.header) {
         (Some(method), Some(member), None, None) => Some(VersionSource::Handshake {
             method: method.value.clone(),
@@ -182,12 +189,54 @@ fn source_of(
         _ => {
             err(
                 at,
-                "`version:` takes exactly one of `handshake` (with `member`), `meta` or `header`"
+                "`version:` takes exactly one of `handshake` (with `member`), `meta`, `header` or `any`"
                     .to_owned(),
             );
             None
         }
     }
+}
+
+/// `version: {any: [...]}`: each entry a source of its own; none is an `any`, at most one
+/// is a handshake, and nothing stands beside `any`.
+fn any_of(
+    s: &RawSource,
+    any: &Spanned<Vec<RawSource>>,
+    at: &Location,
+    err: &mut dyn FnMut(&Location, String),
+) -> Option<VersionSource> {
+    let beside = s.handshake.is_some() || s.member.is_some() || s.meta.is_some();
+    if beside || s.header.is_some() || any.value.len() < 2 {
+        err(
+            &any.referenced,
+            "`any:` lists two or more sources (`handshake` with `member`, `meta`, `header`) and stands alone in `version:`"
+                .to_owned(),
+        );
+        return None;
+    }
+    let mut each = Vec::new();
+    for one in &any.value {
+        if one.any.is_some() {
+            err(
+                &any.referenced,
+                "an `any:` entry cannot be an `any:` itself".to_owned(),
+            );
+            return None;
+        }
+        each.push(source_of(one, at, err)?);
+    }
+    let handshakes = each
+        .iter()
+        .filter(|s| matches!(s, VersionSource::Handshake { .. }))
+        .count();
+    if handshakes > 1 {
+        err(
+            &any.referenced,
+            "`any:` lists at most one handshake: a stream opens once".to_owned(),
+        );
+        return None;
+    }
+    Some(VersionSource::Any(each))
 }
 
 /// Loads every declared version of the folder whose shared `protocol.yaml` is `pf`: each one
@@ -221,7 +270,11 @@ pub fn load_versions(
             }
         }
     }
-    if let Some(VersionSource::Handshake { method, .. }) = &pf.version_source {
+    if let Some((method, _)) = pf
+        .version_source
+        .as_ref()
+        .and_then(VersionSource::handshake)
+    {
         for spec in &loaded {
             let opens = spec
                 .protocol
