@@ -84,6 +84,8 @@ pub struct Versioning {
 pub struct VersionInfo {
     pub name: String,
     pub module: String,
+    /// The folder's skeleton is this version's (`skeleton: true` on its `versions:` entry).
+    pub skeleton: bool,
 }
 
 /// `version:` in `protocol.yaml`: where a stream names its version.

@@ -89,6 +89,55 @@ versions:
     assert!(file("src/demo_rpc/v2025_01_01.rs").contains("\"work\""));
 }
 
+/// `skeleton: true` on one version: the folder's skeleton is that version's, over its module's
+/// paths; on two, a diagnostic.
+#[test]
+fn the_skeleton_is_the_version_that_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = spec(
+        tmp.path(),
+        "version: {handshake: open, member: version}
+versions:
+  - version: \"2\"
+    drop_methods: [work]
+  - version: \"1\"
+    skeleton: true
+",
+    );
+    let g = generate(&dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let skeleton = g
+        .files
+        .iter()
+        .find(|f| f.path == "src/skeletons/demo_rpc.rs")
+        .expect("the skeleton of version 1")
+        .render("test");
+    assert!(
+        skeleton.contains("crate::demo_rpc::v1::machine::Checker"),
+        "{skeleton}"
+    );
+    // Version 1 has `work`, version 2 dropped it: the skeleton is version 1's.
+    assert!(skeleton.contains("crate::demo_rpc::v1::Work"), "{skeleton}");
+
+    let twice = tempfile::tempdir().unwrap();
+    let dir = spec(
+        twice.path(),
+        "version: {handshake: open, member: version}
+versions:
+  - version: \"2\"
+    skeleton: true
+  - version: \"1\"
+    skeleton: true
+",
+    );
+    let errors = errors_of(&dir);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("both say `skeleton: true`")),
+        "{errors:?}"
+    );
+}
+
 #[test]
 fn a_folder_without_versions_keeps_its_layout() {
     let tmp = tempfile::tempdir().unwrap();

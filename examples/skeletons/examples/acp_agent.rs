@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use agentwire_examples::acp::{PROTOCOL_VERSION, blocks_text, internal, not_found, typed};
-use agentwire_protocols::acp::{
+use agentwire_protocols::acp::v1::{
     CancelNotification, InitializeRequest, InitializeResponse, NewSessionRequest,
     NewSessionResponse, PromptRequest, PromptResponse,
 };

@@ -16,7 +16,7 @@ use agentwire_examples::Failure;
 use agentwire_examples::acp::{
     ClientAnswers, PROTOCOL_VERSION, Permission, blocks_text, client_capabilities,
 };
-use agentwire_protocols::acp::AgentNotification;
+use agentwire_protocols::acp::v1::AgentNotification;
 use agentwire_protocols::skeletons::acp::{AgentNotifications, Client};
 use agentwire_transport::jsonrpc::Config;
 use serde_json::{Value, json};

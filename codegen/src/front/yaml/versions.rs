@@ -74,6 +74,9 @@ pub struct RawVersion<M, T> {
     /// Methods of `jsonrpc.methods` the version does not have.
     #[serde(default)]
     pub drop_methods: Vec<Spanned<String>>,
+    /// This version's skeleton is the folder's (`skeletons::<module>`); at most one entry.
+    #[serde(default)]
+    pub skeleton: Option<Spanned<bool>>,
 }
 
 /// One declared version as the loader keeps it.
@@ -133,10 +136,19 @@ pub fn lower<M, T>(
             };
             err(&v.version.referenced, format!("version `{name}` {what}"));
         }
+        let skeleton = v.skeleton.as_ref().is_some_and(|s| s.value);
+        if skeleton && let Some(other) = decls.iter().find(|d| d.info.skeleton) {
+            let msg = format!(
+                "version `{name}` and `{}` both say `skeleton: true`; one version's skeleton is the folder's",
+                other.info.name
+            );
+            err(&v.version.referenced, msg);
+        }
         decls.push(VersionDecl {
             info: VersionInfo {
                 name: name.clone(),
                 module,
+                skeleton,
             },
             machine: v
                 .machine
