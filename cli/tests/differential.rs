@@ -133,14 +133,24 @@ fn compare_fixture(t: &mut Tally, g: &dyn Protocol, i: &Interpreted, path: &Path
     }
 }
 
-/// The trace folders of `module`: its fixtures' and, for a test protocol, its own.
+/// The trace folders of `module`: its fixtures' (and their subfolders, one per version where a
+/// protocol has several) and, for a test protocol, its own.
 fn trace_dirs(dir: &Path, module: &str) -> Vec<PathBuf> {
+    let fixtures = root().join("tests/fixtures").join(module).join("traces");
+    let mut versions: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+        .into_iter()
+        .flatten()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    versions.sort();
     [
-        root().join("tests/fixtures").join(module).join("traces"),
+        fixtures,
         root().join("tests/fixtures").join(module).join("captures"),
         dir.join("traces"),
     ]
     .into_iter()
+    .chain(versions)
     .filter(|d| d.is_dir())
     .collect()
 }

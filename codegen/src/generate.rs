@@ -42,8 +42,16 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
     } else {
         versioned_files(&spec)?
     };
-    if spec.versions.is_empty()
-        && let Some(tokens) = crate::transport::skeleton(p, spec.proto.as_ref())
+    // A versioned folder's skeleton is the one of the version saying `skeleton: true`.
+    let speaks = if spec.versions.is_empty() {
+        Some(&spec)
+    } else {
+        spec.versions
+            .iter()
+            .find(|v| v.protocol.version.as_ref().is_some_and(|i| i.skeleton))
+    };
+    if let Some(speaks) = speaks
+        && let Some(tokens) = crate::transport::skeleton(&speaks.protocol, speaks.proto.as_ref())
     {
         let skeleton = crate::output::parse_tokens(&format!("skeleton of {module}"), tokens)
             .map_err(internal)?;

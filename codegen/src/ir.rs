@@ -84,6 +84,8 @@ pub struct Versioning {
 pub struct VersionInfo {
     pub name: String,
     pub module: String,
+    /// The folder's skeleton is this version's (`skeleton: true` on its `versions:` entry).
+    pub skeleton: bool,
 }
 
 /// `version:` in `protocol.yaml`: where a stream names its version.
@@ -95,6 +97,19 @@ pub enum VersionSource {
     Meta { path: Vec<String> },
     /// Every HTTP exchange carries it in this header.
     Header { name: String },
+    /// Several of the above, read in turn: versions that name themselves in different places.
+    Any(Vec<VersionSource>),
+}
+
+impl VersionSource {
+    /// The handshake among the sources, if one is.
+    pub fn handshake(&self) -> Option<(&str, &str)> {
+        match self {
+            VersionSource::Handshake { method, member } => Some((method, member)),
+            VersionSource::Any(sources) => sources.iter().find_map(VersionSource::handshake),
+            _ => None,
+        }
+    }
 }
 
 /// One optional capability from `features:`; plain data that skeleton emitters give meaning.

@@ -617,3 +617,49 @@ fn the_eca_vscode_shapes_generate() {
         "{tagged:?}"
     );
 }
+
+/// Functions and classes, as generated `.d.ts` files mix them with their types, declare no
+/// wire type: they are left out with a note each (file:line:col), not refused; a type that
+/// names one is still an unknown type.
+#[test]
+fn functions_and_classes_are_left_out_with_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("protocol.yaml"), YAML).unwrap();
+    let ts = "type ClientMessage = Probe;\ninterface Probe {\n  type: 'probe';\n  size: number;\n}\n\
+              export declare function probeOf(json: string): Probe;\n\
+              declare class Codec {\n  encode(p: Probe): string;\n}\n\
+              export declare class Client { send(p: Probe): void; }\n";
+    std::fs::write(dir.join("messages.ts"), ts).unwrap();
+    let g = generate(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{:?}",
+            e.errors.iter().map(|e| e.one_line()).collect::<Vec<_>>()
+        )
+    });
+    let notes: Vec<&str> = g.summary.lines().filter(|l| l.contains("note:")).collect();
+    for (what, line) in [
+        ("function `probeOf`", 6),
+        ("class `Codec`", 7),
+        ("class `Client`", 10),
+    ] {
+        assert!(
+            notes.iter().any(|n| n.contains(what)
+                && n.contains(&format!("messages.ts:{line}:"))
+                && n.contains("declares no wire type")),
+            "{what}: {notes:?}"
+        );
+    }
+    let rust = g.files.iter().find(|f| f.path == "src/demo.rs").unwrap();
+    let rust = rust.render("a test spec");
+    assert!(
+        !rust.contains("Codec") && !rust.contains("probe_of"),
+        "{rust}"
+    );
+    let named = generate_ts("  codec: Codec;", "declare class Codec { x: string; }\n").unwrap_err();
+    assert!(
+        named.iter().any(|e| e.contains("unknown type `Codec`")),
+        "{named:?}"
+    );
+}

@@ -89,6 +89,55 @@ versions:
     assert!(file("src/demo_rpc/v2025_01_01.rs").contains("\"work\""));
 }
 
+/// `skeleton: true` on one version: the folder's skeleton is that version's, over its module's
+/// paths; on two, a diagnostic.
+#[test]
+fn the_skeleton_is_the_version_that_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = spec(
+        tmp.path(),
+        "version: {handshake: open, member: version}
+versions:
+  - version: \"2\"
+    drop_methods: [work]
+  - version: \"1\"
+    skeleton: true
+",
+    );
+    let g = generate(&dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let skeleton = g
+        .files
+        .iter()
+        .find(|f| f.path == "src/skeletons/demo_rpc.rs")
+        .expect("the skeleton of version 1")
+        .render("test");
+    assert!(
+        skeleton.contains("crate::demo_rpc::v1::machine::Checker"),
+        "{skeleton}"
+    );
+    // Version 1 has `work`, version 2 dropped it: the skeleton is version 1's.
+    assert!(skeleton.contains("crate::demo_rpc::v1::Work"), "{skeleton}");
+
+    let twice = tempfile::tempdir().unwrap();
+    let dir = spec(
+        twice.path(),
+        "version: {handshake: open, member: version}
+versions:
+  - version: \"2\"
+    skeleton: true
+  - version: \"1\"
+    skeleton: true
+",
+    );
+    let errors = errors_of(&dir);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("both say `skeleton: true`")),
+        "{errors:?}"
+    );
+}
+
 #[test]
 fn a_folder_without_versions_keeps_its_layout() {
     let tmp = tempfile::tempdir().unwrap();
@@ -116,7 +165,19 @@ fn misuses_are_located_diagnostics() {
         ),
         (
             "version: {meta: _meta.v, header: X-V}\nversions:\n  - version: \"1\"\n",
-            "exactly one of `handshake` (with `member`), `meta` or `header`",
+            "exactly one of `handshake` (with `member`), `meta`, `header` or `any`",
+        ),
+        (
+            "version: {any: [{meta: _meta.v}]}\nversions:\n  - version: \"1\"\n",
+            "`any:` lists two or more sources",
+        ),
+        (
+            "version: {any: [{handshake: open, member: version}, {handshake: work, member: version}]}\nversions:\n  - version: \"1\"\n",
+            "`any:` lists at most one handshake",
+        ),
+        (
+            "version: {any: [{meta: _meta.v}, {any: [{header: X-V}, {meta: v}]}]}\nversions:\n  - version: \"1\"\n",
+            "an `any:` entry cannot be an `any:` itself",
         ),
         (
             "version: {meta: []}\nversions:\n  - version: \"1\"\n",
@@ -174,6 +235,45 @@ fn a_meta_path_is_dotted_or_a_list_whose_names_may_hold_dots() {
         let path = path.into_iter().map(str::to_owned).collect();
         assert_eq!(source, Some(VersionSource::Meta { path }), "{written}");
     }
+}
+
+#[test]
+fn versions_that_name_themselves_in_different_places_read_any_of_their_sources() {
+    use agentwire_codegen::front::load::load_spec;
+    use agentwire_codegen::ir::VersionSource;
+    let tmp = tempfile::tempdir().unwrap();
+    let versions = "version:
+  any:
+    - {handshake: open, member: version}
+    - {meta: [_meta, io.example/version]}
+versions:
+  - version: \"2\"
+  - version: \"1\"
+";
+    let dir = spec(tmp.path(), versions);
+    let loaded = load_spec(&dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let source = loaded.protocol.versioning.expect("versioned").source;
+    let handshake = VersionSource::Handshake {
+        method: "open".into(),
+        member: "version".into(),
+    };
+    let meta = VersionSource::Meta {
+        path: vec!["_meta".into(), "io.example/version".into()],
+    };
+    assert_eq!(source, VersionSource::Any(vec![handshake, meta]));
+    assert_eq!(source.handshake(), Some(("open", "version")));
+    let module = generate(&dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let top = module
+        .files
+        .iter()
+        .find(|f| f.path == "src/demo_rpc.rs")
+        .unwrap();
+    let text: String = top
+        .render("spec/demo_rpc")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    assert!(text.contains("version::Source::Any(&["), "{text}");
 }
 
 /// `spec` with a Streamable HTTP carrier declaring only its path and headers.

@@ -3432,13 +3432,7 @@ impl agentwire_runtime::Validate for ClientRequestType {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -3451,6 +3445,46 @@ pub enum ClientResultType {
     ListRootsResult(ListRootsResult),
     EmptyResult(EmptyResult),
     GetTaskPayloadResult(GetTaskPayloadResult),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ClientResultType {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ClientResultType>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResultType::GetTaskResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResultType::CancelTaskResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResultType::CreateMessageResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResultType::ElicitResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResultType::ListTasksResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResultType::ListRootsResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v).map(ClientResultType::EmptyResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ClientResultType::GetTaskPayloadResult)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ClientResultType", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ClientResultType {
     #[inline]
@@ -5159,19 +5193,36 @@ impl agentwire_runtime::Validate for CreateMessageResult {
         );
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CreateMessageResultStopReason {
     Known(CreateMessageResultStopReasonKnown),
     String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CreateMessageResultStopReason {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            CreateMessageResultStopReason,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateMessageResultStopReason::Known)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(CreateMessageResultStopReason::String)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "CreateMessageResultStopReason",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for CreateMessageResultStopReason {
     #[inline]
@@ -5901,19 +5952,30 @@ impl agentwire_runtime::Validate for ElicitRequestFormParamsRequestedSchemaType 
     ) {}
 }
 /// The parameters for a request to elicit additional information from the user via the client.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ElicitRequestParams {
     ElicitRequestURLParams(ElicitRequestURLParams),
     ElicitRequestFormParams(ElicitRequestFormParams),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitRequestParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ElicitRequestParams>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitRequestParams::ElicitRequestURLParams)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitRequestParams::ElicitRequestFormParams)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitRequestParams", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitRequestParams {
     #[inline]
@@ -6370,13 +6432,7 @@ impl agentwire_runtime::Validate for ElicitResultAction {
         _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -6386,6 +6442,33 @@ pub enum ElicitResultContentValue {
     Number(f64),
     Bool(bool),
     StringList(Vec<String>),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ElicitResultContentValue {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            ElicitResultContentValue,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitResultContentValue::String)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitResultContentValue::Number)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitResultContentValue::Bool)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ElicitResultContentValue::StringList)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ElicitResultContentValue", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ElicitResultContentValue {
     #[inline]
@@ -6794,19 +6877,32 @@ impl agentwire_runtime::Validate for EmbeddedResource {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum EmbeddedResourceResource {
     TextResourceContents(TextResourceContents),
     BlobResourceContents(BlobResourceContents),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResourceResource {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            EmbeddedResourceResource,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(EmbeddedResourceResource::TextResourceContents)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(EmbeddedResourceResource::BlobResourceContents)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "EmbeddedResourceResource", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for EmbeddedResourceResource {
     #[inline]
@@ -6827,13 +6923,7 @@ impl agentwire_runtime::Validate for EmbeddedResourceResource {
 }
 /// A response that indicates success but carries no data.
 pub type EmptyResult = ResultType;
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -6841,6 +6931,27 @@ pub enum EnumSchema {
     MultiSelectEnumSchema(MultiSelectEnumSchema),
     LegacyTitledEnumSchema(LegacyTitledEnumSchema),
     SingleSelectEnumSchema(SingleSelectEnumSchema),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for EnumSchema {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<EnumSchema>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(EnumSchema::MultiSelectEnumSchema)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(EnumSchema::LegacyTitledEnumSchema)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(EnumSchema::SingleSelectEnumSchema)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "EnumSchema", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for EnumSchema {
     #[inline]
@@ -9715,13 +9826,7 @@ impl agentwire_runtime::Validate for JSONRPCErrorResponseJsonrpc {
     ) {}
 }
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -9729,6 +9834,27 @@ pub enum JSONRPCMessage {
     JSONRPCRequest(JSONRPCRequest),
     JSONRPCResponse(JSONRPCResponse),
     JSONRPCNotification(JSONRPCNotification),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCMessage {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<JSONRPCMessage>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(JSONRPCMessage::JSONRPCRequest)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(JSONRPCMessage::JSONRPCResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(JSONRPCMessage::JSONRPCNotification)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "JSONRPCMessage", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for JSONRPCMessage {
     #[inline]
@@ -10100,19 +10226,30 @@ impl agentwire_runtime::Validate for JSONRPCRequestJsonrpc {
     ) {}
 }
 /// A response to a request, containing either the result or error.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum JSONRPCResponse {
     JSONRPCResultResponse(JSONRPCResultResponse),
     JSONRPCErrorResponse(JSONRPCErrorResponse),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for JSONRPCResponse {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<JSONRPCResponse>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(JSONRPCResponse::JSONRPCResultResponse)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(JSONRPCResponse::JSONRPCErrorResponse)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "JSONRPCResponse", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for JSONRPCResponse {
     #[inline]
@@ -12961,19 +13098,30 @@ impl agentwire_runtime::Validate for ModelPreferences {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum MultiSelectEnumSchema {
     UntitledMultiSelectEnumSchema(UntitledMultiSelectEnumSchema),
     TitledMultiSelectEnumSchema(TitledMultiSelectEnumSchema),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for MultiSelectEnumSchema {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<MultiSelectEnumSchema>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(MultiSelectEnumSchema::UntitledMultiSelectEnumSchema)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(MultiSelectEnumSchema::TitledMultiSelectEnumSchema)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "MultiSelectEnumSchema", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for MultiSelectEnumSchema {
     #[inline]
@@ -13935,13 +14083,7 @@ impl agentwire_runtime::Validate for PingRequest {
 }
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -13950,6 +14092,33 @@ pub enum PrimitiveSchemaDefinition {
     StringSchema(StringSchema),
     NumberSchema(NumberSchema),
     BooleanSchema(BooleanSchema),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            PrimitiveSchemaDefinition,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(PrimitiveSchemaDefinition::EnumSchema)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(PrimitiveSchemaDefinition::StringSchema)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(PrimitiveSchemaDefinition::NumberSchema)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(PrimitiveSchemaDefinition::BooleanSchema)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "PrimitiveSchemaDefinition", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for PrimitiveSchemaDefinition {
     #[inline]
@@ -14290,13 +14459,7 @@ impl agentwire_runtime::Validate for ProgressNotificationParams {
     ) {}
 }
 /// A progress token, used to associate progress notifications with the original request.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -14304,6 +14467,17 @@ pub enum ProgressToken {
     String(String),
     #[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")]
     Number(f64),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressToken {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ProgressToken>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(ProgressToken::String),
+            |v| agentwire_runtime::untagged::member(v).map(ProgressToken::Number),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ProgressToken", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ProgressToken {
     #[inline]
@@ -15465,19 +15639,36 @@ impl agentwire_runtime::Validate for ReadResourceResult {
         );
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ReadResourceResultContentsItem {
     TextResourceContents(TextResourceContents),
     BlobResourceContents(BlobResourceContents),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ReadResourceResultContentsItem {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<
+            ReadResourceResultContentsItem,
+        >] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ReadResourceResultContentsItem::TextResourceContents)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ReadResourceResultContentsItem::BlobResourceContents)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(
+            d,
+            "ReadResourceResultContentsItem",
+            MEMBERS,
+        )
+    }
 }
 impl agentwire_runtime::Validate for ReadResourceResultContentsItem {
     #[inline]
@@ -15685,13 +15876,7 @@ impl agentwire_runtime::Validate for Request {
     ) {}
 }
 /// A uniquely identifying ID for a request in JSON-RPC.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -15699,6 +15884,17 @@ pub enum RequestId {
     String(String),
     #[serde(serialize_with = "agentwire_runtime::serde_helpers::number::serialize")]
     Number(f64),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestId {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<RequestId>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(RequestId::String),
+            |v| agentwire_runtime::untagged::member(v).map(RequestId::Number),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "RequestId", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for RequestId {
     #[inline]
@@ -18160,19 +18356,30 @@ impl agentwire_runtime::Validate for SamplingMessage {
         );
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SamplingMessageContent {
     SamplingMessageContentBlock(SamplingMessageContentBlock),
     SamplingMessageContentBlockList(Vec<SamplingMessageContentBlock>),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SamplingMessageContent {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SamplingMessageContent>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SamplingMessageContent::SamplingMessageContentBlock)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SamplingMessageContent::SamplingMessageContentBlockList)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SamplingMessageContent", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SamplingMessageContent {
     #[inline]
@@ -19473,13 +19680,7 @@ impl agentwire_runtime::Validate for ServerRequestType {
         }
     }
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -19498,6 +19699,70 @@ pub enum ServerResultType {
     ReadResourceResult(ReadResourceResult),
     EmptyResult(EmptyResult),
     GetTaskPayloadResult(GetTaskPayloadResult),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ServerResultType {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ServerResultType>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::GetTaskResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::CancelTaskResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::InitializeResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::CallToolResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::GetPromptResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::ListPromptsResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::ListResourceTemplatesResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::ListResourcesResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::ListToolsResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::ListTasksResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::CompleteResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::ReadResourceResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v).map(ServerResultType::EmptyResult)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(ServerResultType::GetTaskPayloadResult)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ServerResultType", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ServerResultType {
     #[inline]
@@ -19789,19 +20054,30 @@ impl agentwire_runtime::Validate for SetLevelRequestParams {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SingleSelectEnumSchema {
     UntitledSingleSelectEnumSchema(UntitledSingleSelectEnumSchema),
     TitledSingleSelectEnumSchema(TitledSingleSelectEnumSchema),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for SingleSelectEnumSchema {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<SingleSelectEnumSchema>] = &[
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SingleSelectEnumSchema::UntitledSingleSelectEnumSchema)
+            },
+            |v| {
+                agentwire_runtime::untagged::member(v)
+                    .map(SingleSelectEnumSchema::TitledSingleSelectEnumSchema)
+            },
+        ];
+        agentwire_runtime::untagged::deserialize(d, "SingleSelectEnumSchema", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for SingleSelectEnumSchema {
     #[inline]

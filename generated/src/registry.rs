@@ -88,12 +88,12 @@ impl Checker for A2aChecker {
         self.0.live_instances()
     }
 }
-/// `acp` (Agent Client Protocol (ACP)) in the registry.
+/// `acp` (Agent Client Protocol (ACP)) version `2` in the registry.
 #[cfg(feature = "acp")]
 #[derive(Debug, Clone, Copy)]
-pub struct Acp;
+pub struct AcpV2;
 #[cfg(feature = "acp")]
-impl Protocol for Acp {
+impl Protocol for AcpV2 {
     fn name(&self) -> &'static str {
         "acp"
     }
@@ -111,44 +111,44 @@ impl Protocol for Acp {
     }
     #[allow(unused_variables)]
     fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
-        crate::acp::machine::Recorded::decode(from, entry)
+        crate::acp::v2::machine::Recorded::decode(from, entry)
             .map(|r| r.map(|m| Decoded::new("acp", m)))
     }
     fn checker(&self) -> Option<Box<dyn Checker>> {
-        Some(Box::new(AcpChecker(crate::acp::machine::Checker::new())))
+        Some(Box::new(AcpV2Checker(crate::acp::v2::machine::Checker::new())))
     }
     fn schema(&self) -> Option<&'static str> {
-        Some(crate::acp::SCHEMA)
+        Some(crate::acp::v2::SCHEMA)
     }
     fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
-        crate::acp::decode_message(from, json)
+        crate::acp::v2::decode_message(from, json)
     }
     fn decode_type(
         &self,
         type_name: &str,
         json: &str,
     ) -> Option<Result<Value, Invalid>> {
-        crate::acp::decode_type(type_name, json)
+        crate::acp::v2::decode_type(type_name, json)
     }
     fn decode_response(
         &self,
         method: &str,
         json: &str,
     ) -> Option<Result<Value, Invalid>> {
-        crate::acp::decode_response(method, json)
+        crate::acp::v2::decode_response(method, json)
     }
     #[cfg(feature = "schemars")]
     fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
-        crate::acp::schemars_schema(type_name)
+        crate::acp::v2::schemars_schema(type_name)
     }
 }
 /// The `acp` sequence checker behind `registry::Checker`.
 #[cfg(feature = "acp")]
-struct AcpChecker(crate::acp::machine::Checker);
+struct AcpV2Checker(crate::acp::v2::machine::Checker);
 #[cfg(feature = "acp")]
-impl Checker for AcpChecker {
+impl Checker for AcpV2Checker {
     fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
-        match msg.get::<crate::acp::machine::Recorded>() {
+        match msg.get::<crate::acp::v2::machine::Recorded>() {
             Some(m) => self.0.observe(m.as_message()),
             None => Err(agentwire_runtime::registry::foreign("acp", msg)),
         }
@@ -158,6 +158,143 @@ impl Checker for AcpChecker {
     }
     fn live_instances(&self) -> usize {
         self.0.live_instances()
+    }
+}
+/// `acp` (Agent Client Protocol (ACP)) version `1` in the registry.
+#[cfg(feature = "acp")]
+#[derive(Debug, Clone, Copy)]
+pub struct AcpV1;
+#[cfg(feature = "acp")]
+impl Protocol for AcpV1 {
+    fn name(&self) -> &'static str {
+        "acp"
+    }
+    fn title(&self) -> &'static str {
+        "Agent Client Protocol (ACP)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "agent"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::JsonRpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Newline
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        crate::acp::v1::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("acp", m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        Some(Box::new(AcpV1Checker(crate::acp::v1::machine::Checker::new())))
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::acp::v1::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::acp::v1::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::acp::v1::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::acp::v1::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::acp::v1::schemars_schema(type_name)
+    }
+}
+/// The `acp` sequence checker behind `registry::Checker`.
+#[cfg(feature = "acp")]
+struct AcpV1Checker(crate::acp::v1::machine::Checker);
+#[cfg(feature = "acp")]
+impl Checker for AcpV1Checker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::acp::v1::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("acp", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
+    }
+}
+/// `acp` (Agent Client Protocol (ACP)) in the registry: every declared version, newest first.
+#[cfg(feature = "acp")]
+#[derive(Debug, Clone, Copy)]
+pub struct Acp;
+#[cfg(feature = "acp")]
+impl Protocol for Acp {
+    fn name(&self) -> &'static str {
+        "acp"
+    }
+    fn title(&self) -> &'static str {
+        "Agent Client Protocol (ACP)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        AcpV2.roles()
+    }
+    fn transport(&self) -> TransportKind {
+        AcpV2.transport()
+    }
+    fn framing(&self) -> Framing {
+        AcpV2.framing()
+    }
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        AcpV2.decode(from, entry)
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        AcpV2.checker()
+    }
+    fn schema(&self) -> Option<&'static str> {
+        AcpV2.schema()
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        AcpV2.decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        AcpV2.decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        AcpV2.decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        AcpV2.schemars_schema(type_name)
+    }
+    fn versions(&self) -> &'static [&'static str] {
+        crate::acp::VERSIONS
+    }
+    fn version_source(&self) -> Option<agentwire_runtime::version::Source> {
+        Some(crate::acp::VERSION_SOURCE)
+    }
+    fn version(&self, version: &str) -> Option<&'static dyn Protocol> {
+        match version {
+            "2" => Some(&AcpV2),
+            "1" => Some(&AcpV1),
+            _ => None,
+        }
     }
 }
 /// `agentloop` (AgentLoop) in the registry.

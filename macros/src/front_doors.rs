@@ -69,12 +69,13 @@ fn spec_folders() -> Vec<(PathBuf, PathBuf)> {
     out
 }
 
-/// A spec folder's spec files: everything but its talk test and traces, with the files of
-/// its subfolders (a `.proto` may import one from there).
+/// A spec folder's spec files: everything but its talk test, traces and staged files (a
+/// version being written, which the generator does not read yet), with the files of its
+/// subfolders (a `.proto` may import one from there).
 fn spec_files_on_disk(dir: &Path) -> Vec<PathBuf> {
     let mut on_disk = Vec::new();
     for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
-        if path.is_dir() && !path.ends_with("traces") {
+        if path.is_dir() && !path.ends_with("traces") && !path.ends_with("staged") {
             on_disk.extend(spec_files_on_disk(&path));
         } else if path.is_file() && !path.ends_with("talk.rs") {
             on_disk.push(path);

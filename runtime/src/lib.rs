@@ -22,6 +22,7 @@ pub mod repair;
 pub mod serde_helpers;
 pub mod side;
 pub mod tagged;
+pub mod untagged;
 pub mod validate;
 pub mod version;
 

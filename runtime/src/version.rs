@@ -17,13 +17,19 @@ pub enum Source {
     Meta { path: &'static [&'static str] },
     /// Every HTTP exchange carries its version in this header (names compare ignoring case).
     Header { name: &'static str },
+    /// Versions name themselves in different places (one era negotiates in a handshake, a
+    /// later one names its version on every message): each entry is read with each of these
+    /// in turn, and the first that finds a version says it.
+    Any(&'static [Source]),
 }
 
 /// What one message said about the version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Said {
-    /// A version offered (the opening request) or named (a message carrying its version).
+    /// A version the opening request offers; its answer decides.
     Offered(String),
+    /// A version a message names as the one it speaks (`meta`, `header`).
+    Named(String),
     /// The version the opening request's answer agreed on.
     Agreed(String),
 }
@@ -35,6 +41,26 @@ pub enum Said {
 pub struct Reader {
     source: Source,
     opening: Option<Value>,
+}
+
+/// What `message` carries at `path` under its params.
+fn at_path(message: Option<&Value>, path: &[&str]) -> Option<Said> {
+    let mut at = message?.get("params")?;
+    for step in path {
+        at = at.get(step)?;
+    }
+    Some(Said::Named(name_of(at)?))
+}
+
+/// A version as a message writes it: a string, or a whole number (a protocol numbering its
+/// versions, `"protocolVersion": 1`), read as its decimal digits, the way `versions:`
+/// names it (`"1"`). Anything else names no version.
+fn name_of(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) if n.is_u64() || n.is_i64() => Some(n.to_string()),
+        _ => None,
+    }
 }
 
 impl Reader {
@@ -53,8 +79,12 @@ impl Reader {
     /// What `entry` says about the version, if anything. A member of the wrong type says
     /// nothing (the message's own validation reports it).
     pub fn read(&mut self, entry: &Value) -> Option<Said> {
+        self.read_as(self.source, entry)
+    }
+
+    fn read_as(&mut self, source: Source, entry: &Value) -> Option<Said> {
         let message = entry.get("message");
-        match self.source {
+        match source {
             Source::Handshake { method, member } => {
                 let message = message?;
                 if message.get("method").and_then(Value::as_str) == Some(method) {
@@ -69,30 +99,14 @@ impl Reader {
                 let agreed = name_of(message.get("result")?.get(member)?)?;
                 Some(Said::Agreed(agreed))
             }
-            Source::Meta { path } => {
-                let mut at = message?.get("params")?;
-                for step in path {
-                    at = at.get(step)?;
-                }
-                Some(Said::Offered(name_of(at)?))
-            }
+            Source::Meta { path } => at_path(message, path),
             Source::Header { name } => {
                 let headers = entry.get("headers")?.as_object()?;
                 let (_, value) = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name))?;
-                Some(Said::Offered(value.as_str()?.to_owned()))
+                Some(Said::Named(value.as_str()?.to_owned()))
             }
+            Source::Any(sources) => sources.iter().find_map(|s| self.read_as(*s, entry)),
         }
-    }
-}
-
-/// A version as a message writes it: a string, or a whole number (a protocol numbering its
-/// versions, `"protocolVersion": 1`), read as its decimal digits, the way `versions:`
-/// names it (`"1"`). Anything else names no version.
-fn name_of(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) if n.is_u64() || n.is_i64() => Some(n.to_string()),
-        _ => None,
     }
 }
 
@@ -107,6 +121,10 @@ impl std::fmt::Display for Source {
             }
             Source::Meta { path } => write!(f, "params.{}", path.join(".")),
             Source::Header { name } => write!(f, "the `{name}` header"),
+            Source::Any(sources) => {
+                let each: Vec<String> = sources.iter().map(ToString::to_string).collect();
+                write!(f, "{}", each.join(", or "))
+            }
         }
     }
 }
@@ -151,10 +169,36 @@ mod tests {
             path: &["_meta", "v"],
         });
         let m = json!({"message": {"method": "x", "params": {"_meta": {"v": "9"}}}});
-        assert_eq!(meta.read(&m), Some(Said::Offered("9".into())));
+        assert_eq!(meta.read(&m), Some(Said::Named("9".into())));
         assert_eq!(meta.read(&json!({"message": {"method": "x"}})), None);
         let mut header = Reader::new(Source::Header { name: "X-Version" });
         let h = json!({"headers": {"x-version": "4"}, "message": {}});
-        assert_eq!(header.read(&h), Some(Said::Offered("4".into())));
+        assert_eq!(header.read(&h), Some(Said::Named("4".into())));
+    }
+
+    #[test]
+    fn several_sources_are_read_in_turn() {
+        const SOURCES: &[Source] = &[
+            Source::Handshake {
+                method: "open",
+                member: "version",
+            },
+            Source::Meta {
+                path: &["_meta", "io.example/version"],
+            },
+        ];
+        let mut r = Reader::new(Source::Any(SOURCES));
+        let open = json!({"message": {"id": 1, "method": "open", "params": {"version": "1"}}});
+        assert_eq!(r.read(&open), Some(Said::Offered("1".into())));
+        let agreed = json!({"message": {"id": 1, "result": {"version": "1"}}});
+        assert_eq!(r.read(&agreed), Some(Said::Agreed("1".into())));
+        let named = json!({"message": {"id": 2, "method": "x",
+            "params": {"_meta": {"io.example/version": "2"}}}});
+        assert_eq!(r.read(&named), Some(Said::Named("2".into())));
+        assert_eq!(r.read(&json!({"message": {"method": "x"}})), None);
+        assert_eq!(
+            Source::Any(SOURCES).to_string(),
+            "`open` params.version and its answer's result.version, or params._meta.io.example/version"
+        );
     }
 }

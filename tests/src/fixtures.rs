@@ -1,5 +1,6 @@
 //! The message fixtures under `tests/fixtures/<module>/{valid,invalid}`: loading them in a
-//! fixed order, and the JSON text each one holds as a message would arrive.
+//! fixed order, the JSON text each one holds as a message would arrive, and the version of
+//! the protocol a fixture is about (`"version": "1"` in a fixture of a protocol with several).
 
 use std::path::{Path, PathBuf};
 
@@ -38,5 +39,19 @@ pub fn input_text(fixture: &Value) -> Option<String> {
         (_, Some(m), _) => Some(m.to_string()),
         (_, _, Some(v)) => Some(v.to_string()),
         _ => None,
+    }
+}
+
+/// The registry entry a fixture of `p` is decoded with: the version its `version` member
+/// names, else `p` itself (a protocol of one version, or the newest of several).
+pub fn protocol_of(
+    p: &'static dyn agentwire_runtime::registry::Protocol,
+    fixture: &Value,
+) -> &'static dyn agentwire_runtime::registry::Protocol {
+    match fixture.get("version").and_then(Value::as_str) {
+        None => p,
+        Some(v) => p
+            .version(v)
+            .unwrap_or_else(|| panic!("{}: the fixture's version `{v}` is not declared", p.name())),
     }
 }

@@ -5,7 +5,7 @@
 //! re-encode to an equal JSON value. The schema itself (read by the `jsonschema` crate, a
 //! reference validator) accepts every instance, so the module and the schema agree on them.
 
-use agentwire_protocols::acp;
+use agentwire_protocols::acp::v1 as acp;
 use agentwire_tests::peers::{ensure_installed, target_dir};
 use serde_json::{Value, json};
 

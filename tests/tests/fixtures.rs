@@ -6,8 +6,10 @@ use agentwire_runtime::registry::Protocol;
 use agentwire_tests::fixtures::{self, input_text};
 use serde_json::Value;
 
-/// Decodes the fixture's input the way its keys say, returning the re-encoded value.
-fn decode(p: &dyn Protocol, fixture: &Value) -> Result<Value, Invalid> {
+/// Decodes the fixture's input the way its keys say (with the version it names), returning the
+/// re-encoded value.
+fn decode(p: &'static dyn Protocol, fixture: &Value) -> Result<Value, Invalid> {
+    let p = fixtures::protocol_of(p, fixture);
     let text = input_text(fixture)
         .unwrap_or_else(|| panic!("fixture has none of raw/message/value: {fixture}"));
     let field = |k: &str| fixture.get(k).and_then(Value::as_str);

@@ -8,6 +8,9 @@
 //! by definition, with the `jsonschema` crate on the unchanged upstream schema, over instances
 //! drawn from the schema and near misses of them (`agentwire_tests::instances`).
 //!
+//! Every value both accept must come back from a round trip as it went in (a closed object's
+//! undeclared member aside, counted apart): zero lossy round trips.
+//!
 //! A disagreement is allowed only where the definition reaches a construct spec/README.md
 //! lists as read leniently (a keyword noted as unchecked, a non-string `const`/`enum`, a
 //! reference to another document, `format`, `pattern`, `additionalProperties: false`, which the
@@ -328,6 +331,7 @@ fn published_json_schemas_load_compile_and_agree_with_a_reference_validator() {
     let verdicts = decode_all(&crate_dir, &names, &all);
     assert_eq!(verdicts.len(), all.len());
     let mut unexplained = Vec::new();
+    let mut lost = Vec::new();
     for (module, doc) in &docs {
         let (mut compared, mut lenient, mut lossy, mut closed) = (0, 0, 0, 0);
         let mut validators = std::collections::BTreeMap::new();
@@ -372,6 +376,10 @@ fn published_json_schemas_load_compile_and_agree_with_a_reference_validator() {
                     closed += 1;
                 } else {
                     lossy += 1;
+                    lost.push(format!(
+                        "{module} {} ({}): {} -- re-encoded as {back}",
+                        case.rust, case.pointer, case.value
+                    ));
                 }
             }
         }
@@ -384,6 +392,14 @@ fn published_json_schemas_load_compile_and_agree_with_a_reference_validator() {
         "{} disagreements with the reference validator:\n{}",
         unexplained.len(),
         unexplained.join("\n")
+    );
+    // An accepted value comes back as it went in: an untagged union reads it as the member
+    // that keeps it whole (`agentwire_runtime::untagged`).
+    assert!(
+        lost.is_empty(),
+        "{} lossy round trips:\n{}",
+        lost.len(),
+        lost.join("\n")
     );
 }
 

@@ -1,4 +1,4 @@
-//! spec/mcp's MCP 2026-07-28 types (`messages.2026-07-28.ts`, written from the revision's
+//! spec/mcp's MCP 2026-07-28 types (`staged/2026-07-28.ts`, written from the revision's
 //! published schema) proven against a form derived from a registry package: the zod schemas
 //! of MCP's TypeScript SDK v2 (`@modelcontextprotocol/core`, pinned in peers/node), converted
 //! to JSON Schema by zod's own `toJSONSchema` (peers/node/mcp_zod_schemas.cjs). Every
@@ -16,7 +16,8 @@ use agentwire_tests::peers::{node, workspace_root};
 use agentwire_tests::shape_compare::shape;
 use serde_json::Value;
 
-const TYPES: &str = "messages.2026-07-28.ts";
+/// The file, in the folder's `staged/` (written, not yet read by the generator).
+const TYPES: &str = "2026-07-28.ts";
 
 /// The SDK also admits what 2025-11-25 has and 2026-07-28 dropped: one schema serves both
 /// revisions it speaks (tasks, `initialize`, `ping`, `logging/setLevel`, resource subscribe,
@@ -88,7 +89,7 @@ fn ours() -> Value {
     let dir = tmp.path().join("mcp");
     std::fs::create_dir(&dir).expect("spec folder");
     std::fs::copy(
-        workspace_root().join("spec/mcp").join(TYPES),
+        workspace_root().join("spec/mcp/staged").join(TYPES),
         dir.join(TYPES),
     )
     .expect("copy the types file");

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentwire_protocols::acp::{
+use agentwire_protocols::acp::v1::{
     AgentNotification, InitializeRequest, InitializeResponse, LoadSessionRequest,
     NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, SessionNotification,
     SetSessionModeRequest,

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 /// (`{"from", "status": {"code"}}`, spec/README.md "Trace files") ends the stream: nothing may
 /// follow it, and a code other than OK answers every instance it left mid-flow.
 macro_rules! run_trace {
-    ($module:ident, $path:expr) => {{
-        use agentwire_protocols::$module::machine::{Checker, Recorded};
+    ($($module:ident)::+, $path:expr) => {{
+        use agentwire_protocols::$($module)::+::machine::{Checker, Recorded};
         let text = std::fs::read_to_string($path).unwrap();
         let mut checker = Checker::new();
         let mut violations: Vec<Violation> = Vec::new();
@@ -54,11 +54,14 @@ macro_rules! run_trace {
     }};
 }
 
+/// The traces of `module` (a path under `tests/fixtures`: `acp/traces/v2` is `acp/v2`).
 fn traces(module: &str) -> Vec<PathBuf> {
+    let (module, sub) = module.split_once('/').unwrap_or((module, ""));
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
         .join(module)
-        .join("traces");
+        .join("traces")
+        .join(sub);
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -147,7 +150,10 @@ fn a2a_traces() {
     check_module("a2a", |p| run_trace!(a2a, p));
 }
 
+/// Version 1's traces in `traces/`, version 2's in `traces/v2/`, each through its version's
+/// checker (`trace check` picks the version from the `initialize` answer; `cli` tests that).
 #[test]
 fn acp_traces() {
-    check_module("acp", |p| run_trace!(acp, p));
+    check_module("acp", |p| run_trace!(acp::v1, p));
+    check_module("acp/v2", |p| run_trace!(acp::v2, p));
 }

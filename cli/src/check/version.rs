@@ -4,7 +4,7 @@
 //! version the spec does not declare, reported once and the rest of the stream left alone.
 
 use agentwire_runtime::registry::Protocol;
-use agentwire_runtime::version::{Reader, Said, Source};
+use agentwire_runtime::version::{Reader, Said};
 use serde_json::Value;
 
 /// What a stream's version turned out to be, for the summary.
@@ -67,11 +67,10 @@ impl Pick {
         if matches!(self.current, StreamVersion::Undeclared(_)) {
             return Step::Skip;
         }
-        let handshake = matches!(self.reader.source(), Source::Handshake { .. });
         match self.reader.read(entry) {
             None => Step::Go,
             // A handshake offer waits for its answer, which may agree on another version.
-            Some(Said::Offered(v)) if handshake => {
+            Some(Said::Offered(v)) => {
                 self.opening = Some(entry.clone());
                 match self.declared(p, &v) {
                     Some((name, vp)) => self.switch(name, vp, None),
@@ -79,8 +78,8 @@ impl Pick {
                 }
             }
             // The first version a message names is the stream's.
-            Some(Said::Offered(_)) if matches!(self.current, StreamVersion::Named(_)) => Step::Go,
-            Some(Said::Offered(v)) => {
+            Some(Said::Named(_)) if matches!(self.current, StreamVersion::Named(_)) => Step::Go,
+            Some(Said::Named(v)) => {
                 self.settle(p, v, "named by the stream's first message carrying one")
             }
             Some(Said::Agreed(v)) => self.settle(p, v, "agreed by the handshake's answer"),

@@ -136,12 +136,22 @@ impl Types {
         }
     }
 
-    /// The member of an untagged union `node` reads as: the first that decodes.
+    /// The member of an untagged union `node` reads as, as the generated reader picks it
+    /// (`agentwire_runtime::untagged`): the first that decodes and whose rules hold, else the
+    /// first that decodes. (Among valid members the generated reader prefers the one that
+    /// keeps the most of the value; which valid one it is changes no verdict.)
     pub fn untagged_member<'t>(&self, members: &'t [Ty], node: &Node) -> Option<&'t Ty> {
-        members.iter().find(|t| {
+        let decodes = |t: &&Ty| {
             self.decode(t, node, &mut JsonPointer::new(), Mode::Value)
                 .is_ok()
-        })
+        };
+        let valid = |t: &&Ty| {
+            let mut errors = Vec::new();
+            let none = agentwire_codegen::ir::Constraints::default();
+            self.validate(t, &none, node, &mut JsonPointer::new(), &mut errors);
+            errors.is_empty()
+        };
+        (members.iter().find(|t| decodes(t) && valid(t))).or_else(|| members.iter().find(decodes))
     }
 
     /// The variant of a tagged union `members` (an object's) dispatch to, or the error.

@@ -104,6 +104,10 @@ fn version_source(s: &agentwire_codegen::ir::VersionSource) -> agentwire_runtime
             }
         }
         Ir::Header { name } => Source::Header { name: keep(name) },
+        Ir::Any(sources) => {
+            let each: Vec<Source> = sources.iter().map(version_source).collect();
+            Source::Any(Box::leak(each.into_boxed_slice()))
+        }
     }
 }
 

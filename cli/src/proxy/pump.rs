@@ -1,6 +1,7 @@
 //! One direction of a proxied byte stream: reads what one side sends, forwards it to the
 //! other, and hands every frame to the session to record and check. Without `--enforce` the
-//! bytes are forwarded as they arrive, unchanged; with it each frame is forwarded (its bytes
+//! bytes are forwarded as they arrive, unchanged, once the frames they complete are recorded;
+//! with it each frame is forwarded (its bytes
 //! unchanged) only once its check passed, and a refused one is answered in the protocol's
 //! error form. A frame left unfinished past the frame deadline is given up, and a side that
 //! stops reading costs its session after the write deadline, not the proxy's memory.
@@ -76,13 +77,16 @@ where
             Chunk::Failed(e) => break Stop::ReadFailed(e.to_string()),
         };
         let chunk = &buf[..n];
+        splitter.push(chunk, &mut pieces);
+        // Each frame the chunk completes is recorded before the chunk goes on: the receiver
+        // cannot answer a frame before it is recorded, so the recording keeps cause before
+        // effect (an answer recorded ahead of its request was a false sequence finding).
+        if let Err(stop) = handle(rules, from, &mut pieces, &ends).await {
+            break stop;
+        }
         if !rules.enforce
             && let Err(stop) = write(rules, ends.onward, chunk).await
         {
-            break stop;
-        }
-        splitter.push(chunk, &mut pieces);
-        if let Err(stop) = handle(rules, from, &mut pieces, &ends).await {
             break stop;
         }
     };

@@ -8,7 +8,11 @@ use std::ffi::OsString;
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::process::Command;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use tokio::io::AsyncWrite;
+use tokio::process::{ChildStdin, Command};
 use tokio::sync::Mutex;
 
 use super::pump::{Ends, Stop, pump};
@@ -39,7 +43,7 @@ pub async fn run(rules: Rules<'_>, sides: Sides<'_>, command: &[OsString]) -> Re
     let (Some(child_in), Some(child_out)) = (child.stdin.take(), child.stdout.take()) else {
         return Err("the server's standard input and output were not piped".into());
     };
-    let child_in = Mutex::new(child_in);
+    let child_in = Mutex::new(Closing(Some(child_in)));
     let our_out = Mutex::new(agentwire_transport::stdio::stdout());
     let upstream = pump(
         rules,
@@ -89,6 +93,43 @@ pub async fn run(rules: Rules<'_>, sides: Sides<'_>, command: &[OsString]) -> Re
         }
     }
     Ok(())
+}
+
+/// The server's standard input, closed when it is shut down: a child pipe's own shutdown
+/// only flushes, so the server would not see the end of its input until the proxy exits (and
+/// a server that stops at the end of its input would be killed after the grace period).
+struct Closing(Option<ChildStdin>);
+
+impl AsyncWrite for Closing {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match &mut self.0 {
+            Some(w) => Pin::new(w).poll_write(cx, buf),
+            None => Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into())),
+        }
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match &mut self.0 {
+            Some(w) => Pin::new(w).poll_flush(cx),
+            None => Poll::Ready(Ok(())),
+        }
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let flushed = match &mut self.0 {
+            Some(w) => Pin::new(w).poll_flush(cx),
+            None => return Poll::Ready(Ok(())),
+        };
+        if flushed.is_ready() {
+            // Dropping the pipe closes it: the server reads the end of its input.
+            self.0 = None;
+        }
+        flushed
+    }
 }
 
 async fn sleep_until(at: Option<tokio::time::Instant>) {

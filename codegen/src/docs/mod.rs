@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod notes;
 pub mod sequences;
 pub mod typescript;
+pub mod versions;
 
 use std::path::Path;
 
@@ -65,8 +66,15 @@ pub(super) fn overlay(doc: &str, blocks: &[&Block], header: &str) -> String {
     lines.join("\n")
 }
 
-/// Checks one document against a loaded spec.
+/// Checks one document against a loaded spec (a versioned folder's document part by part,
+/// see [`versions`]).
 pub fn check_doc(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
+    let doc = doc.replace("\r\n", "\n");
+    versions::check(spec, doc_path, &doc).unwrap_or_else(|| check_doc_one(spec, doc_path, &doc))
+}
+
+/// Checks one document (or one version's part of it) against one spec.
+fn check_doc_one(spec: &LoadedSpec, doc_path: &Path, doc: &str) -> Report {
     let doc = doc.replace("\r\n", "\n");
     let blocks = markdown::blocks(&doc);
     let mut report = Report::default();
@@ -232,6 +240,14 @@ fn with_region(doc: &str, begin: &str, end: &str, content: &str) -> Option<Strin
 /// `doc` with its generated regions (the state diagrams, the spec notes) as `cargo xtask gen`
 /// writes them; `None` when it has neither region's markers.
 pub fn with_diagram(spec: &LoadedSpec, doc: &str) -> Option<String> {
+    match versions::with_regions(spec, doc) {
+        Some(fresh) => Some(fresh.unwrap_or_else(|| doc.to_owned())),
+        None => with_diagram_one(spec, doc),
+    }
+}
+
+/// [`with_diagram`] of one spec over the whole of `doc`.
+fn with_diagram_one(spec: &LoadedSpec, doc: &str) -> Option<String> {
     let diagram = with_region(doc, DIAGRAM_BEGIN, DIAGRAM_END, &diagram_block(spec));
     let base = diagram.as_deref().unwrap_or(doc);
     let notes = with_region(base, NOTES_BEGIN, NOTES_END, &notes::notes_block(spec));

@@ -208,9 +208,11 @@ fn answer_read_fn(
         is_ref: true,
     };
     let body = read_expr(read, m, 0)?;
+    // A path through an optional member that may also be null (`Option<Option<T>>`) reads as
+    // one `match` per level, which clippy would fold into patterns.
     Ok(quote! {
         #[doc = #doc]
-        #[allow(unused_variables, clippy::match_single_binding)]
+        #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
         fn #name(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
             match answer {
                 Answer::#variant(Some(m)) => #body,
@@ -251,7 +253,7 @@ impl Reads<'_> {
                     name.clone(),
                     quote! {
                         #[doc = #doc]
-                        #[allow(unused_variables, clippy::match_single_binding)]
+                        #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
                         fn #name<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
                             match *msg {
                                 #pattern => #body,

@@ -490,12 +490,28 @@ fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream
         })
         .collect::<Vec<_>>();
     let idents: Vec<Ident> = taken.iter().map(|v| format_ident!("{v}")).collect();
-    let derives = derives(false);
+    // serde derives the writing (and schemars reads `untagged`); the reading tries every
+    // member and keeps the one that reads the value whole (`agentwire_runtime::untagged`).
+    let derives = quote! {
+        #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+        #[serde(crate = "agentwire_runtime::serde")]
+        #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+    };
+    let label = Literal::string(&name.to_string());
     quote! {
         #doc
         #derives
         #[serde(untagged)]
         pub enum #name { #(#variants)* }
+
+        impl<'de> agentwire_runtime::serde::Deserialize<'de> for #name {
+            fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                const MEMBERS: &[agentwire_runtime::untagged::Member<#name>] = &[
+                    #( |v| agentwire_runtime::untagged::member(v).map(#name::#idents), )*
+                ];
+                agentwire_runtime::untagged::deserialize(d, #label, MEMBERS)
+            }
+        }
 
         impl agentwire_runtime::Validate for #name {
             #[inline]

@@ -58,16 +58,26 @@ pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol], shared: bool) -> Toke
 /// `VERSION_SOURCE`'s value.
 fn source_tokens(p: &Protocol) -> TokenStream {
     match p.versioning.as_ref().map(|v| &v.source) {
-        Some(VersionSource::Handshake { method, member }) => quote! {
+        Some(source) => one_source(source),
+        None => quote!(compile_error!("a versioned module without `version:`")),
+    }
+}
+
+fn one_source(source: &VersionSource) -> TokenStream {
+    match source {
+        VersionSource::Handshake { method, member } => quote! {
             agentwire_runtime::version::Source::Handshake { method: #method, member: #member }
         },
-        Some(VersionSource::Meta { path }) => quote! {
+        VersionSource::Meta { path } => quote! {
             agentwire_runtime::version::Source::Meta { path: &[#(#path),*] }
         },
-        Some(VersionSource::Header { name }) => quote! {
+        VersionSource::Header { name } => quote! {
             agentwire_runtime::version::Source::Header { name: #name }
         },
-        None => quote!(compile_error!("a versioned module without `version:`")),
+        VersionSource::Any(sources) => {
+            let each = sources.iter().map(one_source);
+            quote! { agentwire_runtime::version::Source::Any(&[#(#each),*]) }
+        }
     }
 }
 

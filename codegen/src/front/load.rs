@@ -217,9 +217,15 @@ fn load_types(
         )));
         return None;
     }
-    if types_rel.ends_with(".proto") {
+    let descriptor_set = crate::front::proto_include::is_descriptor_set(types_rel);
+    if types_rel.ends_with(".proto") || descriptor_set {
         let roots = import_roots(dir, yaml, pf, errors)?;
-        match proto::load_proto_in(&roots, types_rel).and_then(|p| Ok((p.package()?, p))) {
+        let loaded = if descriptor_set {
+            proto::load_descriptor_set_in(&roots, types_rel)
+        } else {
+            proto::load_proto_in(&roots, types_rel)
+        };
+        match loaded.and_then(|p| Ok((p.package()?, p))) {
             Ok((package, p)) => Some(LoadedTypes {
                 types: proto_lower::lower(&p, &package),
                 proto: Some(p),
@@ -241,11 +247,11 @@ fn load_types(
             }
         };
         match ts::load_files(&ts_file, types_rel) {
-            Ok((types, read)) => Some(LoadedTypes {
+            Ok((types, read, notes)) => Some(LoadedTypes {
                 types,
                 proto: None,
                 package: None,
-                notes: Vec::new(),
+                notes,
                 read,
             }),
             Err(e) => {
@@ -263,7 +269,9 @@ fn load_types(
         })
     } else {
         errors.push(at_types(
-            "`types` must name a `.ts`, `.proto` or `.json` (JSON Schema) file".to_owned(),
+            "`types` must name a `.ts`, `.proto`, `.json` (JSON Schema) or a protobuf descriptor \
+             set (`.binpb`, `.pb`, `.desc`, `.protoset`) file"
+                .to_owned(),
         ));
         None
     }

@@ -36,6 +36,9 @@ pub mod proto_lower;
 #[path = "proto/options.rs"]
 pub mod proto_options;
 #[cfg(feature = "proto")]
+#[path = "proto/descriptor_set.rs"]
+pub mod proto_set;
+#[cfg(feature = "proto")]
 #[path = "proto/ty.rs"]
 pub mod proto_ty;
 #[cfg(not(feature = "proto"))]

@@ -25,6 +25,20 @@ pub fn version_variant(module: &str) -> String {
     out
 }
 
+/// The path of `p`'s module below the crate root: `tick` for a protocol of one version (or a
+/// versioned folder's dispatching module), `tick::v2` for one version, as a skeleton names it
+/// after `crate::`.
+pub fn module_path(p: &Protocol) -> proc_macro2::TokenStream {
+    let m = quote::format_ident!("{}", p.module);
+    match &p.version {
+        None => quote::quote!(#m),
+        Some(v) => {
+            let v = quote::format_ident!("{}", v.module);
+            quote::quote!(#m::#v)
+        }
+    }
+}
+
 /// Where a protocol's files go: `src/<module>.rs` and `schemas/<module>.schema.json` for a
 /// protocol of one version (and a versioned folder's dispatching module), and
 /// `src/<module>/<version>.rs`, `schemas/<module>/<version>.schema.json` for one version.

@@ -91,10 +91,14 @@ struct Raw {
 fn fill(w: Written, cx: &Declaring<'_>, report: &mut Report<'_>) -> Option<Raw> {
     let at = w.path.referenced;
     let here = |v| Spanned::new(v, at, at);
-    let (method, member, names) = match cx.versions.as_ref() {
-        Some((crate::ir::VersionSource::Handshake { method, member }, names)) => (
-            Some(here(method.clone())),
-            Some(here(member.clone())),
+    let handshake = cx
+        .versions
+        .as_ref()
+        .and_then(|(source, names)| Some((source.handshake()?, names)));
+    let (method, member, names) = match handshake {
+        Some(((method, member), names)) => (
+            Some(here(method.to_owned())),
+            Some(here(member.to_owned())),
             Some(Spanned::new(
                 names.iter().map(|n| (*n).to_owned()).collect(),
                 at,

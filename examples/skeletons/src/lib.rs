@@ -11,6 +11,7 @@
 //!   example exits with status 1.
 
 pub mod a2a;
+pub mod acp;
 pub mod mcp;
 
 use std::fmt;

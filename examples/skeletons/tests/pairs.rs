@@ -342,3 +342,62 @@ fn mcp_client_says_what_is_wrong() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn acp_client_runs_a_turn_and_cancels_one_with_the_acp_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# a workspace\nsecond line\n").unwrap();
+    let out = Command::new(example("acp_client"))
+        .current_dir(dir.path())
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "initialized: agentwire-acp-example speaking ACP version 1",
+        "  agent_thought_chunk: The user asked \"What does the README say?\"",
+        "  tool_call read-1 \"Read ",
+        "permission for Read ",
+        "  tool_call_update read-1 completed",
+        "  tool_call_update run-1 completed",
+        "starts with \"# a workspace\"; `echo` exited with 0 printing \"hello from a client terminal\".",
+        "turn ended: end_turn",
+        "permission for Read ",
+        ": the user cancelled the turn",
+        "turn ended: cancelled",
+        "agent exited: exit status: 0",
+    ] {
+        assert!(text.contains(line), "no {line:?} in\n{text}");
+    }
+    // The agent numbers each turn's tool calls apart (ids are unique within a session).
+    assert!(text.contains("tool_call read-2 "), "{text}");
+}
+
+#[test]
+fn acp_client_says_what_is_wrong() {
+    let out = Command::new(example("acp_client"))
+        .arg("/nonexistent/acp-agent")
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("acp_client: cannot start `/nonexistent/acp-agent`: "),
+        "{err}"
+    );
+    let out = Command::new(example("acp_client"))
+        .arg("--http")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("acp_client: usage: "));
+}

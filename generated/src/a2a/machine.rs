@@ -90,7 +90,7 @@ impl Recorded {
     }
 }
 /// `artifact_update.task_id` of `server.artifact_update`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -100,7 +100,7 @@ fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `message.task_id` of `server.message`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -110,7 +110,7 @@ fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `status_update.status.state` of `server.status_update`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -132,7 +132,7 @@ fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `status_update.task_id` of `server.status_update`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -142,7 +142,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `task.id` of `server.task`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -152,7 +152,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `task.status.state` of `server.task`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(

@@ -138,7 +138,7 @@ impl Recorded {
     }
 }
 /// `payload.loading` of `server.loading_state`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(ServerMessage::LoadingState(m)) => {

@@ -223,7 +223,7 @@ impl Recorded {
     }
 }
 /// `id` of `client.chat/delete`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -236,7 +236,7 @@ fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.chatId` of `client.chat/delete`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -254,7 +254,7 @@ fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.chat/prompt`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -267,7 +267,7 @@ fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.chatId` of `client.chat/prompt`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -285,7 +285,7 @@ fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.chatId` of `client.chat/promptStop`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_8<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -297,7 +297,7 @@ fn read_8<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.chat/queryCommands`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -310,7 +310,7 @@ fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.chat/queryContext`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -323,7 +323,7 @@ fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.chatId` of `client.chat/toolCallApprove`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -335,7 +335,7 @@ fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.toolCallId` of `client.chat/toolCallApprove`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -347,7 +347,7 @@ fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.chatId` of `client.chat/toolCallReject`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -359,7 +359,7 @@ fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.toolCallId` of `client.chat/toolCallReject`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -371,7 +371,7 @@ fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -384,7 +384,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.name` of `client.mcp/startServer`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -396,7 +396,7 @@ fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.name` of `client.mcp/stopServer`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -408,7 +408,7 @@ fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.shutdown`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -421,7 +421,7 @@ fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.chatId` of `server.chat/contentReceived`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -433,7 +433,7 @@ fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.content.id` of `server.chat/contentReceived`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -470,7 +470,7 @@ fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.content.manualApproval` of `server.chat/contentReceived`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -492,7 +492,7 @@ fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.content.state` of `server.chat/contentReceived`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -511,7 +511,7 @@ fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.content.type` of `server.chat/contentReceived`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -523,7 +523,7 @@ fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `server.response`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(agentwire_runtime::jsonrpc::Message::Response(m)) => {
@@ -536,7 +536,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.name` of `server.tool/serverUpdated`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(

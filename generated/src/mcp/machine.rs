@@ -422,7 +422,7 @@ impl Recorded {
     }
 }
 /// `id` of `client.completion/complete`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -435,7 +435,7 @@ fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -448,7 +448,7 @@ fn read_10<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.capabilities.elicitation` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -466,7 +466,7 @@ fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.capabilities.roots` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -484,7 +484,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.capabilities.sampling` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -502,7 +502,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.capabilities.tasks` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -520,7 +520,7 @@ fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.logging/setLevel`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -533,7 +533,7 @@ fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.requestId` of `client.notifications/cancelled`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -559,7 +559,7 @@ fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.ping`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -572,7 +572,7 @@ fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.prompts/get`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -585,7 +585,7 @@ fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params._meta.progressToken` of `client.prompts/get`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -617,7 +617,7 @@ fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.prompts/list`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -630,7 +630,7 @@ fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.resources/list`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -643,7 +643,7 @@ fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.resources/read`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -656,7 +656,7 @@ fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params._meta.progressToken` of `client.resources/read`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -688,7 +688,7 @@ fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.resources/subscribe`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -701,7 +701,7 @@ fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.resources/templates/list`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -714,7 +714,7 @@ fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.resources/unsubscribe`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -727,7 +727,7 @@ fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.response`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_37<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(agentwire_runtime::jsonrpc::Message::Response(m)) => {
@@ -740,7 +740,7 @@ fn read_37<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.tasks/cancel`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -753,7 +753,7 @@ fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.tasks/get`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -766,7 +766,7 @@ fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.tasks/list`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -779,7 +779,7 @@ fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.tasks/result`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_24<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -792,7 +792,7 @@ fn read_24<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.tools/call`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -805,7 +805,7 @@ fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params._meta.progressToken` of `client.tools/call`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -837,7 +837,7 @@ fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.tools/list`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -850,7 +850,7 @@ fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `server.elicitation/create`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_32<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -863,7 +863,7 @@ fn read_32<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.requestId` of `server.notifications/cancelled`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -889,7 +889,7 @@ fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.progressToken` of `server.notifications/progress`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -908,7 +908,7 @@ fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `server.ping`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_29<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -921,7 +921,7 @@ fn read_29<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `server.response`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(agentwire_runtime::jsonrpc::Message::Response(m)) => {
@@ -934,7 +934,7 @@ fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `result.capabilities.completions` of `server.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -947,7 +947,7 @@ fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.capabilities.logging` of `server.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -960,7 +960,7 @@ fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.capabilities.prompts` of `server.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -973,7 +973,7 @@ fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.capabilities.resources` of `server.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -986,7 +986,7 @@ fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.capabilities.resources.subscribe` of `server.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -1004,7 +1004,7 @@ fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.capabilities.tools` of `server.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -1017,7 +1017,7 @@ fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `id` of `server.roots/list`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_31<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -1030,7 +1030,7 @@ fn read_31<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `server.sampling/createMessage`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -1043,7 +1043,7 @@ fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `server.tasks/cancel`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -1056,7 +1056,7 @@ fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `server.tasks/get`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -1069,7 +1069,7 @@ fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `server.tasks/list`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
@@ -1082,7 +1082,7 @@ fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `server.tasks/result`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_34<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(

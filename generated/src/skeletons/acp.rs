@@ -4,11 +4,11 @@
 #[derive(Debug, Clone, Copy)]
 pub struct AgentSide;
 impl agentwire_transport::jsonrpc::Side for AgentSide {
-    type InRequest = crate::acp::ClientRequest;
-    type InNotification = crate::acp::ClientNotification;
-    type OutRequest = crate::acp::AgentRequest;
-    type OutNotification = crate::acp::AgentNotification;
-    type Checker = crate::acp::machine::Checker;
+    type InRequest = crate::acp::v1::ClientRequest;
+    type InNotification = crate::acp::v1::ClientNotification;
+    type OutRequest = crate::acp::v1::AgentRequest;
+    type OutNotification = crate::acp::v1::AgentNotification;
+    type Checker = crate::acp::v1::machine::Checker;
     const ROLE: &'static str = "agent";
     const PEER: &'static str = "client";
     const FRAMING: agentwire_transport::jsonrpc::Framing = agentwire_transport::jsonrpc::Framing::Newline;
@@ -24,13 +24,13 @@ impl agentwire_transport::jsonrpc::Side for AgentSide {
         checker: &mut Self::Checker,
         msg: &agentwire_transport::jsonrpc::Inbound<Self>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
-        checker.observe(crate::acp::machine::Message::Client(msg))
+        checker.observe(crate::acp::v1::machine::Message::Client(msg))
     }
     fn observe_outbound(
         checker: &mut Self::Checker,
         msg: &agentwire_transport::jsonrpc::Outbound<Self>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
-        checker.observe(crate::acp::machine::Message::Agent(msg))
+        checker.observe(crate::acp::v1::machine::Message::Agent(msg))
     }
     fn finish(
         checker: Self::Checker,
@@ -41,18 +41,18 @@ impl agentwire_transport::jsonrpc::Side for AgentSide {
 impl agentwire_transport::jsonrpc::Bound for AgentSide {
     type Sends = AgentSends;
     fn checker(limits: agentwire_runtime::machine::Limits) -> Self::Checker {
-        crate::acp::machine::Checker::with_limits(limits)
+        crate::acp::v1::machine::Checker::with_limits(limits)
     }
 }
 /// The `client` end of a connection: what it receives and sends, its framing and conventions, and how the sequence checker sees each direction.
 #[derive(Debug, Clone, Copy)]
 pub struct ClientSide;
 impl agentwire_transport::jsonrpc::Side for ClientSide {
-    type InRequest = crate::acp::AgentRequest;
-    type InNotification = crate::acp::AgentNotification;
-    type OutRequest = crate::acp::ClientRequest;
-    type OutNotification = crate::acp::ClientNotification;
-    type Checker = crate::acp::machine::Checker;
+    type InRequest = crate::acp::v1::AgentRequest;
+    type InNotification = crate::acp::v1::AgentNotification;
+    type OutRequest = crate::acp::v1::ClientRequest;
+    type OutNotification = crate::acp::v1::ClientNotification;
+    type Checker = crate::acp::v1::machine::Checker;
     const ROLE: &'static str = "client";
     const PEER: &'static str = "agent";
     const FRAMING: agentwire_transport::jsonrpc::Framing = agentwire_transport::jsonrpc::Framing::Newline;
@@ -68,13 +68,13 @@ impl agentwire_transport::jsonrpc::Side for ClientSide {
         checker: &mut Self::Checker,
         msg: &agentwire_transport::jsonrpc::Inbound<Self>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
-        checker.observe(crate::acp::machine::Message::Agent(msg))
+        checker.observe(crate::acp::v1::machine::Message::Agent(msg))
     }
     fn observe_outbound(
         checker: &mut Self::Checker,
         msg: &agentwire_transport::jsonrpc::Outbound<Self>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
-        checker.observe(crate::acp::machine::Message::Client(msg))
+        checker.observe(crate::acp::v1::machine::Message::Client(msg))
     }
     fn finish(
         checker: Self::Checker,
@@ -85,7 +85,7 @@ impl agentwire_transport::jsonrpc::Side for ClientSide {
 impl agentwire_transport::jsonrpc::Bound for ClientSide {
     type Sends = ClientSends;
     fn checker(limits: agentwire_runtime::machine::Limits) -> Self::Checker {
-        crate::acp::machine::Checker::with_limits(limits)
+        crate::acp::v1::machine::Checker::with_limits(limits)
     }
 }
 /// The behaviour of a `agent`: one method per request it answers (returning the typed result, or an error response) and per notification it receives. Requests run concurrently, each in its own task (aborted when the caller cancels it); notifications run one at a time in arrival order, so they should return promptly.
@@ -94,10 +94,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn initialize(
         &self,
         sender: AgentSender,
-        params: crate::acp::InitializeRequest,
+        params: crate::acp::v1::InitializeRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::InitializeResponse,
+            crate::acp::v1::InitializeResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send;
@@ -105,10 +105,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn authenticate(
         &self,
         handle: AgentSender,
-        params: crate::acp::AuthenticateRequest,
+        params: crate::acp::v1::AuthenticateRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::AuthenticateResponse,
+            crate::acp::v1::AuthenticateResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -119,9 +119,12 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn logout(
         &self,
         handle: AgentSender,
-        params: crate::acp::LogoutRequest,
+        params: crate::acp::v1::LogoutRequest,
     ) -> impl ::std::future::Future<
-        Output = Result<crate::acp::LogoutResponse, agentwire_runtime::jsonrpc::RpcError>,
+        Output = Result<
+            crate::acp::v1::LogoutResponse,
+            agentwire_runtime::jsonrpc::RpcError,
+        >,
     > + Send {
         let _ = (handle, params);
         async { Err(agentwire_transport::jsonrpc::no_handler("logout")) }
@@ -130,10 +133,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn session_new(
         &self,
         sender: AgentSender,
-        params: crate::acp::NewSessionRequest,
+        params: crate::acp::v1::NewSessionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::NewSessionResponse,
+            crate::acp::v1::NewSessionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send;
@@ -141,10 +144,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn session_load(
         &self,
         handle: AgentSender,
-        params: crate::acp::LoadSessionRequest,
+        params: crate::acp::v1::LoadSessionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::LoadSessionResponse,
+            crate::acp::v1::LoadSessionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -155,10 +158,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn session_resume(
         &self,
         handle: AgentSender,
-        params: crate::acp::ResumeSessionRequest,
+        params: crate::acp::v1::ResumeSessionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::ResumeSessionResponse,
+            crate::acp::v1::ResumeSessionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -169,10 +172,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn session_list(
         &self,
         handle: AgentSender,
-        params: crate::acp::ListSessionsRequest,
+        params: crate::acp::v1::ListSessionsRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::ListSessionsResponse,
+            crate::acp::v1::ListSessionsResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -183,10 +186,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn session_delete(
         &self,
         handle: AgentSender,
-        params: crate::acp::DeleteSessionRequest,
+        params: crate::acp::v1::DeleteSessionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::DeleteSessionResponse,
+            crate::acp::v1::DeleteSessionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -197,10 +200,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn session_close(
         &self,
         handle: AgentSender,
-        params: crate::acp::CloseSessionRequest,
+        params: crate::acp::v1::CloseSessionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::CloseSessionResponse,
+            crate::acp::v1::CloseSessionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -211,10 +214,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn session_set_mode(
         &self,
         handle: AgentSender,
-        params: crate::acp::SetSessionModeRequest,
+        params: crate::acp::v1::SetSessionModeRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::SetSessionModeResponse,
+            crate::acp::v1::SetSessionModeResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -225,10 +228,10 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn session_set_config_option(
         &self,
         handle: AgentSender,
-        params: crate::acp::SetSessionConfigOptionRequest,
+        params: crate::acp::v1::SetSessionConfigOptionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::SetSessionConfigOptionResponse,
+            crate::acp::v1::SetSessionConfigOptionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -241,15 +244,18 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn session_prompt(
         &self,
         sender: AgentSender,
-        params: crate::acp::PromptRequest,
+        params: crate::acp::v1::PromptRequest,
     ) -> impl ::std::future::Future<
-        Output = Result<crate::acp::PromptResponse, agentwire_runtime::jsonrpc::RpcError>,
+        Output = Result<
+            crate::acp::v1::PromptResponse,
+            agentwire_runtime::jsonrpc::RpcError,
+        >,
     > + Send;
     /// `session/cancel`: Asks the agent to stop the session's running prompt turn; the turn then ends with the stop reason cancelled. Does nothing unless overridden.
     fn session_cancel(
         &self,
         sender: AgentSender,
-        params: crate::acp::CancelNotification,
+        params: crate::acp::v1::CancelNotification,
     ) -> impl ::std::future::Future<Output = ()> + Send {
         let _ = (sender, params);
         async {}
@@ -258,7 +264,7 @@ pub trait AgentHandler: Send + Sync + 'static {
     fn cancel_request(
         &self,
         sender: AgentSender,
-        params: crate::acp::CancelRequestNotification,
+        params: crate::acp::v1::CancelRequestNotification,
     ) -> impl ::std::future::Future<Output = ()> + Send {
         let _ = (sender, params);
         async {}
@@ -282,18 +288,18 @@ impl AgentSends {
     /// `session/request_permission`: Asks the user, through the client, to allow a tool call; answered with the option chosen, or cancelled when the turn was. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_request_permission(
         &self,
-        params: crate::acp::RequestPermissionRequest,
+        params: crate::acp::v1::RequestPermissionRequest,
     ) -> Result<
-        crate::acp::RequestPermissionResponse,
+        crate::acp::v1::RequestPermissionResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
         match self
             .peer
-            .call(crate::acp::AgentRequest::SessionRequestPermission(params))
+            .call(crate::acp::v1::AgentRequest::SessionRequestPermission(params))
             .await?
         {
-            crate::acp::AgentResult::SessionRequestPermission(result) => Ok(result),
+            crate::acp::v1::AgentResult::SessionRequestPermission(result) => Ok(result),
             _ => {
                 Err(
                     agentwire_transport::jsonrpc::result_mismatch(
@@ -306,74 +312,81 @@ impl AgentSends {
     /// `fs/read_text_file`: Reads a text file as the client sees it, unsaved edits included (clients declaring fs.readTextFile). Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn fs_read_text_file(
         &self,
-        params: crate::acp::ReadTextFileRequest,
+        params: crate::acp::v1::ReadTextFileRequest,
     ) -> Result<
-        crate::acp::ReadTextFileResponse,
+        crate::acp::v1::ReadTextFileResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::AgentRequest::FsReadTextFile(params)).await? {
-            crate::acp::AgentResult::FsReadTextFile(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::AgentRequest::FsReadTextFile(params)).await?
+        {
+            crate::acp::v1::AgentResult::FsReadTextFile(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("fs/read_text_file")),
         }
     }
     /// `fs/write_text_file`: Writes a text file through the client (clients declaring fs.writeTextFile). Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn fs_write_text_file(
         &self,
-        params: crate::acp::WriteTextFileRequest,
+        params: crate::acp::v1::WriteTextFileRequest,
     ) -> Result<
-        crate::acp::WriteTextFileResponse,
+        crate::acp::v1::WriteTextFileResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::AgentRequest::FsWriteTextFile(params)).await? {
-            crate::acp::AgentResult::FsWriteTextFile(result) => Ok(result),
+        match self
+            .peer
+            .call(crate::acp::v1::AgentRequest::FsWriteTextFile(params))
+            .await?
+        {
+            crate::acp::v1::AgentResult::FsWriteTextFile(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("fs/write_text_file")),
         }
     }
     /// `terminal/create`: Starts a command in a new terminal of the client (clients declaring terminal); answered with its id at once. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn terminal_create(
         &self,
-        params: crate::acp::CreateTerminalRequest,
+        params: crate::acp::v1::CreateTerminalRequest,
     ) -> Result<
-        crate::acp::CreateTerminalResponse,
+        crate::acp::v1::CreateTerminalResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::AgentRequest::TerminalCreate(params)).await? {
-            crate::acp::AgentResult::TerminalCreate(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::AgentRequest::TerminalCreate(params)).await?
+        {
+            crate::acp::v1::AgentResult::TerminalCreate(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("terminal/create")),
         }
     }
     /// `terminal/output`: The terminal's output so far, whether it was truncated, and its exit status once it exited. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn terminal_output(
         &self,
-        params: crate::acp::TerminalOutputRequest,
+        params: crate::acp::v1::TerminalOutputRequest,
     ) -> Result<
-        crate::acp::TerminalOutputResponse,
+        crate::acp::v1::TerminalOutputResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::AgentRequest::TerminalOutput(params)).await? {
-            crate::acp::AgentResult::TerminalOutput(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::AgentRequest::TerminalOutput(params)).await?
+        {
+            crate::acp::v1::AgentResult::TerminalOutput(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("terminal/output")),
         }
     }
     /// `terminal/wait_for_exit`: Waits for the terminal's command to exit; answered with its exit code or signal. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn terminal_wait_for_exit(
         &self,
-        params: crate::acp::WaitForTerminalExitRequest,
+        params: crate::acp::v1::WaitForTerminalExitRequest,
     ) -> Result<
-        crate::acp::WaitForTerminalExitResponse,
+        crate::acp::v1::WaitForTerminalExitResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
         match self
             .peer
-            .call(crate::acp::AgentRequest::TerminalWaitForExit(params))
+            .call(crate::acp::v1::AgentRequest::TerminalWaitForExit(params))
             .await?
         {
-            crate::acp::AgentResult::TerminalWaitForExit(result) => Ok(result),
+            crate::acp::v1::AgentResult::TerminalWaitForExit(result) => Ok(result),
             _ => {
                 Err(
                     agentwire_transport::jsonrpc::result_mismatch(
@@ -386,68 +399,75 @@ impl AgentSends {
     /// `terminal/kill`: Kills the terminal's command and keeps the terminal. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn terminal_kill(
         &self,
-        params: crate::acp::KillTerminalRequest,
+        params: crate::acp::v1::KillTerminalRequest,
     ) -> Result<
-        crate::acp::KillTerminalResponse,
+        crate::acp::v1::KillTerminalResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::AgentRequest::TerminalKill(params)).await? {
-            crate::acp::AgentResult::TerminalKill(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::AgentRequest::TerminalKill(params)).await? {
+            crate::acp::v1::AgentResult::TerminalKill(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("terminal/kill")),
         }
     }
     /// `terminal/release`: Kills the command if it still runs and frees the terminal; its id is invalid afterwards. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn terminal_release(
         &self,
-        params: crate::acp::ReleaseTerminalRequest,
+        params: crate::acp::v1::ReleaseTerminalRequest,
     ) -> Result<
-        crate::acp::ReleaseTerminalResponse,
+        crate::acp::v1::ReleaseTerminalResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::AgentRequest::TerminalRelease(params)).await? {
-            crate::acp::AgentResult::TerminalRelease(result) => Ok(result),
+        match self
+            .peer
+            .call(crate::acp::v1::AgentRequest::TerminalRelease(params))
+            .await?
+        {
+            crate::acp::v1::AgentResult::TerminalRelease(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("terminal/release")),
         }
     }
     /// `elicitation/create`: Asks the user, through the client, for structured input (a form) or to visit a URL (clients declaring elicitation). Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn elicitation_create(
         &self,
-        params: crate::acp::CreateElicitationRequest,
+        params: crate::acp::v1::CreateElicitationRequest,
     ) -> Result<
-        crate::acp::CreateElicitationResponse,
+        crate::acp::v1::CreateElicitationResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::AgentRequest::ElicitationCreate(params)).await?
+        match self
+            .peer
+            .call(crate::acp::v1::AgentRequest::ElicitationCreate(params))
+            .await?
         {
-            crate::acp::AgentResult::ElicitationCreate(result) => Ok(result),
+            crate::acp::v1::AgentResult::ElicitationCreate(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("elicitation/create")),
         }
     }
     /// `session/update`: Progress of a session (message, thought and user chunks, tool calls and their updates, the plan, commands, mode, config options, title and usage). Validated and sequence-checked before it is sent.
     pub async fn session_update(
         &self,
-        params: crate::acp::SessionNotification,
+        params: crate::acp::v1::SessionNotification,
     ) -> Result<(), agentwire_transport::jsonrpc::SendError> {
-        self.peer.notify(crate::acp::AgentNotification::SessionUpdate(params)).await
+        self.peer.notify(crate::acp::v1::AgentNotification::SessionUpdate(params)).await
     }
     /// `elicitation/complete`: An out-of-band (URL) elicitation finished. Validated and sequence-checked before it is sent.
     pub async fn elicitation_complete(
         &self,
-        params: crate::acp::CompleteElicitationNotification,
+        params: crate::acp::v1::CompleteElicitationNotification,
     ) -> Result<(), agentwire_transport::jsonrpc::SendError> {
         self.peer
-            .notify(crate::acp::AgentNotification::ElicitationComplete(params))
+            .notify(crate::acp::v1::AgentNotification::ElicitationComplete(params))
             .await
     }
     /// `$/cancel_request`: The sender no longer wants the answer to one of its requests; the receiver answers it with a result or the error -32800. Validated and sequence-checked before it is sent.
     pub async fn cancel_request(
         &self,
-        params: crate::acp::CancelRequestNotification,
+        params: crate::acp::v1::CancelRequestNotification,
     ) -> Result<(), agentwire_transport::jsonrpc::SendError> {
-        self.peer.notify(crate::acp::AgentNotification::CancelRequest(params)).await
+        self.peer.notify(crate::acp::v1::AgentNotification::CancelRequest(params)).await
     }
 }
 impl<H: AgentHandler> agentwire_transport::jsonrpc::Answers<H> for AgentSide {
@@ -455,65 +475,65 @@ impl<H: AgentHandler> agentwire_transport::jsonrpc::Answers<H> for AgentSide {
     async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
-        request: crate::acp::ClientRequest,
+        request: crate::acp::v1::ClientRequest,
     ) -> agentwire_transport::jsonrpc::Answer {
         match request {
-            crate::acp::ClientRequest::Initialize(params) => {
+            crate::acp::v1::ClientRequest::Initialize(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.initialize(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::Authenticate(params) => {
+            crate::acp::v1::ClientRequest::Authenticate(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.authenticate(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::Logout(params) => {
+            crate::acp::v1::ClientRequest::Logout(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.logout(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::SessionNew(params) => {
+            crate::acp::v1::ClientRequest::SessionNew(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_new(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::SessionLoad(params) => {
+            crate::acp::v1::ClientRequest::SessionLoad(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_load(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::SessionResume(params) => {
+            crate::acp::v1::ClientRequest::SessionResume(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_resume(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::SessionList(params) => {
+            crate::acp::v1::ClientRequest::SessionList(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_list(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::SessionDelete(params) => {
+            crate::acp::v1::ClientRequest::SessionDelete(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_delete(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::SessionClose(params) => {
+            crate::acp::v1::ClientRequest::SessionClose(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_close(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::SessionSetMode(params) => {
+            crate::acp::v1::ClientRequest::SessionSetMode(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_set_mode(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::SessionSetConfigOption(params) => {
+            crate::acp::v1::ClientRequest::SessionSetConfigOption(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_set_config_option(handle, params).await,
                 )
             }
-            crate::acp::ClientRequest::SessionPrompt(params) => {
+            crate::acp::v1::ClientRequest::SessionPrompt(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_prompt(handle, params).await,
                 )
@@ -526,13 +546,13 @@ impl<H: AgentHandler> agentwire_transport::jsonrpc::Hears<H> for AgentSide {
     async fn hear(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
-        notification: crate::acp::ClientNotification,
+        notification: crate::acp::v1::ClientNotification,
     ) {
         match notification {
-            crate::acp::ClientNotification::SessionCancel(params) => {
+            crate::acp::v1::ClientNotification::SessionCancel(params) => {
                 handler.session_cancel(handle, params).await
             }
-            crate::acp::ClientNotification::CancelRequest(params) => {
+            crate::acp::v1::ClientNotification::CancelRequest(params) => {
                 handler.cancel_request(handle, params).await
             }
         }
@@ -542,7 +562,7 @@ impl<H: AgentHandler> agentwire_transport::jsonrpc::Hears<H> for AgentSide {
 pub type Client = agentwire_transport::jsonrpc::Handle<ClientSide>;
 /// The notifications the `agent` sends, validated and sequence-checked, in arrival order.
 pub type AgentNotifications = agentwire_transport::jsonrpc::Notifications<
-    crate::acp::AgentNotification,
+    crate::acp::v1::AgentNotification,
 >;
 /// What a `client` sends, typed: one method per request (awaiting its typed result) and per notification. Reached through the `client`'s handle.
 #[derive(Debug, Clone)]
@@ -558,155 +578,166 @@ impl ClientSends {
     /// `initialize`: Opens the connection; the client offers its newest protocol version and its capabilities, the agent answers with the version chosen, its capabilities and its authentication methods. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn initialize(
         &self,
-        params: crate::acp::InitializeRequest,
+        params: crate::acp::v1::InitializeRequest,
     ) -> Result<
-        crate::acp::InitializeResponse,
+        crate::acp::v1::InitializeResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::Initialize(params)).await? {
-            crate::acp::ClientResult::Initialize(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::Initialize(params)).await? {
+            crate::acp::v1::ClientResult::Initialize(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("initialize")),
         }
     }
     /// `authenticate`: Authenticates with one of the methods the agent listed in its initialize response. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn authenticate(
         &self,
-        params: crate::acp::AuthenticateRequest,
+        params: crate::acp::v1::AuthenticateRequest,
     ) -> Result<
-        crate::acp::AuthenticateResponse,
+        crate::acp::v1::AuthenticateResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::Authenticate(params)).await? {
-            crate::acp::ClientResult::Authenticate(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::Authenticate(params)).await?
+        {
+            crate::acp::v1::ClientResult::Authenticate(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("authenticate")),
         }
     }
     /// `logout`: Ends the authenticated state; later sessions need authenticate again. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn logout(
         &self,
-        params: crate::acp::LogoutRequest,
-    ) -> Result<crate::acp::LogoutResponse, agentwire_transport::jsonrpc::CallError> {
+        params: crate::acp::v1::LogoutRequest,
+    ) -> Result<
+        crate::acp::v1::LogoutResponse,
+        agentwire_transport::jsonrpc::CallError,
+    > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::Logout(params)).await? {
-            crate::acp::ClientResult::Logout(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::Logout(params)).await? {
+            crate::acp::v1::ClientResult::Logout(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("logout")),
         }
     }
     /// `session/new`: Creates a session in a working directory with the MCP servers the agent should connect to; answered with its session id. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_new(
         &self,
-        params: crate::acp::NewSessionRequest,
+        params: crate::acp::v1::NewSessionRequest,
     ) -> Result<
-        crate::acp::NewSessionResponse,
+        crate::acp::v1::NewSessionResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::SessionNew(params)).await? {
-            crate::acp::ClientResult::SessionNew(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::SessionNew(params)).await? {
+            crate::acp::v1::ClientResult::SessionNew(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("session/new")),
         }
     }
     /// `session/load`: Reopens an earlier session (agents declaring loadSession); its history is replayed as session/update notifications before the answer. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_load(
         &self,
-        params: crate::acp::LoadSessionRequest,
+        params: crate::acp::v1::LoadSessionRequest,
     ) -> Result<
-        crate::acp::LoadSessionResponse,
+        crate::acp::v1::LoadSessionResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::SessionLoad(params)).await? {
-            crate::acp::ClientResult::SessionLoad(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::SessionLoad(params)).await? {
+            crate::acp::v1::ClientResult::SessionLoad(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("session/load")),
         }
     }
     /// `session/resume`: Reattaches to an earlier session without replaying its history. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_resume(
         &self,
-        params: crate::acp::ResumeSessionRequest,
+        params: crate::acp::v1::ResumeSessionRequest,
     ) -> Result<
-        crate::acp::ResumeSessionResponse,
+        crate::acp::v1::ResumeSessionResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::SessionResume(params)).await? {
-            crate::acp::ClientResult::SessionResume(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::SessionResume(params)).await?
+        {
+            crate::acp::v1::ClientResult::SessionResume(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("session/resume")),
         }
     }
     /// `session/list`: One page of the sessions the agent knows, optionally in one working directory. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_list(
         &self,
-        params: crate::acp::ListSessionsRequest,
+        params: crate::acp::v1::ListSessionsRequest,
     ) -> Result<
-        crate::acp::ListSessionsResponse,
+        crate::acp::v1::ListSessionsResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::SessionList(params)).await? {
-            crate::acp::ClientResult::SessionList(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::SessionList(params)).await? {
+            crate::acp::v1::ClientResult::SessionList(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("session/list")),
         }
     }
     /// `session/delete`: Deletes a stored session. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_delete(
         &self,
-        params: crate::acp::DeleteSessionRequest,
+        params: crate::acp::v1::DeleteSessionRequest,
     ) -> Result<
-        crate::acp::DeleteSessionResponse,
+        crate::acp::v1::DeleteSessionResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::SessionDelete(params)).await? {
-            crate::acp::ClientResult::SessionDelete(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::SessionDelete(params)).await?
+        {
+            crate::acp::v1::ClientResult::SessionDelete(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("session/delete")),
         }
     }
     /// `session/close`: Closes an active session, ending its work and freeing what it holds. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_close(
         &self,
-        params: crate::acp::CloseSessionRequest,
+        params: crate::acp::v1::CloseSessionRequest,
     ) -> Result<
-        crate::acp::CloseSessionResponse,
+        crate::acp::v1::CloseSessionResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::SessionClose(params)).await? {
-            crate::acp::ClientResult::SessionClose(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::SessionClose(params)).await?
+        {
+            crate::acp::v1::ClientResult::SessionClose(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("session/close")),
         }
     }
     /// `session/set_mode`: Switches the session to one of the modes the agent offered. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_set_mode(
         &self,
-        params: crate::acp::SetSessionModeRequest,
+        params: crate::acp::v1::SetSessionModeRequest,
     ) -> Result<
-        crate::acp::SetSessionModeResponse,
+        crate::acp::v1::SetSessionModeResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::SessionSetMode(params)).await? {
-            crate::acp::ClientResult::SessionSetMode(result) => Ok(result),
+        match self
+            .peer
+            .call(crate::acp::v1::ClientRequest::SessionSetMode(params))
+            .await?
+        {
+            crate::acp::v1::ClientResult::SessionSetMode(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("session/set_mode")),
         }
     }
     /// `session/set_config_option`: Sets one of the session's configuration options; answered with every option's new state. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_set_config_option(
         &self,
-        params: crate::acp::SetSessionConfigOptionRequest,
+        params: crate::acp::v1::SetSessionConfigOptionRequest,
     ) -> Result<
-        crate::acp::SetSessionConfigOptionResponse,
+        crate::acp::v1::SetSessionConfigOptionResponse,
         agentwire_transport::jsonrpc::CallError,
     > {
         #[allow(unreachable_patterns)]
         match self
             .peer
-            .call(crate::acp::ClientRequest::SessionSetConfigOption(params))
+            .call(crate::acp::v1::ClientRequest::SessionSetConfigOption(params))
             .await?
         {
-            crate::acp::ClientResult::SessionSetConfigOption(result) => Ok(result),
+            crate::acp::v1::ClientResult::SessionSetConfigOption(result) => Ok(result),
             _ => {
                 Err(
                     agentwire_transport::jsonrpc::result_mismatch(
@@ -719,27 +750,31 @@ impl ClientSends {
     /// `session/prompt`: The user's message; the agent works on it, reporting through session/update, and answers with the stop reason when the turn ends. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
     pub async fn session_prompt(
         &self,
-        params: crate::acp::PromptRequest,
-    ) -> Result<crate::acp::PromptResponse, agentwire_transport::jsonrpc::CallError> {
+        params: crate::acp::v1::PromptRequest,
+    ) -> Result<
+        crate::acp::v1::PromptResponse,
+        agentwire_transport::jsonrpc::CallError,
+    > {
         #[allow(unreachable_patterns)]
-        match self.peer.call(crate::acp::ClientRequest::SessionPrompt(params)).await? {
-            crate::acp::ClientResult::SessionPrompt(result) => Ok(result),
+        match self.peer.call(crate::acp::v1::ClientRequest::SessionPrompt(params)).await?
+        {
+            crate::acp::v1::ClientResult::SessionPrompt(result) => Ok(result),
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("session/prompt")),
         }
     }
     /// `session/cancel`: Asks the agent to stop the session's running prompt turn; the turn then ends with the stop reason cancelled. Validated and sequence-checked before it is sent.
     pub async fn session_cancel(
         &self,
-        params: crate::acp::CancelNotification,
+        params: crate::acp::v1::CancelNotification,
     ) -> Result<(), agentwire_transport::jsonrpc::SendError> {
-        self.peer.notify(crate::acp::ClientNotification::SessionCancel(params)).await
+        self.peer.notify(crate::acp::v1::ClientNotification::SessionCancel(params)).await
     }
     /// `$/cancel_request`: The sender no longer wants the answer to one of its requests; the receiver answers it with a result or the error -32800. Validated and sequence-checked before it is sent.
     pub async fn cancel_request(
         &self,
-        params: crate::acp::CancelRequestNotification,
+        params: crate::acp::v1::CancelRequestNotification,
     ) -> Result<(), agentwire_transport::jsonrpc::SendError> {
-        self.peer.notify(crate::acp::ClientNotification::CancelRequest(params)).await
+        self.peer.notify(crate::acp::v1::ClientNotification::CancelRequest(params)).await
     }
 }
 /// How a `client` answers the requests the `agent` sends: one method per request, each answering "method not found" unless overridden. Each runs in its own task, aborted when the `agent` cancels it.
@@ -748,10 +783,10 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn session_request_permission(
         &self,
         handle: Client,
-        params: crate::acp::RequestPermissionRequest,
+        params: crate::acp::v1::RequestPermissionRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::RequestPermissionResponse,
+            crate::acp::v1::RequestPermissionResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -764,10 +799,10 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn fs_read_text_file(
         &self,
         handle: Client,
-        params: crate::acp::ReadTextFileRequest,
+        params: crate::acp::v1::ReadTextFileRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::ReadTextFileResponse,
+            crate::acp::v1::ReadTextFileResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -778,10 +813,10 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn fs_write_text_file(
         &self,
         handle: Client,
-        params: crate::acp::WriteTextFileRequest,
+        params: crate::acp::v1::WriteTextFileRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::WriteTextFileResponse,
+            crate::acp::v1::WriteTextFileResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -792,10 +827,10 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn terminal_create(
         &self,
         handle: Client,
-        params: crate::acp::CreateTerminalRequest,
+        params: crate::acp::v1::CreateTerminalRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::CreateTerminalResponse,
+            crate::acp::v1::CreateTerminalResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -806,10 +841,10 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn terminal_output(
         &self,
         handle: Client,
-        params: crate::acp::TerminalOutputRequest,
+        params: crate::acp::v1::TerminalOutputRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::TerminalOutputResponse,
+            crate::acp::v1::TerminalOutputResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -820,10 +855,10 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn terminal_wait_for_exit(
         &self,
         handle: Client,
-        params: crate::acp::WaitForTerminalExitRequest,
+        params: crate::acp::v1::WaitForTerminalExitRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::WaitForTerminalExitResponse,
+            crate::acp::v1::WaitForTerminalExitResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -834,10 +869,10 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn terminal_kill(
         &self,
         handle: Client,
-        params: crate::acp::KillTerminalRequest,
+        params: crate::acp::v1::KillTerminalRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::KillTerminalResponse,
+            crate::acp::v1::KillTerminalResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -848,10 +883,10 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn terminal_release(
         &self,
         handle: Client,
-        params: crate::acp::ReleaseTerminalRequest,
+        params: crate::acp::v1::ReleaseTerminalRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::ReleaseTerminalResponse,
+            crate::acp::v1::ReleaseTerminalResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -862,10 +897,10 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn elicitation_create(
         &self,
         handle: Client,
-        params: crate::acp::CreateElicitationRequest,
+        params: crate::acp::v1::CreateElicitationRequest,
     ) -> impl ::std::future::Future<
         Output = Result<
-            crate::acp::CreateElicitationResponse,
+            crate::acp::v1::CreateElicitationResponse,
             agentwire_runtime::jsonrpc::RpcError,
         >,
     > + Send {
@@ -880,50 +915,50 @@ impl<H: ClientHandler> agentwire_transport::jsonrpc::Answers<H> for ClientSide {
     async fn answer(
         handler: ::std::sync::Arc<H>,
         handle: agentwire_transport::jsonrpc::Handle<Self>,
-        request: crate::acp::AgentRequest,
+        request: crate::acp::v1::AgentRequest,
     ) -> agentwire_transport::jsonrpc::Answer {
         match request {
-            crate::acp::AgentRequest::SessionRequestPermission(params) => {
+            crate::acp::v1::AgentRequest::SessionRequestPermission(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.session_request_permission(handle, params).await,
                 )
             }
-            crate::acp::AgentRequest::FsReadTextFile(params) => {
+            crate::acp::v1::AgentRequest::FsReadTextFile(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.fs_read_text_file(handle, params).await,
                 )
             }
-            crate::acp::AgentRequest::FsWriteTextFile(params) => {
+            crate::acp::v1::AgentRequest::FsWriteTextFile(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.fs_write_text_file(handle, params).await,
                 )
             }
-            crate::acp::AgentRequest::TerminalCreate(params) => {
+            crate::acp::v1::AgentRequest::TerminalCreate(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.terminal_create(handle, params).await,
                 )
             }
-            crate::acp::AgentRequest::TerminalOutput(params) => {
+            crate::acp::v1::AgentRequest::TerminalOutput(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.terminal_output(handle, params).await,
                 )
             }
-            crate::acp::AgentRequest::TerminalWaitForExit(params) => {
+            crate::acp::v1::AgentRequest::TerminalWaitForExit(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.terminal_wait_for_exit(handle, params).await,
                 )
             }
-            crate::acp::AgentRequest::TerminalKill(params) => {
+            crate::acp::v1::AgentRequest::TerminalKill(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.terminal_kill(handle, params).await,
                 )
             }
-            crate::acp::AgentRequest::TerminalRelease(params) => {
+            crate::acp::v1::AgentRequest::TerminalRelease(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.terminal_release(handle, params).await,
                 )
             }
-            crate::acp::AgentRequest::ElicitationCreate(params) => {
+            crate::acp::v1::AgentRequest::ElicitationCreate(params) => {
                 agentwire_transport::jsonrpc::encode_result(
                     handler.elicitation_create(handle, params).await,
                 )

@@ -10,13 +10,7 @@ pub const ROLES: &[&str] = &[];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/catchall.schema.json");
 /// A block of content: text, a picture, or a kind a later version adds.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
@@ -24,6 +18,18 @@ pub enum Block {
     BlockPicture(BlockPicture),
     BlockText(BlockText),
     BlockOther(BlockOther),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for Block {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<Block>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(Block::BlockPicture),
+            |v| agentwire_runtime::untagged::member(v).map(Block::BlockText),
+            |v| agentwire_runtime::untagged::member(v).map(Block::BlockOther),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "Block", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for Block {
     #[inline]

@@ -9,6 +9,131 @@ pub const MODULE: &str = "tagmix";
 pub const ROLES: &[&str] = &[];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../schemas/tagmix.schema.json");
+/// What a short reply may carry; every member optional, so it reads almost any object.
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+pub struct BriefReply {
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
+    pub id: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
+    pub note: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String", length(min = 1u64)))]
+    pub mood: Option<String>,
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for BriefReply {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
+            type Value = BriefReply;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `BriefReply` object")
+            }
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<BriefReply, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "note" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("note"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "mood" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("mood"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(BriefReply {
+                    id: f0,
+                    note: f1,
+                    mood: f2,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+impl BriefReply {
+    /// Sets `id`.
+    pub fn with_id(mut self, value: impl Into<String>) -> Self {
+        self.id = Some(value.into());
+        self
+    }
+    /// Sets `note`.
+    pub fn with_note(mut self, value: impl Into<String>) -> Self {
+        self.note = Some(value.into());
+        self
+    }
+    /// Sets `mood`.
+    pub fn with_mood(mut self, value: impl Into<String>) -> Self {
+        self.mood = Some(value.into());
+        self
+    }
+}
+impl agentwire_runtime::Validate for BriefReply {
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        if let Some(v) = &self.mood {
+            at.with(
+                "mood",
+                |at| {
+                    agentwire_runtime::validate::min_length(v, 1u64, at, errors);
+                },
+            );
+        }
+    }
+}
 /// A piece of a message, sent under several tags of `Update`.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
@@ -126,6 +251,99 @@ impl Chunk {
     }
 }
 impl agentwire_runtime::Validate for Chunk {
+    fn validate_at(
+        &self,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
+}
+/// A reply that also lists commands; fewer members than `BriefReply`, so tried after it.
+#[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+pub struct FullReply {
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
+    pub id: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "Vec<String>"))]
+    pub commands: Option<Vec<String>>,
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for FullReply {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
+            type Value = FullReply;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `FullReply` object")
+            }
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FullReply, A::Error> {
+                let mut f0: Option<String> = None;
+                let mut f1: Option<Vec<String>> = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("id"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "commands" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "commands",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(FullReply { id: f0, commands: f1 })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+impl FullReply {
+    /// Sets `id`.
+    pub fn with_id(mut self, value: impl Into<String>) -> Self {
+        self.id = Some(value.into());
+        self
+    }
+    /// Sets `commands`.
+    pub fn with_commands(mut self, value: Vec<String>) -> Self {
+        self.commands = Some(value);
+        self
+    }
+}
+impl agentwire_runtime::Validate for FullReply {
     fn validate_at(
         &self,
         _at: &mut agentwire_runtime::JsonPointer,
@@ -365,6 +583,41 @@ impl agentwire_runtime::Validate for Log {
         }
     }
 }
+/// A reply of either shape: the reader must keep `commands` when the value has them.
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum Reply {
+    BriefReply(BriefReply),
+    FullReply(FullReply),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for Reply {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<Reply>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(Reply::BriefReply),
+            |v| agentwire_runtime::untagged::member(v).map(Reply::FullReply),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "Reply", MEMBERS)
+    }
+}
+impl agentwire_runtime::Validate for Reply {
+    #[inline]
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match self {
+            Self::BriefReply(v) => {
+                agentwire_runtime::Validate::validate_at(v, at, errors)
+            }
+            Self::FullReply(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+        }
+    }
+}
 /// A score, never negative.
 #[derive(
     Debug,
@@ -577,8 +830,11 @@ pub fn decode_type(
 ) -> Option<Result<agentwire_runtime::serde_json::Value, agentwire_runtime::Invalid>> {
     Some(
         match type_name {
+            "BriefReply" => agentwire_runtime::dynamic::reencode::<BriefReply>(json),
             "Chunk" => agentwire_runtime::dynamic::reencode::<Chunk>(json),
+            "FullReply" => agentwire_runtime::dynamic::reencode::<FullReply>(json),
             "Log" => agentwire_runtime::dynamic::reencode::<Log>(json),
+            "Reply" => agentwire_runtime::dynamic::reencode::<Reply>(json),
             "Score" => agentwire_runtime::dynamic::reencode::<Score>(json),
             "Update" => agentwire_runtime::dynamic::reencode::<Update>(json),
             "UpdatePlan" => agentwire_runtime::dynamic::reencode::<UpdatePlan>(json),
@@ -593,8 +849,11 @@ pub fn decode_type(
 pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
     Some(
         match type_name {
+            "BriefReply" => ::schemars::schema_for!(BriefReply),
             "Chunk" => ::schemars::schema_for!(Chunk),
+            "FullReply" => ::schemars::schema_for!(FullReply),
             "Log" => ::schemars::schema_for!(Log),
+            "Reply" => ::schemars::schema_for!(Reply),
             "Score" => ::schemars::schema_for!(Score),
             "Update" => ::schemars::schema_for!(Update),
             "UpdatePlan" => ::schemars::schema_for!(UpdatePlan),

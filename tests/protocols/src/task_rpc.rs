@@ -628,19 +628,24 @@ impl agentwire_runtime::Validate for ProgressParams {
     }
 }
 /// A progress token, chosen by the caller.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ProgressToken {
     String(String),
     Integer(i64),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for ProgressToken {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<ProgressToken>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(ProgressToken::String),
+            |v| agentwire_runtime::untagged::member(v).map(ProgressToken::Integer),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "ProgressToken", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for ProgressToken {
     #[inline]
@@ -736,19 +741,24 @@ impl agentwire_runtime::Validate for ReadyParams {
     }
 }
 /// A request id as JSON-RPC has it: `2` and `"2"` are different ids.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    agentwire_runtime::serde::Serialize,
-    agentwire_runtime::serde::Deserialize
-)]
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum RequestId {
     String(String),
     Integer(i64),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for RequestId {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<RequestId>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(RequestId::String),
+            |v| agentwire_runtime::untagged::member(v).map(RequestId::Integer),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "RequestId", MEMBERS)
+    }
 }
 impl agentwire_runtime::Validate for RequestId {
     #[inline]

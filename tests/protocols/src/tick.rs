@@ -18,10 +18,17 @@ pub const ROLES: &[&str] = &["client", "server"];
 /// The declared versions as peers name them, newest first.
 pub const VERSIONS: &[&str] = &["2", "1"];
 /// Where a stream names the version it speaks.
-pub const VERSION_SOURCE: agentwire_runtime::version::Source = agentwire_runtime::version::Source::Handshake {
-    method: "tick/open",
-    member: "version",
-};
+pub const VERSION_SOURCE: agentwire_runtime::version::Source = agentwire_runtime::version::Source::Any(
+    &[
+        agentwire_runtime::version::Source::Handshake {
+            method: "tick/open",
+            member: "version",
+        },
+        agentwire_runtime::version::Source::Meta {
+            path: &["_meta", "tick.example/version"],
+        },
+    ],
+);
 /// A declared version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Version {

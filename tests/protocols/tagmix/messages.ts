@@ -32,3 +32,20 @@ export interface Log {
   weights?: { [key: string]: number };
   samples?: (number | null)[];
 }
+
+/** What a short reply may carry; every member optional, so it reads almost any object. */
+export interface BriefReply {
+  id?: string;
+  note?: string;
+  /** @minLength 1 */
+  mood?: string;
+}
+
+/** A reply that also lists commands; fewer members than `BriefReply`, so tried after it. */
+export interface FullReply {
+  id?: string;
+  commands?: string[];
+}
+
+/** A reply of either shape: the reader must keep `commands` when the value has them. */
+export type Reply = BriefReply | FullReply;

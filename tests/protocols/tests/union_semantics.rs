@@ -1,6 +1,7 @@
 //! Union semantics that match the schema (`tagmix`): a type several tags of a union share,
 //! and that is also used on its own, decodes and writes every tag it carries and, alone, no
-//! tag at all; numbers behind aliases, lists and maps keep their JSON form on a round trip.
+//! tag at all; numbers behind aliases, lists and maps keep their JSON form on a round trip;
+//! an untagged union reads a value as the member that keeps it whole.
 
 use agentwire_test_protocols::tagmix;
 use serde_json::{Value, json};
@@ -92,4 +93,35 @@ fn numbers_keep_their_json_form_behind_aliases_lists_and_maps() {
         .unwrap()
         .unwrap_err();
     assert_eq!(negative.errors[0].pointer, "/score");
+}
+
+#[test]
+fn an_untagged_union_reads_a_value_as_the_member_that_keeps_it_whole() {
+    // `BriefReply` is tried first (it declares more members) and reads this object too, but
+    // it would drop `commands`; `FullReply` keeps every member, so it is the one chosen.
+    let full = json!({"id": "r-1", "commands": ["run", "stop"]});
+    assert_eq!(round_trip("Reply", full.clone()), full);
+    let typed: tagmix::Reply = serde_json::from_value(full.clone()).unwrap();
+    assert!(matches!(typed, tagmix::Reply::FullReply(_)), "{typed:?}");
+    // A value both keep whole stays with the member tried first.
+    let brief = json!({"id": "r-2", "note": "ok"});
+    assert_eq!(round_trip("Reply", brief.clone()), brief);
+    let typed: tagmix::Reply = serde_json::from_value(brief).unwrap();
+    assert!(matches!(typed, tagmix::Reply::BriefReply(_)), "{typed:?}");
+}
+
+#[test]
+fn an_untagged_union_accepts_a_value_one_member_is_valid_for() {
+    // `mood` breaks `BriefReply`'s rule; `FullReply` (open, it ignores `mood`) is valid, and
+    // `anyOf` needs only one valid member.
+    let text = r#"{"id": "r-3", "mood": ""}"#;
+    let back = tagmix::decode_type("Reply", text)
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert_eq!(back, json!({"id": "r-3"}));
+    // Valid for neither: the first member that reads it reports its rule.
+    let wrong = tagmix::decode_type("Reply", r#"{"mood": "", "commands": "x"}"#)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(wrong.errors[0].pointer, "/mood", "{wrong}");
 }

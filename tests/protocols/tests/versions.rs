@@ -215,7 +215,15 @@ fn an_undeclared_version_is_reported_once_as_such() {
 
 #[test]
 fn trace_check_of_the_spec_folder_picks_versions_as_the_generated_code_does() {
-    let traces = ["ok", "undeclared", "v1", "negotiated_down"];
+    // The last two name their version in params._meta, not by opening (`version.any`).
+    let traces = [
+        "ok",
+        "undeclared",
+        "v1",
+        "negotiated_down",
+        "named_in_meta",
+        "undeclared_in_meta",
+    ];
     let paths: Vec<String> = traces
         .iter()
         .map(|t| format!("tick/traces/{t}.jsonl"))

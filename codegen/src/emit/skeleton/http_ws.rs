@@ -24,7 +24,7 @@ mod routes;
 pub fn emit(p: &Protocol) -> Option<TokenStream> {
     let s = p.sessions.as_ref()?;
     let forward = find(p, &s.input.forward)?;
-    let module = format_ident!("{}", p.module);
+    let module = crate::naming::module_path(p);
     let binding = layout::emit_binding(p, s)?;
     let server = format_ident!("{}", pascal_case(&s.server));
     let owners = emit_owners(s);

@@ -65,7 +65,8 @@ pub fn emit(p: &Protocol) -> Option<TokenStream> {
 /// Names shared by the emitted items.
 struct Roles<'a> {
     p: &'a Protocol,
-    module: Ident,
+    /// The protocol module's path after `crate::` (`acp`, or a version's `acp::v1`).
+    module: TokenStream,
     client: &'a str,
     server: &'a str,
 }
@@ -74,7 +75,7 @@ impl<'a> Roles<'a> {
     fn new(p: &'a Protocol, client: &'a str, server: &'a str) -> Self {
         Self {
             p,
-            module: format_ident!("{}", p.module),
+            module: crate::naming::module_path(p),
             client,
             server,
         }

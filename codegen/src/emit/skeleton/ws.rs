@@ -90,7 +90,7 @@ pub fn emit(p: &Protocol) -> Option<TokenStream> {
     };
     let up = direction(p, client_role)?;
     let down = direction(p, server_role)?;
-    let module = format_ident!("{}", p.module);
+    let module = crate::naming::module_path(p);
     let extras = tracking::extras(p);
     let server_side = emit_side(&up, &down, &extras.server_resume, refusal_answer(p, &down));
     let client_side = emit_side(&down, &up, &extras.client_resume, TokenStream::new());

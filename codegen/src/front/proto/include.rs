@@ -61,6 +61,15 @@ pub fn is_bundled(name: &str) -> bool {
     BUNDLED.contains(&name)
 }
 
+/// The file name endings of a binary `FileDescriptorSet` (`buf build -o x.binpb`, `protoc
+/// --descriptor_set_out=x.pb`): such a `types:` file is read as compiled protobuf.
+pub const DESCRIPTOR_SET_ENDINGS: &[&str] = &[".binpb", ".pb", ".desc", ".protoset"];
+
+/// Whether the `types:` file `name` is a binary `FileDescriptorSet`, by its ending.
+pub fn is_descriptor_set(name: &str) -> bool {
+    DESCRIPTOR_SET_ENDINGS.iter().any(|e| name.ends_with(e))
+}
+
 /// Whether `name` (an import path) is one the common package answers.
 pub fn is_common(name: &str) -> bool {
     COMMON_PREFIXES.iter().any(|p| name.starts_with(p))
@@ -149,12 +158,13 @@ fn imports(text: &str) -> Vec<&str> {
 }
 
 #[cfg(feature = "proto")]
-pub use resolver::compiler;
+pub use resolver::{compiler, descriptor_set_compiler};
 
 #[cfg(feature = "proto")]
 mod resolver {
     use protox::file::{
-        ChainFileResolver, File, FileResolver, GoogleFileResolver, IncludeFileResolver,
+        ChainFileResolver, DescriptorSetFileResolver, File, FileResolver, GoogleFileResolver,
+        IncludeFileResolver,
     };
 
     use super::{ImportRoots, is_common};
@@ -178,13 +188,32 @@ mod resolver {
         let mut chain = ChainFileResolver::new();
         chain.add(GoogleFileResolver::new());
         chain.add(IncludeFileResolver::new(roots.spec_dir.clone()));
+        protox::Compiler::with_file_resolver(imports(chain, roots))
+    }
+
+    /// A protox compiler whose files are the already compiled ones of `set` (a
+    /// `FileDescriptorSet` given as the types file), after the bundled well-known types;
+    /// what the set imports without holding resolves through `roots`' include folders and the
+    /// common package, as for a `.proto` (`protoc` without `--include_imports` leaves them out).
+    pub fn descriptor_set_compiler(
+        roots: &ImportRoots,
+        set: prost_types::FileDescriptorSet,
+    ) -> protox::Compiler {
+        let mut chain = ChainFileResolver::new();
+        chain.add(GoogleFileResolver::new());
+        chain.add(DescriptorSetFileResolver::new(set));
+        protox::Compiler::with_file_resolver(imports(chain, roots))
+    }
+
+    /// `chain` followed by the `proto.include` folders and the common package.
+    fn imports(mut chain: ChainFileResolver, roots: &ImportRoots) -> ChainFileResolver {
         for dir in &roots.extra {
             chain.add(IncludeFileResolver::new(dir.clone()));
         }
         if let Some(dir) = &roots.common {
             chain.add(Common(IncludeFileResolver::new(dir.clone())));
         }
-        protox::Compiler::with_file_resolver(chain)
+        chain
     }
 }
 

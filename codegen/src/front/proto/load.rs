@@ -137,6 +137,11 @@ pub fn load_proto(spec_dir: &Path, file: &str) -> Result<ProtoSpec, SpecErrors> 
     load_proto_in(&ImportRoots::folder(spec_dir), file)
 }
 
+/// Reads the binary `FileDescriptorSet` `roots.spec_dir/file` (`front::proto_set`).
+pub fn load_descriptor_set_in(roots: &ImportRoots, file: &str) -> Result<ProtoSpec, SpecErrors> {
+    crate::front::proto_set::load(roots, file)
+}
+
 /// Compiles `roots.spec_dir/file`, its imports resolved through `roots`, and collects its
 /// constraint tags and custom options. Every problem is reported with its file, line and
 /// column.

@@ -53,6 +53,14 @@ pub fn load_proto_in(
     load_proto(&roots.spec_dir, file)
 }
 
+/// Refuses the descriptor set `roots.spec_dir/file`: this build has no protobuf front.
+pub fn load_descriptor_set_in(
+    roots: &crate::front::proto_include::ImportRoots,
+    file: &str,
+) -> Result<ProtoSpec, SpecErrors> {
+    load_proto(&roots.spec_dir, file)
+}
+
 /// `proto_lower::options`.
 pub fn options(
     spec: &ProtoSpec,

@@ -40,27 +40,36 @@ const BYTES_NODE: &str = "Buffer";
 
 /// Parses `file` (relative name `rel`), and the files it imports, into named IR types.
 pub fn load_types(file: &SourceFile, rel: &str) -> Result<BTreeMap<String, TypeDef>, SpecErrors> {
-    load_files(file, rel).map(|(types, _)| types)
+    load_files(file, rel).map(|(types, ..)| types)
 }
 
 /// [`load_types`], and every file read (`file` and those it imports, transitively).
-pub fn load_files(
-    file: &SourceFile,
-    rel: &str,
-) -> Result<(BTreeMap<String, TypeDef>, Vec<std::path::PathBuf>), SpecErrors> {
+/// And the notes for the `cargo xtask gen` summary (declarations left out).
+pub fn load_files(file: &SourceFile, rel: &str) -> Result<Loaded, SpecErrors> {
     let sources = files::gather(file, rel)?;
-    let (types, errors) = load(&sources, false);
-    errors.finish((types, sources.paths()))
+    let (types, notes, errors) = load(&sources, false);
+    errors.finish((types, sources.paths(), notes))
 }
+
+/// What [`load_files`] reads: the types, every file read, the notes.
+pub type Loaded = (
+    BTreeMap<String, TypeDef>,
+    Vec<std::path::PathBuf>,
+    Vec<String>,
+);
 
 /// Reads a document's TypeScript as people write it: every declaration that loads is kept
 /// beside the errors, and a one-element tuple `[T]` reads as `T[]` (the spec's reading, see
 /// spec/README.md). For the docs drift check.
 pub fn load_doc_types(file: &SourceFile, rel: &str) -> (BTreeMap<String, TypeDef>, SpecErrors) {
-    load(&files::Sources::single(file, rel), true)
+    let (types, _, errors) = load(&files::Sources::single(file, rel), true);
+    (types, errors)
 }
 
-fn load(sources: &files::Sources, lenient: bool) -> (BTreeMap<String, TypeDef>, SpecErrors) {
+fn load(
+    sources: &files::Sources,
+    lenient: bool,
+) -> (BTreeMap<String, TypeDef>, Vec<String>, SpecErrors) {
     let allocator = Allocator::default();
     let parsed = Parser::new(&allocator, &sources.text, SourceType::ts()).parse();
     let mut errors = SpecErrors::default();
@@ -76,7 +85,7 @@ fn load(sources: &files::Sources, lenient: bool) -> (BTreeMap<String, TypeDef>, 
         errors.push(e);
     }
     if !errors.is_empty() {
-        return (BTreeMap::new(), errors);
+        return (BTreeMap::new(), Vec::new(), errors);
     }
     let mut loader = Loader {
         lenient,
@@ -94,6 +103,7 @@ fn load(sources: &files::Sources, lenient: bool) -> (BTreeMap<String, TypeDef>, 
         enum_members: HashMap::new(),
         scope: Vec::new(),
         qualified: HashMap::new(),
+        notes: Vec::new(),
         errors,
     };
     let mut decls = Vec::new();
@@ -127,8 +137,13 @@ fn load(sources: &files::Sources, lenient: bool) -> (BTreeMap<String, TypeDef>, 
     loader.scope.clear();
     loader.resolve_extends();
     loader.resolve_unions();
-    let Loader { types, errors, .. } = loader;
-    (types, errors)
+    let Loader {
+        types,
+        notes,
+        errors,
+        ..
+    } = loader;
+    (types, notes, errors)
 }
 
 enum Decl<'r, 'a> {
@@ -178,6 +193,8 @@ struct Loader<'f> {
     scope: Vec<String>,
     /// Every declaration's type name, by its dotted path (`Ns.Type`).
     qualified: HashMap<String, String>,
+    /// Declarations left out, one note each (`scope::skip`).
+    notes: Vec<String>,
     errors: SpecErrors,
 }
 

@@ -16,6 +16,13 @@ pub fn load_types(file: &SourceFile, _rel: &str) -> Result<BTreeMap<String, Type
 pub fn load_files(
     file: &SourceFile,
     _rel: &str,
-) -> Result<(BTreeMap<String, TypeDef>, Vec<std::path::PathBuf>), SpecErrors> {
+) -> Result<
+    (
+        BTreeMap<String, TypeDef>,
+        Vec<std::path::PathBuf>,
+        Vec<String>,
+    ),
+    SpecErrors,
+> {
     Err(missing(Front::TypeScript, &file.path).into())
 }

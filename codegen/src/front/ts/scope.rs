@@ -5,7 +5,8 @@
 //! outwards, as TypeScript resolves it.
 
 use oxc_ast::ast::{
-    Declaration, Statement, TSNamespaceDeclaration, TSNamespaceDeclarationBody, TSType, TSTypeName,
+    BindingIdentifier, Declaration, Statement, TSNamespaceDeclaration, TSNamespaceDeclarationBody,
+    TSType, TSTypeName,
 };
 use oxc_span::{GetSpan, Span};
 
@@ -41,6 +42,8 @@ impl Loader<'_> {
                 Statement::TSEnumDeclaration(e) => out.push((scope.to_vec(), Decl::Enum(e))),
                 Statement::TSNamespaceDeclaration(ns) => self.namespace(ns, scope, out),
                 Statement::VariableDeclaration(v) => self.record_consts(v),
+                Statement::FunctionDeclaration(f) => self.skip(f.span, "function", f.id.as_ref()),
+                Statement::ClassDeclaration(c) => self.skip(c.span, "class", c.id.as_ref()),
                 // `export { A, type B as C }`: exports names declared here, declares nothing.
                 Statement::ExportNamedDeclaration(_) => {}
                 Statement::ExportDeclaration(e) => {
@@ -57,6 +60,10 @@ impl Loader<'_> {
                         Declaration::TSEnumDeclaration(en) => out.push((at, Decl::Enum(en))),
                         Declaration::TSNamespaceDeclaration(ns) => self.namespace(ns, scope, out),
                         Declaration::VariableDeclaration(v) => self.record_consts(v),
+                        Declaration::FunctionDeclaration(f) => {
+                            self.skip(f.span, "function", f.id.as_ref())
+                        }
+                        Declaration::ClassDeclaration(c) => self.skip(c.span, "class", c.id.as_ref()),
                         _ => self.error(
                             e.span,
                             "only interfaces, type aliases, enums, namespaces and constants may be exported; leave functions and classes out of the message types",
@@ -73,6 +80,19 @@ impl Loader<'_> {
                 ),
             }
         }
+    }
+
+    /// A function or class (`declare function f(): void;`, `export declare class C`, as
+    /// generated `.d.ts` files mix them with their types): it declares no wire type, so it is
+    /// left out with a note, as a JSON Schema's unknown keyword is. A type that names it is
+    /// then an unknown type.
+    fn skip(&mut self, span: Span, what: &str, name: Option<&BindingIdentifier<'_>>) {
+        let name = name.map_or_else(String::new, |n| format!(" `{}`", n.name));
+        let message = format!("{what}{name} declares no wire type; left out");
+        let at = self
+            .sources
+            .error((span.start as usize, span.size() as usize), message);
+        self.notes.push(format!("note: {}", at.one_line()));
     }
 
     /// `namespace Ns { ... }` (or `module Ns`, `namespace A.B`): its declarations, in `Ns`.

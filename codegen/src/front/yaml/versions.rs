@@ -10,7 +10,8 @@ use serde_saphyr::{Location, Spanned};
 use crate::ir::{VersionInfo, VersionSource};
 
 /// `version:`: where a stream names its version; exactly one of `handshake` (with
-/// `member`), `meta` or `header`.
+/// `member`), `meta`, `header` or `any` (a list of the others, for versions that name
+/// themselves in different places).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSource {
@@ -27,6 +28,9 @@ pub struct RawSource {
     /// An HTTP header every exchange carries.
     #[serde(default)]
     header: Option<Spanned<String>>,
+    /// Several sources read in turn (at most one handshake, none itself an `any`).
+    #[serde(default)]
+    any: Option<Spanned<Vec<RawSource>>>,
 }
 
 /// `version.meta`: a dotted path (`_meta.version`), or the member names as a list, which is
@@ -70,6 +74,9 @@ pub struct RawVersion<M, T> {
     /// Methods of `jsonrpc.methods` the version does not have.
     #[serde(default)]
     pub drop_methods: Vec<Spanned<String>>,
+    /// This version's skeleton is the folder's (`skeletons::<module>`); at most one entry.
+    #[serde(default)]
+    pub skeleton: Option<Spanned<bool>>,
 }
 
 /// One declared version as the loader keeps it.
@@ -129,10 +136,19 @@ pub fn lower<M, T>(
             };
             err(&v.version.referenced, format!("version `{name}` {what}"));
         }
+        let skeleton = v.skeleton.as_ref().is_some_and(|s| s.value);
+        if skeleton && let Some(other) = decls.iter().find(|d| d.info.skeleton) {
+            let msg = format!(
+                "version `{name}` and `{}` both say `skeleton: true`; one version's skeleton is the folder's",
+                other.info.name
+            );
+            err(&v.version.referenced, msg);
+        }
         decls.push(VersionDecl {
             info: VersionInfo {
                 name: name.clone(),
                 module,
+                skeleton,
             },
             machine: v
                 .machine
@@ -149,6 +165,9 @@ fn source_of(
     at: &Location,
     err: &mut dyn FnMut(&Location, String),
 ) -> Option<VersionSource> {
+    if let Some(any) = &s.any {
+        return any_of(s, any, at, err);
+    }
     match (&s.handshake, &s.member, &s.meta, &s.header) {
         (Some(method), Some(member), None, None) => Some(VersionSource::Handshake {
             method: method.value.clone(),
@@ -182,12 +201,54 @@ fn source_of(
         _ => {
             err(
                 at,
-                "`version:` takes exactly one of `handshake` (with `member`), `meta` or `header`"
+                "`version:` takes exactly one of `handshake` (with `member`), `meta`, `header` or `any`"
                     .to_owned(),
             );
             None
         }
     }
+}
+
+/// `version: {any: [...]}`: each entry a source of its own; none is an `any`, at most one
+/// is a handshake, and nothing stands beside `any`.
+fn any_of(
+    s: &RawSource,
+    any: &Spanned<Vec<RawSource>>,
+    at: &Location,
+    err: &mut dyn FnMut(&Location, String),
+) -> Option<VersionSource> {
+    let beside = s.handshake.is_some() || s.member.is_some() || s.meta.is_some();
+    if beside || s.header.is_some() || any.value.len() < 2 {
+        err(
+            &any.referenced,
+            "`any:` lists two or more sources (`handshake` with `member`, `meta`, `header`) and stands alone in `version:`"
+                .to_owned(),
+        );
+        return None;
+    }
+    let mut each = Vec::new();
+    for one in &any.value {
+        if one.any.is_some() {
+            err(
+                &any.referenced,
+                "an `any:` entry cannot be an `any:` itself".to_owned(),
+            );
+            return None;
+        }
+        each.push(source_of(one, at, err)?);
+    }
+    let handshakes = each
+        .iter()
+        .filter(|s| matches!(s, VersionSource::Handshake { .. }))
+        .count();
+    if handshakes > 1 {
+        err(
+            &any.referenced,
+            "`any:` lists at most one handshake: a stream opens once".to_owned(),
+        );
+        return None;
+    }
+    Some(VersionSource::Any(each))
 }
 
 /// Loads every declared version of the folder whose shared `protocol.yaml` is `pf`: each one
@@ -221,7 +282,11 @@ pub fn load_versions(
             }
         }
     }
-    if let Some(VersionSource::Handshake { method, .. }) = &pf.version_source {
+    if let Some((method, _)) = pf
+        .version_source
+        .as_ref()
+        .and_then(VersionSource::handshake)
+    {
         for spec in &loaded {
             let opens = spec
                 .protocol

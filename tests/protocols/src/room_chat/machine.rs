@@ -111,7 +111,7 @@ impl Recorded {
     }
 }
 /// `room` of `hub.heard`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Hub(HubMessage::Heard(m)) => {
@@ -121,7 +121,7 @@ fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `room` of `hub.joined`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Hub(HubMessage::Joined(m)) => {
@@ -131,7 +131,7 @@ fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `room` of `member.join`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Member(MemberMessage::Join(m)) => {
@@ -141,7 +141,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `room` of `member.leave`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Member(MemberMessage::Leave(m)) => {
@@ -151,7 +151,7 @@ fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `room` of `member.say`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Member(MemberMessage::Say(m)) => {

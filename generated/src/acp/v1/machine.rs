@@ -315,7 +315,7 @@ impl Recorded {
     }
 }
 /// `params.requestId` of `agent.$/cancel_request`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_53<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -341,7 +341,7 @@ fn read_53<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `agent.elicitation/create`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_51<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -354,7 +354,7 @@ fn read_51<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `agent.fs/read_text_file`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_44<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -367,7 +367,7 @@ fn read_44<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `agent.fs/read_text_file`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -380,7 +380,7 @@ fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `agent.fs/write_text_file`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_45<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -393,7 +393,7 @@ fn read_45<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `agent.fs/write_text_file`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -406,7 +406,7 @@ fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `agent.response`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(agentwire_runtime::jsonrpc::Message::Response(m)) => {
@@ -419,7 +419,7 @@ fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `result.agentCapabilities.auth.logout` of `agent.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_10(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -447,7 +447,7 @@ fn read_10(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.agentCapabilities.loadSession` of `agent.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -465,7 +465,7 @@ fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.agentCapabilities.sessionCapabilities.close` of `agent.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -493,7 +493,7 @@ fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.agentCapabilities.sessionCapabilities.delete` of `agent.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -521,7 +521,7 @@ fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.agentCapabilities.sessionCapabilities.list` of `agent.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -549,7 +549,7 @@ fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.agentCapabilities.sessionCapabilities.resume` of `agent.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -577,7 +577,7 @@ fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.protocolVersion` of `agent.response to client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
@@ -587,7 +587,7 @@ fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `result.sessionId` of `agent.response to client.session/new`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_11(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientSessionNew(Some(m)) => {
@@ -597,7 +597,7 @@ fn read_11(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `id` of `agent.session/request_permission`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -610,7 +610,7 @@ fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `agent.session/request_permission`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -623,7 +623,7 @@ fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `agent.session/update`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -635,7 +635,7 @@ fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `agent.terminal/create`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_46<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -648,7 +648,7 @@ fn read_46<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `agent.terminal/create`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -661,7 +661,7 @@ fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `agent.terminal/kill`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_49<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -674,7 +674,7 @@ fn read_49<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.terminalId` of `agent.terminal/kill`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -687,7 +687,7 @@ fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `agent.terminal/output`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_47<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -700,7 +700,7 @@ fn read_47<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.terminalId` of `agent.terminal/output`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -713,7 +713,7 @@ fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `agent.terminal/release`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_50<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -726,7 +726,7 @@ fn read_50<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.terminalId` of `agent.terminal/release`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -739,7 +739,7 @@ fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `agent.terminal/wait_for_exit`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_48<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -752,7 +752,7 @@ fn read_48<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.terminalId` of `agent.terminal/wait_for_exit`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
@@ -765,7 +765,7 @@ fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.requestId` of `client.$/cancel_request`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -791,7 +791,7 @@ fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.authenticate`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -804,7 +804,7 @@ fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_29<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -817,7 +817,7 @@ fn read_29<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.clientCapabilities.elicitation` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -845,7 +845,7 @@ fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.clientCapabilities.fs.readTextFile` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -873,7 +873,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.clientCapabilities.fs.writeTextFile` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -901,7 +901,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.clientCapabilities.terminal` of `client.initialize`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -924,7 +924,7 @@ fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.logout`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_31<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -937,7 +937,7 @@ fn read_31<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.response`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_52<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(agentwire_runtime::jsonrpc::Message::Response(m)) => {
@@ -950,7 +950,7 @@ fn read_52<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `result.terminalId` of `client.response to agent.terminal/create`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_24(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::AgentTerminalCreate(Some(m)) => {
@@ -960,7 +960,7 @@ fn read_24(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     }
 }
 /// `params.sessionId` of `client.session/cancel`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -972,7 +972,7 @@ fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.session/close`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_37<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -985,7 +985,7 @@ fn read_37<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `client.session/close`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -998,7 +998,7 @@ fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.session/delete`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1011,7 +1011,7 @@ fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `client.session/delete`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1024,7 +1024,7 @@ fn read_15<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.session/list`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1037,7 +1037,7 @@ fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.session/load`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1050,7 +1050,7 @@ fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `client.session/load`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1063,7 +1063,7 @@ fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.session/new`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_32<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1076,7 +1076,7 @@ fn read_32<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.session/prompt`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1089,7 +1089,7 @@ fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `client.session/prompt`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1102,7 +1102,7 @@ fn read_16<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.session/resume`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_34<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1115,7 +1115,7 @@ fn read_34<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `client.session/resume`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1128,7 +1128,7 @@ fn read_13<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.session/set_config_option`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1141,7 +1141,7 @@ fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `id` of `client.session/set_mode`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
@@ -1154,7 +1154,7 @@ fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     }
 }
 /// `params.sessionId` of `client.session/set_mode`.
-#[allow(unused_variables, clippy::match_single_binding)]
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
