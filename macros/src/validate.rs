@@ -456,8 +456,9 @@ impl Rules {
 
 /// Every key a field's `#[validate(...)]` takes: the table's rules, then the derive's own.
 fn field_keys() -> String {
-    let mut keys: Vec<String> = rules::RULES
-        .iter()
+    // A rule on a whole object is refused on a field, so it is not offered for one.
+    let mut keys: Vec<String> = (rules::RULES.iter())
+        .filter(|r| r.shape != Shape::Object)
         .map(|r| format!("`{}`", r.name))
         .collect();
     keys.extend(["`non_empty`", "`nested`"].map(String::from));
