@@ -65,7 +65,7 @@ pub fn emit(p: &Protocol) -> Option<TokenStream> {
 /// Names shared by the emitted items.
 struct Roles<'a> {
     p: &'a Protocol,
-    /// The protocol module's path after `crate::` (`acp`, or a version's `acp::v1`).
+    /// The protocol module's path after `crate::` (`chat`, or a version's `chat::v1`).
     module: TokenStream,
     client: &'a str,
     server: &'a str,
