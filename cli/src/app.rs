@@ -133,8 +133,8 @@ Check recorded sessions against a protocol's message schemas and sequence rules.
 The protocol is one compiled into the command (--protocol NAME) or any spec folder
 (--spec DIR), whose types and machines are then read when the command runs: the findings
 are the ones the code generated from that folder reports (same JSON pointer, rule and
-sequence violation), JSON-RPC folders included. Protobuf folders are not interpreted yet:
-use their generated code (--protocol, or `agentwire_cli::run` over your own registry).
+sequence violation), JSON-RPC and protobuf folders included (a protobuf folder's messages
+are read as ProtoJSON, as its generated pbjson code reads them).
 
 Each FILE is a JSON Lines trace, one {\"from\": ROLE, \"message\": ...} (or {\"from\": ROLE,
 \"http\": {...}}) per line, and is checked as a stream of its own. A line {\"from\": ROLE,

@@ -1,14 +1,15 @@
 //! The interpreter against the generated code: for every built-in protocol (spec/*) and every
-//! test protocol (tests/protocols/*), every fixture message (decoded as sent by each role, as
-//! the `decode` fuzz target does), every typed fixture value, every trace and capture is run
-//! through both; the verdict, and each error's JSON pointer and rule, must be the same. The
-//! cases come from the folders, never from a list here; the count of each kind is printed and
-//! every disagreement is listed before the test fails.
+//! test protocol (tests/protocols/*), protobuf ones included, every fixture message (decoded
+//! as sent by each role, as the `decode` fuzz target does), every typed fixture value, every
+//! trace and capture is run through both; the verdict, and each error's JSON pointer and rule,
+//! must be the same. The cases come from the folders, never from a list here; the count of
+//! each kind is printed and every disagreement is listed before the test fails.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agentwire_cli::interp::Interpreted;
+use agentwire_codegen::ir::Field;
 use agentwire_runtime::Invalid;
 use agentwire_runtime::registry::Protocol;
 use serde_json::Value;
@@ -299,6 +300,111 @@ fn compare_fixture_traces(t: &mut Tally, g: &dyn Protocol, dir: &Path) {
     );
 }
 
+/// Member values of every JSON type, and the spellings ProtoJSON gives numbers (as strings,
+/// out of range, not a number), bytes, timestamps and durations: what the probes set a field to.
+const PROBES: &[&str] = &[
+    "null",
+    "true",
+    "0",
+    "-1",
+    "1.5",
+    "4294967296",
+    "\"x\"",
+    "\"1\"",
+    "\"-1\"",
+    "\"NaN\"",
+    "\"AAAA\"",
+    "\"2025-01-01T00:00:00Z\"",
+    "\"1.5s\"",
+    "[]",
+    "[null]",
+    "[1]",
+    "[\"x\"]",
+    "{}",
+    "{\"x\": 1}",
+];
+
+/// The keys a probe sets on an object of type `def`: each field's, a protobuf oneof's cases
+/// instead of the oneof, and a protobuf field's lowerCamelCase spelling as well.
+fn probe_keys(types: &agentwire_cli::interp::Types, fields: &[Field]) -> Vec<(String, Vec<String>)> {
+    use agentwire_codegen::ir::TypeKind;
+    let mut out = Vec::new();
+    for f in fields {
+        let cases = f.ty.named().and_then(|n| match &types.protocol.types.get(n)?.kind {
+            TypeKind::Oneof { cases, .. } => Some(cases.clone()),
+            _ => None,
+        });
+        for f in cases.unwrap_or_else(|| vec![f.clone()]) {
+            // An enum field is probed with its first value too.
+            let mut extra = Vec::new();
+            if let Some(TypeKind::Enum(values)) =
+                f.ty.named().and_then(|n| types.protocol.types.get(n)).map(|d| &d.kind)
+                && let Some(v) = values.first()
+            {
+                extra.push(Value::String(v.clone()).to_string());
+            }
+            let camel = lower_camel(&f.name);
+            if camel != f.name {
+                out.push((camel, extra.clone()));
+            }
+            out.push((f.name.clone(), extra));
+        }
+    }
+    out
+}
+
+fn lower_camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in name.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Probes every object type both sides decode by name: the type's own empty object, then
+/// each key set to each of [`PROBES`], then two keys at once (a oneof's two cases).
+fn compare_probes(t: &mut Tally, g: &dyn Protocol, i: &Interpreted) {
+    use agentwire_codegen::ir::TypeKind;
+    let types = i.types();
+    for (name, def) in &types.protocol.types {
+        let TypeKind::Struct(fields) = &def.kind else {
+            continue;
+        };
+        if g.decode_type(name, "{}").is_none() {
+            continue;
+        }
+        let keys = probe_keys(types, fields);
+        let mut texts = vec!["{}".to_owned()];
+        for (key, extra) in &keys {
+            let key = Value::String(key.clone()).to_string();
+            for probe in PROBES.iter().copied().chain(extra.iter().map(String::as_str)) {
+                texts.push(format!("{{{key}: {probe}}}"));
+            }
+        }
+        for pair in keys.windows(2) {
+            let (a, b) = (&pair[0].0, &pair[1].0);
+            texts.push(format!("{{{a:?}: {{}}, {b:?}: {{}}}}"));
+        }
+        for text in texts {
+            let case = format!("probe {name} {text}");
+            t.compare(
+                g.name(),
+                &case,
+                verdict(g.decode_type(name, &text)),
+                verdict(i.decode_type(name, &text)),
+            );
+        }
+    }
+}
+
 #[test]
 fn the_interpreter_and_the_generated_code_agree() {
     let mut t = Tally::default();
@@ -323,6 +429,7 @@ fn the_interpreter_and_the_generated_code_agree() {
         }
         compare_traces(&mut t, g, &dir);
         compare_fixture_traces(&mut t, g, &dir);
+        compare_probes(&mut t, g, &interpreted);
     }
     for (p, n) in &t.cases {
         println!("{p}: {n} cases compared");
@@ -330,12 +437,12 @@ fn the_interpreter_and_the_generated_code_agree() {
     for s in &skipped {
         println!("not interpreted: {s}");
     }
-    // Only folders without messages (no transport) and protobuf ones are left to the
-    // generated code; every JSON protocol, JSON-RPC included, is compared.
+    // Only folders without messages (no transport) are left out; every protocol with a
+    // transport, JSON, JSON-RPC and protobuf alike, is compared.
     for s in &skipped {
         assert!(
-            s.contains("is protobuf") || s.contains("has transport `none`"),
-            "the interpreter refused a JSON protocol: {s}"
+            s.contains("has transport `none`"),
+            "the interpreter refused a protocol with messages: {s}"
         );
     }
     // Every folder the interpreter runs was compared on something.

@@ -47,6 +47,56 @@ pub fn decode_checked<T: DeserializeOwned + Validate>(json: &str) -> Result<T, I
     Ok(value)
 }
 
+/// [`decode_checked`] for a decoder chosen at run time, a `DeserializeSeed` that `seed` makes
+/// afresh for each read (the run-time interpreter reads protobuf messages this way, from their
+/// descriptors): the same duplicate-key and syntax checks, the same first error from the text
+/// with its pointer and rule, the same search past it ([`every_error_with`]); `validate` gives
+/// the constraint errors of a value that decoded.
+pub fn decode_checked_seed<S, V>(
+    json: &str,
+    seed: impl Fn() -> S,
+    validate: impl Fn(&V) -> Vec<FieldError>,
+) -> Result<V, Invalid>
+where
+    S: for<'de> serde::de::DeserializeSeed<'de, Value = V>,
+{
+    unique::check(json.as_bytes())?;
+    let first = serde_json_room(|| {
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(json) {
+            return Err(Invalid::one(FieldError::new("", Rule::Syntax, e.to_string())));
+        }
+        let mut de = serde_json::Deserializer::from_str(json);
+        let mut track = serde_path_to_error::Track::new();
+        let read = seed().deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track));
+        read.map_err(|e| {
+            let pointer = path_to_pointer(&track.path());
+            if e.is_syntax() && e.to_string().starts_with("expected value") {
+                // A value of the wrong JSON type where an enum was expected, as `explain_str`.
+                return Invalid::one(FieldError::new(pointer, Rule::Type, e.to_string()));
+            }
+            Invalid::one(classify(pointer, e))
+        })
+    });
+    let first = match first {
+        Ok(value) => {
+            let errors = validate(&value);
+            return if errors.is_empty() {
+                Ok(value)
+            } else {
+                Err(Invalid { errors })
+            };
+        }
+        Err(first) => first,
+    };
+    Err(every_error_with(json, first, |value| {
+        let mut track = serde_path_to_error::Track::new();
+        match seed().deserialize(serde_path_to_error::Deserializer::new(value, &mut track)) {
+            Ok(decoded) => Ok(validate(&decoded)),
+            Err(e) => Err(classify(path_to_pointer(&track.path()), e)),
+        }
+    }))
+}
+
 /// How many bytes of input one failed decode may read again while looking for more errors:
 /// each error costs one more decode of the whole message, so a large message gets fewer.
 const SEARCH_BUDGET: usize = 4 << 20;

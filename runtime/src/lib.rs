@@ -26,7 +26,7 @@ pub mod untagged;
 pub mod validate;
 pub mod version;
 
-pub use decode::{decode_all, decode_checked, decode_json, decode_value};
+pub use decode::{decode_all, decode_checked, decode_checked_seed, decode_json, decode_value};
 pub use error::{FieldError, Invalid, Rule};
 pub use members::Members;
 pub use validate::{JsonPointer, Validate};

@@ -146,6 +146,13 @@ impl Spec {
             }
             Root::Union { ty, .. } => self.types.read(&Ty::Named(ty.clone()), m.value, &segs),
             Root::Http { route } => self.read_http(*route, m.value, &segs),
+            Root::Proto { case, message } => match segs.split_first() {
+                Some((first, rest)) if *first == case.as_str() => match m.value.get(case) {
+                    Some(v) => self.types.read_proto(message, v, rest),
+                    None => Read::Absent,
+                },
+                _ => Read::Absent,
+            },
             Root::RpcCall {
                 params, request, ..
             } => match segs.as_slice() {

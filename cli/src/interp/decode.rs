@@ -95,7 +95,7 @@ impl Types {
             (Ty::Scalar(_) | Ty::WellKnown(_), _) => Err(FieldError::new(
                 at.as_str(),
                 Rule::Type,
-                "protobuf types are not interpreted (run the generated code)",
+                "a protobuf type is read from its spec's compiled files (load the spec folder)",
             )),
         }
     }
@@ -131,7 +131,7 @@ impl Types {
             TypeKind::Oneof { .. } => Err(FieldError::new(
                 at.as_str(),
                 Rule::Type,
-                "protobuf oneofs are not interpreted (run the generated code)",
+                "a protobuf oneof is read from its spec's compiled files (load the spec folder)",
             )),
         }
     }

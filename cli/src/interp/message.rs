@@ -15,6 +15,11 @@ use super::types::Types;
 impl Types {
     /// Decodes `json` as `ty` and checks every constraint; `Ok` holds the message parsed.
     pub fn decode_text(&self, ty: &Ty, json: &str) -> Result<Value, Invalid> {
+        if let Some(name) = ty.named()
+            && let Some(desc) = self.message(name)
+        {
+            return self.decode_proto(name, &desc, json);
+        }
         unique::check(json.as_bytes())?;
         // Reading and walking recurse once per nesting level, as serde_json does.
         with_stack(STACK_FOR_SERDE_JSON, 2 * STACK_FOR_SERDE_JSON, || {

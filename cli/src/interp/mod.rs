@@ -11,6 +11,8 @@ mod http;
 mod machine;
 mod message;
 mod node;
+mod proto;
+mod proto_types;
 mod rpc;
 mod types;
 mod validate;
@@ -77,6 +79,9 @@ enum Root {
     },
     /// A JSON-RPC response.
     RpcResponse,
+    /// A case of a protobuf stream wrapper's oneof, a message of type `message`; its paths
+    /// start with the case's name.
+    Proto { case: String, message: String },
 }
 
 /// A message the interpreter decoded, as its checker takes it: its kind (`None` for a
@@ -128,18 +133,20 @@ impl Interpreted {
                 .collect::<Vec<_>>()
                 .join("\n")
         })?;
+        let pool = loaded.proto.map(|p| p.pool);
         let Some(versioning) = loaded.protocol.versioning.clone() else {
-            return Interpreted::new(loaded.protocol);
+            return Interpreted::with_descriptors(loaded.protocol, pool);
         };
         // Each version is interpreted on its own and kept, as the registry's are `'static`;
         // the folder answers as the newest.
         let mut each = Vec::new();
         for v in loaded.versions {
-            let one: &'static Interpreted = Box::leak(Box::new(Interpreted::new(v.protocol)?));
+            let one = Interpreted::with_descriptors(v.protocol, v.proto.map(|p| p.pool))?;
+            let one: &'static Interpreted = Box::leak(Box::new(one));
             each.push(one);
         }
         let names: Vec<&'static str> = versioning.versions.iter().map(|v| keep(&v.name)).collect();
-        let mut top = Interpreted::new(loaded.protocol)?;
+        let mut top = Interpreted::with_descriptors(loaded.protocol, pool)?;
         top.versions = Some(Versions {
             source: version_source(&versioning.source),
             names: Box::leak(names.into_boxed_slice()),
@@ -148,20 +155,34 @@ impl Interpreted {
         Ok(top)
     }
 
-    /// Interprets a loaded IR.
+    /// Interprets a loaded IR of a JSON spec.
     pub fn new(ir: Ir) -> Result<Interpreted, String> {
+        Interpreted::with_descriptors(ir, None)
+    }
+
+    /// Interprets a loaded IR; a protobuf spec's messages are read from `pool`, its compiled
+    /// files.
+    pub fn with_descriptors(
+        ir: Ir,
+        pool: Option<prost_reflect::DescriptorPool>,
+    ) -> Result<Interpreted, String> {
         let Some(transport) = agentwire_codegen::transport::registry_kind(&ir) else {
             return Err(format!(
                 "protocol {} has transport `{}`: only protocols with a transport have messages to check",
                 ir.module, ir.transport.kind
             ));
         };
-        if agentwire_codegen::naming::Names::of(&ir) == agentwire_codegen::naming::Names::Prost {
-            return Err(format!(
-                "protocol {} is protobuf: the interpreter reads JSON specs only (use the generated code)",
-                ir.module
-            ));
-        }
+        let proto = agentwire_codegen::naming::Names::of(&ir) == agentwire_codegen::naming::Names::Prost;
+        let pool = match (proto, pool) {
+            (true, None) => {
+                return Err(format!(
+                    "protocol {} is protobuf: load it from its spec folder, whose compiled files the interpreter reads",
+                    ir.module
+                ));
+            }
+            (true, pool) => pool,
+            (false, _) => None,
+        };
         let framing = match ir.transport.framing.as_str() {
             "content-length" => Framing::ContentLength,
             "newline" => Framing::Newline,
@@ -174,7 +195,7 @@ impl Interpreted {
             roles: Box::leak(roles.into_boxed_slice()),
             transport,
             framing,
-            spec: Arc::new(Spec::new(ir)?),
+            spec: Arc::new(Spec::new(ir, pool)?),
             versions: None,
         })
     }
@@ -224,7 +245,7 @@ impl Interpreted {
 }
 
 impl Spec {
-    fn new(ir: Ir) -> Result<Spec, String> {
+    fn new(ir: Ir, pool: Option<prost_reflect::DescriptorPool>) -> Result<Spec, String> {
         let model = Model::new(&ir)?;
         let labels: Vec<&'static str> = model.kinds.iter().map(|k| keep(&k.full_label())).collect();
         let kind_names = model.kinds.iter().map(|k| keep(&k.name)).collect();
@@ -253,7 +274,7 @@ impl Spec {
             .collect();
         Ok(Spec {
             name: keep(&ir.module),
-            types: Types::new(ir)?,
+            types: Types::new(ir)?.with_descriptors(pool),
             labels,
             kind_names,
             roots,
@@ -263,8 +284,17 @@ impl Spec {
         })
     }
 
-    /// The kind of a decoded channel message: its discriminator (or the default member's).
+    /// The kind of a decoded channel message: its discriminator (or the default member's), or
+    /// for a protobuf stream wrapper the oneof case that is set.
     fn kind_of(&self, from: &str, value: &Value) -> usize {
+        if self.types.is_proto() {
+            return (0..self.labels.len())
+                .find(|&i| {
+                    matches!(&self.roots[i], Root::Proto { case, .. } if value.get(case).is_some())
+                        && self.role_of(i) == from
+                })
+                .unwrap_or(0);
+        }
         let name = self.types.channel_of(from).and_then(|ty| {
             let union = ty.named()?.to_owned();
             let (tag, variants) = self.types.protocol.union_variants(&union)?;
@@ -336,6 +366,15 @@ fn root_of(ir: &Ir, role: &str, name: &str) -> Result<Root, String> {
         }
     }
     if let Some(c) = ir.channel_from(role)
+        && let Some((_, cases)) = ir.wrapper_oneof(&c.union)
+        && let Some(case) = cases.iter().find(|f| f.name == name)
+    {
+        return Ok(Root::Proto {
+            case: case.name.clone(),
+            message: case.ty.named().unwrap_or_default().to_owned(),
+        });
+    }
+    if let Some(c) = ir.channel_from(role)
         && let Some((tag, variants)) = ir.union_variants(&c.union)
         && let Some(v) = variants.iter().find(|v| v.value == name)
     {
@@ -403,7 +442,13 @@ impl Protocol for Interpreted {
         self.spec.types.decode_rpc_response(method, json)
     }
     fn decode_type(&self, type_name: &str, json: &str) -> Option<Result<Value, Invalid>> {
-        self.spec.types.def(type_name)?;
+        let def = self.spec.types.def(type_name)?;
+        // A protobuf spec's generated `decode_type` knows its messages only.
+        if self.spec.types.is_proto()
+            && !matches!(def.kind, agentwire_codegen::ir::TypeKind::Struct(_))
+        {
+            return None;
+        }
         let ty = agentwire_codegen::ir::Ty::Named(type_name.to_owned());
         Some(self.spec.types.decode_text(&ty, json))
     }

@@ -18,6 +18,8 @@ pub struct Types {
     tag_optional: BTreeSet<String>,
     /// Every pattern of the spec, compiled, with its source kept for the rule's name.
     patterns: BTreeMap<String, (Regex, &'static str)>,
+    /// A protobuf spec's compiled files: its messages are read from their descriptors.
+    pub(super) pool: Option<prost_reflect::DescriptorPool>,
 }
 
 impl Types {
@@ -51,6 +53,7 @@ impl Types {
             own_tags,
             tag_optional,
             patterns,
+            pool: None,
         })
     }
 

@@ -56,7 +56,7 @@ impl Types {
 
     /// The rules of `shape` in `c` on `subject`, each through its runtime function (the rule
     /// table's `run`), a string's on the trimmed value under `@trim`.
-    fn rules(
+    pub(super) fn rules(
         &self,
         c: &Constraints,
         shape: Shape,
