@@ -326,19 +326,26 @@ const PROBES: &[&str] = &[
 
 /// The keys a probe sets on an object of type `def`: each field's, a protobuf oneof's cases
 /// instead of the oneof, and a protobuf field's lowerCamelCase spelling as well.
-fn probe_keys(types: &agentwire_cli::interp::Types, fields: &[Field]) -> Vec<(String, Vec<String>)> {
+fn probe_keys(
+    types: &agentwire_cli::interp::Types,
+    fields: &[Field],
+) -> Vec<(String, Vec<String>)> {
     use agentwire_codegen::ir::TypeKind;
     let mut out = Vec::new();
     for f in fields {
-        let cases = f.ty.named().and_then(|n| match &types.protocol.types.get(n)?.kind {
-            TypeKind::Oneof { cases, .. } => Some(cases.clone()),
-            _ => None,
-        });
+        let cases =
+            f.ty.named()
+                .and_then(|n| match &types.protocol.types.get(n)?.kind {
+                    TypeKind::Oneof { cases, .. } => Some(cases.clone()),
+                    _ => None,
+                });
         for f in cases.unwrap_or_else(|| vec![f.clone()]) {
             // An enum field is probed with its first value too.
             let mut extra = Vec::new();
             if let Some(TypeKind::Enum(values)) =
-                f.ty.named().and_then(|n| types.protocol.types.get(n)).map(|d| &d.kind)
+                f.ty.named()
+                    .and_then(|n| types.protocol.types.get(n))
+                    .map(|d| &d.kind)
                 && let Some(v) = values.first()
             {
                 extra.push(Value::String(v.clone()).to_string());
@@ -385,7 +392,11 @@ fn compare_probes(t: &mut Tally, g: &dyn Protocol, i: &Interpreted) {
         let mut texts = vec!["{}".to_owned()];
         for (key, extra) in &keys {
             let key = Value::String(key.clone()).to_string();
-            for probe in PROBES.iter().copied().chain(extra.iter().map(String::as_str)) {
+            for probe in PROBES
+                .iter()
+                .copied()
+                .chain(extra.iter().map(String::as_str))
+            {
                 texts.push(format!("{{{key}: {probe}}}"));
             }
         }

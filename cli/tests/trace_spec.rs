@@ -59,12 +59,43 @@ fn a_spec_folder_outside_the_repository_checks_like_the_compiled_protocol() {
 }
 
 #[test]
+fn a_protobuf_folder_is_read_as_its_generated_pbjson_code_reads_it() {
+    // The traces hold ProtoJSON; a message with a field of the wrong type, an unknown enum
+    // name and an empty stream response are findings with the generated code's pointers.
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("t.jsonl");
+    let lines = [
+        r#"{"from": "server", "message": {"task": {"id": "t", "status": {"state": "TASK_STATE_WORKING"}}}}"#,
+        r#"{"from": "server", "message": {"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_COMPLETED"}}}}"#,
+        r#"{"from": "server", "message": {"task": {"id": 5}}}"#,
+        r#"{"from": "server", "message": {"task": {"id": "u", "status": {"state": "NOPE"}}}}"#,
+        r#"{"from": "server", "message": {}}"#,
+    ];
+    std::fs::write(&trace, lines.join("\n")).unwrap();
+    let spec = root().join("spec/a2a");
+    let file = trace.to_str().unwrap();
+    let (a, out_a) = run(&["--spec", spec.to_str().unwrap(), file]);
+    let (b, out_b) = run(&["--protocol", "a2a", file]);
+    assert_eq!(a.unwrap(), b.unwrap());
+    assert_eq!(out_a, out_b);
+    for finding in [
+        "/message/task/id",
+        "/message/task/status/state",
+        "missing_kind",
+    ] {
+        assert!(out_a.contains(finding), "{finding}: {out_a}");
+    }
+}
+
+#[test]
 fn folders_the_interpreter_cannot_run_are_usage_errors_that_say_why() {
-    let proto = root().join("spec/coven");
-    let (r, out) = run(&["--spec", proto.to_str().unwrap(), "x.jsonl"]);
+    // A types-only folder has no messages to check.
+    let types_only = root().join("tests/protocols/ledger");
+    let (r, out) = run(&["--spec", types_only.to_str().unwrap(), "x.jsonl"]);
     let e = r.unwrap_err().to_string();
-    assert!(e.contains("protobuf"), "{e}");
+    assert!(e.contains("transport `none`"), "{e}");
     assert!(out.is_empty());
+    let proto = root().join("spec/coven");
     let (r, _) = run(&["--spec", "/nonexistent/spec/folder", "x.jsonl"]);
     assert!(r.unwrap_err().to_string().contains("does not exist"));
     let (r, _) = run(&[

@@ -63,7 +63,11 @@ where
     unique::check(json.as_bytes())?;
     let first = serde_json_room(|| {
         if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(json) {
-            return Err(Invalid::one(FieldError::new("", Rule::Syntax, e.to_string())));
+            return Err(Invalid::one(FieldError::new(
+                "",
+                Rule::Syntax,
+                e.to_string(),
+            )));
         }
         let mut de = serde_json::Deserializer::from_str(json);
         let mut track = serde_path_to_error::Track::new();

@@ -172,7 +172,8 @@ impl Interpreted {
                 ir.module, ir.transport.kind
             ));
         };
-        let proto = agentwire_codegen::naming::Names::of(&ir) == agentwire_codegen::naming::Names::Prost;
+        let proto =
+            agentwire_codegen::naming::Names::of(&ir) == agentwire_codegen::naming::Names::Prost;
         let pool = match (proto, pool) {
             (true, None) => {
                 return Err(format!(

@@ -95,9 +95,8 @@ struct MessageVisitor<'a>(&'a MessageDescriptor);
 /// The JSON names pbjson accepts for a message's fields, in its order (the fields outside a
 /// oneof, then the oneofs'), each proto name ahead of a JSON name that differs from it.
 fn accepted_names(desc: &MessageDescriptor) -> Vec<String> {
-    let (plain, cased): (Vec<FieldDescriptor>, Vec<FieldDescriptor>) = desc
-        .fields()
-        .partition(|f| real_oneof(f).is_none());
+    let (plain, cased): (Vec<FieldDescriptor>, Vec<FieldDescriptor>) =
+        desc.fields().partition(|f| real_oneof(f).is_none());
     let mut out = Vec::new();
     for f in plain.iter().chain(&cased) {
         if f.name() != f.json_name() {

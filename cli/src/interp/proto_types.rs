@@ -72,7 +72,13 @@ impl Types {
             if let Some((cases, required)) = self.oneof(&f.ty) {
                 match cases.iter().find(|c| value.get(&c.name).is_some()) {
                     Some(c) => at.with(&c.name, |at| {
-                        self.validate_proto_value(&c.ty, &c.constraints, &value[&c.name], at, errors)
+                        self.validate_proto_value(
+                            &c.ty,
+                            &c.constraints,
+                            &value[&c.name],
+                            at,
+                            errors,
+                        )
                     }),
                     None if required => {
                         let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
@@ -123,9 +129,9 @@ impl Types {
             Ty::Array(_) => Value::Array(Vec::new()),
             Ty::Map(_) => Value::Object(Default::default()),
             Ty::Named(n) => match self.def(n).map(|d| &d.kind) {
-                Some(TypeKind::Enum(values)) => {
-                    values.first().map_or(Value::Null, |v| Value::String(v.clone()))
-                }
+                Some(TypeKind::Enum(values)) => values
+                    .first()
+                    .map_or(Value::Null, |v| Value::String(v.clone())),
                 _ => Value::Null,
             },
             _ => Value::Null,
@@ -221,9 +227,9 @@ impl Types {
     fn read_proto_leaf<'a>(&self, ty: &Ty, v: Cow<'a, Value>, tail: &[&str]) -> Read<'a> {
         let message = ty.named().filter(|n| self.message(n).is_some());
         match (message, v) {
-            (Some(n), Cow::Borrowed(v)) => return self.read_proto(n, v, tail),
-            (Some(_), Cow::Owned(_)) => return Read::Absent,
-            (None, _) if !tail.is_empty() => return Read::Absent,
+            (Some(n), Cow::Borrowed(v)) => self.read_proto(n, v, tail),
+            (Some(_), Cow::Owned(_)) => Read::Absent,
+            (None, _) if !tail.is_empty() => Read::Absent,
             (None, v) => leaf_of(ty, v),
         }
     }
