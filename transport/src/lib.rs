@@ -9,6 +9,8 @@ pub mod grpc;
 pub mod grpc_jsonrpc;
 pub mod http_ws;
 pub mod jsonrpc;
+#[cfg(feature = "oauth-resource")]
+pub mod oauth;
 pub mod origin;
 pub mod stdio;
 pub mod store;
