@@ -334,6 +334,26 @@ pub fn dependent_required<T: serde::Serialize + ?Sized>(
     }
 }
 
+/// A field that must be set (protobuf `field_behavior = REQUIRED`) holds a value other than
+/// its type's default: `None` for a field of explicit presence, `""`, `0`, `false`, the zero
+/// enum value or an empty list for one of implicit presence, which proto3 JSON leaves out
+/// and so cannot tell from an absent key. `name` is the field's JSON key.
+pub fn required<T: Default + PartialEq>(
+    v: &T,
+    name: &str,
+    at: &JsonPointer,
+    errors: &mut Vec<FieldError>,
+) {
+    if *v == T::default() {
+        fail(
+            at,
+            errors,
+            Rule::Required,
+            format!("`{name}` must be set (field_behavior REQUIRED)"),
+        );
+    }
+}
+
 /// `v` is a whole multiple of `by` (a positive number; any other checks nothing). The quotient
 /// may miss a whole number by a rounding error (0.3 / 0.1 is 2.9999999999999996), so a
 /// relative tolerance of 1e-9 decides.

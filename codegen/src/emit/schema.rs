@@ -165,7 +165,9 @@ fn struct_schema(p: &Protocol, fields: &[Field]) -> Map<String, Value> {
             continue;
         }
         props.insert(f.name.clone(), field_schema(f));
-        if !f.optional || (f.defaulted && default_fails(f)) {
+        // A field that must be set is never its default, which proto3 JSON leaves out: its
+        // key is always there.
+        if !f.optional || f.must_be_set || (f.defaulted && default_fails(f)) {
             required.push(Value::String(f.name.clone()));
         }
     }

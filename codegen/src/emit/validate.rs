@@ -178,16 +178,27 @@ impl<'a> Validators<'a> {
         if let Some(TypeKind::Oneof { cases, required }) = f.ty.named().and_then(|n| self.kind(n)) {
             return self.oneof_checks(f, cases, *required);
         }
-        let check = self.value_checks(&f.ty, &f.constraints, quote!(v))?;
         let json = &f.name;
+        // Checked first and on the whole field (an `Option`, or a bare proto3 value), so an
+        // unset field is reported once, under its own key.
+        let set = f.must_be_set.then(|| {
+            quote! {
+                at.with(#json, |at| agentwire_runtime::validate::required(&self.#ident, #json, at, errors));
+            }
+        });
+        let Some(check) = self.value_checks(&f.ty, &f.constraints, quote!(v)) else {
+            return set;
+        };
         Some(if f.optional && !f.defaulted {
             quote! {
+                #set
                 if let Some(v) = &self.#ident {
                     at.with(#json, |at| { #check });
                 }
             }
         } else {
             quote! {
+                #set
                 let v = &self.#ident;
                 at.with(#json, |at| { #check });
             }

@@ -3,9 +3,23 @@ use super::types::*;
 impl agentwire_runtime::Validate for ApiKeySecurityScheme {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "location",
+            |at| agentwire_runtime::validate::required(
+                &self.location,
+                "location",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "name",
+            |at| agentwire_runtime::validate::required(&self.name, "name", at, errors),
+        );
+    }
 }
 impl agentwire_runtime::Validate for AgentCapabilities {
     fn validate_at(
@@ -17,16 +31,146 @@ impl agentwire_runtime::Validate for AgentCapabilities {
 impl agentwire_runtime::Validate for AgentCard {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "name",
+            |at| agentwire_runtime::validate::required(&self.name, "name", at, errors),
+        );
+        at.with(
+            "description",
+            |at| agentwire_runtime::validate::required(
+                &self.description,
+                "description",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "supported_interfaces",
+            |at| agentwire_runtime::validate::required(
+                &self.supported_interfaces,
+                "supported_interfaces",
+                at,
+                errors,
+            ),
+        );
+        let v = &self.supported_interfaces;
+        at.with(
+            "supported_interfaces",
+            |at| {
+                agentwire_runtime::Validate::validate_at(v, at, errors);
+            },
+        );
+        if let Some(v) = &self.provider {
+            at.with(
+                "provider",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+        at.with(
+            "version",
+            |at| agentwire_runtime::validate::required(
+                &self.version,
+                "version",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "capabilities",
+            |at| agentwire_runtime::validate::required(
+                &self.capabilities,
+                "capabilities",
+                at,
+                errors,
+            ),
+        );
+        let v = &self.security_schemes;
+        at.with(
+            "security_schemes",
+            |at| {
+                for (k, v) in v {
+                    at.with(
+                        &::std::string::ToString::to_string(k),
+                        |at| {
+                            agentwire_runtime::Validate::validate_at(v, at, errors);
+                        },
+                    );
+                }
+            },
+        );
+        at.with(
+            "default_input_modes",
+            |at| agentwire_runtime::validate::required(
+                &self.default_input_modes,
+                "default_input_modes",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "default_output_modes",
+            |at| agentwire_runtime::validate::required(
+                &self.default_output_modes,
+                "default_output_modes",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "skills",
+            |at| agentwire_runtime::validate::required(
+                &self.skills,
+                "skills",
+                at,
+                errors,
+            ),
+        );
+        let v = &self.skills;
+        at.with(
+            "skills",
+            |at| {
+                agentwire_runtime::Validate::validate_at(v, at, errors);
+            },
+        );
+        let v = &self.signatures;
+        at.with(
+            "signatures",
+            |at| {
+                agentwire_runtime::Validate::validate_at(v, at, errors);
+            },
+        );
+    }
 }
 impl agentwire_runtime::Validate for AgentCardSignature {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "protected",
+            |at| agentwire_runtime::validate::required(
+                &self.protected,
+                "protected",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "signature",
+            |at| agentwire_runtime::validate::required(
+                &self.signature,
+                "signature",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for AgentExtension {
     fn validate_at(
@@ -38,72 +182,249 @@ impl agentwire_runtime::Validate for AgentExtension {
 impl agentwire_runtime::Validate for AgentInterface {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "url",
+            |at| agentwire_runtime::validate::required(&self.url, "url", at, errors),
+        );
+        at.with(
+            "protocol_binding",
+            |at| agentwire_runtime::validate::required(
+                &self.protocol_binding,
+                "protocol_binding",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "protocol_version",
+            |at| agentwire_runtime::validate::required(
+                &self.protocol_version,
+                "protocol_version",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for AgentProvider {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "url",
+            |at| agentwire_runtime::validate::required(&self.url, "url", at, errors),
+        );
+        at.with(
+            "organization",
+            |at| agentwire_runtime::validate::required(
+                &self.organization,
+                "organization",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for AgentSkill {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "id",
+            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
+        );
+        at.with(
+            "name",
+            |at| agentwire_runtime::validate::required(&self.name, "name", at, errors),
+        );
+        at.with(
+            "description",
+            |at| agentwire_runtime::validate::required(
+                &self.description,
+                "description",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "tags",
+            |at| agentwire_runtime::validate::required(&self.tags, "tags", at, errors),
+        );
+    }
 }
 impl agentwire_runtime::Validate for Artifact {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "artifact_id",
+            |at| agentwire_runtime::validate::required(
+                &self.artifact_id,
+                "artifact_id",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "parts",
+            |at| agentwire_runtime::validate::required(&self.parts, "parts", at, errors),
+        );
+    }
 }
 impl agentwire_runtime::Validate for AuthenticationInfo {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "scheme",
+            |at| agentwire_runtime::validate::required(
+                &self.scheme,
+                "scheme",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for AuthorizationCodeOAuthFlow {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "authorization_url",
+            |at| agentwire_runtime::validate::required(
+                &self.authorization_url,
+                "authorization_url",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "token_url",
+            |at| agentwire_runtime::validate::required(
+                &self.token_url,
+                "token_url",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "scopes",
+            |at| agentwire_runtime::validate::required(
+                &self.scopes,
+                "scopes",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for CancelTaskRequest {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "id",
+            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
+        );
+    }
 }
 impl agentwire_runtime::Validate for ClientCredentialsOAuthFlow {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "token_url",
+            |at| agentwire_runtime::validate::required(
+                &self.token_url,
+                "token_url",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "scopes",
+            |at| agentwire_runtime::validate::required(
+                &self.scopes,
+                "scopes",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for DeleteTaskPushNotificationConfigRequest {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "task_id",
+            |at| agentwire_runtime::validate::required(
+                &self.task_id,
+                "task_id",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "id",
+            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
+        );
+    }
 }
 impl agentwire_runtime::Validate for DeviceCodeOAuthFlow {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "device_authorization_url",
+            |at| agentwire_runtime::validate::required(
+                &self.device_authorization_url,
+                "device_authorization_url",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "token_url",
+            |at| agentwire_runtime::validate::required(
+                &self.token_url,
+                "token_url",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "scopes",
+            |at| agentwire_runtime::validate::required(
+                &self.scopes,
+                "scopes",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for GetExtendedAgentCardRequest {
     fn validate_at(
@@ -115,23 +436,52 @@ impl agentwire_runtime::Validate for GetExtendedAgentCardRequest {
 impl agentwire_runtime::Validate for GetTaskPushNotificationConfigRequest {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "task_id",
+            |at| agentwire_runtime::validate::required(
+                &self.task_id,
+                "task_id",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "id",
+            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
+        );
+    }
 }
 impl agentwire_runtime::Validate for GetTaskRequest {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "id",
+            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
+        );
+    }
 }
 impl agentwire_runtime::Validate for HttpAuthSecurityScheme {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "scheme",
+            |at| agentwire_runtime::validate::required(
+                &self.scheme,
+                "scheme",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for ImplicitOAuthFlow {
     fn validate_at(
@@ -143,16 +493,34 @@ impl agentwire_runtime::Validate for ImplicitOAuthFlow {
 impl agentwire_runtime::Validate for ListTaskPushNotificationConfigsRequest {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "task_id",
+            |at| agentwire_runtime::validate::required(
+                &self.task_id,
+                "task_id",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for ListTaskPushNotificationConfigsResponse {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        let v = &self.configs;
+        at.with(
+            "configs",
+            |at| {
+                agentwire_runtime::Validate::validate_at(v, at, errors);
+            },
+        );
+    }
 }
 impl agentwire_runtime::Validate for ListTasksRequest {
     fn validate_at(
@@ -184,12 +552,43 @@ impl agentwire_runtime::Validate for ListTasksResponse {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
+        at.with(
+            "tasks",
+            |at| agentwire_runtime::validate::required(&self.tasks, "tasks", at, errors),
+        );
         let v = &self.tasks;
         at.with(
             "tasks",
             |at| {
                 agentwire_runtime::Validate::validate_at(v, at, errors);
             },
+        );
+        at.with(
+            "next_page_token",
+            |at| agentwire_runtime::validate::required(
+                &self.next_page_token,
+                "next_page_token",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "page_size",
+            |at| agentwire_runtime::validate::required(
+                &self.page_size,
+                "page_size",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "total_size",
+            |at| agentwire_runtime::validate::required(
+                &self.total_size,
+                "total_size",
+                at,
+                errors,
+            ),
         );
     }
 }
@@ -199,6 +598,19 @@ impl agentwire_runtime::Validate for Message {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
+        at.with(
+            "message_id",
+            |at| agentwire_runtime::validate::required(
+                &self.message_id,
+                "message_id",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "role",
+            |at| agentwire_runtime::validate::required(&self.role, "role", at, errors),
+        );
         let v = &self.role;
         at.with(
             "role",
@@ -215,6 +627,10 @@ impl agentwire_runtime::Validate for Message {
                 }
             },
         );
+        at.with(
+            "parts",
+            |at| agentwire_runtime::validate::required(&self.parts, "parts", at, errors),
+        );
     }
 }
 impl agentwire_runtime::Validate for MutualTlsSecurityScheme {
@@ -227,23 +643,74 @@ impl agentwire_runtime::Validate for MutualTlsSecurityScheme {
 impl agentwire_runtime::Validate for OAuth2SecurityScheme {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "flows",
+            |at| agentwire_runtime::validate::required(&self.flows, "flows", at, errors),
+        );
+        if let Some(v) = &self.flows {
+            at.with(
+                "flows",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+    }
 }
 impl agentwire_runtime::Validate for OAuthFlows {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match &self.flow {
+            Some(o_auth_flows::Flow::AuthorizationCode(v)) => {
+                at.with(
+                    "authorization_code",
+                    |at| {
+                        agentwire_runtime::Validate::validate_at(v, at, errors);
+                    },
+                )
+            }
+            Some(o_auth_flows::Flow::ClientCredentials(v)) => {
+                at.with(
+                    "client_credentials",
+                    |at| {
+                        agentwire_runtime::Validate::validate_at(v, at, errors);
+                    },
+                )
+            }
+            Some(o_auth_flows::Flow::DeviceCode(v)) => {
+                at.with(
+                    "device_code",
+                    |at| {
+                        agentwire_runtime::Validate::validate_at(v, at, errors);
+                    },
+                )
+            }
+            _ => {}
+        }
+    }
 }
 impl agentwire_runtime::Validate for OpenIdConnectSecurityScheme {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "open_id_connect_url",
+            |at| agentwire_runtime::validate::required(
+                &self.open_id_connect_url,
+                "open_id_connect_url",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for Part {
     fn validate_at(
@@ -269,16 +736,61 @@ impl agentwire_runtime::Validate for SecurityRequirement {
 impl agentwire_runtime::Validate for SecurityScheme {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match &self.scheme {
+            Some(security_scheme::Scheme::ApiKeySecurityScheme(v)) => {
+                at.with(
+                    "api_key_security_scheme",
+                    |at| {
+                        agentwire_runtime::Validate::validate_at(v, at, errors);
+                    },
+                )
+            }
+            Some(security_scheme::Scheme::HttpAuthSecurityScheme(v)) => {
+                at.with(
+                    "http_auth_security_scheme",
+                    |at| {
+                        agentwire_runtime::Validate::validate_at(v, at, errors);
+                    },
+                )
+            }
+            Some(security_scheme::Scheme::Oauth2SecurityScheme(v)) => {
+                at.with(
+                    "oauth2_security_scheme",
+                    |at| {
+                        agentwire_runtime::Validate::validate_at(v, at, errors);
+                    },
+                )
+            }
+            Some(security_scheme::Scheme::OpenIdConnectSecurityScheme(v)) => {
+                at.with(
+                    "open_id_connect_security_scheme",
+                    |at| {
+                        agentwire_runtime::Validate::validate_at(v, at, errors);
+                    },
+                )
+            }
+            _ => {}
+        }
+    }
 }
 impl agentwire_runtime::Validate for SendMessageConfiguration {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        if let Some(v) = &self.task_push_notification_config {
+            at.with(
+                "task_push_notification_config",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+    }
 }
 impl agentwire_runtime::Validate for SendMessageRequest {
     fn validate_at(
@@ -286,9 +798,26 @@ impl agentwire_runtime::Validate for SendMessageRequest {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
+        at.with(
+            "message",
+            |at| agentwire_runtime::validate::required(
+                &self.message,
+                "message",
+                at,
+                errors,
+            ),
+        );
         if let Some(v) = &self.message {
             at.with(
                 "message",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+        if let Some(v) = &self.configuration {
+            at.with(
+                "configuration",
                 |at| {
                     agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
@@ -363,7 +892,14 @@ impl agentwire_runtime::Validate for StreamResponse {
                     },
                 )
             }
-            Some(_) => {}
+            Some(stream_response::Payload::ArtifactUpdate(v)) => {
+                at.with(
+                    "artifact_update",
+                    |at| {
+                        agentwire_runtime::Validate::validate_at(v, at, errors);
+                    },
+                )
+            }
             None => {
                 errors
                     .push(
@@ -387,9 +923,14 @@ impl agentwire_runtime::Validate for StringList {
 impl agentwire_runtime::Validate for SubscribeToTaskRequest {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "id",
+            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
+        );
+    }
 }
 impl agentwire_runtime::Validate for Task {
     fn validate_at(
@@ -397,6 +938,19 @@ impl agentwire_runtime::Validate for Task {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
+        at.with(
+            "id",
+            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
+        );
+        at.with(
+            "status",
+            |at| agentwire_runtime::validate::required(
+                &self.status,
+                "status",
+                at,
+                errors,
+            ),
+        );
         if let Some(v) = &self.status {
             at.with(
                 "status",
@@ -405,6 +959,13 @@ impl agentwire_runtime::Validate for Task {
                 },
             );
         }
+        let v = &self.artifacts;
+        at.with(
+            "artifacts",
+            |at| {
+                agentwire_runtime::Validate::validate_at(v, at, errors);
+            },
+        );
         let v = &self.history;
         at.with(
             "history",
@@ -417,16 +978,65 @@ impl agentwire_runtime::Validate for Task {
 impl agentwire_runtime::Validate for TaskArtifactUpdateEvent {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "task_id",
+            |at| agentwire_runtime::validate::required(
+                &self.task_id,
+                "task_id",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "context_id",
+            |at| agentwire_runtime::validate::required(
+                &self.context_id,
+                "context_id",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "artifact",
+            |at| agentwire_runtime::validate::required(
+                &self.artifact,
+                "artifact",
+                at,
+                errors,
+            ),
+        );
+        if let Some(v) = &self.artifact {
+            at.with(
+                "artifact",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+    }
 }
 impl agentwire_runtime::Validate for TaskPushNotificationConfig {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "url",
+            |at| agentwire_runtime::validate::required(&self.url, "url", at, errors),
+        );
+        if let Some(v) = &self.authentication {
+            at.with(
+                "authentication",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+    }
 }
 impl agentwire_runtime::Validate for TaskStatus {
     fn validate_at(
@@ -434,6 +1044,10 @@ impl agentwire_runtime::Validate for TaskStatus {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
+        at.with(
+            "state",
+            |at| agentwire_runtime::validate::required(&self.state, "state", at, errors),
+        );
         let v = &self.state;
         at.with(
             "state",
@@ -466,6 +1080,33 @@ impl agentwire_runtime::Validate for TaskStatusUpdateEvent {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
+        at.with(
+            "task_id",
+            |at| agentwire_runtime::validate::required(
+                &self.task_id,
+                "task_id",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "context_id",
+            |at| agentwire_runtime::validate::required(
+                &self.context_id,
+                "context_id",
+                at,
+                errors,
+            ),
+        );
+        at.with(
+            "status",
+            |at| agentwire_runtime::validate::required(
+                &self.status,
+                "status",
+                at,
+                errors,
+            ),
+        );
         if let Some(v) = &self.status {
             at.with(
                 "status",
