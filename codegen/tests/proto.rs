@@ -699,7 +699,9 @@ fn field_behavior_required_is_checked() {
         "syntax = \"proto3\";\npackage acme.shop;\nimport \"google/api/field_behavior.proto\";\nmessage Order {\n  string id = 1 [(google.api.field_behavior) = REQUIRED];\n  repeated string lines = 2 [(google.api.field_behavior) = REQUIRED];\n  State state = 3 [(google.api.field_behavior) = REQUIRED];\n  Buyer buyer = 4 [(google.api.field_behavior) = IMMUTABLE, (google.api.field_behavior) = REQUIRED];\n  string note = 5 [(google.api.field_behavior) = OUTPUT_ONLY];\n  string memo = 6;\n}\nenum State { STATE_UNSPECIFIED = 0; OPEN = 1; }\nmessage Buyer { string name = 1; }\n",
     )
     .unwrap();
-    let spec = load_proto(dir.path(), "shop.proto").map_err(report).unwrap();
+    let spec = load_proto(dir.path(), "shop.proto")
+        .map_err(report)
+        .unwrap();
     let mut p = protocol_of(&spec, "shop");
     p.options = agentwire_codegen::front::proto_lower::options(&spec, "acme.shop");
     assert_eq!(
@@ -715,7 +717,11 @@ fn field_behavior_required_is_checked() {
         .collect();
     assert_eq!(set, ["id", "lines", "state", "buyer"]);
     let files = emit_proto(&p, &spec).map_err(report).unwrap();
-    let validate = &files.iter().find(|(name, _)| name == "validate.rs").unwrap().1;
+    let validate = &files
+        .iter()
+        .find(|(name, _)| name == "validate.rs")
+        .unwrap()
+        .1;
     assert_eq!(
         validate.matches("validate::required(").count(),
         4,

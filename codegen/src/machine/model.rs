@@ -295,7 +295,8 @@ impl Model {
     pub fn asked(&self) -> Vec<&KindInfo> {
         let mut out: Vec<&KindInfo> = Vec::new();
         for a in self.answered.iter().filter_map(|k| k.answers.as_ref()) {
-            if let Some(k) = (self.kinds.iter()).find(|k| k.label() == a.label && k.variant == a.variant)
+            if let Some(k) =
+                (self.kinds.iter()).find(|k| k.label() == a.label && k.variant == a.variant)
                 && !out.contains(&k)
             {
                 out.push(k);
