@@ -639,10 +639,9 @@ pub struct Field {
     /// Rust field keeps its type; the module adds `<field>_or_default()` and the JSON Schema
     /// a `default`.
     pub default: Option<serde_json::Value>,
-    /// The field must be set (protobuf `[(google.api.field_behavior) = REQUIRED]`): a field
-    /// of explicit presence is present, one of implicit presence holds a value other than its
-    /// default (proto3 JSON leaves a default out, so it reads as never set). The Rust field
-    /// keeps its type; the validator reports an unset one under rule `required`.
+    /// The field must be present (protobuf `[(google.api.field_behavior) = REQUIRED]` on a
+    /// field of explicit presence: a message, a proto3 `optional` scalar). The Rust field keeps
+    /// its `Option`; the validator reports `None` under rule `required`.
     pub must_be_set: bool,
 }
 

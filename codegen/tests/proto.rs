@@ -682,9 +682,10 @@ fn a_descriptor_set_is_a_types_file() {
 /// Google's API protos give it: enough for a spec folder that holds no copy of theirs.
 const FIELD_BEHAVIOR: &str = "syntax = \"proto3\";\npackage google.api;\nimport \"google/protobuf/descriptor.proto\";\nenum FieldBehavior { FIELD_BEHAVIOR_UNSPECIFIED = 0; OPTIONAL = 1; REQUIRED = 2; OUTPUT_ONLY = 3; INPUT_ONLY = 4; IMMUTABLE = 5; }\nextend google.protobuf.FieldOptions { repeated FieldBehavior field_behavior = 1052 [packed = false]; }\n";
 
-/// `[(google.api.field_behavior) = REQUIRED]` makes a field one that must be set, of any
-/// kind (a string, a list, an enum, a message): the validator checks it under rule
-/// `required` and the schema requires its key. The other behaviours stay data only.
+/// `[(google.api.field_behavior) = REQUIRED]` on a field of explicit presence (a message, a
+/// proto3 `optional` scalar) makes it one that must be present: the validator checks it
+/// under rule `required` and the schema requires its key. On a field of implicit presence,
+/// and the other behaviours, it stays data only.
 #[test]
 fn field_behavior_required_is_checked() {
     let dir = tempfile::tempdir().unwrap();
@@ -696,7 +697,7 @@ fn field_behavior_required_is_checked() {
     .unwrap();
     std::fs::write(
         dir.path().join("shop.proto"),
-        "syntax = \"proto3\";\npackage acme.shop;\nimport \"google/api/field_behavior.proto\";\nmessage Order {\n  string id = 1 [(google.api.field_behavior) = REQUIRED];\n  repeated string lines = 2 [(google.api.field_behavior) = REQUIRED];\n  State state = 3 [(google.api.field_behavior) = REQUIRED];\n  Buyer buyer = 4 [(google.api.field_behavior) = IMMUTABLE, (google.api.field_behavior) = REQUIRED];\n  string note = 5 [(google.api.field_behavior) = OUTPUT_ONLY];\n  string memo = 6;\n}\nenum State { STATE_UNSPECIFIED = 0; OPEN = 1; }\nmessage Buyer { string name = 1; }\n",
+        "syntax = \"proto3\";\npackage acme.shop;\nimport \"google/api/field_behavior.proto\";\nmessage Order {\n  string id = 1 [(google.api.field_behavior) = REQUIRED];\n  repeated string lines = 2 [(google.api.field_behavior) = REQUIRED];\n  State state = 3 [(google.api.field_behavior) = REQUIRED];\n  Buyer buyer = 4 [(google.api.field_behavior) = IMMUTABLE, (google.api.field_behavior) = REQUIRED];\n  string note = 5 [(google.api.field_behavior) = OUTPUT_ONLY];\n  string memo = 6;\n  optional int32 code = 7 [(google.api.field_behavior) = REQUIRED];\n}\nenum State { STATE_UNSPECIFIED = 0; OPEN = 1; }\nmessage Buyer { string name = 1; }\n",
     )
     .unwrap();
     let spec = load_proto(dir.path(), "shop.proto")
@@ -715,7 +716,9 @@ fn field_behavior_required_is_checked() {
         .filter(|f| f.must_be_set)
         .map(|f| f.name.as_str())
         .collect();
-    assert_eq!(set, ["id", "lines", "state", "buyer"]);
+    // Presence only: a field of implicit presence reads an absent key as its default, a
+    // value of its own (A2A's REQUIRED `next_page_token` is empty on the last page).
+    assert_eq!(set, ["buyer", "code"]);
     let files = emit_proto(&p, &spec).map_err(report).unwrap();
     let validate = &files
         .iter()
@@ -724,13 +727,13 @@ fn field_behavior_required_is_checked() {
         .1;
     assert_eq!(
         validate.matches("validate::required(").count(),
-        4,
+        2,
         "{validate}"
     );
     let schema: serde_json::Value =
         serde_json::from_str(&agentwire_codegen::emit::schema::emit_schema(&p)).unwrap();
     assert_eq!(
         schema["$defs"]["Order"]["required"],
-        serde_json::json!(["id", "lines", "state", "buyer"])
+        serde_json::json!(["buyer", "code"])
     );
 }

@@ -334,10 +334,9 @@ pub fn dependent_required<T: serde::Serialize + ?Sized>(
     }
 }
 
-/// A field that must be set (protobuf `field_behavior = REQUIRED`) holds a value other than
-/// its type's default: `None` for a field of explicit presence, `""`, `0`, `false`, the zero
-/// enum value or an empty list for one of implicit presence, which proto3 JSON leaves out
-/// and so cannot tell from an absent key. `name` is the field's JSON key.
+/// A field that must be set (protobuf `field_behavior = REQUIRED` on a field of explicit
+/// presence) holds a value other than its type's default: an `Option` is not `None`. `name`
+/// is the field's JSON key.
 pub fn required<T: Default + PartialEq>(
     v: &T,
     name: &str,

@@ -165,8 +165,7 @@ fn struct_schema(p: &Protocol, fields: &[Field]) -> Map<String, Value> {
             continue;
         }
         props.insert(f.name.clone(), field_schema(f));
-        // A field that must be set is never its default, which proto3 JSON leaves out: its
-        // key is always there.
+        // A field that must be present has its key.
         if !f.optional || f.must_be_set || (f.defaulted && default_fails(f)) {
             required.push(Value::String(f.name.clone()));
         }

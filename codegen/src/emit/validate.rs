@@ -179,8 +179,8 @@ impl<'a> Validators<'a> {
             return self.oneof_checks(f, cases, *required);
         }
         let json = &f.name;
-        // Checked first and on the whole field (an `Option`, or a bare proto3 value), so an
-        // unset field is reported once, under its own key.
+        // Checked first and on the whole field (its `Option`), so an absent field is reported
+        // once, under its own key.
         let set = f.must_be_set.then(|| {
             quote! {
                 at.with(#json, |at| agentwire_runtime::validate::required(&self.#ident, #json, at, errors));

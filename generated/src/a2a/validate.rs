@@ -3,23 +3,9 @@ use super::types::*;
 impl agentwire_runtime::Validate for ApiKeySecurityScheme {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "location",
-            |at| agentwire_runtime::validate::required(
-                &self.location,
-                "location",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "name",
-            |at| agentwire_runtime::validate::required(&self.name, "name", at, errors),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for AgentCapabilities {
     fn validate_at(
@@ -34,52 +20,6 @@ impl agentwire_runtime::Validate for AgentCard {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        at.with(
-            "name",
-            |at| agentwire_runtime::validate::required(&self.name, "name", at, errors),
-        );
-        at.with(
-            "description",
-            |at| agentwire_runtime::validate::required(
-                &self.description,
-                "description",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "supported_interfaces",
-            |at| agentwire_runtime::validate::required(
-                &self.supported_interfaces,
-                "supported_interfaces",
-                at,
-                errors,
-            ),
-        );
-        let v = &self.supported_interfaces;
-        at.with(
-            "supported_interfaces",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        if let Some(v) = &self.provider {
-            at.with(
-                "provider",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-        at.with(
-            "version",
-            |at| agentwire_runtime::validate::required(
-                &self.version,
-                "version",
-                at,
-                errors,
-            ),
-        );
         at.with(
             "capabilities",
             |at| agentwire_runtime::validate::required(
@@ -103,74 +43,14 @@ impl agentwire_runtime::Validate for AgentCard {
                 }
             },
         );
-        at.with(
-            "default_input_modes",
-            |at| agentwire_runtime::validate::required(
-                &self.default_input_modes,
-                "default_input_modes",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "default_output_modes",
-            |at| agentwire_runtime::validate::required(
-                &self.default_output_modes,
-                "default_output_modes",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "skills",
-            |at| agentwire_runtime::validate::required(
-                &self.skills,
-                "skills",
-                at,
-                errors,
-            ),
-        );
-        let v = &self.skills;
-        at.with(
-            "skills",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-        let v = &self.signatures;
-        at.with(
-            "signatures",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
     }
 }
 impl agentwire_runtime::Validate for AgentCardSignature {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "protected",
-            |at| agentwire_runtime::validate::required(
-                &self.protected,
-                "protected",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "signature",
-            |at| agentwire_runtime::validate::required(
-                &self.signature,
-                "signature",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for AgentExtension {
     fn validate_at(
@@ -182,249 +62,72 @@ impl agentwire_runtime::Validate for AgentExtension {
 impl agentwire_runtime::Validate for AgentInterface {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "url",
-            |at| agentwire_runtime::validate::required(&self.url, "url", at, errors),
-        );
-        at.with(
-            "protocol_binding",
-            |at| agentwire_runtime::validate::required(
-                &self.protocol_binding,
-                "protocol_binding",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "protocol_version",
-            |at| agentwire_runtime::validate::required(
-                &self.protocol_version,
-                "protocol_version",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for AgentProvider {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "url",
-            |at| agentwire_runtime::validate::required(&self.url, "url", at, errors),
-        );
-        at.with(
-            "organization",
-            |at| agentwire_runtime::validate::required(
-                &self.organization,
-                "organization",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for AgentSkill {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "id",
-            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
-        );
-        at.with(
-            "name",
-            |at| agentwire_runtime::validate::required(&self.name, "name", at, errors),
-        );
-        at.with(
-            "description",
-            |at| agentwire_runtime::validate::required(
-                &self.description,
-                "description",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "tags",
-            |at| agentwire_runtime::validate::required(&self.tags, "tags", at, errors),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for Artifact {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "artifact_id",
-            |at| agentwire_runtime::validate::required(
-                &self.artifact_id,
-                "artifact_id",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "parts",
-            |at| agentwire_runtime::validate::required(&self.parts, "parts", at, errors),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for AuthenticationInfo {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "scheme",
-            |at| agentwire_runtime::validate::required(
-                &self.scheme,
-                "scheme",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for AuthorizationCodeOAuthFlow {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "authorization_url",
-            |at| agentwire_runtime::validate::required(
-                &self.authorization_url,
-                "authorization_url",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "token_url",
-            |at| agentwire_runtime::validate::required(
-                &self.token_url,
-                "token_url",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "scopes",
-            |at| agentwire_runtime::validate::required(
-                &self.scopes,
-                "scopes",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for CancelTaskRequest {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "id",
-            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for ClientCredentialsOAuthFlow {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "token_url",
-            |at| agentwire_runtime::validate::required(
-                &self.token_url,
-                "token_url",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "scopes",
-            |at| agentwire_runtime::validate::required(
-                &self.scopes,
-                "scopes",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for DeleteTaskPushNotificationConfigRequest {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "task_id",
-            |at| agentwire_runtime::validate::required(
-                &self.task_id,
-                "task_id",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "id",
-            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for DeviceCodeOAuthFlow {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "device_authorization_url",
-            |at| agentwire_runtime::validate::required(
-                &self.device_authorization_url,
-                "device_authorization_url",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "token_url",
-            |at| agentwire_runtime::validate::required(
-                &self.token_url,
-                "token_url",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "scopes",
-            |at| agentwire_runtime::validate::required(
-                &self.scopes,
-                "scopes",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for GetExtendedAgentCardRequest {
     fn validate_at(
@@ -436,52 +139,23 @@ impl agentwire_runtime::Validate for GetExtendedAgentCardRequest {
 impl agentwire_runtime::Validate for GetTaskPushNotificationConfigRequest {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "task_id",
-            |at| agentwire_runtime::validate::required(
-                &self.task_id,
-                "task_id",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "id",
-            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for GetTaskRequest {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "id",
-            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for HttpAuthSecurityScheme {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "scheme",
-            |at| agentwire_runtime::validate::required(
-                &self.scheme,
-                "scheme",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for ImplicitOAuthFlow {
     fn validate_at(
@@ -493,34 +167,16 @@ impl agentwire_runtime::Validate for ImplicitOAuthFlow {
 impl agentwire_runtime::Validate for ListTaskPushNotificationConfigsRequest {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "task_id",
-            |at| agentwire_runtime::validate::required(
-                &self.task_id,
-                "task_id",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for ListTaskPushNotificationConfigsResponse {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        let v = &self.configs;
-        at.with(
-            "configs",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for ListTasksRequest {
     fn validate_at(
@@ -552,43 +208,12 @@ impl agentwire_runtime::Validate for ListTasksResponse {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        at.with(
-            "tasks",
-            |at| agentwire_runtime::validate::required(&self.tasks, "tasks", at, errors),
-        );
         let v = &self.tasks;
         at.with(
             "tasks",
             |at| {
                 agentwire_runtime::Validate::validate_at(v, at, errors);
             },
-        );
-        at.with(
-            "next_page_token",
-            |at| agentwire_runtime::validate::required(
-                &self.next_page_token,
-                "next_page_token",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "page_size",
-            |at| agentwire_runtime::validate::required(
-                &self.page_size,
-                "page_size",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "total_size",
-            |at| agentwire_runtime::validate::required(
-                &self.total_size,
-                "total_size",
-                at,
-                errors,
-            ),
         );
     }
 }
@@ -598,19 +223,6 @@ impl agentwire_runtime::Validate for Message {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        at.with(
-            "message_id",
-            |at| agentwire_runtime::validate::required(
-                &self.message_id,
-                "message_id",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "role",
-            |at| agentwire_runtime::validate::required(&self.role, "role", at, errors),
-        );
         let v = &self.role;
         at.with(
             "role",
@@ -626,10 +238,6 @@ impl agentwire_runtime::Validate for Message {
                         );
                 }
             },
-        );
-        at.with(
-            "parts",
-            |at| agentwire_runtime::validate::required(&self.parts, "parts", at, errors),
         );
     }
 }
@@ -650,67 +258,21 @@ impl agentwire_runtime::Validate for OAuth2SecurityScheme {
             "flows",
             |at| agentwire_runtime::validate::required(&self.flows, "flows", at, errors),
         );
-        if let Some(v) = &self.flows {
-            at.with(
-                "flows",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
     }
 }
 impl agentwire_runtime::Validate for OAuthFlows {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        match &self.flow {
-            Some(o_auth_flows::Flow::AuthorizationCode(v)) => {
-                at.with(
-                    "authorization_code",
-                    |at| {
-                        agentwire_runtime::Validate::validate_at(v, at, errors);
-                    },
-                )
-            }
-            Some(o_auth_flows::Flow::ClientCredentials(v)) => {
-                at.with(
-                    "client_credentials",
-                    |at| {
-                        agentwire_runtime::Validate::validate_at(v, at, errors);
-                    },
-                )
-            }
-            Some(o_auth_flows::Flow::DeviceCode(v)) => {
-                at.with(
-                    "device_code",
-                    |at| {
-                        agentwire_runtime::Validate::validate_at(v, at, errors);
-                    },
-                )
-            }
-            _ => {}
-        }
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for OpenIdConnectSecurityScheme {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "open_id_connect_url",
-            |at| agentwire_runtime::validate::required(
-                &self.open_id_connect_url,
-                "open_id_connect_url",
-                at,
-                errors,
-            ),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for Part {
     fn validate_at(
@@ -740,33 +302,9 @@ impl agentwire_runtime::Validate for SecurityScheme {
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         match &self.scheme {
-            Some(security_scheme::Scheme::ApiKeySecurityScheme(v)) => {
-                at.with(
-                    "api_key_security_scheme",
-                    |at| {
-                        agentwire_runtime::Validate::validate_at(v, at, errors);
-                    },
-                )
-            }
-            Some(security_scheme::Scheme::HttpAuthSecurityScheme(v)) => {
-                at.with(
-                    "http_auth_security_scheme",
-                    |at| {
-                        agentwire_runtime::Validate::validate_at(v, at, errors);
-                    },
-                )
-            }
             Some(security_scheme::Scheme::Oauth2SecurityScheme(v)) => {
                 at.with(
                     "oauth2_security_scheme",
-                    |at| {
-                        agentwire_runtime::Validate::validate_at(v, at, errors);
-                    },
-                )
-            }
-            Some(security_scheme::Scheme::OpenIdConnectSecurityScheme(v)) => {
-                at.with(
-                    "open_id_connect_security_scheme",
                     |at| {
                         agentwire_runtime::Validate::validate_at(v, at, errors);
                     },
@@ -779,18 +317,9 @@ impl agentwire_runtime::Validate for SecurityScheme {
 impl agentwire_runtime::Validate for SendMessageConfiguration {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        if let Some(v) = &self.task_push_notification_config {
-            at.with(
-                "task_push_notification_config",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for SendMessageRequest {
     fn validate_at(
@@ -810,14 +339,6 @@ impl agentwire_runtime::Validate for SendMessageRequest {
         if let Some(v) = &self.message {
             at.with(
                 "message",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-        if let Some(v) = &self.configuration {
-            at.with(
-                "configuration",
                 |at| {
                     agentwire_runtime::Validate::validate_at(v, at, errors);
                 },
@@ -923,14 +444,9 @@ impl agentwire_runtime::Validate for StringList {
 impl agentwire_runtime::Validate for SubscribeToTaskRequest {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "id",
-            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
-        );
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for Task {
     fn validate_at(
@@ -938,10 +454,6 @@ impl agentwire_runtime::Validate for Task {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        at.with(
-            "id",
-            |at| agentwire_runtime::validate::required(&self.id, "id", at, errors),
-        );
         at.with(
             "status",
             |at| agentwire_runtime::validate::required(
@@ -959,13 +471,6 @@ impl agentwire_runtime::Validate for Task {
                 },
             );
         }
-        let v = &self.artifacts;
-        at.with(
-            "artifacts",
-            |at| {
-                agentwire_runtime::Validate::validate_at(v, at, errors);
-            },
-        );
         let v = &self.history;
         at.with(
             "history",
@@ -982,24 +487,6 @@ impl agentwire_runtime::Validate for TaskArtifactUpdateEvent {
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
         at.with(
-            "task_id",
-            |at| agentwire_runtime::validate::required(
-                &self.task_id,
-                "task_id",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "context_id",
-            |at| agentwire_runtime::validate::required(
-                &self.context_id,
-                "context_id",
-                at,
-                errors,
-            ),
-        );
-        at.with(
             "artifact",
             |at| agentwire_runtime::validate::required(
                 &self.artifact,
@@ -1008,35 +495,14 @@ impl agentwire_runtime::Validate for TaskArtifactUpdateEvent {
                 errors,
             ),
         );
-        if let Some(v) = &self.artifact {
-            at.with(
-                "artifact",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
     }
 }
 impl agentwire_runtime::Validate for TaskPushNotificationConfig {
     fn validate_at(
         &self,
-        at: &mut agentwire_runtime::JsonPointer,
-        errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {
-        at.with(
-            "url",
-            |at| agentwire_runtime::validate::required(&self.url, "url", at, errors),
-        );
-        if let Some(v) = &self.authentication {
-            at.with(
-                "authentication",
-                |at| {
-                    agentwire_runtime::Validate::validate_at(v, at, errors);
-                },
-            );
-        }
-    }
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 impl agentwire_runtime::Validate for TaskStatus {
     fn validate_at(
@@ -1044,10 +510,6 @@ impl agentwire_runtime::Validate for TaskStatus {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        at.with(
-            "state",
-            |at| agentwire_runtime::validate::required(&self.state, "state", at, errors),
-        );
         let v = &self.state;
         at.with(
             "state",
@@ -1080,24 +542,6 @@ impl agentwire_runtime::Validate for TaskStatusUpdateEvent {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        at.with(
-            "task_id",
-            |at| agentwire_runtime::validate::required(
-                &self.task_id,
-                "task_id",
-                at,
-                errors,
-            ),
-        );
-        at.with(
-            "context_id",
-            |at| agentwire_runtime::validate::required(
-                &self.context_id,
-                "context_id",
-                at,
-                errors,
-            ),
-        );
         at.with(
             "status",
             |at| agentwire_runtime::validate::required(

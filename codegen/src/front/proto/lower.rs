@@ -213,13 +213,16 @@ fn plain_field(spec: &ProtoSpec, package: &str, file: &str, field: &FieldDescrip
         origin,
         defaulted: !explicit,
         default: spec.defaults.get(field.full_name()).cloned(),
-        must_be_set: behaviors(spec, field).any(|b| b == "REQUIRED"),
+        // Only presence can be required: a field of implicit presence reads an absent key as
+        // its default, which real specs give a meaning (A2A's `next_page_token`, REQUIRED, is
+        // "empty if there are no more results"), so for it the behaviour stays data.
+        must_be_set: explicit && behaviors(spec, field).any(|b| b == "REQUIRED"),
     }
 }
 
 /// The `google.api.field_behavior` values of `field` (`REQUIRED`, `OUTPUT_ONLY`, ...), as
-/// its options hold them (a repeated option: a list of names). Only `REQUIRED` is a check;
-/// the others depend on the message's direction or history (an output-only field in a
+/// its options hold them (a repeated option: a list of names). Only `REQUIRED` is a check
+/// (of presence); the others depend on the message's direction or history (an output-only field in a
 /// request is to be ignored, not refused; an immutable one needs its earlier value), so
 /// they stay data on `Protocol::options`.
 fn behaviors<'a>(spec: &'a ProtoSpec, field: &FieldDescriptor) -> impl Iterator<Item = &'a str> {
