@@ -301,16 +301,13 @@ impl agentwire_runtime::Validate for SecurityScheme {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
-        match &self.scheme {
-            Some(security_scheme::Scheme::Oauth2SecurityScheme(v)) => {
-                at.with(
-                    "oauth2_security_scheme",
-                    |at| {
-                        agentwire_runtime::Validate::validate_at(v, at, errors);
-                    },
-                )
-            }
-            _ => {}
+        if let Some(security_scheme::Scheme::Oauth2SecurityScheme(v)) = &self.scheme {
+            at.with(
+                "oauth2_security_scheme",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
         }
     }
 }
