@@ -36,4 +36,5 @@ pub mod grpc {
 }
 pub mod http_ws;
 pub mod jsonrpc;
+pub mod jsonrpc_versions;
 pub mod ws;
