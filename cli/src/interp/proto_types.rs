@@ -93,6 +93,13 @@ impl Types {
                 }
                 continue;
             }
+            // `field_behavior REQUIRED` on a field of explicit presence: set, checked first.
+            if f.must_be_set && value.get(&f.name).is_none() {
+                let message = format!("`{}` must be set (field_behavior REQUIRED)", f.name);
+                at.with(&f.name, |at| {
+                    errors.push(FieldError::new(at.as_str(), Rule::Required, message))
+                });
+            }
             let Some(v) = self.field_value(f, value) else {
                 continue;
             };
