@@ -519,7 +519,8 @@ fn check_inputs(
             };
             check::check_trace(p, t, report)
         };
-        let stats = stats.map_err(|e| (ErrorKind::Io, format!("cannot read {}: {e}", trace.name)))?;
+        let stats =
+            stats.map_err(|e| (ErrorKind::Io, format!("cannot read {}: {e}", trace.name)))?;
         stats.into_iter().for_each(&mut add);
     }
     if !inputs.captures.is_empty() && !report.stopped() {

@@ -107,7 +107,11 @@ impl<'p> LineChecker<'p> {
             },
             // A line that is no JSON still names its stream when it starts with it (the
             // proxy records a body that is no JSON as it came, after its stream).
-            None => entry.is_err().then(|| leading_stream(line)).flatten().map(|s| (s, false)),
+            None => entry
+                .is_err()
+                .then(|| leading_stream(line))
+                .flatten()
+                .map(|s| (s, false)),
         };
         let stream = match name {
             None => {

@@ -118,7 +118,11 @@ pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Wr
         Err(e) => return fail(err, e),
     };
     let peer = crate::proxy::other_role(protocol, &args.role);
-    let script = match args.replay.as_deref().map(|t| Script::load(t, &args.role, peer)) {
+    let script = match args
+        .replay
+        .as_deref()
+        .map(|t| Script::load(t, &args.role, peer))
+    {
         Some(Err(e)) => return fail(err, e),
         Some(Ok(s)) => Some(s),
         None => None,

@@ -46,7 +46,9 @@ impl Script {
             .map_err(|e| format!("cannot read {file}: {e}"))?
             .len();
         if size > MAX_TRACE {
-            return Err(format!("{file} is over {MAX_TRACE} bytes, more than a replay holds"));
+            return Err(format!(
+                "{file} is over {MAX_TRACE} bytes, more than a replay holds"
+            ));
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {file}: {e}"))?;
         let mut steps = VecDeque::new();
@@ -60,9 +62,10 @@ impl Script {
             {
                 continue;
             }
-            let (Some(from), Some(message)) =
-                (entry.get("from").and_then(Value::as_str), entry.get("message"))
-            else {
+            let (Some(from), Some(message)) = (
+                entry.get("from").and_then(Value::as_str),
+                entry.get("message"),
+            ) else {
                 continue;
             };
             if from == role || from == peer {
@@ -74,7 +77,9 @@ impl Script {
             }
         }
         if steps.is_empty() {
-            return Err(format!("{file} holds no message of {role} or {peer} to replay"));
+            return Err(format!(
+                "{file} holds no message of {role} or {peer} to replay"
+            ));
         }
         Ok(Script {
             file,
@@ -173,7 +178,10 @@ mod tests {
         ]);
         assert_eq!(s.next_send(), None);
         assert_eq!(s.awaited(), Some((1, "a request `a`".into())));
-        assert_eq!(s.take(&json!({"jsonrpc": "2.0", "id": "x", "method": "a"})), Ok(()));
+        assert_eq!(
+            s.take(&json!({"jsonrpc": "2.0", "id": "x", "method": "a"})),
+            Ok(())
+        );
         let sent: Value = serde_json::from_str(&s.next_send().unwrap()).unwrap();
         assert_eq!(sent["id"], "x");
         let d = s.take(&json!({"jsonrpc": "2.0", "id": 2, "method": "n"}));
@@ -181,7 +189,9 @@ mod tests {
             d,
             Err(Some(Deviation {
                 line: 3,
-                text: "replay: the peer sent a request `n` where the recording has a notification `n`".into()
+                text:
+                    "replay: the peer sent a request `n` where the recording has a notification `n`"
+                        .into()
             }))
         );
         assert!(s.done());

@@ -45,7 +45,10 @@ pub async fn relay(s: &Shared, http: &reqwest::Client, req: Request) -> Response
     };
     let mut url = super::ws::upstream_url(&s.upstream, &parts.uri);
     if url.set_scheme("http").is_err() {
-        return plain(StatusCode::BAD_GATEWAY, "no http:// form of the upstream".into());
+        return plain(
+            StatusCode::BAD_GATEWAY,
+            "no http:// form of the upstream".into(),
+        );
     }
     let sent = http
         .request(parts.method.clone(), url)
@@ -55,7 +58,12 @@ pub async fn relay(s: &Shared, http: &reqwest::Client, req: Request) -> Response
     let answer = match tokio::time::timeout(ANSWER_TIMEOUT, sent).await {
         Ok(Ok(a)) => a,
         Ok(Err(e)) => return plain(StatusCode::BAD_GATEWAY, format!("upstream: {e}")),
-        Err(_) => return plain(StatusCode::GATEWAY_TIMEOUT, "upstream did not answer".into()),
+        Err(_) => {
+            return plain(
+                StatusCode::GATEWAY_TIMEOUT,
+                "upstream did not answer".into(),
+            );
+        }
     };
     let status = answer.status();
     let headers = without_hop(answer.headers());
@@ -77,7 +85,10 @@ pub async fn relay(s: &Shared, http: &reqwest::Client, req: Request) -> Response
 }
 
 /// The answer's body, whole, within the size cap and the frame deadline per chunk.
-async fn whole(rules: super::rules::Rules<'_>, mut answer: reqwest::Response) -> Result<Vec<u8>, String> {
+async fn whole(
+    rules: super::rules::Rules<'_>,
+    mut answer: reqwest::Response,
+) -> Result<Vec<u8>, String> {
     let mut whole = Vec::new();
     loop {
         match tokio::time::timeout(rules.frame_timeout, answer.chunk()).await {
@@ -85,7 +96,9 @@ async fn whole(rules: super::rules::Rules<'_>, mut answer: reqwest::Response) ->
                 whole.extend_from_slice(&c);
             }
             Ok(Ok(None)) => return Ok(whole),
-            Ok(Ok(Some(_))) => return Err(format!("answer body over {} bytes", rules.max_frame_size)),
+            Ok(Ok(Some(_))) => {
+                return Err(format!("answer body over {} bytes", rules.max_frame_size));
+            }
             Ok(Err(_)) | Err(_) => return Err("upstream answer cut off".into()),
         }
     }

@@ -130,16 +130,19 @@ async fn relay(State(s): State<Arc<Shared>>, req: Request) -> Response {
         Ok(answer) => {
             let given = s.sessions.id(answer.headers());
             let ok = answer.status().is_success();
-            let ended = s
-                .sessions
-                .answered(&stream, asked.as_deref(), given.as_deref(), ok, closing);
+            let ended =
+                s.sessions
+                    .answered(&stream, asked.as_deref(), given.as_deref(), ok, closing);
             let out = back(s.clone(), stream, answer).await;
             s.end(ended);
             out
         }
         Err(out) => {
             // No answer came: a stream this request opened holds nothing more.
-            s.end(s.sessions.answered(&stream, asked.as_deref(), None, false, false));
+            s.end(
+                s.sessions
+                    .answered(&stream, asked.as_deref(), None, false, false),
+            );
             out
         }
     }

@@ -147,7 +147,12 @@ async fn handshake(State(s): State<Arc<Shared>>, req: Request) -> Response {
     let (upstream, answer) = match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
         Ok(Ok(done)) => done,
         Ok(Err(e)) => return plain(StatusCode::BAD_GATEWAY, format!("upstream: {e}")),
-        Err(_) => return plain(StatusCode::GATEWAY_TIMEOUT, "upstream did not accept".into()),
+        Err(_) => {
+            return plain(
+                StatusCode::GATEWAY_TIMEOUT,
+                "upstream did not accept".into(),
+            );
+        }
     };
     // The subprotocol the upstream chose is the one the client gets.
     let chosen = answer
@@ -202,9 +207,8 @@ where
 {
     let (client_out, client_in) = client.split();
     let (server_out, server_in) = upstream.split();
-    let client_out = Mutex::new(
-        client_out.with(|f: Frame| future::ready(Ok::<_, axum::Error>(to_axum(f)))),
-    );
+    let client_out =
+        Mutex::new(client_out.with(|f: Frame| future::ready(Ok::<_, axum::Error>(to_axum(f)))));
     let server_out =
         Mutex::new(server_out.with(|f: Frame| future::ready(Ok::<_, tung::Error>(to_tung(f)))));
     let client_in = client_in.map(|m| m.map(from_axum).map_err(|e| e.to_string()));
@@ -219,8 +223,13 @@ where
 }
 
 /// Relays what `from` sends until it closes or a write fails; then closes the other side.
-async fn pump<R, W, B>(rules: Rules<'_>, from: &str, mut reader: R, onward: &Mutex<W>, back: &Mutex<B>)
-where
+async fn pump<R, W, B>(
+    rules: Rules<'_>,
+    from: &str,
+    mut reader: R,
+    onward: &Mutex<W>,
+    back: &Mutex<B>,
+) where
     R: Stream<Item = Result<Frame, String>> + Unpin,
     W: Sink<Frame> + Unpin,
     B: Sink<Frame> + Unpin,
@@ -263,7 +272,11 @@ where
 }
 
 /// Writes `frame`, which `to` has the write deadline to take.
-async fn send<W: Sink<Frame> + Unpin>(rules: Rules<'_>, to: &Mutex<W>, frame: Frame) -> Result<(), ()> {
+async fn send<W: Sink<Frame> + Unpin>(
+    rules: Rules<'_>,
+    to: &Mutex<W>,
+    frame: Frame,
+) -> Result<(), ()> {
     let mut to = to.lock().await;
     match tokio::time::timeout(rules.write_timeout, to.send(frame)).await {
         Ok(Ok(())) => Ok(()),
@@ -307,12 +320,12 @@ fn to_tung(f: Frame) -> tung::Message {
     match f {
         Frame::Text(t) => tung::Message::Text(t.into()),
         Frame::Binary(b) => tung::Message::Binary(b.into()),
-        Frame::Close(c) => tung::Message::Close(c.map(|(code, reason)| {
-            tung::protocol::CloseFrame {
+        Frame::Close(c) => {
+            tung::Message::Close(c.map(|(code, reason)| tung::protocol::CloseFrame {
                 code: code.into(),
                 reason: reason.into(),
-            }
-        })),
+            }))
+        }
         Frame::Control => tung::Message::Pong(Default::default()),
     }
 }
