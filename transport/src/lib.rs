@@ -8,7 +8,7 @@ pub mod check;
 pub mod grpc;
 pub mod http_ws;
 pub mod jsonrpc;
-#[cfg(feature = "oauth-resource")]
+#[cfg(any(feature = "oauth-resource", feature = "oauth-client"))]
 pub mod oauth;
 pub mod origin;
 pub mod stdio;

@@ -9,6 +9,8 @@
 
 pub mod metadata;
 
+#[cfg(feature = "oauth-client")]
+pub mod client;
 #[cfg(feature = "oauth-resource")]
 pub mod jwt;
 #[cfg(feature = "oauth-resource")]
