@@ -225,7 +225,9 @@ fn check_versions(raw: &Raw, fail: &mut Report<'_>) {
 /// `opens_with` is a request of the spec; `version_member` names a member.
 fn check_opening(raw: &Raw, methods: &[&Method], fail: &mut Report<'_>) {
     let name = &raw.opens_with.value;
-    match methods.iter().find(|m| &m.name == name) {
+    let named = |m: &&&Method| &m.name == name;
+    let request = methods.iter().find(|m| named(m) && m.call == Call::Request);
+    match request.or_else(|| methods.iter().find(named)) {
         Some(m) if m.call == Call::Request => {}
         Some(_) => {
             let msg = format!("`{name}` is a notification: a session opens with a request");
