@@ -52,7 +52,7 @@ fn rust_peer() -> PathBuf {
         .get_or_init(|| {
             let manifest = workspace_root().join("peers/rust/acp/Cargo.toml");
             let started = Instant::now();
-            let status = std::process::Command::new(env!("CARGO"))
+            let status = agentwire_tests::examples::cargo()
                 .args(["build", "-q", "--locked", "--manifest-path"])
                 .arg(&manifest)
                 .env("CARGO_TARGET_DIR", target_dir())
@@ -117,7 +117,9 @@ fn expected_from_our_agent(cwd: &Path) -> Value {
 }
 
 async fn their_client_against_our_agent(sdk: &'static str) {
-    tokio::task::spawn_blocking(agentwire_tests::peers::ensure_installed).await.unwrap();
+    tokio::task::spawn_blocking(agentwire_tests::peers::ensure_installed)
+        .await
+        .unwrap();
     let agent = example_binary("acp_agent");
     let (_dir, cwd) = workdir();
     let mut cmd = peer(sdk, &["client", agent.to_str().unwrap()]);
@@ -133,7 +135,10 @@ async fn their_client_against_our_agent(sdk: &'static str) {
         .expect("run the SDK's client");
     eprintln!("{sdk} client -> our agent: {:?}", started.elapsed());
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "the {sdk} SDK's client failed: {stdout}");
+    assert!(
+        out.status.success(),
+        "the {sdk} SDK's client failed: {stdout}"
+    );
     let seen: Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("one JSON object from the {sdk} client ({e}): {stdout}"));
     assert_eq!(seen, expected_from_our_agent(&cwd), "{sdk}");
@@ -190,7 +195,10 @@ fn chunk_text(note: &AgentNotification) -> String {
     if update["sessionUpdate"] != "agent_message_chunk" {
         return String::new();
     }
-    update["content"]["text"].as_str().unwrap_or_default().to_owned()
+    update["content"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// One prompt turn: its stop reason, the session's updates in normal form and the text of
@@ -234,7 +242,12 @@ async fn raw_code(client: &Client, method: &str, params: Value) -> Value {
 }
 
 /// Drives their agent through the scenario; what our client saw.
-async fn drive(client: &Client, notes: &mut AgentNotifications, answers: &ClientAnswers, cwd: &Path) -> Result<Value, Boxed> {
+async fn drive(
+    client: &Client,
+    notes: &mut AgentNotifications,
+    answers: &ClientAnswers,
+    cwd: &Path,
+) -> Result<Value, Boxed> {
     let init = client
         .initialize(typed(json!({
             "protocolVersion": 1,
@@ -268,7 +281,9 @@ async fn drive(client: &Client, notes: &mut AgentNotifications, answers: &Client
 }
 
 async fn our_client_against_their_agent(sdk: &'static str) {
-    tokio::task::spawn_blocking(agentwire_tests::peers::ensure_installed).await.unwrap();
+    tokio::task::spawn_blocking(agentwire_tests::peers::ensure_installed)
+        .await
+        .unwrap();
     let (_dir, cwd) = workdir();
     let report = cwd.join("agent-report.json");
     let mut cmd = tokio::process::Command::from(peer(sdk, &["agent", report.to_str().unwrap()]));
@@ -280,7 +295,8 @@ async fn our_client_against_their_agent(sdk: &'static str) {
     let started = Instant::now();
     let answers = Arc::new(ClientAnswers::new(false));
     let (client, mut notes, _connection, mut child) =
-        Client::spawn_with(Arc::clone(&answers), cmd, Config::default()).expect("start their agent");
+        Client::spawn_with(Arc::clone(&answers), cmd, Config::default())
+            .expect("start their agent");
     let seen = tokio::time::timeout(LIMIT, drive(&client, &mut notes, &answers, &cwd))
         .await
         .unwrap_or_else(|_| panic!("the {sdk} SDK's agent finishes the scenario within {LIMIT:?}"))
@@ -291,7 +307,10 @@ async fn our_client_against_their_agent(sdk: &'static str) {
         .unwrap_or_else(|_| panic!("the {sdk} SDK's agent exits at the end of its input"))
         .unwrap();
     eprintln!("our client -> {sdk} agent: {:?}", started.elapsed());
-    assert!(status.success(), "the {sdk} SDK's agent exited with {status}");
+    assert!(
+        status.success(),
+        "the {sdk} SDK's agent exited with {status}"
+    );
     let name = format!("{sdk}-sdk-agent");
     assert_eq!(
         seen,
@@ -323,7 +342,8 @@ async fn our_client_against_their_agent(sdk: &'static str) {
     );
     // What their agent saw of our client.
     let mut theirs: Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).expect("their agent's report")).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("their agent's report"))
+            .unwrap();
     let caps = theirs["initialize"]["capabilities"].take();
     assert_eq!(caps["fs"]["readTextFile"], true, "{sdk}: {caps}");
     assert_eq!(caps["terminal"], true, "{sdk}: {caps}");
