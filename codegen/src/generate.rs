@@ -42,17 +42,7 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
     } else {
         versioned_files(&spec)?
     };
-    // A versioned folder's skeleton is the one of the version saying `skeleton: true`.
-    let speaks = if spec.versions.is_empty() {
-        Some(&spec)
-    } else {
-        spec.versions
-            .iter()
-            .find(|v| v.protocol.version.as_ref().is_some_and(|i| i.skeleton))
-    };
-    if let Some(speaks) = speaks
-        && let Some(tokens) = crate::transport::skeleton(&speaks.protocol, speaks.proto.as_ref())
-    {
+    if let Some(tokens) = skeleton(&spec) {
         let skeleton = crate::output::parse_tokens(&format!("skeleton of {module}"), tokens)
             .map_err(internal)?;
         files.push(OutputFile::rust(skeleton_path(&module), skeleton));
@@ -68,6 +58,28 @@ pub fn generate_with(spec_dir: &Path, options: &Options) -> Result<Generated, Sp
         summary,
         spec,
     })
+}
+
+/// The skeleton module of `spec`: a versioned folder's serves and connects every version
+/// when its transport kind can choose a version per stream, else it is the one of the
+/// version saying `skeleton: true` (or none).
+fn skeleton(spec: &LoadedSpec) -> Option<proc_macro2::TokenStream> {
+    if spec.versions.is_empty() {
+        return crate::transport::skeleton(&spec.protocol, spec.proto.as_ref());
+    }
+    let versions: Vec<_> = spec
+        .versions
+        .iter()
+        .map(|v| (&v.protocol, v.proto.as_ref()))
+        .collect();
+    if let Some(tokens) = crate::transport::versioned_skeleton(&spec.protocol, &versions) {
+        return Some(tokens);
+    }
+    let speaks = spec
+        .versions
+        .iter()
+        .find(|v| v.protocol.version.as_ref().is_some_and(|i| i.skeleton))?;
+    crate::transport::skeleton(&speaks.protocol, speaks.proto.as_ref())
 }
 
 /// The files of one module (a protocol of one version, or one version of a folder): its

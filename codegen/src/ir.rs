@@ -84,7 +84,7 @@ pub struct Versioning {
 pub struct VersionInfo {
     pub name: String,
     pub module: String,
-    /// The folder's skeleton is this version's (`skeleton: true` on its `versions:` entry).
+    /// This version's skeleton items are also the folder's (`skeleton: true` on its `versions:` entry).
     pub skeleton: bool,
 }
 

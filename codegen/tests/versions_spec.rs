@@ -69,6 +69,7 @@ versions:
             "src/demo_rpc/v2025_01_01/machine.rs",
             "src/demo_rpc/v2026_01_01.rs",
             "src/demo_rpc/v2026_01_01/machine.rs",
+            "src/skeletons/demo_rpc.rs",
         ]
     );
     let g = generate(&dir).unwrap();
@@ -89,8 +90,57 @@ versions:
     assert!(file("src/demo_rpc/v2025_01_01.rs").contains("\"work\""));
 }
 
-/// `skeleton: true` on one version: the folder's skeleton is that version's, over its module's
-/// paths; on two, a diagnostic.
+/// A versioned JSON-RPC folder's skeleton serves every version: a module per version, the
+/// handlers of each role over them, and the client only when the versions open with a
+/// handshake.
+#[test]
+fn the_skeleton_serves_every_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = spec(
+        tmp.path(),
+        "version: {handshake: open, member: version}
+versions:
+  - version: \"2\"
+    drop_methods: [work]
+  - version: \"1\"
+",
+    );
+    let g = generate(&dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let file = |p: &str| g.files.iter().find(|f| f.path == p).unwrap().render("test");
+    let skeleton = file("src/skeletons/demo_rpc.rs");
+    for item in [
+        "pub mod v2 {",
+        "pub mod v1 {",
+        "pub struct ServerHandlers<V2, V1>",
+        "pub enum NegotiatedServer",
+        "pub struct ClientHandlers<V2, V1>",
+        "pub enum NegotiatedClient",
+        "type Offer = crate::demo_rpc::v2::Open;",
+    ] {
+        assert!(skeleton.contains(item), "{item} missing:\n{skeleton}");
+    }
+    // No version says `skeleton: true`: the folder re-exports none of them.
+    assert!(!skeleton.contains("pub use self::"), "{skeleton}");
+
+    // Versions named on every message: served, but no handshake to offer one in.
+    let meta = tempfile::tempdir().unwrap();
+    let dir = spec(
+        meta.path(),
+        "version: {meta: _meta.version}
+versions:
+  - version: \"2\"
+  - version: \"1\"
+",
+    );
+    let g = generate(&dir).unwrap_or_else(|e| panic!("{:?}", e.errors));
+    let file = |p: &str| g.files.iter().find(|f| f.path == p).unwrap().render("test");
+    let skeleton = file("src/skeletons/demo_rpc.rs");
+    assert!(skeleton.contains("pub struct ServerHandlers"), "{skeleton}");
+    assert!(!skeleton.contains("ClientHandlers"), "{skeleton}");
+}
+
+/// `skeleton: true` on one version: that version's items are also the folder's skeleton's,
+/// over its module's paths; on two, a diagnostic.
 #[test]
 fn the_skeleton_is_the_version_that_says_so() {
     let tmp = tempfile::tempdir().unwrap();
@@ -117,6 +167,7 @@ versions:
     );
     // Version 1 has `work`, version 2 dropped it: the skeleton is version 1's.
     assert!(skeleton.contains("crate::demo_rpc::v1::Work"), "{skeleton}");
+    assert!(skeleton.contains("pub use self::v1::*;"), "{skeleton}");
 
     let twice = tempfile::tempdir().unwrap();
     let dir = spec(

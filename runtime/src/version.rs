@@ -55,7 +55,7 @@ fn at_path(message: Option<&Value>, path: &[&str]) -> Option<Said> {
 /// A version as a message writes it: a string, or a whole number (a protocol numbering its
 /// versions, `"protocolVersion": 1`), read as its decimal digits, the way `versions:`
 /// names it (`"1"`). Anything else names no version.
-fn name_of(value: &Value) -> Option<String> {
+pub fn name_of(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) if n.is_u64() || n.is_i64() => Some(n.to_string()),
@@ -106,6 +106,18 @@ impl Reader {
                 Some(Said::Named(value.as_str()?.to_owned()))
             }
             Source::Any(sources) => sources.iter().find_map(|s| self.read_as(*s, entry)),
+        }
+    }
+}
+
+impl Source {
+    /// The handshake this source (or one of an `Any`'s) opens a stream with: its method and
+    /// the member offering and agreeing on the version.
+    pub fn handshake(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Source::Handshake { method, member } => Some((method, member)),
+            Source::Any(sources) => sources.iter().find_map(Source::handshake),
+            Source::Meta { .. } | Source::Header { .. } => None,
         }
     }
 }

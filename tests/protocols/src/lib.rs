@@ -80,6 +80,9 @@ pub mod skeletons {
     /// Task runner (test protocol): both roles.
     #[cfg(feature = "task_rpc")]
     pub mod task_rpc;
+    /// Tick counter (test protocol): both roles.
+    #[cfg(feature = "tick")]
+    pub mod tick;
 }
 #[cfg(all(test, feature = "skeletons", feature = "desk_relay"))]
 #[path = "../desk_relay/talk.rs"]
@@ -96,6 +99,9 @@ mod room_chat_talk;
 #[cfg(all(test, feature = "skeletons", feature = "task_rpc"))]
 #[path = "../task_rpc/talk.rs"]
 mod task_rpc_talk;
+#[cfg(all(test, feature = "skeletons", feature = "tick"))]
+#[path = "../tick/talk.rs"]
+mod tick_talk;
 /// Every protocol of this crate behind one trait object.
 #[rustfmt::skip]
 pub mod registry;

@@ -49,7 +49,7 @@ pub trait Hears<H>: Bound {
 pub struct NoRequests;
 
 /// The answering side's dispatch: requests and notifications to the handler.
-struct Serving<H>(Arc<H>);
+pub(super) struct Serving<H>(pub(super) Arc<H>);
 
 impl<S: Answers<H> + Hears<H>, H: Send + Sync + 'static> Dispatch<S> for Serving<H> {
     fn request(
@@ -70,9 +70,9 @@ impl<S: Answers<H> + Hears<H>, H: Send + Sync + 'static> Dispatch<S> for Serving
 }
 
 /// The connecting side's dispatch: requests to the handler, notifications into the stream.
-struct Connecting<H, N> {
-    handler: Arc<H>,
-    tx: mpsc::Sender<N>,
+pub(super) struct Connecting<H, N> {
+    pub(super) handler: Arc<H>,
+    pub(super) tx: mpsc::Sender<N>,
 }
 
 impl<S: Answers<H>, H: Send + Sync + 'static> Dispatch<S> for Connecting<H, S::InNotification> {

@@ -18,10 +18,12 @@ mod handle;
 mod http;
 mod link;
 mod listen;
+mod negotiate;
 mod newline;
 mod peer;
 pub mod probe;
 mod sniff;
+mod versions;
 
 use std::time::Duration;
 
@@ -43,12 +45,16 @@ pub use handle::{Bound, Handle, Notifications};
 pub use http::{HttpConnected, HttpSession};
 pub use link::Outgoing;
 pub use listen::{TcpServer, serve_tcp};
+pub use negotiate::{
+    Agreed, ConnectVersions, HANDSHAKE_ID, Opened, VersionError, connect_versions, spawn_versions,
+};
 pub use newline::NewlineCodec;
 pub use peer::{
     Answer, Connection, Dispatch, Inbound, Incoming, MessageLink, Outbound, Peer, SERVER_BUSY,
     Side, Stats,
 };
 pub use tokio_util::sync::CancellationToken;
+pub use versions::{Opening, ServeVersions, serve_versions, serve_versions_stdio};
 
 use crate::check::CheckMode;
 
@@ -93,6 +99,9 @@ pub struct Config {
     /// client cannot take every connection. Default 256; behind a proxy, raise it to the
     /// server's `max_connections`.
     pub max_connections_per_client: usize,
+    /// How long a connecting side of a protocol with several versions waits for the answer
+    /// to the handshake it opened with ([`connect_versions`]). Default 60 s.
+    pub handshake_timeout: Duration,
 }
 
 impl Default for Config {
@@ -109,6 +118,7 @@ impl Default for Config {
             frame_timeout: Some(DEFAULT_FRAME_TIMEOUT),
             idle_timeout: None,
             max_connections_per_client: crate::ws::DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+            handshake_timeout: Duration::from_secs(60),
         }
     }
 }

@@ -349,6 +349,26 @@ impl<S: Side> Peer<S> {
         W: AsyncWrite + Send + Unpin + 'static,
         D: Dispatch<S>,
     {
+        let inbox = FramedRead::new(reader, FrameCodec::new(framing, config.max_frame_size));
+        Self::spawn_inbox(framing, cancel, inbox, writer, checker, config, dispatch)
+    }
+
+    /// [`Peer::spawn_framed`] reading from an inbox already made (one whose first messages
+    /// were read before the connection knew its version, and are replayed).
+    pub(super) fn spawn_inbox<I, W, D>(
+        framing: Framing,
+        cancel: CancellationToken,
+        inbox: I,
+        writer: W,
+        checker: S::Checker,
+        config: Config,
+        dispatch: D,
+    ) -> (Peer<S>, Connection)
+    where
+        I: Inbox,
+        W: AsyncWrite + Send + Unpin + 'static,
+        D: Dispatch<S>,
+    {
         let max_frame = config.max_frame_size;
         let (peer, rx) = Self::new(cancel, checker, config);
         let writer = tokio::spawn(write_loop(
@@ -356,10 +376,7 @@ impl<S: Side> Peer<S> {
             rx,
             peer.inner.cancel.clone(),
         ));
-        let reader = tokio::spawn(peer.clone().read_loop(
-            FramedRead::new(reader, FrameCodec::new(framing, max_frame)),
-            dispatch,
-        ));
+        let reader = tokio::spawn(peer.clone().read_loop(inbox, dispatch));
         let connection = Connection {
             reader,
             writer: Some(writer),

@@ -10,6 +10,7 @@ use agentwire_runtime::jsonrpc::RequestId;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName};
 use tokio::sync::mpsc;
 
+use super::auth::{self, SharedAuthorizer};
 use super::error::ClientError;
 use super::message::{Kind, classify};
 use super::profile::Profile;
@@ -29,8 +30,10 @@ pub struct ClientConfig {
     pub max_message_bytes: usize,
     /// Server messages buffered for the receiver; readers wait when it is full.
     pub queue: usize,
-    /// Sent with every request (e.g. `Authorization`).
+    /// Sent with every request (e.g. a fixed `Authorization`).
     pub headers: HeaderMap,
+    /// Supplies `Authorization` and answers 401/403 challenges (e.g. the OAuth client).
+    pub authorizer: Option<SharedAuthorizer>,
 }
 
 impl Default for ClientConfig {
@@ -42,6 +45,7 @@ impl Default for ClientConfig {
             max_message_bytes: 16 * 1024 * 1024,
             queue: 256,
             headers: HeaderMap::new(),
+            authorizer: None,
         }
     }
 }
@@ -238,19 +242,62 @@ impl Client {
         }
     }
 
-    /// Sends `request` and checks the status: 404 on a session forgets it.
+    /// Sends `request` (with the authorizer's credentials, answering its challenges) and
+    /// checks the status: 404 on a session forgets it.
     async fn answer(
         &self,
         request: reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, ClientError> {
+        let Some(SharedAuthorizer(authorizer)) = self.inner.config.authorizer.clone() else {
+            let response = self.send_once(request).await?;
+            return self.checked(response).await;
+        };
+        let mut request = request;
+        let mut rounds = 0;
+        loop {
+            let again = request.try_clone();
+            let mut sent = request;
+            if let Some(value) = authorizer.authorization().await {
+                sent = sent.header(reqwest::header::AUTHORIZATION, value);
+            }
+            let response = self.send_once(sent).await?;
+            let status = response.status();
+            let challenges = auth::challenges(response.headers());
+            if !auth::is_challenge(status, &challenges) {
+                if status.is_success() {
+                    authorizer.accepted();
+                }
+                return self.checked(response).await;
+            }
+            let (Some(next), true) = (again, rounds < auth::MAX_CHALLENGES) else {
+                return self.checked(response).await;
+            };
+            if let Err(reason) = authorizer.challenged(status.as_u16(), &challenges).await {
+                return Err(ClientError::Unauthorized {
+                    status: status.as_u16(),
+                    reason,
+                });
+            }
+            rounds += 1;
+            request = next;
+        }
+    }
+
+    async fn send_once(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, ClientError> {
         let after = self.inner.config.response_timeout;
-        let response = tokio::time::timeout(after, request.send())
+        tokio::time::timeout(after, request.send())
             .await
             .map_err(|_| ClientError::Timeout {
                 what: "answer",
                 after,
             })?
-            .map_err(|e| ClientError::Http(with_causes(&e)))?;
+            .map_err(|e| ClientError::Http(with_causes(&e)))
+    }
+
+    async fn checked(&self, response: reqwest::Response) -> Result<reqwest::Response, ClientError> {
         let status = response.status();
         if status.is_success() {
             return Ok(response);

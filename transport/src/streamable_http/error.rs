@@ -17,6 +17,10 @@ pub enum ClientError {
     Timeout { what: &'static str, after: Duration },
     #[error("the server no longer knows this session (HTTP 404): open a new one")]
     SessionExpired,
+    #[error(
+        "the server refused the credentials (HTTP {status}) and none could be obtained: {reason}"
+    )]
+    Unauthorized { status: u16, reason: String },
     #[error("the server answered HTTP {status}: {body}")]
     Status { status: u16, body: String },
     #[error(

@@ -58,6 +58,8 @@ pub use profile::Profile;
 // The profile is always here (generated skeletons name it); the server and client need the
 // `streamable-http` feature.
 #[cfg(feature = "streamable-http")]
+mod auth;
+#[cfg(feature = "streamable-http")]
 mod body;
 #[cfg(feature = "streamable-http")]
 mod bridge;
@@ -80,6 +82,8 @@ pub mod sse;
 #[cfg(feature = "streamable-http")]
 mod stream;
 
+#[cfg(feature = "streamable-http")]
+pub use auth::{Authorizer, BoxFuture, SharedAuthorizer};
 #[cfg(feature = "streamable-http")]
 pub use client::{Client, ClientConfig, Received};
 #[cfg(feature = "streamable-http")]

@@ -24,21 +24,7 @@ use crate::naming::{field_ident, type_ident};
 
 /// The skeleton module of a JSON-RPC protocol with two roles; `None` otherwise.
 pub fn emit(p: &Protocol) -> Option<TokenStream> {
-    let [first, second] = p.roles.as_slice() else {
-        return None;
-    };
-    let sends_requests = |role: &str| {
-        p.methods.iter().any(|m| {
-            m.call == Call::Request && m.sent_by(role) && !p.roles.iter().all(|x| m.sent_by(x))
-        })
-    };
-    // The calling role is the one that sends requests the other does not (the first role
-    // when both or neither do).
-    let (client, server) = if sends_requests(first) || !sends_requests(second) {
-        (first.as_str(), second.as_str())
-    } else {
-        (second.as_str(), first.as_str())
-    };
+    let (client, server) = calling_and_answering(p)?;
     let roles = Roles::new(p, client, server);
     let framing = match p.transport.framing.as_str() {
         "newline" => "newline-delimited",
@@ -59,6 +45,24 @@ pub fn emit(p: &Protocol) -> Option<TokenStream> {
         #sides
         #server_items
         #client_items
+    })
+}
+
+/// The calling role (the one that sends requests the other does not; the first role when
+/// both or neither do) and the answering role of a protocol with two roles.
+pub(super) fn calling_and_answering(p: &Protocol) -> Option<(&str, &str)> {
+    let [first, second] = p.roles.as_slice() else {
+        return None;
+    };
+    let sends_requests = |role: &str| {
+        p.methods.iter().any(|m| {
+            m.call == Call::Request && m.sent_by(role) && !p.roles.iter().all(|x| m.sent_by(x))
+        })
+    };
+    Some(if sends_requests(first) || !sends_requests(second) {
+        (first.as_str(), second.as_str())
+    } else {
+        (second.as_str(), first.as_str())
     })
 }
 
@@ -332,10 +336,17 @@ fn sends_struct(r: &Roles<'_>, role: &str) -> TokenStream {
         " What a `{role}` sends, typed: one method per request (awaiting its typed result) \
          and per notification. Reached through the `{role}`'s handle."
     );
+    // A role that sends nothing (a server that only answers) still holds its connection.
+    let unread = if r.p.methods.iter().any(|m| m.sent_by(role)) {
+        quote!()
+    } else {
+        quote!(#[allow(dead_code)])
+    };
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone)]
         pub struct #sends {
+            #unread
             peer: agentwire_transport::jsonrpc::Peer<#side>,
         }
 

@@ -22,4 +22,5 @@ pub mod grpc {
 }
 pub mod http_ws;
 pub mod jsonrpc;
+pub mod jsonrpc_versions;
 pub mod ws;
