@@ -639,6 +639,10 @@ pub struct Field {
     /// Rust field keeps its type; the module adds `<field>_or_default()` and the JSON Schema
     /// a `default`.
     pub default: Option<serde_json::Value>,
+    /// The field must be present (protobuf `[(google.api.field_behavior) = REQUIRED]` on a
+    /// field of explicit presence: a message, a proto3 `optional` scalar). The Rust field keeps
+    /// its `Option`; the validator reports `None` under rule `required`.
+    pub must_be_set: bool,
 }
 
 /// A type expression.

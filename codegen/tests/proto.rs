@@ -677,3 +677,63 @@ fn a_descriptor_set_is_a_types_file() {
         "{error}"
     );
 }
+
+/// The option `google.api.field_behavior`, declared in our own words with the field number
+/// Google's API protos give it: enough for a spec folder that holds no copy of theirs.
+const FIELD_BEHAVIOR: &str = "syntax = \"proto3\";\npackage google.api;\nimport \"google/protobuf/descriptor.proto\";\nenum FieldBehavior { FIELD_BEHAVIOR_UNSPECIFIED = 0; OPTIONAL = 1; REQUIRED = 2; OUTPUT_ONLY = 3; INPUT_ONLY = 4; IMMUTABLE = 5; }\nextend google.protobuf.FieldOptions { repeated FieldBehavior field_behavior = 1052 [packed = false]; }\n";
+
+/// `[(google.api.field_behavior) = REQUIRED]` on a field of explicit presence (a message, a
+/// proto3 `optional` scalar) makes it one that must be present: the validator checks it
+/// under rule `required` and the schema requires its key. On a field of implicit presence,
+/// and the other behaviours, it stays data only.
+#[test]
+fn field_behavior_required_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("google/api")).unwrap();
+    std::fs::write(
+        dir.path().join("google/api/field_behavior.proto"),
+        FIELD_BEHAVIOR,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("shop.proto"),
+        "syntax = \"proto3\";\npackage acme.shop;\nimport \"google/api/field_behavior.proto\";\nmessage Order {\n  string id = 1 [(google.api.field_behavior) = REQUIRED];\n  repeated string lines = 2 [(google.api.field_behavior) = REQUIRED];\n  State state = 3 [(google.api.field_behavior) = REQUIRED];\n  Buyer buyer = 4 [(google.api.field_behavior) = IMMUTABLE, (google.api.field_behavior) = REQUIRED];\n  string note = 5 [(google.api.field_behavior) = OUTPUT_ONLY];\n  string memo = 6;\n  optional int32 code = 7 [(google.api.field_behavior) = REQUIRED];\n}\nenum State { STATE_UNSPECIFIED = 0; OPEN = 1; }\nmessage Buyer { string name = 1; }\n",
+    )
+    .unwrap();
+    let spec = load_proto(dir.path(), "shop.proto")
+        .map_err(report)
+        .unwrap();
+    let mut p = protocol_of(&spec, "shop");
+    p.options = agentwire_codegen::front::proto_lower::options(&spec, "acme.shop");
+    assert_eq!(
+        p.options["Order.buyer"]["google.api.field_behavior"],
+        serde_json::json!(["IMMUTABLE", "REQUIRED"])
+    );
+    let TypeKind::Struct(fields) = &p.types["Order"].kind else {
+        panic!("Order is a message")
+    };
+    let set: Vec<&str> = (fields.iter())
+        .filter(|f| f.must_be_set)
+        .map(|f| f.name.as_str())
+        .collect();
+    // Presence only: a field of implicit presence reads an absent key as its default, a
+    // value of its own (A2A's REQUIRED `next_page_token` is empty on the last page).
+    assert_eq!(set, ["buyer", "code"]);
+    let files = emit_proto(&p, &spec).map_err(report).unwrap();
+    let validate = &files
+        .iter()
+        .find(|(name, _)| name == "validate.rs")
+        .unwrap()
+        .1;
+    assert_eq!(
+        validate.matches("validate::required(").count(),
+        2,
+        "{validate}"
+    );
+    let schema: serde_json::Value =
+        serde_json::from_str(&agentwire_codegen::emit::schema::emit_schema(&p)).unwrap();
+    assert_eq!(
+        schema["$defs"]["Order"]["required"],
+        serde_json::json!(["buyer", "code"])
+    );
+}

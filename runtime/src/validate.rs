@@ -334,6 +334,25 @@ pub fn dependent_required<T: serde::Serialize + ?Sized>(
     }
 }
 
+/// A field that must be set (protobuf `field_behavior = REQUIRED` on a field of explicit
+/// presence) holds a value other than its type's default: an `Option` is not `None`. `name`
+/// is the field's JSON key.
+pub fn required<T: Default + PartialEq>(
+    v: &T,
+    name: &str,
+    at: &JsonPointer,
+    errors: &mut Vec<FieldError>,
+) {
+    if *v == T::default() {
+        fail(
+            at,
+            errors,
+            Rule::Required,
+            format!("`{name}` must be set (field_behavior REQUIRED)"),
+        );
+    }
+}
+
 /// `v` is a whole multiple of `by` (a positive number; any other checks nothing). The quotient
 /// may miss a whole number by a rounding error (0.3 / 0.1 is 2.9999999999999996), so a
 /// relative tolerance of 1e-9 decides.

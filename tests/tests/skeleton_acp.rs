@@ -2,19 +2,24 @@
 //! that writes only the three handlers every agent needs (initialize, session/new,
 //! session/prompt) streams its updates and answers the requests ACP makes optional with -32601
 //! by default (`answer: method_not_found` in spec/acp); the client's checker refuses to send a
-//! request the agent did not declare.
+//! request the agent did not declare. One agent endpoint serves a v1 and a v2 client, each in
+//! its own version, and a client offering v2 falls back to an agent of v1 alone.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentwire_protocols::acp::Version;
 use agentwire_protocols::acp::v1::{
     AgentNotification, InitializeRequest, InitializeResponse, LoadSessionRequest,
     NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, SessionNotification,
     SetSessionModeRequest,
 };
-use agentwire_protocols::skeletons::acp::{Agent, AgentHandler, AgentSender, Client};
+use agentwire_protocols::skeletons::acp::{
+    Agent, AgentHandler, AgentHandlers, AgentSender, Client, ClientHandlers, NegotiatedAgent,
+    NegotiatedClient, v2,
+};
 use agentwire_runtime::jsonrpc::RpcError;
-use agentwire_transport::jsonrpc::{CallError, Config};
+use agentwire_transport::jsonrpc::{CallError, Config, Connection};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::time::timeout;
@@ -29,12 +34,15 @@ fn typed<T: DeserializeOwned>(value: Value) -> T {
 struct Minimal;
 
 impl AgentHandler for Minimal {
+    /// Answers with version 1 whatever the client offers: ACP's negotiation has the agent
+    /// answer with the client's version if it speaks it, else its newest, and this one speaks
+    /// version 1 only.
     async fn initialize(
         &self,
         _: AgentSender,
-        p: InitializeRequest,
+        _: InitializeRequest,
     ) -> Result<InitializeResponse, RpcError> {
-        Ok(typed(json!({"protocolVersion": p.protocol_version})))
+        Ok(typed(json!({"protocolVersion": 1})))
     }
 
     async fn session_new(
@@ -113,6 +121,183 @@ async fn a_minimal_agent_streams_a_turn_and_refuses_what_it_did_not_declare() {
             Err(CallError::Rpc(e)) => assert_eq!(e.code, -32601, "{e:?}"),
             other => panic!("session/set_mode of an agent without modes: {other:?}"),
         }
+    })
+    .await
+    .expect("within the deadline");
+}
+
+/// The v2 side of an agent: the three handlers every agent writes, in v2's types.
+struct MinimalV2;
+
+impl v2::AgentHandler for MinimalV2 {
+    async fn initialize(
+        &self,
+        _: v2::AgentSender,
+        _: agentwire_protocols::acp::v2::InitializeRequest,
+    ) -> Result<agentwire_protocols::acp::v2::InitializeResponse, RpcError> {
+        Ok(typed(
+            json!({"protocolVersion": 2, "info": {"name": "agent", "version": "0.1.0"}}),
+        ))
+    }
+
+    async fn session_new(
+        &self,
+        _: v2::AgentSender,
+        _: agentwire_protocols::acp::v2::NewSessionRequest,
+    ) -> Result<agentwire_protocols::acp::v2::NewSessionResponse, RpcError> {
+        Ok(typed(json!({"sessionId": "sess-2"})))
+    }
+
+    async fn session_prompt(
+        &self,
+        sender: v2::AgentSender,
+        p: agentwire_protocols::acp::v2::PromptRequest,
+    ) -> Result<agentwire_protocols::acp::v2::PromptResponse, RpcError> {
+        let update = typed(json!({
+            "sessionId": p.session_id,
+            "update": {"sessionUpdate": "agent_message_chunk", "messageId": "m-1",
+                       "content": {"type": "text", "text": "hello v2"}}}));
+        sender.session_update(update).await.map_err(|e| RpcError {
+            code: -32603,
+            message: e.to_string(),
+            data: None,
+        })?;
+        Ok(typed(json!({"messageId": "m-0"})))
+    }
+}
+
+/// One agent endpoint for both versions, serving `(reader, writer)` in a task.
+fn serve_both<R, W>(
+    reader: R,
+    writer: W,
+) -> tokio::task::JoinHandle<std::io::Result<(NegotiatedAgent, Connection)>>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let agent = AgentHandlers {
+        v2: Arc::new(MinimalV2),
+        v1: Arc::new(Minimal),
+    };
+    tokio::spawn(async move { agent.serve(reader, writer, Config::default()).await })
+}
+
+fn offer_v2() -> agentwire_protocols::acp::v2::InitializeRequest {
+    typed(
+        json!({"protocolVersion": 2, "info": {"name": "editor", "version": "1.0.0"},
+                 "capabilities": {}}),
+    )
+}
+
+#[tokio::test]
+async fn one_agent_endpoint_serves_a_v2_client_in_v2() {
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (ar, aw) = tokio::io::split(a);
+    let served = serve_both(ar, aw);
+    let (cr, cw) = tokio::io::split(b);
+    timeout(BOUND, async {
+        let (client, _connection) = ClientHandlers::none()
+            .connect(cr, cw, offer_v2(), Config::default())
+            .await
+            .expect("the handshake agrees");
+        let NegotiatedClient::V2(mut opened) = client else {
+            panic!("v2 expected, got {:?}", client.version());
+        };
+        assert_eq!(
+            serde_json::to_value(&opened.result.protocol_version).unwrap(),
+            json!(2)
+        );
+        let session = opened
+            .handle
+            .session_new(typed(json!({"cwd": "/w", "mcpServers": []})))
+            .await
+            .expect("session/new");
+        let done = opened
+            .handle
+            .session_prompt(typed(json!({"sessionId": session.session_id,
+                                         "prompt": [{"type": "text", "text": "hi"}]})))
+            .await
+            .expect("session/prompt");
+        assert_eq!(
+            serde_json::to_value(&done).unwrap(),
+            json!({"messageId": "m-0"})
+        );
+        match opened.notifications.recv().await.expect("an update") {
+            agentwire_protocols::acp::v2::AgentNotification::SessionUpdate(u) => {
+                let update = serde_json::to_value(&u.update).unwrap();
+                assert_eq!(update["sessionUpdate"], "agent_message_chunk", "{update}")
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let (agent, _) = served.await.unwrap().expect("served");
+        assert_eq!(agent.version(), Version::V2);
+    })
+    .await
+    .expect("within the deadline");
+}
+
+#[tokio::test]
+async fn one_agent_endpoint_serves_a_v1_client_in_v1() {
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (ar, aw) = tokio::io::split(a);
+    let served = serve_both(ar, aw);
+    let (cr, cw) = tokio::io::split(b);
+    // A client of v1 alone.
+    let (client, _notes, _connection) = Client::connect(cr, cw, Config::default());
+    timeout(BOUND, async {
+        let init = client
+            .initialize(typed(
+                json!({"protocolVersion": 1, "clientCapabilities": {}}),
+            ))
+            .await
+            .expect("initialize");
+        assert_eq!(
+            serde_json::to_value(&init.protocol_version).unwrap(),
+            json!(1)
+        );
+        let session = client
+            .session_new(typed(json!({"cwd": "/w", "mcpServers": []})))
+            .await
+            .expect("session/new");
+        assert_eq!(session.session_id, "sess-1");
+        let (agent, _) = served.await.unwrap().expect("served");
+        assert_eq!(agent.version(), Version::V1);
+    })
+    .await
+    .expect("within the deadline");
+}
+
+#[tokio::test]
+async fn a_client_offering_v2_falls_back_to_an_agent_of_v1_alone() {
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (ar, aw) = tokio::io::split(a);
+    let (_agent, _agent_conn) = Agent::serve(Arc::new(Minimal), ar, aw, Config::default());
+    let (cr, cw) = tokio::io::split(b);
+    timeout(BOUND, async {
+        let (client, _connection) = ClientHandlers::none()
+            .connect(cr, cw, offer_v2(), Config::default())
+            .await
+            .expect("falls back to v1");
+        let NegotiatedClient::V1(mut opened) = client else {
+            panic!("v1 expected, got {:?}", client.version());
+        };
+        // The rest of the connection speaks v1: a v1 turn ends with a stop reason.
+        let session = opened
+            .handle
+            .session_new(typed(json!({"cwd": "/w", "mcpServers": []})))
+            .await
+            .expect("session/new");
+        let done = opened
+            .handle
+            .session_prompt(typed(json!({"sessionId": session.session_id,
+                                         "prompt": [{"type": "text", "text": "hi"}]})))
+            .await
+            .expect("session/prompt");
+        assert_eq!(
+            serde_json::to_value(&done).unwrap(),
+            json!({"stopReason": "end_turn"})
+        );
+        assert!(opened.notifications.recv().await.is_some());
     })
     .await
     .expect("within the deadline");

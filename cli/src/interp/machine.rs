@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use agentwire_codegen::ir::{Action, KeyRule, Machine, MemoryKind, Transition};
-use agentwire_codegen::machine::model::Model;
+use agentwire_codegen::machine::model::{KindInfo, Model};
 use agentwire_runtime::machine::{Problem, Stored, Violation};
 
 use super::keep;
@@ -60,19 +60,24 @@ fn state_index(m: &Machine, s: &str) -> usize {
 /// The model's kinds a reference names, as indexes into `model.kinds` (a narrowed response
 /// as its response kind's index and its request kind's), with their labels.
 fn kinds_of(model: &Model, r: &agentwire_codegen::ir::KindRef) -> Vec<(KindRef, String)> {
-    let index = |role: &str, name: &str| {
-        model
-            .kinds
-            .iter()
-            .position(|x| x.role == role && x.name == name)
+    // A narrowed response stands on its response kind; a method sent both as a request and
+    // as a notification is two kinds of one label, told apart by their variants.
+    let index = |k: &KindInfo| {
+        (model.kinds.iter()).position(|x| match k.answers {
+            Some(_) => x.role == k.role && x.name == k.name,
+            None => x == k,
+        })
     };
     model
         .kinds_of(r)
         .into_iter()
         .filter_map(|k| {
-            let base = index(&k.role, &k.name)?;
+            let base = index(k)?;
             let asked = match &k.answers {
-                Some(a) => Some(model.kinds.iter().position(|x| x.label() == a.label)?),
+                Some(a) => Some(
+                    (model.kinds.iter())
+                        .position(|x| x.label() == a.label && x.variant == a.variant)?,
+                ),
                 None => None,
             };
             Some(((base, asked), k.full_label()))

@@ -231,7 +231,7 @@ impl Spec {
         let roots = model
             .kinds
             .iter()
-            .map(|k| root_of(&ir, &k.role, &k.name))
+            .map(|k| root_of(&ir, &k.role, &k.name, k.is_request()))
             .collect::<Result<Vec<_>, _>>()?;
         let route_kinds = (0..ir.routes.len())
             .map(|i| {
@@ -299,14 +299,20 @@ impl Spec {
     }
 
     /// The kind of a decoded JSON-RPC message `from` sent: its method's, or `from.response`.
+    /// A method sent both as a request and as a notification is two kinds: the id says which.
     fn rpc_kind_of(&self, from: &str, value: &Value) -> Option<usize> {
         let name = value
             .get("method")
             .and_then(Value::as_str)
             .unwrap_or("response");
+        let has_id = value.get("id").is_some();
         (0..self.labels.len()).find(|&i| {
-            matches!(self.roots[i], Root::RpcCall { .. } | Root::RpcResponse)
-                && self.kind_names[i] == name
+            let call = match self.roots[i] {
+                Root::RpcCall { request, .. } => request == has_id,
+                Root::RpcResponse => true,
+                _ => false,
+            };
+            call && self.kind_names[i] == name
                 && self.labels[i]
                     .strip_suffix(name)
                     .and_then(|r| r.strip_suffix('.'))
@@ -315,14 +321,18 @@ impl Spec {
     }
 }
 
-/// Where the paths of kind `role.name` start.
-fn root_of(ir: &Ir, role: &str, name: &str) -> Result<Root, String> {
+/// Where the paths of kind `role.name` start; `request` tells the request of a method from
+/// its notification when the role sends it both ways.
+fn root_of(ir: &Ir, role: &str, name: &str, request: Option<bool>) -> Result<Root, String> {
     if !ir.methods.is_empty() {
+        let call = |m: &agentwire_codegen::ir::Method| {
+            request.is_none_or(|r| r == (m.call == agentwire_codegen::ir::Call::Request))
+        };
         if let Some((method, m)) = ir
             .methods
             .iter()
             .enumerate()
-            .find(|(_, m)| m.name == name && m.sent_by(role))
+            .find(|(_, m)| m.name == name && m.sent_by(role) && call(m))
         {
             return Ok(Root::RpcCall {
                 method,

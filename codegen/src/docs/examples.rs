@@ -355,10 +355,18 @@ fn rpc_outcome(
         return Err("`jsonrpc` must be \"2.0\"".into());
     }
     if let Some(method) = value.get("method").and_then(Value::as_str) {
-        let Some(m) = p.methods.iter().find(|m| m.name == method) else {
+        let has_id = value.get("id").is_some();
+        // A method may be both a request and a notification: the id says which is meant.
+        let call = if has_id {
+            Call::Request
+        } else {
+            Call::Notification
+        };
+        let named = |m: &&crate::ir::Method| m.name == method;
+        let exact = p.methods.iter().find(|m| named(m) && m.call == call);
+        let Some(m) = exact.or_else(|| p.methods.iter().find(named)) else {
             return Err(format!("there is no method `{method}`"));
         };
-        let has_id = value.get("id").is_some();
         if has_id != (m.call == Call::Request) {
             return Err(format!("`{method}` is a {:?}", m.call).to_lowercase());
         }

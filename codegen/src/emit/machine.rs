@@ -185,6 +185,7 @@ fn leaf_expr(l: &Leaf, val: &Val) -> Result<TokenStream, String> {
             let r = val.borrowed();
             quote!(agentwire_runtime::machine::rpc_id(#r))
         }
+        Leaf::Absent => quote!(#f::Absent),
     })
 }
 
@@ -226,7 +227,7 @@ impl Reads<'_> {
     /// A call `read_N(msg)` (or `read_N(answer)` for a result) returning the field; `Err` if
     /// the kind has no such path.
     fn call(&mut self, kind: &KindInfo, path: &str) -> Result<TokenStream, String> {
-        let key = (kind.full_label(), path.to_owned());
+        let key = (kind.read_key(), path.to_owned());
         let n = self.fns.len();
         if let (Read::Answer(read), Some(asked)) = (self.model.field(kind, path)?, &kind.answers) {
             if !self.fns.contains_key(&key) {
@@ -735,7 +736,7 @@ fn key_binding(m: &Machine, model: &Model, reads: &mut Reads<'_>) -> Result<Toke
         .iter()
         .filter(|r| r.guard.is_empty())
         .flat_map(|r| model.kinds_of(&r.on))
-        .map(KindInfo::label)
+        .map(KindInfo::read_key)
         .collect();
     let fallback = if covered.len() == model.kinds.len() {
         TokenStream::new()
@@ -1112,7 +1113,7 @@ fn result_of(model: &Model, k: &KindInfo) -> Option<crate::naming::RustPath> {
         .answered
         .iter()
         .filter_map(|a| a.answers.as_ref())
-        .find(|a| a.label == k.label())
+        .find(|a| a.label == k.label() && a.variant == k.variant)
         .and_then(|a| a.result.clone())
 }
 

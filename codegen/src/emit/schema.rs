@@ -165,7 +165,8 @@ fn struct_schema(p: &Protocol, fields: &[Field]) -> Map<String, Value> {
             continue;
         }
         props.insert(f.name.clone(), field_schema(f));
-        if !f.optional || (f.defaulted && default_fails(f)) {
+        // A field that must be present has its key.
+        if !f.optional || f.must_be_set || (f.defaulted && default_fails(f)) {
             required.push(Value::String(f.name.clone()));
         }
     }

@@ -168,6 +168,7 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
                 origin: def.origin.clone(),
                 defaulted: false,
                 default: None,
+                must_be_set: false,
             };
             let numbers = number_writer(&field, types).map(|w| quote!(#[serde(#w)]));
             quote! {

@@ -178,16 +178,27 @@ impl<'a> Validators<'a> {
         if let Some(TypeKind::Oneof { cases, required }) = f.ty.named().and_then(|n| self.kind(n)) {
             return self.oneof_checks(f, cases, *required);
         }
-        let check = self.value_checks(&f.ty, &f.constraints, quote!(v))?;
         let json = &f.name;
+        // Checked first and on the whole field (its `Option`), so an absent field is reported
+        // once, under its own key.
+        let set = f.must_be_set.then(|| {
+            quote! {
+                at.with(#json, |at| agentwire_runtime::validate::required(&self.#ident, #json, at, errors));
+            }
+        });
+        let Some(check) = self.value_checks(&f.ty, &f.constraints, quote!(v)) else {
+            return set;
+        };
         Some(if f.optional && !f.defaulted {
             quote! {
+                #set
                 if let Some(v) = &self.#ident {
                     at.with(#json, |at| { #check });
                 }
             }
         } else {
             quote! {
+                #set
                 let v = &self.#ident;
                 at.with(#json, |at| { #check });
             }
@@ -201,20 +212,25 @@ impl<'a> Validators<'a> {
         let enum_path = self.type_path(oneof);
         let member = self.member(&f.name);
         let mut arms = Vec::new();
+        let mut single = None;
         for c in cases {
             if let Some(check) = self.value_checks(&c.ty, &c.constraints, quote!(v)) {
                 let variant = crate::naming::prost_variant(&c.name);
                 let key = &c.name;
-                arms.push(
-                    quote! { Some(#enum_path::#variant(v)) => at.with(#key, |at| { #check }), },
-                );
+                let body = quote!(at.with(#key, |at| { #check }));
+                single = Some(quote! {
+                    if let Some(#enum_path::#variant(v)) = &self.#member { #body; }
+                });
+                arms.push(quote! { Some(#enum_path::#variant(v)) => #body, });
             }
         }
         if !required {
-            if arms.is_empty() {
-                return None;
-            }
-            return Some(quote! { match &self.#member { #(#arms)* _ => {} } });
+            return match arms.len() {
+                0 => None,
+                // One case to check is an `if let` (clippy's single_match).
+                1 => single,
+                _ => Some(quote! { match &self.#member { #(#arms)* _ => {} } }),
+            };
         }
         let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
         let missing = format!(

@@ -115,6 +115,7 @@ mod tests {
             origin: Default::default(),
             defaulted: false,
             default: None,
+            must_be_set: false,
         };
         TypeKind::Struct(
             (0..required)

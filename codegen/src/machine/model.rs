@@ -104,6 +104,22 @@ impl KindInfo {
         }
     }
 
+    /// What tells this kind's reads apart from every other kind's: its label, and its
+    /// variant (a method sent both as a request and as a notification is two kinds under
+    /// one label).
+    pub fn read_key(&self) -> String {
+        format!("{} {}", self.full_label(), self.variant)
+    }
+
+    /// For a JSON-RPC call kind, whether it is the request (`Some(true)`) or the
+    /// notification (`Some(false)`); `None` for any other kind.
+    pub fn is_request(&self) -> Option<bool> {
+        match self.root {
+            Root::RpcCall { request, .. } => Some(request),
+            _ => None,
+        }
+    }
+
     pub fn matches(&self, r: &KindRef) -> bool {
         self.role == r.role
             && r.kind.as_ref().is_none_or(|k| *k == self.name)
@@ -120,10 +136,12 @@ enum Root {
         ty: String,
         tag: String,
     },
-    /// A JSON-RPC request or notification, with its params type.
+    /// A JSON-RPC request or notification, with its params type. `twin`: the sender also
+    /// sends the method the other way, so one `role.method` names both.
     RpcCall {
         params: Option<String>,
         request: bool,
+        twin: bool,
     },
     /// A JSON-RPC response; `result` is the answered request's result type, when the kind
     /// is narrowed to one.
@@ -205,6 +223,8 @@ pub enum Leaf {
     ProtoEnum(RustPath),
     /// A JSON-RPC id (a response's).
     RpcId,
+    /// Never there: the id of a notification that shares its `role.method` with a request.
+    Absent,
     /// A union of primitive types (`string | integer`, a request id): the member that is set,
     /// so `2` and `"2"` read apart. `ty` names the union, `members` its variants in order
     /// (`String`, `Integer`, `Number`, `Bool`).
@@ -256,7 +276,7 @@ impl Model {
         let resolver = Resolver { p };
         for (kind, path) in machine_paths(&p.machines, &model) {
             let read = resolver.field(&kind.root, &kind.name, &path);
-            model.reads.insert((kind.full_label(), path), read);
+            model.reads.insert((kind.read_key(), path), read);
         }
         Ok(model)
     }
@@ -275,7 +295,8 @@ impl Model {
     pub fn asked(&self) -> Vec<&KindInfo> {
         let mut out: Vec<&KindInfo> = Vec::new();
         for a in self.answered.iter().filter_map(|k| k.answers.as_ref()) {
-            if let Some(k) = self.kinds.iter().find(|k| k.label() == a.label)
+            if let Some(k) =
+                (self.kinds.iter()).find(|k| k.label() == a.label && k.variant == a.variant)
                 && !out.contains(&k)
             {
                 out.push(k);
@@ -286,7 +307,7 @@ impl Model {
 
     /// The read of `path` on messages of `kind`; `Err` says why there is none.
     pub fn field(&self, kind: &KindInfo, path: &str) -> Result<&Read, String> {
-        match self.reads.get(&(kind.full_label(), path.to_owned())) {
+        match self.reads.get(&(kind.read_key(), path.to_owned())) {
             Some(Ok(read)) => Ok(read),
             Some(Err(e)) => Err(e.clone()),
             None => Err(format!(
@@ -301,10 +322,22 @@ impl Model {
     }
 
     fn push_kind(&mut self, role: &str, name: &str, pattern: Pattern, root: Root) {
+        self.push_kind_named(role, name, name, pattern, root);
+    }
+
+    /// `push_kind` with the variant named after `variant` rather than the kind's name.
+    fn push_kind_named(
+        &mut self,
+        role: &str,
+        name: &str,
+        variant: &str,
+        pattern: Pattern,
+        root: Root,
+    ) {
         self.kinds.push(KindInfo {
             role: role.to_owned(),
             name: name.to_owned(),
-            variant: Name::plain(format!("{}{}", pascal_case(role), pascal_case(name))),
+            variant: Name::plain(format!("{}{}", pascal_case(role), pascal_case(variant))),
             pattern,
             answers: None,
             root,
@@ -338,7 +371,7 @@ impl Model {
                     let result = p
                         .methods
                         .iter()
-                        .find(|m| m.name == request.name)
+                        .find(|m| m.name == request.name && m.call == Call::Request)
                         .and_then(|m| m.result.clone());
                     let kind = KindInfo {
                         answers: Some(Answered {
@@ -436,12 +469,24 @@ impl Model {
                     method: Name::plain(variant_name(&m.name)),
                     params: m.params.is_some(),
                 };
+                // A method the role sends both ways: one `role.method` stands for both kinds,
+                // and the notification's variant says which it is.
+                let twin = p
+                    .methods
+                    .iter()
+                    .any(|r| r.name == m.name && r.call != m.call && r.sent_by(role));
                 // Params a sender may omit have no members a key could read.
                 let root = Root::RpcCall {
                     params: m.params.clone().filter(|_| !m.params_optional),
                     request,
+                    twin,
                 };
-                self.push_kind(role, &m.name, pattern, root);
+                let name = if twin && !request {
+                    format!("{} notification", m.name)
+                } else {
+                    m.name.clone()
+                };
+                self.push_kind_named(role, &m.name, &name, pattern, root);
             }
             if answers {
                 let pattern = Pattern::Response {
@@ -551,8 +596,15 @@ impl Resolver<'_> {
                 }
                 self.ts(&Ty::Named(ty.clone()), &segments)
             }
-            Root::RpcCall { params, request } => match segments.as_slice() {
+            Root::RpcCall {
+                params,
+                request,
+                twin,
+            } => match segments.as_slice() {
                 ["id"] if *request => Ok(Read::RequestId),
+                // `role.method` names the request and the notification alike: the
+                // notification has no id, so a machine keyed on it skips it.
+                ["id"] if *twin => Ok(leaf(Leaf::Absent)),
                 ["method"] => Ok(leaf(Leaf::ConstStr(kind.to_owned()))),
                 ["params", rest @ ..] if !rest.is_empty() => match params {
                     Some(t) => self.ts(&Ty::Named(t.clone()), rest),

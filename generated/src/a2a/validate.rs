@@ -17,9 +17,33 @@ impl agentwire_runtime::Validate for AgentCapabilities {
 impl agentwire_runtime::Validate for AgentCard {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "capabilities",
+            |at| agentwire_runtime::validate::required(
+                &self.capabilities,
+                "capabilities",
+                at,
+                errors,
+            ),
+        );
+        let v = &self.security_schemes;
+        at.with(
+            "security_schemes",
+            |at| {
+                for (k, v) in v {
+                    at.with(
+                        &::std::string::ToString::to_string(k),
+                        |at| {
+                            agentwire_runtime::Validate::validate_at(v, at, errors);
+                        },
+                    );
+                }
+            },
+        );
+    }
 }
 impl agentwire_runtime::Validate for AgentCardSignature {
     fn validate_at(
@@ -227,9 +251,14 @@ impl agentwire_runtime::Validate for MutualTlsSecurityScheme {
 impl agentwire_runtime::Validate for OAuth2SecurityScheme {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "flows",
+            |at| agentwire_runtime::validate::required(&self.flows, "flows", at, errors),
+        );
+    }
 }
 impl agentwire_runtime::Validate for OAuthFlows {
     fn validate_at(
@@ -269,9 +298,18 @@ impl agentwire_runtime::Validate for SecurityRequirement {
 impl agentwire_runtime::Validate for SecurityScheme {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        if let Some(security_scheme::Scheme::Oauth2SecurityScheme(v)) = &self.scheme {
+            at.with(
+                "oauth2_security_scheme",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+    }
 }
 impl agentwire_runtime::Validate for SendMessageConfiguration {
     fn validate_at(
@@ -286,6 +324,15 @@ impl agentwire_runtime::Validate for SendMessageRequest {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
+        at.with(
+            "message",
+            |at| agentwire_runtime::validate::required(
+                &self.message,
+                "message",
+                at,
+                errors,
+            ),
+        );
         if let Some(v) = &self.message {
             at.with(
                 "message",
@@ -363,7 +410,14 @@ impl agentwire_runtime::Validate for StreamResponse {
                     },
                 )
             }
-            Some(_) => {}
+            Some(stream_response::Payload::ArtifactUpdate(v)) => {
+                at.with(
+                    "artifact_update",
+                    |at| {
+                        agentwire_runtime::Validate::validate_at(v, at, errors);
+                    },
+                )
+            }
             None => {
                 errors
                     .push(
@@ -397,6 +451,15 @@ impl agentwire_runtime::Validate for Task {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
+        at.with(
+            "status",
+            |at| agentwire_runtime::validate::required(
+                &self.status,
+                "status",
+                at,
+                errors,
+            ),
+        );
         if let Some(v) = &self.status {
             at.with(
                 "status",
@@ -417,9 +480,19 @@ impl agentwire_runtime::Validate for Task {
 impl agentwire_runtime::Validate for TaskArtifactUpdateEvent {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        at.with(
+            "artifact",
+            |at| agentwire_runtime::validate::required(
+                &self.artifact,
+                "artifact",
+                at,
+                errors,
+            ),
+        );
+    }
 }
 impl agentwire_runtime::Validate for TaskPushNotificationConfig {
     fn validate_at(
@@ -466,6 +539,15 @@ impl agentwire_runtime::Validate for TaskStatusUpdateEvent {
         at: &mut agentwire_runtime::JsonPointer,
         errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {
+        at.with(
+            "status",
+            |at| agentwire_runtime::validate::required(
+                &self.status,
+                "status",
+                at,
+                errors,
+            ),
+        );
         if let Some(v) = &self.status {
             at.with(
                 "status",

@@ -50,6 +50,15 @@ interface CloseParams {
   handle: Handle;
 }
 
+interface TouchParams {
+  handle: Handle;
+}
+
+interface TouchResult {
+  /** @minimum 0 */
+  keys: integer;
+}
+
 /** A stored value, dispatched on `kind`. */
 type Value = TextValue | NumberValue;
 

@@ -1,16 +1,18 @@
 //! kv_rpc's generated skeletons talking to each other over an in-memory pipe: a request
-//! answered, a notification each way, and the server refusing bad params with a JSON-RPC
-//! error response.
+//! answered, a notification each way, a method sent both as a request and as a notification,
+//! and the server refusing bad params with a JSON-RPC error response.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use agentwire_runtime::jsonrpc::{Outcome, RpcError};
 use agentwire_transport::jsonrpc::{Config, Connection};
 
 use crate::kv_rpc::{
-    ChangedParams, CloseParams, Handle, OpenParams, OpenResult, PutParams, PutResult,
-    ServerNotification, TextValue, Value,
+    ChangedParams, ClientMessage, ClientNotification, ClientRequest, CloseParams, Handle,
+    OpenParams, OpenResult, PutParams, PutResult, ServerNotification, TextValue, TouchParams,
+    TouchResult, Value,
 };
 use crate::skeletons::kv_rpc::{Client, Server, ServerHandler, ServerNotifications, ServerSender};
 
@@ -36,7 +38,18 @@ impl ServerHandler for Store {
         sender.store_changed(changed).await.unwrap();
         Ok(PutResult { version: 1 })
     }
+
+    async fn store_touch(&self, _: ServerSender, _: TouchParams) -> Result<TouchResult, RpcError> {
+        Ok(TouchResult { keys: 1 })
+    }
+
+    async fn store_touch_notification(&self, _: ServerSender, _: TouchParams) {
+        TOUCHED.fetch_add(1, Ordering::SeqCst);
+    }
 }
+
+/// How many `store/touch` notifications the server has handled.
+static TOUCHED: AtomicUsize = AtomicUsize::new(0);
 
 /// Both ends over an in-memory pipe; the connections are returned so they stay open.
 fn connect() -> (Client, ServerNotifications, [Connection; 2]) {
@@ -95,5 +108,39 @@ async fn the_server_refuses_bad_params_with_an_error_response() {
     assert_eq!(error.code, -32602, "{error:?}");
     let text = format!("{} {:?}", error.message, error.data);
     assert!(text.contains("/params/handle"), "{text}");
+    client.close();
+}
+
+#[tokio::test]
+async fn one_method_is_a_request_with_an_id_and_a_notification_without() {
+    let touch = |id: &str| {
+        format!(
+            r#"{{"jsonrpc": "2.0", {id}"method": "store/touch", "params": {{"handle": "h1"}}}}"#
+        )
+    };
+    let handle = || TouchParams {
+        handle: Handle("h1".to_owned()),
+    };
+    match ClientMessage::from_json(&touch(r#""id": 7, "#)).unwrap() {
+        ClientMessage::Request { request, .. } => {
+            assert_eq!(request, ClientRequest::StoreTouch(handle()))
+        }
+        other => panic!("{other:?}"),
+    }
+    match ClientMessage::from_json(&touch("")).unwrap() {
+        ClientMessage::Notification(n) => assert_eq!(n, ClientNotification::StoreTouch(handle())),
+        other => panic!("{other:?}"),
+    }
+    // Over the wire: the request is answered, the notification reaches its own handler.
+    let (client, _notifications, _connections) = connect();
+    assert_eq!(client.store_touch(handle()).await.unwrap().keys, 1);
+    client.store_touch_notification(handle()).await.unwrap();
+    tokio::time::timeout(WAIT, async {
+        while TOUCHED.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the notification is handled");
     client.close();
 }

@@ -868,6 +868,163 @@ impl agentwire_runtime::Validate for TextValue {
         );
     }
 }
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+pub struct TouchParams {
+    pub handle: Handle,
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for TouchParams {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
+            type Value = TouchParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `TouchParams` object")
+            }
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TouchParams, A::Error> {
+                let mut f0: Option<Handle> = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "handle" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "handle",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(TouchParams {
+                    handle: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "handle",
+                        ))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+impl TouchParams {
+    /// Builds `TouchParams` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(handle: Handle) -> Self {
+        Self { handle }
+    }
+}
+impl agentwire_runtime::Validate for TouchParams {
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        let v = &self.handle;
+        at.with(
+            "handle",
+            |at| {
+                agentwire_runtime::Validate::validate_at(v, at, errors);
+            },
+        );
+    }
+}
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+pub struct TouchResult {
+    #[cfg_attr(feature = "schemars", schemars(range(min = 0f64)))]
+    pub keys: i64,
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for TouchResult {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
+            type Value = TouchResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `TouchResult` object")
+            }
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TouchResult, A::Error> {
+                let mut f0: Option<i64> = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "keys" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("keys"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(TouchResult {
+                    keys: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "keys",
+                        ))?,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+impl TouchResult {
+    /// Builds `TouchResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(keys: i64) -> Self {
+        Self { keys }
+    }
+}
+impl agentwire_runtime::Validate for TouchResult {
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        let v = &self.keys;
+        at.with(
+            "keys",
+            |at| {
+                agentwire_runtime::validate::minimum(*v as f64, 0f64, at, errors);
+            },
+        );
+    }
+}
 /// A stored value, dispatched on `kind`.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
@@ -940,6 +1097,8 @@ pub enum ClientRequest {
     StoreOpen(OpenParams),
     /// `store/put`: Writes a value under a key of an open store.
     StorePut(PutParams),
+    /// `store/touch`: Keeps a store handle alive and asks how many keys it holds.
+    StoreTouch(TouchParams),
 }
 impl agentwire_runtime::serde::Serialize for ClientRequest {
     fn serialize<S: agentwire_runtime::serde::Serializer>(
@@ -949,6 +1108,7 @@ impl agentwire_runtime::serde::Serialize for ClientRequest {
         match self {
             Self::StoreOpen(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
             Self::StorePut(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
+            Self::StoreTouch(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
         }
     }
 }
@@ -961,21 +1121,26 @@ impl agentwire_runtime::Validate for ClientRequest {
         match self {
             Self::StoreOpen(p) => agentwire_runtime::Validate::validate_at(p, at, errors),
             Self::StorePut(p) => agentwire_runtime::Validate::validate_at(p, at, errors),
+            Self::StoreTouch(p) => {
+                agentwire_runtime::Validate::validate_at(p, at, errors)
+            }
         }
     }
 }
 impl agentwire_runtime::jsonrpc::MethodSet for ClientRequest {
-    const METHODS: &'static [&'static str] = &["store/open", "store/put"];
+    const METHODS: &'static [&'static str] = &["store/open", "store/put", "store/touch"];
     fn method(&self) -> &'static str {
         match self {
             Self::StoreOpen(_) => "store/open",
             Self::StorePut(_) => "store/put",
+            Self::StoreTouch(_) => "store/touch",
         }
     }
     fn has_params(&self) -> bool {
         match self {
             Self::StoreOpen(_) => true,
             Self::StorePut(_) => true,
+            Self::StoreTouch(_) => true,
         }
     }
     fn decode_params(
@@ -990,6 +1155,9 @@ impl agentwire_runtime::jsonrpc::MethodSet for ClientRequest {
                 "store/put" => {
                     agentwire_runtime::jsonrpc::params(params).map(Self::StorePut)
                 }
+                "store/touch" => {
+                    agentwire_runtime::jsonrpc::params(params).map(Self::StoreTouch)
+                }
                 _ => return None,
             },
         )
@@ -1000,6 +1168,7 @@ impl agentwire_runtime::jsonrpc::MethodSet for ClientRequest {
 pub enum ClientResult {
     StoreOpen(OpenResult),
     StorePut(PutResult),
+    StoreTouch(TouchResult),
 }
 impl agentwire_runtime::serde::Serialize for ClientResult {
     fn serialize<S: agentwire_runtime::serde::Serializer>(
@@ -1009,6 +1178,7 @@ impl agentwire_runtime::serde::Serialize for ClientResult {
         match self {
             Self::StoreOpen(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
             Self::StorePut(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
+            Self::StoreTouch(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
         }
     }
 }
@@ -1021,6 +1191,9 @@ impl agentwire_runtime::Validate for ClientResult {
         match self {
             Self::StoreOpen(p) => agentwire_runtime::Validate::validate_at(p, at, errors),
             Self::StorePut(p) => agentwire_runtime::Validate::validate_at(p, at, errors),
+            Self::StoreTouch(p) => {
+                agentwire_runtime::Validate::validate_at(p, at, errors)
+            }
         }
     }
 }
@@ -1040,6 +1213,10 @@ impl agentwire_runtime::jsonrpc::RequestSet for ClientRequest {
                     agentwire_runtime::decode_all(result.get())
                         .map(Self::Result::StorePut)
                 }
+                "store/touch" => {
+                    agentwire_runtime::decode_all(result.get())
+                        .map(Self::Result::StoreTouch)
+                }
                 _ => return None,
             },
         )
@@ -1050,6 +1227,8 @@ impl agentwire_runtime::jsonrpc::RequestSet for ClientRequest {
 pub enum ClientNotification {
     /// `store/close`: Closes a store handle.
     StoreClose(CloseParams),
+    /// `store/touch`: Keeps a store handle alive, asking nothing back.
+    StoreTouch(TouchParams),
 }
 impl agentwire_runtime::serde::Serialize for ClientNotification {
     fn serialize<S: agentwire_runtime::serde::Serializer>(
@@ -1058,6 +1237,7 @@ impl agentwire_runtime::serde::Serialize for ClientNotification {
     ) -> Result<S::Ok, S::Error> {
         match self {
             Self::StoreClose(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
+            Self::StoreTouch(p) => agentwire_runtime::serde::Serialize::serialize(p, s),
         }
     }
 }
@@ -1071,19 +1251,24 @@ impl agentwire_runtime::Validate for ClientNotification {
             Self::StoreClose(p) => {
                 agentwire_runtime::Validate::validate_at(p, at, errors)
             }
+            Self::StoreTouch(p) => {
+                agentwire_runtime::Validate::validate_at(p, at, errors)
+            }
         }
     }
 }
 impl agentwire_runtime::jsonrpc::MethodSet for ClientNotification {
-    const METHODS: &'static [&'static str] = &["store/close"];
+    const METHODS: &'static [&'static str] = &["store/close", "store/touch"];
     fn method(&self) -> &'static str {
         match self {
             Self::StoreClose(_) => "store/close",
+            Self::StoreTouch(_) => "store/touch",
         }
     }
     fn has_params(&self) -> bool {
         match self {
             Self::StoreClose(_) => true,
+            Self::StoreTouch(_) => true,
         }
     }
     fn decode_params(
@@ -1094,6 +1279,9 @@ impl agentwire_runtime::jsonrpc::MethodSet for ClientNotification {
             match method {
                 "store/close" => {
                     agentwire_runtime::jsonrpc::params(params).map(Self::StoreClose)
+                }
+                "store/touch" => {
+                    agentwire_runtime::jsonrpc::params(params).map(Self::StoreTouch)
                 }
                 _ => return None,
             },
@@ -1184,6 +1372,8 @@ pub fn decode_type(
             "PutParams" => agentwire_runtime::dynamic::reencode::<PutParams>(json),
             "PutResult" => agentwire_runtime::dynamic::reencode::<PutResult>(json),
             "TextValue" => agentwire_runtime::dynamic::reencode::<TextValue>(json),
+            "TouchParams" => agentwire_runtime::dynamic::reencode::<TouchParams>(json),
+            "TouchResult" => agentwire_runtime::dynamic::reencode::<TouchResult>(json),
             "Value" => agentwire_runtime::dynamic::reencode::<Value>(json),
             _ => return None,
         },
@@ -1207,6 +1397,11 @@ pub fn decode_response(
                     ClientRequest,
                 >(method, json)
             }
+            "store/touch" => {
+                agentwire_runtime::jsonrpc::reencode_response::<
+                    ClientRequest,
+                >(method, json)
+            }
             _ => return None,
         },
     )
@@ -1226,6 +1421,8 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
             "PutParams" => ::schemars::schema_for!(PutParams),
             "PutResult" => ::schemars::schema_for!(PutResult),
             "TextValue" => ::schemars::schema_for!(TextValue),
+            "TouchParams" => ::schemars::schema_for!(TouchParams),
+            "TouchResult" => ::schemars::schema_for!(TouchResult),
             "Value" => ::schemars::schema_for!(Value),
             _ => return None,
         },

@@ -623,8 +623,16 @@ impl<S: Side> Peer<S> {
             id: Some(id.clone()),
             outcome,
         });
-        if let Err(e) = self.send_checked(msg, Some(id)).await {
-            crate::error_throttled!(error = %e, "response not sent");
+        match self.send_checked(msg, Some(id.clone())).await {
+            Ok(()) => {}
+            // Our own checker refuses the answer: the caller still gets one (-32603 with the
+            // violation), or it would wait for as long as the connection lives.
+            Err(SendError::Violation(v)) => {
+                crate::error_throttled!(violation = %v, "answer out of sequence, sent as an error");
+                let error = violation_error(codes::INTERNAL_ERROR, &v);
+                self.refuse(Some(id), error).await;
+            }
+            Err(e) => crate::error_throttled!(error = %e, "response not sent"),
         }
     }
 

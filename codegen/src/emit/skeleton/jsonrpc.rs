@@ -142,8 +142,16 @@ impl<'a> Roles<'a> {
     }
 }
 
-fn fn_ident(m: &Method) -> Ident {
-    field_ident(&pascal_case(&m.name))
+/// The Rust method of `m` on handlers and handles (`store_touch`); a notification whose
+/// method is also a request gets `_notification` after it, so the two stay apart.
+fn fn_ident(p: &Protocol, m: &Method) -> Ident {
+    let both = m.call == Call::Notification
+        && (p.methods.iter()).any(|r| r.name == m.name && r.call == Call::Request);
+    if both {
+        field_ident(&pascal_case(&format!("{} notification", m.name)))
+    } else {
+        field_ident(&pascal_case(&m.name))
+    }
 }
 
 fn variant(m: &Method) -> Ident {
@@ -275,7 +283,7 @@ fn send_fns(r: &Roles<'_>, role: &str) -> TokenStream {
     let out_notif = r.set(role, Call::Notification);
     let result_set = format_ident!("{}Result", pascal_case(role));
     let request_fns = r.methods(role, Call::Request).into_iter().map(|m| {
-        let f = fn_ident(m);
+        let f = fn_ident(r.p, m);
         let v = variant(m);
         let name = &m.name;
         let doc = format!(
@@ -303,7 +311,7 @@ fn send_fns(r: &Roles<'_>, role: &str) -> TokenStream {
         }
     });
     let notification_fns = r.methods(role, Call::Notification).into_iter().map(|m| {
-        let f = fn_ident(m);
+        let f = fn_ident(r.p, m);
         let v = variant(m);
         let doc = format!(
             "{} Validated and sequence-checked before it is sent.",
@@ -373,7 +381,7 @@ fn handler_request_fns(
     r.methods(r.other(role), Call::Request)
         .into_iter()
         .map(|m| {
-            let f = fn_ident(m);
+            let f = fn_ident(r.p, m);
             let name = &m.name;
             let doc = method_doc(m);
             let (params, unused) = match r.params_ty(m) {
@@ -435,7 +443,7 @@ fn request_arms(r: &Roles<'_>, role: &str, handle: &TokenStream) -> TokenStream 
     }
     let in_req = r.set(r.other(role), Call::Request);
     let arms = requests.iter().map(|m| {
-        let f = fn_ident(m);
+        let f = fn_ident(r.p, m);
         let v = variant(m);
         let encode = match m.result {
             Some(_) => quote!(agentwire_transport::jsonrpc::encode_result),
@@ -481,7 +489,7 @@ fn server_handler(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
     } = names;
     let request_fns = handler_request_fns(r, r.server, sender, false);
     let notification_fns = r.methods(r.client, Call::Notification).into_iter().map(|m| {
-        let f = fn_ident(m);
+        let f = fn_ident(r.p, m);
         let doc = format!("{} Does nothing unless overridden.", method_doc(m));
         let (params, unused) = match r.params_ty(m) {
             Some(t) => (quote!(, params: #t), quote!(let _ = (sender, params);)),
@@ -554,7 +562,7 @@ fn server_dispatch(r: &Roles<'_>, names: &ServerNames) -> TokenStream {
     let in_notif = r.set(r.client, Call::Notification);
     let answer = answers_impl(r, r.server, handler);
     let notification_arms = notifications.iter().map(|m| {
-        let f = fn_ident(m);
+        let f = fn_ident(r.p, m);
         let v = variant(m);
         match m.params {
             Some(_) => quote!(#in_notif::#v(params) => handler.#f(handle, params).await,),
@@ -707,7 +715,7 @@ mod tests {
         let tokens = emit(p).expect("a skeleton");
         let fns = fns(&tokens);
         for m in &p.methods {
-            let f = fn_ident(m).to_string();
+            let f = fn_ident(p, m).to_string();
             for role in &m.from {
                 let expected = match (role.as_str(), m.call) {
                     ("client", Call::Request) => {

@@ -131,6 +131,7 @@ impl<'f> Lowerer<'f> {
                 origin: self.origin(schema),
                 defaulted: false,
                 default: None,
+                must_be_set: false,
             });
         }
         for key in &members.required {
@@ -145,6 +146,7 @@ impl<'f> Lowerer<'f> {
                     origin: Default::default(),
                     defaulted: false,
                     default: None,
+                    must_be_set: false,
                 });
             }
         }

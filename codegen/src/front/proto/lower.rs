@@ -151,6 +151,7 @@ fn lower_message(
                         origin: origin.clone(),
                         defaulted: false,
                         default: None,
+                        must_be_set: false,
                     });
                     let kind = TypeKind::Oneof {
                         cases: oneof
@@ -212,8 +213,30 @@ fn plain_field(spec: &ProtoSpec, package: &str, file: &str, field: &FieldDescrip
         origin,
         defaulted: !explicit,
         default: spec.defaults.get(field.full_name()).cloned(),
+        // Only presence can be required: a field of implicit presence reads an absent key as
+        // its default, which real specs give a meaning (A2A's `next_page_token`, REQUIRED, is
+        // "empty if there are no more results"), so for it the behaviour stays data.
+        must_be_set: explicit && behaviors(spec, field).any(|b| b == "REQUIRED"),
     }
 }
+
+/// The `google.api.field_behavior` values of `field` (`REQUIRED`, `OUTPUT_ONLY`, ...), as
+/// its options hold them (a repeated option: a list of names). Only `REQUIRED` is a check
+/// (of presence); the others depend on the message's direction or history (an output-only field in a
+/// request is to be ignored, not refused; an immutable one needs its earlier value), so
+/// they stay data on `Protocol::options`.
+fn behaviors<'a>(spec: &'a ProtoSpec, field: &FieldDescriptor) -> impl Iterator<Item = &'a str> {
+    let value = (spec.options.get(field.full_name())).and_then(|o| o.get(FIELD_BEHAVIOR));
+    let list = match value {
+        Some(serde_json::Value::Array(items)) => items.as_slice(),
+        Some(one) => std::slice::from_ref(one),
+        None => &[],
+    };
+    list.iter().filter_map(serde_json::Value::as_str)
+}
+
+/// The option google's API protos declare for field behavior.
+const FIELD_BEHAVIOR: &str = "google.api.field_behavior";
 
 /// One case of a oneof: its field name is the JSON key, its type the value.
 fn case(spec: &ProtoSpec, package: &str, file: &str, field: &FieldDescriptor) -> Field {
@@ -221,6 +244,8 @@ fn case(spec: &ProtoSpec, package: &str, file: &str, field: &FieldDescriptor) ->
         optional: false,
         defaulted: false,
         default: None,
+        // A oneof case is set when it is the case: nothing more to require.
+        must_be_set: false,
         ..plain_field(spec, package, file, field)
     }
 }

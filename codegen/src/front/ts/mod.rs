@@ -397,6 +397,7 @@ impl<'f> Loader<'f> {
                 origin: self.origin(p.span),
                 defaulted: false,
                 default,
+                must_be_set: false,
             });
         }
         fields

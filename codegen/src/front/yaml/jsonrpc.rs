@@ -73,7 +73,10 @@ pub fn conventions(
     report: &mut Report<'_>,
 ) -> RpcConventions {
     let check = |method: &Spanned<String>, what: &str, report: &mut Report<'_>| {
-        let Some(m) = methods.iter().find(|m| m.name == method.value) else {
+        let named = |m: &&Method| m.name == method.value;
+        let notification =
+            (methods.iter()).find(|m| named(m) && m.call == crate::ir::Call::Notification);
+        let Some(m) = notification.or_else(|| methods.iter().find(named)) else {
             report(
                 &method.referenced,
                 format!(

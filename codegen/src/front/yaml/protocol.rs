@@ -886,7 +886,12 @@ impl Checker<'_> {
             {
                 self.err(&r.referenced, "a notification has no result".to_owned());
             }
-            if methods.iter().any(|(x, _)| x.name == m.method.value) {
+            // A method may be both a request and a notification (a message with an id is the
+            // request, one without the notification); each kind is listed once.
+            if methods
+                .iter()
+                .any(|(x, _)| x.name == m.method.value && x.call == call)
+            {
                 let msg = format!("method `{}` is listed twice", m.method.value);
                 self.err(&m.method.referenced, msg);
             }

@@ -15,6 +15,8 @@ pub enum Kind {
     ClientStoreOpen,
     ClientStorePut,
     ClientStoreClose,
+    ClientStoreTouch,
+    ClientStoreTouchNotification,
     ServerStoreChanged,
     ServerResponse,
 }
@@ -25,6 +27,8 @@ impl Kind {
             Kind::ClientStoreOpen => "client.store/open",
             Kind::ClientStorePut => "client.store/put",
             Kind::ClientStoreClose => "client.store/close",
+            Kind::ClientStoreTouch => "client.store/touch",
+            Kind::ClientStoreTouchNotification => "client.store/touch",
             Kind::ServerStoreChanged => "server.store/changed",
             Kind::ServerResponse => "server.response",
         }
@@ -52,6 +56,17 @@ pub fn kind_of(msg: &Message<'_>) -> Option<Kind> {
                 ClientNotification::StoreClose(m),
             ),
         ) => Some(Kind::ClientStoreClose),
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::StoreTouch(m),
+            },
+        ) => Some(Kind::ClientStoreTouch),
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                ClientNotification::StoreTouch(m),
+            ),
+        ) => Some(Kind::ClientStoreTouchNotification),
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
                 ServerNotification::StoreChanged(m),
@@ -138,7 +153,7 @@ impl Recorded {
 }
 /// `params.handle` of `client.store/close`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -176,7 +191,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.handle` of `client.store/put`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -187,9 +202,59 @@ fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
-/// `id` of `server.response`.
+/// `id` of `client.store/touch`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::StoreTouch(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.handle` of `client.store/touch`.
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
+fn read_8<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::StoreTouch(m),
+            },
+        ) => agentwire_runtime::machine::Field::Str(m.handle.0.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `client.store/touch`.
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
+fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                ClientNotification::StoreTouch(m),
+            ),
+        ) => agentwire_runtime::machine::Field::Absent,
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.handle` of `client.store/touch`.
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
+fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                ClientNotification::StoreTouch(m),
+            ),
+        ) => agentwire_runtime::machine::Field::Str(m.handle.0.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `server.response`.
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
+fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(agentwire_runtime::jsonrpc::Message::Response(m)) => {
             match &m.id {
@@ -202,7 +267,7 @@ fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.handle` of `server.store/changed`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -238,7 +303,9 @@ impl RequestMachineState {
     /// The kinds this state allows.
     pub fn expected(self) -> &'static [&'static str] {
         match self {
-            RequestMachineState::Idle => &["client.store/open", "client.store/put"],
+            RequestMachineState::Idle => {
+                &["client.store/open", "client.store/put", "client.store/touch"]
+            }
             RequestMachineState::Pending => &["server.response"],
             RequestMachineState::Answered => &[],
         }
@@ -260,7 +327,9 @@ impl Checker {
         let Some(key) = (match kind {
             Kind::ClientStoreOpen => read_0(msg).key(),
             Kind::ClientStorePut => read_1(msg).key(),
-            Kind::ServerResponse => read_2(msg).key(),
+            Kind::ClientStoreTouch => read_2(msg).key(),
+            Kind::ClientStoreTouchNotification => read_3(msg).key(),
+            Kind::ServerResponse => read_4(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.request.contains(key.as_ref());
@@ -295,6 +364,16 @@ impl Checker {
                 break 'pick Ok(RequestMachineState::Pending);
             }
             if matches!(state, RequestMachineState::Idle) && kind == Kind::ClientStorePut
+            {
+                break 'pick Ok(RequestMachineState::Pending);
+            }
+            if matches!(state, RequestMachineState::Idle)
+                && kind == Kind::ClientStoreTouch
+            {
+                break 'pick Ok(RequestMachineState::Pending);
+            }
+            if matches!(state, RequestMachineState::Idle)
+                && kind == Kind::ClientStoreTouchNotification
             {
                 break 'pick Ok(RequestMachineState::Pending);
             }
@@ -357,7 +436,9 @@ impl HandleMachineState {
     /// The kinds this state allows.
     pub fn expected(self) -> &'static [&'static str] {
         match self {
-            HandleMachineState::Idle => &["client.store/put", "client.store/close"],
+            HandleMachineState::Idle => {
+                &["client.store/put", "client.store/close", "client.store/touch"]
+            }
             HandleMachineState::Writing => {
                 &["server.store/changed", "client.store/close"]
             }
@@ -379,9 +460,11 @@ impl Checker {
         msg: &Message<'_>,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
-            Kind::ClientStorePut => read_3(msg).key(),
-            Kind::ServerStoreChanged => read_4(msg).key(),
-            Kind::ClientStoreClose => read_5(msg).key(),
+            Kind::ClientStorePut => read_5(msg).key(),
+            Kind::ServerStoreChanged => read_6(msg).key(),
+            Kind::ClientStoreClose => read_7(msg).key(),
+            Kind::ClientStoreTouch => read_8(msg).key(),
+            Kind::ClientStoreTouchNotification => read_9(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.handle.contains(key.as_ref());
@@ -423,6 +506,16 @@ impl Checker {
                 && kind == Kind::ClientStoreClose
             {
                 break 'pick Ok(HandleMachineState::Closed);
+            }
+            if matches!(state, HandleMachineState::Idle)
+                && kind == Kind::ClientStoreTouch
+            {
+                break 'pick Ok(HandleMachineState::Idle);
+            }
+            if matches!(state, HandleMachineState::Idle)
+                && kind == Kind::ClientStoreTouchNotification
+            {
+                break 'pick Ok(HandleMachineState::Idle);
             }
             Err(agentwire_runtime::machine::Problem::Unexpected)
         };

@@ -98,11 +98,28 @@ pub trait ServerHandler: Send + Sync + 'static {
     ) -> impl ::std::future::Future<
         Output = Result<crate::kv_rpc::PutResult, agentwire_runtime::jsonrpc::RpcError>,
     > + Send;
+    /// `store/touch`: Keeps a store handle alive and asks how many keys it holds.
+    fn store_touch(
+        &self,
+        sender: ServerSender,
+        params: crate::kv_rpc::TouchParams,
+    ) -> impl ::std::future::Future<
+        Output = Result<crate::kv_rpc::TouchResult, agentwire_runtime::jsonrpc::RpcError>,
+    > + Send;
     /// `store/close`: Closes a store handle. Does nothing unless overridden.
     fn store_close(
         &self,
         sender: ServerSender,
         params: crate::kv_rpc::CloseParams,
+    ) -> impl ::std::future::Future<Output = ()> + Send {
+        let _ = (sender, params);
+        async {}
+    }
+    /// `store/touch`: Keeps a store handle alive, asking nothing back. Does nothing unless overridden.
+    fn store_touch_notification(
+        &self,
+        sender: ServerSender,
+        params: crate::kv_rpc::TouchParams,
     ) -> impl ::std::future::Future<Output = ()> + Send {
         let _ = (sender, params);
         async {}
@@ -149,6 +166,11 @@ impl<H: ServerHandler> agentwire_transport::jsonrpc::Answers<H> for ServerSide {
                     handler.store_put(handle, params).await,
                 )
             }
+            crate::kv_rpc::ClientRequest::StoreTouch(params) => {
+                agentwire_transport::jsonrpc::encode_result(
+                    handler.store_touch(handle, params).await,
+                )
+            }
         }
     }
 }
@@ -162,6 +184,9 @@ impl<H: ServerHandler> agentwire_transport::jsonrpc::Hears<H> for ServerSide {
         match notification {
             crate::kv_rpc::ClientNotification::StoreClose(params) => {
                 handler.store_close(handle, params).await
+            }
+            crate::kv_rpc::ClientNotification::StoreTouch(params) => {
+                handler.store_touch_notification(handle, params).await
             }
         }
     }
@@ -205,12 +230,30 @@ impl ClientSends {
             _ => Err(agentwire_transport::jsonrpc::result_mismatch("store/put")),
         }
     }
+    /// `store/touch`: Keeps a store handle alive and asks how many keys it holds. Validated and sequence-checked before it is sent; waits for the typed result. For its id, progress or cancellation, start it with `peer().start(..)`.
+    pub async fn store_touch(
+        &self,
+        params: crate::kv_rpc::TouchParams,
+    ) -> Result<crate::kv_rpc::TouchResult, agentwire_transport::jsonrpc::CallError> {
+        #[allow(unreachable_patterns)]
+        match self.peer.call(crate::kv_rpc::ClientRequest::StoreTouch(params)).await? {
+            crate::kv_rpc::ClientResult::StoreTouch(result) => Ok(result),
+            _ => Err(agentwire_transport::jsonrpc::result_mismatch("store/touch")),
+        }
+    }
     /// `store/close`: Closes a store handle. Validated and sequence-checked before it is sent.
     pub async fn store_close(
         &self,
         params: crate::kv_rpc::CloseParams,
     ) -> Result<(), agentwire_transport::jsonrpc::SendError> {
         self.peer.notify(crate::kv_rpc::ClientNotification::StoreClose(params)).await
+    }
+    /// `store/touch`: Keeps a store handle alive, asking nothing back. Validated and sequence-checked before it is sent.
+    pub async fn store_touch_notification(
+        &self,
+        params: crate::kv_rpc::TouchParams,
+    ) -> Result<(), agentwire_transport::jsonrpc::SendError> {
+        self.peer.notify(crate::kv_rpc::ClientNotification::StoreTouch(params)).await
     }
 }
 /// How a `client` answers the requests the `server` sends: one method per request, each answering "method not found" unless overridden. Each runs in its own task, aborted when the `server` cancels it.
