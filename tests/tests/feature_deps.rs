@@ -60,6 +60,17 @@ fn all_features_build_every_transport() {
     assert!(missing.is_empty(), "--all-features lacks {missing:?}");
 }
 
+/// The OAuth stack (the transport's `oauth-resource` and `oauth-client` features) is for
+/// applications that ask for it: no feature of the built-ins crate, skeletons included, pulls
+/// it in.
+#[test]
+fn no_feature_builds_the_oauth_stack() {
+    let crates = tree(&["--all-features"]);
+    for oauth in ["oauth2", "jsonwebtoken"] {
+        assert!(!crates.contains(oauth), "--all-features pulls in {oauth}");
+    }
+}
+
 #[test]
 fn no_features_build_nothing_but_the_runtime() {
     let crates = tree(&["--no-default-features"]);

@@ -78,11 +78,12 @@ async fn python_sdk_client_against_our_server() {
         "subscribe_ended": "UnsupportedOperationError: task `task-6` has ended",
         "cancel_again": "TaskNotCancelableError: task `task-6` has ended",
         "not_found": "TaskNotFoundError: task `no-such-task` not found",
-        // Bad input: the spec's validators answer before the handler runs.
+        // Bad input: the spec's validators, and the version gate, answer before the handler
+        // runs.
         "bad_enum": ["INVALID_ARGUMENT",
                      "invalid message: /message/role: 99 is not a value of lf.a2a.v1.Role [enum]"],
         "no_version": ["FAILED_PRECONDITION",
-                       "A2A version 0.3 (no A2A-Version) is not supported; this agent speaks 1.0"],
+                       "A2A-Version 0.3 (no A2A-Version) is not supported; this server speaks 1.0"],
     });
     assert_eq!(seen, expected);
 }

@@ -6,6 +6,7 @@
 pub mod budget;
 pub mod check;
 pub mod grpc;
+pub mod grpc_jsonrpc;
 pub mod http_ws;
 pub mod jsonrpc;
 #[cfg(any(feature = "oauth-resource", feature = "oauth-client"))]

@@ -17,6 +17,7 @@
 mod grpc;
 mod http_ws;
 mod jsonrpc;
+pub mod jsonrpc_http;
 pub mod streamable_http;
 mod websocket;
 
@@ -105,8 +106,14 @@ pub trait Carrier: Sync {
     /// goes to `report`, at the value it is about; the checked value comes back when there
     /// was none.
     fn declare(&self, raw: &Node, cx: &Declaring<'_>, report: &mut Report<'_>) -> Option<Carried>;
-    /// The items a skeleton gains from `carried`, its declaration in `p`.
-    fn skeleton_items(&self, p: &Protocol, carried: &Carried) -> Option<TokenStream>;
+    /// The items a skeleton gains from `carried`, its declaration in `p` (`proto`: the
+    /// compiled `.proto` of a protobuf spec).
+    fn skeleton_items(
+        &self,
+        p: &Protocol,
+        proto: Option<&ProtoSpec>,
+        carried: &Carried,
+    ) -> Option<TokenStream>;
 }
 
 /// What a carrier's declaration is checked against.
@@ -124,7 +131,7 @@ pub struct Declaring<'a> {
 pub type Report<'a> = dyn FnMut(&Location, String) + 'a;
 
 /// Every carrier a spec may declare: one registration line each.
-static CARRIERS: &[&dyn Carrier] = &[&streamable_http::StreamableHttp];
+static CARRIERS: &[&dyn Carrier] = &[&streamable_http::StreamableHttp, &jsonrpc_http::JsonRpcHttp];
 
 /// The registered carriers (and, in this crate's tests, a toy one).
 fn carriers() -> impl Iterator<Item = &'static dyn Carrier> {
@@ -223,7 +230,7 @@ pub fn plugin(kind: TransportKind) -> Option<&'static dyn TransportPlugin> {
 pub fn skeleton(p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream> {
     let mut tokens = plugin(p.transport.kind)?.skeleton(p, proto)?;
     for c in &p.transport.carriers {
-        tokens.extend(carrier(c.key).and_then(|k| k.skeleton_items(p, c)));
+        tokens.extend(carrier(c.key).and_then(|k| k.skeleton_items(p, proto, c)));
     }
     Some(tokens)
 }
@@ -329,7 +336,12 @@ mod tests {
             }
             Some(Carried::new(self.key(), Greeting(raw.greeting.value)))
         }
-        fn skeleton_items(&self, _: &Protocol, carried: &Carried) -> Option<TokenStream> {
+        fn skeleton_items(
+            &self,
+            _: &Protocol,
+            _: Option<&ProtoSpec>,
+            carried: &Carried,
+        ) -> Option<TokenStream> {
             let Greeting(g) = carried.get()?;
             Some(quote!(pub const GREETING: &str = #g;))
         }
@@ -380,7 +392,7 @@ mod tests {
     fn an_unknown_key_names_the_fields_and_carriers_and_a_carrier_of_other_kinds_is_refused() {
         let errs = load("tyo:\n  greeting: hello").unwrap_err();
         let want = "`transport.tyo` is neither a field (kind, framing, port, content_type) nor \
-                    a carrier (streamable_http, toy); did you mean `toy`?";
+                    a carrier (streamable_http, jsonrpc_http, toy); did you mean `toy`?";
         assert!(
             errs.len() == 1 && errs[0].contains("protocol.yaml:5:3") && errs[0].contains(want),
             "{errs:?}"

@@ -30,7 +30,12 @@ impl Carrier for StreamableHttp {
         lower(&raw, cx.methods, report).map(|p| Carried::new(self.key(), p))
     }
 
-    fn skeleton_items(&self, p: &Protocol, carried: &Carried) -> Option<TokenStream> {
+    fn skeleton_items(
+        &self,
+        p: &Protocol,
+        _: Option<&crate::front::proto::ProtoSpec>,
+        carried: &Carried,
+    ) -> Option<TokenStream> {
         carried.get().map(|s| emit(p, s))
     }
 }
@@ -183,7 +188,7 @@ fn lower(raw: &Raw, methods: &[&Method], report: &mut Report<'_>) -> Option<Prof
 }
 
 /// A path is absolute and names one fixed route (no parameters, no spaces).
-fn check_path(path: &Spanned<String>, fail: &mut Report<'_>) {
+pub(super) fn check_path(path: &Spanned<String>, fail: &mut Report<'_>) {
     let p = &path.value;
     let fixed = p.starts_with('/')
         && p.bytes()
@@ -253,7 +258,7 @@ fn check_opening(raw: &Raw, methods: &[&Method], fail: &mut Report<'_>) {
 }
 
 /// RFC 9110's `tchar`: what a header name is made of.
-fn is_tchar(b: u8) -> bool {
+pub(super) fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 

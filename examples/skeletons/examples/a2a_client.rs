@@ -1,19 +1,18 @@
-//! An A2A client on the generated gRPC skeleton: reads the agent's extended card, sends a
+//! An A2A client that reads the agent's card at its well-known path and picks the first
+//! interface it speaks (JSON-RPC or gRPC, 8.3.2): it reads the agent's extended card, sends a
 //! message and prints the task, streams a second one, then starts a task that waits,
 //! resubscribes to it, cancels it and shows the canceled stream's end and the refusal of a
 //! subscription to an ended task.
 //!
-//! `cargo run --example a2a_client [ENDPOINT]` (default `http://127.0.0.1:50052`, the
-//! `a2a_server` example's address).
+//! `cargo run --example a2a_client [BASE_URL [BINDING]]` (default `http://127.0.0.1:50052`,
+//! the `a2a_server` example's address; `BINDING` (`jsonrpc` or `grpc`) takes that interface
+//! of the card rather than the first).
 
-use agentwire_examples::a2a::{reason_of, text_of, user_message, versioned};
+use agentwire_examples::a2a::{A2aClient, UpdateStream, fetch_card, pick, text_of, user_message};
 use agentwire_protocols::a2a::{
-    CancelTaskRequest, GetExtendedAgentCardRequest, ListTasksRequest, SendMessageRequest,
-    StreamResponse, SubscribeToTaskRequest, send_message_response, stream_response::Payload,
+    SendMessageRequest, StreamResponse, send_message_response, stream_response::Payload,
 };
-use agentwire_protocols::skeletons::a2a::a2_a_service_client::A2AServiceClient;
 use agentwire_transport::tokio;
-use agentwire_transport::tonic::transport::Channel;
 
 /// One line per stream update.
 fn describe(update: &StreamResponse) -> String {
@@ -45,16 +44,22 @@ fn send(id: &str, text: &str) -> SendMessageRequest {
     }
 }
 
-/// Starts a waiting task, resubscribes to it, cancels it, and tries to subscribe again.
-async fn cancel_demo(
-    client: &mut A2AServiceClient<Channel>,
+/// Prints every update of `stream` with `prefix`.
+async fn print_all(
+    stream: &mut UpdateStream,
+    prefix: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let mut stream = client
-        .send_streaming_message(versioned(send("m-3", "wait for me")))
-        .await?
-        .into_inner();
+    while let Some(update) = stream.next().await? {
+        println!("  {prefix}{}", describe(&update));
+    }
+    Ok(())
+}
+
+/// Starts a waiting task, resubscribes to it, cancels it, and tries to subscribe again.
+async fn cancel_demo(client: &mut A2aClient) -> Result<(), Box<dyn std::error::Error>> {
+    let mut stream = client.stream(send("m-3", "wait for me")).await?;
     let mut task_id = String::new();
-    while let Some(update) = stream.message().await? {
+    while let Some(update) = stream.next().await? {
         println!("  {}", describe(&update));
         if let Some(Payload::Task(t)) = &update.payload {
             task_id = t.id.clone();
@@ -63,59 +68,44 @@ async fn cancel_demo(
             break; // working: the task now waits
         }
     }
-    let mut again = client
-        .subscribe_to_task(versioned(SubscribeToTaskRequest {
-            id: task_id.clone(),
-            ..Default::default()
-        }))
-        .await?
-        .into_inner();
-    let canceled = client
-        .cancel_task(versioned(CancelTaskRequest {
-            id: task_id.clone(),
-            ..Default::default()
-        }))
-        .await?
-        .into_inner();
+    drop(stream);
+    let mut again = client.subscribe(&task_id).await?;
+    let canceled = client.cancel(&task_id).await?;
     println!(
         "canceled: {:?}",
         canceled.status.as_ref().map(|s| s.state())
     );
-    while let Some(update) = again.message().await? {
-        println!("  resubscribed: {}", describe(&update));
-    }
-    let refused = client
-        .subscribe_to_task(versioned(SubscribeToTaskRequest {
-            id: task_id,
-            ..Default::default()
-        }))
-        .await
-        .err()
-        .ok_or("a subscription to an ended task was accepted")?;
-    println!(
-        "subscribing again: {:?} {:?}",
-        refused.code(),
-        reason_of(&refused)
-    );
+    print_all(&mut again, "resubscribed: ").await?;
+    let refused = match client.subscribe(&task_id).await {
+        Err(refused) => refused,
+        Ok(mut stream) => match stream.next().await {
+            Err(refused) => refused,
+            Ok(_) => return Err("a subscription to an ended task was accepted".into()),
+        },
+    };
+    println!("subscribing again: refused, {refused}");
     Ok(())
 }
 
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let endpoint = std::env::args()
-        .nth(1)
+    let mut args = std::env::args().skip(1);
+    let base = args
+        .next()
         .unwrap_or_else(|| "http://127.0.0.1:50052".to_owned());
-    let mut client = A2AServiceClient::connect(endpoint.clone())
-        .await
-        .map_err(|e| agentwire_examples::connect_error(&endpoint, "a2a_server", &e))?;
-    let card = client
-        .get_extended_agent_card(versioned(GetExtendedAgentCardRequest::default()))
-        .await?
-        .into_inner();
-    println!("agent: {} ({})", card.name, card.description);
-    let answer = client
-        .send_message(versioned(send("m-1", "hello")))
-        .await?
-        .into_inner();
+    let only = args.next();
+    let card = fetch_card(&base).await.map_err(|e| {
+        format!("cannot read the agent card at {base} (is `a2a_server` running?): {e}")
+    })?;
+    let (binding, url) =
+        pick(&card, only.as_deref()).ok_or("the card names no interface this client speaks")?;
+    println!(
+        "agent: {} ({}); using {binding} at {url}",
+        card.name, card.description
+    );
+    let mut client = A2aClient::connect(binding, url).await?;
+    let extended = client.extended_card().await?;
+    println!("extended card: {} skill(s)", extended.skills.len());
+    let answer = client.send(send("m-1", "hello")).await?;
     if let Some(send_message_response::Payload::Task(t)) = answer.payload {
         let echo: Vec<String> = t
             .artifacts
@@ -133,19 +123,11 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     println!("streaming:");
-    let mut stream = client
-        .send_streaming_message(versioned(send("m-2", "hello, streamed")))
-        .await?
-        .into_inner();
-    while let Some(update) = stream.message().await? {
-        println!("  {}", describe(&update));
-    }
+    let mut stream = client.stream(send("m-2", "hello, streamed")).await?;
+    print_all(&mut stream, "").await?;
     println!("a task that waits:");
     cancel_demo(&mut client).await?;
-    let list = client
-        .list_tasks(versioned(ListTasksRequest::default()))
-        .await?
-        .into_inner();
+    let list = client.list().await?;
     println!("{} task(s) on the agent", list.total_size);
     Ok(())
 }

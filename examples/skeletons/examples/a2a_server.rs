@@ -1,7 +1,9 @@
-//! An A2A agent on the generated gRPC skeleton (`lf.a2a.v1.A2AService`): it answers every
-//! message with a task whose artifact echoes the text, streams the task's updates, keeps a
-//! task starting with `wait` working until it is canceled, and serves tasks, lists, push
-//! configs and its extended card (`agentwire_examples::a2a::EchoAgent`).
+//! An A2A agent on the generated skeleton of `lf.a2a.v1.A2AService`, serving its gRPC and
+//! JSON-RPC bindings on one address with one handler, and its Agent Card at
+//! `/.well-known/agent-card.json`: it answers every message with a task whose artifact echoes
+//! the text, streams the task's updates, keeps a task starting with `wait` working until it
+//! is canceled, and serves tasks, lists, push configs and its extended card
+//! (`agentwire_examples::a2a::EchoAgent`).
 //!
 //! `cargo run --example a2a_server [ADDR]` (or `$AGENTWIRE_ADDR`, default
 //! `127.0.0.1:50052`); `quit`, end of input or Ctrl-C stop it.
@@ -15,10 +17,13 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let addr = agentwire_examples::listen_addr("127.0.0.1:50052");
     let listener = agentwire_examples::bind(&addr).await?;
     let at = listener.local_addr()?;
-    tracing::info!(addr = %at, "A2A agent listening (gRPC); {}", agentwire_examples::STOP_HINT);
+    tracing::info!(addr = %at, "A2A agent listening (gRPC and JSON-RPC); {}", agentwire_examples::STOP_HINT);
     let agent = EchoAgent::new(&format!("http://{at}"));
+    // HTTP/1.1 too: JSON-RPC clients speak it; gRPC arrives over HTTP/2 on the same port.
     Server::builder()
-        .serve_with_incoming_shutdown(agent.service(), TcpListenerStream::new(listener), async {
+        .accept_http1(true)
+        .add_routes(agent.routes()?)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
             agentwire_examples::wait_for_stop().await;
         })
         .await?;

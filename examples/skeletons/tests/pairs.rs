@@ -187,17 +187,29 @@ fn coven_gateway_and_agent() {
 #[test]
 fn a2a_server_and_client() {
     let (server, addr) = Server::start("a2a_server", &["127.0.0.1:0"], &[], "addr");
-    let out = run("a2a_client", &[&format!("http://{addr}")], &[]);
-    let text = stdout(&out);
-    for line in [
-        "artifact [\"hello\"]",
-        "status of task-4: Some(Completed)",
-        "canceled: Some(Canceled)",
-        "resubscribed: status of task-6: Some(Canceled)",
-        "subscribing again: FailedPrecondition Some(\"UNSUPPORTED_OPERATION\")",
-        "3 task(s) on the agent",
+    // The card's first interface (JSON-RPC), then its gRPC one: the same run on each binding
+    // of the one handler, whose tasks accumulate (ids count contexts and tasks together).
+    for (binding, used, first, total) in [
+        (None, "using JSONRPC at", 2, 3),
+        (Some("grpc"), "using GRPC at", 8, 6),
     ] {
-        assert!(text.contains(line), "no `{line}` in\n{text}");
+        let base = format!("http://{addr}");
+        let mut args = vec![base.as_str()];
+        args.extend(binding);
+        let out = run("a2a_client", &args, &[]);
+        let text = stdout(&out);
+        for line in [
+            used.to_owned(),
+            "extended card: 1 skill(s)".to_owned(),
+            format!("task task-{first}: Some(Completed), artifact [\"hello\"]"),
+            format!("status of task-{}: Some(Completed)", first + 2),
+            "canceled: Some(Canceled)".to_owned(),
+            format!("resubscribed: status of task-{}: Some(Canceled)", first + 4),
+            "subscribing again: refused, UNSUPPORTED_OPERATION".to_owned(),
+            format!("{total} task(s) on the agent"),
+        ] {
+            assert!(text.contains(&line), "no `{line}` in\n{text}");
+        }
     }
     server.stop(Some("quit\n"));
 }

@@ -77,7 +77,7 @@ mod server;
 mod service;
 #[cfg(feature = "streamable-http")]
 mod session;
-#[cfg(feature = "streamable-http")]
+// The SSE framing is shared with the JSON-RPC binding of gRPC services (`grpc_jsonrpc`).
 pub mod sse;
 #[cfg(feature = "streamable-http")]
 mod stream;

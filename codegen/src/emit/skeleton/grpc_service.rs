@@ -120,7 +120,11 @@ impl tonic_build::Method for Method {
 /// Where the Rust type of a proto message lives in the generated crate: the main package's
 /// at the top of the protocol's module, another kept package's in nested modules, the
 /// well-known types in `pbjson_types`. `None` for a type that gets no Rust type.
-fn rust_type(spec: &ProtoSpec, module: &str, m: &MessageDescriptor) -> Option<(TokenStream, bool)> {
+pub(super) fn rust_type(
+    spec: &ProtoSpec,
+    module: &str,
+    m: &MessageDescriptor,
+) -> Option<(TokenStream, bool)> {
     let package = m.package_name();
     let local = m
         .full_name()

@@ -9,7 +9,21 @@
 #[cfg(feature = "proto")]
 pub mod grpc;
 #[cfg(feature = "proto")]
+pub mod grpc_jsonrpc;
+#[cfg(feature = "proto")]
 mod grpc_service;
+/// Without the `proto` feature no protobuf spec loads, so no gRPC service has a JSON-RPC
+/// binding to emit.
+#[cfg(not(feature = "proto"))]
+pub mod grpc_jsonrpc {
+    pub fn emit(
+        _: &crate::ir::Protocol,
+        proto: &crate::front::proto::ProtoSpec,
+        _: &crate::transport::jsonrpc_http::Binding,
+    ) -> Option<proc_macro2::TokenStream> {
+        Some(proto.unreachable())
+    }
+}
 /// Without the `proto` feature no protobuf spec loads, so there is no gRPC skeleton to emit.
 #[cfg(not(feature = "proto"))]
 pub mod grpc {

@@ -1,11 +1,14 @@
 //! What the A2A examples share: an echo agent serving every rpc of the generated gRPC
-//! skeleton (`a2a_service_server::A2AService`) from an in-memory task store, the A2A errors as
-//! gRPC statuses, and the `A2A-Version` service parameter.
+//! skeleton (`a2a_service_server::A2AService`) from an in-memory task store, on the gRPC and
+//! JSON-RPC bindings at once (the skeleton's `a2_a_service_routes`, whose version gate
+//! holds both to the `A2A-Version` service parameter), with its Agent Card at the well-known
+//! path; the A2A errors as gRPC statuses, which the JSON-RPC binding maps to its codes.
 //!
 //! The agent answers each message with a task whose artifact is the message's text. A text
 //! starting with `wait` leaves the task working until it is canceled, so that cancellation
 //! and resubscription can be shown; `reject` rejects the task.
 
+mod client;
 mod service;
 mod status;
 mod store;
@@ -19,10 +22,15 @@ use agentwire_protocols::a2a::{
     TaskStatusUpdateEvent, part, stream_response::Payload,
 };
 pub use agentwire_protocols::skeletons::a2a::a2_a_service_server::A2AServiceServer;
+use agentwire_protocols::skeletons::a2a::{JSONRPC_HTTP, a2_a_service_routes};
+use agentwire_transport::grpc_jsonrpc::{ProfileError, VersionGate};
 use agentwire_transport::tokio::sync::{broadcast, mpsc};
+use agentwire_transport::tonic::service::Routes;
+use agentwire_transport::tonic::service::interceptor::InterceptedService;
 use agentwire_transport::tonic::{self, Request, Status};
 use futures_util::Stream;
 
+pub use client::{A2aClient, BINDINGS, Refused, UpdateStream, fetch_card, pick};
 pub use status::{A2aError, reason_of};
 pub use store::{Store, is_terminal, state_of};
 
@@ -43,7 +51,8 @@ pub struct EchoAgent {
 }
 
 impl EchoAgent {
-    /// An agent whose card names `url` as its gRPC interface.
+    /// An agent whose card names `url` as its JSON-RPC and gRPC interfaces (both served there
+    /// by [`EchoAgent::routes`]).
     pub fn new(url: &str) -> Self {
         EchoAgent {
             store: Arc::default(),
@@ -56,9 +65,22 @@ impl EchoAgent {
         &self.store
     }
 
-    /// The tonic service, ready for `Server::builder().add_service`.
-    pub fn service(self) -> A2AServiceServer<EchoAgent> {
-        A2AServiceServer::new(self)
+    /// Its card.
+    pub fn card(&self) -> &AgentCard {
+        &self.card
+    }
+
+    /// The gRPC binding alone, behind the version gate, ready for
+    /// `Server::builder().add_service`.
+    pub fn service(self) -> InterceptedService<A2AServiceServer<EchoAgent>, VersionGate> {
+        A2AServiceServer::with_interceptor(self, VersionGate::new(&JSONRPC_HTTP))
+    }
+
+    /// Both bindings and the card at its well-known path, for
+    /// `Server::builder().accept_http1(true).add_routes`.
+    pub fn routes(self) -> Result<Routes, ProfileError> {
+        let card = self.card.clone();
+        a2_a_service_routes(self, Some(&card))
     }
 
     /// Starts the work a message asks for on `task`: an echo of its text as an artifact, or,
@@ -125,17 +147,23 @@ impl EchoAgent {
     }
 }
 
-/// The agent's card: one gRPC interface, streaming, the extended card, one skill.
+/// The agent's card: its JSON-RPC interface (preferred) and its gRPC interface at `url`
+/// (8.3.1), streaming, the extended card, one skill.
 pub fn agent_card(url: &str) -> AgentCard {
+    let interface = |binding: &str, url: String| AgentInterface {
+        url,
+        protocol_binding: binding.to_owned(),
+        protocol_version: VERSION.to_owned(),
+        ..AgentInterface::default()
+    };
+    let base = url.trim_end_matches('/');
     AgentCard {
         name: "agentwire echo agent".to_owned(),
         description: "Answers every message with a task whose artifact echoes its text.".to_owned(),
-        supported_interfaces: vec![AgentInterface {
-            url: url.to_owned(),
-            protocol_binding: "GRPC".to_owned(),
-            protocol_version: VERSION.to_owned(),
-            ..AgentInterface::default()
-        }],
+        supported_interfaces: vec![
+            interface("JSONRPC", format!("{base}{}", JSONRPC_HTTP.path)),
+            interface("GRPC", base.to_owned()),
+        ],
         version: env!("CARGO_PKG_VERSION").to_owned(),
         // Configs are kept and served, but this agent delivers no webhook calls: it says so.
         capabilities: Some(AgentCapabilities {
@@ -186,29 +214,6 @@ pub fn text_of(message: &Message) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// Refuses a call that asks for a version this agent does not speak (3.6.2: an empty value
-/// means 0.3, which it does not speak either). `Major.Minor` is compared; a patch is ignored.
-pub fn check_version<T>(request: &Request<T>) -> Result<(), Status> {
-    let asked = request
-        .metadata()
-        .get(VERSION_KEY)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let major_minor: Vec<&str> = asked.trim().splitn(3, '.').take(2).collect();
-    if major_minor.join(".") == VERSION {
-        Ok(())
-    } else {
-        let asked = if asked.is_empty() {
-            "0.3 (no A2A-Version)"
-        } else {
-            asked
-        };
-        Err(A2aError::VersionNotSupported.status(format!(
-            "A2A version {asked} is not supported; this agent speaks {VERSION}"
-        )))
-    }
 }
 
 /// A request carrying this agent's version, as a client sends it.

@@ -14,7 +14,7 @@ use agentwire_protocols::a2a::{
 use agentwire_protocols::skeletons::a2a::a2_a_service_server::A2AService;
 use agentwire_transport::tonic::{self, Request, Response, Status};
 
-use super::{A2aError, EchoAgent, Updates, check_version, is_terminal, state_of, stream_of};
+use super::{A2aError, EchoAgent, Updates, is_terminal, state_of, stream_of};
 
 /// The page size when a `ListTasks` names none, and the largest it may name (3.1.4).
 const PAGE_DEFAULT: usize = 50;
@@ -58,7 +58,6 @@ impl A2AService for EchoAgent {
         &self,
         request: Request<SendMessageRequest>,
     ) -> Result<Response<SendMessageResponse>, Status> {
-        check_version(&request)?;
         let (task, text) = self.accept(request.into_inner())?;
         // The unary call answers once the work is done, or left waiting (3.1.1).
         EchoAgent::work(Arc::clone(&self.store), task.clone(), text).await;
@@ -77,7 +76,6 @@ impl A2AService for EchoAgent {
         &self,
         request: Request<SendMessageRequest>,
     ) -> Result<Response<Updates>, Status> {
-        check_version(&request)?;
         let (task, text) = self.accept(request.into_inner())?;
         // Subscribed before the work starts, so the stream misses none of it.
         let (first, updates) = self
@@ -89,7 +87,6 @@ impl A2AService for EchoAgent {
     }
 
     async fn get_task(&self, request: Request<GetTaskRequest>) -> Result<Response<Task>, Status> {
-        check_version(&request)?;
         let r = request.into_inner();
         let mut task = self
             .store
@@ -103,7 +100,6 @@ impl A2AService for EchoAgent {
         &self,
         request: Request<ListTasksRequest>,
     ) -> Result<Response<ListTasksResponse>, Status> {
-        check_version(&request)?;
         let r = request.into_inner();
         let size = page_size(r.page_size)?;
         let offset = page_offset(&r.page_token)?;
@@ -144,7 +140,6 @@ impl A2AService for EchoAgent {
         &self,
         request: Request<CancelTaskRequest>,
     ) -> Result<Response<Task>, Status> {
-        check_version(&request)?;
         let id = request.into_inner().id;
         let task = self
             .store
@@ -176,7 +171,6 @@ impl A2AService for EchoAgent {
         &self,
         request: Request<SubscribeToTaskRequest>,
     ) -> Result<Response<Updates>, Status> {
-        check_version(&request)?;
         let id = request.into_inner().id;
         let (first, updates) = self.store.subscribe(&id).map_err(|e| match e {
             A2aError::UnsupportedOperation => e.status(format!("task `{id}` has ended")),
@@ -189,7 +183,6 @@ impl A2AService for EchoAgent {
         &self,
         request: Request<TaskPushNotificationConfig>,
     ) -> Result<Response<TaskPushNotificationConfig>, Status> {
-        check_version(&request)?;
         let config = request.into_inner();
         if config.url.is_empty() {
             return Err(A2aError::InvalidParams.status("`url` is required"));
@@ -206,7 +199,6 @@ impl A2AService for EchoAgent {
         &self,
         request: Request<GetTaskPushNotificationConfigRequest>,
     ) -> Result<Response<TaskPushNotificationConfig>, Status> {
-        check_version(&request)?;
         let r = request.into_inner();
         let configs = self
             .store
@@ -225,7 +217,6 @@ impl A2AService for EchoAgent {
         &self,
         request: Request<ListTaskPushNotificationConfigsRequest>,
     ) -> Result<Response<ListTaskPushNotificationConfigsResponse>, Status> {
-        check_version(&request)?;
         let r = request.into_inner();
         let configs = self
             .store
@@ -239,9 +230,8 @@ impl A2AService for EchoAgent {
 
     async fn get_extended_agent_card(
         &self,
-        request: Request<GetExtendedAgentCardRequest>,
+        _request: Request<GetExtendedAgentCardRequest>,
     ) -> Result<Response<AgentCard>, Status> {
-        check_version(&request)?;
         // The extended card is the public one plus what only callers who ask see.
         let mut card = self.card.clone();
         card.description.push_str(" (extended card)");
@@ -252,7 +242,6 @@ impl A2AService for EchoAgent {
         &self,
         request: Request<DeleteTaskPushNotificationConfigRequest>,
     ) -> Result<Response<pbjson_types::Empty>, Status> {
-        check_version(&request)?;
         let r = request.into_inner();
         match self.store.delete_config(&r.task_id, &r.id) {
             Ok(true) => Ok(Response::new(Default::default())),
