@@ -281,7 +281,7 @@ where
         Command::Diagram(args) => return Ok(crate::spec::diagram::run(&args, out, &mut err)),
         Command::New(args) => return Ok(crate::new::run(&args, out, &mut err)),
         Command::Proxy(args) => return Ok(crate::proxy::run(registry, &args, &mut err)),
-        Command::Mock(args) => return Ok(crate::mock::run(&args, &mut err)),
+        Command::Mock(args) => return Ok(crate::mock::run(registry, &args, &mut err)),
         Command::Completions(args) => {
             return Ok(crate::completions::run(&args, Cli::command(), out));
         }
@@ -510,7 +510,7 @@ fn check_inputs(
             // in memory and parsed once.
             let mut bytes = Vec::new();
             trace.input.read_to_end(&mut bytes).map_err(read_error)?;
-            Ok(check::check_one_sided(p, &trace.name, &bytes, report))
+            Ok(vec![check::check_one_sided(p, &trace.name, &bytes, report)])
         } else {
             let t = Trace {
                 name: &trace.name,
@@ -519,7 +519,9 @@ fn check_inputs(
             };
             check::check_trace(p, t, report)
         };
-        add(stats.map_err(|e| (ErrorKind::Io, format!("cannot read {}: {e}", trace.name)))?);
+        let stats =
+            stats.map_err(|e| (ErrorKind::Io, format!("cannot read {}: {e}", trace.name)))?;
+        stats.into_iter().for_each(&mut add);
     }
     if !inputs.captures.is_empty() && !report.stopped() {
         let sides = if args.one_sided {

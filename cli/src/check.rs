@@ -14,8 +14,10 @@ use crate::merge::{Shape, merge};
 use crate::report::Report;
 
 pub use finding::{At, Detail, Finding};
+pub use lines::LineChecker;
 
 pub mod finding;
+mod lines;
 mod repair;
 mod status;
 pub mod version;
@@ -265,14 +267,15 @@ pub struct Trace<'a> {
     pub size: Option<u64>,
 }
 
-/// Checks one JSON Lines trace (`{"from": ..., "message": ...}` per line) as its own stream,
-/// reading it line by line and reporting each finding as it is found. Stops early when `out`
-/// wants no more findings.
+/// Checks one JSON Lines trace (`{"from": ..., "message": ...}` per line) as its own stream
+/// (or as the streams its lines name, see `lines`), reading it line by line and reporting
+/// each finding as it is found; what each stream saw. Stops early when `out` wants no more
+/// findings.
 pub fn check_trace(
     p: &dyn Protocol,
     trace: Trace<'_>,
     out: &mut Report<'_>,
-) -> std::io::Result<Stats> {
+) -> std::io::Result<Vec<Stats>> {
     let file = trace.name;
     let mut lines = LineChecker::new(p, file);
     let mut buf = Vec::new();
@@ -288,59 +291,9 @@ pub fn check_trace(
         lines.line(&buf, out);
     }
     if out.stopped() {
-        return Ok(lines.run.stats.clone());
+        return Ok(lines.stats());
     }
     Ok(lines.finish(out))
-}
-
-/// A JSON Lines trace checked one line at a time, as the lines come: `trace check` reads a
-/// file through it and `agentwire proxy` the lines it records, so both report the same
-/// findings in the same words.
-pub struct LineChecker<'p> {
-    protocol: &'p dyn Protocol,
-    file: String,
-    run: Run<'p>,
-    /// The line and code of the gRPC status that ended the stream, once one has.
-    ended: Option<(usize, &'static str)>,
-    /// Lines taken so far (blank ones included), so the next one's number.
-    n: usize,
-}
-
-impl<'p> LineChecker<'p> {
-    /// A checker for a fresh stream whose findings name `file`.
-    pub fn new(protocol: &'p dyn Protocol, file: &str) -> Self {
-        Self {
-            protocol,
-            file: file.to_owned(),
-            run: Run::new(protocol, None),
-            ended: None,
-            n: 0,
-        }
-    }
-
-    /// Checks the next line (with or without its line end); a blank line is skipped.
-    pub fn line(&mut self, line: &[u8], out: &mut Report<'_>) {
-        self.n += 1;
-        let line = if self.n == 1 { strip_bom(line) } else { line };
-        if let Some(line) = content(line) {
-            let entry = serde_json::from_slice(line);
-            let at = (self.file.as_str(), self.n);
-            check_line(
-                self.protocol,
-                &mut self.run,
-                at,
-                (line, entry),
-                &mut self.ended,
-                out,
-            );
-        }
-    }
-
-    /// Ends the stream, reporting instances left mid-flow.
-    pub fn finish(self, out: &mut Report<'_>) -> Stats {
-        let aborted = self.ended.is_some_and(|(_, code)| code != "OK");
-        self.run.finish(&self.file, out, aborted)
-    }
 }
 
 /// Checks a one-sided capture held in memory (`--one-sided`). The senders it holds must be

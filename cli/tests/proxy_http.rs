@@ -106,9 +106,10 @@ fn trace_check(file: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The finding lines of the proxy's standard error that name `file`.
+/// The finding lines of the proxy's standard error that name `file` (or one of its
+/// streams, `FILE#N`).
 fn live(stderr: &str, file: &Path) -> Vec<String> {
-    let prefix = format!("{}:", file.display());
+    let prefix = file.display().to_string();
     stderr
         .lines()
         .filter(|l| l.starts_with(&prefix))
@@ -274,4 +275,71 @@ fn enforce_answers_a_bad_request_and_other_sites_are_refused() {
     assert_eq!(live.len(), 1, "{live:?}");
     let recorded = std::fs::read_to_string(&record).unwrap();
     assert_eq!(recorded.lines().count(), 7, "{recorded}");
+}
+
+/// An HTTP request to the proxy's endpoint with `method`, in `session`; its status.
+fn send(base: &str, method: &str, session: &str) -> u16 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let answer = reqwest::Client::new()
+            .request(method, format!("{base}/mcp"))
+            .header("mcp-session-id", session)
+            .send()
+            .await
+            .unwrap();
+        answer.status().as_u16()
+    })
+}
+
+#[test]
+fn concurrent_sessions_are_checked_apart() {
+    let upstream = Upstream::start();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("s.jsonl");
+    let proxy = Proxy::start(&upstream.url, &["--record", record.to_str().unwrap()]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "proxy-test", "version": "1"}}});
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    // Two clients open sessions side by side, with the same request ids: read as one
+    // stream, the second `initialize` and every repeated id would be findings.
+    let (_, _, a) = post(&proxy.base, None, &init, None);
+    let (_, _, b) = post(&proxy.base, None, &init, None);
+    let (a, b) = (a.expect("session a"), b.expect("session b"));
+    assert_ne!(a, b);
+    for s in [&a, &b] {
+        assert_eq!(post(&proxy.base, Some(s), &note, None).0, 202);
+    }
+    for s in [&a, &b] {
+        let (_, body, _) = post(&proxy.base, Some(s), &list, None);
+        assert!(message(&body)["result"]["tools"].is_array(), "{body}");
+    }
+    // The second client's mistake is its own.
+    let bad = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {}});
+    post(&proxy.base, Some(&b), &bad, None);
+    assert!(send(&proxy.base, "DELETE", &a) < 300);
+    let (code, stderr) = proxy.stop();
+    assert_eq!(code, Some(1), "{stderr}");
+    let live = live(&stderr, &record);
+    assert_eq!(live, trace_check(&record), "{stderr}");
+    assert!(!live.is_empty(), "{stderr}");
+    assert!(
+        live.iter()
+            .all(|l| l.starts_with(&format!("{}#2:", record.display()))),
+        "{live:?}"
+    );
+    assert!(stderr.contains("in 2 stream(s)"), "{stderr}");
+    // The first session ended with its DELETE, and its stream with it.
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let ends: Vec<Value> = recorded
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["end"] == true)
+        .collect();
+    assert_eq!(ends, [json!({"stream": "1", "end": true})], "{recorded}");
 }

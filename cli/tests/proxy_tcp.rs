@@ -83,7 +83,8 @@ fn json_rpc_over_tcp_is_relayed_and_checked() {
     let mut rest = String::new();
     err.read_to_string(&mut rest).unwrap();
     assert_eq!(proxy.wait().unwrap().code(), Some(1), "{rest}");
-    let prefix = format!("{}:", record.display());
+    // Each connection is a stream of its own: `FILE#N:line ...`.
+    let prefix = format!("{}#", record.display());
     let live: Vec<&str> = rest.lines().filter(|l| l.starts_with(&prefix)).collect();
     let checked = Command::new(agentwire())
         .args(["trace", "check", "--protocol", "mcp"])
@@ -94,4 +95,7 @@ fn json_rpc_over_tcp_is_relayed_and_checked() {
     let checked: Vec<&str> = checked.lines().filter(|l| l.starts_with(&prefix)).collect();
     assert_eq!(live, checked, "{rest}");
     assert!(live.iter().any(|l| l.contains("not UTF-8")), "{live:?}");
+    // The garbage is the first connection's alone.
+    assert!(live.iter().all(|l| l.contains("#1:")), "{live:?}");
+    assert!(rest.contains("in 2 stream(s)"), "{rest}");
 }

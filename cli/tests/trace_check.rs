@@ -217,6 +217,58 @@ fn every_file_is_a_stream_of_its_own() {
     );
 }
 
+/// `text`'s lines, each naming `stream`.
+fn in_stream(stream: &str, text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v["stream"] = json!(stream);
+            v.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn streams_named_in_one_file_are_checked_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two sessions interleaved line by line, as a network proxy records them; as one stream
+    // the second chat_message would break the first session's order.
+    let a = in_stream("1", &helix_session());
+    let late = trace(&[("helix", chat_message()), ("zed", message_completed())]);
+    let b = in_stream("2", &late);
+    let mut text = String::new();
+    for (i, line) in a.iter().enumerate() {
+        text.push_str(line);
+        text.push('\n');
+        if let Some(other) = b.get(i) {
+            text.push_str(other);
+            text.push('\n');
+        }
+        if i == 2 {
+            text.push_str("{\"stream\": \"2\", \"end\": true}\n");
+        }
+    }
+    text.push_str("{\"stream\": 3, \"from\": \"zed\", \"message\": {}}\n");
+    write(dir.path(), "two.jsonl", text);
+    let (code, stdout, stderr) = agentwire(
+        dir.path(),
+        &["trace", "check", "--protocol", "helix_zed", "two.jsonl"],
+    );
+    assert_eq!(
+        lines(&stdout),
+        [
+            "two.jsonl#2:line 4: session ses_1 in state waiting_first: got zed.message_completed, \
+             expected one of zed.context_created",
+            "two.jsonl#2:end of stream: session ses_1 in state waiting_first: \
+             expected one of zed.context_created",
+            "two.jsonl:line 9: /stream: expected a string [type]",
+        ],
+        "{stderr}"
+    );
+    assert_eq!(code, 1);
+    assert!(stderr.contains("7 message(s) in 2 stream(s)"), "{stderr}");
+}
+
 // -- eca captures ----------------------------------------------------------------------------
 
 fn eca_client() -> Vec<Value> {

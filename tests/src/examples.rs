@@ -31,7 +31,7 @@ pub fn example_binary_with(name: &str, features: &[&str]) -> PathBuf {
         .iter()
         .map(|f| format!("agentwire-examples/{f}"))
         .collect();
-    let mut cmd = std::process::Command::new(env!("CARGO"));
+    let mut cmd = cargo();
     cmd.current_dir(workspace_root())
         .args(["build", "-q", "--workspace", "--example", name]);
     if !features.is_empty() {
@@ -42,4 +42,28 @@ pub fn example_binary_with(name: &str, features: &[&str]) -> PathBuf {
     let path = target_dir().join("debug/examples").join(name);
     built.get_or_insert_default().insert(key, path.clone());
     path
+}
+
+/// `cargo` for a build nested in a test, without the variables cargo sets for the test process
+/// (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, `CARGO_BIN_EXE_*`, `OUT_DIR`, ...). Cargo compares a
+/// build script's `rerun-if-env-changed` variables in its own environment: ring's names
+/// `CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME` and `OUT_DIR`, so a nested build that inherited them
+/// reran it and recompiled everything above ring (rustls, reqwest, the transport, the generated
+/// crate, the examples: minutes on two cores), and the next build from a shell did it again.
+pub fn cargo() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO"));
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        let per_package = ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_"]
+            .iter()
+            .any(|p| key.starts_with(p))
+            || matches!(
+                key,
+                "CARGO_CRATE_NAME" | "CARGO_PRIMARY_PACKAGE" | "CARGO_TARGET_TMPDIR" | "OUT_DIR"
+            );
+        if per_package {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
 }

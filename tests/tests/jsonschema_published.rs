@@ -3,7 +3,8 @@
 //! repository): setuptools' `tool.setuptools` and `tool.distutils` schemas (kebab-case
 //! definition names, `$$description`, draft-07 tuples), the draft-04 to 2020-12 meta-schemas
 //! `jsonschema-specifications` ships (`$ref: "#"`, `$dynamicRef`, references to other
-//! documents), and ACP's v2 schema from its SDK. Each loads with no refusal, all generate one
+//! documents), ACP's v2 schema from its SDK, and ajv's `json-schema-secure.json` (a schema
+//! from outside that corpus). Each loads with no refusal, all generate one
 //! crate that compiles warning-free, and the generated `decode_type` is compared, definition
 //! by definition, with the `jsonschema` crate on the unchanged upstream schema, over instances
 //! drawn from the schema and near misses of them (`agentwire_tests::instances`).
@@ -61,6 +62,14 @@ fn corpus() -> Vec<(&'static str, PathBuf, &'static str)> {
             "acp_v2",
             peers.join("node/node_modules/@agentclientprotocol/sdk/schema/v2/schema.json"),
             "schema.json",
+        ),
+        // Outside the corpus the generator was tuned to: ajv's draft-07 meta-schema for the
+        // security assessment of schemas (`$ref: "#"` throughout, `dependencies` with schemas,
+        // `if`/`then`), from ajv 8.20.0, which the peers' npm lockfile pins (the MCP SDK depends on it).
+        (
+            "ajv_secure",
+            peers.join("node/node_modules/ajv/dist/refs/json-schema-secure.json"),
+            "json-schema-secure.json",
         ),
     ]
 }

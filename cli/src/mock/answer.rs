@@ -119,6 +119,20 @@ fn echo(mut result: Value, params: &Value) -> Value {
     result
 }
 
+/// The answer to a request when nothing is drawn (a replay of a registered protocol): a
+/// request outside the recording gets -32601.
+pub fn not_replayed(message: &Value) -> Option<String> {
+    let id = message
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())?;
+    let method = message.get("method")?.as_str()?;
+    Some(error(
+        id,
+        codes::METHOD_NOT_FOUND,
+        &format!("method `{method}` is not in the replayed recording"),
+    ))
+}
+
 fn error(id: &Value, code: i64, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
 }

@@ -1,11 +1,16 @@
 //! `agentwire mock`: plays one role of a JSON-RPC protocol over stdio against a real peer.
 //! Each request of the peer that the role answers gets a result drawn from the spec's
-//! JSON Schema and accepted by the protocol's own decoder (`answer`, drawing with `agentwire_runtime::instances`);
-//! everything the peer sends is recorded and checked as the proxy checks it, and what the
-//! peer got wrong is printed as it happens, in `trace check`'s words.
+//! JSON Schema and accepted by the protocol's own decoder (`answer`, drawing with
+//! `agentwire_runtime::instances`); with `--replay` the role's side of a recorded session is
+//! played instead (`replay`), and where the peer deviates from the recording is reported.
+//! Everything the peer sends is recorded and checked as the proxy checks it, and what the
+//! peer got wrong is printed as it happens, in `trace check`'s words. The peer is this
+//! process's standard input and output, or the command given after `--`.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::Stdio;
 use std::time::Duration;
 
 use agentwire_runtime::framing::DEFAULT_MAX_FRAME_SIZE;
@@ -15,26 +20,46 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
 mod answer;
+mod replay;
 
+use crate::check::{At, Detail, Finding};
 use crate::proxy::refuse::{self, Answer};
 use crate::proxy::session::Session;
 use crate::proxy::split::{Chunk, Framing, Piece, Splitter};
 use answer::Answerer;
+use replay::Script;
 
 /// Exit status of a usage error.
 const USAGE: u8 = 2;
 /// Bytes read at a time.
 const CHUNK: usize = 64 * 1024;
+/// How long a spawned peer may take to exit once its input is closed.
+const GRACE: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("which").required(true).args(["protocol", "spec"]))]
 pub struct MockArgs {
     /// The spec folder (holding protocol.yaml) of the protocol to play.
-    #[arg(long, value_name = "DIR")]
-    spec: PathBuf,
+    #[arg(long, value_name = "DIR", conflicts_with = "protocol")]
+    spec: Option<PathBuf>,
+
+    /// A registered protocol to play instead (with --replay: its answers are the
+    /// recording's, as nothing is drawn without the spec folder's schema).
+    #[arg(long, value_name = "NAME", requires = "replay")]
+    protocol: Option<String>,
 
     /// The role to play (the peer plays the other).
     #[arg(long, value_name = "ROLE")]
     role: String,
+
+    /// Play the role's side of this recorded session (a JSON Lines trace, such as
+    /// `agentwire proxy --record` writes) and report where the peer deviates from it.
+    #[arg(long, value_name = "TRACE")]
+    replay: Option<PathBuf>,
+
+    /// Seconds the peer has to send the message the replayed recording has next.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    replay_timeout: u64,
 
     /// Write both directions to FILE as a JSON Lines trace (`trace check` reads it).
     #[arg(long, value_name = "FILE")]
@@ -47,49 +72,60 @@ pub struct MockArgs {
     /// Seconds a started frame has to arrive whole; then its start is given up.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     frame_timeout: u64,
+
+    /// The peer's command and its arguments, after `--` (it is spawned and spoken to over
+    /// its standard input and output); without one, the peer is this process's.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<OsString>,
 }
 
 pub const ABOUT: &str = "\
 Play one role of a JSON-RPC protocol over standard input and output, against a real peer
-(run it as the peer's server command). Each request the role answers gets a result drawn
-from the spec's JSON Schema and accepted by the protocol's own decoder (members of the
-request's params the result also has are echoed, such as an offered version); a request
-the role does not answer gets -32601. Everything the peer sends is checked against the
-schemas and sequence rules, and each finding is printed on standard error as it is made:
+(run it as the peer's server command, or give the peer's command after `--`). Each request
+the role answers gets a result drawn from the spec's JSON Schema and accepted by the
+protocol's own decoder (members of the request's params the result also has are echoed,
+such as an offered version); a request the role does not answer gets -32601. Everything
+the peer sends is checked against the schemas and sequence rules, and each finding is
+printed on standard error as it is made:
 
   my-client --server 'agentwire mock --spec ./spec/chat --role server --record s.jsonl'
 
+With --replay TRACE the role's side of a recorded session is played: its messages are sent
+in their recorded order, each once the peer's messages recorded before it came, with the
+live request ids; each message of the peer is compared with the one the recording has in
+its place, and a different kind (request, notification, answer, error) or method is
+reported as TRACE:line N: replay: ... A peer silent past --replay-timeout ends the replay.
+
+  agentwire mock --protocol NAME --role client --replay session.jsonl -- my-server --stdio
+
 Exit status:
   0  the peer made no mistake
-  1  at least one finding
-  2  usage error: bad arguments, a spec that does not load";
+  1  at least one finding (a deviation included)
+  2  usage error: bad arguments, a spec that does not load, a trace that cannot be read";
 
 /// Runs `agentwire mock`; returns the exit status.
-pub fn run(args: &MockArgs, err: &mut dyn Write) -> u8 {
+pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Write) -> u8 {
     let fail = |err: &mut dyn Write, e: String| {
         let _ = writeln!(err, "error: {e}");
         USAGE
     };
-    let interp = match crate::protocol_arg::interpret(&args.spec) {
-        Ok(i) => i,
-        Err(e) => return fail(err, e.1),
-    };
-    let protocol: &'static crate::interp::Interpreted = Box::leak(Box::new(interp));
-    if protocol.transport() != TransportKind::JsonRpc
-        || !protocol.roles().contains(&args.role.as_str())
-    {
-        let e = format!(
-            "mock plays a role ({}) of a JSON-RPC protocol",
-            protocol.roles().join(", ")
-        );
-        return fail(err, e);
-    }
-    let Some(schema) = schema(args, err) else {
-        return USAGE;
+    let (protocol, answerer) = match played(registry, args, err) {
+        Ok(p) => p,
+        Err(e) => return fail(err, e),
     };
     let framing = match crate::proxy::stream_framing(protocol) {
         Ok(f) => f,
         Err(e) => return fail(err, e),
+    };
+    let peer = crate::proxy::other_role(protocol, &args.role);
+    let script = match args
+        .replay
+        .as_deref()
+        .map(|t| Script::load(t, &args.role, peer))
+    {
+        Some(Err(e)) => return fail(err, e),
+        Some(Ok(s)) => Some(s),
+        None => None,
     };
     let recorder = match args
         .record
@@ -105,15 +141,16 @@ pub fn run(args: &MockArgs, err: &mut dyn Write) -> u8 {
         .as_ref()
         .map_or_else(|| "mock".to_owned(), |p| p.display().to_string());
     let session = Session::new(protocol, &file, recorder, Box::new(std::io::stderr()));
-    let answerer = Answerer::new(protocol, protocol.types(), &args.role, schema);
     let play = Play {
         protocol,
         session: &session,
         role: keep(&args.role),
-        peer: crate::proxy::other_role(protocol, &args.role),
+        peer,
         framing,
         max: args.max_frame_size,
         frame_timeout: Duration::from_secs(args.frame_timeout.max(1)),
+        replay_timeout: Duration::from_secs(args.replay_timeout.max(1)),
+        spawned: !args.command.is_empty(),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -122,10 +159,41 @@ pub fn run(args: &MockArgs, err: &mut dyn Write) -> u8 {
         Ok(rt) => rt,
         Err(e) => return fail(err, format!("no async runtime: {e}")),
     };
-    let stdin = agentwire_transport::stdio::stdin();
-    let stdout = agentwire_transport::stdio::stdout();
-    runtime.block_on(play.run(answerer, stdin, stdout));
+    if let Err(e) = runtime.block_on(play.start(answerer, script, &args.command)) {
+        return fail(err, e);
+    }
     crate::proxy::finish(&session, protocol, None, err)
+}
+
+/// The protocol played, and what answers the peer's requests (`None`: only the replay).
+fn played(
+    registry: &[&'static dyn Protocol],
+    args: &MockArgs,
+    err: &mut dyn Write,
+) -> Result<(&'static dyn Protocol, Option<Answerer>), String> {
+    let (protocol, answerer): (&'static dyn Protocol, _) = match (&args.spec, &args.protocol) {
+        (Some(dir), _) => {
+            let interp = crate::protocol_arg::interpret(dir).map_err(|e| e.1)?;
+            let protocol: &'static crate::interp::Interpreted = Box::leak(Box::new(interp));
+            let schema = schema(dir, err).ok_or("the spec's JSON Schema was not generated")?;
+            let answerer = Answerer::new(protocol, protocol.types(), &args.role, schema);
+            (protocol, Some(answerer))
+        }
+        (None, Some(name)) => {
+            let p = crate::protocol_arg::find_protocol(registry, name).map_err(|e| e.1)?;
+            (p, None)
+        }
+        (None, None) => return Err("give --spec DIR or --protocol NAME".into()),
+    };
+    if protocol.transport() != TransportKind::JsonRpc
+        || !protocol.roles().contains(&args.role.as_str())
+    {
+        return Err(format!(
+            "mock plays a role ({}) of a JSON-RPC protocol",
+            protocol.roles().join(", ")
+        ));
+    }
+    Ok((protocol, answerer))
 }
 
 fn keep(s: &str) -> &'static str {
@@ -133,8 +201,8 @@ fn keep(s: &str) -> &'static str {
 }
 
 /// The spec's JSON Schema, as `agentwire schema` prints it.
-fn schema(args: &MockArgs, err: &mut dyn Write) -> Option<Value> {
-    let files = crate::spec::generated(&args.spec, err)?;
+fn schema(dir: &std::path::Path, err: &mut dyn Write) -> Option<Value> {
+    let files = crate::spec::generated(dir, err)?;
     let text = files.text(&format!("schemas/{}.schema.json", files.module))?;
     serde_json::from_str(&text).ok()
 }
@@ -148,11 +216,54 @@ struct Play<'a> {
     framing: Framing,
     max: usize,
     frame_timeout: Duration,
+    replay_timeout: Duration,
+    /// The peer is a command the mock started: the session ends when the replay does.
+    spawned: bool,
+}
+
+/// What the peer's messages are answered by.
+struct Answers {
+    drawn: Option<Answerer>,
+    script: Option<Script>,
 }
 
 impl Play<'_> {
-    /// Reads the peer's frames until its input ends, answering each request.
-    async fn run<R, W>(&self, mut answerer: Answerer, mut reader: R, mut writer: W)
+    /// Plays against this process's standard input and output, or against `command`.
+    async fn start(
+        &self,
+        drawn: Option<Answerer>,
+        script: Option<Script>,
+        command: &[OsString],
+    ) -> Result<(), String> {
+        let answers = Answers { drawn, script };
+        let Some((program, args)) = command.split_first() else {
+            let stdin = agentwire_transport::stdio::stdin();
+            let stdout = agentwire_transport::stdio::stdout();
+            self.run(answers, stdin, stdout).await;
+            return Ok(());
+        };
+        let mut child = tokio::process::Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", program.to_string_lossy()))?;
+        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err("the peer's standard input and output were not piped".into());
+        };
+        self.run(answers, output, input).await;
+        // The peer's input is closed (dropped with the writer): it has the grace to exit.
+        if tokio::time::timeout(GRACE, child.wait()).await.is_err() {
+            let _ = child.start_kill();
+        }
+        Ok(())
+    }
+
+    /// Reads the peer's frames until its input ends (or, against a spawned peer, the replay
+    /// ends), answering each request.
+    async fn run<R, W>(&self, mut answers: Answers, mut reader: R, mut writer: W)
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
@@ -161,24 +272,51 @@ impl Play<'_> {
         let mut buf = vec![0u8; CHUNK];
         let mut pieces = Vec::new();
         loop {
-            match splitter
-                .read(&mut reader, &mut buf, self.frame_timeout)
-                .await
-            {
+            if let Some(script) = answers.script.as_mut() {
+                while let Some(text) = script.next_send() {
+                    if self.send(&text, &mut writer).await.is_err() {
+                        return;
+                    }
+                }
+                if script.done() && self.spawned {
+                    return;
+                }
+            }
+            let awaited = answers.script.as_ref().and_then(Script::awaited);
+            let read = splitter.read(&mut reader, &mut buf, self.frame_timeout);
+            let chunk = match &awaited {
+                Some((line, what)) => match tokio::time::timeout(self.replay_timeout, read).await {
+                    Ok(chunk) => chunk,
+                    Err(_) => {
+                        let text = format!(
+                            "replay: the peer sent nothing within {} s where the recording has {what}",
+                            self.replay_timeout.as_secs()
+                        );
+                        self.deviation(answers.script.as_ref(), *line, text);
+                        return;
+                    }
+                },
+                None => read.await,
+            };
+            match chunk {
                 Chunk::Bytes(n) => splitter.push(&buf[..n], &mut pieces),
                 Chunk::Stalled => {
                     self.session
-                        .broken(self.peer, "no more of a started frame in time");
+                        .broken(None, self.peer, "no more of a started frame in time");
                     continue;
                 }
                 Chunk::End | Chunk::Failed(_) => {
                     pieces.extend(splitter.finish());
-                    let _ = self.take(&mut answerer, &mut pieces, &mut writer).await;
+                    let _ = self.take(&mut answers, &mut pieces, &mut writer).await;
+                    if let Some((line, what)) = answers.script.as_ref().and_then(Script::awaited) {
+                        let text = format!("replay: the peer ended where the recording has {what}");
+                        self.deviation(answers.script.as_ref(), line, text);
+                    }
                     return;
                 }
             }
             if self
-                .take(&mut answerer, &mut pieces, &mut writer)
+                .take(&mut answers, &mut pieces, &mut writer)
                 .await
                 .is_err()
             {
@@ -187,10 +325,28 @@ impl Play<'_> {
         }
     }
 
+    /// Reports a place where the peer left the replayed recording.
+    fn deviation(&self, script: Option<&Script>, line: usize, text: String) {
+        let file = script.map_or("replay", |s| s.file.as_str());
+        let finding = Finding::new(file, At::Line(line), text, Detail::Stream);
+        self.session.note(finding);
+    }
+
+    /// Records and sends one message of the mocked role.
+    async fn send<W: AsyncWrite + Unpin>(&self, text: &str, writer: &mut W) -> std::io::Result<()> {
+        self.session.message(None, self.role, text);
+        let framed = match self.framing {
+            Framing::Lines => format!("{text}\n").into_bytes(),
+            Framing::ContentLength => agentwire_runtime::framing::encode(text),
+        };
+        writer.write_all(&framed).await?;
+        writer.flush().await
+    }
+
     /// Checks each piece and answers the requests among them.
     async fn take<W: AsyncWrite + Unpin>(
         &self,
-        answerer: &mut Answerer,
+        answers: &mut Answers,
         pieces: &mut Vec<Piece>,
         writer: &mut W,
     ) -> std::io::Result<()> {
@@ -198,28 +354,34 @@ impl Play<'_> {
             let body = match piece {
                 Piece::Frame { body, .. } => body,
                 Piece::Broken(why) => {
-                    self.session.broken(self.peer, &why);
+                    self.session.broken(None, self.peer, &why);
                     continue;
                 }
             };
-            let findings = self.session.message(self.peer, &body);
+            let findings = self.session.message(None, self.peer, &body);
             let Ok(message) = serde_json::from_str::<Value>(&body) else {
                 continue;
             };
+            if let Some(script) = answers.script.as_mut() {
+                match script.take(&message) {
+                    // The recording's own answer follows, if it has one.
+                    Ok(()) => continue,
+                    Err(Some(d)) => self.deviation(Some(script), d.line, d.text),
+                    Err(None) => {}
+                }
+            }
             // A request that failed its check gets the error the role's generated side
             // would send; one that passed, a drawn result.
             let refused = match refuse::answer(self.protocol, self.peer, Some(&body), &findings) {
                 Some(Answer::ToSender(text)) if !findings.is_empty() => Some(text),
                 _ => None,
             };
-            if let Some(answer) = refused.or_else(|| answerer.answer(&message)) {
-                self.session.message(self.role, &answer);
-                let framed = match self.framing {
-                    Framing::Lines => format!("{answer}\n").into_bytes(),
-                    Framing::ContentLength => agentwire_runtime::framing::encode(&answer),
-                };
-                writer.write_all(&framed).await?;
-                writer.flush().await?;
+            let answer = refused.or_else(|| match answers.drawn.as_mut() {
+                Some(drawn) => drawn.answer(&message),
+                None => answer::not_replayed(&message),
+            });
+            if let Some(answer) = answer {
+                self.send(&answer, writer).await?;
             }
         }
         Ok(())

@@ -7,6 +7,8 @@
 //! checks (a browser page from another site gets 403). Bodies are capped at
 //! `--max-frame-size`, each is due whole within `--frame-timeout`, and an SSE stream is
 //! relayed through a bounded queue: a client that stops reading costs its own stream.
+//! Each session is a stream of its own (`sessions` tells which an exchange belongs to), so
+//! concurrent clients are checked apart.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::events::{Cut, Events};
 use super::rules::Rules;
+use super::sessions::{Ended, Sessions};
 use super::verdict::{Verdict, judge};
 
 /// How long the upstream may take to start its answer (its headers).
@@ -50,6 +53,24 @@ struct Shared {
     server: &'static str,
     upstream: reqwest::Url,
     http: reqwest::Client,
+    sessions: Sessions,
+}
+
+impl Shared {
+    /// The rules of an exchange of `stream`.
+    fn rules<'a>(&'a self, stream: &'a str) -> Rules<'a> {
+        Rules {
+            stream: Some(stream),
+            ..self.rules
+        }
+    }
+
+    /// Ends each of `streams`, reporting what it left mid-flow.
+    fn end(&self, streams: Ended) {
+        for stream in streams {
+            self.rules.session.end(&stream);
+        }
+    }
 }
 
 /// Listens on `listen` and relays to `upstream` until Ctrl-C or SIGTERM.
@@ -58,7 +79,14 @@ pub async fn run(
     sides: super::stdio::Sides<'static>,
     listen: &str,
     upstream: &str,
+    session_header: Option<&str>,
 ) -> Result<(), String> {
+    let session_header = session_header
+        .map(|h| {
+            axum::http::HeaderName::from_bytes(h.to_ascii_lowercase().as_bytes())
+                .map_err(|_| format!("--session-header {h} is no header name"))
+        })
+        .transpose()?;
     let upstream = reqwest::Url::parse(upstream)
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https"))
@@ -79,6 +107,7 @@ pub async fn run(
         server: sides.server,
         upstream,
         http,
+        sessions: Sessions::new(session_header),
     });
     let router = Router::new().fallback(relay).with_state(shared);
     let stop = CancellationToken::new();
@@ -93,7 +122,41 @@ pub async fn run(
 /// One request: its body checked, relayed, its answer checked and relayed back.
 async fn relay(State(s): State<Arc<Shared>>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
-    let rules = s.rules;
+    let asked = s.sessions.id(&parts.headers);
+    let (stream, ended) = s.sessions.of_request(asked.as_deref());
+    s.end(ended);
+    let closing = parts.method == axum::http::Method::DELETE;
+    match forward(&s, &stream, parts, body).await {
+        Ok(answer) => {
+            let given = s.sessions.id(answer.headers());
+            let ok = answer.status().is_success();
+            let ended =
+                s.sessions
+                    .answered(&stream, asked.as_deref(), given.as_deref(), ok, closing);
+            let out = back(s.clone(), stream, answer).await;
+            s.end(ended);
+            out
+        }
+        Err(out) => {
+            // No answer came: a stream this request opened holds nothing more.
+            s.end(
+                s.sessions
+                    .answered(&stream, asked.as_deref(), None, false, false),
+            );
+            out
+        }
+    }
+}
+
+/// Checks the request's body and sends it upstream; `Err` is the proxy's own answer when
+/// it does not reach the upstream or gets no answer from it.
+async fn forward(
+    s: &Shared,
+    stream: &str,
+    parts: axum::http::request::Parts,
+    body: Body,
+) -> Result<reqwest::Response, Response> {
+    let rules = s.rules(stream);
     let read = tokio::time::timeout(
         rules.frame_timeout,
         axum::body::to_bytes(body, rules.max_frame_size),
@@ -103,9 +166,12 @@ async fn relay(State(s): State<Arc<Shared>>, req: Request) -> Response {
         Ok(Err(_)) => {
             let why = format!("request body over {} bytes", rules.max_frame_size);
             judge(rules, s.client, Err(&why));
-            return plain(StatusCode::PAYLOAD_TOO_LARGE, why);
+            return Err(plain(StatusCode::PAYLOAD_TOO_LARGE, why));
         }
-        Err(_) => return plain(StatusCode::REQUEST_TIMEOUT, "request body too slow".into()),
+        Err(_) => {
+            let why = "request body too slow".into();
+            return Err(plain(StatusCode::REQUEST_TIMEOUT, why));
+        }
     };
     let body = if body.is_empty() {
         body
@@ -113,8 +179,8 @@ async fn relay(State(s): State<Arc<Shared>>, req: Request) -> Response {
         match judge(rules, s.client, utf8(&body)) {
             Verdict::Forward => body,
             Verdict::On(text) => Bytes::from(text),
-            Verdict::Back(text) => return json(StatusCode::OK, text),
-            Verdict::Drop => return StatusCode::ACCEPTED.into_response(),
+            Verdict::Back(text) => return Err(json(StatusCode::OK, text)),
+            Verdict::Drop => return Err(StatusCode::ACCEPTED.into_response()),
         }
     };
     let mut url = s.upstream.clone();
@@ -129,26 +195,26 @@ async fn relay(State(s): State<Arc<Shared>>, req: Request) -> Response {
         .body(body)
         .send();
     match tokio::time::timeout(ANSWER_TIMEOUT, sent).await {
-        Ok(Ok(answer)) => back(s, answer).await,
-        Ok(Err(e)) => plain(StatusCode::BAD_GATEWAY, format!("upstream: {e}")),
-        Err(_) => plain(
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) => Err(plain(StatusCode::BAD_GATEWAY, format!("upstream: {e}"))),
+        Err(_) => Err(plain(
             StatusCode::GATEWAY_TIMEOUT,
             "upstream did not answer".into(),
-        ),
+        )),
     }
 }
 
 /// The upstream's answer, relayed: an SSE stream as it comes, anything else whole.
-async fn back(s: Arc<Shared>, mut answer: reqwest::Response) -> Response {
+async fn back(s: Arc<Shared>, stream: Arc<str>, mut answer: reqwest::Response) -> Response {
     let status = answer.status();
     let headers = relayed(answer.headers());
     let kind = content_type(&headers);
     let body = if kind.starts_with("text/event-stream") {
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(stream(s, answer, tx));
+        tokio::spawn(relay_events(s, stream, answer, tx));
         Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx))
     } else {
-        let rules = s.rules;
+        let rules = s.rules(&stream);
         let mut whole = Vec::new();
         loop {
             match tokio::time::timeout(rules.frame_timeout, answer.chunk()).await {
@@ -189,8 +255,13 @@ type Chunk = Result<Bytes, std::io::Error>;
 /// an event stays unfinished past the frame deadline, or when the client takes nothing for
 /// the write deadline. Without `--enforce` chunks go on as they come; with it each event
 /// goes on (unchanged) once it passed, or is replaced by the error answer it earned.
-async fn stream(s: Arc<Shared>, mut answer: reqwest::Response, tx: mpsc::Sender<Chunk>) {
-    let rules = s.rules;
+async fn relay_events(
+    s: Arc<Shared>,
+    stream: Arc<str>,
+    mut answer: reqwest::Response,
+    tx: mpsc::Sender<Chunk>,
+) {
+    let rules = s.rules(&stream);
     let mut events = Events::new(rules.max_frame_size);
     let mut cuts = Vec::new();
     loop {

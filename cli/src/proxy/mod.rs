@@ -4,7 +4,9 @@
 //! `session` checks them, `verdict` decides a message's fate, `rules` holds how a session behaves, `pump` relays one direction
 //! of a byte stream, `refuse` builds `--enforce`'s answers, `ci` writes `--report` files.
 //! The transports: `stdio` runs a server command, `tcp` relays sockets (JSON-RPC in either
-//! framing), `http` is a Streamable HTTP reverse proxy (SSE streams cut by `events`).
+//! framing), `http` is a Streamable HTTP reverse proxy (SSE streams cut by `events`), `ws`
+//! relays WebSocket connections (and, for HTTP + WebSocket, `exchange` the HTTP requests).
+//! `sessions` tells which stream an HTTP exchange belongs to.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -17,17 +19,20 @@ use clap::Args;
 
 mod ci;
 mod events;
+mod exchange;
 mod http;
 mod pump;
 pub(crate) mod record;
 pub(crate) mod refuse;
 mod rules;
 pub(crate) mod session;
+mod sessions;
 mod signal;
 pub(crate) mod split;
 mod stdio;
 mod tcp;
 mod verdict;
+mod ws;
 
 use ci::ReportFormat;
 use rules::Rules;
@@ -92,9 +97,15 @@ pub struct ProxyArgs {
 
     /// Where --listen relays to: `http://HOST:PORT[/PATH]` for a JSON-RPC protocol over
     /// Streamable HTTP (a PATH sends every request there), `tcp://HOST:PORT` for JSON-RPC
-    /// over a socket in the spec's framing.
+    /// over a socket in the spec's framing, `ws://HOST:PORT[/PATH]` for a WebSocket or
+    /// HTTP + WebSocket protocol.
     #[arg(long, value_name = "URL", requires = "listen")]
     upstream: Option<String>,
+
+    /// The header naming an HTTP session (each session is checked as a stream of its own);
+    /// by default any header whose name ends in `session-id`.
+    #[arg(long, value_name = "NAME", requires = "listen")]
+    session_header: Option<String>,
 
     /// The server command and its arguments (stdio), after `--`.
     #[arg(last = true, value_name = "COMMAND")]
@@ -236,6 +247,7 @@ fn relay(setup: Setup, args: &ProxyArgs, err: &mut dyn Write) -> u8 {
     let rules = Rules {
         protocol: setup.protocol,
         session,
+        stream: None,
         enforce: args.enforce,
         framing,
         max_frame_size: args.max_frame_size,
@@ -280,8 +292,13 @@ async fn transport(
     }
     let web = upstream.starts_with("http://") || upstream.starts_with("https://");
     match p.transport() {
-        TransportKind::JsonRpc if web => http::run(rules, sides, listen, upstream).await,
+        TransportKind::JsonRpc if web => {
+            let header = args.session_header.as_deref();
+            http::run(rules, sides, listen, upstream, header).await
+        }
         TransportKind::JsonRpc => tcp::run(rules, sides, listen, upstream).await,
+        TransportKind::WebSocket => ws::run(rules, sides, listen, upstream, false).await,
+        TransportKind::HttpWebSocket => ws::run(rules, sides, listen, upstream, true).await,
         kind => Err(format!(
             "protocol {} runs over {}, which --listen does not relay yet",
             p.name(),
@@ -300,14 +317,15 @@ pub(crate) fn finish(
     let outcome = session.finish();
     let mut summary = crate::report::Summary {
         protocol: protocol.name().to_owned(),
-        messages: outcome.stats.messages,
-        streams: 1,
-        instances: outcome.stats.instances,
-        one_sided: false,
-        versions: Vec::new(),
+        ..Default::default()
     };
-    if let Some(v) = &outcome.stats.version {
-        summary.add_version(v);
+    for stats in &outcome.stats {
+        summary.streams += 1;
+        summary.messages += stats.messages;
+        summary.instances += stats.instances;
+        if let Some(v) = &stats.version {
+            summary.add_version(v);
+        }
     }
     if outcome.total == 0 {
         let _ = writeln!(err, "ok: {}", summary.sentence());

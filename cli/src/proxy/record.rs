@@ -8,12 +8,18 @@ use std::path::Path;
 
 use serde_json::Value;
 
-/// The trace line for a message `from` sent, whose text is `body` (kept as it came: a body
+/// The trace line for a message `from` sent on `stream` (none: the trace's only one), whose text is `body` (kept as it came: a body
 /// that is not JSON makes a line `trace check` reports as not JSON). Line ends inside the
 /// body, which JSON allows only between tokens, become spaces so the line stays one line.
-pub fn message_line(from: &str, body: &str) -> Vec<u8> {
-    let mut line = Vec::with_capacity(body.len() + from.len() + 24);
-    line.extend_from_slice(b"{\"from\":");
+pub fn message_line(stream: Option<&str>, from: &str, body: &str) -> Vec<u8> {
+    let mut line = Vec::with_capacity(body.len() + from.len() + 40);
+    line.push(b'{');
+    if let Some(name) = stream {
+        line.extend_from_slice(b"\"stream\":");
+        line.extend_from_slice(Value::from(name).to_string().as_bytes());
+        line.push(b',');
+    }
+    line.extend_from_slice(b"\"from\":");
     line.extend_from_slice(Value::from(from).to_string().as_bytes());
     line.extend_from_slice(b",\"message\":");
     line.extend(
@@ -26,8 +32,31 @@ pub fn message_line(from: &str, body: &str) -> Vec<u8> {
 
 /// The trace line for input `from` sent that is no frame (its framing error), which
 /// `trace check` reports as a framing finding.
-pub fn broken_line(from: &str, why: &str) -> Vec<u8> {
-    let mut line = serde_json::json!({"from": from, "framing": why}).to_string();
+pub fn broken_line(stream: Option<&str>, from: &str, why: &str) -> Vec<u8> {
+    let mut line = serde_json::json!({"from": from, "framing": why});
+    if let Some(name) = stream {
+        line["stream"] = name.into();
+    }
+    let mut line = line.to_string();
+    line.push('\n');
+    line.into_bytes()
+}
+
+/// The trace line of an HTTP exchange `from` made (`{"method", "path", "status", "body"}`).
+pub fn http_line(stream: Option<&str>, from: &str, exchange: &Value) -> Vec<u8> {
+    let mut line = serde_json::json!({"from": from, "http": exchange});
+    if let Some(name) = stream {
+        line["stream"] = name.into();
+    }
+    let mut line = line.to_string();
+    line.push('\n');
+    line.into_bytes()
+}
+
+/// The trace line that ends the named `stream`, after which `trace check` reports what it
+/// left mid-flow.
+pub fn end_line(stream: &str) -> Vec<u8> {
+    let mut line = serde_json::json!({"stream": stream, "end": true}).to_string();
     line.push('\n');
     line.into_bytes()
 }
@@ -67,11 +96,18 @@ mod tests {
     #[test]
     fn lines_hold_the_body_as_sent() {
         assert_eq!(
-            message_line("client", "{\"id\":1,\n \"x\":\"a\\nb\"}"),
+            message_line(None, "client", "{\"id\":1,\n \"x\":\"a\\nb\"}"),
             b"{\"from\":\"client\",\"message\":{\"id\":1,  \"x\":\"a\\nb\"}}\n"
         );
-        let line = broken_line("server", "line longer than 4 bytes");
+        assert_eq!(
+            message_line(Some("2"), "server", "{}"),
+            b"{\"stream\":\"2\",\"from\":\"server\",\"message\":{}}\n"
+        );
+        let line = broken_line(Some("3"), "server", "line longer than 4 bytes");
         let v: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(v["framing"], "line longer than 4 bytes");
+        assert_eq!(v["stream"], "3");
+        let end: Value = serde_json::from_slice(&end_line("3")).unwrap();
+        assert_eq!(end, serde_json::json!({"stream": "3", "end": true}));
     }
 }

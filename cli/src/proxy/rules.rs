@@ -14,6 +14,9 @@ use super::split::Framing;
 pub struct Rules<'a> {
     pub protocol: &'static dyn Protocol,
     pub session: &'a Session,
+    /// The stream the traffic belongs to, in a network proxy (its session or connection);
+    /// `None` over stdio, which carries one.
+    pub stream: Option<&'a str>,
     pub enforce: bool,
     pub framing: Framing,
     pub max_frame_size: usize,

@@ -1,13 +1,15 @@
 //! One proxied session's record and check: each message becomes a trace line, written to the
 //! recording and run through the same line checker `trace check` uses, so the findings
-//! printed live are the ones `trace check` prints on the recording, in the same words.
+//! printed live are the ones `trace check` prints on the recording, in the same words. A
+//! network proxy names each line's stream (a session or a connection, see `check::lines`),
+//! so concurrent sessions are checked apart, and ends a stream when its session ends.
 
 use std::io::{LineWriter, Write};
 use std::sync::{Mutex, MutexGuard};
 
 use agentwire_runtime::registry::Protocol;
 
-use super::record::{Recorder, broken_line, message_line};
+use super::record::{Recorder, broken_line, end_line, http_line, message_line};
 use crate::check::{Finding, LineChecker, Stats};
 use crate::report::{OutputFormat, Progress, Report};
 
@@ -32,7 +34,8 @@ impl<W: Write> Write for Lossy<W> {
 /// What a whole session found, for the summary and the report file.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    pub stats: Stats,
+    /// What each stream saw.
+    pub stats: Vec<Stats>,
     /// The first `MAX_KEPT` findings.
     pub kept: Vec<Finding>,
     /// Every finding, kept or not.
@@ -81,14 +84,44 @@ impl Session {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records and checks a message `from` sent; returns its findings.
-    pub fn message(&self, from: &str, body: &str) -> Vec<Finding> {
-        self.line(&message_line(from, body))
+    /// Records and checks a message `from` sent on `stream` (`None`: the only one); returns
+    /// its findings.
+    pub fn message(&self, stream: Option<&str>, from: &str, body: &str) -> Vec<Finding> {
+        self.line(&message_line(stream, from, body))
     }
 
-    /// Records and checks input `from` sent that was no frame; returns its finding.
-    pub fn broken(&self, from: &str, why: &str) -> Vec<Finding> {
-        self.line(&broken_line(from, why))
+    /// Records and checks input `from` sent on `stream` that was no frame; returns its
+    /// finding.
+    pub fn broken(&self, stream: Option<&str>, from: &str, why: &str) -> Vec<Finding> {
+        self.line(&broken_line(stream, from, why))
+    }
+
+    /// Records and checks an HTTP exchange `from` made on `stream`; returns its findings.
+    pub fn exchange(
+        &self,
+        stream: Option<&str>,
+        from: &str,
+        exchange: &serde_json::Value,
+    ) -> Vec<Finding> {
+        self.line(&http_line(stream, from, exchange))
+    }
+
+    /// Reports `finding`, which is about no recorded line (a replay's deviation): printed
+    /// and counted as the others are.
+    pub fn note(&self, finding: Finding) {
+        let mut guard = self.lock();
+        let Some(state) = &mut *guard else { return };
+        let mut report =
+            Report::new(&mut state.err, OutputFormat::Text, None, Progress::Off).keeping();
+        report.push(finding);
+        let found = report.take_kept();
+        keep(&mut state.outcome, &found);
+    }
+
+    /// Ends the named `stream` (its session or connection is over): what it left mid-flow
+    /// is reported now, and its checker let go.
+    pub fn end(&self, stream: &str) -> Vec<Finding> {
+        self.line(&end_line(stream))
     }
 
     fn line(&self, line: &[u8]) -> Vec<Finding> {

@@ -2,7 +2,9 @@
 //! `Content-Length` frames): listens on `--listen`, and for each connection opens one to
 //! `--upstream` (`tcp://HOST:PORT`) and relays both directions with the same pumps the
 //! stdio proxy uses. Connections are served side by side on one task; a peer that
-//! misbehaves (garbage, a stalled frame, a full socket) ends its own connection only.
+//! misbehaves (garbage, a stalled frame, a full socket) ends its own connection only. Each
+//! connection is a stream of its own (named by its number, in the order they came), checked
+//! apart from the others and ended when the connection closes.
 
 use std::time::Duration;
 
@@ -40,6 +42,7 @@ pub async fn run(
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     eprintln!("agentwire proxy: listening on tcp://{addr}, relaying to tcp://{target}");
     let mut live = FuturesUnordered::new();
+    let mut accepted_so_far = 0u64;
     let stop = super::signal::stop();
     tokio::pin!(stop);
     loop {
@@ -48,7 +51,9 @@ pub async fn run(
             Some(()) = live.next(), if !live.is_empty() => {}
             accepted = listener.accept() => match accepted {
                 Ok((socket, _)) if live.len() < MAX_CONNECTIONS => {
-                    live.push(connection(rules, &sides, socket, &target));
+                    accepted_so_far += 1;
+                    let stream = accepted_so_far.to_string();
+                    live.push(connection(rules, &sides, socket, &target, stream));
                 }
                 Ok(_) => {}
                 Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
@@ -59,7 +64,23 @@ pub async fn run(
 }
 
 /// One client connection, relayed to a fresh upstream connection until either side is done.
-async fn connection(rules: Rules<'_>, sides: &Sides<'_>, client: TcpStream, target: &str) {
+async fn connection(
+    rules: Rules<'_>,
+    sides: &Sides<'_>,
+    client: TcpStream,
+    target: &str,
+    stream: String,
+) {
+    let rules = Rules {
+        stream: Some(&stream),
+        ..rules
+    };
+    relay(rules, sides, client, target).await;
+    rules.session.end(&stream);
+}
+
+/// Relays one connection's two directions.
+async fn relay(rules: Rules<'_>, sides: &Sides<'_>, client: TcpStream, target: &str) {
     let server = match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(target)).await {
         Ok(Ok(s)) => s,
         Ok(Err(e)) => return eprintln!("agentwire proxy: cannot reach {target}: {e}"),

@@ -22,8 +22,8 @@ pub enum Verdict {
 /// Records and checks `body` (`Err`: input that was no message, and why) that `from` sent.
 pub fn judge(rules: Rules<'_>, from: &str, body: Result<&str, &str>) -> Verdict {
     let findings = match body {
-        Ok(text) => rules.session.message(from, text),
-        Err(why) => rules.session.broken(from, why),
+        Ok(text) => rules.session.message(rules.stream, from, text),
+        Err(why) => rules.session.broken(rules.stream, from, why),
     };
     if !rules.enforce || findings.is_empty() {
         return Verdict::Forward;
@@ -32,11 +32,11 @@ pub fn judge(rules: Rules<'_>, from: &str, body: Result<&str, &str>) -> Verdict 
         Some(Answer::ToSender(text)) => {
             rules
                 .session
-                .message(other_role(rules.protocol, from), &text);
+                .message(rules.stream, other_role(rules.protocol, from), &text);
             Verdict::Back(text)
         }
         Some(Answer::ToReceiver(text)) => {
-            rules.session.message(from, &text);
+            rules.session.message(rules.stream, from, &text);
             Verdict::On(text)
         }
         None => Verdict::Drop,
