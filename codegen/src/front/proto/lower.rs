@@ -214,8 +214,8 @@ fn plain_field(spec: &ProtoSpec, package: &str, file: &str, field: &FieldDescrip
         defaulted: !explicit,
         default: spec.defaults.get(field.full_name()).cloned(),
         // Only presence can be required: a field of implicit presence reads an absent key as
-        // its default, which real specs give a meaning (A2A's `next_page_token`, REQUIRED, is
-        // "empty if there are no more results"), so for it the behaviour stays data.
+        // its default, which real specs give a meaning (a REQUIRED paging token that is empty
+        // on the last page), so for it the behaviour stays data.
         must_be_set: explicit && behaviors(spec, field).any(|b| b == "REQUIRED"),
     }
 }
