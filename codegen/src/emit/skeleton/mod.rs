@@ -21,7 +21,7 @@ pub mod grpc_jsonrpc {
         proto: &crate::front::proto::ProtoSpec,
         _: &crate::transport::jsonrpc_http::Binding,
     ) -> Option<proc_macro2::TokenStream> {
-        Some(proto.unreachable())
+        proto.unreachable()
     }
 }
 /// Without the `proto` feature no protobuf spec loads, so there is no gRPC skeleton to emit.
