@@ -8,7 +8,8 @@
 //! The authorisation client scenarios come from the newest suite (0.2.0 alpha, installed
 //! beside as `@modelcontextprotocol/conformance-next`): every `auth/*` scenario of both of
 //! its requirement sets (2025-11-25 and 2026-07-28, each run at its own wire revision)
-//! against `examples/mcp_auth_client`, the transport's OAuth client.
+//! against `examples/mcp_auth_client`, the transport's OAuth client, and the 2025-03-26
+//! back-compatibility ones.
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -199,10 +200,12 @@ fn the_official_client_scenarios_pass_against_the_example_client() {
     }
 }
 
-/// The `auth/*` client scenarios requirement set `revision` scores.
-fn auth_scenarios(revision: &str) -> Vec<String> {
+/// The `auth/*` client scenarios `list` names with `selection` (a requirement set, or a
+/// spec version).
+fn auth_scenarios(selection: &[&str]) -> Vec<String> {
     let out = suite_next()
-        .args(["list", "--requirements", revision])
+        .arg("list")
+        .args(selection)
         .output()
         .expect("run the conformance suite");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -254,20 +257,31 @@ fn run_auth_scenario(client: &std::path::Path, revision: &str, scenario: &str) -
 fn every_official_authorization_scenario_passes_against_the_oauth_client() {
     ensure_installed();
     let client = example_binary("mcp_auth_client");
-    // (revision, scenarios it scored when 0.2.0-alpha.12 was pinned): a scenario that
-    // disappears fails here as one that fails does.
-    for (revision, known) in [("2025-11-25", 14), ("2026-07-28", 25)] {
-        let scenarios = auth_scenarios(revision);
+    // (wire revision, how the scenarios are chosen, how many there were when
+    // 0.2.0-alpha.12 was pinned): a scenario that disappears fails here as one that fails
+    // does. The two requirement sets, then the 2025-03-26 back-compatibility scenarios
+    // (servers without resource metadata), which no set scores.
+    let sets = [
+        ("2025-11-25", ["--requirements", "2025-11-25"], 14),
+        ("2026-07-28", ["--requirements", "2026-07-28"], 25),
+        ("2025-03-26", ["--spec-version", "2025-03-26"], 2),
+    ];
+    for (revision, selection, known) in sets {
+        let scenarios = auth_scenarios(&selection);
         assert!(
             scenarios.len() >= known,
             "{revision}: {} auth scenarios, expected {known}: {scenarios:?}",
             scenarios.len()
         );
-        for name in [
-            "auth/metadata-default",
-            "auth/scope-step-up",
-            "auth/pre-registration",
-        ] {
+        let named: &[&str] = match revision {
+            "2025-03-26" => &["auth/2025-03-26-oauth-endpoint-fallback"],
+            _ => &[
+                "auth/metadata-default",
+                "auth/scope-step-up",
+                "auth/pre-registration",
+            ],
+        };
+        for name in named {
             assert!(scenarios.iter().any(|s| s == name), "{revision}: no {name}");
         }
         // Two at a time: the machine is small and each scenario starts its own servers.
