@@ -404,12 +404,125 @@ fn dependent_required_and_listed_dependencies_are_the_objects_rule() {
             vec!["b".into(), "c".into()]
         )]))
     );
+    // The entry with a schema is the struct's subschema (`dependentSchemas`), not a note.
+    assert!(notes.is_empty(), "{notes:#?}");
+    let doc = types["Old"].rules.get(&agentwire_codegen::rules::SUBSCHEMA);
     assert_eq!(
-        notes,
-        [
-            "note: schema.json (line 5): `dependencies` is not checked by the generated validators; they check the schema without this condition"
-        ]
+        doc.map(Value::to_json),
+        Some(serde_json::json!({"dependentSchemas": {"d": {"required": ["e"]}}}))
     );
+}
+
+/// The subschema document of the struct `name`, compiled as generated code compiles it.
+fn subschema(
+    types: &BTreeMap<String, TypeDef>,
+    name: &str,
+) -> agentwire_runtime::subschema::Schema {
+    let doc = (types[name].rules.get(&agentwire_codegen::rules::SUBSCHEMA))
+        .unwrap_or_else(|| panic!("{name} has no subschema"))
+        .to_text();
+    agentwire_runtime::subschema::Schema::parse(&doc).unwrap()
+}
+
+/// Each error of `value` against `schema`: (pointer, rule).
+fn broken(
+    schema: &agentwire_runtime::subschema::Schema,
+    value: serde_json::Value,
+) -> Vec<(String, String)> {
+    let mut errors = Vec::new();
+    schema.check_value(
+        &value,
+        &mut agentwire_runtime::JsonPointer::new(),
+        &mut errors,
+    );
+    (errors.into_iter())
+        .map(|e| (e.pointer, e.rule.name().to_owned()))
+        .collect()
+}
+
+#[test]
+fn conditions_on_a_struct_are_one_document_with_the_definitions_their_refs_reach() {
+    use serde_json::json;
+    // Each keyword beside `properties`, nested under a `$ref`, and reaching definitions
+    // through `$ref` (one of them recursive), in a struct merged from `allOf` parts.
+    let (types, notes) = load_noted(
+        r##"{"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {
+            "Code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "Tree": {"properties": {"kids": {"items": {"$ref": "#/definitions/Tree"}},
+                                    "n": {"not": {"const": 0}}}},
+            "Legacy": {"required": ["legacy"]},
+            "Priced": {
+                "if": {"properties": {"price": {"exclusiveMinimum": 100}}, "required": ["price"]},
+                "then": {"required": ["currency"], "properties": {
+                    "currency": {"$ref": "#/definitions/Code"}, "tree": {"$ref": "#/definitions/Tree"}}},
+                "else": {"not": {"required": ["currency"]}}},
+            "Item": {"type": "object",
+                "properties": {"price": {"type": "number"}, "currency": {"type": "string"},
+                               "tree": {"type": "object"}, "ship": {"type": "string"}},
+                "allOf": [{"$ref": "#/definitions/Priced"},
+                          {"properties": {"tree": {"$ref": "#/definitions/Tree"}}}],
+                "not": {"$ref": "#/definitions/Legacy"},
+                "patternProperties": {"^x-": {"$ref": "#/definitions/Code"}},
+                "dependencies": {"ship": {"properties": {"price": {"minimum": 1}}}},
+                "propertyNames": {"maxLength": 8},
+                "additionalProperties": false}}}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    // `Priced` and `Tree` are no structs' schemas: their conditions are noted there, and
+    // checked where a struct merges them.
+    assert_eq!(notes, Vec::<String>::new());
+    let schema = subschema(&types, "Item");
+    // Its definitions travel with it, each `$ref` pointing into it.
+    let doc = types["Item"]
+        .rules
+        .get(&agentwire_codegen::rules::SUBSCHEMA)
+        .unwrap()
+        .to_json();
+    let defs: Vec<&String> = doc["$defs"].as_object().unwrap().keys().collect();
+    assert_eq!(defs, ["Code", "Legacy", "Tree"]);
+    assert_eq!(doc["$id"], "urn:agentwire:subschema:Item");
+    // The pattern members are kept (an open struct) for the document to check.
+    assert_eq!(types["Item"].open, Some(Ty::Any));
+    let cases = [
+        (json!({"price": 5}), vec![]),
+        (
+            json!({"price": 500, "currency": "EUR", "x-id": "ABC"}),
+            vec![],
+        ),
+        (json!({"price": 500}), vec![("/currency", "required")]),
+        (
+            json!({"price": 500, "currency": "eur"}),
+            vec![("/currency", "pattern")],
+        ),
+        (json!({"price": 5, "currency": "EUR"}), vec![("", "not")]),
+        (
+            json!({"legacy": 1}),
+            vec![("", "not"), ("/legacy", "additional_properties")],
+        ),
+        (json!({"x-id": "no"}), vec![("/x-id", "pattern")]),
+        (
+            json!({"ship": "sea", "price": 0}),
+            vec![("/price", "minimum")],
+        ),
+        (
+            json!({"tree": {"kids": [{"n": 1}, {"kids": [{"n": 0}]}]}}),
+            vec![],
+        ),
+        (
+            json!({"price": 500, "currency": "EUR", "tree": {"kids": [{"n": 1}, {"kids": [{"n": 0}]}]}}),
+            vec![("/tree/kids/1/kids/0/n", "not")],
+        ),
+        (
+            json!({"x-longname": "ABC"}),
+            vec![("/x-longname", "property_names")],
+        ),
+    ];
+    for (value, want) in cases {
+        let want: Vec<(String, String)> = (want.into_iter())
+            .map(|(p, r)| (p.to_owned(), r.to_owned()))
+            .collect();
+        assert_eq!(broken(&schema, value.clone()), want, "{value}");
+    }
 }
 
 #[test]

@@ -361,7 +361,7 @@ impl Rules {
         let value = match rule.arg {
             Arg::Flag => Ok(Value::Flag),
             // A rule on a whole object: the derive checks fields, and says so.
-            Arg::KeyLists => {
+            Arg::KeyLists | Arg::Schema => {
                 let _: LitStr = meta.value()?.parse()?;
                 cx.error_at(
                     &meta.path,

@@ -45,6 +45,10 @@ pub enum Rule {
     Not,
     /// A rule checked by a hand-written function (`#[validate(custom = ...)]`).
     Custom(&'static str),
+    /// A JSON Schema keyword of a nested subschema with no rule above of its own (`any_of`,
+    /// `one_of`, `additional_properties`, `property_names`, `min_properties`, `contains`,
+    /// `pattern` inside a subschema, `false`): its snake_case name (`crate::subschema`).
+    Keyword(&'static str),
 }
 
 impl Rule {
@@ -73,7 +77,7 @@ impl Rule {
             Rule::DependentRequired => "dependent_required",
             Rule::Format(_) => "format",
             Rule::Not => "not",
-            Rule::Custom(name) => name,
+            Rule::Custom(name) | Rule::Keyword(name) => name,
         }
     }
 }

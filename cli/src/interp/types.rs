@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use agentwire_codegen::emit::{defaults, types as emit_types};
 use agentwire_codegen::ir::{Constraints, Protocol, TypeDef, TypeKind};
-use agentwire_codegen::rules::PATTERN;
+use agentwire_codegen::rules::{PATTERN, SUBSCHEMA};
 use agentwire_runtime::regex::Regex;
+use agentwire_runtime::subschema::Schema;
 
 /// The IR of one protocol with its per-type facts computed once.
 pub struct Types {
@@ -18,6 +19,8 @@ pub struct Types {
     tag_optional: BTreeSet<String>,
     /// Every pattern of the spec, compiled, with its source kept for the rule's name.
     patterns: BTreeMap<String, (Regex, &'static str)>,
+    /// Every subschema document of the spec (`subschema` rules), compiled, by its text.
+    schemas: BTreeMap<String, Schema>,
     /// A protobuf spec's compiled files: its messages are read from their descriptors.
     pub(super) pool: Option<prost_reflect::DescriptorPool>,
 }
@@ -29,7 +32,12 @@ impl Types {
         let mut own_tags = BTreeMap::new();
         let mut tag_optional = BTreeSet::new();
         let mut patterns = BTreeMap::new();
+        let mut schemas = BTreeMap::new();
         for (name, def) in &protocol.types {
+            if let Some(text) = def.rules.get(&SUBSCHEMA).map(|v| v.to_text()) {
+                let schema = Schema::parse(&text).map_err(|e| e.to_string())?;
+                schemas.insert(text, schema);
+            }
             if let Some(tag) = emit_types::own_tag(&protocol.types, name) {
                 own_tags.insert(name.clone(), tag);
             }
@@ -53,6 +61,7 @@ impl Types {
             own_tags,
             tag_optional,
             patterns,
+            schemas,
             pool: None,
         })
     }
@@ -72,6 +81,11 @@ impl Types {
 
     pub fn pattern(&self, source: &str) -> Option<&(Regex, &'static str)> {
         self.patterns.get(source)
+    }
+
+    /// The compiled subschema document of a `subschema` rule.
+    pub fn schema(&self, text: &str) -> Option<&Schema> {
+        self.schemas.get(text)
     }
 }
 

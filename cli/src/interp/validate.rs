@@ -73,6 +73,11 @@ impl Types {
                     }
                 }
                 (Check::Call { run, .. }, ..) => run(subject, v, at, errors),
+                (Check::Schema, Subject::Object(whole), Value::Schema(text)) => {
+                    if let Some(schema) = self.schema(text) {
+                        schema.check_value(whole, &mut at.clone(), errors);
+                    }
+                }
                 _ => {}
             }
         }
@@ -98,7 +103,9 @@ impl Types {
                     let open = def.open.as_ref().map(|ty| (ty, skip));
                     self.validate_struct(fields, open, members, at, errors);
                     if !def.rules.is_empty() {
-                        let whole = node.to_value();
+                        // The object as the generated code writes it back (its JSON form is
+                        // what the generated rule reads).
+                        let whole = self.encoded(&Ty::Named(name.to_owned()), node);
                         self.rules(
                             &def.rules,
                             Shape::Object,

@@ -334,6 +334,13 @@ fn add_constraints(s: &mut Map<String, Value>, ty: &Ty, c: &Constraints) {
 /// Each rule under its JSON Schema keyword.
 fn put_constraints(s: &mut Map<String, Value>, c: &Constraints) {
     for (rule, v) in c.iter() {
+        // A subschema document is one more condition the value meets, beside the others.
+        if let crate::rules::Value::Schema(_) = v {
+            if let Value::Array(all) = s.entry("allOf").or_insert_with(|| json!([])) {
+                all.push(v.to_json());
+            }
+            continue;
+        }
         s.insert(rule.keyword.to_owned(), v.to_json());
     }
     if !c.not_one_of.is_empty() {

@@ -37,7 +37,7 @@ fn schemars_attrs(c: &Constraints, with: Option<TokenStream>) -> TokenStream {
             Value::Text(t) => quote!(#t),
             Value::Flag => quote!(true),
             // An object's rule: the struct's schema carries it (`emit::schema`).
-            Value::KeyLists(_) => continue,
+            Value::KeyLists(_) | Value::Schema(_) => continue,
         };
         let keyword = rule.keyword;
         match rule.schemars {

@@ -115,7 +115,26 @@ pub fn parse_value(rule: Rule, written: &str, value: &str) -> Result<Value, TagE
         }
         Arg::Flag => Value::Flag,
         Arg::KeyLists => Value::KeyLists(key_lists(written, value)?),
+        Arg::Schema => Value::Schema(subschema(written, value)?),
     })
+}
+
+/// A subschema document's JSON text, compact; the runtime compiles any JSON, so only the
+/// syntax can be wrong.
+pub fn subschema(written: &str, value: &str) -> Result<String, TagError> {
+    let parsed: serde_json::Value = serde_json::from_str(value).map_err(|e| {
+        TagError::new(
+            format!("`{written}` needs a JSON Schema written as JSON: {e}"),
+            r#"write e.g. {"if": {"required": ["card"]}, "then": {"required": ["billing"]}}"#,
+        )
+    })?;
+    if !(parsed.is_object() || parsed.is_boolean()) {
+        return Err(TagError::new(
+            format!("`{written}` needs a schema (an object or a boolean), found `{value}`"),
+            r#"write e.g. {"not": {"required": ["legacy"]}}"#,
+        ));
+    }
+    Ok(parsed.to_string())
 }
 
 /// `card: billing cvc; email: name`: each member name, a colon, the names it requires.
@@ -185,7 +204,8 @@ pub fn apply(c: &mut Constraints, rule: Rule, written: &str, value: Value) -> Re
         | (Arg::Number, Value::Number(_))
         | (Arg::Regex | Arg::Format, Value::Text(_))
         | (Arg::Flag, Value::Flag)
-        | (Arg::KeyLists, Value::KeyLists(_)) => true,
+        | (Arg::KeyLists, Value::KeyLists(_))
+        | (Arg::Schema, Value::Schema(_)) => true,
         _ => false,
     };
     if !kind_fits {

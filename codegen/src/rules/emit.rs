@@ -39,6 +39,19 @@ pub fn checks(
                     #v_rt::pattern(#value, &PATTERN, #p, at, errors);
                 });
             }
+            Check::Schema => {
+                let Value::Schema(text) = arg else { continue };
+                out.push(quote! {
+                    {
+                        static SCHEMA: ::std::sync::LazyLock<#rt::subschema::Schema> =
+                            ::std::sync::LazyLock::new(|| {
+                                #rt::subschema::Schema::parse(#text)
+                                    .expect("subschema checked when the spec was loaded")
+                            });
+                        #rt::subschema::check(#value, &SCHEMA, at, errors);
+                    }
+                });
+            }
             Check::Call { function, .. } => {
                 // A format the runtime does not know (carried from a JSON Schema) is documentation.
                 if rule.arg == Arg::Format
@@ -69,6 +82,8 @@ fn arg_tokens(v: &Value) -> TokenStream {
         }
         Value::Text(t) => quote!(#t,),
         Value::Flag => TokenStream::new(),
+        // Not an argument: the document is emitted as its own static (`checks`).
+        Value::Schema(_) => TokenStream::new(),
         Value::KeyLists(lists) => {
             let entries = lists
                 .iter()

@@ -13,7 +13,7 @@ mod table;
 
 pub use check::{
     TagError, apply, check_bounds, count, fits, format, number, parse_value, pattern, positive,
-    shape_for, tag_with_value,
+    shape_for, subschema, tag_with_value,
 };
 pub use constraints::Constraints;
 pub use table::*;
@@ -106,6 +106,9 @@ pub enum Arg {
     Flag,
     /// Member names, each with the names it requires (`card: billing cvc; email: name`).
     KeyLists,
+    /// A JSON Schema document (JSON text) the value's JSON form is checked against at run
+    /// time (`agentwire_runtime::subschema`): its `$ref`s point into its own `$defs`.
+    Schema,
 }
 
 /// What a constrained value is, as far as the front end can tell.
@@ -143,6 +146,8 @@ pub enum Value {
     Flag,
     /// Each member name with the names it requires, in the spec's order.
     KeyLists(Vec<(String, Vec<String>)>),
+    /// A subschema document, as compact JSON text.
+    Schema(String),
 }
 
 impl Value {
@@ -166,6 +171,7 @@ impl Value {
                 .map(|(k, needs)| (k.clone(), serde_json::json!(needs)))
                 .collect::<serde_json::Map<_, _>>()
                 .into(),
+            Value::Schema(text) => serde_json::from_str(text).unwrap_or(serde_json::Value::Null),
         }
     }
 
@@ -180,6 +186,7 @@ impl Value {
                 .map(|(k, needs)| format!("{k}: {}", needs.join(" ")))
                 .collect::<Vec<_>>()
                 .join("; "),
+            Value::Schema(text) => text.clone(),
         }
     }
 }
@@ -203,6 +210,8 @@ pub enum Check {
     Pattern,
     /// The value is trimmed before the rules after it see it.
     Trim,
+    /// `subschema::check(value, &SCHEMA, at, errors)`, the document compiled once.
+    Schema,
 }
 
 /// A runtime check on a value the interpreter holds.

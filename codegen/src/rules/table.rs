@@ -24,6 +24,7 @@ pub static RULES: &[Rule] = &[
     &MAX_ITEMS,
     &UNIQUE_ITEMS,
     &DEPENDENT_REQUIRED,
+    &SUBSCHEMA,
 ];
 
 /// `@trim`: the receiver trims the value before checking it.
@@ -297,6 +298,23 @@ pub static DEPENDENT_REQUIRED: RuleDef = RuleDef {
             }
         },
     },
+    zero_fails: never,
+    schemars: Schemars::None,
+};
+
+/// Conditions JSON Schema states with nested subschemas (`if`/`then`/`else`, `not`,
+/// `patternProperties`, `dependentSchemas`, ...), bundled by the loader into one document with
+/// the definitions its `$ref`s reach, and checked on the object's JSON form by the runtime's
+/// evaluator. A TypeScript interface writes the document after `@subschema`; the emitted
+/// schema puts it under `allOf`.
+pub static SUBSCHEMA: RuleDef = RuleDef {
+    name: "subschema",
+    tag: "subschema",
+    keyword: "x-subschema",
+    arg: Arg::Schema,
+    shape: Shape::Object,
+    upper: None,
+    check: Check::Schema,
     zero_fails: never,
     schemars: Schemars::None,
 };

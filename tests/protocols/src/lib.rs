@@ -50,6 +50,10 @@ pub mod tally;
 #[cfg(feature = "task_rpc")]
 #[rustfmt::skip]
 pub mod task_rpc;
+/// Order terms (test protocol)
+#[cfg(feature = "terms")]
+#[rustfmt::skip]
+pub mod terms;
 /// Tick counter (test protocol)
 #[cfg(feature = "tick")]
 #[rustfmt::skip]
@@ -80,6 +84,9 @@ pub mod skeletons {
     /// Task runner (test protocol): both roles.
     #[cfg(feature = "task_rpc")]
     pub mod task_rpc;
+    /// Order terms (test protocol): both roles.
+    #[cfg(feature = "terms")]
+    pub mod terms;
     /// Tick counter (test protocol): both roles.
     #[cfg(feature = "tick")]
     pub mod tick;

@@ -23,6 +23,8 @@ pub fn protocols() -> &'static [&'static dyn Protocol] {
         &Tally,
         #[cfg(feature = "task_rpc")]
         &TaskRpc,
+        #[cfg(feature = "terms")]
+        &Terms,
         #[cfg(feature = "tick")]
         &Tick,
     ]
@@ -451,6 +453,59 @@ impl Checker for TaskRpcChecker {
     }
     fn live_instances(&self) -> usize {
         self.0.live_instances()
+    }
+}
+/// `terms` (Order terms (test protocol)) in the registry.
+#[cfg(feature = "terms")]
+#[derive(Debug, Clone, Copy)]
+pub struct Terms;
+#[cfg(feature = "terms")]
+impl Protocol for Terms {
+    fn name(&self) -> &'static str {
+        "terms"
+    }
+    fn title(&self) -> &'static str {
+        "Order terms (test protocol)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "server"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::JsonRpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Newline
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        None
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        None
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::terms::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::terms::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::terms::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::terms::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::terms::schemars_schema(type_name)
     }
 }
 /// `tick` (Tick counter (test protocol)) version `2` in the registry.

@@ -175,7 +175,13 @@ impl<'f> Lowerer<'f> {
         );
         let (kind, open) = self.kind_of(name, node);
         let rules = match kind {
-            TypeKind::Struct(_) => self.object_rules(node),
+            TypeKind::Struct(_) => {
+                let mut rules = self.object_rules(node);
+                if let Some(doc) = self.conditions(name, node) {
+                    rules.set(&rules::SUBSCHEMA, Value::Schema(doc));
+                }
+                rules
+            }
             _ => Constraints::default(),
         };
         self.put(name, node, inline, doc, kind, open);
@@ -499,6 +505,11 @@ impl<'f> Lowerer<'f> {
         Ty::Any
     }
 
+    /// The named type a `$ref` text stands for, if it reaches a schema of this document.
+    pub(super) fn ref_name(&self, text: &str) -> Option<String> {
+        self.refs.get(text).cloned()
+    }
+
     /// The definition a `$ref` node names, if it is one of this document's.
     pub(super) fn ref_target(&self, node: &Node) -> Option<(&'f Node, String)> {
         let name = self.refs.get(node.get("$ref")?.as_str()?)?;
@@ -620,6 +631,11 @@ impl<'f> Lowerer<'f> {
             // tagged members means; `unevaluatedProperties: true` admits what is absent
             // admits (and `object` reads it as extension members).
             let allowed = match m.key.as_str() {
+                // On a struct, the conditions JSON Schema states with subschemas are checked
+                // at run time (`conditions`).
+                key if self.is_object_schema(node) && super::conditions::is_bundled(node, key) => {
+                    true
+                }
                 "not" => keywords::is_tag_exclusion(&m.value),
                 "unevaluatedProperties" => m.value.as_bool() == Some(true),
                 // A map whose every value has the one pattern's schema: the values are checked,
@@ -633,14 +649,9 @@ impl<'f> Lowerer<'f> {
                     );
                     true
                 }
-                // Read as the object's `dependent_required` where the schema is a struct's.
-                "dependentRequired" | "dependencies" => {
-                    self.is_object_schema(node)
-                        && m.value
-                            .members()
-                            .iter()
-                            .all(|d| d.value.as_array().is_some())
-                }
+                // Read as the object's `dependent_required` where the schema is a struct's (the
+                // entries with a schema are bundled, above).
+                "dependentRequired" | "dependencies" => self.is_object_schema(node),
                 _ => false,
             };
             if allowed {
@@ -784,6 +795,7 @@ fn rule_value(rule: Rule, node: &Node) -> Result<Value, TagError> {
             format!("`{written}` needs a string, found `{}`", text()),
             "write the value as a JSON string",
         )),
+        (Arg::Schema, ..) => rules::subschema(written, &text()).map(Value::Schema),
         (Arg::KeyLists, ..) => Err(TagError::new(
             format!("`{written}` is read on an object schema, not here"),
             "write it beside the object's `properties`",

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::ir::TypeDef;
 
+mod conditions;
 mod cycles;
 mod json;
 mod keywords;

@@ -23,6 +23,9 @@ pub(super) struct Members<'n> {
     pub own: Vec<String>,
     /// The tag values a catch-all member's `not` excludes, by key.
     pub excluded: Vec<(String, String)>,
+    /// Whether a merged schema has `patternProperties`: its members beyond the properties are
+    /// kept as any JSON value, for the struct's subschema to check (`conditions`).
+    pub patterned: bool,
 }
 
 impl<'f> Lowerer<'f> {
@@ -90,6 +93,7 @@ impl<'f> Lowerer<'f> {
             out.additional = Some(extra);
         }
         out.excluded.extend(super::keywords::exclusions(node));
+        out.patterned |= node.get("patternProperties").is_some();
         true
     }
 
@@ -150,9 +154,13 @@ impl<'f> Lowerer<'f> {
                 });
             }
         }
-        let open = members
-            .additional
-            .and_then(|extra| self.extra_ty(extra, name));
+        let open = match members.additional {
+            // The patterns and `additionalProperties` together decide what a member beyond the
+            // properties may be: the subschema checks it, the struct keeps it as it came.
+            _ if members.patterned => Some(Ty::Any),
+            Some(extra) => self.extra_ty(extra, name),
+            None => None,
+        };
         (TypeKind::Struct(fields), open)
     }
 }
