@@ -470,10 +470,19 @@ fn conditions_on_a_struct_are_one_document_with_the_definitions_their_refs_reach
     .unwrap_or_else(|e| panic!("{e:#?}"));
     // `Priced` and `Tree` are no structs' schemas: their conditions are noted there, and
     // checked where a struct merges them.
-    let unchecked = |line: u32, k: &str| format!("note: schema.json (line {line}): `{k}` is not checked by the generated validators; they check the schema without this condition");
+    let unchecked = |line: u32, k: &str| {
+        format!(
+            "note: schema.json (line {line}): `{k}` is not checked by the generated validators; they check the schema without this condition"
+        )
+    };
     assert_eq!(
         notes,
-        [unchecked(10, "else"), unchecked(7, "if"), unchecked(4, "not"), unchecked(8, "then")]
+        [
+            unchecked(10, "else"),
+            unchecked(7, "if"),
+            unchecked(4, "not"),
+            unchecked(8, "then")
+        ]
     );
     let schema = subschema(&types, "Item");
     // Its definitions travel with it, each `$ref` pointing into it.

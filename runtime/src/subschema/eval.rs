@@ -50,38 +50,27 @@ impl<'s> Eval<'s> {
         match (check, v) {
             (Check::False, _) => fail(at, errors, "false", "no value is allowed here".into()),
             (Check::Ref(id), _) => self.node(*id, v, at, errors),
-            (Check::Type(types), _) => {
-                if !types.iter().any(|t| is_type(v, t)) {
-                    let message = format!("expected {}, found {}", types.join(" or "), kind(v));
-                    errors.push(FieldError::new(at.as_str(), Rule::Type, message));
-                }
+            (Check::Type(types), _) if !types.iter().any(|t| is_type(v, t)) => {
+                let message = format!("expected {}, found {}", types.join(" or "), kind(v));
+                errors.push(FieldError::new(at.as_str(), Rule::Type, message));
             }
-            (Check::Enum(values), _) => {
-                if !values.iter().any(|e| same(e, v)) {
-                    let list: Vec<String> = values.iter().map(Value::to_string).collect();
-                    let message = format!("{v} is not one of {}", list.join(", "));
-                    errors.push(FieldError::new(at.as_str(), Rule::Enum, message));
-                }
+            (Check::Enum(values), _) if !values.iter().any(|e| same(e, v)) => {
+                let list: Vec<String> = values.iter().map(Value::to_string).collect();
+                let message = format!("{v} is not one of {}", list.join(", "));
+                errors.push(FieldError::new(at.as_str(), Rule::Enum, message));
             }
-            (Check::Const(c), _) => {
-                if !same(c, v) {
-                    let message = format!("{v} is not the constant {c}");
-                    errors.push(FieldError::new(at.as_str(), Rule::Enum, message));
-                }
+            (Check::Const(c), _) if !same(c, v) => {
+                let message = format!("{v} is not the constant {c}");
+                errors.push(FieldError::new(at.as_str(), Rule::Enum, message));
             }
-            (Check::Not(id), _) => {
-                if self.valid(*id, v) {
-                    let message = "the value fits the schema under `not`".to_owned();
-                    errors.push(FieldError::new(at.as_str(), Rule::Not, message));
-                }
+            (Check::Not(id), _) if self.valid(*id, v) => {
+                let message = "the value fits the schema under `not`".to_owned();
+                errors.push(FieldError::new(at.as_str(), Rule::Not, message));
             }
             (Check::AllOf(ids), _) => ids.iter().for_each(|id| self.node(*id, v, at, errors)),
-            (Check::AnyOf(ids), _) => {
-                if !ids.iter().any(|id| self.valid(*id, v)) {
-                    let message =
-                        format!("the value fits none of the {} `anyOf` schemas", ids.len());
-                    fail(at, errors, "any_of", message);
-                }
+            (Check::AnyOf(ids), _) if !ids.iter().any(|id| self.valid(*id, v)) => {
+                let message = format!("the value fits none of the {} `anyOf` schemas", ids.len());
+                fail(at, errors, "any_of", message);
             }
             (Check::OneOf(ids), _) => self.one_of(ids, v, at, errors),
             (
@@ -101,6 +90,11 @@ impl<'s> Eval<'s> {
                     self.within(*id, v, at, errors, why);
                 }
             }
+            // The keywords above that passed: nothing to say, whatever the value.
+            (
+                Check::Type(_) | Check::Enum(_) | Check::Const(_) | Check::Not(_) | Check::AnyOf(_),
+                _,
+            ) => {}
             (_, Value::Object(members)) => self.object(check, members, v, at, errors),
             (_, Value::Array(items)) => self.array(check, items, at, errors),
             (_, Value::String(s)) => text(check, s, at, errors),

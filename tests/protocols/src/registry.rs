@@ -478,10 +478,11 @@ impl Protocol for Terms {
     }
     #[allow(unused_variables)]
     fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
-        None
+        crate::terms::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("terms", m)))
     }
     fn checker(&self) -> Option<Box<dyn Checker>> {
-        None
+        Some(Box::new(TermsChecker(crate::terms::machine::Checker::new())))
     }
     fn schema(&self) -> Option<&'static str> {
         Some(crate::terms::SCHEMA)
@@ -506,6 +507,24 @@ impl Protocol for Terms {
     #[cfg(feature = "schemars")]
     fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
         crate::terms::schemars_schema(type_name)
+    }
+}
+/// The `terms` sequence checker behind `registry::Checker`.
+#[cfg(feature = "terms")]
+struct TermsChecker(crate::terms::machine::Checker);
+#[cfg(feature = "terms")]
+impl Checker for TermsChecker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::terms::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("terms", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
     }
 }
 /// `tick` (Tick counter (test protocol)) version `2` in the registry.

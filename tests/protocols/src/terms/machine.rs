@@ -121,12 +121,275 @@ impl Recorded {
         None
     }
 }
+/// `id` of `client.order/place`.
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
+fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::OrderPlace(m),
+            },
+        ) => agentwire_runtime::machine::rpc_id(m_id),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `params.order` of `server.order/noted`.
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
+fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Server(
+            agentwire_runtime::jsonrpc::Message::Notification(
+                ServerNotification::OrderNoted(m),
+            ),
+        ) => agentwire_runtime::machine::Field::Str(m.order.as_str()),
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// `id` of `server.response`.
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
+fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Server(agentwire_runtime::jsonrpc::Message::Response(m)) => {
+            match &m.id {
+                Some(v0) => agentwire_runtime::machine::rpc_id(v0),
+                None => agentwire_runtime::machine::Field::Null,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
+/// States of the `request` machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestMachineState {
+    Idle,
+    Pending,
+    Answered,
+}
+impl RequestMachineState {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            Self::Pending => "pending",
+            Self::Answered => "answered",
+        }
+    }
+    /// The stream may end with an instance in this state.
+    pub fn accepting(self) -> bool {
+        matches!(self, RequestMachineState::Idle | RequestMachineState::Answered)
+    }
+    /// Reaching this state ends (and drops) the instance.
+    pub fn is_final(self) -> bool {
+        matches!(self, RequestMachineState::Answered)
+    }
+    /// The kinds this state allows.
+    pub fn expected(self) -> &'static [&'static str] {
+        match self {
+            RequestMachineState::Idle => &["client.order/place"],
+            RequestMachineState::Pending => &["server.response"],
+            RequestMachineState::Answered => &[],
+        }
+    }
+}
+/// One live instance of the `request` machine.
+#[derive(Debug, Clone)]
+pub struct RequestMachineInstance {
+    state: RequestMachineState,
+}
+impl Checker {
+    #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
+    fn step_request(
+        &mut self,
+        index: usize,
+        kind: Kind,
+        msg: &Message<'_>,
+    ) -> Result<(), agentwire_runtime::machine::Violation> {
+        let Some(key) = (match kind {
+            Kind::ClientOrderPlace => read_0(msg).key(),
+            Kind::ServerResponse => read_1(msg).key(),
+            _ => None,
+        }) else { return Ok(()) };
+        let existed = self.request.contains(key.as_ref());
+        if !existed {
+            if self.request.len() >= self.limits.max_instances {
+                return Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "request",
+                    key: key.into_owned(),
+                    state: RequestMachineState::Idle.name(),
+                    got: Some(kind.label()),
+                    expected: RequestMachineState::Idle.expected(),
+                    problem: agentwire_runtime::machine::Problem::TooManyInstances(
+                        self.limits.max_instances,
+                    ),
+                });
+            }
+            self.request
+                .insert(
+                    key.as_ref(),
+                    RequestMachineInstance {
+                        state: RequestMachineState::Idle,
+                    },
+                );
+        }
+        let inst = self.request.get_mut(key.as_ref()).expect("instance present");
+        let state = inst.state;
+        let next: Result<RequestMachineState, agentwire_runtime::machine::Problem> = 'pick: {
+            if matches!(state, RequestMachineState::Idle)
+                && kind == Kind::ClientOrderPlace
+            {
+                break 'pick Ok(RequestMachineState::Pending);
+            }
+            if matches!(state, RequestMachineState::Pending)
+                && kind == Kind::ServerResponse
+            {
+                break 'pick Ok(RequestMachineState::Answered);
+            }
+            Err(agentwire_runtime::machine::Problem::Unexpected)
+        };
+        match next {
+            Ok(next) if next.is_final() => {
+                self.request.remove(key.as_ref());
+                Ok(())
+            }
+            Ok(next) => {
+                inst.state = next;
+                Ok(())
+            }
+            Err(problem) => {
+                if !existed {
+                    self.request.remove(key.as_ref());
+                }
+                Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "request",
+                    key: key.into_owned(),
+                    state: state.name(),
+                    got: Some(kind.label()),
+                    expected: state.expected(),
+                    problem,
+                })
+            }
+        }
+    }
+}
+/// States of the `notes` machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotesMachineState {
+    Idle,
+    Noted,
+}
+impl NotesMachineState {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            Self::Noted => "noted",
+        }
+    }
+    /// The stream may end with an instance in this state.
+    pub fn accepting(self) -> bool {
+        matches!(self, NotesMachineState::Idle | NotesMachineState::Noted)
+    }
+    /// Reaching this state ends (and drops) the instance.
+    pub fn is_final(self) -> bool {
+        false
+    }
+    /// The kinds this state allows.
+    pub fn expected(self) -> &'static [&'static str] {
+        match self {
+            NotesMachineState::Idle => &["server.order/noted"],
+            NotesMachineState::Noted => &["server.order/noted"],
+        }
+    }
+}
+/// One live instance of the `notes` machine.
+#[derive(Debug, Clone)]
+pub struct NotesMachineInstance {
+    state: NotesMachineState,
+}
+impl Checker {
+    #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
+    fn step_notes(
+        &mut self,
+        index: usize,
+        kind: Kind,
+        msg: &Message<'_>,
+    ) -> Result<(), agentwire_runtime::machine::Violation> {
+        let Some(key) = (match kind {
+            Kind::ServerOrderNoted => read_2(msg).key(),
+            _ => None,
+        }) else { return Ok(()) };
+        let existed = self.notes.contains(key.as_ref());
+        if !existed {
+            if self.notes.len() >= self.limits.max_instances {
+                return Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "notes",
+                    key: key.into_owned(),
+                    state: NotesMachineState::Idle.name(),
+                    got: Some(kind.label()),
+                    expected: NotesMachineState::Idle.expected(),
+                    problem: agentwire_runtime::machine::Problem::TooManyInstances(
+                        self.limits.max_instances,
+                    ),
+                });
+            }
+            self.notes
+                .insert(
+                    key.as_ref(),
+                    NotesMachineInstance {
+                        state: NotesMachineState::Idle,
+                    },
+                );
+        }
+        let inst = self.notes.get_mut(key.as_ref()).expect("instance present");
+        let state = inst.state;
+        let next: Result<NotesMachineState, agentwire_runtime::machine::Problem> = 'pick: {
+            if matches!(state, NotesMachineState::Idle) && kind == Kind::ServerOrderNoted
+            {
+                break 'pick Ok(NotesMachineState::Noted);
+            }
+            if matches!(state, NotesMachineState::Noted)
+                && kind == Kind::ServerOrderNoted
+            {
+                break 'pick Ok(NotesMachineState::Noted);
+            }
+            Err(agentwire_runtime::machine::Problem::Unexpected)
+        };
+        match next {
+            Ok(next) if next.is_final() => {
+                self.notes.remove(key.as_ref());
+                Ok(())
+            }
+            Ok(next) => {
+                inst.state = next;
+                Ok(())
+            }
+            Err(problem) => {
+                if !existed {
+                    self.notes.remove(key.as_ref());
+                }
+                Err(agentwire_runtime::machine::Violation {
+                    index: Some(index),
+                    machine: "notes",
+                    key: key.into_owned(),
+                    state: state.name(),
+                    got: Some(kind.label()),
+                    expected: state.expected(),
+                    problem,
+                })
+            }
+        }
+    }
+}
 /// Checks a stream of messages against every machine of the protocol. Instances that
 /// reach a final state are dropped; each machine holds at most `limits.max_instances`.
 #[derive(Debug)]
 pub struct Checker {
     index: usize,
     limits: agentwire_runtime::machine::Limits,
+    request: agentwire_runtime::machine::Instances<RequestMachineInstance>,
+    notes: agentwire_runtime::machine::Instances<NotesMachineInstance>,
 }
 impl Default for Checker {
     fn default() -> Self {
@@ -138,7 +401,12 @@ impl Checker {
         Self::with_limits(agentwire_runtime::machine::Limits::default())
     }
     pub fn with_limits(limits: agentwire_runtime::machine::Limits) -> Self {
-        Self { index: 0, limits }
+        Self {
+            index: 0,
+            limits,
+            request: agentwire_runtime::machine::Instances::keyed(),
+            notes: agentwire_runtime::machine::Instances::keyed(),
+        }
     }
     /// Feeds the next message of the stream; a violation leaves the state unchanged.
     pub fn observe(
@@ -149,16 +417,47 @@ impl Checker {
         self.index += 1;
         let Some(kind) = kind_of(&msg) else { return Ok(()) };
         let msg = &msg;
-        let _ = (index, kind, msg, &self.limits);
+        self.step_request(index, kind, msg)?;
+        self.step_notes(index, kind, msg)?;
         Ok(())
     }
     /// Ends the stream: every instance not in an accepting state is a violation.
     pub fn finish(self) -> Result<(), Vec<agentwire_runtime::machine::Violation>> {
-        let violations = Vec::new();
+        let mut violations = Vec::new();
+        for (key, inst) in self.request.sorted() {
+            let state = inst.state;
+            if !state.accepting() {
+                violations
+                    .push(agentwire_runtime::machine::Violation {
+                        index: None,
+                        machine: "request",
+                        key: key.to_owned(),
+                        state: state.name(),
+                        got: None,
+                        expected: RequestMachineState::expected(state),
+                        problem: agentwire_runtime::machine::Problem::Unfinished,
+                    });
+            }
+        }
+        for (key, inst) in self.notes.sorted() {
+            let state = inst.state;
+            if !state.accepting() {
+                violations
+                    .push(agentwire_runtime::machine::Violation {
+                        index: None,
+                        machine: "notes",
+                        key: key.to_owned(),
+                        state: state.name(),
+                        got: None,
+                        expected: NotesMachineState::expected(state),
+                        problem: agentwire_runtime::machine::Problem::Unfinished,
+                    });
+            }
+        }
         if violations.is_empty() { Ok(()) } else { Err(violations) }
     }
     /// Live instances across all machines (for memory accounting).
     pub fn live_instances(&self) -> usize {
-        0
+        self.request.len() + self.notes.len()
     }
 }
