@@ -1,6 +1,7 @@
 //! Conditions a struct cannot say (`if`/`then`/`else`, `not`, `patternProperties`,
 //! `dependentSchemas` and draft-04 to 07's schema-valued `dependencies`, `propertyNames`,
-//! `minProperties`/`maxProperties`) bundled into one self-contained subschema document: the
+//! `minProperties`/`maxProperties`, and a `oneOf`/`anyOf` that only constrains the object's
+//! own members) bundled into one self-contained subschema document: the
 //! keywords as the upstream schema writes them, and under `$defs` every definition their
 //! `$ref`s reach, each `$ref` rewritten to point there. The struct's rule `subschema` holds the
 //! document; generated validators and the interpreter check the object's JSON form against it
@@ -29,6 +30,8 @@ pub(super) fn is_bundled(node: &Node, key: &str) -> bool {
     match key {
         "not" => !keywords::is_tag_exclusion(node.get("not").unwrap_or(node)),
         "patternProperties" => true,
+        // Members that only constrain the object's own members (`keywords::constraint_choice`).
+        "oneOf" | "anyOf" => keywords::constraint_choice(node, true),
         "dependencies" => (node.get(key).map(Node::members).unwrap_or_default())
             .iter()
             .any(|d| d.value.as_array().is_none()),

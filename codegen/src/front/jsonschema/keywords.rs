@@ -132,6 +132,63 @@ fn exclusion_list(not: &super::json::Node) -> Option<&[super::json::Node]> {
     tags.then_some(list)
 }
 
+/// `oneOf`/`anyOf` whose members only constrain the members the object already declares
+/// (which are present, what values they take), as OpenAPI 3.0 writes `SchemaXORContent`
+/// (`oneOf: [{required: [schema]}, {required: [content]}]`, merged through `allOf`) or
+/// `HTTPSecurityScheme` (`oneOf` narrowing its `scheme` property): no member names a type, a
+/// `$ref`, a list or a property the object lacks. A condition on the object, checked as part
+/// of its subschema, not a union of shapes. `merged` for a schema merged into a struct through
+/// `allOf` (OpenAPI 3.0's `ParameterLocation`), whose members may narrow properties the struct
+/// declares beside it.
+pub fn constraint_choice(node: &super::json::Node, merged: bool) -> bool {
+    let Some(list) = (node.get("oneOf").or_else(|| node.get("anyOf"))).and_then(|l| l.as_array())
+    else {
+        return false;
+    };
+    let declared = |k: &str| node.get("properties").is_some_and(|p| p.get(k).is_some());
+    !list.is_empty()
+        && list
+            .iter()
+            .all(|m| constraint_only(m, &|k| merged || declared(k), 0))
+}
+
+/// A schema that only says which of an object's members are present and what values they
+/// take: `required`, `not`, combinations of such, and `properties` whose names `declared`
+/// takes; at least one of them, and no type, `$ref` or list.
+fn constraint_only(
+    node: &super::json::Node,
+    declared: &dyn Fn(&str) -> bool,
+    depth: usize,
+) -> bool {
+    let says = [
+        "required",
+        "properties",
+        "not",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "dependentRequired",
+    ];
+    depth < 8
+        && node.is_object()
+        && node
+            .members()
+            .iter()
+            .any(|e| says.contains(&e.key.as_str()))
+        && node.members().iter().all(|e| match e.key.as_str() {
+            "properties" => e.value.members().iter().all(|p| declared(&p.key)),
+            "not" => constraint_only(&e.value, declared, depth + 1),
+            "allOf" | "anyOf" | "oneOf" => (e.value.as_array()).is_some_and(|parts| {
+                parts
+                    .iter()
+                    .all(|p| constraint_only(p, declared, depth + 1))
+            }),
+            "required" | "description" | "title" | "$comment" | "minProperties"
+            | "maxProperties" | "dependentRequired" => true,
+            _ => false,
+        })
+}
+
 /// The one schema of `patternProperties` on an object schema with `additionalProperties:
 /// false`: every member's value has it (each name must match a pattern, and each pattern gives
 /// the same schema). `None` where a member could have another schema.

@@ -60,7 +60,9 @@ impl<'f> Lowerer<'f> {
                 return false;
             }
         }
-        if node.get("oneOf").is_some() || node.get("anyOf").is_some() {
+        if (node.get("oneOf").is_some() || node.get("anyOf").is_some())
+            && !super::keywords::constraint_choice(node, true)
+        {
             self.error(
                 node,
                 "an object merged with `allOf` cannot itself be a `oneOf`/`anyOf`".to_owned(),

@@ -22,7 +22,7 @@ impl<'f> Lowerer<'f> {
             .get("oneOf")
             .or_else(|| node.get("anyOf"))?
             .as_array()?;
-        if string_values(node).is_some() {
+        if string_values(node).is_some() || super::keywords::constraint_choice(node, false) {
             return None;
         }
         let non_null = members.iter().filter(|m| !is_null(m)).count();
