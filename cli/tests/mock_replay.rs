@@ -144,8 +144,14 @@ fn the_sdk_client_gets_the_recorded_server_back() {
     let (a, b) = (exchange(&recorded), exchange(&replayed));
     assert_eq!(a, b);
     // It went as far as sampling (a server request inside a tool call) and progress.
-    assert!(a.contains(&("server".into(), "sampling/createMessage".into())), "{a:?}");
-    assert!(a.contains(&("server".into(), "notifications/progress".into())), "{a:?}");
+    assert!(
+        a.contains(&("server".into(), "sampling/createMessage".into())),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&("server".into(), "notifications/progress".into())),
+        "{a:?}"
+    );
 }
 
 #[test]

@@ -71,12 +71,10 @@ fn waited_for(
         .filter(|s| s.to.is_some_and(|to| to != state))
         .flat_map(|s| s.kinds.iter().map(|k| k.0))
         .collect();
-    let ours = |k: &usize| {
-        spec.role_of(*k) == role && matches!(spec.roots[*k], Root::RpcCall { .. })
-    };
-    let answered_by_peer = |k: &usize| {
-        spec.role_of(*k) != role && matches!(spec.roots[*k], Root::RpcResponse)
-    };
+    let ours =
+        |k: &usize| spec.role_of(*k) == role && matches!(spec.roots[*k], Root::RpcCall { .. });
+    let answered_by_peer =
+        |k: &usize| spec.role_of(*k) != role && matches!(spec.roots[*k], Root::RpcResponse);
     let first = moving.iter().copied().find(ours)?;
     if machine.accepting[state] {
         // Only the opening (the caller checked it is one): every way on is this role's.

@@ -210,11 +210,14 @@ pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Wr
 
 /// The protocol played, what answers the peer's requests and what follows the machines
 /// (`None`: only the replay).
+type Played = (&'static dyn Protocol, Option<Answerer>, Option<Driver>);
+
+/// What the arguments say is played ([`Played`]).
 fn played(
     registry: &[&'static dyn Protocol],
     args: &MockArgs,
     err: &mut dyn Write,
-) -> Result<(&'static dyn Protocol, Option<Answerer>, Option<Driver>), String> {
+) -> Result<Played, String> {
     let (protocol, answerer, driver): (&'static dyn Protocol, _, _) =
         match (&args.spec, &args.protocol) {
             (Some(dir), _) => {
