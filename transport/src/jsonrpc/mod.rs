@@ -43,7 +43,7 @@ pub use error::{CallError, SendError};
 pub use handle::{Bound, Handle, Notifications};
 #[cfg(feature = "streamable-http")]
 pub use http::{HttpConnected, HttpSession};
-pub use link::Outgoing;
+pub use link::{Delivered, Outgoing};
 pub use listen::{TcpServer, serve_tcp};
 pub use negotiate::{
     Agreed, ConnectVersions, HANDSHAKE_ID, Opened, VersionError, connect_versions, spawn_versions,
