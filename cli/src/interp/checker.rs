@@ -54,6 +54,15 @@ impl Checker {
         }
     }
 
+    pub(super) fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// The live instances of the machine with index `machine`.
+    pub(super) fn live(&self, machine: usize) -> &Instances<Instance> {
+        &self.live[machine]
+    }
+
     /// Remembers a request some machine narrows responses to, and types a response by the
     /// remembered request it answers, as the generated checker's `answer`.
     fn answer(&mut self, kind: usize, value: &Value) -> Option<(usize, Option<Value>)> {
@@ -366,7 +375,10 @@ fn pick(
         let fusions = fused(&s.t);
         for (ci, c) in s.t.check.iter().enumerate() {
             if !fusions.iter().any(|(x, _)| *x == ci) && !ctx.holds(c) {
-                return Err(Problem::Check(s.texts[ci]));
+                return Err(Problem::Check {
+                    check: s.texts[ci],
+                    code: c.code,
+                });
             }
         }
         for (ci, ai) in &fusions {
@@ -379,7 +391,10 @@ fn pick(
                 .field()
                 .extend_into(&mut inst.values[slot])
             {
-                return Err(Problem::Check(s.texts[*ci]));
+                return Err(Problem::Check {
+                    check: s.texts[*ci],
+                    code: s.t.check[*ci].code,
+                });
             }
         }
         for (ai, a) in s.t.actions.iter().enumerate() {
