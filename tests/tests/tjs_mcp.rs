@@ -43,7 +43,12 @@ fn mcp_definitions_differ_from_typescript_json_schema_only_as_documented() {
     let loaded = loaded
         .versions
         .iter()
-        .find(|v| v.protocol.version.as_ref().is_some_and(|v| v.name == "2025-11-25"))
+        .find(|v| {
+            v.protocol
+                .version
+                .as_ref()
+                .is_some_and(|v| v.name == "2025-11-25")
+        })
         .expect("spec/mcp declares 2025-11-25");
     let inline: BTreeSet<String> = loaded
         .protocol
@@ -54,9 +59,10 @@ fn mcp_definitions_differ_from_typescript_json_schema_only_as_documented() {
         .collect();
     let file = target_dir()
         .join("peers/node/node_modules/@modelcontextprotocol/sdk/dist/esm/spec.types.d.ts");
-    let schema =
-        std::fs::read_to_string(workspace_root().join("generated/schemas/mcp/v2025_11_25.schema.json"))
-            .expect("generated/schemas/mcp/v2025_11_25.schema.json");
+    let schema = std::fs::read_to_string(
+        workspace_root().join("generated/schemas/mcp/v2025_11_25.schema.json"),
+    )
+    .expect("generated/schemas/mcp/v2025_11_25.schema.json");
     let out = Command::new(target_dir().join("peers/tjs/node_modules/.bin/typescript-json-schema"))
         .args([
             "--defaultNumberType",

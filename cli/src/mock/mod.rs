@@ -227,8 +227,8 @@ fn played(
                 let folder: &'static crate::interp::Interpreted = Box::leak(Box::new(interp));
                 // A folder of several versions is played as its skeleton's version.
                 let (protocol, version) = folder.played();
-                let schema = schema(dir, version, err)
-                    .ok_or("the spec's JSON Schema was not generated")?;
+                let schema =
+                    schema(dir, version, err).ok_or("the spec's JSON Schema was not generated")?;
                 let examples = doc_examples(dir, args.doc.as_deref(), protocol.types())?;
                 let answerer =
                     Answerer::new(protocol, protocol.types(), &args.role, schema, examples);

@@ -75,7 +75,11 @@ pub fn conventions(
     roles: &[String],
     report: &mut Report<'_>,
 ) -> RpcConventions {
-    let requests = || methods.iter().filter(|m| m.call == crate::ir::Call::Request);
+    let requests = || {
+        methods
+            .iter()
+            .filter(|m| m.call == crate::ir::Call::Request)
+    };
     // The roles that send a request, and those a request is sent to (any other role).
     let senders: Vec<&String> = (roles.iter())
         .filter(|r| requests().any(|m| m.sent_by(r)))
@@ -116,7 +120,11 @@ pub fn conventions(
                 format!(
                     "{what} `{}` must be sent by every role that {} requests (`from: [...]`); `{missing}` does not send it",
                     m.name,
-                    if what.starts_with("cancel") { "sends" } else { "is sent" },
+                    if what.starts_with("cancel") {
+                        "sends"
+                    } else {
+                        "is sent"
+                    },
                 ),
             );
         }
