@@ -7341,12 +7341,8 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InputRequests {
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            let value: InputRequest = map.next_value()?;
-                            extra.push_read(key.as_str().to_owned(), value);
-                        }
-                    }
+                    let value: InputRequest = map.next_value()?;
+                    extra.push_read(key.as_str().to_owned(), value);
                 }
                 Ok(InputRequests { extra })
             }
@@ -7758,12 +7754,8 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for InputResponses {
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            let value: InputResponse = map.next_value()?;
-                            extra.push_read(key.as_str().to_owned(), value);
-                        }
-                    }
+                    let value: InputResponse = map.next_value()?;
+                    extra.push_read(key.as_str().to_owned(), value);
                 }
                 Ok(InputResponses { extra })
             }
