@@ -29,6 +29,24 @@ impl<S: Bound> Server<S> {
         S: Answers<H> + Hears<H>,
         H: Send + Sync + 'static,
     {
+        Self::serve_http_wrapped(listener, handler, http, config, |router| router)
+    }
+
+    /// [`Self::serve_http`] behind a layer: the endpoint's router goes through `wrap` (an
+    /// OAuth resource server's `protect`, say), and what that layer puts in a request's
+    /// extensions reaches the handler of the JSON-RPC request it carried, through
+    /// [`super::Handle::extension`].
+    pub fn serve_http_wrapped<H>(
+        listener: TcpListener,
+        handler: Arc<H>,
+        http: streamable_http::ServerConfig,
+        config: Config,
+        wrap: impl FnOnce(axum::Router) -> axum::Router,
+    ) -> std::io::Result<ServerHandle>
+    where
+        S: Answers<H> + Hears<H>,
+        H: Send + Sync + 'static,
+    {
         let session = move |pipe: SessionPipe| {
             let cancel = CancellationToken::new();
             let (_sender, link, _connection) =
@@ -39,7 +57,7 @@ impl<S: Bound> Server<S> {
                 related: if o.answers.is_some() { None } else { o.related },
             });
         };
-        streamable_http::serve(listener, session, http)
+        streamable_http::serve_wrapped(listener, session, http, wrap)
     }
 }
 

@@ -19,7 +19,7 @@ use super::body::{self, BodyError};
 use super::config::ServerConfig;
 use super::message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
 use super::profile::Profile;
-use super::service::Service;
+use super::service::{Delivered, Service};
 use super::session::{OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
 use crate::budget::{ClientKey, Exhausted};
@@ -152,6 +152,18 @@ pub fn serve(
     service: impl Service,
     config: ServerConfig,
 ) -> std::io::Result<ServerHandle> {
+    serve_wrapped(listener, service, config, |router| router)
+}
+
+/// [`serve`] with the endpoint's router passed through `wrap` first: a layer in front of the
+/// endpoint, such as an OAuth resource server's `protect`. What that layer puts in a
+/// request's extensions reaches the engine with the message the request carries.
+pub fn serve_wrapped(
+    listener: TcpListener,
+    service: impl Service,
+    config: ServerConfig,
+    wrap: impl FnOnce(Router) -> Router,
+) -> std::io::Result<ServerHandle> {
     let guard = Guard {
         header_timeout: config.limits.header_timeout,
         max_http_connections: config.limits.max_connections,
@@ -159,6 +171,7 @@ pub fn serve(
     };
     let addr = listener.local_addr()?;
     let (app, sessions) = build(service, config, Some(addr))?;
+    let app = wrap(app);
     let shutdown = CancellationToken::new();
     // The endpoint checks the origin policy itself (answering in JSON-RPC).
     let handle = serve_router_checked(listener, app, shutdown.clone(), &guard)?;
@@ -303,11 +316,14 @@ async fn on_post(
         Ok(k) => k,
         Err(e) => return not_a_message(&e),
     };
+    let client = ClientKey::of_request(&extensions);
+    // The engine hands the request's extensions to the request's handler, so that what a
+    // layer in front of the endpoint learnt (the caller's identity) reaches it.
+    let delivered = Delivered { text, extensions };
     if let Kind::Request { id, method } = &kind
         && method == shared.profile().opens_with
     {
-        let client = ClientKey::of_request(&extensions);
-        return open_session(&shared, &headers, client, id.clone(), text).await;
+        return open_session(&shared, &headers, client, id.clone(), delivered).await;
     }
     let session = match session_of(&shared, &headers).and_then(|s| {
         check_version(&shared, &headers)?;
@@ -322,11 +338,11 @@ async fn on_post(
                 .get(&shared.version_header)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
-            on_request(&shared, session, id, text, false, version).await
+            on_request(&shared, session, id, delivered, false, version).await
         }
         _ => {
             let _busy = session.busy();
-            if pass_in(&session, text).await {
+            if pass_in(&session, delivered).await {
                 StatusCode::ACCEPTED.into_response()
             } else {
                 refuse(StatusCode::NOT_FOUND, NO_SESSION, "Session not found")
@@ -342,7 +358,7 @@ async fn open_session(
     headers: &HeaderMap,
     client: Option<ClientKey>,
     id: RequestId,
-    text: String,
+    delivered: Delivered,
 ) -> Response {
     if headers.contains_key(&shared.session_header) {
         let profile = shared.profile();
@@ -368,16 +384,16 @@ async fn open_session(
     };
     // The version the client asks for decides whether its streams get a priming event.
     let member = shared.profile().version_member;
-    let version = serde_json::from_str::<serde_json::Value>(&text)
+    let version = serde_json::from_str::<serde_json::Value>(&delivered.text)
         .ok()
         .and_then(|v| v.get("params")?.get(member)?.as_str().map(str::to_owned));
-    on_request(shared, session, id, text, true, version).await
+    on_request(shared, session, id, delivered, true, version).await
 }
 
-/// Hands `text` to the session's engine; `false` when the session ended first.
-async fn pass_in(session: &Session, text: String) -> bool {
+/// Hands a message to the session's engine; `false` when the session ended first.
+async fn pass_in(session: &Session, delivered: Delivered) -> bool {
     tokio::select! {
-        sent = session.inbound.send(text) => sent.is_ok(),
+        sent = session.inbound.send(delivered) => sent.is_ok(),
         () = session.ended.cancelled() => false,
     }
 }
@@ -388,7 +404,7 @@ async fn on_request(
     shared: &Shared,
     session: Arc<Session>,
     id: RequestId,
-    text: String,
+    delivered: Delivered,
     opens: bool,
     version: Option<String>,
 ) -> Response {
@@ -410,7 +426,7 @@ async fn on_request(
             );
         }
     };
-    let waited = if pass_in(&session, text).await {
+    let waited = if pass_in(&session, delivered).await {
         tokio::select! {
             m = rx.recv() => m.map(Some),
             () = session.ended.cancelled() => None,
