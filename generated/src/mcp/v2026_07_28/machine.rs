@@ -820,11 +820,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"logging\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"logging\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
