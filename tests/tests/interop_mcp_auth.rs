@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentwire_examples::mcp::{ClientAnswers, typed};
-use agentwire_protocols::mcp::{ClientRequest, ContentBlock, InitializeResult};
+use agentwire_protocols::mcp::v2025_11_25::{ClientRequest, ContentBlock, InitializeResult};
 use agentwire_protocols::skeletons::mcp::{Client, STREAMABLE_HTTP};
 use agentwire_runtime::Validate as _;
 use agentwire_runtime::jsonrpc::Outcome;
