@@ -898,7 +898,9 @@ impl<S: Side> Peer<S> {
         crate::warn_throttled!(%violation, "inbound message out of sequence, refused");
         match msg {
             Message::Request { id, .. } => {
-                let error = violation_error(self.inner.config.violation_code, &violation);
+                // The machine's own code for the failed check, else the configured one.
+                let code = violation.code().unwrap_or(self.inner.config.violation_code);
+                let error = violation_error(code, &violation);
                 self.refuse(Some(id), error).await;
             }
             Message::Notification(_) => {}
