@@ -241,6 +241,8 @@ async fn the_typescript_sdks_oauth_client_gets_into_our_protected_server() {
         let mut theirs = Peer::start(theirs);
         theirs.until("Please open this URL in your browser").await;
         let authorize = theirs.until("http").await;
+        // Its callback server listens only once the connection attempt has failed.
+        theirs.until("OAuth callback server started").await;
         // The browser: their demo grants at once and redirects to the client's callback
         // server, which takes the code.
         let browser = reqwest::Client::builder()
