@@ -452,7 +452,11 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
     let carriers = declare_carriers(
         &transport,
         &methods,
-        (version_source.as_ref(), &versions),
+        (
+            version_source.as_ref(),
+            &versions,
+            selected.as_ref().map(|d| d.info.name.as_str()),
+        ),
         &mut cx,
     );
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
@@ -662,6 +666,7 @@ fn declare_carriers(
     versions: (
         Option<&crate::ir::VersionSource>,
         &[crate::front::versions::VersionDecl],
+        Option<&str>,
     ),
     cx: &mut Checker<'_>,
 ) -> Vec<crate::ir::Carried> {
@@ -673,6 +678,7 @@ fn declare_carriers(
             let names = versions.1.iter().map(|d| d.info.name.as_str()).collect();
             (source, names)
         }),
+        version: versions.2,
     };
     let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
     transport
