@@ -125,6 +125,8 @@ pub struct Declaring<'a> {
     /// `version:` and the names of `versions:` (newest first), when the folder declares
     /// several versions: a carrier may take its version facts from them.
     pub versions: Option<(&'a crate::ir::VersionSource, Vec<&'a str>)>,
+    /// `version.unsupported_code`, when declared.
+    pub unsupported_code: Option<i64>,
 }
 
 /// Where a finding goes: the location it is about, and the message.

@@ -1141,4 +1141,11 @@ pub const STREAMABLE_HTTP: agentwire_transport::streamable_http::Profile = agent
     opens_with: "initialize",
     version_member: "protocolVersion",
     priming_since: Some("2025-11-25"),
+    version_source: None,
+    unsupported_code: agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE,
+    mirror: &[],
+    mirror_since: None,
+    mirror_base64: None,
+    mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
+    sealed_state: None,
 };
