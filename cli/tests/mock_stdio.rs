@@ -4,6 +4,7 @@
 //! the mock sends passes `trace check` on its recording, and what the mock printed live is
 //! what `trace check` prints. A peer's mistakes are reported and answered in JSON-RPC.
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -136,4 +137,78 @@ fn the_peers_mistakes_are_reported_and_answered() {
         "{stderr}"
     );
     assert!(stderr.contains("mock:line 6: invalid JSON"), "{stderr}");
+}
+
+/// The mock's answers to `input` (JSON Lines), run with `extra` arguments.
+fn answers_to(input: &str, extra: &[&OsStr]) -> (Vec<Value>, String) {
+    let mut mock = Command::new(agentwire())
+        .args(["mock", "--role", "server", "--spec"])
+        .arg(spec())
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    mock.stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = mock.wait_with_output().unwrap();
+    let answers = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (answers, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+const INITIALIZE: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    "\n",
+);
+
+#[test]
+fn the_mock_answers_with_the_docs_example_first() {
+    // docs/protocols/mcp.md, found beside spec/, shows an `initialize` result: it is sent,
+    // the offered version echoed into it.
+    let (answers, stderr) = answers_to(INITIALIZE, &[]);
+    assert_eq!(answers.len(), 1, "{answers:?}\n{stderr}");
+    let result = &answers[0]["result"];
+    assert_eq!(
+        result["instructions"], "Call `echo` to test the connection.",
+        "{result}"
+    );
+    assert_eq!(result["serverInfo"]["name"], "example-server", "{result}");
+    assert_eq!(result["protocolVersion"], "2025-06-18", "{result}");
+}
+
+#[test]
+fn a_doc_example_the_decoder_refuses_is_never_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("my.md");
+    // The first example lacks `serverInfo`: the decoder refuses it; the second is sent. A
+    // `ping` example that is no empty result is refused too, and the ping answer is drawn.
+    std::fs::write(
+        &doc,
+        concat!(
+            "# Mine\n\n## initialize\n\n",
+            "```json\n{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}\n```\n\n",
+            "```json\n{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"from-my-doc\",\"version\":\"2\"}}}\n```\n\n",
+            "## ping\n\n```json\n{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":[1]}\n```\n",
+        ),
+    )
+    .unwrap();
+    let input = format!(
+        "{INITIALIZE}{}\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#
+    );
+    let (answers, stderr) = answers_to(&input, &[OsStr::new("--doc"), doc.as_os_str()]);
+    assert_eq!(answers.len(), 2, "{answers:?}\n{stderr}");
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "from-my-doc");
+    assert!(answers[0]["result"].get("instructions").is_none());
+    assert!(answers[1]["result"].is_object(), "{answers:?}");
+    assert!(!stderr.contains("mock:line"), "{stderr}");
 }

@@ -165,3 +165,107 @@ fn the_python_helix_client_through_the_websocket_proxy() {
         );
     }
 }
+
+/// A proxy in front of `up` with `extra` arguments; its listening address (`HOST:PORT`).
+fn proxy(up: &Upstream, extra: &[&str]) -> (Child, String) {
+    let mut proxy = Command::new(agentwire())
+        .args([
+            "proxy",
+            "--protocol",
+            "helix_zed",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .arg("--upstream")
+        .arg(format!("ws://127.0.0.1:{}/", up.port))
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(proxy.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("ws://"))
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .trim_end_matches(',')
+        .to_owned();
+    // The rest of standard error is drained so that the proxy never blocks on it.
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    (proxy, addr)
+}
+
+/// A WebSocket client's handshake on a plain socket; the socket once the proxy switched.
+fn handshake(addr: &str) -> TcpStream {
+    use std::io::Write;
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        s.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
+    s
+}
+
+/// Reads until the proxy closes the socket; the close code of its close frame, if it sent
+/// one first.
+fn closed_with(s: &mut TcpStream) -> Option<u16> {
+    let mut all = Vec::new();
+    let _ = s.read_to_end(&mut all);
+    // A close frame from a server: 0x88, an unmasked length, then the code.
+    let at = all.windows(2).position(|w| w[0] == 0x88 && w[1] >= 2)?;
+    all.get(at + 2..at + 4)
+        .map(|c| u16::from_be_bytes([c[0], c[1]]))
+}
+
+#[test]
+fn a_connection_gone_silent_is_closed_after_the_idle_timeout() {
+    use std::io::Write;
+    let up = Upstream::start();
+    let (mut proxy, addr) = proxy(&up, &["--idle-timeout", "1"]);
+    // A client that says nothing after its handshake is closed, with "going away".
+    let mut silent = handshake(&addr);
+    silent
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let start = Instant::now();
+    assert_eq!(closed_with(&mut silent), Some(1001));
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    // A client that pings every 300 ms is never idle: open after 2.5 s, closed 1 s after it
+    // stops.
+    let mut pinging = handshake(&addr);
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(2_500) {
+        // A masked ping with an empty payload.
+        pinging.write_all(&[0x89, 0x80, 0, 0, 0, 0]).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    pinging
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let stopped = Instant::now();
+    assert_eq!(closed_with(&mut pinging), Some(1001));
+    assert!(stopped.elapsed() < Duration::from_secs(5));
+    assert!(start.elapsed() >= Duration::from_millis(3_000));
+    // The proxy itself goes on.
+    drop(handshake(&addr));
+    let _ = proxy.kill();
+    let _ = proxy.wait();
+}

@@ -54,6 +54,15 @@ impl Checker {
         }
     }
 
+    pub(super) fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// The live instances of the machine with index `machine`.
+    pub(super) fn live(&self, machine: usize) -> &Instances<Instance> {
+        &self.live[machine]
+    }
+
     /// Remembers a request some machine narrows responses to, and types a response by the
     /// remembered request it answers, as the generated checker's `answer`.
     fn answer(&mut self, kind: usize, value: &Value) -> Option<(usize, Option<Value>)> {

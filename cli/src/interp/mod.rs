@@ -11,6 +11,7 @@ mod http;
 mod machine;
 mod message;
 mod node;
+mod owed;
 mod proto;
 mod proto_types;
 mod rpc;
@@ -27,6 +28,8 @@ use agentwire_runtime::Invalid;
 use agentwire_runtime::registry::{Checker, Decoded, Framing, Protocol, TransportKind};
 use serde_json::Value;
 
+pub use checker::Checker as Driver;
+pub use owed::Owed;
 pub use types::Types;
 
 /// One spec folder, interpreted.
@@ -203,6 +206,12 @@ impl Interpreted {
 
     pub fn types(&self) -> &Types {
         &self.spec.types
+    }
+
+    /// A checker of its own for a player of a role: it follows the session as the checker
+    /// does, and says what the role owes (`Driver::owed`).
+    pub fn driver(&self) -> Driver {
+        checker::Checker::new(Arc::clone(&self.spec))
     }
 
     /// Decodes one channel message `from` sends, with its kind.

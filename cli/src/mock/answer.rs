@@ -1,6 +1,7 @@
-//! The mock's answers: for a request of a method the mocked role answers, a result of the
-//! method's result type drawn from the spec's JSON Schema and kept only once the protocol's
-//! own decoder accepts it. Members of the request's params that the result type has too
+//! The mock's answers: for a request of a method the mocked role answers, the first of the
+//! protocol document's results for the method (`examples`) that the protocol's own decoder
+//! accepts, else a result of the method's result type drawn from the spec's JSON Schema and
+//! kept only once the decoder accepts it. Members of the request's params that the result type has too
 //! (a version offered, an id named) are copied over first, so that a peer which expects its
 //! own value back gets it; a draw that still does not validate falls back to the plain draw.
 
@@ -9,6 +10,9 @@ use agentwire_runtime::registry::Protocol;
 use serde_json::{Value, json};
 
 use agentwire_runtime::instances::{Rng, draw};
+
+use super::examples::Examples;
+use crate::interp::Owed;
 
 /// Seeds tried per answer before giving up.
 const TRIES: u64 = 64;
@@ -24,6 +28,8 @@ pub struct Answerer {
     protocol: &'static dyn Protocol,
     schema: Value,
     methods: Vec<Answered>,
+    /// The document's examples, tried before a draw.
+    examples: Examples,
     /// Answers made so far, so that each draws from its own seeds.
     made: u64,
 }
@@ -34,6 +40,7 @@ impl Answerer {
         types: &crate::interp::Types,
         role: &str,
         schema: Value,
+        examples: Examples,
     ) -> Self {
         let methods = types
             .protocol
@@ -49,6 +56,7 @@ impl Answerer {
             protocol,
             schema,
             methods,
+            examples,
             made: 0,
         }
     }
@@ -73,7 +81,7 @@ impl Answerer {
         let ty = ty.clone();
         let params = message.get("params").cloned().unwrap_or(Value::Null);
         self.made += 1;
-        match self.result(&ty, &params) {
+        match self.result(method, &ty, &params) {
             Some(result) => Some(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()),
             None => Some(error(
                 id,
@@ -83,23 +91,47 @@ impl Answerer {
         }
     }
 
-    /// A value of `ty` the protocol's decoder accepts, if a few seeds find one.
-    fn result(&self, ty: &str, params: &Value) -> Option<Value> {
+    /// A value of `ty` the protocol's decoder accepts: the document's first for `method`, else
+    /// a draw, if a few seeds find one.
+    fn result(&self, method: &str, ty: &str, params: &Value) -> Option<Value> {
+        self.pick(self.examples.results(method), ty, params)
+    }
+
+    /// The first of `examples`, else of a few draws of `ty`, that the decoder accepts as a
+    /// `ty`, each tried with the members it shares with `given` echoed first.
+    fn pick(&self, examples: &[Value], ty: &str, given: &Value) -> Option<Value> {
         let target = json!({"$ref": format!("#/$defs/{ty}")});
         let valid =
             |v: &Value| matches!(self.protocol.decode_type(ty, &v.to_string()), Some(Ok(_)));
-        for seed in 0..TRIES {
+        let drawn = (0..TRIES).map(|seed| {
             let mut rng = Rng::new(self.made.wrapping_mul(1_000).wrapping_add(seed + 1));
-            let drawn = draw(&self.schema, &target, &mut rng, 0);
-            let echoed = echo(drawn.clone(), params);
+            draw(&self.schema, &target, &mut rng, 0)
+        });
+        for candidate in examples.iter().cloned().chain(drawn) {
+            let echoed = echo(candidate.clone(), given);
             if valid(&echoed) {
                 return Some(echoed);
             }
-            if valid(&drawn) {
-                return Some(drawn);
+            if valid(&candidate) {
+                return Some(candidate);
             }
         }
         None
+    }
+
+    /// The request (with `id`) or notification `owed` names, which the role sends unprompted:
+    /// its params the document's first for the method, else drawn, echoing what `given` (the
+    /// peer's latest params) shares; `None` when no valid params are found.
+    pub fn call(&mut self, owed: &Owed, id: u64, given: &Value) -> Option<String> {
+        let mut message = json!({"jsonrpc": "2.0", "method": owed.method});
+        if owed.request {
+            message["id"] = json!(id);
+        }
+        if let Some(ty) = &owed.params {
+            self.made += 1;
+            message["params"] = self.pick(self.examples.params(&owed.method), ty, given)?;
+        }
+        Some(message.to_string())
     }
 }
 

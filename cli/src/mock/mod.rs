@@ -7,6 +7,7 @@
 //! peer got wrong is printed as it happens, in `trace check`'s words. The peer is this
 //! process's standard input and output, or the command given after `--`.
 
+use std::collections::HashSet;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -14,15 +15,17 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use agentwire_runtime::framing::DEFAULT_MAX_FRAME_SIZE;
-use agentwire_runtime::registry::{Protocol, TransportKind};
+use agentwire_runtime::registry::{Checker as _, Protocol, TransportKind};
 use clap::Args;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
 mod answer;
+mod examples;
 mod replay;
 
 use crate::check::{At, Detail, Finding};
+use crate::interp::{Driver, Owed};
 use crate::proxy::refuse::{self, Answer};
 use crate::proxy::session::Session;
 use crate::proxy::split::{Chunk, Framing, Piece, Splitter};
@@ -35,6 +38,8 @@ const USAGE: u8 = 2;
 const CHUNK: usize = 64 * 1024;
 /// How long a spawned peer may take to exit once its input is closed.
 const GRACE: Duration = Duration::from_secs(5);
+/// Messages sent unprompted in a row at most (a machine that keeps owing stops there).
+const MAX_OWED: usize = 16;
 
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("which").required(true).args(["protocol", "spec"]))]
@@ -48,6 +53,11 @@ pub struct MockArgs {
     #[arg(long, value_name = "NAME", requires = "replay")]
     protocol: Option<String>,
 
+    /// The protocol's document whose JSON examples are answered with first (default: the
+    /// spec's `docs/protocols/<module>.md` or `docs/<module>.md` beside its `spec/` folder).
+    #[arg(long, value_name = "FILE", requires = "spec")]
+    doc: Option<PathBuf>,
+
     /// The role to play (the peer plays the other).
     #[arg(long, value_name = "ROLE")]
     role: String,
@@ -60,6 +70,11 @@ pub struct MockArgs {
     /// Seconds the peer has to send the message the replayed recording has next.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     replay_timeout: u64,
+
+    /// End the session once the peer has sent nothing for SECS seconds (default: play until
+    /// the peer ends its output).
+    #[arg(long, value_name = "SECS")]
+    idle: Option<u64>,
 
     /// Write both directions to FILE as a JSON Lines trace (`trace check` reads it).
     #[arg(long, value_name = "FILE")]
@@ -82,11 +97,27 @@ pub struct MockArgs {
 pub const ABOUT: &str = "\
 Play one role of a JSON-RPC protocol over standard input and output, against a real peer
 (run it as the peer's server command, or give the peer's command after `--`). Each request
-the role answers gets a result drawn from the spec's JSON Schema and accepted by the
-protocol's own decoder (members of the request's params the result also has are echoed,
+the role answers gets the first result the protocol's document shows for its method (a
+`json` example under a heading naming the method; --doc FILE, else the spec's
+docs/protocols/<module>.md or docs/<module>.md beside its spec/ folder) that the protocol's
+own decoder accepts, else a result drawn from the spec's JSON Schema and accepted by the
+decoder (members of the request's params the result also has are echoed,
 such as an offered version); a request the role does not answer gets -32601. Everything
 the peer sends is checked against the schemas and sequence rules, and each finding is
-printed on standard error as it is made:
+printed on standard error as it is made.
+
+What the machines say the peer waits for from the mocked role is sent unprompted, at the
+start and after each message of the peer: the opening of a per-connection machine when
+every way out of its initial state is a request or notification of the role (a client's
+first request), and in a state that is not accepting, the role's first request or
+notification that leaves it, unless the peer's answer leaves it too (wildcard transitions
+aside). It goes before the answer to the request that led there; its params are the
+document's example for the method, else drawn, members shared with the peer's latest
+params echoed (so a notification names the handle or session it is about):
+
+  agentwire mock --spec ./spec/chat --role client --idle 5 -- my-server --stdio
+
+The session ends when the peer ends its output, or after --idle SECS of its silence.
 
   my-client --server 'agentwire mock --spec ./spec/chat --role server --record s.jsonl'
 
@@ -94,7 +125,8 @@ With --replay TRACE the role's side of a recorded session is played: its message
 in their recorded order, each once the peer's messages recorded before it came, with the
 live request ids; each message of the peer is compared with the one the recording has in
 its place, and a different kind (request, notification, answer, error) or method is
-reported as TRACE:line N: replay: ... A peer silent past --replay-timeout ends the replay.
+reported as TRACE:line N: replay: ...; the first deviation ends the replay (requests after
+it get -32601). A peer silent past --replay-timeout ends the replay.
 
   agentwire mock --protocol NAME --role client --replay session.jsonl -- my-server --stdio
 
@@ -109,7 +141,7 @@ pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Wr
         let _ = writeln!(err, "error: {e}");
         USAGE
     };
-    let (protocol, answerer) = match played(registry, args, err) {
+    let (protocol, answerer, driver) = match played(registry, args, err) {
         Ok(p) => p,
         Err(e) => return fail(err, e),
     };
@@ -150,6 +182,7 @@ pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Wr
         max: args.max_frame_size,
         frame_timeout: Duration::from_secs(args.frame_timeout.max(1)),
         replay_timeout: Duration::from_secs(args.replay_timeout.max(1)),
+        idle: args.idle.map(|s| Duration::from_secs(s.max(1))),
         spawned: !args.command.is_empty(),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -159,32 +192,49 @@ pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Wr
         Ok(rt) => rt,
         Err(e) => return fail(err, format!("no async runtime: {e}")),
     };
-    if let Err(e) = runtime.block_on(play.start(answerer, script, &args.command)) {
+    // A replay plays the recording's messages only; otherwise the machines drive.
+    let driver = driver.filter(|_| script.is_none());
+    let answers = Answers {
+        drawn: answerer,
+        script,
+        driver,
+        served: HashSet::new(),
+        sent: 0,
+        given: Value::Null,
+    };
+    if let Err(e) = runtime.block_on(play.start(answers, &args.command)) {
         return fail(err, e);
     }
     crate::proxy::finish(&session, protocol, None, err)
 }
 
-/// The protocol played, and what answers the peer's requests (`None`: only the replay).
+/// The protocol played, what answers the peer's requests and what follows the machines
+/// (`None`: only the replay).
+type Played = (&'static dyn Protocol, Option<Answerer>, Option<Driver>);
+
+/// What the arguments say is played ([`Played`]).
 fn played(
     registry: &[&'static dyn Protocol],
     args: &MockArgs,
     err: &mut dyn Write,
-) -> Result<(&'static dyn Protocol, Option<Answerer>), String> {
-    let (protocol, answerer): (&'static dyn Protocol, _) = match (&args.spec, &args.protocol) {
-        (Some(dir), _) => {
-            let interp = crate::protocol_arg::interpret(dir).map_err(|e| e.1)?;
-            let protocol: &'static crate::interp::Interpreted = Box::leak(Box::new(interp));
-            let schema = schema(dir, err).ok_or("the spec's JSON Schema was not generated")?;
-            let answerer = Answerer::new(protocol, protocol.types(), &args.role, schema);
-            (protocol, Some(answerer))
-        }
-        (None, Some(name)) => {
-            let p = crate::protocol_arg::find_protocol(registry, name).map_err(|e| e.1)?;
-            (p, None)
-        }
-        (None, None) => return Err("give --spec DIR or --protocol NAME".into()),
-    };
+) -> Result<Played, String> {
+    let (protocol, answerer, driver): (&'static dyn Protocol, _, _) =
+        match (&args.spec, &args.protocol) {
+            (Some(dir), _) => {
+                let interp = crate::protocol_arg::interpret(dir).map_err(|e| e.1)?;
+                let protocol: &'static crate::interp::Interpreted = Box::leak(Box::new(interp));
+                let schema = schema(dir, err).ok_or("the spec's JSON Schema was not generated")?;
+                let examples = doc_examples(dir, args.doc.as_deref(), protocol.types())?;
+                let answerer =
+                    Answerer::new(protocol, protocol.types(), &args.role, schema, examples);
+                (protocol, Some(answerer), Some(protocol.driver()))
+            }
+            (None, Some(name)) => {
+                let p = crate::protocol_arg::find_protocol(registry, name).map_err(|e| e.1)?;
+                (p, None, None)
+            }
+            (None, None) => return Err("give --spec DIR or --protocol NAME".into()),
+        };
     if protocol.transport() != TransportKind::JsonRpc
         || !protocol.roles().contains(&args.role.as_str())
     {
@@ -193,7 +243,27 @@ fn played(
             protocol.roles().join(", ")
         ));
     }
-    Ok((protocol, answerer))
+    Ok((protocol, answerer, driver))
+}
+
+/// The JSON examples of the spec's document: `doc`, else the one found by convention (none
+/// found: no examples).
+fn doc_examples(
+    dir: &std::path::Path,
+    doc: Option<&std::path::Path>,
+    types: &crate::interp::Types,
+) -> Result<examples::Examples, String> {
+    let ir = &types.protocol;
+    let path = match doc {
+        Some(p) => p.to_path_buf(),
+        None => match examples::by_convention(dir, &ir.module) {
+            Some(p) => p,
+            None => return Ok(examples::Examples::default()),
+        },
+    };
+    let text = examples::read(&path)?;
+    let methods: Vec<&str> = ir.methods.iter().map(|m| m.name.as_str()).collect();
+    Ok(examples::Examples::parse(&text, &methods))
 }
 
 fn keep(s: &str) -> &'static str {
@@ -217,25 +287,29 @@ struct Play<'a> {
     max: usize,
     frame_timeout: Duration,
     replay_timeout: Duration,
+    /// How long the peer may stay silent before the session ends (`None`: no limit).
+    idle: Option<Duration>,
     /// The peer is a command the mock started: the session ends when the replay does.
     spawned: bool,
 }
 
-/// What the peer's messages are answered by.
+/// What the peer's messages are answered by, and what the mock sends unprompted.
 struct Answers {
     drawn: Option<Answerer>,
     script: Option<Script>,
+    /// Follows the session through the machines, saying what the role owes.
+    driver: Option<Driver>,
+    /// What was owed and sent, while it is still owed (so it is sent once per visit).
+    served: HashSet<Owed>,
+    /// Requests sent unprompted so far (their ids count up from 1).
+    sent: u64,
+    /// The params of the peer's latest message, echoed into what is sent unprompted.
+    given: Value,
 }
 
 impl Play<'_> {
     /// Plays against this process's standard input and output, or against `command`.
-    async fn start(
-        &self,
-        drawn: Option<Answerer>,
-        script: Option<Script>,
-        command: &[OsString],
-    ) -> Result<(), String> {
-        let answers = Answers { drawn, script };
+    async fn start(&self, answers: Answers, command: &[OsString]) -> Result<(), String> {
         let Some((program, args)) = command.split_first() else {
             let stdin = agentwire_transport::stdio::stdin();
             let stdout = agentwire_transport::stdio::stdout();
@@ -271,6 +345,10 @@ impl Play<'_> {
         let mut splitter = Splitter::new(self.framing, self.max);
         let mut buf = vec![0u8; CHUNK];
         let mut pieces = Vec::new();
+        // The opening, if the role owes one; later, what is owed after each peer message.
+        if self.owe(&mut answers, &mut writer).await.is_err() {
+            return;
+        }
         loop {
             if let Some(script) = answers.script.as_mut() {
                 while let Some(text) = script.next_send() {
@@ -296,7 +374,13 @@ impl Play<'_> {
                         return;
                     }
                 },
-                None => read.await,
+                None => match self.idle {
+                    Some(idle) => match tokio::time::timeout(idle, read).await {
+                        Ok(chunk) => chunk,
+                        Err(_) => return,
+                    },
+                    None => read.await,
+                },
             };
             match chunk {
                 Chunk::Bytes(n) => splitter.push(&buf[..n], &mut pieces),
@@ -343,6 +427,41 @@ impl Play<'_> {
         writer.flush().await
     }
 
+    /// Sends what the machines say the peer waits for from the mocked role (`Driver::owed`),
+    /// each owed message once while it is owed.
+    async fn owe<W: AsyncWrite + Unpin>(
+        &self,
+        answers: &mut Answers,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        for _ in 0..MAX_OWED {
+            let (Some(driver), Some(drawn)) = (answers.driver.as_mut(), answers.drawn.as_mut())
+            else {
+                return Ok(());
+            };
+            let owed = driver.owed(self.role);
+            answers.served.retain(|s| owed.contains(s));
+            let Some(next) = owed.into_iter().find(|o| !answers.served.contains(o)) else {
+                return Ok(());
+            };
+            answers.served.insert(next.clone());
+            answers.sent += 1;
+            let Some(text) = drawn.call(&next, answers.sent, &answers.given) else {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "agentwire mock: no valid params found for `{}`, owed in {} state {}",
+                    next.method,
+                    next.machine,
+                    next.state
+                );
+                continue;
+            };
+            self.send(&text, writer).await?;
+            follow(self.protocol, driver, self.role, &text);
+        }
+        Ok(())
+    }
+
     /// Checks each piece and answers the requests among them.
     async fn take<W: AsyncWrite + Unpin>(
         &self,
@@ -362,6 +481,12 @@ impl Play<'_> {
             let Ok(message) = serde_json::from_str::<Value>(&body) else {
                 continue;
             };
+            if let Some(driver) = answers.driver.as_mut() {
+                follow(self.protocol, driver, self.peer, &body);
+                answers.given = message.get("params").cloned().unwrap_or(Value::Null);
+            }
+            // What the peer waits for before an answer goes first.
+            self.owe(answers, writer).await?;
             if let Some(script) = answers.script.as_mut() {
                 match script.take(&message) {
                     // The recording's own answer follows, if it has one.
@@ -382,8 +507,23 @@ impl Play<'_> {
             });
             if let Some(answer) = answer {
                 self.send(&answer, writer).await?;
+                if let Some(driver) = answers.driver.as_mut() {
+                    follow(self.protocol, driver, self.role, &answer);
+                }
             }
         }
         Ok(())
+    }
+}
+
+/// Steps `driver` on the message `text` that `from` sent (one it cannot decode leaves it as
+/// it was, as the checker's violations do).
+fn follow(protocol: &'static dyn Protocol, driver: &mut Driver, from: &str, text: &str) {
+    let Ok(message) = serde_json::from_str::<Value>(text) else {
+        return;
+    };
+    let entry = serde_json::json!({"from": from, "message": message});
+    if let Some(Ok(decoded)) = protocol.decode(from, &entry) {
+        let _ = driver.observe(&decoded);
     }
 }

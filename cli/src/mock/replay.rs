@@ -2,7 +2,8 @@
 //! trace's messages of the mocked role are sent in their recorded order, each once the
 //! peer's messages recorded before it have come; each message of the peer is compared with
 //! the one the recording has in its place (its kind: request, notification, answer or error;
-//! its method), and where it differs that is a deviation, reported with the recording's line.
+//! its method), and where it differs that is a deviation, reported with the recording's line;
+//! the first deviation ends the replay (the recording no longer says what comes next).
 //! Request ids are the live ones: an answer of the mock carries the id the live peer gave
 //! the request it answers. A trace of several streams is replayed as its first.
 
@@ -126,6 +127,8 @@ impl Script {
         self.steps.pop_front();
         let (want, got) = (describe(&recorded), describe(live));
         if want != got {
+            // Past a deviation the recording no longer says what comes next: the replay ends.
+            self.steps.clear();
             let text = format!("replay: the peer sent {got} where the recording has {want}");
             return Err(Some(Deviation { line, text }));
         }

@@ -90,6 +90,11 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     write_timeout: u64,
 
+    /// Seconds a WebSocket connection may carry no message in either direction (a ping
+    /// counts); then the proxy closes both sides (close code 1001).
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    idle_timeout: u64,
+
     /// Listen on ADDR (`HOST:PORT`; port 0 picks one, printed at start) and relay each
     /// connection to --upstream, instead of running a server command over stdio.
     #[arg(long, value_name = "ADDR", requires = "upstream")]
@@ -127,7 +132,8 @@ method, -32602 bad params, -32600 otherwise, -32700 a frame that is not JSON), a
 answer goes to the side that asked as an error for its id, a notification is dropped.
 
 Frames are checked up to --max-frame-size bytes (a longer one is forwarded unchecked, or
-dropped with --enforce, and reported); a frame must arrive whole within --frame-timeout.
+dropped with --enforce, and reported); a frame must arrive whole within --frame-timeout. A
+WebSocket connection silent both ways for --idle-timeout is closed.
 
 Exit status:
   0  the session ended with no finding
@@ -253,6 +259,7 @@ fn relay(setup: Setup, args: &ProxyArgs, err: &mut dyn Write) -> u8 {
         max_frame_size: args.max_frame_size,
         frame_timeout: Duration::from_secs(args.frame_timeout.max(1)),
         write_timeout: Duration::from_secs(args.write_timeout.max(1)),
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

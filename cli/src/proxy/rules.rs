@@ -24,6 +24,8 @@ pub struct Rules<'a> {
     pub frame_timeout: Duration,
     /// A write the other side does not take within this ends the session.
     pub write_timeout: Duration,
+    /// A WebSocket connection that carries no message either way for this long is closed.
+    pub idle_timeout: Duration,
 }
 
 /// The role on the other side of `from` (the first one that is not it).

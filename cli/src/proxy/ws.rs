@@ -7,12 +7,14 @@
 //! requests (the `http+websocket` kind's routes) are relayed by `exchange`. The listening
 //! side is the transport's guarded server loop (header deadline, connection cap, Origin and
 //! Host checks: a page of another site gets 403 before any upstream is dialled); messages
-//! are capped at `--max-frame-size` on both sides, and a side that does not take a message
-//! within the write deadline ends its connection.
+//! are capped at `--max-frame-size` on both sides, a side that does not take a message
+//! within the write deadline ends its connection, and a connection that carries nothing
+//! either way for `--idle-timeout` is closed on both sides (a peer gone silent mid-session
+//! holds no connection slot for ever).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::ws::{self, WebSocket, WebSocketUpgrade};
@@ -33,6 +35,8 @@ use super::verdict::{Verdict, judge};
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one side may stay open once the other closed.
 const GRACE: Duration = Duration::from_secs(5);
+/// The close code sent to both sides of an idle connection ("going away").
+const GOING_AWAY: u16 = 1001;
 /// Request headers that belong to the client's own handshake, never relayed.
 const OWN: [&str; 8] = [
     "host",
@@ -213,12 +217,54 @@ where
         Mutex::new(server_out.with(|f: Frame| future::ready(Ok::<_, tung::Error>(to_tung(f)))));
     let client_in = client_in.map(|m| m.map(from_axum).map_err(|e| e.to_string()));
     let server_in = server_in.map(|m| m.map(from_tung).map_err(|e| e.to_string()));
-    let up = pump(rules, s.client, client_in, &server_out, &client_out);
-    let down = pump(rules, s.server, server_in, &client_out, &server_out);
+    let heard = Heard::new();
+    let up = pump(rules, s.client, client_in, &server_out, &client_out, &heard);
+    let down = pump(rules, s.server, server_in, &client_out, &server_out, &heard);
     tokio::pin!(up, down);
     tokio::select! {
         () = &mut up => { let _ = tokio::time::timeout(GRACE, down).await; }
         () = &mut down => { let _ = tokio::time::timeout(GRACE, up).await; }
+        () = heard.silence(rules.idle_timeout) => {
+            let secs = rules.idle_timeout.as_secs();
+            let stream = rules.stream.map_or_else(String::new, |s| format!(" (stream {s})"));
+            eprintln!("agentwire proxy: a connection{stream} carried nothing for {secs} s; closed");
+            let bye = || Frame::Close(Some((GOING_AWAY, "idle".to_owned())));
+            let _ = send(rules, &client_out, bye()).await;
+            let _ = send(rules, &server_out, bye()).await;
+        }
+    }
+}
+
+/// When a connection last carried a message, either way.
+struct Heard {
+    start: Instant,
+    /// Milliseconds from `start`.
+    last: AtomicU64,
+}
+
+impl Heard {
+    fn new() -> Self {
+        Heard {
+            start: Instant::now(),
+            last: AtomicU64::new(0),
+        }
+    }
+
+    fn now(&self) {
+        let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last.store(ms, Ordering::Relaxed);
+    }
+
+    /// Returns once nothing was heard for `idle`.
+    async fn silence(&self, idle: Duration) {
+        loop {
+            let last = Duration::from_millis(self.last.load(Ordering::Relaxed));
+            let quiet = self.start.elapsed().saturating_sub(last);
+            match idle.checked_sub(quiet) {
+                Some(left) if !left.is_zero() => tokio::time::sleep(left).await,
+                _ => return,
+            }
+        }
     }
 }
 
@@ -229,12 +275,14 @@ async fn pump<R, W, B>(
     mut reader: R,
     onward: &Mutex<W>,
     back: &Mutex<B>,
+    heard: &Heard,
 ) where
     R: Stream<Item = Result<Frame, String>> + Unpin,
     W: Sink<Frame> + Unpin,
     B: Sink<Frame> + Unpin,
 {
     while let Some(read) = reader.next().await {
+        heard.now();
         let frame = match read {
             Ok(f) => f,
             Err(e) => {
