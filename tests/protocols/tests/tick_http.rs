@@ -81,7 +81,7 @@ impl v1::ServerHandler for Counter {
         p: t1::CountParams,
     ) -> Result<t1::CountResult, RpcError> {
         self.calls.fetch_add(1, Ordering::SeqCst);
-        let confirmed = p.state.as_deref().map(|s| serde_json::from_str::<Value>(s));
+        let confirmed = p.state.as_deref().map(serde_json::from_str::<Value>);
         match confirmed {
             None if p.step > 5 => Ok(t1::CountResult {
                 total: self.total.load(Ordering::SeqCst),
@@ -148,8 +148,7 @@ async fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> (u16, Strin
     let json = rest
         .lines()
         .filter_map(|l| l.strip_prefix("data: ").or(l.strip_prefix("data:")))
-        .filter(|d| !d.trim().is_empty())
-        .last()
+        .rfind(|d| !d.trim().is_empty())
         .map(str::to_owned)
         .unwrap_or_else(|| rest.trim().to_owned());
     (
