@@ -313,12 +313,16 @@ pub fn finding_json(f: &Finding) -> Value {
             state,
             got,
             expected,
+            code,
         } => {
             o.insert("machine".into(), (*machine).into());
             o.insert("instance".into(), instance.clone().into());
             o.insert("state".into(), (*state).into());
             o.insert("got".into(), got.map_or(Value::Null, Value::from));
             o.insert("expected".into(), expected.to_vec().into());
+            if let Some(code) = code {
+                o.insert("code".into(), (*code).into());
+            }
         }
         Detail::Json | Detail::Framing | Detail::Stream | Detail::Version => {}
     }

@@ -195,6 +195,9 @@ pub struct Condition {
     pub op: Operator,
     /// The condition as written, for violation messages.
     pub text: String,
+    /// A check's `code:`: the error code a request this check refuses is answered with
+    /// (JSON-RPC's error code); `None`, and always for guards: the transport's default.
+    pub code: Option<i64>,
     pub origin: Origin,
 }
 

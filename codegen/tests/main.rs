@@ -14,6 +14,7 @@ mod grpc_skeleton;
 mod jsonrpc_spec;
 mod jsonschema_front;
 mod machine_answers;
+mod machine_codes;
 mod machine_lint;
 mod mutated_specs;
 mod optional_machine;

@@ -169,9 +169,10 @@ pub mod machine {
                         state: c.version().as_str(),
                         got: None,
                         expected: &[],
-                        problem: Problem::Check(
-                            "the message was decoded as another version than the checker follows",
-                        ),
+                        problem: Problem::Check {
+                            check: "the message was decoded as another version than the checker follows",
+                            code: None,
+                        },
                     })
                 }
             }

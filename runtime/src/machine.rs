@@ -206,8 +206,15 @@ impl Default for Limits {
 pub enum Problem {
     /// The instance's state allows none of the transitions this message could take.
     Unexpected,
-    /// A transition matched but one of its checks failed; the text is the check.
-    Check(&'static str),
+    /// A transition matched but one of its checks failed.
+    Check {
+        /// The check, as written.
+        check: &'static str,
+        /// The error code a request refused by this check is answered with, when the
+        /// machine declares one (`code:` on the check in `machine.yaml`); `None`: the
+        /// transport's default for sequence violations.
+        code: Option<i64>,
+    },
     /// The stream ended with the instance outside its accepting states.
     Unfinished,
     /// The machine already holds `max_instances` live instances.
@@ -239,10 +246,23 @@ impl fmt::Display for Violation {
         write!(f, "{} {} in state {}: ", self.machine, self.key, self.state)?;
         let expected = self.expected.join(", ");
         match (&self.problem, self.got) {
-            (Problem::Check(check), Some(got)) => write!(f, "got {got}, but {check} does not hold"),
+            (Problem::Check { check, .. }, Some(got)) => {
+                write!(f, "got {got}, but {check} does not hold")
+            }
             (Problem::TooManyInstances(n), _) => write!(f, "more than {n} live instances"),
             (_, Some(got)) => write!(f, "got {got}, expected one of {expected}"),
             (_, None) => write!(f, "expected one of {expected}"),
+        }
+    }
+}
+
+impl Violation {
+    /// The error code the machine declares for this refusal (`code:` on the failed check);
+    /// `None` when it declares none, and for every other kind of violation.
+    pub fn code(&self) -> Option<i64> {
+        match self.problem {
+            Problem::Check { code, .. } => code,
+            _ => None,
         }
     }
 }

@@ -184,6 +184,9 @@ pub fn foreign(checker: &'static str, msg: &Decoded) -> Violation {
         state: "-",
         got: None,
         expected: &[],
-        problem: Problem::Check("the message was decoded by another protocol"),
+        problem: Problem::Check {
+            check: "the message was decoded by another protocol",
+            code: None,
+        },
     }
 }

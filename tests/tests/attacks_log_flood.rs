@@ -73,7 +73,8 @@ fn flooding_engine(pipe: SessionPipe) {
             outbound,
             ..
         } = pipe;
-        while let Some(text) = inbound.recv().await {
+        while let Some(message) = inbound.recv().await {
+            let text = message.text;
             let Ok(Kind::Request { id, method }) = classify(&text) else {
                 continue;
             };

@@ -35,7 +35,8 @@ fn engine(pipe: SessionPipe) {
             outbound,
             ..
         } = pipe;
-        while let Some(text) = inbound.recv().await {
+        while let Some(message) = inbound.recv().await {
+            let text = message.text;
             let v: Value = serde_json::from_str(&text).unwrap_or_default();
             let result = json!({"protocolVersion": "2025-11-25", "capabilities": {},
                 "serverInfo": {"name": "t", "version": "0"}});

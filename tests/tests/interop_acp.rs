@@ -108,8 +108,10 @@ fn expected_from_our_agent(cwd: &Path) -> Value {
         "reads": [["README.md", 1, 3]],
         "terminal": ["create echo", "wait_for_exit", "output", "release"],
         "errors": {
-            // A prompt naming no session is refused by the generated sequence checker.
-            "unknown_session": [-32600],
+            // A prompt naming no session is refused by the generated sequence checker, with
+            // the code machine.yaml declares for it: -32002 "Resource not found", as every
+            // SDK's own agent answers it (below).
+            "unknown_session": [-32002],
             "unknown_method": [-32601],
             "invalid_params": [-32602]
         }
@@ -355,8 +357,9 @@ async fn our_client_against_their_agent(sdk: &'static str) {
             "permissions": ["yes", "cancelled"],
             "read": "# interop\n",
             "terminal": {"exitCode": 0, "output": "from the client\n"},
-            // Our client refuses a relative path (invalid params) and a released terminal.
-            "bad_requests": {"relative_path": -32602, "released_terminal": -32600},
+            // Our client refuses a relative path (invalid params) and a released terminal
+            // (-32002 "Resource not found": machine.yaml's code for a terminal that is gone).
+            "bad_requests": {"relative_path": -32602, "released_terminal": -32002},
         }),
         "{sdk}"
     );

@@ -302,3 +302,59 @@ async fn a_client_offering_v2_falls_back_to_an_agent_of_v1_alone() {
     .await
     .expect("within the deadline");
 }
+
+/// Sends each request to a freshly served `Minimal` agent, waiting for its answer (updates
+/// in between are skipped), and returns the `error.code` of the answer to the last one.
+async fn last_error_code(lines: &[Value]) -> Option<i64> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (ar, aw) = tokio::io::split(a);
+    let (_agent, _conn) = Agent::serve(Arc::new(Minimal), ar, aw, Config::default());
+    let (br, mut bw) = tokio::io::split(b);
+    let mut answers = BufReader::new(br).lines();
+    let mut last = None;
+    for line in lines {
+        bw.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        let answer = loop {
+            let text = answers.next_line().await.unwrap().expect("an answer");
+            let msg: Value = serde_json::from_str(&text).unwrap();
+            if msg.get("method").is_none() && msg["id"] == line["id"] {
+                break msg;
+            }
+        };
+        assert!(
+            answer.get("result").is_some() != answer.get("error").is_some(),
+            "{answer}"
+        );
+        last = answer["error"]["code"].as_i64();
+    }
+    last
+}
+
+#[tokio::test]
+async fn the_generated_agent_answers_a_missing_session_with_the_code_its_machine_declares() {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                      "params": {"protocolVersion": 1, "clientCapabilities": {}}});
+    let prompt = |session: &str| {
+        json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt",
+               "params": {"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}})
+    };
+    let new = json!({"jsonrpc": "2.0", "id": 1, "method": "session/new",
+                     "params": {"cwd": "/w", "mcpServers": []}});
+    timeout(BOUND, async {
+        // spec/acp/machine.yaml: `{field: params.sessionId, in: sessions, code: -32002}`.
+        assert_eq!(
+            last_error_code(&[init.clone(), prompt("sess-9")]).await,
+            Some(-32002)
+        );
+        // A session that exists is served.
+        assert_eq!(
+            last_error_code(&[init.clone(), new.clone(), prompt("sess-1")]).await,
+            None
+        );
+        // Out of order without a declared code (before initialize): the default, -32600.
+        assert_eq!(last_error_code(&[new]).await, Some(-32600));
+    })
+    .await
+    .expect("within the deadline");
+}

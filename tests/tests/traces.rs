@@ -71,8 +71,13 @@ fn traces(module: &str) -> Vec<PathBuf> {
     out
 }
 
+/// A violation as `.expect.json` lists it; `code` only when the failed check declares one.
 fn as_json(v: &Violation) -> Value {
-    json!({"index": v.index, "machine": v.machine, "key": v.key, "state": v.state, "got": v.got})
+    let mut out = json!({"index": v.index, "machine": v.machine, "key": v.key, "state": v.state, "got": v.got});
+    if let Some(code) = v.code() {
+        out["code"] = code.into();
+    }
+    out
 }
 
 fn check_module(module: &str, run: fn(&Path) -> Vec<Violation>) -> (usize, usize) {

@@ -225,7 +225,7 @@ fn settings() -> OAuthSettings {
 fn echo(mut pipe: SessionPipe) {
     tokio::spawn(async move {
         while let Some(message) = pipe.inbound.recv().await {
-            if let Ok(Kind::Request { id, .. }) = streamable_http::classify(&message) {
+            if let Ok(Kind::Request { id, .. }) = streamable_http::classify(&message.text) {
                 let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"ok": true}});
                 let _ = pipe
                     .outbound
@@ -236,9 +236,9 @@ fn echo(mut pipe: SessionPipe) {
     });
 }
 
-#[tokio::test]
-async fn the_client_gets_a_token_the_resource_layer_accepts() {
-    let auth = auth_server(json!({}), Some("{issuer}")).await;
+/// The echo service behind this crate's resource layer, trusting `auth`'s tokens: its URL
+/// and the log of what reached it.
+async fn protected(auth: &AuthServer) -> (String, Log) {
     let (listener, base) = listen().await;
     let resource = format!("{base}/mcp");
     let metadata: ProtectedResourceMetadata = serde_json::from_value(json!({
@@ -256,6 +256,22 @@ async fn the_client_gets_a_token_the_resource_layer_accepts() {
         mcp_log.clone(),
     );
     tokio::spawn(async move { axum::serve(listener, app).await });
+    (resource, mcp_log)
+}
+
+/// How many requests of `log` went to `path`.
+fn hits(log: &Log, path: &str) -> usize {
+    log.lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, p, _)| p == path)
+        .count()
+}
+
+#[tokio::test]
+async fn the_client_gets_a_token_the_resource_layer_accepts() {
+    let auth = auth_server(json!({}), Some("{issuer}")).await;
+    let (resource, mcp_log) = protected(&auth).await;
 
     let store = Arc::new(MemoryTokenStore::default());
     let oauth = OAuthClient::new(&resource, settings(), ReadRedirect, store.clone()).unwrap();
@@ -300,6 +316,49 @@ async fn the_client_gets_a_token_the_resource_layer_accepts() {
             .count(),
         1
     );
+}
+
+/// Two requests refused at the same moment run one flow: the second waits for the first's,
+/// finds its token and only sends again.
+#[tokio::test]
+async fn two_refusals_at_once_run_the_flow_once() {
+    let auth = auth_server(json!({}), Some("{issuer}")).await;
+    let (resource, mcp_log) = protected(&auth).await;
+    let store = Arc::new(MemoryTokenStore::default());
+    let oauth = OAuthClient::new(&resource, settings(), ReadRedirect, store.clone()).unwrap();
+    let config = ClientConfig {
+        authorizer: Some(SharedAuthorizer(Arc::new(oauth))),
+        ..ClientConfig::default()
+    };
+    let (client, mut rx) = Client::new(&resource, PROFILE, config).unwrap();
+    let second = INIT.replace(r#""id":1"#, r#""id":2"#);
+    let (a, b) = tokio::join!(client.send(INIT), client.send(&second));
+    a.unwrap();
+    b.unwrap();
+    let mut answered = Vec::new();
+    for _ in 0..2 {
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["result"]["ok"], true, "{answer}");
+        answered.push(answer["id"].as_u64().unwrap());
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, [1, 2]);
+    // Both were refused (no token yet), and one flow served both.
+    let refused = mcp_log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, p, a)| p == "/mcp" && a.is_none())
+        .count();
+    assert_eq!(refused, 2);
+    assert_eq!(hits(&auth.log, "/register"), 1);
+    assert_eq!(hits(&auth.log, "/authorize"), 1, "one user step");
+    assert_eq!(hits(&auth.log, "/token"), 1);
 }
 
 /// A resource server whose metadata document is `prm` (status, body; `{self}` in the body

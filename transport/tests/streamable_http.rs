@@ -7,8 +7,8 @@ use std::time::Duration;
 use agentwire_runtime::jsonrpc::RequestId;
 use agentwire_transport::http_ws::ServerHandle;
 use agentwire_transport::streamable_http::{
-    Client, ClientConfig, ClientError, Kind, Limits, Outgoing, Profile, ServerConfig, SessionPipe,
-    classify, serve,
+    Client, ClientConfig, ClientError, Delivered, Kind, Limits, Outgoing, Profile, ServerConfig,
+    SessionPipe, classify, serve,
 };
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -28,7 +28,8 @@ fn engine(pipe: SessionPipe) {
         let mut asked: HashMap<RequestId, RequestId> = HashMap::new();
         let mut held: Vec<RequestId> = Vec::new();
         let mut next = 0;
-        while let Some(text) = inbound.recv().await {
+        while let Some(message) = inbound.recv().await {
+            let text = message.text;
             let v: Value = serde_json::from_str(&text).unwrap();
             match classify(&text).unwrap() {
                 Kind::Request { id, method } => {
@@ -875,12 +876,12 @@ async fn client_limits() {
 async fn bridge_to_a_message_engine() {
     let (ended_tx, mut ended_rx) = mpsc::channel::<()>(4);
     let service = move |pipe: SessionPipe| {
-        let (in_tx, mut in_rx) = mpsc::channel::<String>(8);
+        let (in_tx, mut in_rx) = mpsc::channel::<Delivered>(8);
         let (out_tx, out_rx) = mpsc::channel::<(String, Option<RequestId>)>(8);
         let ended = ended_tx.clone();
         tokio::spawn(async move {
-            while let Some(text) = in_rx.recv().await {
-                if let Ok(Kind::Request { id, .. }) = classify(&text) {
+            while let Some(message) = in_rx.recv().await {
+                if let Ok(Kind::Request { id, .. }) = classify(&message.text) {
                     let note =
                         json!({"jsonrpc":"2.0","method":"notifications/message","params":{}});
                     let _ = out_tx.send((note.to_string(), Some(id.clone()))).await;
@@ -1024,12 +1025,12 @@ async fn concurrent_requests_are_routed_to_their_posts() {
     server.shutdown().await.unwrap();
 }
 
-async fn next(rx: &mut mpsc::Receiver<String>) -> Value {
-    let text = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+async fn next(rx: &mut mpsc::Receiver<Delivered>) -> Value {
+    let message = tokio::time::timeout(Duration::from_secs(10), rx.recv())
         .await
         .unwrap()
         .unwrap();
-    serde_json::from_str(&text).unwrap()
+    serde_json::from_str(&message.text).unwrap()
 }
 
 /// `Client::bridge` runs a message-channel engine over the client: its messages are sent,
@@ -1039,7 +1040,7 @@ async fn next(rx: &mut mpsc::Receiver<String>) -> Value {
 async fn client_bridge_for_a_message_engine() {
     let (server, url) = start(config()).await;
     let (client, received) = Client::new(&url, MCP, ClientConfig::default()).unwrap();
-    let (in_tx, mut engine_in) = mpsc::channel::<String>(16);
+    let (in_tx, mut engine_in) = mpsc::channel::<Delivered>(16);
     let (engine_out, out_rx) = mpsc::channel::<String>(16);
     let bridge = client.clone().bridge(received, in_tx, out_rx, |t| t);
     engine_out.send(INIT.to_owned()).await.unwrap();

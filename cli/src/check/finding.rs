@@ -66,6 +66,8 @@ pub enum Detail {
         state: &'static str,
         got: Option<&'static str>,
         expected: &'static [&'static str],
+        /// The error code the failed check declares for refusing a request (`code:`).
+        code: Option<i64>,
     },
 }
 
@@ -96,6 +98,7 @@ impl Finding {
             state: v.state,
             got: v.got,
             expected: v.expected,
+            code: v.code(),
         };
         Self::new(file, at, violation_text(v), detail)
     }

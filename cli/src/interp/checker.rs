@@ -375,7 +375,10 @@ fn pick(
         let fusions = fused(&s.t);
         for (ci, c) in s.t.check.iter().enumerate() {
             if !fusions.iter().any(|(x, _)| *x == ci) && !ctx.holds(c) {
-                return Err(Problem::Check(s.texts[ci]));
+                return Err(Problem::Check {
+                    check: s.texts[ci],
+                    code: c.code,
+                });
             }
         }
         for (ci, ai) in &fusions {
@@ -388,7 +391,10 @@ fn pick(
                 .field()
                 .extend_into(&mut inst.values[slot])
             {
-                return Err(Problem::Check(s.texts[*ci]));
+                return Err(Problem::Check {
+                    check: s.texts[*ci],
+                    code: s.t.check[*ci].code,
+                });
             }
         }
         for (ai, a) in s.t.actions.iter().enumerate() {

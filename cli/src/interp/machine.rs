@@ -41,7 +41,7 @@ pub struct Step {
     pub kinds: Vec<KindRef>,
     pub to: Option<usize>,
     pub t: Transition,
-    /// The check texts, kept for `Problem::Check`.
+    /// The check texts, kept for `Problem::Check` (its code is the check's own).
     pub texts: Vec<&'static str>,
 }
 

@@ -90,15 +90,21 @@ fn jsonrpc(body: Option<&str>, findings: &[Finding], message: String) -> Option<
 }
 
 /// The code the generated peers answer a refused request with: -32601 for a method the
-/// receiver does not take, -32602 for bad params, -32600 otherwise (sequence included).
+/// receiver does not take, -32602 for bad params, the failed check's own `code:` for a
+/// sequence violation that declares one, -32600 otherwise.
 fn request_code(findings: &[Finding]) -> i64 {
     let field = findings.iter().find_map(|f| match &f.detail {
         Detail::Field { pointer, rule, .. } => Some((pointer.as_str(), rule.as_str())),
         _ => None,
     });
-    match field {
-        Some(("/message/method", "unknown_kind" | "wrong_side")) => codes::METHOD_NOT_FOUND,
-        Some((pointer, _)) if pointer.starts_with("/message/params") => codes::INVALID_PARAMS,
+    let declared = findings.iter().find_map(|f| match &f.detail {
+        Detail::Sequence { code, .. } => *code,
+        _ => None,
+    });
+    match (field, declared) {
+        (Some(("/message/method", "unknown_kind" | "wrong_side")), _) => codes::METHOD_NOT_FOUND,
+        (Some((pointer, _)), _) if pointer.starts_with("/message/params") => codes::INVALID_PARAMS,
+        (_, Some(code)) => code,
         _ => codes::INVALID_REQUEST,
     }
 }

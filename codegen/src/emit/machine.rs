@@ -831,10 +831,10 @@ fn transition_body(
             continue;
         }
         let failed = negated(c, k, reads, m)?;
-        let text = &c.text;
+        let problem = check_problem(c);
         out.push(quote! {
             if #failed {
-                break 'pick Err(agentwire_runtime::machine::Problem::Check(#text));
+                break 'pick Err(#problem);
             }
         });
     }
@@ -844,10 +844,10 @@ fn transition_body(
         };
         let read = reads.call(k, field)?;
         let ident = format_ident!("{memory}");
-        let text = &t.check[*ci].text;
+        let problem = check_problem(&t.check[*ci]);
         out.push(quote! {
             if !#read.extend_into(&mut inst.#ident) {
-                break 'pick Err(agentwire_runtime::machine::Problem::Check(#text));
+                break 'pick Err(#problem);
             }
         });
     }
@@ -857,6 +857,16 @@ fn transition_body(
         }
     }
     Ok(quote!(#(#out)*))
+}
+
+/// The `Problem` a failed check reports: its text, and the error code it declares.
+fn check_problem(c: &Condition) -> TokenStream {
+    let text = &c.text;
+    let code = match c.code {
+        Some(code) => quote!(Some(#code)),
+        None => quote!(None),
+    };
+    quote!(agentwire_runtime::machine::Problem::Check { check: #text, code: #code })
 }
 
 /// `Checker::step_<name>`: finds or starts the message's instance and moves it.

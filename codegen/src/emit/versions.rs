@@ -259,7 +259,10 @@ fn emit_machine(infos: &[&VersionInfo]) -> TokenStream {
                             state: c.version().as_str(),
                             got: None,
                             expected: &[],
-                            problem: Problem::Check("the message was decoded as another version than the checker follows"),
+                            problem: Problem::Check {
+                                check: "the message was decoded as another version than the checker follows",
+                                code: None,
+                            },
                         }),
                     }
                 }

@@ -13,6 +13,7 @@
 pub mod a2a;
 pub mod acp;
 pub mod mcp;
+pub mod mcp_auth;
 
 use std::fmt;
 use std::io::IsTerminal as _;

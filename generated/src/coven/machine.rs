@@ -571,21 +571,19 @@ impl Checker {
                 && kind == Kind::AgentResponse && (read_2(msg).is_str("usage"))
             {
                 if !(read_3(msg).equals(inst.request.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "response.request_id equals request",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "response.request_id equals request",
+                        code: None,
+                    });
                 }
                 if !agentwire_runtime::machine::Field::Str("token_usage")
                     .as_str()
                     .is_some_and(|s| inst.features.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"token_usage\" in features",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"token_usage\" in features",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -593,21 +591,19 @@ impl Checker {
                 && kind == Kind::AgentResponse && (read_2(msg).is_str("tool_state"))
             {
                 if !(read_3(msg).equals(inst.request.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "response.request_id equals request",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "response.request_id equals request",
+                        code: None,
+                    });
                 }
                 if !agentwire_runtime::machine::Field::Str("tool_states")
                     .as_str()
                     .is_some_and(|s| inst.features.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"tool_states\" in features",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"tool_states\" in features",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -616,11 +612,10 @@ impl Checker {
                     || read_2(msg).is_str("cancelled"))
             {
                 if !(read_3(msg).equals(inst.request.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "response.request_id equals request",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "response.request_id equals request",
+                        code: None,
+                    });
                 }
                 read_3(msg).store_into(&mut inst.finished);
                 inst.request = Default::default();
@@ -632,11 +627,10 @@ impl Checker {
                     || read_2(msg).is_str("cancelled"))
             {
                 if !(read_3(msg).equals(inst.request.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "response.request_id equals request",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "response.request_id equals request",
+                        code: None,
+                    });
                 }
                 inst.request = Default::default();
                 break 'pick Ok(StreamMachineState::Closed);
@@ -645,11 +639,10 @@ impl Checker {
                 && kind == Kind::AgentResponse
             {
                 if !(read_3(msg).equals(inst.request.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "response.request_id equals request",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "response.request_id equals request",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -660,18 +653,16 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.features.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"cancellation\" in features",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"cancellation\" in features",
+                        code: None,
+                    });
                 }
                 if !(read_4(msg).equals(inst.request.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "cancel_request.request_id equals request",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "cancel_request.request_id equals request",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -682,18 +673,16 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.features.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"cancellation\" in features",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"cancellation\" in features",
+                        code: None,
+                    });
                 }
                 if !(read_4(msg).equals(inst.finished.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "cancel_request.request_id equals finished",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "cancel_request.request_id equals finished",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -706,11 +695,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.features.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"injection\" in features",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"injection\" in features",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1021,11 +1009,10 @@ impl Checker {
             ) && kind == Kind::AgentResponse && (read_2(msg).is_str("tool_result"))
             {
                 if read_8(msg).as_str().is_some_and(|s| inst.results.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "response.tool_result.id not in results",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "response.tool_result.id not in results",
+                        code: None,
+                    });
                 }
                 read_8(msg)
                     .for_each_str(|s| {

@@ -674,9 +674,10 @@ impl Checker {
                 && kind == Kind::ServerResponse
             {
                 if !(read_1(msg).equals(inst.init.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check("id equals init"),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "id equals init",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(LifecycleMachineState::InitializedPending);
             }
@@ -1077,11 +1078,10 @@ impl Checker {
                 && kind == Kind::ServerChatContentReceived
             {
                 if read_11(msg).is_str("progress") {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.content.type is not \"progress\"",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.content.type is not \"progress\"",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(ChatMachineState::Prompted);
             }
@@ -1095,11 +1095,10 @@ impl Checker {
                 && kind == Kind::ServerChatContentReceived
             {
                 if read_11(msg).is_str("progress") {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.content.type is not \"progress\"",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.content.type is not \"progress\"",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }

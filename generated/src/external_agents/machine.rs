@@ -407,11 +407,10 @@ impl Checker {
                 && kind == Kind::AgentServerSessionReady
             {
                 if !(read_1(msg).equals(inst.session.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "sessionId equals session",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "sessionId equals session",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(ConnectionMachineState::Ready);
             }
@@ -432,11 +431,10 @@ impl Checker {
                 && kind == Kind::AgentServerMessage
             {
                 if !(read_3(msg).equals(inst.session.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "sessionId equals session",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "sessionId equals session",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -617,11 +615,10 @@ impl Checker {
                 && kind == Kind::WebUiCreateSession
             {
                 if !(read_7(msg).is_num(400.0) || read_7(msg).is_num(404.0)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "status is one of 400, 404",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "status is one of 400, 404",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -632,11 +629,10 @@ impl Checker {
                 && (read_7(msg).is_num(200.0) || read_7(msg).is_num(201.0))
             {
                 if !read_8(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.agentId in agent",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.agentId in agent",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -646,11 +642,10 @@ impl Checker {
             ) && kind == Kind::WebUiCreateSession && (read_7(msg).is_num(409.0))
             {
                 if read_8(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.agentId not in agent",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.agentId not in agent",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -660,11 +655,10 @@ impl Checker {
             ) && kind == Kind::WebUiCreateSession
             {
                 if !(read_7(msg).is_num(400.0) || read_7(msg).is_num(404.0)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "status is one of 400, 404",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "status is one of 400, 404",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -693,18 +687,16 @@ impl Checker {
                     || read_10(msg).is_num(208.0) || read_10(msg).is_num(226.0))
             {
                 if read_11(msg).as_str().is_some_and(|s| inst.forwarded.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.message.createdAt not in forwarded",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.message.createdAt not in forwarded",
+                        code: None,
+                    });
                 }
                 if !read_12(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.agentId in agent",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.agentId in agent",
+                        code: None,
+                    });
                 }
                 read_11(msg)
                     .for_each_str(|s| {
@@ -716,18 +708,16 @@ impl Checker {
                 && kind == Kind::AgentServerForwardInput
             {
                 if read_11(msg).as_str().is_some_and(|s| inst.forwarded.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.message.createdAt not in forwarded",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.message.createdAt not in forwarded",
+                        code: None,
+                    });
                 }
                 if !read_12(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.agentId in agent",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.agentId in agent",
+                        code: None,
+                    });
                 }
                 read_11(msg)
                     .for_each_str(|s| {
@@ -739,18 +729,16 @@ impl Checker {
                 && kind == Kind::AgentServerForwardInput
             {
                 if read_11(msg).as_str().is_some_and(|s| inst.forwarded.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.message.createdAt not in forwarded",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.message.createdAt not in forwarded",
+                        code: None,
+                    });
                 }
                 if !read_12(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.agentId in agent",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.agentId in agent",
+                        code: None,
+                    });
                 }
                 read_11(msg)
                     .for_each_str(|s| {
@@ -763,18 +751,16 @@ impl Checker {
             ) && kind == Kind::AgentServerForwardInput
             {
                 if read_11(msg).as_str().is_some_and(|s| inst.forwarded.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.message.createdAt not in forwarded",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.message.createdAt not in forwarded",
+                        code: None,
+                    });
                 }
                 if !read_12(msg).as_str().is_some_and(|s| inst.agent.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "body.agentId in agent",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "body.agentId in agent",
+                        code: None,
+                    });
                 }
                 read_11(msg)
                     .for_each_str(|s| {
@@ -798,11 +784,10 @@ impl Checker {
                 if !(read_13(msg).is_num(400.0) || read_13(msg).is_num(401.0)
                     || read_13(msg).is_num(404.0) || read_13(msg).is_num(413.0))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "status is one of 400, 401, 404, 413",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "status is one of 400, 401, 404, 413",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -833,11 +818,10 @@ impl Checker {
                 if !(read_13(msg).is_num(400.0) || read_13(msg).is_num(401.0)
                     || read_13(msg).is_num(413.0))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "status is one of 400, 401, 413",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "status is one of 400, 401, 413",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }

@@ -357,11 +357,10 @@ impl Checker {
                 && kind == Kind::ZedContextCreated
             {
                 if !(read_6(msg).is_key(&key)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.helix_session_id equals $key",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "data.helix_session_id equals $key",
+                        code: None,
+                    });
                 }
                 read_7(msg).store_into(&mut inst.thread);
                 break 'pick Ok(SessionMachineState::Waiting);
@@ -370,11 +369,10 @@ impl Checker {
                 && kind == Kind::ZedMessageAdded
             {
                 if !(read_8(msg).equals(inst.thread.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.acp_thread_id equals thread",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "data.acp_thread_id equals thread",
+                        code: None,
+                    });
                 }
                 read_9(msg).store_into(&mut inst.message);
                 read_10(msg).store_into(&mut inst.content);
@@ -384,25 +382,22 @@ impl Checker {
                 && kind == Kind::ZedMessageAdded
             {
                 if !(read_8(msg).equals(inst.thread.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.acp_thread_id equals thread",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "data.acp_thread_id equals thread",
+                        code: None,
+                    });
                 }
                 if !(read_9(msg).equals(inst.message.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.message_id equals message",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "data.message_id equals message",
+                        code: None,
+                    });
                 }
                 if !read_10(msg).extend_into(&mut inst.content) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.content extends content",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "data.content extends content",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -410,25 +405,22 @@ impl Checker {
                 && kind == Kind::ZedMessageCompleted
             {
                 if !(read_11(msg).equals(inst.thread.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.acp_thread_id equals thread",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "data.acp_thread_id equals thread",
+                        code: None,
+                    });
                 }
                 if !(read_12(msg).equals(inst.message.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.message_id equals message",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "data.message_id equals message",
+                        code: None,
+                    });
                 }
                 if !(read_13(msg).equals(inst.request.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.request_id equals request",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "data.request_id equals request",
+                        code: None,
+                    });
                 }
                 inst.request = Default::default();
                 inst.message = Default::default();
@@ -439,11 +431,10 @@ impl Checker {
                 && kind == Kind::HelixChatMessage
             {
                 if !(read_4(msg).equals(inst.thread.as_ref())) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "data.acp_thread_id equals thread",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "data.acp_thread_id equals thread",
+                        code: None,
+                    });
                 }
                 read_5(msg).store_into(&mut inst.request);
                 break 'pick Ok(SessionMachineState::Waiting);

@@ -1377,11 +1377,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"resources\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"resources\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1392,11 +1391,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"resources\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"resources\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1407,11 +1405,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"resources\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"resources\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1422,11 +1419,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"resources.subscribe\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"resources.subscribe\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1437,11 +1433,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"resources.subscribe\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"resources.subscribe\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1452,11 +1447,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"prompts\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"prompts\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1467,11 +1461,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"prompts\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"prompts\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1482,11 +1475,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"tools\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"tools\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1497,11 +1489,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"tools\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"tools\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1512,11 +1503,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"logging\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"logging\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1527,11 +1517,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.server_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"completions\" in server_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"completions\" in server_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1592,11 +1581,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.client_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"sampling\" in client_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"sampling\" in client_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1607,11 +1595,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.client_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"roots\" in client_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"roots\" in client_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1622,11 +1609,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.client_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"elicitation\" in client_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"elicitation\" in client_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }

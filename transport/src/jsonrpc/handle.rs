@@ -71,6 +71,16 @@ impl<S: Bound> Handle<S> {
         self.call.as_ref().and_then(|c| c.progress_token.as_ref())
     }
 
+    /// What the transport attached to the inbound request this handle was given for, by
+    /// type: over Streamable HTTP, whatever a layer in front of the endpoint put in that
+    /// HTTP request's extensions (an OAuth resource server's caller identity, say). `None`
+    /// outside a request handler, over a byte stream, or when no layer set one. Read per
+    /// request: a client whose credentials change mid-session is seen with the new ones
+    /// from its next request on.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.call.as_ref()?.extensions.get::<T>()
+    }
+
     /// Ends the connection: queued messages are flushed, then the stream is closed.
     pub fn close(&self) {
         self.peer.shutdown();

@@ -31,13 +31,31 @@ impl<S: Bound> Server<S> {
         S: Answers<H> + Hears<H>,
         H: Send + Sync + 'static,
     {
+        Self::serve_http_wrapped(listener, handler, http, config, |router| router)
+    }
+
+    /// [`Self::serve_http`] behind a layer: the endpoint's router goes through `wrap` (an
+    /// OAuth resource server's `protect`, say), and what that layer puts in a request's
+    /// extensions reaches the handler of the JSON-RPC request it carried, through
+    /// [`super::Handle::extension`].
+    pub fn serve_http_wrapped<H>(
+        listener: TcpListener,
+        handler: Arc<H>,
+        http: streamable_http::ServerConfig,
+        config: Config,
+        wrap: impl FnOnce(axum::Router) -> axum::Router,
+    ) -> std::io::Result<ServerHandle>
+    where
+        S: Answers<H> + Hears<H>,
+        H: Send + Sync + 'static,
+    {
         let session = move |pipe: SessionPipe| {
             let cancel = CancellationToken::new();
             let (_sender, link, _connection) =
                 Self::serve_messages(Arc::clone(&handler), cancel, config.clone());
             pipe.bridge(link.incoming, link.outgoing, routed);
         };
-        streamable_http::serve(listener, session, http)
+        streamable_http::serve_wrapped(listener, session, http, wrap)
     }
 }
 
@@ -88,7 +106,7 @@ async fn open_version<V: ServeVersions>(versions: Arc<V>, mut pipe: SessionPipe,
         .version
         .as_deref()
         .and_then(|v| V::VERSIONS.iter().position(|x| *x == v));
-    let index = named.unwrap_or_else(|| match pick(V::VERSIONS, V::SOURCE, &first) {
+    let index = named.unwrap_or_else(|| match pick(V::VERSIONS, V::SOURCE, &first.text) {
         Pick::Version(i) => i,
         // The opening request offers its version, so only a request the transport let in
         // without one gets here: the newest answers it.

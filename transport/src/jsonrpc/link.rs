@@ -3,6 +3,7 @@
 
 use agentwire_runtime::framing::FramingError;
 use agentwire_runtime::jsonrpc::RequestId;
+use axum::http::Extensions;
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -24,6 +25,28 @@ pub struct Outgoing {
     pub answers: Option<RequestId>,
 }
 
+/// One inbound message handed over whole by a message transport, with what that transport
+/// knows of how it arrived: over Streamable HTTP, the HTTP request's extensions as the layers
+/// in front of the endpoint left them (an authentication layer's caller identity, say). The
+/// connection hands them to the handler of the request the message carries
+/// ([`super::Incoming::extensions`]), so each request is seen with its own.
+#[derive(Debug, Clone, Default)]
+pub struct Delivered {
+    /// One JSON-RPC message, as JSON text.
+    pub text: String,
+    /// What the transport attached to it (empty when it attaches nothing).
+    pub extensions: Extensions,
+}
+
+impl From<String> for Delivered {
+    fn from(text: String) -> Self {
+        Self {
+            text,
+            extensions: Extensions::new(),
+        }
+    }
+}
+
 /// One inbound item: an I/O error ends the connection, a framing error costs one frame.
 pub(super) type InItem = std::io::Result<Result<String, FramingError>>;
 
@@ -33,6 +56,11 @@ pub(super) trait Inbox: Send + 'static {
     fn next(&mut self) -> impl std::future::Future<Output = Option<InItem>> + Send;
     /// Whether part of a frame has arrived and the rest is still owed (for the read deadline).
     fn mid_frame(&self) -> bool;
+    /// What the transport attached to the item `next` returned last (a byte stream attaches
+    /// nothing).
+    fn extensions(&mut self) -> Extensions {
+        Extensions::new()
+    }
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> Inbox for FramedRead<R, FrameCodec> {
@@ -45,13 +73,35 @@ impl<R: AsyncRead + Send + Unpin + 'static> Inbox for FramedRead<R, FrameCodec> 
     }
 }
 
-impl Inbox for mpsc::Receiver<String> {
+/// The inbox of a connection driven by whole messages: each message's extensions are kept
+/// until the connection asks for them.
+pub(super) struct Messages {
+    rx: mpsc::Receiver<Delivered>,
+    last: Extensions,
+}
+
+impl Messages {
+    pub(super) fn new(rx: mpsc::Receiver<Delivered>) -> Self {
+        Self {
+            rx,
+            last: Extensions::new(),
+        }
+    }
+}
+
+impl Inbox for Messages {
     async fn next(&mut self) -> Option<InItem> {
-        self.recv().await.map(|text| Ok(Ok(text)))
+        let delivered = self.rx.recv().await?;
+        self.last = delivered.extensions;
+        Some(Ok(Ok(delivered.text)))
     }
 
     fn mid_frame(&self) -> bool {
         false
+    }
+
+    fn extensions(&mut self) -> Extensions {
+        std::mem::take(&mut self.last)
     }
 }
 

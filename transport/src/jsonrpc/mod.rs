@@ -43,7 +43,7 @@ pub use error::{CallError, SendError};
 pub use handle::{Bound, Handle, Notifications};
 #[cfg(feature = "streamable-http")]
 pub use http::{HttpConnected, HttpSession, serve_versions_http};
-pub use link::Outgoing;
+pub use link::{Delivered, Outgoing};
 pub use listen::{TcpServer, serve_tcp};
 pub use negotiate::{
     Agreed, ConnectVersions, HANDSHAKE_ID, Opened, VersionError, connect_versions, spawn_versions,
@@ -58,7 +58,8 @@ pub use versions::{Opening, ServeVersions, serve_versions, serve_versions_stdio}
 
 use crate::check::CheckMode;
 
-/// The error code of a request the sequence checker refuses in enforce mode. JSON-RPC's
+/// The error code of a request the sequence checker refuses in enforce mode, unless the
+/// failed check declares its own (`code:` in `machine.yaml`). JSON-RPC's
 /// "Invalid Request" (-32600) is the closest standard code: the request is well formed but
 /// not acceptable now (LSP answers requests after `shutdown` the same way). The violation
 /// itself travels in the error's `data`.
@@ -82,7 +83,8 @@ pub struct Config {
     /// How long an outbound request waits for its answer; `None` waits as long as the
     /// connection lives. Default `None` (a chat prompt may legitimately run for minutes).
     pub request_timeout: Option<Duration>,
-    /// The code of the error answering a request refused by the checker.
+    /// The code of the error answering a request refused by the checker, unless the failed
+    /// check declares its own (`code:` in `machine.yaml`).
     pub violation_code: i64,
     /// Live instances per checker machine.
     pub checker_limits: Limits,

@@ -30,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 use super::call::Pending;
 use super::codec::{FrameCodec, Framing};
 use super::error::{CallError, SendError};
-use super::link::{Inbox, Outgoing, write_loop};
+use super::link::{Delivered, Inbox, Messages, Outgoing, write_loop};
 use super::{Config, probe};
 use crate::check::Gate;
 
@@ -96,8 +96,9 @@ pub trait Dispatch<S: Side>: Send + Sync + 'static {
 }
 
 /// An inbound request as its handler sees it: its id, the progress token it carries, a token
-/// cancelled when the peer cancels it, and the connection (whose sends are tagged as related
-/// to this request, so a transport such as Streamable HTTP can route them with its answer).
+/// cancelled when the peer cancels it, what the transport attached to it, and the connection
+/// (whose sends are tagged as related to this request, so a transport such as Streamable
+/// HTTP can route them with its answer).
 pub struct Incoming<S: Side> {
     pub peer: Peer<S>,
     pub id: RequestId,
@@ -106,6 +107,12 @@ pub struct Incoming<S: Side> {
     /// Cancelled when the peer cancels the request or the connection ends. The handler's task
     /// is aborted too; this is for work it handed elsewhere.
     pub cancelled: CancellationToken,
+    /// What the transport attached to this request ([`Delivered::extensions`]): over
+    /// Streamable HTTP, the extensions of the HTTP request that carried it, such as the
+    /// caller's identity an authentication layer in front of the endpoint found. Each
+    /// request has its own, so credentials refreshed mid-session are seen from the next
+    /// request on. Empty over a byte stream.
+    pub extensions: axum::http::Extensions,
 }
 
 impl<S: Side> Clone for Incoming<S> {
@@ -115,6 +122,7 @@ impl<S: Side> Clone for Incoming<S> {
             id: self.id.clone(),
             progress_token: self.progress_token.clone(),
             cancelled: self.cancelled.clone(),
+            extensions: self.extensions.clone(),
         }
     }
 }
@@ -174,6 +182,14 @@ pub(super) type Reply = Result<Response, CallError>;
 pub(super) struct Waiting {
     pub(super) reply: oneshot::Sender<Reply>,
     pub(super) checked: bool,
+}
+
+/// An admitted inbound request on its way to its handler: its text (for the progress token),
+/// its id and what the transport attached to it.
+struct Call<'a> {
+    text: &'a str,
+    id: RequestId,
+    extensions: axum::http::Extensions,
 }
 
 /// An inbound request whose handler runs.
@@ -247,11 +263,11 @@ impl Connection {
 }
 
 /// The ends of a connection driven by messages rather than a byte stream: push each inbound
-/// JSON text into `incoming` (dropping it ends the connection), take each outbound message
+/// message into `incoming` (dropping it ends the connection), take each outbound message
 /// from `outgoing`.
 #[derive(Debug)]
 pub struct MessageLink {
-    pub incoming: mpsc::Sender<String>,
+    pub incoming: mpsc::Sender<Delivered>,
     pub outgoing: mpsc::Receiver<Outgoing>,
 }
 
@@ -394,9 +410,9 @@ impl<S: Side> Peer<S> {
         config: Config,
         dispatch: D,
     ) -> (Peer<S>, MessageLink, Connection) {
-        let (in_tx, in_rx) = mpsc::channel::<String>(config.queue.max(1));
+        let (in_tx, in_rx) = mpsc::channel::<Delivered>(config.queue.max(1));
         let (peer, out_rx) = Self::new(cancel, checker, config);
-        let reader = tokio::spawn(peer.clone().read_loop(in_rx, dispatch));
+        let reader = tokio::spawn(peer.clone().read_loop(Messages::new(in_rx), dispatch));
         let link = MessageLink {
             incoming: in_tx,
             outgoing: out_rx,
@@ -703,12 +719,18 @@ impl<S: Side> Peer<S> {
                 Some(Ok(Ok(text))) => text,
             };
             self.inner.counters.received.fetch_add(1, Ordering::Relaxed);
+            let extensions = inbox.extensions();
             let Some(msg) = self.admit_inbound(&text).await else {
                 continue;
             };
             match msg {
                 Message::Request { id, request } => {
-                    self.start_handler(&dispatch, &in_flight, &mut tasks, &text, id, request)
+                    let call = Call {
+                        text: &text,
+                        id,
+                        extensions,
+                    };
+                    self.start_handler(&dispatch, &in_flight, &mut tasks, call, request)
                         .await;
                 }
                 Message::Notification(n) => {
@@ -737,10 +759,14 @@ impl<S: Side> Peer<S> {
         dispatch: &Arc<D>,
         in_flight: &Arc<Semaphore>,
         tasks: &mut JoinSet<()>,
-        text: &str,
-        id: RequestId,
+        call: Call<'_>,
         request: S::InRequest,
     ) {
+        let Call {
+            text,
+            id,
+            extensions,
+        } = call;
         if lock(&self.inner.running).contains_key(&id) {
             let error = RpcError {
                 code: codes::INVALID_REQUEST,
@@ -771,6 +797,7 @@ impl<S: Side> Peer<S> {
                 .progress
                 .and_then(|rule| params_member(text, rule.request_token)),
             cancelled: cancelled.clone(),
+            extensions,
         };
         let work = dispatch.request(call, request);
         let peer = self.related_to(id.clone());
@@ -871,7 +898,9 @@ impl<S: Side> Peer<S> {
         crate::warn_throttled!(%violation, "inbound message out of sequence, refused");
         match msg {
             Message::Request { id, .. } => {
-                let error = violation_error(self.inner.config.violation_code, &violation);
+                // The machine's own code for the failed check, else the configured one.
+                let code = violation.code().unwrap_or(self.inner.config.violation_code);
+                let error = violation_error(code, &violation);
                 self.refuse(Some(id), error).await;
             }
             Message::Notification(_) => {}

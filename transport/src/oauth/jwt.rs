@@ -11,6 +11,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 
+use super::http::Capped;
 use super::resource::{BoxFuture, Identity, TokenVerifier, VerifyError};
 
 /// Where the keys come from.
@@ -31,9 +32,8 @@ pub struct JwtVerifier {
     keys: Keys,
     leeway: u64,
     refetch_after: Duration,
-    fetch_timeout: Duration,
-    max_jwks_bytes: usize,
-    http: reqwest::Client,
+    /// Where the key set is fetched with: 10 s per read, 256 KiB at most.
+    http: Capped,
     cache: Mutex<Option<(JwkSet, Instant)>>,
 }
 
@@ -51,13 +51,8 @@ impl JwtVerifier {
             keys,
             leeway: 30,
             refetch_after: Duration::from_secs(60),
-            fetch_timeout: Duration::from_secs(10),
-            max_jwks_bytes: 256 * 1024,
             // Redirects are not followed: the key set comes from where the metadata says.
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .unwrap_or_default(),
+            http: Capped::new(Duration::from_secs(10), 256 * 1024),
             cache: Mutex::new(cache),
         }
     }
@@ -139,26 +134,15 @@ impl JwtVerifier {
 
     async fn fetch(&self, url: &str) -> Result<JwkSet, VerifyError> {
         let unavailable = |why: String| VerifyError::Unavailable(format!("JWKS {url}: {why}"));
-        let request = self.http.get(url).send();
-        let mut response = tokio::time::timeout(self.fetch_timeout, request)
+        let request = self.http.http.get(url).send();
+        let response = tokio::time::timeout(self.http.timeout, request)
             .await
             .map_err(|_| unavailable("timed out".to_owned()))?
             .map_err(|e| unavailable(e.to_string()))?;
         if !response.status().is_success() {
             return Err(unavailable(format!("HTTP {}", response.status())));
         }
-        let mut body = Vec::new();
-        loop {
-            let chunk = tokio::time::timeout(self.fetch_timeout, response.chunk())
-                .await
-                .map_err(|_| unavailable("timed out".to_owned()))?
-                .map_err(|e| unavailable(e.to_string()))?;
-            let Some(chunk) = chunk else { break };
-            if body.len() + chunk.len() > self.max_jwks_bytes {
-                return Err(unavailable(format!("over {} bytes", self.max_jwks_bytes)));
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = self.http.read(response).await.map_err(unavailable)?;
         serde_json::from_slice(&body).map_err(|e| unavailable(e.to_string()))
     }
 }

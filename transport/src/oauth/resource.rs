@@ -57,6 +57,8 @@ pub enum VerifyError {
     UnknownKey(Option<String>),
     #[error("the token has expired or is not yet valid")]
     Expired,
+    #[error("the authorization server says the token is not active")]
+    Inactive,
     #[error("the token was not issued for this resource (audience)")]
     Audience,
     #[error("the token was not issued by the expected authorization server")]

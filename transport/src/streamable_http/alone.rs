@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use super::message::Kind;
 use super::mirror;
 use super::server::{Call, Shared, on_request, open_refusal, pass_in, refuse};
+use super::service::Delivered;
 use crate::budget::ClientKey;
 
 /// A 400 answering `id` (or null) with `code`, `message` and optional `data`.
@@ -89,7 +90,7 @@ pub(super) async fn on_post(
     headers: &HeaderMap,
     client: Option<ClientKey>,
     kind: Kind,
-    text: String,
+    delivered: Delivered,
 ) -> Response {
     let profile = shared.profile();
     let id = match &kind {
@@ -104,7 +105,7 @@ pub(super) async fn on_post(
         }
     };
     // `classify` read it, so it is JSON.
-    let message: Value = serde_json::from_str(&text).unwrap_or_default();
+    let message: Value = serde_json::from_str(&delivered.text).unwrap_or_default();
     let version = match version_of(shared, headers, &message, id.as_ref()) {
         Ok(v) => v,
         Err(r) => return r,
@@ -132,12 +133,16 @@ pub(super) async fn on_post(
     match kind {
         Kind::Request { id, method } => {
             let session = alone.0.clone();
-            let call = Call { id, method, text };
+            let call = Call {
+                id,
+                method,
+                delivered,
+            };
             on_request(shared, session, call, false, Some(version), Some(alone)).await
         }
         _ => {
             // The engine takes it before the session ends: its queue is read to the end.
-            if pass_in(&alone.0, text).await {
+            if pass_in(&alone.0, delivered).await {
                 StatusCode::ACCEPTED.into_response()
             } else {
                 refuse(

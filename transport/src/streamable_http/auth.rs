@@ -18,13 +18,17 @@ pub trait Authorizer: Send + Sync + 'static {
     /// an expired token here).
     fn authorization(&self) -> BoxFuture<'_, Option<HeaderValue>>;
 
-    /// The server refused a request with `status` and these `WWW-Authenticate` values.
+    /// The server refused a request with `status` and these `WWW-Authenticate` values;
+    /// `sent` is the `Authorization` value that request carried (`None`: it carried none).
     /// `Ok` sends the request again with fresh credentials; `Err` gives up, saying why.
-    /// An implementation bounds how often it says `Ok` in a row.
+    /// Requests refused at the same moment each call this: an implementation that has
+    /// already replaced `sent` (for another of them) says `Ok` without obtaining new
+    /// credentials again. An implementation bounds how often it says `Ok` in a row.
     fn challenged<'a>(
         &'a self,
         status: u16,
         challenges: &'a [String],
+        sent: Option<&'a HeaderValue>,
     ) -> BoxFuture<'a, Result<(), String>>;
 
     /// A request carrying this authorizer's credentials was accepted.

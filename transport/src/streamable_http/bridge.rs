@@ -8,6 +8,7 @@ use tokio::task::JoinHandle;
 
 use super::client::{Client, Received};
 use super::message::{Kind, classify};
+use crate::jsonrpc::Delivered;
 
 /// The error code of the answer made up for a request the transport could not deliver (the
 /// same implementation-defined code the server uses for transport failures).
@@ -22,7 +23,7 @@ impl Client {
     pub fn bridge<T: Send + 'static>(
         self,
         mut received: mpsc::Receiver<Received>,
-        incoming: mpsc::Sender<String>,
+        incoming: mpsc::Sender<Delivered>,
         mut outgoing: mpsc::Receiver<T>,
         text: impl Fn(T) -> String + Send + 'static,
     ) -> JoinHandle<()> {
@@ -31,7 +32,7 @@ impl Client {
             while let Some(item) = received.recv().await {
                 match item {
                     Ok(json) => {
-                        if inbound.send(json).await.is_err() {
+                        if inbound.send(Delivered::from(json)).await.is_err() {
                             return;
                         }
                     }
@@ -55,7 +56,7 @@ impl Client {
                             "id": id,
                             "error": {"code": UNDELIVERED, "message": e.to_string()},
                         });
-                        let _ = incoming.send(answer.to_string()).await;
+                        let _ = incoming.send(Delivered::from(answer.to_string())).await;
                     }
                 };
                 // A request's answer may stream for long, so it is sent on its own task. A

@@ -292,8 +292,9 @@ impl Client {
         loop {
             let again = request.try_clone();
             let mut sent = request;
-            if let Some(value) = authorizer.authorization().await {
-                sent = sent.header(reqwest::header::AUTHORIZATION, value);
+            let credentials = authorizer.authorization().await;
+            if let Some(value) = &credentials {
+                sent = sent.header(reqwest::header::AUTHORIZATION, value.clone());
             }
             let response = self.send_once(sent).await?;
             let status = response.status();
@@ -307,7 +308,9 @@ impl Client {
             let (Some(next), true) = (again, rounds < auth::MAX_CHALLENGES) else {
                 return self.checked(response).await;
             };
-            if let Err(reason) = authorizer.challenged(status.as_u16(), &challenges).await {
+            let challenged =
+                authorizer.challenged(status.as_u16(), &challenges, credentials.as_ref());
+            if let Err(reason) = challenged.await {
                 return Err(ClientError::Unauthorized {
                     status: status.as_u16(),
                     reason,

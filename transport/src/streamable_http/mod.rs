@@ -47,7 +47,7 @@
 //!         while let Some(message) = pipe.inbound.recv().await {
 //!             // A real service hands `message` to a JSON-RPC engine (see
 //!             // `SessionPipe::bridge`); this one answers every request with `{}`.
-//!             if let Ok(Kind::Request { id, .. }) = streamable_http::classify(&message) {
+//!             if let Ok(Kind::Request { id, .. }) = streamable_http::classify(&message.text) {
 //!                 let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}});
 //!                 let _ = pipe.outbound.send(Outgoing::unrelated(answer.to_string())).await;
 //!             }
@@ -108,8 +108,8 @@ pub use error::ClientError;
 #[cfg(feature = "streamable-http")]
 pub use message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
 #[cfg(feature = "streamable-http")]
-pub use server::{router, serve};
+pub use server::{router, serve, serve_wrapped};
 #[cfg(feature = "streamable-http")]
-pub use service::{Outgoing, Service, SessionPipe};
+pub use service::{Delivered, Outgoing, Service, SessionPipe};
 #[cfg(feature = "streamable-http")]
 pub use session::TIMED_OUT;

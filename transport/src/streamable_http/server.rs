@@ -20,7 +20,7 @@ use super::config::ServerConfig;
 use super::message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
 use super::profile::Profile;
 use super::sealing::Sealing;
-use super::service::Service;
+use super::service::{Delivered, Service};
 use super::session::{Alone, OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
 use crate::budget::{ClientKey, Exhausted};
@@ -163,6 +163,18 @@ pub fn serve(
     service: impl Service,
     config: ServerConfig,
 ) -> std::io::Result<ServerHandle> {
+    serve_wrapped(listener, service, config, |router| router)
+}
+
+/// [`serve`] with the endpoint's router passed through `wrap` first: a layer in front of the
+/// endpoint, such as an OAuth resource server's `protect`. What that layer puts in a
+/// request's extensions reaches the engine with the message the request carries.
+pub fn serve_wrapped(
+    listener: TcpListener,
+    service: impl Service,
+    config: ServerConfig,
+    wrap: impl FnOnce(Router) -> Router,
+) -> std::io::Result<ServerHandle> {
     let guard = Guard {
         header_timeout: config.limits.header_timeout,
         max_http_connections: config.limits.max_connections,
@@ -170,6 +182,7 @@ pub fn serve(
     };
     let addr = listener.local_addr()?;
     let (app, sessions) = build(service, config, Some(addr))?;
+    let app = wrap(app);
     let shutdown = CancellationToken::new();
     // The endpoint checks the origin policy itself (answering in JSON-RPC).
     let handle = serve_router_checked(listener, app, shutdown.clone(), &guard)?;
@@ -314,11 +327,14 @@ async fn on_post(
         Ok(k) => k,
         Err(e) => return not_a_message(&e),
     };
+    let client = ClientKey::of_request(&extensions);
+    // The engine hands the request's extensions to the request's handler, so that what a
+    // layer in front of the endpoint learnt (the caller's identity) reaches it.
+    let delivered = Delivered { text, extensions };
     if let Kind::Request { id, method } = &kind
         && method == shared.profile().opens_with
     {
-        let client = ClientKey::of_request(&extensions);
-        return open_session(&shared, &headers, client, id.clone(), text).await;
+        return open_session(&shared, &headers, client, id.clone(), delivered).await;
     }
     if !headers.contains_key(&shared.session_header)
         && shared
@@ -326,8 +342,7 @@ async fn on_post(
             .version_source
             .is_some_and(|s| s.per_message())
     {
-        let client = ClientKey::of_request(&extensions);
-        return super::alone::on_post(&shared, &headers, client, kind, text).await;
+        return super::alone::on_post(&shared, &headers, client, kind, delivered).await;
     }
     let session = match session_of(&shared, &headers).and_then(|s| {
         check_version(&shared, &headers)?;
@@ -341,18 +356,22 @@ async fn on_post(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     if shared.profile().mirrors(version.as_deref())
-        && let Err(r) = mirrored(&shared, &headers, &kind, &text)
+        && let Err(r) = mirrored(&shared, &headers, &kind, &delivered.text)
     {
         return r;
     }
     match kind {
         Kind::Request { id, method } => {
-            let call = Call { id, method, text };
+            let call = Call {
+                id,
+                method,
+                delivered,
+            };
             on_request(&shared, session, call, false, version, None).await
         }
         _ => {
             let _busy = session.busy();
-            if pass_in(&session, text).await {
+            if pass_in(&session, delivered).await {
                 StatusCode::ACCEPTED.into_response()
             } else {
                 refuse(StatusCode::NOT_FOUND, NO_SESSION, "Session not found")
@@ -382,7 +401,7 @@ async fn open_session(
     headers: &HeaderMap,
     client: Option<ClientKey>,
     id: RequestId,
-    text: String,
+    delivered: Delivered,
 ) -> Response {
     if headers.contains_key(&shared.session_header) {
         let profile = shared.profile();
@@ -398,14 +417,18 @@ async fn open_session(
     };
     // The version the client asks for decides whether its streams get a priming event.
     let member = shared.profile().version_member;
-    let version = serde_json::from_str::<serde_json::Value>(&text)
+    let version = serde_json::from_str::<serde_json::Value>(&delivered.text)
         .ok()
         .and_then(|v| v.get("params")?.get(member)?.as_str().map(str::to_owned));
     let method = shared.profile().opens_with.to_owned();
     on_request(
         shared,
         session,
-        Call { id, method, text },
+        Call {
+            id,
+            method,
+            delivered,
+        },
         true,
         version,
         None,
@@ -413,11 +436,11 @@ async fn open_session(
     .await
 }
 
-/// A request as the transport passes it in: its id, method and text.
+/// A request as the transport passes it in: its id, method and message.
 pub(super) struct Call {
     pub id: RequestId,
     pub method: String,
-    pub text: String,
+    pub delivered: Delivered,
 }
 
 /// The answer to a session that cannot be opened: 429 when the client holds its share, else
@@ -441,10 +464,10 @@ pub(super) fn open_refusal(e: OpenError) -> Response {
     }
 }
 
-/// Hands `text` to the session's engine; `false` when the session ended first.
-pub(super) async fn pass_in(session: &Session, text: String) -> bool {
+/// Hands a message to the session's engine; `false` when the session ended first.
+pub(super) async fn pass_in(session: &Session, delivered: Delivered) -> bool {
     tokio::select! {
-        sent = session.inbound.send(text) => sent.is_ok(),
+        sent = session.inbound.send(delivered) => sent.is_ok(),
         () = session.ended.cancelled() => false,
     }
 }
@@ -466,10 +489,18 @@ pub(super) async fn on_request(
     } else {
         Some(session.id.as_str())
     };
-    let Call { id, method, text } = call;
-    let text = match shared.sealing.as_ref().map(|s| s.open(&method, &text)) {
-        None | Some(Ok(None)) => text,
-        Some(Ok(Some(opened))) => opened,
+    let Call {
+        id,
+        method,
+        mut delivered,
+    } = call;
+    match shared
+        .sealing
+        .as_ref()
+        .map(|s| s.open(&method, &delivered.text))
+    {
+        None | Some(Ok(None)) => {}
+        Some(Ok(Some(opened))) => delivered.text = opened,
         Some(Err(error)) => {
             if opens {
                 shared.sessions.end(&session.id);
@@ -501,7 +532,7 @@ pub(super) async fn on_request(
             );
         }
     };
-    let waited = if pass_in(&session, text).await {
+    let waited = if pass_in(&session, delivered).await {
         tokio::select! {
             m = rx.recv() => m.map(Some),
             () = session.ended.cancelled() => None,

@@ -2,6 +2,8 @@
 //! messages in and messages out, with the client request each outgoing message relates to.
 
 use agentwire_runtime::jsonrpc::RequestId;
+
+pub use crate::jsonrpc::Delivered;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -24,9 +26,11 @@ impl<F: Fn(SessionPipe) + Send + Sync + 'static> Service for F {
 pub struct SessionPipe {
     /// The session's id, as sent in the profile's session header.
     pub id: String,
-    /// The client's messages, one JSON-RPC message text each, in arrival order. Ends when
+    /// The client's messages, one JSON-RPC message each, in arrival order, with the
+    /// extensions of the HTTP request that carried it (where a layer in front of the
+    /// endpoint, such as an OAuth resource server, leaves the caller's identity). Ends when
     /// the session ends (DELETE, idle expiry, server shutdown).
-    pub inbound: mpsc::Receiver<String>,
+    pub inbound: mpsc::Receiver<Delivered>,
     /// The engine's messages to the client. Dropping every clone ends the session.
     pub outbound: mpsc::Sender<Outgoing>,
     /// Cancelled when the session ends, whoever ends it.
@@ -47,7 +51,7 @@ impl SessionPipe {
     /// and `outgoing` closing ends the session.
     pub fn bridge<T: Send + 'static>(
         self,
-        incoming: mpsc::Sender<String>,
+        incoming: mpsc::Sender<Delivered>,
         mut outgoing: mpsc::Receiver<T>,
         convert: impl Fn(T) -> Outgoing + Send + 'static,
     ) {

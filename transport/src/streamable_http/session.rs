@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::Limits;
 use super::message::{Kind, classify, error_answer};
 use super::sealing::Sealing;
-use super::service::{Outgoing, Service, SessionPipe};
+use super::service::{Delivered, Outgoing, Service, SessionPipe};
 use crate::budget::{Budget, ClientKey, Exhausted, Lease};
 
 /// Messages one POST stream may have queued before the router waits for its client.
@@ -34,7 +34,7 @@ pub const TIMED_OUT: i64 = -32001;
 pub(crate) struct Session {
     pub id: String,
     /// To the engine. Cloned per POST, so that a slow engine holds only that POST.
-    pub inbound: mpsc::Sender<String>,
+    pub inbound: mpsc::Sender<Delivered>,
     pub ended: CancellationToken,
     /// `Limits::answer_timeout`.
     answer_timeout: Duration,

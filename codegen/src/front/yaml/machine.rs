@@ -177,6 +177,8 @@ struct RawCondition {
     #[serde(rename = "in")]
     in_set: Option<String>,
     not_in: Option<String>,
+    /// In `check:` only: the error code a request the check refuses is answered with.
+    code: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -295,8 +297,36 @@ impl Ctx<'_> {
         }
     }
 
+    /// A guard (`if:`): it refuses nothing, so it names no error code.
     fn condition(&mut self, c: &Spanned<RawCondition>) -> Option<Condition> {
+        if let Some(code) = &c.value.code {
+            self.err(
+                &code.referenced,
+                "`code:` names the error a failed check is answered with: it belongs in `check:`, \
+                 not in a condition that only selects (`if:`)",
+            );
+        }
         self.condition_at(&c.referenced, &c.value)
+    }
+
+    /// A check, with the error code it declares for the requests it refuses.
+    fn check(&mut self, c: &Spanned<RawCondition>) -> Option<Condition> {
+        let code = c.value.code.as_ref().map(|code| {
+            if !is_refusal_code(code.value) {
+                self.err(
+                    &code.referenced,
+                    format!(
+                        "`code: {}` is reserved by JSON-RPC 2.0 for its own errors (-32768 to \
+                         -32100, other than -32600 to -32603)",
+                        code.value
+                    ),
+                );
+            }
+            code.value
+        });
+        let mut out = self.condition_at(&c.referenced, &c.value)?;
+        out.code = code;
+        Some(out)
     }
 
     fn condition_at(&mut self, loc: &Location, r: &RawCondition) -> Option<Condition> {
@@ -355,6 +385,7 @@ impl Ctx<'_> {
             text: describe(&subject, &op),
             subject,
             op,
+            code: None,
             origin: self.origin(loc),
         })
     }
@@ -448,6 +479,14 @@ impl Ctx<'_> {
         }
         act
     }
+}
+
+/// Whether a check may refuse with `code`: JSON-RPC 2.0 keeps -32768 to -32000 for
+/// predefined errors, of which -32099 to -32000 are left to servers. Of the predefined ones,
+/// "Invalid Request" (the default), "Method not found", "Invalid params" and "Internal error"
+/// can describe a refused request; "Parse error" and the unassigned rest cannot.
+fn is_refusal_code(code: i64) -> bool {
+    (-32603..=-32600).contains(&code) || !(-32768..=-32100).contains(&code)
 }
 
 /// A condition rendered as in the YAML, for violation messages.
@@ -569,7 +608,7 @@ fn machine(cx: &mut Ctx<'_>, m: &RawMachine, before: &[Machine]) -> Machine {
             from,
             on: cx.kind_ref(&t.on),
             guard: t.guard.iter().filter_map(|c| cx.condition(c)).collect(),
-            check: t.check.iter().filter_map(|c| cx.condition(c)).collect(),
+            check: t.check.iter().filter_map(|c| cx.check(c)).collect(),
             actions: t.actions.iter().filter_map(|a| cx.action(a)).collect(),
             to: t.to.as_ref().map(|s| s.value.clone()),
             origin: cx.origin(&t.on.referenced),

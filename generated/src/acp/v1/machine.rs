@@ -1458,11 +1458,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.agent_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"logout\" in agent_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"logout\" in agent_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1488,11 +1487,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.agent_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"loadSession\" in agent_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"loadSession\" in agent_caps",
+                        code: None,
+                    });
                 }
                 read_12(msg)
                     .for_each_str(|s| {
@@ -1507,11 +1505,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.agent_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"session.resume\" in agent_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.resume\" in agent_caps",
+                        code: None,
+                    });
                 }
                 read_13(msg)
                     .for_each_str(|s| {
@@ -1526,11 +1523,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.agent_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"session.list\" in agent_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.list\" in agent_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1541,18 +1537,16 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.agent_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"session.close\" in agent_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.close\" in agent_caps",
+                        code: None,
+                    });
                 }
                 if !read_14(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 read_14(msg)
                     .for_each_str(|s| {
@@ -1567,11 +1561,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.agent_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"session.delete\" in agent_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.delete\" in agent_caps",
+                        code: None,
+                    });
                 }
                 read_15(msg)
                     .for_each_str(|s| {
@@ -1583,11 +1576,10 @@ impl Checker {
                 && kind == Kind::ClientSessionPrompt
             {
                 if !read_16(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1595,11 +1587,10 @@ impl Checker {
                 && kind == Kind::ClientSessionCancel
             {
                 if !read_17(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1607,11 +1598,10 @@ impl Checker {
                 && kind == Kind::ClientSessionSetMode
             {
                 if !read_18(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1624,11 +1614,10 @@ impl Checker {
                 && kind == Kind::AgentSessionUpdate
             {
                 if !read_19(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1636,11 +1625,10 @@ impl Checker {
                 && kind == Kind::AgentSessionRequestPermission
             {
                 if !read_20(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1651,18 +1639,16 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.client_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"fs.readTextFile\" in client_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"fs.readTextFile\" in client_caps",
+                        code: None,
+                    });
                 }
                 if !read_21(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1673,18 +1659,16 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.client_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"fs.writeTextFile\" in client_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"fs.writeTextFile\" in client_caps",
+                        code: None,
+                    });
                 }
                 if !read_22(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1695,18 +1679,16 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.client_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"terminal\" in client_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"terminal\" in client_caps",
+                        code: None,
+                    });
                 }
                 if !read_23(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1724,11 +1706,10 @@ impl Checker {
                 && kind == Kind::AgentTerminalOutput
             {
                 if !read_25(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.terminalId in terminals",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.terminalId in terminals",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1736,11 +1717,10 @@ impl Checker {
                 && kind == Kind::AgentTerminalWaitForExit
             {
                 if !read_26(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.terminalId in terminals",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.terminalId in terminals",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1748,11 +1728,10 @@ impl Checker {
                 && kind == Kind::AgentTerminalKill
             {
                 if !read_27(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.terminalId in terminals",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.terminalId in terminals",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1760,11 +1739,10 @@ impl Checker {
                 && kind == Kind::AgentTerminalRelease
             {
                 if !read_28(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.terminalId in terminals",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.terminalId in terminals",
+                        code: Some(-32002i64),
+                    });
                 }
                 read_28(msg)
                     .for_each_str(|s| {
@@ -1779,11 +1757,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.client_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"elicitation\" in client_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"elicitation\" in client_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }

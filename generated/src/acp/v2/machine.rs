@@ -970,11 +970,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.agent_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"session.delete\" in agent_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.delete\" in agent_caps",
+                        code: None,
+                    });
                 }
                 read_6(msg)
                     .for_each_str(|s| {
@@ -986,11 +985,10 @@ impl Checker {
                 && kind == Kind::ClientSessionPrompt
             {
                 if !read_7(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -998,11 +996,10 @@ impl Checker {
                 && kind == Kind::ClientSessionCancel
             {
                 if !read_8(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1015,11 +1012,10 @@ impl Checker {
                 && kind == Kind::ClientToolCallCancel
             {
                 if !read_9(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1027,11 +1023,10 @@ impl Checker {
                 && kind == Kind::ClientTerminalCancel
             {
                 if !read_10(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1039,11 +1034,10 @@ impl Checker {
                 && kind == Kind::AgentSessionUpdate
             {
                 if !read_11(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1051,11 +1045,10 @@ impl Checker {
                 && kind == Kind::AgentSessionRequestPermission
             {
                 if !read_12(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "params.sessionId in sessions",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
                 }
                 break 'pick Ok(state);
             }
@@ -1066,11 +1059,10 @@ impl Checker {
                     .as_str()
                     .is_some_and(|s| inst.client_caps.contains(s))
                 {
-                    break 'pick Err(
-                        agentwire_runtime::machine::Problem::Check(
-                            "\"elicitation\" in client_caps",
-                        ),
-                    );
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"elicitation\" in client_caps",
+                        code: None,
+                    });
                 }
                 break 'pick Ok(state);
             }

@@ -8,6 +8,7 @@ use reqwest::Url;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
 use super::error::AuthError;
+use crate::oauth::http::Capped;
 
 /// The client's limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +34,7 @@ impl Default for FetchLimits {
 /// The HTTP side of the authorization client.
 #[derive(Debug, Clone)]
 pub(crate) struct Fetcher {
-    pub(crate) http: reqwest::Client,
+    pub(crate) capped: Capped,
     pub(crate) limits: FetchLimits,
 }
 
@@ -45,12 +46,8 @@ pub(crate) struct Fetched {
 
 impl Fetcher {
     pub(crate) fn new(limits: FetchLimits) -> Self {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(limits.timeout)
-            .build()
-            .unwrap_or_default();
-        Self { http, limits }
+        let capped = Capped::new(limits.timeout, limits.max_document_bytes);
+        Self { capped, limits }
     }
 
     /// `url` parsed and checked: http(s), no credentials in it, http only to loopback.
@@ -75,6 +72,7 @@ impl Fetcher {
     /// GET `url` for JSON.
     pub(crate) async fn get(&self, url: &Url) -> Result<Fetched, AuthError> {
         let request = self
+            .capped
             .http
             .get(url.clone())
             .header(ACCEPT, "application/json");
@@ -88,6 +86,7 @@ impl Fetcher {
         body: &serde_json::Value,
     ) -> Result<Fetched, AuthError> {
         let request = self
+            .capped
             .http
             .post(url.clone())
             .header(ACCEPT, "application/json")
@@ -110,67 +109,10 @@ impl Fetcher {
             .map_err(|_| doc("no answer in time".to_owned()))?
             .map_err(|e| doc(e.to_string()))?;
         let status = response.status().as_u16();
-        let body = self.read(response).await.map_err(doc)?;
+        let body = self.capped.read(response).await.map_err(doc)?;
         Ok(Fetched { status, body })
     }
-
-    /// A body, capped and with a deadline on each read.
-    async fn read(&self, mut response: reqwest::Response) -> Result<Vec<u8>, String> {
-        let max = self.limits.max_document_bytes;
-        let mut body = Vec::new();
-        loop {
-            let chunk = tokio::time::timeout(self.limits.timeout, response.chunk())
-                .await
-                .map_err(|_| "the body stalled".to_owned())?
-                .map_err(|e| e.to_string())?;
-            let Some(chunk) = chunk else { break };
-            if body.len() + chunk.len() > max {
-                return Err(format!("the document is over the {max}-byte limit"));
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
-    }
-
-    /// The HTTP client the `oauth2` crate's token requests go through: the same limits.
-    pub(crate) async fn execute(
-        &self,
-        request: oauth2::HttpRequest,
-    ) -> Result<oauth2::HttpResponse, FetchError> {
-        let request = reqwest::Request::try_from(request).map_err(|e| FetchError(e.to_string()))?;
-        let response = tokio::time::timeout(self.limits.timeout, self.http.execute(request))
-            .await
-            .map_err(|_| FetchError("no answer in time".to_owned()))?
-            .map_err(|e| FetchError(e.to_string()))?;
-        let status = response.status();
-        let headers = response.headers().clone();
-        let body = self.read(response).await.map_err(FetchError)?;
-        let mut built = oauth2::http::Response::builder().status(status);
-        for (name, value) in &headers {
-            built = built.header(name, value);
-        }
-        built.body(body).map_err(|e| FetchError(e.to_string()))
-    }
 }
-
-/// [`Fetcher::execute`] as the `oauth2` crate's HTTP client, its futures `Send`.
-pub(crate) struct OAuthHttp<'f>(pub(crate) &'f Fetcher);
-
-impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp<'_> {
-    type Error = FetchError;
-    type Future = std::pin::Pin<
-        Box<dyn Future<Output = Result<oauth2::HttpResponse, FetchError>> + Send + 'c>,
-    >;
-
-    fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
-        Box::pin(self.0.execute(request))
-    }
-}
-
-/// A failed token-endpoint exchange.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{0}")]
-pub(crate) struct FetchError(pub(crate) String);
 
 fn is_loopback(url: &Url) -> bool {
     match url.host() {

@@ -13,9 +13,10 @@ use oauth2::{
 use reqwest::Url;
 
 use super::error::AuthError;
-use super::fetch::{FetchError, Fetcher, OAuthHttp};
+use super::fetch::Fetcher;
 use super::register::{AuthMethod, Credentials};
 use super::store::{Secret, Tokens};
+use crate::oauth::http::{FetchError, OAuthHttp};
 use crate::oauth::metadata::AuthorizationServerMetadata;
 
 /// Where the flow goes and for what.
@@ -111,7 +112,7 @@ impl Grant<'_> {
         for (name, value) in self.assertion(&token)? {
             request = request.add_extra_param(name, value);
         }
-        let http = OAuthHttp(self.fetch);
+        let http = OAuthHttp(&self.fetch.capped);
         let response = request.request_async(&http).await.map_err(token_error)?;
         Ok(self.tokens(&response, &pending.scopes, None))
     }
@@ -147,7 +148,7 @@ impl Grant<'_> {
         for (name, value) in self.assertion(&token)? {
             request = request.add_extra_param(name, value);
         }
-        let http = OAuthHttp(self.fetch);
+        let http = OAuthHttp(&self.fetch.capped);
         let response = request.request_async(&http).await.map_err(token_error)?;
         Ok(self.tokens(&response, &tokens.scopes, Some(refresh)))
     }

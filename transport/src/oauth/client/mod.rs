@@ -110,6 +110,13 @@ struct Flow {
 /// Tokens this close to expiry are refreshed before use.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 
+/// Whether `tokens` expire within [`EXPIRY_MARGIN`].
+fn expiring(tokens: &Tokens) -> bool {
+    tokens
+        .expires_at
+        .is_some_and(|at| at <= SystemTime::now() + EXPIRY_MARGIN)
+}
+
 impl OAuthClient {
     /// A client for the server at `server` (the URL requests go to), asking the user
     /// through `agent` and keeping tokens in `store`.
@@ -141,11 +148,8 @@ impl OAuthClient {
     /// The current access token's header value, refreshed first when it is about to expire.
     async fn current(&self) -> Option<HeaderValue> {
         let mut tokens = self.inner.store.load(self.key())?;
-        let expiring = tokens
-            .expires_at
-            .is_some_and(|at| at <= SystemTime::now() + EXPIRY_MARGIN);
-        if expiring {
-            tokens = self.refreshed(&tokens).await?;
+        if expiring(&tokens) {
+            tokens = self.refreshed().await?;
         }
         let mut value =
             HeaderValue::from_str(&format!("Bearer {}", tokens.access_token.expose())).ok()?;
@@ -153,14 +157,19 @@ impl OAuthClient {
         Some(value)
     }
 
-    /// `tokens` refreshed with the issuer that granted them, or `None` (and the tokens
-    /// dropped) when that cannot be done.
-    async fn refreshed(&self, tokens: &Tokens) -> Option<Tokens> {
+    /// The stored tokens refreshed with the issuer that granted them, or `None` (and the
+    /// tokens dropped) when that cannot be done. One at a time: requests that found the same
+    /// token expiring wait for the first one's refresh and take its result.
+    async fn refreshed(&self) -> Option<Tokens> {
         let flow = self.inner.flow.lock().await;
+        let tokens = self.inner.store.load(self.key())?;
+        if !expiring(&tokens) {
+            return Some(tokens);
+        }
         let result = match (&flow.server, &flow.credentials) {
             (Some((metadata, resource)), Some(creds)) if creds.issuer == tokens.issuer => {
                 let grant = self.grant(metadata, creds, resource);
-                grant.refresh(tokens).await.ok()
+                grant.refresh(&tokens).await.ok()
             }
             _ => None,
         };
@@ -187,9 +196,21 @@ impl OAuthClient {
     }
 
     /// Answers one refusal: `status` (401, or 403) with these `WWW-Authenticate` values.
-    /// `Ok` when fresh credentials are in the store. What the transport calls through
-    /// [`Authorizer::challenged`], with the typed error.
+    /// `Ok` when fresh credentials are in the store. [`Authorizer::challenged`] is this with
+    /// the typed error, and without a second flow for a request refused with credentials
+    /// another request's flow has already replaced.
     pub async fn challenge(&self, status: u16, challenges: &[String]) -> Result<(), AuthError> {
+        self.answer(status, challenges, None).await
+    }
+
+    /// [`Self::challenge`]; `sent`, when known, is the `Authorization` value the refused
+    /// request carried (`Some(None)`: none).
+    async fn answer(
+        &self,
+        status: u16,
+        challenges: &[String],
+        sent: Option<Option<&str>>,
+    ) -> Result<(), AuthError> {
         let bearer = challenge::bearer(challenges).unwrap_or_default();
         let error = bearer.param("error");
         if status == 403 && error != Some("insufficient_scope") {
@@ -198,11 +219,20 @@ impl OAuthClient {
                 error.unwrap_or("")
             )));
         }
+        // One flow at a time: refusals that arrive together wait here for the first one's
+        // flow, then find its token in the store and only send again.
+        let mut flow = self.inner.flow.lock().await;
+        if let Some(sent) = sent
+            && self.replaced(sent)
+        {
+            return Ok(());
+        }
         let max = self.inner.settings.max_authorizations;
         if self.inner.rounds.fetch_add(1, Ordering::SeqCst) >= max {
             return Err(AuthError::RetryLimit(max));
         }
         self.authorize(
+            &mut flow,
             status,
             bearer.param("resource_metadata"),
             bearer.param("scope"),
@@ -210,15 +240,26 @@ impl OAuthClient {
         .await
     }
 
-    /// Discovery, registration, and a refresh or a new authorization.
+    /// Whether the stored token is no longer the one a refused request carried (`sent`, the
+    /// whole `Authorization` value): another request's flow replaced it meanwhile, so
+    /// sending again is all this refusal needs.
+    fn replaced(&self, sent: Option<&str>) -> bool {
+        let Some(tokens) = self.inner.store.load(self.key()) else {
+            return false;
+        };
+        let carried = sent.and_then(|v| v.strip_prefix("Bearer "));
+        carried != Some(tokens.access_token.expose())
+    }
+
+    /// Discovery, registration, and a refresh or a new authorization, under the flow lock.
     async fn authorize(
         &self,
+        flow: &mut Flow,
         status: u16,
         hint: Option<&str>,
         challenged: Option<&str>,
     ) -> Result<(), AuthError> {
         let fetch = &self.inner.fetch;
-        let mut flow = self.inner.flow.lock().await;
         let found = discovery::resource_metadata(fetch, &self.inner.server, hint).await?;
         let (issuer, metadata, resource, resource_scopes) = match found {
             Some(prm) => {
@@ -365,9 +406,12 @@ impl Authorizer for OAuthClient {
         &'a self,
         status: u16,
         challenges: &'a [String],
+        sent: Option<&'a HeaderValue>,
     ) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
-            self.challenge(status, challenges)
+            // A value that is not text cannot be a token of this client's.
+            let sent = sent.map(|v| v.to_str().unwrap_or_default());
+            self.answer(status, challenges, Some(sent))
                 .await
                 .map_err(|e| e.to_string())
         })
