@@ -3,7 +3,7 @@
 //! repository): setuptools' `tool.setuptools` and `tool.distutils` schemas (kebab-case
 //! definition names, `$$description`, draft-07 tuples), the draft-04 to 2020-12 meta-schemas
 //! `jsonschema-specifications` ships (`$ref: "#"`, `$dynamicRef`, references to other
-//! documents), ACP's v2 schema from its SDK, and ajv's `json-schema-secure.json` (a schema
+//! documents), ACP's v2 schema and its unstable form from its SDK, and ajv's `json-schema-secure.json` (a schema
 //! from outside that corpus). Each loads with no refusal, all generate one
 //! crate that compiles warning-free, and the generated `decode_type` is compared, definition
 //! by definition, with the `jsonschema` crate on the unchanged upstream schema, over instances
@@ -62,6 +62,16 @@ fn corpus() -> Vec<(&'static str, PathBuf, &'static str)> {
             "acp_v2",
             peers.join("node/node_modules/@agentclientprotocol/sdk/schema/v2/schema.json"),
             "schema.json",
+        ),
+        // The same package's v2 schema with ACP's unstable methods and fields (each SDK's
+        // opt-in; 148 of the stable schema's definitions differ in it). The v1 unstable
+        // schema is not here yet: 71 of its 2,057 instances are refused where the reference
+        // accepts them, each a definition that is also a tagged union's variant (`Terminal`,
+        // `PlanFile`, ...) decoded alone without its tag.
+        (
+            "acp_v2_unstable",
+            peers.join("node/node_modules/@agentclientprotocol/sdk/schema/v2/schema.unstable.json"),
+            "schema.unstable.json",
         ),
         // Outside the corpus the generator was tuned to: ajv's draft-07 meta-schema for the
         // security assessment of schemas (`$ref: "#"` throughout, `dependencies` with schemas,

@@ -18,12 +18,14 @@ use crate::interp::Owed;
 const TRIES: u64 = 64;
 
 /// One method the mocked role answers: its name and its result type (`None`: `{}`).
+#[derive(Clone)]
 struct Answered {
     name: String,
     result: Option<String>,
 }
 
 /// Makes the mocked role's answers.
+#[derive(Clone)]
 pub struct Answerer {
     protocol: &'static dyn Protocol,
     schema: Value,

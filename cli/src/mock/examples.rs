@@ -15,7 +15,7 @@ use serde_json::Value;
 const MAX_DOC: u64 = 16 * 1024 * 1024;
 
 /// The examples of one document, by method, in document order.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Examples {
     results: BTreeMap<String, Vec<Value>>,
     params: BTreeMap<String, Vec<Value>>,

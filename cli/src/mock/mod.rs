@@ -1,4 +1,5 @@
-//! `agentwire mock`: plays one role of a JSON-RPC protocol over stdio against a real peer.
+//! `agentwire mock`: plays one role of a JSON-RPC protocol against a real peer, over stdio
+//! or (`http`) the spec's Streamable HTTP.
 //! Each request of the peer that the role answers gets a result drawn from the spec's
 //! JSON Schema and accepted by the protocol's own decoder (`answer`, drawing with
 //! `agentwire_runtime::instances`); with `--replay` the role's side of a recorded session is
@@ -22,6 +23,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
 mod answer;
 mod examples;
+mod http;
 mod replay;
 
 use crate::check::{At, Detail, Finding};
@@ -88,6 +90,12 @@ pub struct MockArgs {
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     frame_timeout: u64,
 
+    /// Listen on ADDR (`HOST:PORT`; port 0 picks one, printed at start) and play the role
+    /// over the spec's Streamable HTTP (`transport.streamable_http`), each session checked
+    /// as a stream of its own, until Ctrl-C or SIGTERM.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["replay", "command"])]
+    listen: Option<String>,
+
     /// The peer's command and its arguments, after `--` (it is spawned and spoken to over
     /// its standard input and output); without one, the peer is this process's.
     #[arg(last = true, value_name = "COMMAND")]
@@ -119,6 +127,14 @@ params echoed (so a notification names the handle or session it is about):
 
 The session ends when the peer ends its output, or after --idle SECS of its silence.
 
+With --listen ADDR the role is played over the spec's Streamable HTTP (a spec folder whose
+transport declares `streamable_http`), on the transport's own server: its session and
+version headers, Origin and Host checks and limits. Each session is checked as a stream of
+its own; what is owed before an answer goes on that request's stream. It runs until Ctrl-C
+or SIGTERM:
+
+  agentwire mock --spec ./spec/chat --role server --listen 127.0.0.1:8765
+
   my-client --server 'agentwire mock --spec ./spec/chat --role server --record s.jsonl'
 
 With --replay TRACE the role's side of a recorded session is played: its messages are sent
@@ -141,7 +157,7 @@ pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Wr
         let _ = writeln!(err, "error: {e}");
         USAGE
     };
-    let (protocol, answerer, driver) = match played(registry, args, err) {
+    let (protocol, answerer, interp) = match played(registry, args, err) {
         Ok(p) => p,
         Err(e) => return fail(err, e),
     };
@@ -193,16 +209,13 @@ pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Wr
         Err(e) => return fail(err, format!("no async runtime: {e}")),
     };
     // A replay plays the recording's messages only; otherwise the machines drive.
-    let driver = driver.filter(|_| script.is_none());
-    let answers = Answers {
-        drawn: answerer,
-        script,
-        driver,
-        served: HashSet::new(),
-        sent: 0,
-        given: Value::Null,
+    let interp = interp.filter(|_| script.is_none());
+    let answers = Answers::new(answerer, script, interp, None);
+    let ran = match &args.listen {
+        Some(listen) => runtime.block_on(play.listen(answers, interp, listen, args)),
+        None => runtime.block_on(play.start(answers, &args.command)),
     };
-    if let Err(e) = runtime.block_on(play.start(answers, &args.command)) {
+    if let Err(e) = ran {
         return fail(err, e);
     }
     crate::proxy::finish(&session, protocol, None, err)
@@ -210,7 +223,11 @@ pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Wr
 
 /// The protocol played, what answers the peer's requests and what follows the machines
 /// (`None`: only the replay).
-type Played = (&'static dyn Protocol, Option<Answerer>, Option<Driver>);
+type Played = (
+    &'static dyn Protocol,
+    Option<Answerer>,
+    Option<&'static crate::interp::Interpreted>,
+);
 
 /// What the arguments say is played ([`Played`]).
 fn played(
@@ -227,7 +244,7 @@ fn played(
                 let examples = doc_examples(dir, args.doc.as_deref(), protocol.types())?;
                 let answerer =
                     Answerer::new(protocol, protocol.types(), &args.role, schema, examples);
-                (protocol, Some(answerer), Some(protocol.driver()))
+                (protocol, Some(answerer), Some(protocol))
             }
             (None, Some(name)) => {
                 let p = crate::protocol_arg::find_protocol(registry, name).map_err(|e| e.1)?;
@@ -305,6 +322,49 @@ struct Answers {
     sent: u64,
     /// The params of the peer's latest message, echoed into what is sent unprompted.
     given: Value,
+    /// The stream (an HTTP session) the messages belong to; `None` over stdio.
+    stream: Option<String>,
+}
+
+impl Answers {
+    fn new(
+        drawn: Option<Answerer>,
+        script: Option<Script>,
+        interp: Option<&'static crate::interp::Interpreted>,
+        stream: Option<String>,
+    ) -> Answers {
+        Answers {
+            drawn,
+            script,
+            driver: interp.map(crate::interp::Interpreted::driver),
+            served: HashSet::new(),
+            sent: 0,
+            given: Value::Null,
+            stream,
+        }
+    }
+}
+
+/// Where the mock's messages go: a byte stream in the spec's framing, or an HTTP session.
+trait Out {
+    async fn put(&mut self, text: &str) -> std::io::Result<()>;
+}
+
+/// A byte stream in the spec's framing.
+struct Framed<W> {
+    writer: W,
+    framing: Framing,
+}
+
+impl<W: AsyncWrite + Unpin> Out for Framed<W> {
+    async fn put(&mut self, text: &str) -> std::io::Result<()> {
+        let framed = match self.framing {
+            Framing::Lines => format!("{text}\n").into_bytes(),
+            Framing::ContentLength => agentwire_runtime::framing::encode(text),
+        };
+        self.writer.write_all(&framed).await?;
+        self.writer.flush().await
+    }
 }
 
 impl Play<'_> {
@@ -337,11 +397,15 @@ impl Play<'_> {
 
     /// Reads the peer's frames until its input ends (or, against a spawned peer, the replay
     /// ends), answering each request.
-    async fn run<R, W>(&self, mut answers: Answers, mut reader: R, mut writer: W)
+    async fn run<R, W>(&self, mut answers: Answers, mut reader: R, writer: W)
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
     {
+        let mut writer = Framed {
+            writer,
+            framing: self.framing,
+        };
         let mut splitter = Splitter::new(self.framing, self.max);
         let mut buf = vec![0u8; CHUNK];
         let mut pieces = Vec::new();
@@ -352,7 +416,7 @@ impl Play<'_> {
         loop {
             if let Some(script) = answers.script.as_mut() {
                 while let Some(text) = script.next_send() {
-                    if self.send(&text, &mut writer).await.is_err() {
+                    if self.send(None, &text, &mut writer).await.is_err() {
                         return;
                     }
                 }
@@ -417,23 +481,19 @@ impl Play<'_> {
     }
 
     /// Records and sends one message of the mocked role.
-    async fn send<W: AsyncWrite + Unpin>(&self, text: &str, writer: &mut W) -> std::io::Result<()> {
-        self.session.message(None, self.role, text);
-        let framed = match self.framing {
-            Framing::Lines => format!("{text}\n").into_bytes(),
-            Framing::ContentLength => agentwire_runtime::framing::encode(text),
-        };
-        writer.write_all(&framed).await?;
-        writer.flush().await
+    async fn send<O: Out>(
+        &self,
+        stream: Option<&str>,
+        text: &str,
+        out: &mut O,
+    ) -> std::io::Result<()> {
+        self.session.message(stream, self.role, text);
+        out.put(text).await
     }
 
     /// Sends what the machines say the peer waits for from the mocked role (`Driver::owed`),
     /// each owed message once while it is owed.
-    async fn owe<W: AsyncWrite + Unpin>(
-        &self,
-        answers: &mut Answers,
-        writer: &mut W,
-    ) -> std::io::Result<()> {
+    async fn owe<O: Out>(&self, answers: &mut Answers, writer: &mut O) -> std::io::Result<()> {
         for _ in 0..MAX_OWED {
             let (Some(driver), Some(drawn)) = (answers.driver.as_mut(), answers.drawn.as_mut())
             else {
@@ -456,28 +516,31 @@ impl Play<'_> {
                 );
                 continue;
             };
-            self.send(&text, writer).await?;
+            self.send(answers.stream.as_deref(), &text, writer).await?;
             follow(self.protocol, driver, self.role, &text);
         }
         Ok(())
     }
 
     /// Checks each piece and answers the requests among them.
-    async fn take<W: AsyncWrite + Unpin>(
+    async fn take<O: Out>(
         &self,
         answers: &mut Answers,
         pieces: &mut Vec<Piece>,
-        writer: &mut W,
+        writer: &mut O,
     ) -> std::io::Result<()> {
         for piece in pieces.drain(..) {
             let body = match piece {
                 Piece::Frame { body, .. } => body,
                 Piece::Broken(why) => {
-                    self.session.broken(None, self.peer, &why);
+                    self.session
+                        .broken(answers.stream.as_deref(), self.peer, &why);
                     continue;
                 }
             };
-            let findings = self.session.message(None, self.peer, &body);
+            let findings = self
+                .session
+                .message(answers.stream.as_deref(), self.peer, &body);
             let Ok(message) = serde_json::from_str::<Value>(&body) else {
                 continue;
             };
@@ -506,7 +569,8 @@ impl Play<'_> {
                 None => answer::not_replayed(&message),
             });
             if let Some(answer) = answer {
-                self.send(&answer, writer).await?;
+                self.send(answers.stream.as_deref(), &answer, writer)
+                    .await?;
                 if let Some(driver) = answers.driver.as_mut() {
                     follow(self.protocol, driver, self.role, &answer);
                 }

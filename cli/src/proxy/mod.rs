@@ -27,7 +27,7 @@ pub(crate) mod refuse;
 mod rules;
 pub(crate) mod session;
 mod sessions;
-mod signal;
+pub(crate) mod signal;
 pub(crate) mod split;
 mod stdio;
 mod tcp;
