@@ -54,7 +54,8 @@ fn the_recorded_session_passes() {
     // instance like a string token would.
     assert_eq!(
         stdout.trim(),
-        "ok: 30 message(s) in 1 stream(s), 15 sequence instance(s), protocol mcp"
+        "ok: 30 message(s) in 1 stream(s), 15 sequence instance(s), protocol mcp \
+         (version 2025-11-25: 1 stream(s))"
     );
 }
 

@@ -629,12 +629,12 @@ impl Checker for HelixZedChecker {
         self.0.live_instances()
     }
 }
-/// `mcp` (Model Context Protocol (MCP)) in the registry.
+/// `mcp` (Model Context Protocol (MCP)) version `2026-07-28` in the registry.
 #[cfg(feature = "mcp")]
 #[derive(Debug, Clone, Copy)]
-pub struct Mcp;
+pub struct McpV20260728;
 #[cfg(feature = "mcp")]
-impl Protocol for Mcp {
+impl Protocol for McpV20260728 {
     fn name(&self) -> &'static str {
         "mcp"
     }
@@ -652,44 +652,48 @@ impl Protocol for Mcp {
     }
     #[allow(unused_variables)]
     fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
-        crate::mcp::machine::Recorded::decode(from, entry)
+        crate::mcp::v2026_07_28::machine::Recorded::decode(from, entry)
             .map(|r| r.map(|m| Decoded::new("mcp", m)))
     }
     fn checker(&self) -> Option<Box<dyn Checker>> {
-        Some(Box::new(McpChecker(crate::mcp::machine::Checker::new())))
+        Some(
+            Box::new(
+                McpV20260728Checker(crate::mcp::v2026_07_28::machine::Checker::new()),
+            ),
+        )
     }
     fn schema(&self) -> Option<&'static str> {
-        Some(crate::mcp::SCHEMA)
+        Some(crate::mcp::v2026_07_28::SCHEMA)
     }
     fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
-        crate::mcp::decode_message(from, json)
+        crate::mcp::v2026_07_28::decode_message(from, json)
     }
     fn decode_type(
         &self,
         type_name: &str,
         json: &str,
     ) -> Option<Result<Value, Invalid>> {
-        crate::mcp::decode_type(type_name, json)
+        crate::mcp::v2026_07_28::decode_type(type_name, json)
     }
     fn decode_response(
         &self,
         method: &str,
         json: &str,
     ) -> Option<Result<Value, Invalid>> {
-        crate::mcp::decode_response(method, json)
+        crate::mcp::v2026_07_28::decode_response(method, json)
     }
     #[cfg(feature = "schemars")]
     fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
-        crate::mcp::schemars_schema(type_name)
+        crate::mcp::v2026_07_28::schemars_schema(type_name)
     }
 }
 /// The `mcp` sequence checker behind `registry::Checker`.
 #[cfg(feature = "mcp")]
-struct McpChecker(crate::mcp::machine::Checker);
+struct McpV20260728Checker(crate::mcp::v2026_07_28::machine::Checker);
 #[cfg(feature = "mcp")]
-impl Checker for McpChecker {
+impl Checker for McpV20260728Checker {
     fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
-        match msg.get::<crate::mcp::machine::Recorded>() {
+        match msg.get::<crate::mcp::v2026_07_28::machine::Recorded>() {
             Some(m) => self.0.observe(m.as_message()),
             None => Err(agentwire_runtime::registry::foreign("mcp", msg)),
         }
@@ -699,5 +703,146 @@ impl Checker for McpChecker {
     }
     fn live_instances(&self) -> usize {
         self.0.live_instances()
+    }
+}
+/// `mcp` (Model Context Protocol (MCP)) version `2025-11-25` in the registry.
+#[cfg(feature = "mcp")]
+#[derive(Debug, Clone, Copy)]
+pub struct McpV20251125;
+#[cfg(feature = "mcp")]
+impl Protocol for McpV20251125 {
+    fn name(&self) -> &'static str {
+        "mcp"
+    }
+    fn title(&self) -> &'static str {
+        "Model Context Protocol (MCP)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        &["client", "server"]
+    }
+    fn transport(&self) -> TransportKind {
+        TransportKind::JsonRpc
+    }
+    fn framing(&self) -> Framing {
+        Framing::Newline
+    }
+    #[allow(unused_variables)]
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        crate::mcp::v2025_11_25::machine::Recorded::decode(from, entry)
+            .map(|r| r.map(|m| Decoded::new("mcp", m)))
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        Some(
+            Box::new(
+                McpV20251125Checker(crate::mcp::v2025_11_25::machine::Checker::new()),
+            ),
+        )
+    }
+    fn schema(&self) -> Option<&'static str> {
+        Some(crate::mcp::v2025_11_25::SCHEMA)
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        crate::mcp::v2025_11_25::decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::mcp::v2025_11_25::decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        crate::mcp::v2025_11_25::decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        crate::mcp::v2025_11_25::schemars_schema(type_name)
+    }
+}
+/// The `mcp` sequence checker behind `registry::Checker`.
+#[cfg(feature = "mcp")]
+struct McpV20251125Checker(crate::mcp::v2025_11_25::machine::Checker);
+#[cfg(feature = "mcp")]
+impl Checker for McpV20251125Checker {
+    fn observe(&mut self, msg: &Decoded) -> Result<(), Violation> {
+        match msg.get::<crate::mcp::v2025_11_25::machine::Recorded>() {
+            Some(m) => self.0.observe(m.as_message()),
+            None => Err(agentwire_runtime::registry::foreign("mcp", msg)),
+        }
+    }
+    fn finish(self: Box<Self>) -> Result<(), Vec<Violation>> {
+        self.0.finish()
+    }
+    fn live_instances(&self) -> usize {
+        self.0.live_instances()
+    }
+}
+/// `mcp` (Model Context Protocol (MCP)) in the registry: every declared version, newest first.
+#[cfg(feature = "mcp")]
+#[derive(Debug, Clone, Copy)]
+pub struct Mcp;
+#[cfg(feature = "mcp")]
+impl Protocol for Mcp {
+    fn name(&self) -> &'static str {
+        "mcp"
+    }
+    fn title(&self) -> &'static str {
+        "Model Context Protocol (MCP)"
+    }
+    fn roles(&self) -> &'static [&'static str] {
+        McpV20260728.roles()
+    }
+    fn transport(&self) -> TransportKind {
+        McpV20260728.transport()
+    }
+    fn framing(&self) -> Framing {
+        McpV20260728.framing()
+    }
+    fn decode(&self, from: &str, entry: &Value) -> Option<Result<Decoded, Invalid>> {
+        McpV20260728.decode(from, entry)
+    }
+    fn checker(&self) -> Option<Box<dyn Checker>> {
+        McpV20260728.checker()
+    }
+    fn schema(&self) -> Option<&'static str> {
+        McpV20260728.schema()
+    }
+    fn decode_message(&self, from: &str, json: &str) -> Option<Result<Value, Invalid>> {
+        McpV20260728.decode_message(from, json)
+    }
+    fn decode_type(
+        &self,
+        type_name: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        McpV20260728.decode_type(type_name, json)
+    }
+    fn decode_response(
+        &self,
+        method: &str,
+        json: &str,
+    ) -> Option<Result<Value, Invalid>> {
+        McpV20260728.decode_response(method, json)
+    }
+    #[cfg(feature = "schemars")]
+    fn schemars_schema(&self, type_name: &str) -> Option<::schemars::Schema> {
+        McpV20260728.schemars_schema(type_name)
+    }
+    fn versions(&self) -> &'static [&'static str] {
+        crate::mcp::VERSIONS
+    }
+    fn version_source(&self) -> Option<agentwire_runtime::version::Source> {
+        Some(crate::mcp::VERSION_SOURCE)
+    }
+    fn version(&self, version: &str) -> Option<&'static dyn Protocol> {
+        match version {
+            "2026-07-28" => Some(&McpV20260728),
+            "2025-11-25" => Some(&McpV20251125),
+            _ => None,
+        }
     }
 }

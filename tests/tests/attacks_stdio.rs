@@ -17,7 +17,7 @@ use agentwire_protocols::eca::{
     ChatQueryCommandsParams, ChatQueryCommandsResponse, ChatQueryContextParams,
     ChatQueryContextResponse, InitializeParams, InitializeResponse,
 };
-use agentwire_protocols::mcp;
+use agentwire_protocols::mcp::v2025_11_25 as mcp;
 use agentwire_protocols::skeletons::{eca as eca_sk, mcp as mcp_sk};
 use agentwire_runtime::jsonrpc::RpcError;
 use agentwire_transport::jsonrpc::Config;

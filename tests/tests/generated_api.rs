@@ -2,7 +2,8 @@
 //! fields alone, a decode that reports every error of a message, and a message from the wrong
 //! side named as such. Exact texts.
 
-use agentwire_protocols::{agentloop as al, coven, eca, helix_zed, mcp};
+use agentwire_protocols::mcp::v2025_11_25 as mcp;
+use agentwire_protocols::{agentloop as al, coven, eca, helix_zed};
 
 #[test]
 fn a_struct_is_built_from_its_required_fields_only() {

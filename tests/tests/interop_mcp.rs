@@ -128,7 +128,7 @@ mod our_client {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
-    use agentwire_protocols::mcp::{
+    use agentwire_protocols::mcp::v2025_11_25::{
         CallToolResult, ClientRequest, ClientResult, CreateMessageRequestParams,
         CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult, RequestParams,
         ServerNotification,

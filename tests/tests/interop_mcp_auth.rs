@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentwire_examples::mcp::{ClientAnswers, typed};
-use agentwire_protocols::mcp::{ClientRequest, ContentBlock, InitializeResult};
+use agentwire_protocols::mcp::v2025_11_25::{ClientRequest, ContentBlock, InitializeResult};
 use agentwire_protocols::skeletons::mcp::{Client, STREAMABLE_HTTP};
 use agentwire_runtime::Validate as _;
 use agentwire_runtime::jsonrpc::Outcome;
@@ -241,6 +241,8 @@ async fn the_typescript_sdks_oauth_client_gets_into_our_protected_server() {
         let mut theirs = Peer::start(theirs);
         theirs.until("Please open this URL in your browser").await;
         let authorize = theirs.until("http").await;
+        // Its callback server listens only once the connection attempt has failed.
+        theirs.until("OAuth callback server started").await;
         // The browser: their demo grants at once and redirects to the client's callback
         // server, which takes the code.
         let browser = reqwest::Client::builder()

@@ -1,5 +1,5 @@
-//! spec/mcp's MCP 2026-07-28 types (`staged/2026-07-28.ts`, written from the revision's
-//! published schema) proven against a form derived from a registry package: the zod schemas
+//! spec/mcp's MCP 2026-07-28 types (`2026-07-28.ts`, the types file of the folder's
+//! `2026-07-28` version, written from the revision's published schema) proven against a form derived from a registry package: the zod schemas
 //! of MCP's TypeScript SDK v2 (`@modelcontextprotocol/core`, pinned in peers/node), converted
 //! to JSON Schema by zod's own `toJSONSchema` (peers/node/mcp_zod_schemas.cjs). Every
 //! definition both name is compared by shape (`agentwire_tests::shape_compare`): members,
@@ -16,7 +16,9 @@ use agentwire_tests::peers::{node, workspace_root};
 use agentwire_tests::shape_compare::shape;
 use serde_json::Value;
 
-/// The file, in the folder's `staged/` (written, not yet read by the generator).
+/// The file, in the folder beside `protocol.yaml` (its `versions:` entry names it). It is
+/// loaded here on its own, as a types-only spec, so that the comparison sees exactly its
+/// definitions.
 const TYPES: &str = "2026-07-28.ts";
 
 /// The SDK also admits what 2025-11-25 has and 2026-07-28 dropped: one schema serves both
@@ -89,7 +91,7 @@ fn ours() -> Value {
     let dir = tmp.path().join("mcp");
     std::fs::create_dir(&dir).expect("spec folder");
     std::fs::copy(
-        workspace_root().join("spec/mcp/staged").join(TYPES),
+        workspace_root().join("spec/mcp").join(TYPES),
         dir.join(TYPES),
     )
     .expect("copy the types file");

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use agentwire_examples::mcp::{ClientAnswers, typed};
-use agentwire_protocols::mcp::ContentBlock;
+use agentwire_protocols::mcp::v2025_11_25::ContentBlock;
 use agentwire_protocols::skeletons::mcp::{Client, STREAMABLE_HTTP};
 use agentwire_transport::jsonrpc::{CallError, Config};
 use agentwire_transport::oauth::metadata::ProtectedResourceMetadata;

@@ -8,8 +8,8 @@
 //! The authorisation client scenarios come from the newest suite (0.2.0 alpha, installed
 //! beside as `@modelcontextprotocol/conformance-next`): every `auth/*` scenario of both of
 //! its requirement sets (2025-11-25 and 2026-07-28, each run at its own wire revision)
-//! against `examples/mcp_auth_client`, the transport's OAuth client, and the 2025-03-26
-//! back-compatibility ones.
+//! against `examples/mcp_auth_client`, the transport's OAuth client, the 2025-03-26
+//! back-compatibility ones and the client credentials extension's two.
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -223,12 +223,21 @@ fn auth_scenarios(selection: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// One authorisation scenario at `revision`'s wire.
-fn run_auth_scenario(client: &std::path::Path, revision: &str, scenario: &str) -> ClientRun {
-    let out = suite_next()
-        .args(["client", "--command"])
+/// One authorisation scenario at `revision`'s wire (`None`: an extension scenario, which is
+/// on no revision's timeline; the client speaks its default, 2025-11-25).
+fn run_auth_scenario(
+    client: &std::path::Path,
+    revision: Option<&str>,
+    scenario: &str,
+) -> ClientRun {
+    let mut cmd = suite_next();
+    cmd.args(["client", "--command"])
         .arg(client)
-        .args(["--scenario", scenario, "--spec-version", revision])
+        .args(["--scenario", scenario]);
+    if let Some(revision) = revision {
+        cmd.args(["--spec-version", revision]);
+    }
+    let out = cmd
         .env("RUST_LOG", "error")
         .output()
         .expect("run the conformance suite");
@@ -245,7 +254,7 @@ fn run_auth_scenario(client: &std::path::Path, revision: &str, scenario: &str) -
         })
         .unwrap_or((0, 0));
     ClientRun {
-        scenario: format!("{revision} {scenario}"),
+        scenario: format!("{} {scenario}", revision.unwrap_or("extension")),
         passed,
         checks,
         overall: out.status.success() && report.contains("OVERALL: PASSED"),
@@ -291,7 +300,7 @@ fn every_official_authorization_scenario_passes_against_the_oauth_client() {
                 std::thread::scope(|scope| {
                     let handles: Vec<_> = pair
                         .iter()
-                        .map(|s| scope.spawn(|| run_auth_scenario(&client, revision, s)))
+                        .map(|s| scope.spawn(|| run_auth_scenario(&client, Some(revision), s)))
                         .collect();
                     handles
                         .into_iter()
@@ -316,5 +325,33 @@ fn every_official_authorization_scenario_passes_against_the_oauth_client() {
                 run.report
             );
         }
+    }
+}
+
+/// The extension scenarios of MCP's client credentials grant
+/// (`io.modelcontextprotocol/oauth-client-credentials`, SEP-1046), which no requirement set
+/// scores: a machine client with pre-registered credentials, authenticating with
+/// `client_secret_basic` and with `private_key_jwt`, and no user step.
+#[test]
+fn the_client_credentials_extension_scenarios_pass() {
+    ensure_installed();
+    let client = example_binary("mcp_auth_client");
+    for scenario in [
+        "auth/client-credentials-basic",
+        "auth/client-credentials-jwt",
+    ] {
+        let run = run_auth_scenario(&client, None, scenario);
+        eprintln!(
+            "conformance (auth extension): {scenario}: {}/{} checks",
+            run.passed, run.checks
+        );
+        assert!(
+            run.overall && run.checks > 0 && run.passed == run.checks,
+            "scenario {} failed ({}/{} checks):\n{}",
+            run.scenario,
+            run.passed,
+            run.checks,
+            run.report
+        );
     }
 }

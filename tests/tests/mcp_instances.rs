@@ -6,7 +6,9 @@
 //! Also the rule for members a type does not declare (spec/README.md, "Open and closed
 //! objects"): kept where the schema declares extension members, dropped elsewhere.
 
-use agentwire_protocols::mcp::{self, CallToolRequestParams, ProgressToken, RequestId};
+use agentwire_protocols::mcp::v2025_11_25::{
+    self as mcp, CallToolRequestParams, ProgressToken, RequestId,
+};
 use serde_json::{Value, json};
 
 /// decode -> validate -> encode of `value` as the type `name` gives `value` back.

@@ -38,7 +38,18 @@ fn mcp_definitions_differ_from_typescript_json_schema_only_as_documented() {
     ensure_installed();
     let spec = workspace_root().join("spec/mcp");
     fetch::fetch_all(std::slice::from_ref(&spec)).expect("fetch the pinned MCP schema");
+    // The folder's 2025-11-25 version is the one read from the SDK's `spec.types.d.ts`.
     let loaded = load_spec(&spec).expect("spec/mcp loads");
+    let loaded = loaded
+        .versions
+        .iter()
+        .find(|v| {
+            v.protocol
+                .version
+                .as_ref()
+                .is_some_and(|v| v.name == "2025-11-25")
+        })
+        .expect("spec/mcp declares 2025-11-25");
     let inline: BTreeSet<String> = loaded
         .protocol
         .types
@@ -48,9 +59,10 @@ fn mcp_definitions_differ_from_typescript_json_schema_only_as_documented() {
         .collect();
     let file = target_dir()
         .join("peers/node/node_modules/@modelcontextprotocol/sdk/dist/esm/spec.types.d.ts");
-    let schema =
-        std::fs::read_to_string(workspace_root().join("generated/schemas/mcp.schema.json"))
-            .expect("generated/schemas/mcp.schema.json");
+    let schema = std::fs::read_to_string(
+        workspace_root().join("generated/schemas/mcp/v2025_11_25.schema.json"),
+    )
+    .expect("generated/schemas/mcp/v2025_11_25.schema.json");
     let out = Command::new(target_dir().join("peers/tjs/node_modules/.bin/typescript-json-schema"))
         .args([
             "--defaultNumberType",

@@ -145,9 +145,13 @@ fn coven_traces() {
     check_module("coven", |p| run_trace!(coven, p));
 }
 
+/// Version 2025-11-25's traces in `traces/`, 2026-07-28's in `traces/v2026_07_28/`, each
+/// through its version's checker (`trace check` picks the version from the stream; `cli`
+/// tests that).
 #[test]
 fn mcp_traces() {
-    check_module("mcp", |p| run_trace!(mcp, p));
+    check_module("mcp", |p| run_trace!(mcp::v2025_11_25, p));
+    check_module("mcp/v2026_07_28", |p| run_trace!(mcp::v2026_07_28, p));
 }
 
 #[test]

@@ -361,6 +361,26 @@ async fn two_refusals_at_once_run_the_flow_once() {
     assert_eq!(hits(&auth.log, "/token"), 1);
 }
 
+/// A machine client (client credentials grant) without pre-registered credentials stops
+/// with a typed error: it registers nothing and asks for no token.
+#[tokio::test]
+async fn client_credentials_need_pre_registered_credentials() {
+    let auth = auth_server(json!({}), None).await;
+    let (resource, _mcp_log) = protected(&auth).await;
+    let mut machine = settings();
+    machine.client_credentials = true;
+    let store = Arc::new(MemoryTokenStore::default());
+    let oauth = OAuthClient::new(&resource, machine, ReadRedirect, store).unwrap();
+    let prm = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let e = oauth
+        .challenge(401, &[format!("Bearer resource_metadata=\"{prm}\"")])
+        .await
+        .unwrap_err();
+    assert!(matches!(e, AuthError::Registration(_)), "{e:?}");
+    assert_eq!(hits(&auth.log, "/register"), 0);
+    assert_eq!(hits(&auth.log, "/token"), 0);
+}
+
 /// A resource server whose metadata document is `prm` (status, body; `{self}` in the body
 /// is the server's own URL, and a 3xx body is its `Location`), refusing every other request.
 async fn hostile_resource(prm: (u16, String)) -> (String, Log) {

@@ -4,7 +4,7 @@
 //! version the spec does not declare, reported once and the rest of the stream left alone.
 
 use agentwire_runtime::registry::Protocol;
-use agentwire_runtime::version::{Reader, Said};
+use agentwire_runtime::version::{Reader, Said, Source};
 use serde_json::Value;
 
 /// What a stream's version turned out to be, for the summary.
@@ -12,7 +12,8 @@ use serde_json::Value;
 pub enum StreamVersion {
     /// Named by the stream and declared: checked as that version.
     Named(&'static str),
-    /// Never named: checked as the newest version.
+    /// Never named: checked as the newest version, or, where versions name themselves in
+    /// different places (`any:`), the newest that opens with the handshake.
     Assumed(&'static str),
     /// Named but not declared: not checked past the entry that named it.
     Undeclared(String),
@@ -45,16 +46,26 @@ impl Pick {
     /// The pick of a stream of `p`; `None` for a protocol of one version.
     pub fn new(p: &dyn Protocol) -> Option<(Self, &'static dyn Protocol)> {
         let declared = p.versions();
-        let newest = declared.first()?;
-        let (source, newest_p) = (p.version_source()?, p.version(newest)?);
+        let source = p.version_source()?;
+        // A message naming no version is not of a version that names itself on every message
+        // (`meta:` beside a handshake in `any:`, as MCP 2026-07-28 beside 2025-11-25): until
+        // the stream names one, it is the newest version that opens with the handshake, whose
+        // messages before it (a ping) name none. Otherwise the newest.
+        let opens = |v: &&&str| match (source, p.version(v)) {
+            (Source::Any(_), Some(vp)) => source
+                .handshake()
+                .is_some_and(|(method, _)| vp.decode_response(method, "{}").is_some()),
+            _ => true,
+        };
+        let assumed = (declared.iter().find(opens)).or(declared.first())?;
         let pick = Pick {
             name: p.name(),
             declared,
             reader: Reader::new(source),
-            current: StreamVersion::Assumed(newest),
+            current: StreamVersion::Assumed(assumed),
             opening: None,
         };
-        Some((pick, newest_p))
+        Some((pick, p.version(assumed)?))
     }
 
     /// The stream's version so far.

@@ -49,6 +49,8 @@ struct Versions {
     source: agentwire_runtime::version::Source,
     names: &'static [&'static str],
     each: Vec<&'static Interpreted>,
+    /// The version whose entry says `skeleton: true` (its module name and index), if one does.
+    skeleton: Option<(&'static str, usize)>,
 }
 
 /// What the checker shares across streams: the types, the kinds, the compiled machines.
@@ -149,13 +151,30 @@ impl Interpreted {
             each.push(one);
         }
         let names: Vec<&'static str> = versioning.versions.iter().map(|v| keep(&v.name)).collect();
+        let skeleton = (versioning.versions.iter().enumerate())
+            .find(|(_, v)| v.skeleton)
+            .map(|(i, v)| (keep(&v.module), i));
         let mut top = Interpreted::with_descriptors(loaded.protocol, pool)?;
         top.versions = Some(Versions {
             source: version_source(&versioning.source),
             names: Box::leak(names.into_boxed_slice()),
             each,
+            skeleton,
         });
         Ok(top)
+    }
+
+    /// The version a role of this folder is played as (`agentwire mock`): the one whose entry
+    /// says `skeleton: true`, as the generated skeleton's own items are, with its module name;
+    /// else this folder itself (one version, or the newest).
+    pub fn played(&'static self) -> (&'static Interpreted, Option<&'static str>) {
+        let Some(v) = &self.versions else {
+            return (self, None);
+        };
+        match v.skeleton.and_then(|(m, i)| Some((*v.each.get(i)?, m))) {
+            Some((one, module)) => (one, Some(module)),
+            None => (self, None),
+        }
     }
 
     /// Interprets a loaded IR of a JSON spec.

@@ -110,7 +110,9 @@ the role answers gets the first result the protocol's document shows for its met
 docs/protocols/<module>.md or docs/<module>.md beside its spec/ folder) that the protocol's
 own decoder accepts, else a result drawn from the spec's JSON Schema and accepted by the
 decoder (members of the request's params the result also has are echoed,
-such as an offered version); a request the role does not answer gets -32601. Everything
+such as an offered version); a request the role does not answer gets -32601. A spec
+folder of several versions is played as the version its `skeleton: true` entry names (else
+the newest). Everything
 the peer sends is checked against the schemas and sequence rules, and each finding is
 printed on standard error as it is made.
 
@@ -239,8 +241,11 @@ fn played(
         match (&args.spec, &args.protocol) {
             (Some(dir), _) => {
                 let interp = crate::protocol_arg::interpret(dir).map_err(|e| e.1)?;
-                let protocol: &'static crate::interp::Interpreted = Box::leak(Box::new(interp));
-                let schema = schema(dir, err).ok_or("the spec's JSON Schema was not generated")?;
+                let folder: &'static crate::interp::Interpreted = Box::leak(Box::new(interp));
+                // A folder of several versions is played as its skeleton's version.
+                let (protocol, version) = folder.played();
+                let schema =
+                    schema(dir, version, err).ok_or("the spec's JSON Schema was not generated")?;
                 let examples = doc_examples(dir, args.doc.as_deref(), protocol.types())?;
                 let answerer =
                     Answerer::new(protocol, protocol.types(), &args.role, schema, examples);
@@ -287,10 +292,15 @@ fn keep(s: &str) -> &'static str {
     Box::leak(s.to_owned().into_boxed_str())
 }
 
-/// The spec's JSON Schema, as `agentwire schema` prints it.
-fn schema(dir: &std::path::Path, err: &mut dyn Write) -> Option<Value> {
+/// The spec's JSON Schema, as `agentwire schema` prints it (of the version whose module is
+/// `version`, in a folder of several versions).
+fn schema(dir: &std::path::Path, version: Option<&str>, err: &mut dyn Write) -> Option<Value> {
     let files = crate::spec::generated(dir, err)?;
-    let text = files.text(&format!("schemas/{}.schema.json", files.module))?;
+    let path = match version {
+        Some(v) => format!("schemas/{}/{v}.schema.json", files.module),
+        None => format!("schemas/{}.schema.json", files.module),
+    };
+    let text = files.text(&path)?;
     serde_json::from_str(&text).ok()
 }
 

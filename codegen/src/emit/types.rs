@@ -307,19 +307,23 @@ fn struct_read_body(
         }
     });
     let (tag_decl, tag_arm, tag_check) = tag_parts(tag, tag_optional);
+    let mut extra_only = None;
     let (extra_decl, extra_arm, extra_init) = match open {
         Some(ty) => {
             let ident = extra_ident(fields);
             let ty = rust_ty(ty);
+            let read = quote! {
+                let value: #ty = map.next_value()?;
+                #ident.push_read(key.as_str().to_owned(), value);
+            };
+            // Without fields or a tag every key is an extension member: no match to write.
+            if fields.is_empty() && tag.is_none() {
+                extra_only = Some(read.clone());
+            }
             (
                 // The local is named as the field, so the struct literal can use the shorthand.
                 quote!(let mut #ident: agentwire_runtime::Members<#ty> = agentwire_runtime::Members::new();),
-                quote! {
-                    _ => {
-                        let value: #ty = map.next_value()?;
-                        #ident.push_read(key.as_str().to_owned(), value);
-                    }
-                },
+                quote!(_ => { #read }),
                 quote!(#ident,),
             )
         }
@@ -338,6 +342,12 @@ fn struct_read_body(
         quote! {
             while map.next_key::<agentwire_runtime::serde::de::IgnoredAny>()?.is_some() {
                 map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
+            }
+        }
+    } else if let Some(read) = extra_only {
+        quote! {
+            while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
+                #read
             }
         }
     } else {

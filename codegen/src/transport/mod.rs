@@ -127,6 +127,8 @@ pub struct Declaring<'a> {
     pub versions: Option<(&'a crate::ir::VersionSource, Vec<&'a str>)>,
     /// `version.unsupported_code`, when declared.
     pub unsupported_code: Option<i64>,
+    /// The version being read, when the folder declares several (each is read on its own).
+    pub version: Option<&'a str>,
 }
 
 /// Where a finding goes: the location it is about, and the message.

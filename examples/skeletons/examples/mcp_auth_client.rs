@@ -6,7 +6,9 @@
 //! its authorization scenarios (`auth/*`): it appends the URL, names the protocol revision in
 //! `$MCP_CONFORMANCE_PROTOCOL_VERSION` (2025-11-25 opens a session with `initialize`;
 //! 2026-07-28 is stateless, every request carrying the version and capabilities in `_meta`)
-//! and pre-registered credentials in `$MCP_CONFORMANCE_CONTEXT`. The user step follows the
+//! and pre-registered credentials in `$MCP_CONFORMANCE_CONTEXT` (a secret, or a private key
+//! for `private_key_jwt`). In the client credentials scenarios
+//! (`$MCP_CONFORMANCE_SCENARIO` `auth/client-credentials-*`) it uses that grant instead. The user step follows the
 //! authorization URL's redirect without a browser, as the suite's authorization server
 //! grants at once; an interactive application would open a browser there instead.
 
@@ -16,7 +18,7 @@ use std::time::Duration;
 use agentwire_examples::Failure;
 use agentwire_protocols::skeletons::mcp::STREAMABLE_HTTP;
 use agentwire_transport::oauth::client::{
-    MemoryTokenStore, OAuthClient, OAuthSettings, PreRegistered, Secret, UserAgent,
+    ClientKey, MemoryTokenStore, OAuthClient, OAuthSettings, PreRegistered, Secret, UserAgent,
 };
 use agentwire_transport::reqwest::{self, Url};
 use agentwire_transport::streamable_http::{
@@ -60,19 +62,39 @@ impl UserAgent for FollowRedirect {
     }
 }
 
-/// Pre-registered credentials from the suite's context, if it gives any.
+/// Pre-registered credentials from the suite's context, if it gives any: a client id with a
+/// secret, or with a private key (PKCS#8 PEM) for `private_key_jwt`.
 fn pre_registered() -> Option<PreRegistered> {
     let context: Value =
         serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let key = context
+        .get("private_key_pem")
+        .and_then(Value::as_str)
+        .and_then(pkcs8_der)
+        .map(|pkcs8_der| ClientKey {
+            key_id: None,
+            pkcs8_der,
+        });
     Some(PreRegistered {
         client_id: context.get("client_id")?.as_str()?.to_owned(),
         client_secret: context
             .get("client_secret")
             .and_then(Value::as_str)
             .map(Secret::new),
-        key: None,
+        key,
         issuer: None,
     })
+}
+
+/// The DER bytes of a PEM `PRIVATE KEY` block.
+fn pkcs8_der(pem: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    let body: String = pem
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("-----"))
+        .collect();
+    base64::engine::general_purpose::STANDARD.decode(body).ok()
 }
 
 /// Waits for the answer to request `id`.
@@ -156,6 +178,10 @@ async fn main() -> Result<(), Boxed> {
     let mut settings = OAuthSettings::new("agentwire-auth-client", REDIRECT_URI);
     settings.metadata_document_url = Some(METADATA_DOCUMENT.to_owned());
     settings.pre_registered = pre_registered();
+    // The suite's client credentials scenarios (MCP's oauth-client-credentials extension)
+    // are machine to machine: no user step, the pre-registered credentials themselves.
+    settings.client_credentials = std::env::var("MCP_CONFORMANCE_SCENARIO")
+        .is_ok_and(|s| s.starts_with("auth/client-credentials"));
     let browser = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()?;

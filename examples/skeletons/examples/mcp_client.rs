@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use agentwire_examples::Failure;
 use agentwire_examples::mcp::{ClientAnswers, arguments_for, client_capabilities};
-use agentwire_protocols::mcp::{
+use agentwire_protocols::mcp::v2025_11_25::{
     CallToolRequestParams, CallToolResult, ClientRequest, ClientResult, InitializeResult,
     ServerNotification,
 };

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentwire_examples::mcp::{invalid_params, typed};
-use agentwire_protocols::mcp::{
+use agentwire_protocols::mcp::v2025_11_25::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, EmptyResult,
     GetPromptRequestParams, GetPromptResult, InitializeRequestParams, InitializeResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,

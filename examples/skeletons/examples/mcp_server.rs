@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use agentwire_examples::mcp::{invalid_params, typed};
-use agentwire_protocols::mcp::{
+use agentwire_protocols::mcp::v2025_11_25::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
     CreateMessageRequestParams, EmptyResult, GetPromptRequestParams, GetPromptResult,
     InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,

@@ -3,7 +3,7 @@
 //! needs no glue: `Server::serve_http` and `Client::connect_http` take the skeleton's
 //! `STREAMABLE_HTTP` profile.
 
-use agentwire_protocols::mcp::{
+use agentwire_protocols::mcp::v2025_11_25::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     EmptyResult, ListRootsResult, RequestParams,
 };

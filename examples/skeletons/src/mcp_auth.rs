@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use agentwire_protocols::mcp::{
+use agentwire_protocols::mcp::v2025_11_25::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, EmptyResult,
     GetPromptRequestParams, GetPromptResult, InitializeRequestParams, InitializeResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,

@@ -226,9 +226,10 @@ async fn undeclared_twice_named_and_unnamed_versions_are_refused_before_any_hand
     );
     let plain = json!({"jsonrpc": "2.0", "id": 4, "method": "tick/count", "params": {"step": 1}});
     let (status, _, answer) = post(&addr, &[], &plain).await;
+    // Naming no version, it is a session's message without the session header.
     assert_eq!(
         (status, answer["error"]["code"].clone()),
-        (400, json!(-32030)),
+        (400, json!(-32000)),
         "{answer}"
     );
     assert_eq!(counter.calls.load(Ordering::SeqCst), 0);

@@ -64,11 +64,16 @@ fn version_of(
         }
     };
     match source.named_in(message, header) {
-        Named::Nowhere => Err(mismatch(format!(
-            "a message outside a session names its version in {source} (or sends {} first, \
-             without {})",
-            profile.opens_with, profile.session_header
-        ))),
+        // Naming no version, it is a message of a session that left its header out: the
+        // answer a server of sessions alone gives.
+        Named::Nowhere => Err(refuse(
+            StatusCode::BAD_REQUEST,
+            super::server::TRANSPORT_ERROR,
+            &format!(
+                "{} header is required (send {} first), or name the version in {source}",
+                profile.session_header, profile.opens_with
+            ),
+        )),
         Named::Disagree { first, second } => Err(mismatch(format!(
             "the version is named twice, as {first:?} and as {second:?}"
         ))),

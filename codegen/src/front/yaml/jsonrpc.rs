@@ -64,7 +64,10 @@ pub struct RawProgress {
 pub type Report<'a> = dyn FnMut(&Location, String) + 'a;
 
 /// Lowers `cancel:` and `progress:`, checking each names a notification of the spec that
-/// both roles send (either side may cancel or report on the other's request).
+/// every role needing it sends: every role that sends requests may cancel them, and every
+/// role that is sent requests may report progress on them. Where either side sends requests
+/// (MCP 2025-11-25), that is both; where only one does (a protocol whose server sends none),
+/// the other role neither cancels nor reports, and need not send the notification.
 pub fn conventions(
     cancel: Option<&RawCancel>,
     progress: Option<&RawProgress>,
@@ -72,7 +75,22 @@ pub fn conventions(
     roles: &[String],
     report: &mut Report<'_>,
 ) -> RpcConventions {
-    let check = |method: &Spanned<String>, what: &str, report: &mut Report<'_>| {
+    let requests = || {
+        methods
+            .iter()
+            .filter(|m| m.call == crate::ir::Call::Request)
+    };
+    // The roles that send a request, and those a request is sent to (any other role).
+    let senders: Vec<&String> = (roles.iter())
+        .filter(|r| requests().any(|m| m.sent_by(r)))
+        .collect();
+    let receivers: Vec<&String> = (roles.iter())
+        .filter(|r| requests().any(|m| roles.iter().any(|o| o != *r && m.sent_by(o))))
+        .collect();
+    let check = |method: &Spanned<String>,
+                 what: &str,
+                 needing: &[&String],
+                 report: &mut Report<'_>| {
         let named = |m: &&Method| m.name == method.value;
         let notification =
             (methods.iter()).find(|m| named(m) && m.call == crate::ir::Call::Notification);
@@ -96,18 +114,23 @@ pub fn conventions(
                 format!("{what} `{}` must be a notification", m.name),
             );
         }
-        if let Some(missing) = roles.iter().find(|r| !m.sent_by(r)) {
+        if let Some(missing) = needing.iter().find(|r| !m.sent_by(r)) {
             report(
                 &method.referenced,
                 format!(
-                    "{what} `{}` must be sent by every role (`from: [...]`); `{missing}` does not send it",
-                    m.name
+                    "{what} `{}` must be sent by every role that {} requests (`from: [...]`); `{missing}` does not send it",
+                    m.name,
+                    if what.starts_with("cancel") {
+                        "sends"
+                    } else {
+                        "is sent"
+                    },
                 ),
             );
         }
     };
     let cancel = cancel.map(|c| {
-        check(&c.method, "cancel.method", report);
+        check(&c.method, "cancel.method", &senders, report);
         let answer = match (c.answer.value.as_str(), c.code) {
             ("none", None) => None,
             ("error", Some(code)) => Some(code),
@@ -140,7 +163,7 @@ pub fn conventions(
         }
     });
     let progress = progress.map(|p| {
-        check(&p.method, "progress.method", report);
+        check(&p.method, "progress.method", &receivers, report);
         RpcProgress {
             method: p.method.value.clone(),
             token: p.token.clone(),

@@ -454,7 +454,12 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
     let carriers = declare_carriers(
         &transport,
         &methods,
-        (version_source.as_ref(), version_unsupported_code, &versions),
+        (
+            version_source.as_ref(),
+            version_unsupported_code,
+            &versions,
+            selected.as_ref().map(|d| d.info.name.as_str()),
+        ),
         &mut cx,
     );
     let (types_file, types_pin) = types_of(raw.types, &mut cx);
@@ -666,6 +671,7 @@ fn declare_carriers(
         Option<&crate::ir::VersionSource>,
         Option<i64>,
         &[crate::front::versions::VersionDecl],
+        Option<&str>,
     ),
     cx: &mut Checker<'_>,
 ) -> Vec<crate::ir::Carried> {
@@ -678,6 +684,7 @@ fn declare_carriers(
             (source, names)
         }),
         unsupported_code: versions.1,
+        version: versions.3,
     };
     let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
     transport

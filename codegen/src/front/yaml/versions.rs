@@ -324,23 +324,26 @@ pub fn load_versions(
         .as_ref()
         .and_then(VersionSource::handshake)
     {
-        for spec in &loaded {
-            let opens = spec
+        let opens = |spec: &crate::front::load::LoadedSpec| {
+            (spec.protocol.methods.iter())
+                .any(|m| m.name == *method && m.call == crate::ir::Call::Request)
+        };
+        // With `any:`, the handshake is how some versions open (the earlier ones, say) while
+        // others name their version on every message: one version having it is enough.
+        let each = !matches!(pf.version_source, Some(VersionSource::Any(_)));
+        let lacking: Vec<&crate::front::load::LoadedSpec> =
+            loaded.iter().filter(|s| !opens(s)).collect();
+        let report = each || lacking.len() == loaded.len();
+        for spec in lacking.into_iter().filter(|_| report) {
+            let v = spec
                 .protocol
-                .methods
-                .iter()
-                .any(|m| m.name == *method && m.call == crate::ir::Call::Request);
-            if !opens {
-                let v = spec
-                    .protocol
-                    .version
-                    .as_ref()
-                    .map_or("", |v| v.name.as_str());
-                errors.push(SpecError::new(format!(
-                    "{}: `version.handshake: {method}` is no request method of version `{v}`",
-                    yaml.path.display()
-                )));
-            }
+                .version
+                .as_ref()
+                .map_or("", |v| v.name.as_str());
+            errors.push(SpecError::new(format!(
+                "{}: `version.handshake: {method}` is no request method of version `{v}`",
+                yaml.path.display()
+            )));
         }
     }
     let (Some(source), Some(newest)) = (pf.version_source.clone(), loaded.first()) else {

@@ -134,6 +134,23 @@ impl Grant<'_> {
         }
     }
 
+    /// The client credentials grant (RFC 6749 §4.4): a token for the client itself, with
+    /// its own credentials and no user step, for `scopes` and the resource.
+    pub(crate) async fn client_credentials(&self, scopes: &[String]) -> Result<Tokens, AuthError> {
+        let token = self.endpoint(self.metadata.token_endpoint.as_ref(), "token_endpoint")?;
+        let client = self.client(token.clone());
+        let mut request = client
+            .exchange_client_credentials()
+            .add_scopes(scopes.iter().map(|s| Scope::new(s.clone())))
+            .add_extra_param("resource", self.resource);
+        for (name, value) in self.assertion(&token)? {
+            request = request.add_extra_param(name, value);
+        }
+        let http = OAuthHttp(&self.fetch.capped);
+        let response = request.request_async(&http).await.map_err(token_error)?;
+        Ok(self.tokens(&response, scopes, None))
+    }
+
     /// A refresh grant for `tokens`.
     pub(crate) async fn refresh(&self, tokens: &Tokens) -> Result<Tokens, AuthError> {
         let Some(refresh) = &tokens.refresh_token else {
@@ -201,8 +218,11 @@ impl Grant<'_> {
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_secs();
+        // RFC 7523 §3: the audience identifies the authorization server; its issuer and its
+        // token endpoint both do, and servers differ in which one they check.
         let claims = serde_json::json!({
-            "iss": creds.client_id, "sub": creds.client_id, "aud": token.as_str(),
+            "iss": creds.client_id, "sub": creds.client_id,
+            "aud": [creds.issuer.as_str(), token.as_str()],
             "jti": CsrfToken::new_random().secret(), "iat": now, "exp": now + 60,
         });
         let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);

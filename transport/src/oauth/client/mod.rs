@@ -54,6 +54,11 @@ pub struct OAuthSettings {
     pub pre_registered: Option<PreRegistered>,
     /// Ask for `offline_access` (a refresh token) where the server offers it.
     pub offline_access: bool,
+    /// Machine to machine: obtain tokens with the client credentials grant (RFC 6749 §4.4,
+    /// the `io.modelcontextprotocol/oauth-client-credentials` extension) and the
+    /// pre-registered credentials (a secret, or a key for `private_key_jwt`), with no user
+    /// step, instead of the authorization code flow.
+    pub client_credentials: bool,
     /// Authorizations in a row without an accepted request before giving up.
     pub max_authorizations: u32,
     pub limits: FetchLimits,
@@ -68,6 +73,7 @@ impl OAuthSettings {
             metadata_document_url: None,
             pre_registered: None,
             offline_access: true,
+            client_credentials: false,
             max_authorizations: 3,
             limits: FetchLimits::default(),
         }
@@ -275,11 +281,13 @@ impl OAuthClient {
             }
             None => self.legacy_server().await?,
         };
+        let machine = self.inner.settings.client_credentials;
         let pkce = metadata
             .code_challenge_methods_supported
             .as_deref()
             .unwrap_or_default();
-        if !pkce.iter().any(|m| m == "S256") {
+        // PKCE protects the authorization code, which the client credentials grant has not.
+        if !machine && !pkce.iter().any(|m| m == "S256") {
             return Err(AuthError::NoPkce);
         }
         let tokens = self
@@ -290,6 +298,11 @@ impl OAuthClient {
         let credentials = match flow.credentials.take() {
             Some(c) if c.issuer == issuer => c,
             // A new issuer (the resource moved): nothing of the old one is reused.
+            _ if machine && self.inner.settings.pre_registered.is_none() => {
+                return Err(AuthError::Registration(
+                    "the client credentials grant needs pre-registered credentials".to_owned(),
+                ));
+            }
             _ => {
                 let profile = self.profile();
                 register::credentials(fetch, &issuer, &metadata, &profile).await?
@@ -308,6 +321,11 @@ impl OAuthClient {
         }
         let prior = tokens.map(|t| t.scopes).unwrap_or_default();
         let scopes = self.scopes(challenged, &prior, resource_scopes.as_deref(), &metadata);
+        if machine {
+            let fresh = grant.client_credentials(&scopes).await?;
+            self.inner.store.save(self.key(), fresh);
+            return Ok(());
+        }
         let pending = grant.start(&scopes)?;
         let callback = self
             .inner
@@ -384,7 +402,10 @@ impl OAuthClient {
             .scopes_supported
             .as_deref()
             .is_some_and(|s| s.iter().any(|s| s == "offline_access"));
-        if self.inner.settings.offline_access && offered && !wanted.is_empty() {
+        // A machine client asks for a new token when it needs one: no refresh token.
+        let settings = &self.inner.settings;
+        if settings.offline_access && !settings.client_credentials && offered && !wanted.is_empty()
+        {
             wanted.push("offline_access");
         }
         let mut out: Vec<String> = Vec::new();
