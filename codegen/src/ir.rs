@@ -76,6 +76,9 @@ pub struct Protocol {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Versioning {
     pub source: VersionSource,
+    /// `version.unsupported_code`: the JSON-RPC error code answering a request in a version
+    /// not declared; `None` is JSON-RPC's -32602.
+    pub unsupported_code: Option<i64>,
     pub versions: Vec<VersionInfo>,
 }
 

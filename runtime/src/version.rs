@@ -122,6 +122,79 @@ impl Source {
     }
 }
 
+/// Where one message outside any handshake named its version, read from every place the
+/// source lists: [`Source::named_in`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Named {
+    /// No place the source lists names a version.
+    Nowhere,
+    /// Every place that names one names this version; `missing` lists the places the source
+    /// declares that say nothing (a header left out, say), as [`Source`]'s `Display` writes them.
+    Version {
+        version: String,
+        missing: Vec<String>,
+    },
+    /// Two places name different versions (the header says one, the message another).
+    Disagree { first: String, second: String },
+}
+
+impl Source {
+    /// Every `meta:` path among the sources.
+    pub fn meta_paths(&self) -> Vec<&'static [&'static str]> {
+        match self {
+            Source::Meta { path } => vec![*path],
+            Source::Any(sources) => sources.iter().flat_map(Source::meta_paths).collect(),
+            Source::Handshake { .. } | Source::Header { .. } => Vec::new(),
+        }
+    }
+
+    /// The first `header:` among the sources.
+    pub fn header(&self) -> Option<&'static str> {
+        match self {
+            Source::Header { name } => Some(name),
+            Source::Any(sources) => sources.iter().find_map(Source::header),
+            Source::Handshake { .. } | Source::Meta { .. } => None,
+        }
+    }
+
+    /// Whether a message may name its version by itself (the source has a `meta:` or a
+    /// `header:`), rather than only through a handshake.
+    pub fn per_message(&self) -> bool {
+        self.header().is_some() || !self.meta_paths().is_empty()
+    }
+
+    /// The version one message names, read from every `meta:` path under its params and from
+    /// the `header:` (whose value the caller read, `None` when absent). Unlike [`Reader`],
+    /// which takes the first place that says something, this reads them all, so that a header
+    /// and a body naming different versions are told apart from a message naming one.
+    pub fn named_in(&self, message: &Value, header: Option<&str>) -> Named {
+        let mut said: Vec<String> = Vec::new();
+        let mut missing = Vec::new();
+        for path in self.meta_paths() {
+            match at_path(Some(message), path) {
+                Some(Said::Named(v)) => said.push(v),
+                _ => missing.push(Source::Meta { path }.to_string()),
+            }
+        }
+        if let Some(name) = self.header() {
+            match header {
+                Some(v) => said.push(v.to_owned()),
+                None => missing.push(Source::Header { name }.to_string()),
+            }
+        }
+        let Some(first) = said.first().cloned() else {
+            return Named::Nowhere;
+        };
+        match said.into_iter().find(|v| *v != first) {
+            Some(second) => Named::Disagree { first, second },
+            None => Named::Version {
+                version: first,
+                missing,
+            },
+        }
+    }
+}
+
 impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -186,6 +259,53 @@ mod tests {
         let mut header = Reader::new(Source::Header { name: "X-Version" });
         let h = json!({"headers": {"x-version": "4"}, "message": {}});
         assert_eq!(header.read(&h), Some(Said::Named("4".into())));
+    }
+
+    #[test]
+    fn named_in_reads_every_place_and_tells_a_disagreement() {
+        const SOURCES: &[Source] = &[
+            Source::Handshake {
+                method: "open",
+                member: "version",
+            },
+            Source::Meta {
+                path: &["_meta", "io.example/version"],
+            },
+            Source::Header { name: "X-Version" },
+        ];
+        let any = Source::Any(SOURCES);
+        assert!(any.per_message());
+        assert!(!SOURCES[0].per_message());
+        let named = json!({"method": "x", "params": {"_meta": {"io.example/version": "2"}}});
+        let both = any.named_in(&named, Some("2"));
+        assert_eq!(
+            both,
+            Named::Version {
+                version: "2".into(),
+                missing: vec![]
+            }
+        );
+        let no_header = any.named_in(&named, None);
+        assert_eq!(
+            no_header,
+            Named::Version {
+                version: "2".into(),
+                missing: vec!["the `X-Version` header".into()]
+            }
+        );
+        assert_eq!(
+            any.named_in(&named, Some("1")),
+            Named::Disagree {
+                first: "2".into(),
+                second: "1".into()
+            }
+        );
+        let plain = json!({"method": "x", "params": {}});
+        assert_eq!(any.named_in(&plain, None), Named::Nowhere);
+        assert!(matches!(
+            any.named_in(&plain, Some("1")),
+            Named::Version { ref version, ref missing } if version == "1" && missing.len() == 1
+        ));
     }
 
     #[test]

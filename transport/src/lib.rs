@@ -12,6 +12,7 @@ pub mod jsonrpc;
 #[cfg(any(feature = "oauth-resource", feature = "oauth-client"))]
 pub mod oauth;
 pub mod origin;
+pub mod seal;
 pub mod stdio;
 pub mod store;
 pub mod streamable_http;

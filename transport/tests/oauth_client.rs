@@ -39,6 +39,13 @@ const PROFILE: Profile = Profile {
     opens_with: "initialize",
     version_member: "protocolVersion",
     priming_since: None,
+    version_source: None,
+    unsupported_code: agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE,
+    mirror: &[],
+    mirror_since: None,
+    mirror_base64: None,
+    mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
+    sealed_state: None,
 };
 
 const INIT: &str =

@@ -117,6 +117,13 @@ const MCP: Profile = Profile {
     opens_with: "initialize",
     version_member: "protocolVersion",
     priming_since: Some("2025-11-25"),
+    version_source: None,
+    unsupported_code: agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE,
+    mirror: &[],
+    mirror_since: None,
+    mirror_base64: None,
+    mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
+    sealed_state: None,
 };
 
 fn config() -> ServerConfig {
@@ -1229,6 +1236,13 @@ async fn another_profile_is_served_under_its_own_names() {
         opens_with: "initialize",
         version_member: "protocolVersion",
         priming_since: None,
+        version_source: None,
+        unsupported_code: agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE,
+        mirror: &[],
+        mirror_since: None,
+        mirror_base64: None,
+        mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
+        sealed_state: None,
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = serve(listener, engine, ServerConfig::new(OTHER)).unwrap();

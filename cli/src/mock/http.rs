@@ -133,5 +133,18 @@ fn profile(interp: &'static crate::interp::Interpreted) -> Option<Profile> {
         opens_with: keep(&d.opens_with),
         version_member: keep(&d.version_member),
         priming_since: d.priming_since.as_deref().map(keep),
+        // The mock serves sessions only: messages naming their version alone, mirrored
+        // headers and sealed state are the generated servers' (`serve_versions_http`).
+        version_source: None,
+        unsupported_code: d
+            .unsupported_code
+            .unwrap_or(agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE),
+        mirror: &[],
+        mirror_since: None,
+        mirror_base64: None,
+        mismatch_code: d
+            .mismatch_code
+            .unwrap_or(agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE),
+        sealed_state: None,
     })
 }

@@ -30,6 +30,11 @@ pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol], shared: bool) -> Toke
     });
     let names = infos.iter().map(|v| &v.name);
     let source = source_tokens(p);
+    let unsupported = p
+        .versioning
+        .as_ref()
+        .and_then(|v| v.unsupported_code)
+        .unwrap_or(DEFAULT_UNSUPPORTED_CODE);
     let version = emit_version_enum(&infos);
     let decode = emit_decoders(versions);
     let machine = emit_machine(&infos);
@@ -48,12 +53,19 @@ pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol], shared: bool) -> Toke
         pub const VERSIONS: &[&str] = &[#(#names),*];
         /// Where a stream names the version it speaks.
         pub const VERSION_SOURCE: agentwire_runtime::version::Source = #source;
+        /// The JSON-RPC error code answering a request in a version this side does not
+        /// speak (`version.unsupported_code`; JSON-RPC's "Invalid params" when the spec
+        /// names none), its `data` being `{"supported": VERSIONS, "requested": ...}`.
+        pub const VERSION_UNSUPPORTED_CODE: i64 = #unsupported;
 
         #version
         #decode
         #machine
     }
 }
+
+/// JSON-RPC's "Invalid params": the unsupported-version code of a spec that names none.
+const DEFAULT_UNSUPPORTED_CODE: i64 = -32602;
 
 /// `VERSION_SOURCE`'s value.
 fn source_tokens(p: &Protocol) -> TokenStream {
@@ -63,7 +75,8 @@ fn source_tokens(p: &Protocol) -> TokenStream {
     }
 }
 
-fn one_source(source: &VersionSource) -> TokenStream {
+/// The `agentwire_runtime::version::Source` value of `source`.
+pub(crate) fn one_source(source: &VersionSource) -> TokenStream {
     match source {
         VersionSource::Handshake { method, member } => quote! {
             agentwire_runtime::version::Source::Handshake { method: #method, member: #member }

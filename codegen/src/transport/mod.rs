@@ -125,6 +125,8 @@ pub struct Declaring<'a> {
     /// `version:` and the names of `versions:` (newest first), when the folder declares
     /// several versions: a carrier may take its version facts from them.
     pub versions: Option<(&'a crate::ir::VersionSource, Vec<&'a str>)>,
+    /// `version.unsupported_code`, when declared.
+    pub unsupported_code: Option<i64>,
     /// The version being read, when the folder declares several (each is read on its own).
     pub version: Option<&'a str>,
 }

@@ -4,13 +4,15 @@
 //! checks them and emits them as the skeleton's `STREAMABLE_HTTP` profile, which the
 //! transport's server and client take (`agentwire_transport::streamable_http::Profile`).
 
+use std::collections::BTreeMap;
+
 use proc_macro2::TokenStream;
 use quote::quote;
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
 use super::{Carrier, Declaring, Report};
-use crate::ir::{Call, Carried, Method, Protocol};
+use crate::ir::{Call, Carried, Method, Protocol, VersionSource};
 use crate::yaml_node::Node;
 
 pub struct StreamableHttp;
@@ -58,6 +60,49 @@ pub struct Profile {
     pub version_member: String,
     /// The first version whose clients expect a priming event on each POST stream.
     pub priming_since: Option<String>,
+    /// The folder's `version:` when a message may name its version by itself (`meta:` or
+    /// `header:`): such messages are served outside any session.
+    pub version_source: Option<VersionSource>,
+    /// `version.unsupported_code`.
+    pub unsupported_code: Option<i64>,
+    /// `mirror.headers`: each header and the member paths it mirrors, by header name.
+    pub mirror: Vec<(String, Vec<Vec<String>>)>,
+    /// `mirror.since`.
+    pub mirror_since: Option<String>,
+    /// `mirror.base64`: the markers around a base64-encoded value.
+    pub mirror_base64: Option<(String, String)>,
+    /// `mismatch_code`.
+    pub mismatch_code: Option<i64>,
+    /// `sealed_state`: the params and result members carrying sealed state.
+    pub sealed_state: Option<(String, String)>,
+}
+
+/// `streamable_http.sealed_state` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSealed {
+    params: Spanned<String>,
+    result: Spanned<String>,
+}
+
+/// `streamable_http.mirror` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMirror {
+    /// Header name to the dotted member path it mirrors, or a list of them tried in order.
+    headers: Spanned<BTreeMap<String, Paths>>,
+    #[serde(default)]
+    since: Option<Spanned<String>>,
+    #[serde(default)]
+    base64: Option<Spanned<(String, String)>>,
+}
+
+/// One dotted path, or several tried in order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum Paths {
+    One(String),
+    Many(Vec<String>),
 }
 
 /// `transport.streamable_http` as written: `versions`, `opens_with` and `version_member`
@@ -77,6 +122,12 @@ struct Written {
     version_member: Option<Spanned<String>>,
     #[serde(default)]
     priming_since: Option<Spanned<String>>,
+    #[serde(default)]
+    mirror: Option<RawMirror>,
+    #[serde(default)]
+    mismatch_code: Option<Spanned<i64>>,
+    #[serde(default)]
+    sealed_state: Option<RawSealed>,
 }
 
 /// `Written` with every version fact, its own or the folder's.
@@ -89,6 +140,11 @@ struct Raw {
     opens_with: Spanned<String>,
     version_member: Spanned<String>,
     priming_since: Option<Spanned<String>>,
+    mirror: Option<RawMirror>,
+    mismatch_code: Option<Spanned<i64>>,
+    sealed_state: Option<RawSealed>,
+    version_source: Option<VersionSource>,
+    unsupported_code: Option<i64>,
 }
 
 /// The version facts `w` leaves out, from the folder's handshake `version:` and `versions:`
@@ -145,6 +201,15 @@ fn fill(w: Written, cx: &Declaring<'_>, report: &mut Report<'_>) -> Option<Raw> 
         opens_with: opens_with?,
         version_member: version_member?,
         priming_since: w.priming_since,
+        mirror: w.mirror,
+        mismatch_code: w.mismatch_code,
+        sealed_state: w.sealed_state,
+        version_source: cx
+            .versions
+            .as_ref()
+            .map(|(source, _)| (*source).clone())
+            .filter(per_message),
+        unsupported_code: cx.unsupported_code,
     })
 }
 
@@ -186,6 +251,27 @@ fn lower(
     if version.is_none_or(|v| raw.versions.value.iter().any(|x| x == v)) {
         check_opening(raw, methods, &mut fail);
     }
+    let mirror = raw
+        .mirror
+        .as_ref()
+        .map(|m| check_mirror(raw, m, &mut fail))
+        .unwrap_or_default();
+    if let Some(code) = &raw.mismatch_code
+        && i32::try_from(code.value).is_err()
+    {
+        let msg = format!("`mismatch_code: {}` is no JSON-RPC error code", code.value);
+        fail(&code.referenced, msg);
+    }
+    if let Some(s) = &raw.sealed_state {
+        for member in [&s.params, &s.result] {
+            if member.value.is_empty() {
+                fail(
+                    &member.referenced,
+                    "`sealed_state` names an empty member".to_owned(),
+                );
+            }
+        }
+    }
     ok.then(|| Profile {
         path: raw.path.value.clone(),
         session_header: raw.session_header.value.clone(),
@@ -194,7 +280,103 @@ fn lower(
         opens_with: raw.opens_with.value.clone(),
         version_member: raw.version_member.value.clone(),
         priming_since: raw.priming_since.as_ref().map(|p| p.value.clone()),
+        version_source: raw.version_source.clone(),
+        unsupported_code: raw.unsupported_code,
+        mirror,
+        mirror_since: raw
+            .mirror
+            .as_ref()
+            .and_then(|m| m.since.as_ref())
+            .map(|s| s.value.clone()),
+        mirror_base64: raw
+            .mirror
+            .as_ref()
+            .and_then(|m| m.base64.as_ref())
+            .map(|b| b.value.clone()),
+        mismatch_code: raw.mismatch_code.as_ref().map(|c| c.value),
+        sealed_state: raw
+            .sealed_state
+            .as_ref()
+            .map(|s| (s.params.value.clone(), s.result.value.clone())),
     })
+}
+
+/// Whether `source` lets a message name its version by itself (`meta:` or `header:`).
+fn per_message(source: &VersionSource) -> bool {
+    match source {
+        VersionSource::Meta { .. } | VersionSource::Header { .. } => true,
+        VersionSource::Handshake { .. } => false,
+        VersionSource::Any(sources) => sources.iter().any(per_message),
+    }
+}
+
+/// `mirror:`'s headers as member paths: each header an HTTP name, none twice (in any case)
+/// nor the session or version header, each path non-empty; `since` one of the versions and
+/// `base64` two non-empty markers.
+fn check_mirror(
+    raw: &Raw,
+    m: &RawMirror,
+    fail: &mut Report<'_>,
+) -> Vec<(String, Vec<Vec<String>>)> {
+    let at = &m.headers.referenced;
+    let mut out: Vec<(String, Vec<Vec<String>>)> = Vec::new();
+    if m.headers.value.is_empty() {
+        fail(at, "`mirror.headers` names no header".to_owned());
+    }
+    for (name, paths) in &m.headers.value {
+        if name.is_empty() || !name.bytes().all(is_tchar) {
+            fail(
+                at,
+                format!("mirrored header `{name}` is not an HTTP header name"),
+            );
+        }
+        let taken = [&raw.session_header.value, &raw.version_header.value]
+            .into_iter()
+            .chain(out.iter().map(|(n, _)| n))
+            .any(|other| other.eq_ignore_ascii_case(name));
+        if taken {
+            fail(
+                at,
+                format!("mirrored header `{name}` is named twice (header names ignore case)"),
+            );
+        }
+        let written = match paths {
+            Paths::One(p) => vec![p.clone()],
+            Paths::Many(ps) => ps.clone(),
+        };
+        let split: Vec<Vec<String>> = written
+            .iter()
+            .map(|p| p.split('.').map(str::to_owned).collect())
+            .collect();
+        if split.is_empty() || split.iter().flatten().any(String::is_empty) {
+            fail(
+                at,
+                format!(
+                    "mirrored header `{name}` needs member paths like `method` or `params.name`"
+                ),
+            );
+        }
+        out.push((name.clone(), split));
+    }
+    if let Some(since) = &m.since
+        && !raw.versions.value.contains(&since.value)
+    {
+        let msg = format!(
+            "`mirror.since: {}` is not one of the versions ({})",
+            since.value,
+            raw.versions.value.join(", ")
+        );
+        fail(&since.referenced, msg);
+    }
+    if let Some(b) = &m.base64
+        && (b.value.0.is_empty() || b.value.1.is_empty())
+    {
+        fail(
+            &b.referenced,
+            "`mirror.base64` needs two non-empty markers".to_owned(),
+        );
+    }
+    out
 }
 
 /// A path is absolute and names one fixed route (no parameters, no spaces).
@@ -288,9 +470,49 @@ fn emit(p: &Protocol, s: &Profile) -> TokenStream {
         opens_with,
         version_member,
         priming_since,
+        version_source,
+        unsupported_code,
+        mirror,
+        mirror_since,
+        mirror_base64,
+        mismatch_code,
+        sealed_state,
     } = s;
-    let priming = match priming_since {
+    let sealed = match sealed_state {
+        Some((params, result)) => quote! {
+            Some(agentwire_transport::streamable_http::SealedState { params: #params, result: #result })
+        },
+        None => quote!(None),
+    };
+    let some_str = |v: &Option<String>| match v {
         Some(v) => quote!(Some(#v)),
+        None => quote!(None),
+    };
+    let priming = some_str(priming_since);
+    let mirror_since = some_str(mirror_since);
+    let source = match version_source {
+        Some(source) => {
+            let source = crate::emit::versions::one_source(source);
+            quote!(Some(#source))
+        }
+        None => quote!(None),
+    };
+    let unsupported = match unsupported_code {
+        Some(code) => quote!(#code),
+        None => quote!(agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE),
+    };
+    let mismatch = match mismatch_code {
+        Some(code) => quote!(#code),
+        None => quote!(agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE),
+    };
+    let mirrors = mirror.iter().map(|(header, paths)| {
+        let paths = paths.iter().map(|p| quote!(&[#(#p),*]));
+        quote! {
+            agentwire_transport::streamable_http::Mirror { header: #header, members: &[#(#paths),*] }
+        }
+    });
+    let base64 = match mirror_base64 {
+        Some((open, close)) => quote!(Some((#open, #close))),
         None => quote!(None),
     };
     quote! {
@@ -304,6 +526,13 @@ fn emit(p: &Protocol, s: &Profile) -> TokenStream {
                 opens_with: #opens_with,
                 version_member: #version_member,
                 priming_since: #priming,
+                version_source: #source,
+                unsupported_code: #unsupported,
+                mirror: &[#(#mirrors),*],
+                mirror_since: #mirror_since,
+                mirror_base64: #base64,
+                mismatch_code: #mismatch,
+                sealed_state: #sealed,
             };
     }
 }

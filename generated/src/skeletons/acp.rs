@@ -1843,7 +1843,7 @@ pub mod v1 {
     }
 }
 pub use self::v1::*;
-/// The `agent` of every version on one endpoint: one handler per version. A stream is served as the version its first message offers or names (one offering a version not declared, as the newest, whose answer names its own version; a request naming one is answered with the supported versions), with that version's handler, types and sequence checker.
+/// The `agent` of every version on one endpoint: one handler per version. A stream is served as the version its first message offers or names (one offering a version not declared, as the newest, whose answer names its own version; a request naming one is answered with the supported versions), with that version's handler, types and sequence checker. Over Streamable HTTP, `agentwire_transport::jsonrpc::serve_versions_http(Arc::new(handlers), listener, ServerConfig::new(STREAMABLE_HTTP), config)` serves every version on one endpoint.
 pub struct AgentHandlers<V2, V1> {
     /// The `agent` of version `2` streams.
     pub v2: ::std::sync::Arc<V2>,
@@ -1882,6 +1882,7 @@ impl<
     const VERSIONS: &'static [&'static str] = crate::acp::VERSIONS;
     const SOURCE: agentwire_runtime::version::Source = crate::acp::VERSION_SOURCE;
     const FRAMING: agentwire_transport::jsonrpc::Framing = <v2::AgentSide as agentwire_transport::jsonrpc::Side>::FRAMING;
+    const UNSUPPORTED_CODE: i64 = crate::acp::VERSION_UNSUPPORTED_CODE;
     type Served = NegotiatedAgent;
     fn serve_opened<R, W>(
         &self,
@@ -1915,6 +1916,38 @@ impl<
                     config,
                 );
                 (NegotiatedAgent::V1(handle), connection)
+            }
+        }
+    }
+    fn serve_messages_as(
+        &self,
+        index: usize,
+        config: agentwire_transport::jsonrpc::Config,
+    ) -> (
+        NegotiatedAgent,
+        agentwire_transport::jsonrpc::MessageLink,
+        agentwire_transport::jsonrpc::Connection,
+    ) {
+        match index {
+            0usize => {
+                let (handle, link, connection) = agentwire_transport::jsonrpc::Server::<
+                    v2::AgentSide,
+                >::serve_messages(
+                    ::std::sync::Arc::clone(&self.v2),
+                    agentwire_transport::jsonrpc::CancellationToken::new(),
+                    config,
+                );
+                (NegotiatedAgent::V2(handle), link, connection)
+            }
+            _ => {
+                let (handle, link, connection) = agentwire_transport::jsonrpc::Server::<
+                    v1::AgentSide,
+                >::serve_messages(
+                    ::std::sync::Arc::clone(&self.v1),
+                    agentwire_transport::jsonrpc::CancellationToken::new(),
+                    config,
+                );
+                (NegotiatedAgent::V1(handle), link, connection)
             }
         }
     }

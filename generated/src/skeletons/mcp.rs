@@ -689,6 +689,25 @@ pub mod v2026_07_28 {
         opens_with: "initialize",
         version_member: "protocolVersion",
         priming_since: Some("2025-11-25"),
+        version_source: Some(
+            agentwire_runtime::version::Source::Any(
+                &[
+                    agentwire_runtime::version::Source::Handshake {
+                        method: "initialize",
+                        member: "protocolVersion",
+                    },
+                    agentwire_runtime::version::Source::Meta {
+                        path: &["_meta", "io.modelcontextprotocol/protocolVersion"],
+                    },
+                ],
+            ),
+        ),
+        unsupported_code: agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE,
+        mirror: &[],
+        mirror_since: None,
+        mirror_base64: None,
+        mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
+        sealed_state: None,
     };
 }
 pub mod v2025_11_25 {
@@ -2096,10 +2115,29 @@ pub mod v2025_11_25 {
         opens_with: "initialize",
         version_member: "protocolVersion",
         priming_since: Some("2025-11-25"),
+        version_source: Some(
+            agentwire_runtime::version::Source::Any(
+                &[
+                    agentwire_runtime::version::Source::Handshake {
+                        method: "initialize",
+                        member: "protocolVersion",
+                    },
+                    agentwire_runtime::version::Source::Meta {
+                        path: &["_meta", "io.modelcontextprotocol/protocolVersion"],
+                    },
+                ],
+            ),
+        ),
+        unsupported_code: agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE,
+        mirror: &[],
+        mirror_since: None,
+        mirror_base64: None,
+        mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
+        sealed_state: None,
     };
 }
 pub use self::v2025_11_25::*;
-/// The `server` of every version on one endpoint: one handler per version. A stream is served as the version its first message offers or names (one offering a version not declared, as the newest, whose answer names its own version; a request naming one is answered with the supported versions), with that version's handler, types and sequence checker.
+/// The `server` of every version on one endpoint: one handler per version. A stream is served as the version its first message offers or names (one offering a version not declared, as the newest, whose answer names its own version; a request naming one is answered with the supported versions), with that version's handler, types and sequence checker. Over Streamable HTTP, `agentwire_transport::jsonrpc::serve_versions_http(Arc::new(handlers), listener, ServerConfig::new(STREAMABLE_HTTP), config)` serves every version on one endpoint.
 pub struct ServerHandlers<V2026_07_28, V2025_11_25> {
     /// The `server` of version `2026-07-28` streams.
     pub v2026_07_28: ::std::sync::Arc<V2026_07_28>,
@@ -2139,6 +2177,7 @@ for ServerHandlers<V2026_07_28, V2025_11_25> {
     const VERSIONS: &'static [&'static str] = crate::mcp::VERSIONS;
     const SOURCE: agentwire_runtime::version::Source = crate::mcp::VERSION_SOURCE;
     const FRAMING: agentwire_transport::jsonrpc::Framing = <v2026_07_28::ServerSide as agentwire_transport::jsonrpc::Side>::FRAMING;
+    const UNSUPPORTED_CODE: i64 = crate::mcp::VERSION_UNSUPPORTED_CODE;
     type Served = NegotiatedServer;
     fn serve_opened<R, W>(
         &self,
@@ -2172,6 +2211,38 @@ for ServerHandlers<V2026_07_28, V2025_11_25> {
                     config,
                 );
                 (NegotiatedServer::V2025_11_25(handle), connection)
+            }
+        }
+    }
+    fn serve_messages_as(
+        &self,
+        index: usize,
+        config: agentwire_transport::jsonrpc::Config,
+    ) -> (
+        NegotiatedServer,
+        agentwire_transport::jsonrpc::MessageLink,
+        agentwire_transport::jsonrpc::Connection,
+    ) {
+        match index {
+            0usize => {
+                let (handle, link, connection) = agentwire_transport::jsonrpc::Server::<
+                    v2026_07_28::ServerSide,
+                >::serve_messages(
+                    ::std::sync::Arc::clone(&self.v2026_07_28),
+                    agentwire_transport::jsonrpc::CancellationToken::new(),
+                    config,
+                );
+                (NegotiatedServer::V2026_07_28(handle), link, connection)
+            }
+            _ => {
+                let (handle, link, connection) = agentwire_transport::jsonrpc::Server::<
+                    v2025_11_25::ServerSide,
+                >::serve_messages(
+                    ::std::sync::Arc::clone(&self.v2025_11_25),
+                    agentwire_transport::jsonrpc::CancellationToken::new(),
+                    config,
+                );
+                (NegotiatedServer::V2025_11_25(handle), link, connection)
             }
         }
     }

@@ -16,10 +16,14 @@ interface CountParams {
    * @maximum 10
    */
   step: integer;
+  /** State an earlier answer asked to be given back (sealed by the server). */
+  state?: string;
 }
 
 interface CountResult {
   total: integer;
+  /** State the client gives back when it retries the count. */
+  state?: string;
 }
 
 interface ResetParams {

@@ -91,6 +91,7 @@ impl v1::ServerHandler for Counter {
     ) -> Result<crate::tick::v1::CountResult, RpcError> {
         Ok(crate::tick::v1::CountResult {
             total: self.add(p.step),
+            state: None,
         })
     }
 }
@@ -179,7 +180,10 @@ async fn one_endpoint_serves_a_version_1_client_in_version_1() {
     .unwrap();
     assert_eq!(opened.version, "1");
     let counted = client
-        .tick_count(crate::tick::v1::CountParams { step: 7 })
+        .tick_count(crate::tick::v1::CountParams {
+            step: 7,
+            state: None,
+        })
         .await
         .unwrap();
     assert_eq!(counted.total, 7);
@@ -190,7 +194,10 @@ async fn one_endpoint_serves_a_version_1_client_in_version_1() {
         .unwrap();
     // A step of 50 breaks version 1's bound: the client refuses to send it.
     let too_big = client
-        .tick_count(crate::tick::v1::CountParams { step: 50 })
+        .tick_count(crate::tick::v1::CountParams {
+            step: 50,
+            state: None,
+        })
         .await;
     assert!(too_big.is_err(), "{too_big:?}");
     assert_eq!(v1_counter.total.load(Ordering::SeqCst), 7);
@@ -219,7 +226,10 @@ async fn a_client_offering_version_2_falls_back_to_a_version_1_server() {
     // connection speaks version 1's types.
     let counted = opened
         .handle
-        .tick_count(crate::tick::v1::CountParams { step: 3 })
+        .tick_count(crate::tick::v1::CountParams {
+            step: 3,
+            state: None,
+        })
         .await
         .unwrap();
     assert_eq!(counted.total, 3);
@@ -277,7 +287,7 @@ async fn a_version_named_in_meta_picks_it_and_an_undeclared_one_is_refused() {
     };
     raw.send(count(1, "9", 5)).await;
     let refused = raw.recv().await.unwrap();
-    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(refused["error"]["code"], -32031, "{refused}");
     assert_eq!(
         refused["error"]["data"],
         json!({"supported": ["2", "1"], "requested": "9"})

@@ -11,6 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::ends::{Answers, Hears, Server};
 use super::handle::{Bound, Handle, Notifications};
+use super::link::Outgoing as EngineOutgoing;
+use super::versions::{Pick, ServeVersions, pick};
 use super::{Config, Connection};
 use crate::http_ws::ServerHandle;
 use crate::streamable_http::{self, ClientConfig, ClientError, Outgoing, Profile, SessionPipe};
@@ -51,14 +53,70 @@ impl<S: Bound> Server<S> {
             let cancel = CancellationToken::new();
             let (_sender, link, _connection) =
                 Self::serve_messages(Arc::clone(&handler), cancel, config.clone());
-            pipe.bridge(link.incoming, link.outgoing, |o| Outgoing {
-                json: o.text,
-                // A response is routed by its own id.
-                related: if o.answers.is_some() { None } else { o.related },
-            });
+            pipe.bridge(link.incoming, link.outgoing, routed);
         };
         streamable_http::serve_wrapped(listener, session, http, wrap)
     }
+}
+
+/// An engine's message as the HTTP transport routes it.
+fn routed(o: EngineOutgoing) -> Outgoing {
+    Outgoing {
+        json: o.text,
+        // A response is routed by its own id.
+        related: if o.answers.is_some() { None } else { o.related },
+    }
+}
+
+/// Serves every version of a protocol over Streamable HTTP on `listener` (bind it to
+/// loopback unless it must be reachable), on one endpoint, until the handle's shutdown:
+///
+/// - a session opened by the profile's opening request (a handshake) runs as the version
+///   that request offers (or the newest, whose answer names its own), with one engine for
+///   the session, as [`super::serve_versions`] chooses on a byte stream;
+/// - when the protocol's messages name their version (`Profile::version_source`), a message
+///   sent outside any session is served on its own, as the version it names, by an engine
+///   made for it alone and ended with its answer; the transport refuses an undeclared
+///   version (400, the profile's unsupported-version code) and headers that disagree with
+///   the body (400, its mismatch code) before any engine sees them.
+///
+/// `versions` is a generated skeleton's `<Server>Handlers`.
+pub fn serve_versions_http<V: ServeVersions>(
+    versions: Arc<V>,
+    listener: TcpListener,
+    http: streamable_http::ServerConfig,
+    config: Config,
+) -> std::io::Result<ServerHandle> {
+    let session = move |pipe: SessionPipe| {
+        tokio::spawn(open_version(Arc::clone(&versions), pipe, config.clone()));
+    };
+    streamable_http::serve(listener, session, http)
+}
+
+/// Runs one HTTP session (or one message served alone) as the version its first message
+/// chooses, or the one the transport read for it.
+async fn open_version<V: ServeVersions>(versions: Arc<V>, mut pipe: SessionPipe, config: Config) {
+    let first = tokio::select! {
+        biased;
+        m = pipe.inbound.recv() => m,
+        () = pipe.ended.cancelled() => None,
+    };
+    let Some(first) = first else { return };
+    let named = pipe
+        .version
+        .as_deref()
+        .and_then(|v| V::VERSIONS.iter().position(|x| *x == v));
+    let index = named.unwrap_or_else(|| match pick(V::VERSIONS, V::SOURCE, &first.text) {
+        Pick::Version(i) => i,
+        // The opening request offers its version, so only a request the transport let in
+        // without one gets here: the newest answers it.
+        Pick::Unsupported { .. } => 0,
+    });
+    let (_served, link, _connection) = versions.serve_messages_as(index, config);
+    if link.incoming.send(first).await.is_err() {
+        return;
+    }
+    pipe.bridge(link.incoming, link.outgoing, routed);
 }
 
 /// A client's Streamable HTTP session: the HTTP client and the task joining it to the engine.

@@ -42,7 +42,7 @@ pub use ends::{Answers, Connected, Hears, NoRequests, Server, Spawned};
 pub use error::{CallError, SendError};
 pub use handle::{Bound, Handle, Notifications};
 #[cfg(feature = "streamable-http")]
-pub use http::{HttpConnected, HttpSession};
+pub use http::{HttpConnected, HttpSession, serve_versions_http};
 pub use link::{Delivered, Outgoing};
 pub use listen::{TcpServer, serve_tcp};
 pub use negotiate::{

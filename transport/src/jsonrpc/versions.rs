@@ -25,7 +25,7 @@ use super::deadline::ReadDeadline;
 use super::ends::{Answers, Hears, Serving};
 use super::handle::{Bound, Handle};
 use super::link::{InItem, Inbox};
-use super::peer::{Connection, Peer};
+use super::peer::{Connection, MessageLink, Peer};
 use super::{Config, Server};
 
 /// An inbox that yields messages already read before the ones still to come.
@@ -96,6 +96,15 @@ pub trait ServeVersions: Send + Sync + 'static {
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static;
+
+    /// Serves a connection whose messages arrive and leave whole (an HTTP session, or one
+    /// message served on its own) as the version at `index` of [`Self::VERSIONS`], with that
+    /// version's handler, types and sequence checker.
+    fn serve_messages_as(
+        &self,
+        index: usize,
+        config: Config,
+    ) -> (Self::Served, MessageLink, Connection);
 }
 
 impl<S: Bound> Server<S> {
@@ -179,7 +188,7 @@ pub async fn serve_versions_stdio<V: ServeVersions>(
 
 /// What a stream's first message chooses.
 #[derive(Debug, PartialEq)]
-enum Pick {
+pub(super) enum Pick {
     /// Serve the stream as the version at this index.
     Version(usize),
     /// The message names a version not declared; answer it (when it has an id) and read on.
@@ -190,7 +199,7 @@ enum Pick {
 }
 
 /// The version `text` (a stream's first message) opens the stream in.
-fn pick(versions: &[&str], source: Source, text: &str) -> Pick {
+pub(super) fn pick(versions: &[&str], source: Source, text: &str) -> Pick {
     // Not JSON: the newest version's connection answers it as its own parse error.
     let Ok(message) = serde_json::from_str::<Value>(text) else {
         return Pick::Version(0);

@@ -153,6 +153,41 @@ impl Client {
         h
     }
 
+    /// The headers of a POST carrying `json`: the session's, with the version the message
+    /// names itself in place of the session's (a protocol whose messages name their version,
+    /// `Profile::version_source`), and the headers mirroring its members when its version
+    /// mirrors them.
+    fn message_headers(&self, json: &str) -> HeaderMap {
+        let mut h = self.headers();
+        let profile = &self.inner.profile;
+        let per_message = profile.version_source.filter(|s| s.per_message());
+        if per_message.is_none() && profile.mirror.is_empty() {
+            return h;
+        }
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(json) else {
+            return h;
+        };
+        let named = per_message.and_then(|source| {
+            source.meta_paths().iter().find_map(|path| {
+                let mut at = message.get("params")?;
+                for step in *path {
+                    at = at.get(step)?;
+                }
+                agentwire_runtime::version::name_of(at)
+            })
+        });
+        if let Some(v) = named.as_deref().and_then(|v| v.parse().ok()) {
+            h.insert(self.inner.version_header.clone(), v);
+        }
+        let version = named.or_else(|| self.state().version.clone());
+        if profile.mirrors(version.as_deref()) {
+            for (name, value) in super::mirror::headers_for(profile, &message) {
+                h.insert(name, value);
+            }
+        }
+        h
+    }
+
     /// Sends one JSON-RPC message. Returns once the server accepted it; the answer to a
     /// request (and anything streamed before it) arrives on the receiver.
     pub async fn send(&self, json: &str) -> Result<(), ClientError> {
@@ -168,7 +203,7 @@ impl Client {
             .inner
             .http
             .post(self.inner.url.clone())
-            .headers(self.headers())
+            .headers(self.message_headers(json))
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(json.to_owned());

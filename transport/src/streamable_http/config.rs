@@ -95,6 +95,11 @@ pub struct ServerConfig {
     /// When set, every request must carry `Authorization: Bearer <token>`; others get 401.
     /// `None` (the default) asks for nothing: fine on loopback, not on a network.
     pub token: Option<String>,
+    /// Seals the state handlers answer with and opens what retries give back, in the
+    /// members the profile names (`Profile::sealed_state`); every instance given the same
+    /// key continues the others' flows. `None` (the default): state goes as the handler
+    /// wrote it, so a handler that trusts it must protect it itself.
+    pub sealer: Option<super::SharedSealer>,
 }
 
 impl ServerConfig {
@@ -110,6 +115,7 @@ impl ServerConfig {
             retry: Some(Duration::from_secs(1)),
             json_wait: Duration::from_secs(5),
             token: None,
+            sealer: None,
         }
     }
 }

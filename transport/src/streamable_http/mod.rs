@@ -32,6 +32,13 @@
 //!     opens_with: "initialize",
 //!     version_member: "protocolVersion",
 //!     priming_since: None,
+//!     version_source: None,
+//!     unsupported_code: streamable_http::DEFAULT_UNSUPPORTED_CODE,
+//!     mirror: &[],
+//!     mirror_since: None,
+//!     mirror_base64: None,
+//!     mismatch_code: streamable_http::DEFAULT_MISMATCH_CODE,
+//!     sealed_state: None,
 //! };
 //! // Loopback only: a local server must not listen on every interface.
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
@@ -53,10 +60,14 @@
 //! ```
 
 mod profile;
-pub use profile::Profile;
+pub use profile::{DEFAULT_MISMATCH_CODE, DEFAULT_UNSUPPORTED_CODE, Mirror, Profile, SealedState};
+#[cfg(feature = "streamable-http")]
+pub use sealing::SharedSealer;
 
 // The profile is always here (generated skeletons name it); the server and client need the
 // `streamable-http` feature.
+#[cfg(feature = "streamable-http")]
+mod alone;
 #[cfg(feature = "streamable-http")]
 mod auth;
 #[cfg(feature = "streamable-http")]
@@ -71,6 +82,10 @@ mod config;
 mod error;
 #[cfg(feature = "streamable-http")]
 mod message;
+#[cfg(feature = "streamable-http")]
+mod mirror;
+#[cfg(feature = "streamable-http")]
+mod sealing;
 #[cfg(feature = "streamable-http")]
 mod server;
 #[cfg(feature = "streamable-http")]

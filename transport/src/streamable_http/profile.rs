@@ -4,7 +4,31 @@
 //! and a generated skeleton holds its protocol's profile (`STREAMABLE_HTTP`), so there is no
 //! default.
 
+use agentwire_runtime::version::Source;
 use axum::http::HeaderName;
+
+/// The members carrying state the server seals for the client to give back, as the
+/// protocol's spec names them (`transport.streamable_http.sealed_state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SealedState {
+    /// The params member a request gives the state back in.
+    pub params: &'static str,
+    /// The result member a handler writes its state in.
+    pub result: &'static str,
+}
+
+/// One header that mirrors a member of the message it carries (so that an intermediary can
+/// route on it without reading the body): the client sets it from the message, the server
+/// refuses a request whose header and body disagree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mirror {
+    /// The header, as the spec spells it.
+    pub header: &'static str,
+    /// The members it mirrors, each a path of member names from the message's top
+    /// (`["method"]`, `["params", "name"]`), tried in order: the first the message has
+    /// holds the value. A message with none of them carries no such header.
+    pub members: &'static [&'static [&'static str]],
+}
 
 /// One protocol's Streamable HTTP facts, as its `protocol.yaml` declares them
 /// (`transport.streamable_http`).
@@ -26,7 +50,36 @@ pub struct Profile {
     /// The first version whose clients expect a priming event (an id and empty data) opening
     /// each POST's SSE stream; versions are compared as text (they are dates). `None`: never.
     pub priming_since: Option<&'static str>,
+    /// Where a message outside any session names its version (the spec's `version:`). When
+    /// it lists a `meta:` path or a `header:`, a message sent without a session header that
+    /// is not the opening request is served on its own, as the version it names, with no
+    /// session (see `server`). `None`: every message outside a session must open one first.
+    pub version_source: Option<Source>,
+    /// The JSON-RPC error code answering a request in a version not in `versions`, with
+    /// `data: {"supported": versions, "requested": ...}` (the spec's
+    /// `version.unsupported_code`).
+    pub unsupported_code: i64,
+    /// Headers mirroring members of the message; empty when the spec declares none.
+    pub mirror: &'static [Mirror],
+    /// The first version (compared as text) whose requests carry the mirrored headers;
+    /// `None`: every version's.
+    pub mirror_since: Option<&'static str>,
+    /// A mirrored value that is not plain visible ASCII travels as base64 between these two
+    /// markers (`("=?b64?", "?=")`); `None`: such a value cannot be mirrored.
+    pub mirror_base64: Option<(&'static str, &'static str)>,
+    /// The JSON-RPC error code answering a request whose headers disagree with its body (a
+    /// mirrored member, or a version named in both), or that lacks a header it must carry.
+    pub mismatch_code: i64,
+    /// The members carrying state the server seals for the client to give back (see
+    /// `ServerConfig::sealer`); `None` when the protocol has none.
+    pub sealed_state: Option<SealedState>,
 }
+
+/// JSON-RPC's "Invalid params": the unsupported-version code of a spec that names none.
+pub const DEFAULT_UNSUPPORTED_CODE: i64 = -32602;
+
+/// JSON-RPC's "Invalid Request": the header-mismatch code of a spec that names none.
+pub const DEFAULT_MISMATCH_CODE: i64 = -32600;
 
 impl Profile {
     /// The session header as a header name; `None` when the spelling is not a valid one
@@ -69,7 +122,28 @@ impl Profile {
         if self.opens_with.is_empty() || self.version_member.is_empty() {
             return Err("the opening method and its version member must be named".to_owned());
         }
+        for m in self.mirror {
+            if HeaderName::from_bytes(m.header.as_bytes()).is_err() {
+                return Err(format!(
+                    "mirrored header {:?} is not an HTTP header name",
+                    m.header
+                ));
+            }
+            if m.members.is_empty() || m.members.iter().any(|p| p.is_empty()) {
+                return Err(format!("mirrored header {:?} names no member", m.header));
+            }
+        }
         Ok(())
+    }
+
+    /// Whether requests of `version` carry the mirrored headers.
+    pub fn mirrors(&self, version: Option<&str>) -> bool {
+        match (self.mirror_since, version) {
+            _ if self.mirror.is_empty() => false,
+            (None, _) => true,
+            (Some(since), Some(v)) => v >= since,
+            (Some(_), None) => false,
+        }
     }
 }
 
@@ -85,6 +159,13 @@ mod tests {
         opens_with: "open",
         version_member: "version",
         priming_since: Some("2024-02-01"),
+        version_source: None,
+        unsupported_code: DEFAULT_UNSUPPORTED_CODE,
+        mirror: &[],
+        mirror_since: None,
+        mirror_base64: None,
+        mismatch_code: DEFAULT_MISMATCH_CODE,
+        sealed_state: None,
     };
 
     #[test]

@@ -19,30 +19,33 @@ use super::body::{self, BodyError};
 use super::config::ServerConfig;
 use super::message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
 use super::profile::Profile;
+use super::sealing::Sealing;
 use super::service::{Delivered, Service};
-use super::session::{OpenError, Parked, Register, Session, Sessions};
+use super::session::{Alone, OpenError, Parked, Register, Session, Sessions};
 use super::stream::{Feed, FeedConfig, parse_event_id};
 use crate::budget::{ClientKey, Exhausted};
 use crate::http_ws::{Guard, ServerHandle, serve_router_checked};
 use crate::origin::SitePolicy;
 
 /// An error not covered by the JSON-RPC codes (the TypeScript SDK uses it the same way).
-const TRANSPORT_ERROR: i64 = -32000;
+pub(super) const TRANSPORT_ERROR: i64 = -32000;
 /// "Session not found", as the TypeScript SDK answers it.
 const NO_SESSION: i64 = -32001;
 
-struct Shared {
-    service: Box<dyn Service>,
-    config: ServerConfig,
-    sessions: Arc<Sessions>,
+pub(super) struct Shared {
+    pub(super) service: Box<dyn Service>,
+    pub(super) config: ServerConfig,
+    pub(super) sessions: Arc<Sessions>,
+    /// Opens the state requests give back (`ServerConfig::sealer`).
+    sealing: Option<Sealing>,
     /// The profile's session header, checked once.
     session_header: HeaderName,
     /// The profile's version header, checked once.
-    version_header: HeaderName,
+    pub(super) version_header: HeaderName,
 }
 
 impl Shared {
-    fn profile(&self) -> &Profile {
+    pub(super) fn profile(&self) -> &Profile {
         &self.config.profile
     }
 }
@@ -72,9 +75,17 @@ fn build(
     else {
         return Err(bad("a header name is not valid".to_owned()));
     };
+    let sealing = match (&config.sealer, profile.sealed_state) {
+        (Some(sealer), Some(members)) => Some(Sealing {
+            sealer: Arc::clone(&sealer.0),
+            members,
+        }),
+        _ => None,
+    };
     let shared = Arc::new(Shared {
         service: Box::new(service),
-        sessions: Sessions::new(config.limits.clone()),
+        sessions: Sessions::new(config.limits.clone(), sealing.clone()),
+        sealing,
         config,
         session_header,
         version_header,
@@ -188,7 +199,7 @@ pub fn serve_wrapped(
 }
 
 /// An error answer with a JSON-RPC error body whose id is null.
-fn refuse(status: StatusCode, code: i64, message: &str) -> Response {
+pub(super) fn refuse(status: StatusCode, code: i64, message: &str) -> Response {
     (
         status,
         [(header::CONTENT_TYPE, "application/json")],
@@ -325,6 +336,14 @@ async fn on_post(
     {
         return open_session(&shared, &headers, client, id.clone(), delivered).await;
     }
+    if !headers.contains_key(&shared.session_header)
+        && shared
+            .profile()
+            .version_source
+            .is_some_and(|s| s.per_message())
+    {
+        return super::alone::on_post(&shared, &headers, client, kind, delivered).await;
+    }
     let session = match session_of(&shared, &headers).and_then(|s| {
         check_version(&shared, &headers)?;
         Ok(s)
@@ -332,13 +351,23 @@ async fn on_post(
         Ok(s) => s,
         Err(r) => return r,
     };
+    let version = headers
+        .get(&shared.version_header)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    if shared.profile().mirrors(version.as_deref())
+        && let Err(r) = mirrored(&shared, &headers, &kind, &delivered.text)
+    {
+        return r;
+    }
     match kind {
-        Kind::Request { id, .. } => {
-            let version = headers
-                .get(&shared.version_header)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
-            on_request(&shared, session, id, delivered, false, version).await
+        Kind::Request { id, method } => {
+            let call = Call {
+                id,
+                method,
+                delivered,
+            };
+            on_request(&shared, session, call, false, version, None).await
         }
         _ => {
             let _busy = session.busy();
@@ -349,6 +378,20 @@ async fn on_post(
             }
         }
     }
+}
+
+/// 400 with the profile's mismatch code for a message whose mirrored headers disagree
+/// with its body.
+fn mirrored(shared: &Shared, headers: &HeaderMap, kind: &Kind, text: &str) -> Result<(), Response> {
+    let message = serde_json::from_str::<serde_json::Value>(text).unwrap_or_default();
+    super::mirror::check(shared.profile(), headers, &message).map_err(|why| {
+        (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "application/json")],
+            error_answer(kind.id(), shared.profile().mismatch_code, &why),
+        )
+            .into_response()
+    })
 }
 
 /// The opening request: opens a session (400 inside one, 503 when the table is full, 429
@@ -370,28 +413,59 @@ async fn open_session(
     }
     let session = match shared.sessions.open(shared.service.as_ref(), client) {
         Ok(s) => s,
-        Err(OpenError::Full(Exhausted::Client(n))) => {
-            let why = format!("this client already holds {n} sessions; end one first");
-            return refuse(StatusCode::TOO_MANY_REQUESTS, TRANSPORT_ERROR, &why);
-        }
-        Err(e) => {
-            let why = match e {
-                OpenError::Full(_) => "too many sessions",
-                OpenError::NoRandomness => "no randomness for a session id",
-            };
-            return refuse(StatusCode::SERVICE_UNAVAILABLE, TRANSPORT_ERROR, why);
-        }
+        Err(e) => return open_refusal(e),
     };
     // The version the client asks for decides whether its streams get a priming event.
     let member = shared.profile().version_member;
     let version = serde_json::from_str::<serde_json::Value>(&delivered.text)
         .ok()
         .and_then(|v| v.get("params")?.get(member)?.as_str().map(str::to_owned));
-    on_request(shared, session, id, delivered, true, version).await
+    let method = shared.profile().opens_with.to_owned();
+    on_request(
+        shared,
+        session,
+        Call {
+            id,
+            method,
+            delivered,
+        },
+        true,
+        version,
+        None,
+    )
+    .await
+}
+
+/// A request as the transport passes it in: its id, method and message.
+pub(super) struct Call {
+    pub id: RequestId,
+    pub method: String,
+    pub delivered: Delivered,
+}
+
+/// The answer to a session that cannot be opened: 429 when the client holds its share, else
+/// 503.
+pub(super) fn open_refusal(e: OpenError) -> Response {
+    match e {
+        OpenError::Full(Exhausted::Client(n)) => {
+            let why = format!("this client already holds {n} sessions; end one first");
+            refuse(StatusCode::TOO_MANY_REQUESTS, TRANSPORT_ERROR, &why)
+        }
+        OpenError::Full(_) => refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            TRANSPORT_ERROR,
+            "too many sessions",
+        ),
+        OpenError::NoRandomness => refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            TRANSPORT_ERROR,
+            "no randomness for a session id",
+        ),
+    }
 }
 
 /// Hands a message to the session's engine; `false` when the session ended first.
-async fn pass_in(session: &Session, delivered: Delivered) -> bool {
+pub(super) async fn pass_in(session: &Session, delivered: Delivered) -> bool {
     tokio::select! {
         sent = session.inbound.send(delivered) => sent.is_ok(),
         () = session.ended.cancelled() => false,
@@ -400,16 +474,48 @@ async fn pass_in(session: &Session, delivered: Delivered) -> bool {
 
 /// A request: registers its POST, passes it in, and answers with JSON when the first message
 /// for it is its response, else with an SSE stream carrying everything up to the response.
-async fn on_request(
+/// `alone`: the session serves this request only; it ends with the answer (its id is never
+/// sent).
+pub(super) async fn on_request(
     shared: &Shared,
     session: Arc<Session>,
-    id: RequestId,
-    delivered: Delivered,
+    call: Call,
     opens: bool,
     version: Option<String>,
+    alone: Option<Alone>,
 ) -> Response {
+    let named = if alone.is_some() {
+        None
+    } else {
+        Some(session.id.as_str())
+    };
+    let Call {
+        id,
+        method,
+        mut delivered,
+    } = call;
+    match shared
+        .sealing
+        .as_ref()
+        .map(|s| s.open(&method, &delivered.text))
+    {
+        None | Some(Ok(None)) => {}
+        Some(Ok(Some(opened))) => delivered.text = opened,
+        Some(Err(error)) => {
+            if opens {
+                shared.sessions.end(&session.id);
+            }
+            let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
+            return (
+                StatusCode::BAD_REQUEST,
+                [(header::CONTENT_TYPE, "application/json")],
+                body.to_string(),
+            )
+                .into_response();
+        }
+    };
     let _busy = session.busy();
-    let mut rx = match session.register(&id, shared.config.limits.max_in_flight) {
+    let mut rx = match session.register(&id, &method, shared.config.limits.max_in_flight) {
         Ok(rx) => rx,
         Err(Register::Duplicate) => {
             return refuse(
@@ -457,17 +563,21 @@ async fn on_request(
             shared.sessions.end(&session.id);
             return json_answer(shared, first.clone(), None);
         }
-        return json_answer(shared, first.clone(), Some(&session.id));
+        return json_answer(shared, first.clone(), named);
     }
-    // Older clients would choke on the empty priming event; newer ones expect it.
-    let primed = shared.profile().primes(version.as_deref());
+    // Older clients would choke on the empty priming event; newer ones expect it. A stream
+    // of a request served alone cannot be resumed: it has no priming event to resume from.
+    let primed = alone.is_none() && shared.profile().primes(version.as_deref());
     let key = session.new_stream();
     let config = feed_config(&shared.config, primed);
     let mut feed = Feed::new(session.clone(), key, Parked::new(rx), None, config);
     if let Some(first) = first {
         feed.push(first);
     }
-    sse_answer(shared, feed, &session.id)
+    if let Some(alone) = alone {
+        feed.end_with(alone);
+    }
+    sse_answer(shared, feed, named)
 }
 
 fn feed_config(config: &ServerConfig, primed: bool) -> FeedConfig {
@@ -490,7 +600,7 @@ fn session_header(id: &str) -> Option<HeaderValue> {
     HeaderValue::from_str(id).ok()
 }
 
-fn json_answer(shared: &Shared, json: String, session: Option<&str>) -> Response {
+pub(super) fn json_answer(shared: &Shared, json: String, session: Option<&str>) -> Response {
     let mut r = ([(header::CONTENT_TYPE, "application/json")], json).into_response();
     if let Some(v) = session.and_then(session_header) {
         r.headers_mut().insert(shared.session_header.clone(), v);
@@ -498,7 +608,7 @@ fn json_answer(shared: &Shared, json: String, session: Option<&str>) -> Response
     r
 }
 
-fn sse_answer(shared: &Shared, feed: Feed, session: &str) -> Response {
+fn sse_answer(shared: &Shared, feed: Feed, session: Option<&str>) -> Response {
     let mut r = Response::new(feed.into_body());
     let h = r.headers_mut();
     h.insert(
@@ -509,7 +619,7 @@ fn sse_answer(shared: &Shared, feed: Feed, session: &str) -> Response {
         header::CACHE_CONTROL,
         HeaderValue::from_static("no-cache, no-transform"),
     );
-    if let Some(v) = session_header(session) {
+    if let Some(v) = session.and_then(session_header) {
         h.insert(shared.session_header.clone(), v);
     }
     r
@@ -578,7 +688,7 @@ async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
         after,
         feed_config(&shared.config, false),
     );
-    sse_answer(&shared, feed, &session.id)
+    sse_answer(&shared, feed, Some(&session.id))
 }
 
 /// DELETE: ends the session; later requests naming it get 404.

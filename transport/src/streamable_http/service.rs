@@ -35,6 +35,12 @@ pub struct SessionPipe {
     pub outbound: mpsc::Sender<Outgoing>,
     /// Cancelled when the session ends, whoever ends it.
     pub ended: CancellationToken,
+    /// For one message served on its own, outside any session (a protocol whose messages
+    /// name their version: `Profile::version_source`), the version it named, which the
+    /// transport checked against the profile's; the pipe then carries that one message and
+    /// ends once it is answered. `None` for a session, whose engine learns its version from
+    /// the opening request.
+    pub version: Option<String>,
 }
 
 impl SessionPipe {
@@ -58,7 +64,10 @@ impl SessionPipe {
         let ended_too = ended.clone();
         tokio::spawn(async move {
             loop {
+                // A message queued before the session ended still goes in (the one message
+                // of a session served alone, say).
                 let msg = tokio::select! {
+                    biased;
                     m = inbound.recv() => m,
                     () = ended.cancelled() => None,
                 };

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::Limits;
 use super::message::{Kind, classify, error_answer};
+use super::sealing::Sealing;
 use super::service::{Delivered, Outgoing, Service, SessionPipe};
 use crate::budget::{Budget, ClientKey, Exhausted, Lease};
 
@@ -37,6 +38,8 @@ pub(crate) struct Session {
     pub ended: CancellationToken,
     /// `Limits::answer_timeout`.
     answer_timeout: Duration,
+    /// Seals the state the engine's answers carry (`ServerConfig::sealer`).
+    sealing: Option<Sealing>,
     state: Mutex<State>,
     /// The session's place in the server's budget, given back when it ends.
     lease: Mutex<Option<Lease>>,
@@ -66,6 +69,8 @@ struct State {
 struct Pending {
     tx: mpsc::Sender<String>,
     serial: u64,
+    /// The request's method (what state sealed in its answer is bound to).
+    method: String,
     /// When the engine last sent something for this request (or it came in).
     last: tokio::time::Instant,
     deadline: AbortHandle,
@@ -120,6 +125,7 @@ impl Session {
     pub fn register(
         self: &Arc<Self>,
         id: &RequestId,
+        method: &str,
         max: usize,
     ) -> Result<mpsc::Receiver<String>, Register> {
         let mut st = self.lock();
@@ -138,6 +144,7 @@ impl Session {
         let entry = Pending {
             tx,
             serial,
+            method: method.to_owned(),
             last: tokio::time::Instant::now(),
             deadline: tokio::spawn(timer).abort_handle(),
         };
@@ -218,6 +225,19 @@ impl Session {
     }
 }
 
+/// A session of one message outside the table: ending it (dropping this) gives its place in
+/// the budget back and ends its engine, which cancels the message's work if it is still
+/// running (a client closing the answer's stream cancels its request).
+#[derive(Debug)]
+pub(crate) struct Alone(pub Arc<Session>);
+
+impl Drop for Alone {
+    fn drop(&mut self) {
+        self.0.give_back();
+        self.0.ended.cancel();
+    }
+}
+
 /// Keeps its session from expiring while alive.
 #[derive(Debug)]
 pub(crate) struct Busy(Arc<Session>);
@@ -235,14 +255,16 @@ impl Drop for Busy {
 pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Arc<Session>>>,
     limits: Limits,
+    sealing: Option<Sealing>,
     budget: Budget,
 }
 
 impl Sessions {
     /// An empty table, with a sweeper task ending idle sessions for as long as it lives.
-    pub fn new(limits: Limits) -> Arc<Self> {
+    pub fn new(limits: Limits, sealing: Option<Sealing>) -> Arc<Self> {
         let table = Arc::new(Self {
             map: Mutex::new(HashMap::new()),
+            sealing,
             budget: Budget::new(limits.max_sessions, limits.max_sessions_per_client),
             limits,
         });
@@ -264,6 +286,27 @@ impl Sessions {
         service: &dyn Service,
         client: Option<ClientKey>,
     ) -> Result<Arc<Session>, OpenError> {
+        self.open_as(service, client, None)
+    }
+
+    /// Opens a session of one message in `version`, outside the table (no later request can
+    /// name it): it holds a place in the budget like any session, and ends when the returned
+    /// guard drops, once its message is answered or its client went away.
+    pub fn open_alone(
+        self: &Arc<Self>,
+        service: &dyn Service,
+        client: Option<ClientKey>,
+        version: String,
+    ) -> Result<Alone, OpenError> {
+        self.open_as(service, client, Some(version)).map(Alone)
+    }
+
+    fn open_as(
+        self: &Arc<Self>,
+        service: &dyn Service,
+        client: Option<ClientKey>,
+        alone: Option<String>,
+    ) -> Result<Arc<Session>, OpenError> {
         let lease = self.budget.try_take(client).map_err(OpenError::Full)?;
         let id = new_id().ok_or(OpenError::NoRandomness)?;
         let (in_tx, in_rx) = mpsc::channel(self.limits.max_in_flight.max(1));
@@ -274,6 +317,7 @@ impl Sessions {
             inbound: in_tx,
             ended: CancellationToken::new(),
             answer_timeout: self.limits.answer_timeout,
+            sealing: self.sealing.clone(),
             state: Mutex::new(State {
                 pending: HashMap::new(),
                 next_serial: 0,
@@ -285,13 +329,16 @@ impl Sessions {
             }),
             lease: Mutex::new(Some(lease)),
         });
-        self.map().insert(session.id.clone(), session.clone());
+        if alone.is_none() {
+            self.map().insert(session.id.clone(), session.clone());
+        }
         tokio::spawn(route(Arc::downgrade(self), session.clone(), out_rx, gs_tx));
         service.open(SessionPipe {
             id: session.id.clone(),
             inbound: in_rx,
             outbound: out_tx,
             ended: session.ended.clone(),
+            version: alone,
         });
         Ok(session)
     }
@@ -405,8 +452,12 @@ async fn deliver(session: &Session, standalone: &mpsc::Sender<String>, msg: Outg
     let json = match kind {
         Kind::Response { id } => {
             // The response ends its POST: the sender is dropped once it is sent.
-            let tx = session.lock().pending.remove(&id).map(|p| p.tx.clone());
-            match tx.map(|tx| (tx.try_send(msg.json), tx)) {
+            let pending = session.lock().pending.remove(&id);
+            let (tx, json) = match (pending, &session.sealing) {
+                (Some(p), Some(sealing)) => (Some(p.tx.clone()), sealing.seal(&p.method, msg.json)),
+                (p, _) => (p.map(|p| p.tx.clone()), msg.json),
+            };
+            match tx.map(|tx| (tx.try_send(json), tx)) {
                 Some((Ok(()), _)) => {}
                 Some((Err(mpsc::error::TrySendError::Full(json)), tx)) => {
                     tokio::spawn(async move { tx.send(json).await });

@@ -12,7 +12,7 @@ use axum::body::Body;
 use bytes::Bytes;
 use tokio::time::{Interval, MissedTickBehavior};
 
-use super::session::{Busy, Parked, Session};
+use super::session::{Alone, Busy, Parked, Session};
 use super::sse;
 
 /// How one SSE body behaves.
@@ -41,6 +41,8 @@ pub(crate) struct Feed {
     ticker: Interval,
     config: FeedConfig,
     _busy: Busy,
+    /// The session of the one request this stream answers, ended with the stream.
+    alone: Option<Alone>,
 }
 
 impl Feed {
@@ -73,7 +75,14 @@ impl Feed {
             done: false,
             ticker,
             config,
+            alone: None,
         }
+    }
+
+    /// Ends `alone` (the session serving only this stream's request) when the stream ends,
+    /// answered or dropped by its client.
+    pub fn end_with(&mut self, alone: Alone) {
+        self.alone = Some(alone);
     }
 
     /// Writes `json` first (after any priming event), as the stream's next event.
@@ -129,7 +138,7 @@ impl Drop for Feed {
     fn drop(&mut self) {
         // A finished POST stream has nothing left to resume; any other stream waits for
         // its client to come back (the GET stream's queue also keeps what arrives meanwhile).
-        if self.done && self.key != 0 {
+        if (self.done && self.key != 0) || self.alone.is_some() {
             return;
         }
         if let Some(stream) = self.stream.take() {

@@ -176,7 +176,9 @@ fn emit_server(protocol: &Ident, server: &str, each: &[Each<'_>]) -> TokenStream
          is served as the version its first message offers or names (one offering a version \
          not declared, as the newest, whose answer names its own version; a request naming \
          one is answered with the supported versions), with that version's handler, types \
-         and sequence checker."
+         and sequence checker. Over Streamable HTTP, \
+         `agentwire_transport::jsonrpc::serve_versions_http(Arc::new(handlers), listener, \
+         ServerConfig::new(STREAMABLE_HTTP), config)` serves every version on one endpoint."
     );
     let strukt = handlers_struct(server, &handlers, each, &doc);
     let enum_doc = format!(" The `{server}`'s handle on a stream, in the version it speaks.");
@@ -192,6 +194,17 @@ fn emit_server(protocol: &Ident, server: &str, each: &[Each<'_>]) -> TokenStream
             (#negotiated::#v(handle), connection)
         }}
     });
+    let message_arms = by_index(each, |e| {
+        let (m, v) = (&e.module, &e.variant);
+        quote! {{
+            let (handle, link, connection) = agentwire_transport::jsonrpc::Server::<#m::#side>::serve_messages(
+                ::std::sync::Arc::clone(&self.#m),
+                agentwire_transport::jsonrpc::CancellationToken::new(),
+                config,
+            );
+            (#negotiated::#v(handle), link, connection)
+        }}
+    });
     quote! {
         #strukt
         #negotiated_items
@@ -201,6 +214,7 @@ fn emit_server(protocol: &Ident, server: &str, each: &[Each<'_>]) -> TokenStream
             const SOURCE: agentwire_runtime::version::Source = crate::#protocol::VERSION_SOURCE;
             const FRAMING: agentwire_transport::jsonrpc::Framing =
                 <#newest::#side as agentwire_transport::jsonrpc::Side>::FRAMING;
+            const UNSUPPORTED_CODE: i64 = crate::#protocol::VERSION_UNSUPPORTED_CODE;
             type Served = #negotiated;
 
             fn serve_opened<R, W>(
@@ -215,6 +229,16 @@ fn emit_server(protocol: &Ident, server: &str, each: &[Each<'_>]) -> TokenStream
             {
                 match opening.index() {
                     #arms
+                }
+            }
+
+            fn serve_messages_as(
+                &self,
+                index: usize,
+                config: agentwire_transport::jsonrpc::Config,
+            ) -> (#negotiated, agentwire_transport::jsonrpc::MessageLink, agentwire_transport::jsonrpc::Connection) {
+                match index {
+                    #message_arms
                 }
             }
         }

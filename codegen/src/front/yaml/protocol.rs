@@ -42,6 +42,8 @@ pub struct ProtocolFile {
     pub events: Vec<Event>,
     /// `version:`: where a stream names its version (set when `versions:` are declared).
     pub version_source: Option<crate::ir::VersionSource>,
+    /// `version.unsupported_code`: the error code answering a request in an undeclared version.
+    pub version_unsupported_code: Option<i64>,
     /// `versions:`, newest first; empty for a protocol of one version.
     pub versions: Vec<crate::front::versions::VersionDecl>,
     /// The version this file was read as (`load_as`), `None` for the shared sections alone.
@@ -419,7 +421,7 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
     if types_only {
         types_only_checks(&raw, &mut cx);
     }
-    let (version_source, versions) = {
+    let ((version_source, version_unsupported_code), versions) = {
         let at = raw
             .version
             .as_ref()
@@ -454,6 +456,7 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         &methods,
         (
             version_source.as_ref(),
+            version_unsupported_code,
             &versions,
             selected.as_ref().map(|d| d.info.name.as_str()),
         ),
@@ -504,6 +507,7 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         features,
         events,
         version_source,
+        version_unsupported_code,
         versions,
         version: selected.map(|d| d.info),
         machine_file,
@@ -665,6 +669,7 @@ fn declare_carriers(
     methods: &[(Method, MethodLocations)],
     versions: (
         Option<&crate::ir::VersionSource>,
+        Option<i64>,
         &[crate::front::versions::VersionDecl],
         Option<&str>,
     ),
@@ -675,10 +680,11 @@ fn declare_carriers(
         kind: &transport.kind.value,
         methods: &methods,
         versions: versions.0.map(|source| {
-            let names = versions.1.iter().map(|d| d.info.name.as_str()).collect();
+            let names = versions.2.iter().map(|d| d.info.name.as_str()).collect();
             (source, names)
         }),
-        version: versions.2,
+        unsupported_code: versions.1,
+        version: versions.3,
     };
     let mut report = |loc: &Location, msg: String| cx.err(loc, msg);
     transport

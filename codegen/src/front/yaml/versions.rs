@@ -31,6 +31,10 @@ pub struct RawSource {
     /// Several sources read in turn (at most one handshake, none itself an `any`).
     #[serde(default)]
     any: Option<Spanned<Vec<RawSource>>>,
+    /// The JSON-RPC error code answering a request in a version this side does not speak
+    /// (top level only; JSON-RPC's -32602 "Invalid params" when left out).
+    #[serde(default)]
+    unsupported_code: Option<Spanned<i64>>,
 }
 
 /// `version.meta`: a dotted path (`_meta.version`), or the member names as a list, which is
@@ -90,8 +94,33 @@ pub struct VersionDecl {
 /// The machine file of a protocol without versions, and of a version naming none.
 pub const MACHINE_FILE: &str = "machine.yaml";
 
+/// `version:` lowered: where a stream names its version, and the error code answering a
+/// request in an undeclared one (`None`: the default).
+pub type Lowered = (Option<VersionSource>, Option<i64>);
+
 /// Checks `version:` against `versions:` and lowers both; errors go to `err`.
 pub fn lower<M, T>(
+    raw: Option<&RawSource>,
+    versions: &[RawVersion<M, T>],
+    at: &Location,
+    err: &mut dyn FnMut(&Location, String),
+) -> (Lowered, Vec<VersionDecl>) {
+    let code = raw.and_then(|r| r.unsupported_code.as_ref());
+    if let Some(code) = code
+        && i32::try_from(code.value).is_err()
+    {
+        let msg = format!(
+            "`unsupported_code: {}` is no JSON-RPC error code (a 32-bit integer)",
+            code.value
+        );
+        err(&code.referenced, msg);
+    }
+    let code = code.map(|c| c.value);
+    let (source, decls) = lower_source(raw, versions, at, err);
+    ((source, code), decls)
+}
+
+fn lower_source<M, T>(
     source: Option<&RawSource>,
     versions: &[RawVersion<M, T>],
     at: &Location,
@@ -235,6 +264,14 @@ fn any_of(
             );
             return None;
         }
+        if let Some(code) = &one.unsupported_code {
+            err(
+                &code.referenced,
+                "`unsupported_code` belongs to `version:` itself, not to an `any:` entry"
+                    .to_owned(),
+            );
+            return None;
+        }
         each.push(source_of(one, at, err)?);
     }
     let handshakes = each
@@ -316,6 +353,7 @@ pub fn load_versions(
     protocol.version = None;
     protocol.versioning = Some(crate::ir::Versioning {
         source,
+        unsupported_code: pf.version_unsupported_code,
         versions: pf.versions.iter().map(|d| d.info.clone()).collect(),
     });
     let mut files: Vec<std::path::PathBuf> = loaded.iter().flat_map(|l| l.files.clone()).collect();

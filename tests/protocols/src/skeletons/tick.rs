@@ -250,6 +250,50 @@ pub mod v2 {
             match request {}
         }
     }
+    /// The Streamable HTTP profile `spec/tick/protocol.yaml` declares (`transport.streamable_http`): give it to `agentwire_transport::streamable_http::ServerConfig::new` and `Client::new`.
+    pub const STREAMABLE_HTTP: agentwire_transport::streamable_http::Profile = agentwire_transport::streamable_http::Profile {
+        path: "/tick",
+        session_header: "Tick-Session",
+        version_header: "Tick-Version",
+        versions: &["2", "1"],
+        opens_with: "tick/open",
+        version_member: "version",
+        priming_since: None,
+        version_source: Some(
+            agentwire_runtime::version::Source::Any(
+                &[
+                    agentwire_runtime::version::Source::Handshake {
+                        method: "tick/open",
+                        member: "version",
+                    },
+                    agentwire_runtime::version::Source::Meta {
+                        path: &["_meta", "tick.example/version"],
+                    },
+                    agentwire_runtime::version::Source::Header {
+                        name: "Tick-Version",
+                    },
+                ],
+            ),
+        ),
+        unsupported_code: -32031i64,
+        mirror: &[
+            agentwire_transport::streamable_http::Mirror {
+                header: "Tick-Method",
+                members: &[&["method"]],
+            },
+            agentwire_transport::streamable_http::Mirror {
+                header: "Tick-Step",
+                members: &[&["params", "step"]],
+            },
+        ],
+        mirror_since: Some("2"),
+        mirror_base64: Some(("=?b64?", "?=")),
+        mismatch_code: -32030i64,
+        sealed_state: Some(agentwire_transport::streamable_http::SealedState {
+            params: "state",
+            result: "state",
+        }),
+    };
 }
 pub mod v1 {
     //! Client and server skeletons of Tick counter (test protocol): JSON-RPC 2.0 over newline-delimited framing on stdio, TCP, any byte stream or a message transport, with validation and sequence checking on both directions. Generated from `spec/tick`; see `docs/skeletons/tick.md`.
@@ -492,8 +536,52 @@ pub mod v1 {
             match request {}
         }
     }
+    /// The Streamable HTTP profile `spec/tick/protocol.yaml` declares (`transport.streamable_http`): give it to `agentwire_transport::streamable_http::ServerConfig::new` and `Client::new`.
+    pub const STREAMABLE_HTTP: agentwire_transport::streamable_http::Profile = agentwire_transport::streamable_http::Profile {
+        path: "/tick",
+        session_header: "Tick-Session",
+        version_header: "Tick-Version",
+        versions: &["2", "1"],
+        opens_with: "tick/open",
+        version_member: "version",
+        priming_since: None,
+        version_source: Some(
+            agentwire_runtime::version::Source::Any(
+                &[
+                    agentwire_runtime::version::Source::Handshake {
+                        method: "tick/open",
+                        member: "version",
+                    },
+                    agentwire_runtime::version::Source::Meta {
+                        path: &["_meta", "tick.example/version"],
+                    },
+                    agentwire_runtime::version::Source::Header {
+                        name: "Tick-Version",
+                    },
+                ],
+            ),
+        ),
+        unsupported_code: -32031i64,
+        mirror: &[
+            agentwire_transport::streamable_http::Mirror {
+                header: "Tick-Method",
+                members: &[&["method"]],
+            },
+            agentwire_transport::streamable_http::Mirror {
+                header: "Tick-Step",
+                members: &[&["params", "step"]],
+            },
+        ],
+        mirror_since: Some("2"),
+        mirror_base64: Some(("=?b64?", "?=")),
+        mismatch_code: -32030i64,
+        sealed_state: Some(agentwire_transport::streamable_http::SealedState {
+            params: "state",
+            result: "state",
+        }),
+    };
 }
-/// The `server` of every version on one endpoint: one handler per version. A stream is served as the version its first message offers or names (one offering a version not declared, as the newest, whose answer names its own version; a request naming one is answered with the supported versions), with that version's handler, types and sequence checker.
+/// The `server` of every version on one endpoint: one handler per version. A stream is served as the version its first message offers or names (one offering a version not declared, as the newest, whose answer names its own version; a request naming one is answered with the supported versions), with that version's handler, types and sequence checker. Over Streamable HTTP, `agentwire_transport::jsonrpc::serve_versions_http(Arc::new(handlers), listener, ServerConfig::new(STREAMABLE_HTTP), config)` serves every version on one endpoint.
 pub struct ServerHandlers<V2, V1> {
     /// The `server` of version `2` streams.
     pub v2: ::std::sync::Arc<V2>,
@@ -532,6 +620,7 @@ impl<
     const VERSIONS: &'static [&'static str] = crate::tick::VERSIONS;
     const SOURCE: agentwire_runtime::version::Source = crate::tick::VERSION_SOURCE;
     const FRAMING: agentwire_transport::jsonrpc::Framing = <v2::ServerSide as agentwire_transport::jsonrpc::Side>::FRAMING;
+    const UNSUPPORTED_CODE: i64 = crate::tick::VERSION_UNSUPPORTED_CODE;
     type Served = NegotiatedServer;
     fn serve_opened<R, W>(
         &self,
@@ -565,6 +654,38 @@ impl<
                     config,
                 );
                 (NegotiatedServer::V1(handle), connection)
+            }
+        }
+    }
+    fn serve_messages_as(
+        &self,
+        index: usize,
+        config: agentwire_transport::jsonrpc::Config,
+    ) -> (
+        NegotiatedServer,
+        agentwire_transport::jsonrpc::MessageLink,
+        agentwire_transport::jsonrpc::Connection,
+    ) {
+        match index {
+            0usize => {
+                let (handle, link, connection) = agentwire_transport::jsonrpc::Server::<
+                    v2::ServerSide,
+                >::serve_messages(
+                    ::std::sync::Arc::clone(&self.v2),
+                    agentwire_transport::jsonrpc::CancellationToken::new(),
+                    config,
+                );
+                (NegotiatedServer::V2(handle), link, connection)
+            }
+            _ => {
+                let (handle, link, connection) = agentwire_transport::jsonrpc::Server::<
+                    v1::ServerSide,
+                >::serve_messages(
+                    ::std::sync::Arc::clone(&self.v1),
+                    agentwire_transport::jsonrpc::CancellationToken::new(),
+                    config,
+                );
+                (NegotiatedServer::V1(handle), link, connection)
             }
         }
     }

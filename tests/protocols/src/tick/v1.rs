@@ -9,13 +9,21 @@ pub const MODULE: &str = "tick";
 pub const ROLES: &[&str] = &["client", "server"];
 /// The JSON Schema (draft 2020-12) of every type, derived from the same spec.
 pub const SCHEMA: &str = include_str!("../../schemas/tick/v1.schema.json");
-pub use super::shared::{CountResult, OpenParams, OpenResult};
+pub use super::shared::{OpenParams, OpenResult};
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CountParams {
     #[cfg_attr(feature = "schemars", schemars(range(min = 1f64, max = 10f64)))]
     pub step: i64,
+    /// State an earlier answer asked to be given back (sealed by the server).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
+    pub state: Option<String>,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CountParams {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -35,6 +43,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CountParams {
                 mut map: A,
             ) -> Result<CountParams, A::Error> {
                 let mut f0: Option<i64> = None;
+                let mut f1: Option<String> = None;
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -46,6 +55,16 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CountParams {
                                 );
                             }
                             f0 = Some(map.next_value()?);
+                        }
+                        "state" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "state",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
                         }
                         _ => {
                             map.next_value::<
@@ -59,6 +78,7 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CountParams {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "step",
                         ))?,
+                    state: f1,
                 })
             }
         }
@@ -70,7 +90,12 @@ impl CountParams {
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(step: i64) -> Self {
-        Self { step }
+        Self { step, state: None }
+    }
+    /// Sets `state`.
+    pub fn with_state(mut self, value: impl Into<String>) -> Self {
+        self.state = Some(value.into());
+        self
     }
 }
 impl agentwire_runtime::Validate for CountParams {
@@ -88,6 +113,102 @@ impl agentwire_runtime::Validate for CountParams {
             },
         );
     }
+}
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+pub struct CountResult {
+    pub total: i64,
+    /// State the client gives back when it retries the count.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "String"))]
+    pub state: Option<String>,
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for CountResult {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> agentwire_runtime::serde::de::Visitor<'de> for Visitor {
+            type Value = CountResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("a `CountResult` object")
+            }
+            fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CountResult, A::Error> {
+                let mut f0: Option<i64> = None;
+                let mut f1: Option<String> = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "total" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "total",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "state" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "state",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(CountResult {
+                    total: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "total",
+                        ))?,
+                    state: f1,
+                })
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+impl CountResult {
+    /// Builds `CountResult` from its required fields.
+    ///
+    /// The optional fields start absent; the `with_*` methods set them.
+    pub fn new(total: i64) -> Self {
+        Self { total, state: None }
+    }
+    /// Sets `state`.
+    pub fn with_state(mut self, value: impl Into<String>) -> Self {
+        self.state = Some(value.into());
+        self
+    }
+}
+impl agentwire_runtime::Validate for CountResult {
+    fn validate_at(
+        &self,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
 }
 #[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
