@@ -48,7 +48,7 @@ impl Pick {
         let declared = p.versions();
         let source = p.version_source()?;
         // A message naming no version is not of a version that names itself on every message
-        // (`meta:` beside a handshake in `any:`, as MCP 2026-07-28 beside 2025-11-25): until
+        // (`meta:` beside a handshake in `any:`, a newer version beside an older one): until
         // the stream names one, it is the newest version that opens with the handshake, whose
         // messages before it (a ping) name none. Otherwise the newest.
         let opens = |v: &&&str| match (source, p.version(v)) {

@@ -3,7 +3,7 @@
 //! whose it is, which scopes it carries and which resource it was issued for.
 //!
 //! The token must be active, unexpired, issued for this resource (its `aud` names it: a
-//! token without an audience is refused, as MCP-style resources must not accept tokens
+//! token without an audience is refused, as a resource server must not accept tokens
 //! meant for someone else) and, when an issuer is set, by that issuer. An endpoint that does
 //! not answer, answers an error status or an unreadable document makes the check
 //! unavailable (`503`), not the token bad: RFC 7662 answers an unknown or expired token with

@@ -66,7 +66,7 @@ pub type Report<'a> = dyn FnMut(&Location, String) + 'a;
 /// Lowers `cancel:` and `progress:`, checking each names a notification of the spec that
 /// every role needing it sends: every role that sends requests may cancel them, and every
 /// role that is sent requests may report progress on them. Where either side sends requests
-/// (MCP 2025-11-25), that is both; where only one does (a protocol whose server sends none),
+/// (a server that also asks its client), that is both; where only one does (a protocol whose server sends none),
 /// the other role neither cancels nor reports, and need not send the notification.
 pub fn conventions(
     cancel: Option<&RawCancel>,

@@ -55,7 +55,7 @@ pub struct OAuthSettings {
     /// Ask for `offline_access` (a refresh token) where the server offers it.
     pub offline_access: bool,
     /// Machine to machine: obtain tokens with the client credentials grant (RFC 6749 §4.4,
-    /// the `io.modelcontextprotocol/oauth-client-credentials` extension) and the
+    /// as authorization extensions of agent protocols define it) and the
     /// pre-registered credentials (a secret, or a key for `private_key_jwt`), with no user
     /// step, instead of the authorization code flow.
     pub client_credentials: bool,
