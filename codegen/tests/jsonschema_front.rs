@@ -539,6 +539,44 @@ fn conditions_on_a_struct_are_one_document_with_the_definitions_their_refs_reach
 }
 
 #[test]
+fn a_choice_of_objects_merged_into_an_object_is_optional_fields_and_a_condition() {
+    use serde_json::json;
+    // As schemastore's tsconfig schema says "files, include or references": the root merges
+    // definitions and a choice among definitions that add members. Before, a refusal.
+    let (types, _notes) = load_noted(
+        r##"{"$schema": "http://json-schema.org/draft-04/schema#", "definitions": {
+            "Base": {"properties": {"extends": {"type": "string"}}},
+            "Files": {"properties": {"files": {"type": "array", "items": {"type": "string"}}},
+                      "required": ["files"]},
+            "Include": {"properties": {"include": {"type": "array", "items": {"type": "string"}}},
+                        "required": ["include"]},
+            "Config": {"type": "object",
+                "allOf": [{"$ref": "#/definitions/Base"},
+                          {"anyOf": [{"$ref": "#/definitions/Files"},
+                                     {"$ref": "#/definitions/Include"}]}]}}}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    let strings = Ty::Array(Box::new(Ty::String));
+    assert_eq!(
+        fields(&types, "Config"),
+        [
+            ("extends".into(), Ty::String, true),
+            ("files".into(), strings.clone(), true),
+            ("include".into(), strings, true),
+        ]
+    );
+    let schema = subschema(&types, "Config");
+    assert_eq!(broken(&schema, json!({"files": ["a.ts"]})), []);
+    assert_eq!(
+        broken(&schema, json!({"include": ["src"], "extends": "x"})),
+        []
+    );
+    let none = broken(&schema, json!({"extends": "x"}));
+    assert_eq!(none.len(), 1, "{none:?}");
+    assert_eq!(none[0].0, "");
+}
+
+#[test]
 fn a_closed_map_of_pattern_properties_checks_its_values() {
     // `additionalProperties: false` with one schema for every pattern: a map of that schema.
     // Any other `patternProperties` is read as absent; both are noted.

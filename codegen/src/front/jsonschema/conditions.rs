@@ -30,8 +30,10 @@ pub(super) fn is_bundled(node: &Node, key: &str) -> bool {
     match key {
         "not" => !keywords::is_tag_exclusion(node.get("not").unwrap_or(node)),
         "patternProperties" => true,
-        // Members that only constrain the object's own members (`keywords::constraint_choice`).
-        "oneOf" | "anyOf" => keywords::constraint_choice(node, true),
+        // On an object schema a choice is a condition: whether it only constrains the
+        // object's own members (`keywords::constraint_choice`) or adds members of its own
+        // (`Lowerer::collect_alternatives`, which makes them optional fields).
+        "oneOf" | "anyOf" => true,
         "dependencies" => (node.get(key).map(Node::members).unwrap_or_default())
             .iter()
             .any(|d| d.value.as_array().is_none()),

@@ -62,11 +62,8 @@ impl<'f> Lowerer<'f> {
         }
         if (node.get("oneOf").is_some() || node.get("anyOf").is_some())
             && !super::keywords::constraint_choice(node, true)
+            && !self.collect_alternatives(node, out, depth)
         {
-            self.error(
-                node,
-                "an object merged with `allOf` cannot itself be a `oneOf`/`anyOf`".to_owned(),
-            );
             return false;
         }
         for m in node
@@ -96,6 +93,39 @@ impl<'f> Lowerer<'f> {
         }
         out.excluded.extend(super::keywords::exclusions(node));
         out.patterned |= node.get("patternProperties").is_some();
+        true
+    }
+
+    /// The members of a `oneOf`/`anyOf` merged into an object (`allOf: [A, {anyOf: [B, C]}]`,
+    /// as schemastore's tsconfig schema writes "at least one of files, include, references"):
+    /// each alternative's properties become optional fields, unless the object already
+    /// declares them, and which alternative holds is checked at run time with the struct's
+    /// other conditions (`conditions`). `false` (after reporting why) when an alternative is
+    /// not an object schema.
+    fn collect_alternatives<'n>(
+        &mut self,
+        node: &'n Node,
+        out: &mut Members<'n>,
+        depth: usize,
+    ) -> bool
+    where
+        'f: 'n,
+    {
+        let list = (node.get("oneOf").or_else(|| node.get("anyOf")))
+            .and_then(Node::as_array)
+            .unwrap_or_default();
+        for alternative in list {
+            let mut scratch = Members::default();
+            if !self.collect(alternative, &mut scratch, false, depth + 1) {
+                return false;
+            }
+            for (key, schema) in scratch.props {
+                if !out.props.iter().any(|(k, _)| *k == key) {
+                    out.props.push((key, schema));
+                }
+            }
+            out.patterned |= scratch.patterned;
+        }
         true
     }
 
