@@ -27,12 +27,15 @@ pub const VERSION_SOURCE: agentwire_runtime::version::Source = agentwire_runtime
         agentwire_runtime::version::Source::Meta {
             path: &["_meta", "io.modelcontextprotocol/protocolVersion"],
         },
+        agentwire_runtime::version::Source::Header {
+            name: "MCP-Protocol-Version",
+        },
     ],
 );
 /// The JSON-RPC error code answering a request in a version this side does not
 /// speak (`version.unsupported_code`; JSON-RPC's "Invalid params" when the spec
 /// names none), its `data` being `{"supported": VERSIONS, "requested": ...}`.
-pub const VERSION_UNSUPPORTED_CODE: i64 = -32602i64;
+pub const VERSION_UNSUPPORTED_CODE: i64 = -32022i64;
 /// A declared version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Version {

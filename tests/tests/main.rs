@@ -41,6 +41,7 @@ mod interop_ws;
 mod mcp_2026_types;
 mod mcp_auth_identity;
 mod mcp_conformance;
+mod mcp_http_versions;
 mod mcp_instances;
 mod mutations;
 mod pg_scale_out;

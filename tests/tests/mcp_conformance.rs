@@ -1,7 +1,9 @@
-//! MCP's official conformance suite (`@modelcontextprotocol/conformance` 0.1.16 on npm, pinned
-//! and installed by `scripts/install-peers`) runs its server scenarios (the active suite, which
-//! leaves out authorisation) against `examples/mcp_conformance_server` over Streamable HTTP,
-//! and every client scenario but the authorisation ones (`auth/*`) against
+//! MCP's official conformance suite, pinned and installed by `scripts/install-peers`. The
+//! newest (`@modelcontextprotocol/conformance` 0.2.0 alpha, installed as
+//! `@modelcontextprotocol/conformance-next`) runs every server scenario each of its
+//! requirement sets scores (`--requirements 2025-11-25` and `--requirements 2026-07-28`)
+//! against `examples/mcp_conformance_server`, which serves both eras on one Streamable HTTP
+//! endpoint. 0.1.16 runs every client scenario but the authorisation ones (`auth/*`) against
 //! `examples/mcp_client --conformance`. Every scenario must pass; the suite's own report is
 //! read, so a scenario that fails or goes missing fails here with that report.
 //!
@@ -53,9 +55,8 @@ fn scenarios(summary: &str) -> Vec<(String, u32, u32)> {
         .collect()
 }
 
-#[test]
-fn the_official_server_scenarios_pass_against_the_fixture_server() {
-    ensure_installed();
+/// Starts `examples/mcp_conformance_server` on a fresh port: the process and its URL.
+fn start_fixture_server() -> (std::process::Child, String) {
     let mut server = Command::new(example_binary("mcp_conformance_server"))
         .arg("127.0.0.1:0")
         .env("RUST_LOG", "error")
@@ -73,35 +74,74 @@ fn the_official_server_scenarios_pass_against_the_fixture_server() {
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
         .to_owned();
+    (server, url)
+}
 
-    let out_dir = tempfile::tempdir().expect("temp dir");
-    let run = suite()
-        .args(["server", "--url", &url, "-o"])
-        .arg(out_dir.path())
+/// The scenarios a requirement set scores for `leg` ("Server scenarios" or "Client
+/// scenarios"), as `list --requirements` names them.
+fn scored(revision: &str, leg: &str) -> Vec<String> {
+    let out = suite_next()
+        .args(["list", "--requirements", revision])
         .output()
         .expect("run the conformance suite");
-    let _ = server.kill();
-    let _ = server.wait();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let summary = stdout.split_once("=== SUMMARY ===").map_or("", |(_, s)| s);
-    let found = scenarios(summary);
-    let failing: Vec<_> = found.iter().filter(|(_, _, failed)| *failed > 0).collect();
-    let checks: u32 = found.iter().map(|(_, passed, _)| passed).sum();
-    eprintln!(
-        "conformance: {} scenarios, {checks} checks passed",
-        found.len()
-    );
-    assert!(
-        found.len() >= 30,
-        "the suite ran {} scenarios\n{stdout}\n{}",
-        found.len(),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(
-        failing.is_empty(),
-        "failing scenarios {failing:?}\n{stdout}"
-    );
-    assert!(run.status.success(), "{stdout}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, rest) = text
+        .split_once(leg)
+        .unwrap_or_else(|| panic!("no {leg} in `list --requirements {revision}`:\n{text}"));
+    rest.lines()
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every server scenario each requirement set scores passes against the fixture server, both
+/// eras on one endpoint, each run at its own wire revision (2025-11-25's sessions opened by
+/// `initialize`, 2026-07-28's requests each served alone).
+#[test]
+fn every_scored_server_scenario_of_both_revisions_passes() {
+    ensure_installed();
+    // (revision, how many scenarios it scored when 0.2.0-alpha.12 was pinned): one that
+    // disappears fails here as one that fails does.
+    for (revision, known) in [("2025-11-25", 30), ("2026-07-28", 37)] {
+        let required = scored(revision, "Server scenarios");
+        assert!(
+            required.len() >= known,
+            "{revision}: {} scored server scenarios, expected {known}: {required:?}",
+            required.len()
+        );
+        let (mut server, url) = start_fixture_server();
+        let out_dir = tempfile::tempdir().expect("temp dir");
+        let run = suite_next()
+            .args(["server", "--url", &url, "--requirements", revision, "-o"])
+            .arg(out_dir.path())
+            .output()
+            .expect("run the conformance suite");
+        let _ = server.kill();
+        let _ = server.wait();
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        let summary = stdout.split_once("=== SUMMARY ===").map_or("", |(_, s)| s);
+        let found = scenarios(summary);
+        let passing = |name: &String| {
+            found
+                .iter()
+                .any(|(n, passed, failed)| n == name && *passed > 0 && *failed == 0)
+        };
+        let failing: Vec<&String> = required.iter().filter(|n| !passing(n)).collect();
+        let checks: u32 = found.iter().map(|(_, passed, _)| passed).sum();
+        eprintln!(
+            "conformance (server, {revision}): {} of {} scored scenarios passed, {checks} checks",
+            required.len() - failing.len(),
+            required.len()
+        );
+        assert!(
+            failing.is_empty(),
+            "{revision}: failing or missing scenarios {failing:?}\n{stdout}\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
 }
 
 /// The client scenarios `conformance list` names, authorisation (`auth/*`) left out.

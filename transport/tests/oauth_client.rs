@@ -46,6 +46,7 @@ const PROFILE: Profile = Profile {
     mirror_base64: None,
     mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
     sealed_state: None,
+    error_status: &[],
 };
 
 const INIT: &str =

@@ -124,6 +124,7 @@ const MCP: Profile = Profile {
     mirror_base64: None,
     mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
     sealed_state: None,
+    error_status: &[],
 };
 
 fn config() -> ServerConfig {
@@ -1243,6 +1244,7 @@ async fn another_profile_is_served_under_its_own_names() {
         mirror_base64: None,
         mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
         sealed_state: None,
+        error_status: &[],
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = serve(listener, engine, ServerConfig::new(OTHER)).unwrap();

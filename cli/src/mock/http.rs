@@ -146,5 +146,6 @@ fn profile(interp: &'static crate::interp::Interpreted) -> Option<Profile> {
             .mismatch_code
             .unwrap_or(agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE),
         sealed_state: None,
+        error_status: &[],
     })
 }

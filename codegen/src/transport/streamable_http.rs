@@ -75,6 +75,9 @@ pub struct Profile {
     pub mismatch_code: Option<i64>,
     /// `sealed_state`: the params and result members carrying sealed state.
     pub sealed_state: Option<(String, String)>,
+    /// `error_status`: the HTTP status of an error answer to a request served alone, by
+    /// JSON-RPC code.
+    pub error_status: Vec<(i64, u16)>,
 }
 
 /// `streamable_http.sealed_state` as written.
@@ -128,6 +131,8 @@ struct Written {
     mismatch_code: Option<Spanned<i64>>,
     #[serde(default)]
     sealed_state: Option<RawSealed>,
+    #[serde(default)]
+    error_status: Option<Spanned<BTreeMap<i64, u16>>>,
 }
 
 /// `Written` with every version fact, its own or the folder's.
@@ -143,6 +148,7 @@ struct Raw {
     mirror: Option<RawMirror>,
     mismatch_code: Option<Spanned<i64>>,
     sealed_state: Option<RawSealed>,
+    error_status: Option<Spanned<BTreeMap<i64, u16>>>,
     version_source: Option<VersionSource>,
     unsupported_code: Option<i64>,
 }
@@ -204,6 +210,7 @@ fn fill(w: Written, cx: &Declaring<'_>, report: &mut Report<'_>) -> Option<Raw> 
         mirror: w.mirror,
         mismatch_code: w.mismatch_code,
         sealed_state: w.sealed_state,
+        error_status: w.error_status,
         version_source: cx
             .versions
             .as_ref()
@@ -246,9 +253,14 @@ fn lower(
     }
     check_versions(raw, &mut fail);
     // A version of the folder that the profile does not list is not opened by `opens_with`
-    // over HTTP (a later version that names itself on every request, without a handshake),
-    // so its methods need not have it.
-    if version.is_none_or(|v| raw.versions.value.iter().any(|x| x == v)) {
+    // over HTTP, and neither is one listed whose messages name their version themselves
+    // while it has no such request (a later era without a handshake, whose requests are
+    // each served alone), so their methods need not have it.
+    let listed = version.is_none_or(|v| raw.versions.value.iter().any(|x| x == v));
+    let self_naming = version.is_some()
+        && raw.version_source.is_some()
+        && !methods.iter().any(|m| m.name == raw.opens_with.value);
+    if listed && !self_naming {
         check_opening(raw, methods, &mut fail);
     }
     let mirror = raw
@@ -271,6 +283,9 @@ fn lower(
                 );
             }
         }
+    }
+    if let Some(statuses) = &raw.error_status {
+        check_error_status(raw, statuses, &mut fail);
     }
     ok.then(|| Profile {
         path: raw.path.value.clone(),
@@ -298,7 +313,36 @@ fn lower(
             .sealed_state
             .as_ref()
             .map(|s| (s.params.value.clone(), s.result.value.clone())),
+        error_status: raw
+            .error_status
+            .as_ref()
+            .map(|e| e.value.iter().map(|(c, s)| (*c, *s)).collect())
+            .unwrap_or_default(),
     })
+}
+
+/// `error_status:` maps JSON-RPC error codes to HTTP error statuses (4xx, 5xx), and means
+/// something only where requests are served alone (a version source naming versions per
+/// message).
+fn check_error_status(raw: &Raw, statuses: &Spanned<BTreeMap<i64, u16>>, fail: &mut Report<'_>) {
+    let at = &statuses.referenced;
+    if raw.version_source.is_none() {
+        let msg = "`error_status` applies to requests served alone, which need a `version:` \
+                   naming versions per message (`meta:` or `header:`)"
+            .to_owned();
+        fail(at, msg);
+    }
+    for (code, status) in &statuses.value {
+        if i32::try_from(*code).is_err() {
+            fail(at, format!("`{code}` is no JSON-RPC error code"));
+        }
+        if !(400..=599).contains(status) {
+            fail(
+                at,
+                format!("`{code}: {status}` is not an HTTP error status (400 to 599)"),
+            );
+        }
+    }
 }
 
 /// Whether `source` lets a message name its version by itself (`meta:` or `header:`).
@@ -477,6 +521,7 @@ fn emit(p: &Protocol, s: &Profile) -> TokenStream {
         mirror_base64,
         mismatch_code,
         sealed_state,
+        error_status,
     } = s;
     let sealed = match sealed_state {
         Some((params, result)) => quote! {
@@ -511,6 +556,9 @@ fn emit(p: &Protocol, s: &Profile) -> TokenStream {
             agentwire_transport::streamable_http::Mirror { header: #header, members: &[#(#paths),*] }
         }
     });
+    let statuses = error_status
+        .iter()
+        .map(|(code, status)| quote!((#code, #status)));
     let base64 = match mirror_base64 {
         Some((open, close)) => quote!(Some((#open, #close))),
         None => quote!(None),
@@ -533,6 +581,7 @@ fn emit(p: &Protocol, s: &Profile) -> TokenStream {
                 mirror_base64: #base64,
                 mismatch_code: #mismatch,
                 sealed_state: #sealed,
+                error_status: &[#(#statuses),*],
             };
     }
 }

@@ -685,7 +685,7 @@ pub mod v2026_07_28 {
         path: "/mcp",
         session_header: "Mcp-Session-Id",
         version_header: "MCP-Protocol-Version",
-        versions: &["2025-11-25", "2025-06-18", "2025-03-26"],
+        versions: &["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
         opens_with: "initialize",
         version_member: "protocolVersion",
         priming_since: Some("2025-11-25"),
@@ -699,15 +699,31 @@ pub mod v2026_07_28 {
                     agentwire_runtime::version::Source::Meta {
                         path: &["_meta", "io.modelcontextprotocol/protocolVersion"],
                     },
+                    agentwire_runtime::version::Source::Header {
+                        name: "MCP-Protocol-Version",
+                    },
                 ],
             ),
         ),
-        unsupported_code: agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE,
-        mirror: &[],
-        mirror_since: None,
-        mirror_base64: None,
-        mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
-        sealed_state: None,
+        unsupported_code: -32022i64,
+        mirror: &[
+            agentwire_transport::streamable_http::Mirror {
+                header: "Mcp-Method",
+                members: &[&["method"]],
+            },
+            agentwire_transport::streamable_http::Mirror {
+                header: "Mcp-Name",
+                members: &[&["params", "name"], &["params", "uri"]],
+            },
+        ],
+        mirror_since: Some("2026-07-28"),
+        mirror_base64: Some(("=?base64?", "?=")),
+        mismatch_code: -32020i64,
+        sealed_state: Some(agentwire_transport::streamable_http::SealedState {
+            params: "requestState",
+            result: "requestState",
+        }),
+        error_status: &[(-32602i64, 400u16), (-32601i64, 404u16), (-32021i64, 400u16)],
     };
 }
 pub mod v2025_11_25 {
@@ -2111,7 +2127,7 @@ pub mod v2025_11_25 {
         path: "/mcp",
         session_header: "Mcp-Session-Id",
         version_header: "MCP-Protocol-Version",
-        versions: &["2025-11-25", "2025-06-18", "2025-03-26"],
+        versions: &["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
         opens_with: "initialize",
         version_member: "protocolVersion",
         priming_since: Some("2025-11-25"),
@@ -2125,15 +2141,31 @@ pub mod v2025_11_25 {
                     agentwire_runtime::version::Source::Meta {
                         path: &["_meta", "io.modelcontextprotocol/protocolVersion"],
                     },
+                    agentwire_runtime::version::Source::Header {
+                        name: "MCP-Protocol-Version",
+                    },
                 ],
             ),
         ),
-        unsupported_code: agentwire_transport::streamable_http::DEFAULT_UNSUPPORTED_CODE,
-        mirror: &[],
-        mirror_since: None,
-        mirror_base64: None,
-        mismatch_code: agentwire_transport::streamable_http::DEFAULT_MISMATCH_CODE,
-        sealed_state: None,
+        unsupported_code: -32022i64,
+        mirror: &[
+            agentwire_transport::streamable_http::Mirror {
+                header: "Mcp-Method",
+                members: &[&["method"]],
+            },
+            agentwire_transport::streamable_http::Mirror {
+                header: "Mcp-Name",
+                members: &[&["params", "name"], &["params", "uri"]],
+            },
+        ],
+        mirror_since: Some("2026-07-28"),
+        mirror_base64: Some(("=?base64?", "?=")),
+        mismatch_code: -32020i64,
+        sealed_state: Some(agentwire_transport::streamable_http::SealedState {
+            params: "requestState",
+            result: "requestState",
+        }),
+        error_status: &[(-32602i64, 400u16), (-32601i64, 404u16), (-32021i64, 400u16)],
     };
 }
 pub use self::v2025_11_25::*;
@@ -2178,6 +2210,7 @@ for ServerHandlers<V2026_07_28, V2025_11_25> {
     const SOURCE: agentwire_runtime::version::Source = crate::mcp::VERSION_SOURCE;
     const FRAMING: agentwire_transport::jsonrpc::Framing = <v2026_07_28::ServerSide as agentwire_transport::jsonrpc::Side>::FRAMING;
     const UNSUPPORTED_CODE: i64 = crate::mcp::VERSION_UNSUPPORTED_CODE;
+    const WITHOUT_HANDSHAKE: &'static [&'static str] = &["2026-07-28"];
     type Served = NegotiatedServer;
     fn serve_opened<R, W>(
         &self,

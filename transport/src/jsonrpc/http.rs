@@ -106,11 +106,13 @@ async fn open_version<V: ServeVersions>(versions: Arc<V>, mut pipe: SessionPipe,
         .version
         .as_deref()
         .and_then(|v| V::VERSIONS.iter().position(|x| *x == v));
-    let index = named.unwrap_or_else(|| match pick(V::VERSIONS, V::SOURCE, &first.text) {
-        Pick::Version(i) => i,
-        // The opening request offers its version, so only a request the transport let in
-        // without one gets here: the newest answers it.
-        Pick::Unsupported { .. } => 0,
+    let index = named.unwrap_or_else(|| {
+        match pick(V::VERSIONS, V::WITHOUT_HANDSHAKE, V::SOURCE, &first.text) {
+            Pick::Version(i) => i,
+            // The opening request offers its version, so only a request the transport let in
+            // without one gets here: the newest answers it.
+            Pick::Unsupported { .. } => 0,
+        }
     });
     let (_served, link, _connection) = versions.serve_messages_as(index, config);
     if link.incoming.send(first).await.is_err() {

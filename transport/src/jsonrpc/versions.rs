@@ -83,6 +83,10 @@ pub trait ServeVersions: Send + Sync + 'static {
     /// The code answering a request that names a version this side does not speak
     /// (JSON-RPC's "Invalid params" unless the protocol says otherwise).
     const UNSUPPORTED_CODE: i64 = codes::INVALID_PARAMS;
+    /// The versions whose streams do not open with the handshake (a later era naming its
+    /// version on every message): a handshake offering an undeclared version is served as
+    /// the newest version not listed here, the newest that can answer it.
+    const WITHOUT_HANDSHAKE: &'static [&'static str] = &[];
     /// What serving a stream returns: the chosen version's handle.
     type Served: Send + 'static;
 
@@ -198,8 +202,14 @@ pub(super) enum Pick {
     },
 }
 
-/// The version `text` (a stream's first message) opens the stream in.
-pub(super) fn pick(versions: &[&str], source: Source, text: &str) -> Pick {
+/// The version `text` (a stream's first message) opens the stream in; `without_handshake`:
+/// the versions an offer cannot be served as (they have no handshake to answer).
+pub(super) fn pick(
+    versions: &[&str],
+    without_handshake: &[&str],
+    source: Source,
+    text: &str,
+) -> Pick {
     // Not JSON: the newest version's connection answers it as its own parse error.
     let Ok(message) = serde_json::from_str::<Value>(text) else {
         return Pick::Version(0);
@@ -207,7 +217,10 @@ pub(super) fn pick(versions: &[&str], source: Source, text: &str) -> Pick {
     let entry = json!({ "message": message });
     let index = |v: &str| versions.iter().position(|x| *x == v);
     match Reader::new(source).read(&entry) {
-        Some(Said::Offered(v)) => Pick::Version(index(&v).unwrap_or(0)),
+        Some(Said::Offered(v)) => {
+            let answering = || versions.iter().position(|x| !without_handshake.contains(x));
+            Pick::Version(index(&v).or_else(answering).unwrap_or(0))
+        }
         Some(Said::Named(v)) => match index(&v) {
             Some(i) => Pick::Version(i),
             None => Pick::Unsupported {
@@ -255,7 +268,7 @@ where
             }
             Some(Ok(Ok(text))) => text,
         };
-        match pick(V::VERSIONS, V::SOURCE, &text) {
+        match pick(V::VERSIONS, V::WITHOUT_HANDSHAKE, V::SOURCE, &text) {
             Pick::Version(index) => {
                 let inbox = Replay {
                     first: VecDeque::from([text]),
@@ -334,19 +347,22 @@ mod tests {
         let open = |v: &str| {
             format!(r#"{{"jsonrpc":"2.0","id":0,"method":"open","params":{{"version":"{v}"}}}}"#)
         };
-        assert_eq!(pick(VERSIONS, ANY, &open("1")), Pick::Version(1));
-        assert_eq!(pick(VERSIONS, ANY, &open("2")), Pick::Version(0));
+        assert_eq!(pick(VERSIONS, &[], ANY, &open("1")), Pick::Version(1));
+        assert_eq!(pick(VERSIONS, &[], ANY, &open("2")), Pick::Version(0));
         // An offer this side does not speak is served as the newest, whose answer says so.
-        assert_eq!(pick(VERSIONS, ANY, &open("7")), Pick::Version(0));
+        assert_eq!(pick(VERSIONS, &[], ANY, &open("7")), Pick::Version(0));
+        // When the newest version has no handshake, the newest that has one answers it.
+        assert_eq!(pick(VERSIONS, &["2"], ANY, &open("7")), Pick::Version(1));
+        assert_eq!(pick(VERSIONS, &["2"], ANY, &open("2")), Pick::Version(0));
     }
 
     #[test]
     fn a_named_version_picks_it_or_is_refused() {
         let named = r#"{"jsonrpc":"2.0","id":3,"method":"x","params":{"_meta":{"v":"1"}}}"#;
-        assert_eq!(pick(VERSIONS, ANY, named), Pick::Version(1));
+        assert_eq!(pick(VERSIONS, &[], ANY, named), Pick::Version(1));
         let odd = r#"{"jsonrpc":"2.0","id":3,"method":"x","params":{"_meta":{"v":"9"}}}"#;
         assert_eq!(
-            pick(VERSIONS, ANY, odd),
+            pick(VERSIONS, &[], ANY, odd),
             Pick::Unsupported {
                 id: Some(json!(3)),
                 requested: "9".into()
@@ -361,8 +377,8 @@ mod tests {
 
     #[test]
     fn nothing_said_is_the_newest() {
-        assert_eq!(pick(VERSIONS, ANY, "not json"), Pick::Version(0));
+        assert_eq!(pick(VERSIONS, &[], ANY, "not json"), Pick::Version(0));
         let plain = r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{}}"#;
-        assert_eq!(pick(VERSIONS, ANY, plain), Pick::Version(0));
+        assert_eq!(pick(VERSIONS, &[], ANY, plain), Pick::Version(0));
     }
 }

@@ -77,8 +77,13 @@ fn version_of(
         Named::Disagree { first, second } => Err(mismatch(format!(
             "the version is named twice, as {first:?} and as {second:?}"
         ))),
-        // A request must name its version in every place; a notification in one suffices.
-        Named::Version { missing, .. } if id.is_some() && !missing.is_empty() => {
+        // A request must name its version in every header the source lists; a notification
+        // in one place suffices. A body that leaves its version out while the header names
+        // it goes on: its version's own schema judges it (an invalid request, not a header
+        // that disagrees).
+        Named::Version { missing, .. }
+            if id.is_some() && missing.iter().any(|m| header_missing(source, m)) =>
+        {
             Err(mismatch(format!(
                 "the version must also be named in {}",
                 missing.join(" and ")
@@ -86,6 +91,13 @@ fn version_of(
         }
         Named::Version { version, .. } => Ok(version),
     }
+}
+
+/// Whether `place` (one of [`Named::Version`]'s `missing`) is `source`'s header.
+fn header_missing(source: agentwire_runtime::version::Source, place: &str) -> bool {
+    source.header().is_some_and(|name| {
+        place == agentwire_runtime::version::Source::Header { name }.to_string()
+    })
 }
 
 /// A POST outside any session that is not the opening request: served alone, as the

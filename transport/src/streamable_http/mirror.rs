@@ -177,6 +177,7 @@ mod tests {
             mirror_base64: Some(("=?b64?", "?=")),
             mismatch_code: super::super::DEFAULT_MISMATCH_CODE,
             sealed_state: None,
+            error_status: &[],
         }
     }
 

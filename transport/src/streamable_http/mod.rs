@@ -39,6 +39,7 @@
 //!     mirror_base64: None,
 //!     mismatch_code: streamable_http::DEFAULT_MISMATCH_CODE,
 //!     sealed_state: None,
+//!     error_status: &[],
 //! };
 //! // Loopback only: a local server must not listen on every interface.
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;

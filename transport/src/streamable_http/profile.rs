@@ -73,6 +73,10 @@ pub struct Profile {
     /// The members carrying state the server seals for the client to give back (see
     /// `ServerConfig::sealer`); `None` when the protocol has none.
     pub sealed_state: Option<SealedState>,
+    /// The HTTP status of the answer to a request served alone (see `version_source`) when
+    /// it is an error with one of these JSON-RPC codes (an unknown method as 404, say); any
+    /// other answer is 200. Empty when the spec declares none.
+    pub error_status: &'static [(i64, u16)],
 }
 
 /// JSON-RPC's "Invalid params": the unsupported-version code of a spec that names none.
@@ -166,6 +170,7 @@ mod tests {
         mirror_base64: None,
         mismatch_code: DEFAULT_MISMATCH_CODE,
         sealed_state: None,
+        error_status: &[],
     };
 
     #[test]

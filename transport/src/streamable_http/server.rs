@@ -331,17 +331,17 @@ async fn on_post(
     // The engine hands the request's extensions to the request's handler, so that what a
     // layer in front of the endpoint learnt (the caller's identity) reaches it.
     let delivered = Delivered { text, extensions };
+    let per_message = shared
+        .profile()
+        .version_source
+        .is_some_and(|s| s.per_message());
     if let Kind::Request { id, method } = &kind
         && method == shared.profile().opens_with
+        && !names_itself(shared.profile(), &headers, &delivered.text)
     {
         return open_session(&shared, &headers, client, id.clone(), delivered).await;
     }
-    if !headers.contains_key(&shared.session_header)
-        && shared
-            .profile()
-            .version_source
-            .is_some_and(|s| s.per_message())
-    {
+    if !headers.contains_key(&shared.session_header) && per_message {
         return super::alone::on_post(&shared, &headers, client, kind, delivered).await;
     }
     let session = match session_of(&shared, &headers).and_then(|s| {
@@ -378,6 +378,28 @@ async fn on_post(
             }
         }
     }
+}
+
+/// Whether `text` (an opening request, sent with `headers`) is no handshake but a request
+/// naming its own version: it offers none in its params' version member, and names one where
+/// the profile's version source says messages do. It is then served alone as that version
+/// (which may not have such a request at all, and answers as it says).
+fn names_itself(profile: &Profile, headers: &HeaderMap, text: &str) -> bool {
+    let Some(source) = profile.version_source.filter(|s| s.per_message()) else {
+        return false;
+    };
+    let Ok(message) = serde_json::from_str::<serde_json::Value>(text) else {
+        return false;
+    };
+    if message["params"].get(profile.version_member).is_some() {
+        return false;
+    }
+    let header_name = source.header().unwrap_or(profile.version_header);
+    let header = headers.get(header_name).and_then(|v| v.to_str().ok());
+    !matches!(
+        source.named_in(&message, header),
+        agentwire_runtime::version::Named::Nowhere
+    )
 }
 
 /// 400 with the profile's mismatch code for a message whose mirrored headers disagree
@@ -563,7 +585,13 @@ pub(super) async fn on_request(
             shared.sessions.end(&session.id);
             return json_answer(shared, first.clone(), None);
         }
-        return json_answer(shared, first.clone(), named);
+        let mut answer = json_answer(shared, first.clone(), named);
+        if alone.is_some()
+            && let Some(status) = error_status(shared.profile(), first)
+        {
+            *answer.status_mut() = status;
+        }
+        return answer;
     }
     // Older clients would choke on the empty priming event; newer ones expect it. A stream
     // of a request served alone cannot be resumed: it has no priming event to resume from.
@@ -594,6 +622,14 @@ fn feed_config(config: &ServerConfig, primed: bool) -> FeedConfig {
 
 fn is_error(json: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| v.get("error").is_some())
+}
+
+/// The status the profile gives an error answer with `json`'s code (`error_status`).
+fn error_status(profile: &Profile, json: &str) -> Option<StatusCode> {
+    let message = serde_json::from_str::<serde_json::Value>(json).ok()?;
+    let code = message.get("error")?.get("code")?.as_i64()?;
+    let (_, status) = profile.error_status.iter().find(|(c, _)| *c == code)?;
+    StatusCode::from_u16(*status).ok()
 }
 
 fn session_header(id: &str) -> Option<HeaderValue> {

@@ -70,7 +70,8 @@ pub fn emit(folder: &Protocol, versions: &[(&Protocol, TokenStream)]) -> Option<
         },
         folder.module
     );
-    let serving = emit_server(&protocol, server, &each);
+    let handshake = folder.versioning.as_ref()?.source.handshake();
+    let serving = emit_server(&protocol, server, &each, handshake.map(|(m, _)| m));
     let connecting = emit_client(folder, &protocol, client, &each).unwrap_or_default();
     Some(quote! {
         #![doc = #module_doc]
@@ -157,7 +158,12 @@ fn by_index(each: &[Each<'_>], arm: impl Fn(&Each<'_>) -> TokenStream) -> TokenS
 }
 
 /// Names the answering role's items.
-fn emit_server(protocol: &Ident, server: &str, each: &[Each<'_>]) -> TokenStream {
+fn emit_server(
+    protocol: &Ident,
+    server: &str,
+    each: &[Each<'_>],
+    handshake: Option<&str>,
+) -> TokenStream {
     let role = pascal_case(server);
     let handlers = format_ident!("{role}Handlers");
     let negotiated = format_ident!("Negotiated{role}");
@@ -205,6 +211,18 @@ fn emit_server(protocol: &Ident, server: &str, each: &[Each<'_>]) -> TokenStream
             (#negotiated::#v(handle), link, connection)
         }}
     });
+    // Versions without the handshake request (an era naming its version on every message)
+    // cannot answer an offer: the transport serves one as the newest version that can.
+    let without: Vec<&str> = handshake
+        .map(|method| {
+            each.iter()
+                .filter(|e| !e.p.methods.iter().any(|m| m.name == method))
+                .map(|e| e.name)
+                .collect()
+        })
+        .unwrap_or_default();
+    let without = (!without.is_empty())
+        .then(|| quote!(const WITHOUT_HANDSHAKE: &'static [&'static str] = &[#(#without),*];));
     quote! {
         #strukt
         #negotiated_items
@@ -215,6 +233,7 @@ fn emit_server(protocol: &Ident, server: &str, each: &[Each<'_>]) -> TokenStream
             const FRAMING: agentwire_transport::jsonrpc::Framing =
                 <#newest::#side as agentwire_transport::jsonrpc::Side>::FRAMING;
             const UNSUPPORTED_CODE: i64 = crate::#protocol::VERSION_UNSUPPORTED_CODE;
+            #without
             type Served = #negotiated;
 
             fn serve_opened<R, W>(

@@ -293,6 +293,7 @@ pub mod v2 {
             params: "state",
             result: "state",
         }),
+        error_status: &[],
     };
 }
 pub mod v1 {
@@ -579,6 +580,7 @@ pub mod v1 {
             params: "state",
             result: "state",
         }),
+        error_status: &[],
     };
 }
 /// The `server` of every version on one endpoint: one handler per version. A stream is served as the version its first message offers or names (one offering a version not declared, as the newest, whose answer names its own version; a request naming one is answered with the supported versions), with that version's handler, types and sequence checker. Over Streamable HTTP, `agentwire_transport::jsonrpc::serve_versions_http(Arc::new(handlers), listener, ServerConfig::new(STREAMABLE_HTTP), config)` serves every version on one endpoint.
