@@ -71,7 +71,7 @@ async fn python_sdk_client_against_our_server() {
     assert!(out.status.success(), "the Python client failed");
     let seen: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     let expected = json!({
-        "interfaces": ["JSONRPC", "GRPC"],
+        "interfaces": ["JSONRPC", "GRPC", "HTTP+JSON"],
         "card": "agentwire echo agent",
         "send": ["TASK_STATE_COMPLETED", ["hello"]],
         "stream": ["task:TASK_STATE_SUBMITTED", "status_update:TASK_STATE_WORKING",

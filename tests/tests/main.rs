@@ -32,6 +32,7 @@ mod fixtures;
 mod generated_api;
 mod interop_a2a;
 mod interop_a2a_jsonrpc;
+mod interop_a2a_rest;
 mod interop_acp;
 mod interop_coven;
 mod interop_eca;

@@ -6,7 +6,9 @@
 pub mod budget;
 pub mod check;
 pub mod grpc;
+pub mod grpc_json;
 pub mod grpc_jsonrpc;
+pub mod grpc_rest;
 pub mod http_ws;
 pub mod jsonrpc;
 #[cfg(any(feature = "oauth-resource", feature = "oauth-client"))]
