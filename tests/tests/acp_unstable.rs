@@ -23,7 +23,7 @@ use agentwire_tests::instances::Rng;
 use agentwire_tests::peers::{python, target_dir};
 use serde_json::{Value, json};
 
-use crate::schema_oracle::{Case, cases, compare};
+use crate::schema_oracle::{Case, Verdict, cases, compare};
 
 /// The unstable schema of `version` (`v1`, `v2`) where `scripts/install-peers` puts the SDK.
 fn unstable_schema(version: &str) -> Value {
@@ -47,11 +47,11 @@ fn the_unstable_modules_agree_with_a_reference_validator_on_the_unchanged_schema
     for (module, version, decode) in modules {
         let doc = unstable_schema(version);
         let all = cases(module, &doc, "SchemaUnstable", &mut rng);
-        let ours: Vec<Option<Result<Value, ()>>> = (all.iter())
+        let ours: Vec<Verdict> = (all.iter())
             .map(|c| decode(&c.rust, &c.value.to_string()).map(|r| r.map_err(|_| ())))
             .collect();
         let refs: Vec<&Case> = all.iter().collect();
-        let verdicts: Vec<&Option<Result<Value, ()>>> = ours.iter().collect();
+        let verdicts: Vec<&Verdict> = ours.iter().collect();
         let tally = compare(module, &doc, &refs, &verdicts);
         // Every definition is a type of the module: nothing is skipped as unknown.
         let defs = doc["$defs"].as_object().unwrap().len();

@@ -25,7 +25,7 @@ use std::process::{Command, Stdio};
 use agentwire_tests::instances::Rng;
 use agentwire_tests::peers::{ensure_installed, target_dir};
 use agentwire_tests::published::{Module, build_crate};
-use schema_oracle::{Case, cases, compare};
+use schema_oracle::{Case, Verdict, cases, compare};
 use serde_json::Value;
 
 mod schema_oracle;
@@ -205,7 +205,7 @@ fn published_json_schemas_load_compile_and_agree_with_a_reference_validator() {
     let mut unexplained = Vec::new();
     let mut lost = Vec::new();
     for (module, doc) in &docs {
-        let (cases, ours): (Vec<&Case>, Vec<&Option<Result<Value, ()>>>) = all
+        let (cases, ours): (Vec<&Case>, Vec<&Verdict>) = all
             .iter()
             .zip(&verdicts)
             .filter(|(c, _)| c.module == *module)

@@ -206,6 +206,10 @@ fn only_members_dropped(back: &Value, input: &Value) -> bool {
     }
 }
 
+/// One decoder's verdict on a case: `None` no such type, `Some(Err)` refused, `Some(Ok(written
+/// back))`.
+pub type Verdict = Option<Result<Value, ()>>;
+
 /// What one module's comparison found.
 #[derive(Default)]
 pub struct Tally {
@@ -227,12 +231,7 @@ pub struct Tally {
 
 /// Compares `ours` (per case: `None` no such type, `Some(Err)` refused, `Some(Ok(written
 /// back))`) with the reference validator on `doc` for `module`'s `cases`, and prints the tally.
-pub fn compare(
-    module: &str,
-    doc: &Value,
-    cases: &[&Case],
-    ours: &[&Option<Result<Value, ()>>],
-) -> Tally {
+pub fn compare(module: &str, doc: &Value, cases: &[&Case], ours: &[&Verdict]) -> Tally {
     let mut t = Tally::default();
     let mut validators = std::collections::BTreeMap::new();
     for (case, ours) in cases.iter().zip(ours) {
