@@ -9,10 +9,11 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use agentwire_examples::a2a::EchoAgent;
 use agentwire_tests::peers::node;
 use agentwire_transport::tokio;
 use serde_json::{Value, json};
+
+use super::interop_a2a_jsonrpc::serve_agent;
 
 const LIMIT: Duration = Duration::from_secs(90);
 
@@ -21,17 +22,7 @@ async fn run(binding: &'static str) -> Value {
     tokio::task::spawn_blocking(agentwire_tests::peers::ensure_installed)
         .await
         .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let agent = EchoAgent::new(&format!("http://{addr}"));
-    let server = tokio::spawn(
-        tonic::transport::Server::builder()
-            .accept_http1(true)
-            .add_routes(agent.routes().expect("the profiles fit their descriptors"))
-            .serve_with_incoming(
-                tonic::codegen::tokio_stream::wrappers::TcpListenerStream::new(listener),
-            ),
-    );
+    let (addr, server) = serve_agent().await;
     let out = tokio::time::timeout(
         LIMIT,
         tokio::task::spawn_blocking(move || {
