@@ -9,16 +9,14 @@
 //! server's card, picks its HTTP+JSON interface, and drives it the same way, its stream
 //! responses through the task-lifecycle checker.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
-use agentwire_examples::a2a::{EchoAgent, user_message};
 use agentwire_protocols::a2a::machine::{Checker, Message as Observed};
 use agentwire_protocols::a2a::{
     AgentCard, CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse,
-    SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
-    TaskPushNotificationConfig, TaskState, send_message_response, stream_response::Payload,
+    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+    TaskState, send_message_response, stream_response::Payload,
 };
 use agentwire_protocols::skeletons::a2a::{HTTP_JSON, JSONRPC_HTTP};
 use agentwire_tests::peers::python;
@@ -28,35 +26,17 @@ use agentwire_transport::reqwest::header::{HeaderName, HeaderValue};
 use agentwire_transport::tokio;
 use serde_json::{Value, json};
 
+use super::interop_a2a_jsonrpc::{kind, python_server, send, serve_agent};
+
 const LIMIT: Duration = Duration::from_secs(90);
 const DOMAIN: &str = "a2a-protocol.org";
-
-/// Kills the peer if the test fails before it exits.
-struct Peer(Child);
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_rest_client_against_our_server() {
     tokio::task::spawn_blocking(agentwire_tests::peers::ensure_installed)
         .await
         .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let agent = EchoAgent::new(&format!("http://{addr}"));
-    let server = tokio::spawn(
-        tonic::transport::Server::builder()
-            .accept_http1(true)
-            .add_routes(agent.routes().expect("the profiles fit their descriptors"))
-            .serve_with_incoming(
-                tonic::codegen::tokio_stream::wrappers::TcpListenerStream::new(listener),
-            ),
-    );
+    let (addr, server) = serve_agent().await;
     let out = tokio::time::timeout(
         LIMIT,
         tokio::task::spawn_blocking(move || {
@@ -108,47 +88,6 @@ async fn python_sdk_rest_client_against_our_server() {
         "tenant": [404, 404, "NOT_FOUND", ["TASK_NOT_FOUND"], "task `no-such-task` not found"],
     });
     assert_eq!(seen, expected);
-}
-
-/// Starts the SDK's echo agent; returns it and its base URL.
-fn python_server() -> (Peer, String) {
-    agentwire_tests::peers::ensure_installed();
-    let mut peer = Peer(
-        python("a2a_rest_peer.py")
-            .arg("server")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the Python server"),
-    );
-    let stdout = peer.0.stdout.take().unwrap();
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let port = line
-        .trim()
-        .strip_prefix("listening ")
-        .unwrap_or_else(|| panic!("the Python server says where it listens: {line:?}"));
-    (peer, format!("http://127.0.0.1:{port}"))
-}
-
-fn send(id: &str, text: &str) -> SendMessageRequest {
-    SendMessageRequest {
-        message: Some(user_message(id, text)),
-        ..SendMessageRequest::default()
-    }
-}
-
-/// The case of a stream response and, for a task or status update, its state.
-fn kind(update: &StreamResponse) -> String {
-    match &update.payload {
-        Some(Payload::Task(t)) => format!("task:{:?}", t.status.as_ref().map(|s| s.state())),
-        Some(Payload::StatusUpdate(u)) => {
-            format!("status_update:{:?}", u.status.as_ref().map(|s| s.state()))
-        }
-        Some(Payload::ArtifactUpdate(_)) => "artifact_update".to_owned(),
-        Some(Payload::Message(_)) => "message".to_owned(),
-        None => "none".to_owned(),
-    }
 }
 
 /// Every update of a stream, each shown to the lifecycle checker.
@@ -211,7 +150,7 @@ async fn cancel_round(client: &Client) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_rest_client_against_the_python_sdk_server() {
-    let (mut peer, base) = python_server();
+    let (mut peer, base) = python_server("a2a_rest_peer.py");
     tokio::time::timeout(LIMIT, async {
         let card: AgentCard = discover(&base, &JSONRPC_HTTP)
             .await

@@ -31,6 +31,7 @@ mod feature_deps;
 mod fixtures;
 mod generated_api;
 mod interop_a2a;
+mod interop_a2a_js;
 mod interop_a2a_jsonrpc;
 mod interop_a2a_rest;
 mod interop_acp;

@@ -19,6 +19,7 @@ pub mod stdio;
 pub mod store;
 pub mod streamable_http;
 pub mod throttle;
+pub mod webhook;
 pub mod ws;
 
 pub use check::{CheckMode, Gate};
