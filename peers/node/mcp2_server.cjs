@@ -1,8 +1,11 @@
 // An MCP server written on the official TypeScript SDK's 2.x line (@modelcontextprotocol/server
-// 2.4.0), serving both eras over stdio from one factory (`serveStdio`): a client that probes with
-// server/discover gets MCP 2026-07-28, one that opens with initialize gets 2025-11-25.
+// 2.4.0), serving both eras from one factory: a client that probes with server/discover (or
+// names 2026-07-28 in a request's _meta) gets MCP 2026-07-28, one that opens with initialize
+// gets 2025-11-25. Over stdio (`serveStdio`), or over Streamable HTTP (`createMcpHandler`,
+// mounted on node:http at 127.0.0.1 on a free port, printed as `LISTENING <port>`; the
+// endpoint is /mcp).
 //
-//   node mcp2_server.cjs stdio
+//   node mcp2_server.cjs stdio | http
 //
 // Tools: echo, add, fail, progress (one report per step), slow (runs until cancelled, after one
 // report) and was_cancelled (what the last slow call saw), confirm (asks the client for a form
@@ -10,13 +13,14 @@
 // resource template, one prompt whose argument completes, and logging. Logs go to stderr.
 'use strict';
 
-const { McpServer, ResourceTemplate, completable, inputRequired, acceptedContent } = require('@modelcontextprotocol/server');
+const http = require('node:http');
+const { McpServer, ResourceTemplate, completable, inputRequired, acceptedContent, createMcpHandler } = require('@modelcontextprotocol/server');
 const { serveStdio } = require('@modelcontextprotocol/server/stdio');
 const z = require('zod/v4');
 
 const [mode] = process.argv.slice(2);
-if (mode !== 'stdio') {
-  console.error('usage: node mcp2_server.cjs stdio');
+if (mode !== 'stdio' && mode !== 'http') {
+  console.error('usage: node mcp2_server.cjs stdio | http');
   process.exit(2);
 }
 
@@ -81,5 +85,34 @@ function build({ era } = {}) {
   return server;
 }
 
-serveStdio(build);
-console.error('ts-sdk2-peer serving on stdio');
+// node:http in front of the handler's web-standard fetch: the request's body in, the
+// response's status, headers and (streamed, for SSE) body out.
+function serveHttp() {
+  const handler = createMcpHandler(build);
+  const server = http.createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = chunks.length ? Buffer.concat(chunks) : undefined;
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body });
+    try {
+      const response = await handler.fetch(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+      if (response.body) for await (const part of response.body) res.write(part);
+      res.end();
+    } catch (e) {
+      console.error('ts-sdk2-peer:', e);
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    }
+  });
+  server.listen(0, '127.0.0.1', () => console.log(`LISTENING ${server.address().port}`));
+}
+
+if (mode === 'stdio') {
+  serveStdio(build);
+  console.error('ts-sdk2-peer serving on stdio');
+} else {
+  serveHttp();
+}

@@ -1,8 +1,8 @@
 """An MCP server written on the official Python SDK's 2.x line (`mcp` 2.3.0, `MCPServer`).
 
-    python mcp2_server.py stdio
+    python mcp2_server.py stdio | http <port>
 
-Serves both eras over stdio: a client that probes with server/discover gets 2026-07-28, one
+Serves both eras, over stdio or over Streamable HTTP at http://127.0.0.1:<port>/mcp: a client that probes with server/discover gets 2026-07-28, one
 that opens with initialize gets 2025-11-25. Tools: echo, add, fail, progress (one report per
 step), slow (runs until cancelled, after one report), was_cancelled (what the last slow call
 saw), confirm (asks the client for a name: an input-required result on 2026-07-28, an
@@ -110,7 +110,10 @@ async def complete(ref, argument, _context):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["stdio"]:
+    if sys.argv[1:] == ["stdio"]:
+        server.run("stdio")
+    elif len(sys.argv) == 3 and sys.argv[1] == "http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    server.run("stdio")
