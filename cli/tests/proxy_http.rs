@@ -4,13 +4,18 @@
 //! and every check of theirs still passes; the findings the proxy prints live are exactly
 //! the ones `trace check` prints on its recording. A browser page from another site is
 //! refused on the listening side, and `--enforce` answers a bad request in JSON-RPC itself.
+//! The official SDKs' servers (`peers/python/mcp_server.py`, `peers/node/mcp_server.cjs`) sit
+//! behind the proxy too, driven by the Python SDK's client (`peers/python/mcp_sdk_client.py`):
+//! progress, sampling, elicitation and roots travel in the servers' SSE streams and the
+//! client's answers in POSTs, every check of the client passes, and the live findings are
+//! `trace check`'s on the recording.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use agentwire_tests::examples::example_binary;
-use agentwire_tests::peers::{node, python};
+use agentwire_tests::peers::{node, on_a_free_port, python};
 use serde_json::{Value, json};
 
 fn agentwire() -> &'static str {
@@ -50,6 +55,44 @@ impl Drop for Upstream {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Upstream {
+    /// The TypeScript SDK's server (`McpServer`) over Streamable HTTP; it picks its port and
+    /// prints it.
+    fn typescript_sdk() -> Self {
+        let mut child = node("mcp_server.cjs")
+            .arg("http")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the TypeScript SDK server");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let port = first
+            .trim()
+            .strip_prefix("LISTENING ")
+            .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
+            .to_owned();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        Upstream { child, url }
+    }
+
+    /// The Python SDK's server (FastMCP) over Streamable HTTP, on a port of its own.
+    fn python_sdk() -> Self {
+        let (child, port) = on_a_free_port(|port| {
+            let mut cmd = python("mcp_server.py");
+            cmd.args(["http", &port.to_string()])
+                .env("PYTHONWARNINGS", "ignore")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            cmd
+        });
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        Upstream { child, url }
     }
 }
 
@@ -187,6 +230,86 @@ fn the_python_sdk_client_over_streamable_http() {
     let lines = through_the_proxy(client, 12);
     assert!(lines.iter().any(|l| l["from"] == "server"
         && l["message"]["result"]["serverInfo"]["name"] == "agentwire-mcp-example"));
+}
+
+/// The Python SDK's client drives `upstream` (an SDK server named `name`) through the proxy:
+/// every check of the client passes, the live findings are `trace check`'s on the recording
+/// and they are the client's deliberate mistakes; returns the recording's lines.
+fn sdk_server_behind_the_proxy(upstream: &Upstream, name: &str) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("s.jsonl");
+    let proxy = Proxy::start(&upstream.url, &["--record", record.to_str().unwrap()]);
+    let mut client = python("mcp_sdk_client.py");
+    client
+        .env("PYTHONWARNINGS", "ignore")
+        .args(["http", &format!("{}/mcp", proxy.base), name]);
+    let out = client.output().expect("the client runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (code, stderr) = proxy.stop();
+    assert!(
+        out.status.success() && stdout.trim_end().ends_with("all checks passed"),
+        "{stdout}\n{}\n{stderr}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 11);
+    let live = live(&stderr, &record);
+    assert_eq!(live, trace_check(&record), "{stderr}");
+    assert_eq!(code, Some(1), "{stderr}");
+    // Only the client's deliberate mistakes: the unknown method, its error answer (which
+    // answers no request the protocol has), the tools/call without a name. Nothing the
+    // server sent is a finding.
+    let expected = [
+        "unknown method `no/such/method`",
+        "got server.response",
+        "/message/params/name: missing field `name` [required]",
+    ];
+    assert_eq!(live.len(), expected.len(), "{live:#?}");
+    for (line, what) in live.iter().zip(expected) {
+        assert!(line.contains(what), "{what}: {live:#?}");
+    }
+    std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The server's requests and notifications that came in its SSE streams, and the client's
+/// answers to them that went up in POSTs, each recorded with its sender.
+fn assert_both_ways(lines: &[Value]) {
+    let sent = |from: &str, method: &str| {
+        lines
+            .iter()
+            .any(|l| l["from"] == from && l["message"]["method"] == method)
+    };
+    for method in [
+        "notifications/progress",
+        "sampling/createMessage",
+        "elicitation/create",
+        "roots/list",
+    ] {
+        assert!(sent("server", method), "{method}: {lines:?}");
+    }
+    let answered = |member: &str| {
+        lines
+            .iter()
+            .any(|l| l["from"] == "client" && l["message"]["result"][member].is_string())
+    };
+    assert!(answered("model") && answered("action"), "{lines:?}");
+}
+
+#[test]
+fn the_python_sdk_server_behind_the_proxy() {
+    let upstream = Upstream::python_sdk();
+    let lines = sdk_server_behind_the_proxy(&upstream, "python-sdk-peer");
+    assert_both_ways(&lines);
+}
+
+#[test]
+fn the_typescript_sdk_server_behind_the_proxy() {
+    let upstream = Upstream::typescript_sdk();
+    let lines = sdk_server_behind_the_proxy(&upstream, "ts-sdk-peer");
+    assert_both_ways(&lines);
 }
 
 fn post(

@@ -86,7 +86,7 @@ fn a_misspelt_key_in_protocol_yaml_gets_the_closest_key() {
         errors(&yaml, None),
         [
             "demo/protocol.yaml:5:3: `transport.framin` is neither a field (kind, framing, port, \
-             content_type) nor a carrier (streamable_http, jsonrpc_http); did you mean `framing`?"
+             content_type) nor a carrier (streamable_http, jsonrpc_http, http_json); did you mean `framing`?"
         ]
     );
 }

@@ -23,6 +23,12 @@ pub const CODES: [&str; 17] = [
     "UNAUTHENTICATED",
 ];
 
+/// The HTTP status of each code, indexed by its number, as `google/rpc/code.proto` maps them
+/// (what an HTTP binding of a gRPC service answers a failed call with).
+pub const HTTP: [u16; 17] = [
+    200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401,
+];
+
 /// The codes that end a call early: every code but `OK`.
 pub fn failures() -> &'static [&'static str] {
     &CODES[1..]
@@ -50,5 +56,6 @@ mod tests {
         assert_eq!(by_name("Ok"), None);
         assert!(!failures().contains(&"OK"));
         assert_eq!(failures().len(), 16);
+        assert_eq!((HTTP[5], HTTP[9], HTTP[16]), (404, 400, 401));
     }
 }

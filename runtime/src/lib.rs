@@ -17,6 +17,7 @@ pub mod jsonrpc;
 pub mod literal;
 pub mod machine;
 pub mod members;
+pub mod path_template;
 pub mod registry;
 pub mod repair;
 pub mod serde_helpers;

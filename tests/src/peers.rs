@@ -63,3 +63,31 @@ pub fn node(script: &str) -> Command {
     cmd.arg(workspace_root().join("peers/node").join(script));
     cmd
 }
+
+/// Starts the peer `command(port)` builds on a free port, for peers that take a port number
+/// and cannot pick one themselves: a port another test took in between makes the peer exit,
+/// and it is started again on a fresh one. Returns the child and its port once the port
+/// accepts connections (the peer has 60 s to get there).
+pub fn on_a_free_port(command: impl Fn(u16) -> Command) -> (std::process::Child, u16) {
+    use std::time::{Duration, Instant};
+    for _ in 0..5 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut child = command(port).spawn().expect("start the peer");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return (child, port);
+            }
+            if child.try_wait().ok().flatten().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    panic!("the peer never listened on a port of its own");
+}

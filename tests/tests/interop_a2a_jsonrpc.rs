@@ -29,7 +29,7 @@ const LIMIT: Duration = Duration::from_secs(90);
 const DOMAIN: &str = "a2a-protocol.org";
 
 /// Kills the peer if the test fails before it exits.
-struct Peer(Child);
+pub(crate) struct Peer(pub(crate) Child);
 
 impl Drop for Peer {
     fn drop(&mut self) {
@@ -43,17 +43,7 @@ async fn python_sdk_client_against_our_server() {
     tokio::task::spawn_blocking(agentwire_tests::peers::ensure_installed)
         .await
         .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let agent = EchoAgent::new(&format!("http://{addr}"));
-    let server = tokio::spawn(
-        tonic::transport::Server::builder()
-            .accept_http1(true)
-            .add_routes(agent.routes().expect("the profile fits its descriptors"))
-            .serve_with_incoming(
-                tonic::codegen::tokio_stream::wrappers::TcpListenerStream::new(listener),
-            ),
-    );
+    let (addr, server) = serve_agent().await;
     let out = tokio::time::timeout(
         LIMIT,
         tokio::task::spawn_blocking(move || {
@@ -71,7 +61,7 @@ async fn python_sdk_client_against_our_server() {
     assert!(out.status.success(), "the Python client failed");
     let seen: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     let expected = json!({
-        "interfaces": ["JSONRPC", "GRPC"],
+        "interfaces": ["JSONRPC", "GRPC", "HTTP+JSON"],
         "card": "agentwire echo agent",
         "send": ["TASK_STATE_COMPLETED", ["hello"]],
         "stream": ["task:TASK_STATE_SUBMITTED", "status_update:TASK_STATE_WORKING",
@@ -102,11 +92,28 @@ async fn python_sdk_client_against_our_server() {
     assert_eq!(seen, expected);
 }
 
-/// Starts the SDK's echo agent; returns it and its base URL.
-fn python_server() -> (Peer, String) {
+/// Our echo agent on every binding of one port: its address and the serving task.
+pub(crate) async fn serve_agent() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let agent = EchoAgent::new(&format!("http://{addr}"));
+    let routes = agent.routes().expect("the profiles fit their descriptors");
+    let server = tokio::spawn(async move {
+        let incoming = tonic::codegen::tokio_stream::wrappers::TcpListenerStream::new(listener);
+        let serving = tonic::transport::Server::builder()
+            .accept_http1(true)
+            .add_routes(routes)
+            .serve_with_incoming(incoming);
+        serving.await.expect("the agent serves");
+    });
+    (addr, server)
+}
+
+/// Starts the SDK's echo agent of `script`; returns it and its base URL.
+pub(crate) fn python_server(script: &str) -> (Peer, String) {
     agentwire_tests::peers::ensure_installed();
     let mut peer = Peer(
-        python("a2a_jsonrpc_peer.py")
+        python(script)
             .arg("server")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -123,7 +130,7 @@ fn python_server() -> (Peer, String) {
     (peer, format!("http://127.0.0.1:{port}"))
 }
 
-fn send(id: &str, text: &str) -> SendMessageRequest {
+pub(crate) fn send(id: &str, text: &str) -> SendMessageRequest {
     SendMessageRequest {
         message: Some(user_message(id, text)),
         ..SendMessageRequest::default()
@@ -131,7 +138,7 @@ fn send(id: &str, text: &str) -> SendMessageRequest {
 }
 
 /// The case of a stream response and, for a task or status update, its state.
-fn kind(update: &StreamResponse) -> String {
+pub(crate) fn kind(update: &StreamResponse) -> String {
     match &update.payload {
         Some(Payload::Task(t)) => format!("task:{:?}", t.status.as_ref().map(|s| s.state())),
         Some(Payload::StatusUpdate(u)) => {
@@ -203,7 +210,7 @@ async fn cancel_round(client: &Client) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_client_against_the_python_sdk_server() {
-    let (mut peer, base) = python_server();
+    let (mut peer, base) = python_server("a2a_jsonrpc_peer.py");
     tokio::time::timeout(LIMIT, async {
         let card: AgentCard = discover(&base, &JSONRPC_HTTP)
             .await

@@ -47,6 +47,30 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// How many times a peer that takes its ports from us is started on fresh ones.
+const PORT_TRIES: usize = 5;
+
+/// Starts a peer that listens on `count` ports we choose, and waits for its `ready` line.
+/// A port found free can be taken by a test running beside this one before the peer binds
+/// it (the peer then exits, `EADDRINUSE` on its standard error), so a peer that ends before
+/// it is ready is started again on fresh ports. Returns the peer and its ports.
+async fn start_on_free_ports(
+    count: usize,
+    ready: &str,
+    command: impl Fn(&[u16]) -> std::process::Command,
+) -> (Peer, Vec<u16>) {
+    let mut ended = Vec::new();
+    for _ in 0..PORT_TRIES {
+        let ports: Vec<u16> = (0..count).map(|_| free_port()).collect();
+        let mut peer = Peer::start(command(&ports));
+        match peer.ready(ready).await {
+            Ok(_) => return (peer, ports),
+            Err(seen) => ended.push(format!("ports {ports:?}: {}", seen.join(" | "))),
+        }
+    }
+    panic!("the peer never got to {ready:?}:\n{}", ended.join("\n"));
+}
+
 /// Where the SDK's examples are installed.
 fn sdk_example(path: &str) -> std::path::PathBuf {
     target_dir()
@@ -79,17 +103,22 @@ impl Peer {
 
     /// Reads lines until one contains `needle`; returns it.
     async fn until(&mut self, needle: &str) -> String {
+        match self.ready(needle).await {
+            Ok(line) => line,
+            Err(seen) => panic!("no line with {needle:?}; so far:\n{}", seen.join("\n")),
+        }
+    }
+
+    /// Reads lines until one contains `needle`, or the output ends or stalls, which gives
+    /// back every line read so far.
+    async fn ready(&mut self, needle: &str) -> Result<String, Vec<String>> {
         loop {
-            let line = timeout(LINE, self.lines.next_line()).await;
-            let Ok(Ok(Some(line))) = line else {
-                panic!(
-                    "no line with {needle:?} (read: {line:?}); so far:\n{}",
-                    self.seen.join("\n")
-                );
+            let Ok(Ok(Some(line))) = timeout(LINE, self.lines.next_line()).await else {
+                return Err(self.seen.clone());
             };
             self.seen.push(line.clone());
             if line.contains(needle) {
-                return line;
+                return Ok(line);
             }
         }
     }
@@ -142,17 +171,20 @@ fn text_of(content: &[ContentBlock]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_client_gets_into_the_typescript_sdks_protected_server() {
     ensure_installed();
-    let (mcp_port, auth_port) = (free_port(), free_port());
-    // The SDK's example itself, not a script of ours.
-    let mut server = std::process::Command::new("node");
-    server
-        .arg(sdk_example("server/simpleStreamableHttp.js"))
-        .args(["--oauth", "--oauth-strict"])
-        .env("MCP_PORT", mcp_port.to_string())
-        .env("MCP_AUTH_PORT", auth_port.to_string());
-    let mut peer = Peer::start(server);
     timeout(BOUND, async {
-        peer.until("MCP Streamable HTTP Server listening").await;
+        // The SDK's example itself, not a script of ours.
+        let (_peer, ports) =
+            start_on_free_ports(2, "MCP Streamable HTTP Server listening", |ports| {
+                let mut server = std::process::Command::new("node");
+                server
+                    .arg(sdk_example("server/simpleStreamableHttp.js"))
+                    .args(["--oauth", "--oauth-strict"])
+                    .env("MCP_PORT", ports[0].to_string())
+                    .env("MCP_AUTH_PORT", ports[1].to_string());
+                server
+            })
+            .await;
+        let mcp_port = ports[0];
         // Their resource identifier names `localhost`; the client must use the same URL.
         let url = format!("http://localhost:{mcp_port}/mcp");
         let store = Arc::new(MemoryTokenStore::default());
@@ -218,21 +250,32 @@ async fn our_client_gets_into_the_typescript_sdks_protected_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_typescript_sdks_oauth_client_gets_into_our_protected_server() {
     ensure_installed();
-    let auth_port = free_port();
-    let issuer = format!("http://127.0.0.1:{auth_port}/");
-    let introspect = format!("http://127.0.0.1:{auth_port}/introspect");
-    let mut ours = std::process::Command::new(example_binary("mcp_auth_server"));
-    ours.args(["127.0.0.1:0", "--authorization-server", &issuer])
-        .args(["--introspect", &introspect, "--scope", "mcp:tools"])
-        .env("RUST_LOG", "error");
-    let mut ours = Peer::start(ours);
+    // Built (when stale) before the clock starts.
+    let server_binary = example_binary("mcp_auth_server");
     timeout(BOUND, async {
-        let url = ours.until("listening on ").await;
-        let url = url.trim().strip_prefix("listening on ").unwrap().to_owned();
-        let mut auth = node("mcp_demo_as.cjs");
-        auth.args([&auth_port.to_string(), &url]);
-        let mut auth = Peer::start(auth);
-        auth.until("Authorization Server listening").await;
+        // Our server is told the authorization server's address before either listens, and
+        // theirs takes its port from us: a clash restarts the pair.
+        let mut started = None;
+        for _ in 0..PORT_TRIES {
+            let auth_port = free_port();
+            let issuer = format!("http://127.0.0.1:{auth_port}/");
+            let introspect = format!("http://127.0.0.1:{auth_port}/introspect");
+            let mut ours = std::process::Command::new(&server_binary);
+            ours.args(["127.0.0.1:0", "--authorization-server", &issuer])
+                .args(["--introspect", &introspect, "--scope", "mcp:tools"])
+                .env("RUST_LOG", "error");
+            let mut ours = Peer::start(ours);
+            let url = ours.until("listening on ").await;
+            let url = url.trim().strip_prefix("listening on ").unwrap().to_owned();
+            let mut auth = node("mcp_demo_as.cjs");
+            auth.args([&auth_port.to_string(), &url]);
+            let mut auth = Peer::start(auth);
+            if auth.ready("Authorization Server listening").await.is_ok() {
+                started = Some((ours, auth, url));
+                break;
+            }
+        }
+        let (_ours, _auth, url) = started.expect("the authorization server listens");
 
         let mut theirs = std::process::Command::new("node");
         theirs

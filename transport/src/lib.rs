@@ -6,7 +6,9 @@
 pub mod budget;
 pub mod check;
 pub mod grpc;
+pub mod grpc_json;
 pub mod grpc_jsonrpc;
+pub mod grpc_rest;
 pub mod http_ws;
 pub mod jsonrpc;
 #[cfg(any(feature = "oauth-resource", feature = "oauth-client"))]
@@ -17,6 +19,7 @@ pub mod stdio;
 pub mod store;
 pub mod streamable_http;
 pub mod throttle;
+pub mod webhook;
 pub mod ws;
 
 pub use check::{CheckMode, Gate};

@@ -3,7 +3,9 @@
 //! headers, its Origin and Host checks, its limits). Each session the peer opens is played
 //! as the stdio mock plays its one session, and checked as a stream of its own (named by its
 //! session id); what the machines say the peer waits for before an answer travels on that
-//! request's stream, ahead of the answer.
+//! request's stream, ahead of the answer. With `--replay` each session replays the
+//! recording afresh, the recorded messages of the mocked role going on the stream of the
+//! peer's latest request (the transport moves them to the GET stream once it is answered).
 
 use agentwire_runtime::jsonrpc::RequestId;
 use agentwire_transport::streamable_http::{self, Outgoing, Profile, ServerConfig, SessionPipe};
@@ -12,7 +14,8 @@ use futures_util::stream::FuturesUnordered;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::{Answers, MockArgs, Out, Play};
+use super::replay::Script;
+use super::{Answers, Out, Play};
 use crate::proxy::split::Piece;
 
 /// One HTTP session's way back to the peer.
@@ -39,15 +42,15 @@ impl Out for Pipe {
 
 impl Play<'_> {
     /// Serves sessions on `listen` until Ctrl-C or SIGTERM; each session starts with the
-    /// answers of `template` and a driver of its own.
+    /// answers of `template` (its replay from the start) and, unless it replays, a driver
+    /// of its own following the machines of `folder`.
     pub(super) async fn listen(
         &self,
         template: Answers,
-        interp: Option<&'static crate::interp::Interpreted>,
+        folder: Option<&'static crate::interp::Interpreted>,
         listen: &str,
-        _args: &MockArgs,
     ) -> Result<(), String> {
-        let profile = interp
+        let profile = folder
             .and_then(profile)
             .ok_or("--listen plays a spec folder whose transport declares `streamable_http`")?;
         let listener = tokio::net::TcpListener::bind(listen)
@@ -69,8 +72,8 @@ impl Play<'_> {
                 Some(pipe) = rx.recv() => {
                     let answers = Answers::new(
                         template.drawn.clone(),
-                        None,
-                        interp,
+                        template.script.clone(),
+                        folder.filter(|_| template.script.is_none()),
                         Some(pipe.id.clone()),
                     );
                     sessions.push(self.session(answers, pipe));
@@ -83,26 +86,52 @@ impl Play<'_> {
         Ok(())
     }
 
-    /// Plays one HTTP session until it ends.
+    /// Plays one HTTP session until it ends (or, replaying, until the peer leaves the
+    /// recording by going silent or ending the session early).
     async fn session(&self, mut answers: Answers, mut pipe: SessionPipe) {
+        let mut out = Pipe {
+            out: pipe.outbound.clone(),
+            serving: None,
+        };
         loop {
-            let text = tokio::select! {
-                m = pipe.inbound.recv() => m,
-                () = pipe.ended.cancelled() => None,
+            if let Some(script) = answers.script.as_mut() {
+                while let Some(text) = script.next_send() {
+                    if self.send(Some(&pipe.id), &text, &mut out).await.is_err() {
+                        self.session.end(&pipe.id);
+                        return;
+                    }
+                }
+            }
+            let next = async {
+                tokio::select! {
+                    m = pipe.inbound.recv() => m,
+                    () = pipe.ended.cancelled() => None,
+                }
+            };
+            let text = match answers.script.as_ref().and_then(Script::awaited) {
+                Some((line, what)) => match tokio::time::timeout(self.replay_timeout, next).await {
+                    Ok(m) => m,
+                    Err(_) => {
+                        self.silent(answers.script.as_ref(), line, &what);
+                        break;
+                    }
+                },
+                None => next.await,
             };
             // What the transport attached (an identity, say) plays no part in a mock.
             let Some(text) = text.map(|d| d.text) else {
+                self.ended(answers.script.as_ref());
                 break;
             };
-            let serving = serde_json::from_str::<Value>(&text)
+            // What is sent next relates to the peer's latest request.
+            if let Some(id) = serde_json::from_str::<Value>(&text)
                 .ok()
                 .filter(|v| v.get("method").is_some())
                 .and_then(|v| v.get("id").cloned())
-                .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
-            let mut out = Pipe {
-                out: pipe.outbound.clone(),
-                serving,
-            };
+                .and_then(|id| serde_json::from_value::<RequestId>(id).ok())
+            {
+                out.serving = Some(id);
+            }
             let mut pieces = vec![Piece::Frame {
                 body: text,
                 raw: Vec::new(),

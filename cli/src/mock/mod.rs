@@ -92,8 +92,9 @@ pub struct MockArgs {
 
     /// Listen on ADDR (`HOST:PORT`; port 0 picks one, printed at start) and play the role
     /// over the spec's Streamable HTTP (`transport.streamable_http`), each session checked
-    /// as a stream of its own, until Ctrl-C or SIGTERM.
-    #[arg(long, value_name = "ADDR", conflicts_with_all = ["replay", "command"])]
+    /// as a stream of its own (and, with --replay, replaying the recording afresh), until
+    /// Ctrl-C or SIGTERM.
+    #[arg(long, value_name = "ADDR", conflicts_with = "command")]
     listen: Option<String>,
 
     /// The peer's command and its arguments, after `--` (it is spawned and spoken to over
@@ -147,6 +148,12 @@ reported as TRACE:line N: replay: ...; the first deviation ends the replay (requ
 it get -32601). A peer silent past --replay-timeout ends the replay.
 
   agentwire mock --protocol NAME --role client --replay session.jsonl -- my-server --stdio
+
+With --listen as well (and --spec DIR, whose transport it takes), each HTTP session the
+peer opens replays the recording (its first stream) from the start, the role's recorded
+messages going on the stream of the peer's latest request:
+
+  agentwire mock --spec ./spec/chat --role server --listen 127.0.0.1:8765 --replay s.jsonl
 
 Exit status:
   0  the peer made no mistake
@@ -211,10 +218,10 @@ pub fn run(registry: &[&'static dyn Protocol], args: &MockArgs, err: &mut dyn Wr
         Err(e) => return fail(err, format!("no async runtime: {e}")),
     };
     // A replay plays the recording's messages only; otherwise the machines drive.
-    let interp = interp.filter(|_| script.is_none());
-    let answers = Answers::new(answerer, script, interp, None);
+    let driver = interp.filter(|_| script.is_none());
+    let answers = Answers::new(answerer, script, driver, None);
     let ran = match &args.listen {
-        Some(listen) => runtime.block_on(play.listen(answers, interp, listen, args)),
+        Some(listen) => runtime.block_on(play.listen(answers, interp, listen)),
         None => runtime.block_on(play.start(answers, &args.command)),
     };
     if let Err(e) = ran {
@@ -440,11 +447,7 @@ impl Play<'_> {
                 Some((line, what)) => match tokio::time::timeout(self.replay_timeout, read).await {
                     Ok(chunk) => chunk,
                     Err(_) => {
-                        let text = format!(
-                            "replay: the peer sent nothing within {} s where the recording has {what}",
-                            self.replay_timeout.as_secs()
-                        );
-                        self.deviation(answers.script.as_ref(), *line, text);
+                        self.silent(answers.script.as_ref(), *line, what);
                         return;
                     }
                 },
@@ -466,10 +469,7 @@ impl Play<'_> {
                 Chunk::End | Chunk::Failed(_) => {
                     pieces.extend(splitter.finish());
                     let _ = self.take(&mut answers, &mut pieces, &mut writer).await;
-                    if let Some((line, what)) = answers.script.as_ref().and_then(Script::awaited) {
-                        let text = format!("replay: the peer ended where the recording has {what}");
-                        self.deviation(answers.script.as_ref(), line, text);
-                    }
+                    self.ended(answers.script.as_ref());
                     return;
                 }
             }
@@ -480,6 +480,23 @@ impl Play<'_> {
             {
                 return;
             }
+        }
+    }
+
+    /// Reports a peer silent past the replay's deadline where the recording has `what`.
+    fn silent(&self, script: Option<&Script>, line: usize, what: &str) {
+        let text = format!(
+            "replay: the peer sent nothing within {} s where the recording has {what}",
+            self.replay_timeout.as_secs()
+        );
+        self.deviation(script, line, text);
+    }
+
+    /// Reports a peer that ended while the recording still awaits a message of it.
+    fn ended(&self, script: Option<&Script>) {
+        if let Some((line, what)) = script.and_then(Script::awaited) {
+            let text = format!("replay: the peer ended where the recording has {what}");
+            self.deviation(script, line, text);
         }
     }
 

@@ -5,10 +5,13 @@
 //! its method), and where it differs that is a deviation, reported with the recording's line;
 //! the first deviation ends the replay (the recording no longer says what comes next).
 //! Request ids are the live ones: an answer of the mock carries the id the live peer gave
-//! the request it answers. A trace of several streams is replayed as its first.
+//! the request it answers. A trace of several streams is replayed as its first. Over HTTP
+//! each session the peer opens replays it afresh: the steps are shared, read once, and each
+//! session keeps only its place and its ids.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -24,10 +27,13 @@ struct Step {
 }
 
 /// The session being replayed.
+#[derive(Clone)]
 pub struct Script {
     /// The trace's name, for deviations.
     pub file: String,
-    steps: VecDeque<Step>,
+    steps: Arc<[Step]>,
+    /// The place of the next step in `steps`.
+    next: usize,
     /// Recorded ids of the peer's requests, and the ids the live peer gave them.
     ids: HashMap<String, Value>,
 }
@@ -52,7 +58,7 @@ impl Script {
             ));
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {file}: {e}"))?;
-        let mut steps = VecDeque::new();
+        let mut steps = Vec::new();
         let mut first_stream: Option<String> = None;
         for (i, line) in text.lines().enumerate() {
             let Ok(entry) = serde_json::from_str::<Value>(line) else {
@@ -70,7 +76,7 @@ impl Script {
                 continue;
             };
             if from == role || from == peer {
-                steps.push_back(Step {
+                steps.push(Step {
                     line: i + 1,
                     ours: from == role,
                     message: message.clone(),
@@ -84,23 +90,30 @@ impl Script {
         }
         Ok(Script {
             file,
-            steps,
+            steps: steps.into(),
+            next: 0,
             ids: HashMap::new(),
         })
     }
 
     /// Whether every recorded message was sent or awaited.
     pub fn done(&self) -> bool {
-        self.steps.is_empty()
+        self.next >= self.steps.len()
+    }
+
+    /// The next step, if any is left.
+    fn front(&self) -> Option<&Step> {
+        self.steps.get(self.next)
     }
 
     /// The next message the mock sends, when the recording has it next: its text, the ids of
     /// the answers it carries made the live ones.
     pub fn next_send(&mut self) -> Option<String> {
-        if !self.steps.front()?.ours {
+        if !self.front()?.ours {
             return None;
         }
-        let mut message = self.steps.pop_front()?.message;
+        let mut message = self.front()?.message.clone();
+        self.next += 1;
         if message.get("method").is_none()
             && let Some(id) = message.get("id").map(key)
             && let Some(live) = self.ids.get(&id)
@@ -112,7 +125,7 @@ impl Script {
 
     /// What the recording awaits from the peer next: its line and what it is.
     pub fn awaited(&self) -> Option<(usize, String)> {
-        let step = self.steps.front().filter(|s| !s.ours)?;
+        let step = self.front().filter(|s| !s.ours)?;
         Some((step.line, describe(&step.message)))
     }
 
@@ -120,15 +133,15 @@ impl Script {
     /// deviation, if it is not the same kind of message. `None` as well when nothing is
     /// awaited (the mock answers it itself).
     pub fn take(&mut self, live: &Value) -> Result<(), Option<Deviation>> {
-        let Some(step) = self.steps.front().filter(|s| !s.ours) else {
+        let Some(step) = self.front().filter(|s| !s.ours) else {
             return Err(None);
         };
         let (line, recorded) = (step.line, step.message.clone());
-        self.steps.pop_front();
+        self.next += 1;
         let (want, got) = (describe(&recorded), describe(live));
         if want != got {
             // Past a deviation the recording no longer says what comes next: the replay ends.
-            self.steps.clear();
+            self.next = self.steps.len();
             let text = format!("replay: the peer sent {got} where the recording has {want}");
             return Err(Some(Deviation { line, text }));
         }

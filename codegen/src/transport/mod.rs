@@ -15,6 +15,7 @@
 //! Adding a carrier is its module and one line in [`CARRIERS`]; nothing else names it.
 
 mod grpc;
+pub mod http_json;
 mod http_ws;
 mod jsonrpc;
 pub mod jsonrpc_http;
@@ -114,6 +115,19 @@ pub trait Carrier: Sync {
         proto: Option<&ProtoSpec>,
         carried: &Carried,
     ) -> Option<TokenStream>;
+    /// Statements that add its binding to the skeleton's routes of a gRPC service serving
+    /// several bindings on one port: they find `routes` (`tonic::service::Routes`) and
+    /// `grpc` (the service, `Clone`) in scope, rebind `routes`, and may return a
+    /// `ProfileError` with `?`. `None` for a carrier that serves nothing there.
+    fn mount(
+        &self,
+        p: &Protocol,
+        proto: Option<&ProtoSpec>,
+        carried: &Carried,
+    ) -> Option<TokenStream> {
+        let _ = (p, proto, carried);
+        None
+    }
 }
 
 /// What a carrier's declaration is checked against.
@@ -135,7 +149,11 @@ pub struct Declaring<'a> {
 pub type Report<'a> = dyn FnMut(&Location, String) + 'a;
 
 /// Every carrier a spec may declare: one registration line each.
-static CARRIERS: &[&dyn Carrier] = &[&streamable_http::StreamableHttp, &jsonrpc_http::JsonRpcHttp];
+static CARRIERS: &[&dyn Carrier] = &[
+    &streamable_http::StreamableHttp,
+    &jsonrpc_http::JsonRpcHttp,
+    &http_json::HttpJson,
+];
 
 /// The registered carriers (and, in this crate's tests, a toy one).
 fn carriers() -> impl Iterator<Item = &'static dyn Carrier> {
@@ -237,6 +255,23 @@ pub fn skeleton(p: &Protocol, proto: Option<&ProtoSpec>) -> Option<TokenStream> 
         tokens.extend(carrier(c.key).and_then(|k| k.skeleton_items(p, proto, c)));
     }
     Some(tokens)
+}
+
+/// The mount statements of every carrier `p` declares but `except` (the carrier writing the
+/// routes function), in declaration order.
+pub fn mounts(p: &Protocol, proto: Option<&ProtoSpec>, except: &str) -> Vec<TokenStream> {
+    p.transport
+        .carriers
+        .iter()
+        .filter(|c| c.key != except)
+        .filter_map(|c| carrier(c.key)?.mount(p, proto, c))
+        .collect()
+}
+
+/// Whether `key` is the first carrier `p` declares: the one that emits what every carrier
+/// of a gRPC service shares (its descriptors), so that it is emitted once.
+pub fn first_carrier(p: &Protocol, key: &str) -> bool {
+    p.transport.carriers.first().is_some_and(|c| c.key == key)
 }
 
 /// The skeleton of a folder of several versions that serves and connects each of them (from
@@ -396,7 +431,7 @@ mod tests {
     fn an_unknown_key_names_the_fields_and_carriers_and_a_carrier_of_other_kinds_is_refused() {
         let errs = load("tyo:\n  greeting: hello").unwrap_err();
         let want = "`transport.tyo` is neither a field (kind, framing, port, content_type) nor \
-                    a carrier (streamable_http, jsonrpc_http, toy); did you mean `toy`?";
+                    a carrier (streamable_http, jsonrpc_http, http_json, toy); did you mean `toy`?";
         assert!(
             errs.len() == 1 && errs[0].contains("protocol.yaml:5:3") && errs[0].contains(want),
             "{errs:?}"

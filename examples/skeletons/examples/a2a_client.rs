@@ -1,11 +1,11 @@
 //! An A2A client that reads the agent's card at its well-known path and picks the first
-//! interface it speaks (JSON-RPC or gRPC, 8.3.2): it reads the agent's extended card, sends a
+//! interface it speaks (JSON-RPC, gRPC or HTTP+JSON, 8.3.2): it reads the agent's extended card, sends a
 //! message and prints the task, streams a second one, then starts a task that waits,
 //! resubscribes to it, cancels it and shows the canceled stream's end and the refusal of a
 //! subscription to an ended task.
 //!
 //! `cargo run --example a2a_client [BASE_URL [BINDING]]` (default `http://127.0.0.1:50052`,
-//! the `a2a_server` example's address; `BINDING` (`jsonrpc` or `grpc`) takes that interface
+//! the `a2a_server` example's address; `BINDING` (`jsonrpc`, `grpc` or `http+json`) takes that interface
 //! of the card rather than the first).
 
 use agentwire_examples::a2a::{A2aClient, UpdateStream, fetch_card, pick, text_of, user_message};

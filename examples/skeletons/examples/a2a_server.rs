@@ -1,5 +1,5 @@
-//! An A2A agent on the generated skeleton of `lf.a2a.v1.A2AService`, serving its gRPC and
-//! JSON-RPC bindings on one address with one handler, and its Agent Card at
+//! An A2A agent on the generated skeleton of `lf.a2a.v1.A2AService`, serving its gRPC,
+//! JSON-RPC and HTTP+JSON bindings on one address with one handler, and its Agent Card at
 //! `/.well-known/agent-card.json`: it answers every message with a task whose artifact echoes
 //! the text, streams the task's updates, keeps a task starting with `wait` working until it
 //! is canceled, and serves tasks, lists, push configs and its extended card
@@ -17,7 +17,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let addr = agentwire_examples::listen_addr("127.0.0.1:50052");
     let listener = agentwire_examples::bind(&addr).await?;
     let at = listener.local_addr()?;
-    tracing::info!(addr = %at, "A2A agent listening (gRPC and JSON-RPC); {}", agentwire_examples::STOP_HINT);
+    tracing::info!(addr = %at, "A2A agent listening (gRPC, JSON-RPC and HTTP+JSON); {}", agentwire_examples::STOP_HINT);
     let agent = EchoAgent::new(&format!("http://{at}"));
     // HTTP/1.1 too: JSON-RPC clients speak it; gRPC arrives over HTTP/2 on the same port.
     Server::builder()

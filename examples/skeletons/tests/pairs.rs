@@ -187,11 +187,13 @@ fn coven_gateway_and_agent() {
 #[test]
 fn a2a_server_and_client() {
     let (server, addr) = Server::start("a2a_server", &["127.0.0.1:0"], &[], "addr");
-    // The card's first interface (JSON-RPC), then its gRPC one: the same run on each binding
-    // of the one handler, whose tasks accumulate (ids count contexts and tasks together).
+    // The card's first interface (JSON-RPC), then its gRPC and HTTP+JSON ones: the same run
+    // on each binding of the one handler, whose tasks accumulate (ids count contexts and
+    // tasks together).
     for (binding, used, first, total) in [
         (None, "using JSONRPC at", 2, 3),
         (Some("grpc"), "using GRPC at", 8, 6),
+        (Some("http+json"), "using HTTP+JSON at", 14, 9),
     ] {
         let base = format!("http://{addr}");
         let mut args = vec![base.as_str()];

@@ -2,68 +2,19 @@
 //! the typed reply (or, for a server-streaming rpc, the stream of them), each message
 //! checked by the spec's validators both ways; and the discovery document, fetched.
 
-use std::collections::VecDeque;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
-use agentwire_runtime::Invalid;
 use prost_reflect::MessageDescriptor;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
-use super::schema::{self, Schema};
-use super::status::reason_in;
 use super::{Profile, ProfileError};
 use crate::grpc::Checked;
-use crate::streamable_http::sse::{Event, Parser};
-
-/// The largest reply (or stream event) read, in bytes.
-const MAX_REPLY: usize = 4 * 1024 * 1024;
-/// How long a server may take to answer a call, or to send a stream's next event.
-const REPLY_LIMIT: Duration = Duration::from_secs(60);
-
-/// Why a call failed.
-#[derive(Debug, thiserror::Error)]
-pub enum CallError {
-    /// The request breaks the spec; it was not sent.
-    #[error("invalid request, not sent: {0}")]
-    Invalid(Invalid),
-    /// The profile's service has no rpc the binding serves under this name.
-    #[error("no method `{0}` in the service")]
-    NoMethod(String),
-    /// The server could not be reached, or answered outside JSON-RPC (an HTTP error).
-    #[error("HTTP: {0}")]
-    Http(String),
-    /// The server took longer than the limit to answer.
-    #[error("no answer within {0:?}")]
-    Timeout(Duration),
-    /// The server answered with a JSON-RPC error.
-    #[error("error {code}: {message}")]
-    Rpc {
-        code: i64,
-        message: String,
-        /// The whole error object, `data` included.
-        error: Value,
-    },
-    /// The reply is not a JSON-RPC response to the call, or not the rpc's ProtoJSON.
-    #[error("the reply is not an answer to the call: {0}")]
-    Reply(String),
-    /// The reply breaks the spec.
-    #[error("invalid reply: {0}")]
-    InvalidReply(Invalid),
-}
-
-impl CallError {
-    /// The `ErrorInfo.reason` of a JSON-RPC error's `data` in `domain`, if any.
-    pub fn reason(&self, domain: &str) -> Option<String> {
-        match self {
-            CallError::Rpc { error, .. } => reason_in(error, domain),
-            _ => None,
-        }
-    }
-}
+use crate::grpc_json::{
+    CallError, Events, REPLY_LIMIT, Schema, http_client, read_all, to_json, typed,
+};
 
 /// A JSON-RPC client of one endpoint.
 #[derive(Debug, Clone)]
@@ -93,7 +44,7 @@ impl Client {
         Ok(Client {
             http: http_client(),
             url: url.to_owned(),
-            schema: Arc::new(Schema::new(profile)?),
+            schema: Arc::new(Schema::new(profile.service, profile.descriptors)?),
             headers,
             next_id: Arc::new(AtomicU64::new(1)),
         })
@@ -120,7 +71,7 @@ impl Client {
             .schema
             .rpc(method)
             .ok_or_else(|| CallError::NoMethod(method.to_owned()))?;
-        let params = schema::to_json(&rpc.input, &request.encode_to_vec())
+        let params = to_json(&rpc.input, &request.encode_to_vec())
             .map_err(|e| CallError::Reply(format!("the request type is not the rpc's: {e}")))?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -202,39 +153,12 @@ impl Client {
             ));
         }
         Ok(Updates {
-            response,
-            parser: Parser::new(MAX_REPLY),
-            pending: VecDeque::new(),
+            events: Events::new(response),
             id,
             output,
             done: false,
             _reply: PhantomData,
         })
-    }
-}
-
-/// The HTTP client: no redirects (a call goes where it was told), a connect deadline.
-fn http_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .unwrap_or_default()
-}
-
-/// A response's body, within the size and time limits.
-async fn read_all(mut response: reqwest::Response) -> Result<Vec<u8>, CallError> {
-    let mut out = Vec::new();
-    loop {
-        let chunk = tokio::time::timeout(REPLY_LIMIT, response.chunk())
-            .await
-            .map_err(|_| CallError::Timeout(REPLY_LIMIT))?
-            .map_err(|e| CallError::Http(e.to_string()))?;
-        let Some(chunk) = chunk else { return Ok(out) };
-        if out.len() + chunk.len() > MAX_REPLY {
-            return Err(CallError::Reply(format!("over {MAX_REPLY} bytes")));
-        }
-        out.extend_from_slice(&chunk);
     }
 }
 
@@ -280,24 +204,10 @@ where
     typed(output, result)
 }
 
-/// `json` read as the message type `ty` into `M`, checked.
-fn typed<M: prost::Message + Default + Checked>(
-    ty: &MessageDescriptor,
-    json: Value,
-) -> Result<M, CallError> {
-    let bytes = schema::from_json(ty, json)
-        .map_err(|e| CallError::Reply(format!("not a `{}`: {e}", ty.full_name())))?;
-    let message = M::decode(bytes).map_err(|e| CallError::Reply(e.to_string()))?;
-    message.check().map_err(CallError::InvalidReply)?;
-    Ok(message)
-}
-
 /// The replies of a server-streaming call, as its SSE stream delivers them.
 #[derive(Debug)]
 pub struct Updates<Res> {
-    response: reqwest::Response,
-    parser: Parser,
-    pending: VecDeque<Event>,
+    events: Events,
     id: u64,
     output: MessageDescriptor,
     done: bool,
@@ -307,36 +217,17 @@ pub struct Updates<Res> {
 impl<Res: prost::Message + Default + Checked> Updates<Res> {
     /// The next reply; an error ends the stream; `None` once it has ended.
     pub async fn next(&mut self) -> Option<Result<Res, CallError>> {
-        while !self.done {
-            if let Some(event) = self.pending.pop_front() {
-                if event.data.is_empty() {
-                    continue;
-                }
-                let reply = serde_json::from_str(&event.data)
-                    .map_err(|e| CallError::Reply(format!("an event is not JSON: {e}")));
-                let answer = reply.and_then(|r| answer(r, self.id, &self.output));
-                self.done = answer.is_err();
-                return Some(answer);
-            }
-            let chunk = match tokio::time::timeout(REPLY_LIMIT, self.response.chunk()).await {
-                Ok(Ok(Some(chunk))) => chunk,
-                Ok(Ok(None)) => break,
-                Ok(Err(e)) => return self.fail(CallError::Http(e.to_string())),
-                Err(_) => return self.fail(CallError::Timeout(REPLY_LIMIT)),
-            };
-            let mut events = Vec::new();
-            if let Err(e) = self.parser.feed(&chunk, &mut events) {
-                return self.fail(CallError::Reply(format!("an event is over {} bytes", e.0)));
-            }
-            self.pending.extend(events);
+        if self.done {
+            return None;
         }
-        self.done = true;
-        None
-    }
-
-    fn fail(&mut self, e: CallError) -> Option<Result<Res, CallError>> {
-        self.done = true;
-        Some(Err(e))
+        let answer = match self.events.next().await? {
+            Ok(event) => serde_json::from_str(&event.data)
+                .map_err(|e| CallError::Reply(format!("an event is not JSON: {e}")))
+                .and_then(|r| answer(r, self.id, &self.output)),
+            Err(e) => Err(e),
+        };
+        self.done = answer.is_err();
+        Some(answer)
     }
 }
 
@@ -350,7 +241,8 @@ where
             "the profile has no discovery document".to_owned(),
         ));
     };
-    let schema = Schema::new(profile).map_err(|e| CallError::Reply(e.to_string()))?;
+    let schema = Schema::new(profile.service, profile.descriptors)
+        .map_err(|e| CallError::Reply(e.to_string()))?;
     let ty = schema
         .message(d.message)
         .map_err(|e| CallError::Reply(e.to_string()))?;

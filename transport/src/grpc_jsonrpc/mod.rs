@@ -12,17 +12,13 @@
 //! for tonic's server; [`Client`] is the calling end.
 
 mod client;
-mod codec;
-mod error;
 mod gate;
 mod profile;
-mod schema;
 mod server;
 mod status;
 
-pub use client::{CallError, Client, Updates, discover};
-pub use error::ProfileError;
+pub use crate::grpc_json::{CallError, ProfileError, error_status, reason_of};
+pub use client::{Client, Updates, discover};
 pub use gate::VersionGate;
 pub use profile::{Discovery, Profile, VersionRule};
 pub use server::{router, routes};
-pub use status::{error_status, reason_of};

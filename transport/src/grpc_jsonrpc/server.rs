@@ -3,7 +3,6 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -14,40 +13,19 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::Bytes;
 use serde_json::{Value, json};
-use tonic::codegen::http::uri::PathAndQuery;
 use tonic::codegen::{Body as HttpBody, Service, StdError, http};
-use tonic::metadata::MetadataMap;
 use tonic::server::NamedService;
 use tonic::service::Routes;
 
-use super::codec::RawCodec;
-use super::schema::{self, Rpc, Schema};
+use super::Profile;
 use super::status::to_error;
-use super::{Profile, ProfileError};
-
-/// The largest request body read, in bytes (gRPC's default message limit).
-const MAX_BODY: usize = 4 * 1024 * 1024;
-/// How long a peer may take to send its request body.
-const READ_LIMIT: Duration = Duration::from_secs(30);
-/// HTTP headers that describe the HTTP exchange itself, not the call: not passed on as
-/// metadata (gRPC sets its own), nor are `grpc-` headers or binary (`-bin`) ones.
-const NOT_METADATA: &[&str] = &[
-    "content-type",
-    "content-length",
-    "transfer-encoding",
-    "connection",
-    "keep-alive",
-    "upgrade",
-    "host",
-    "te",
-    "accept",
-    "accept-encoding",
-    "expect",
-];
+use crate::grpc_json::{
+    InProcess, ProfileError, Rpc, Schema, from_json, grpc_request, read_body, to_json,
+};
 
 /// What each request of the router shares.
-struct Shared<S> {
-    service: S,
+struct Shared {
+    service: Arc<dyn InProcess>,
     schema: Schema,
     profile: &'static Profile,
 }
@@ -70,11 +48,11 @@ where
     B: HttpBody<Data = Bytes> + Send + 'static,
     B::Error: Into<StdError> + Send,
 {
-    let schema = Schema::new(profile)?;
+    let schema = Schema::new(profile.service, profile.descriptors)?;
     let mut app = Router::new();
     if let (Some(d), Some(doc)) = (profile.discovery, discovery) {
         let ty = schema.message(d.message)?;
-        let json = schema::to_json(&ty, doc)
+        let json = to_json(&ty, doc)
             .map_err(|e| ProfileError::Document(d.message.to_owned(), e))?
             .to_string();
         app = app.route(
@@ -83,11 +61,11 @@ where
         );
     }
     let shared = Arc::new(Shared {
-        service,
+        service: Arc::new(service),
         schema,
         profile,
     });
-    Ok(app.route(profile.path, post(endpoint::<S, B>).with_state(shared)))
+    Ok(app.route(profile.path, post(endpoint).with_state(shared)))
 }
 
 /// [`router`] with the gRPC service itself mounted beside it: both bindings (and the
@@ -172,34 +150,10 @@ fn read_call(request: Value) -> Result<Call, (Value, Value)> {
 }
 
 /// The POST handler: reads the body within its limits, then answers the call.
-async fn endpoint<S, B>(
-    State(shared): State<Arc<Shared<S>>>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response
-where
-    S: Service<http::Request<tonic::body::Body>, Response = http::Response<B>, Error = Infallible>
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send,
-    B: HttpBody<Data = Bytes> + Send + 'static,
-    B::Error: Into<StdError> + Send,
-{
-    let bytes = match tokio::time::timeout(READ_LIMIT, axum::body::to_bytes(body, MAX_BODY)).await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(e)) => {
-            let msg = format!("the request body could not be read (at most {MAX_BODY} bytes): {e}");
-            return (StatusCode::PAYLOAD_TOO_LARGE, msg).into_response();
-        }
-        Err(_) => {
-            return (
-                StatusCode::REQUEST_TIMEOUT,
-                "the request body came too slowly",
-            )
-                .into_response();
-        }
+async fn endpoint(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Body) -> Response {
+    let bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(refusal) => return refusal.into_response(),
     };
     let request: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
@@ -220,7 +174,7 @@ where
         let msg = format!("Method not found: `{}`", call.method);
         return json_reply(&response(&id, Err(error(-32601, msg))));
     };
-    let input = match schema::from_json(&rpc.input, call.params) {
+    let input = match from_json(&rpc.input, call.params) {
         Ok(bytes) => bytes,
         Err(e) => {
             let msg = format!("Invalid parameters: {e}");
@@ -235,76 +189,32 @@ where
     }
 }
 
-/// The call's metadata: its HTTP headers, less those about the HTTP exchange.
-fn grpc_request(message: Bytes, mut headers: HeaderMap) -> tonic::Request<Bytes> {
-    let names: Vec<_> = headers.keys().cloned().collect();
-    for name in names {
-        let n = name.as_str();
-        if NOT_METADATA.contains(&n) || n.starts_with("grpc-") || n.ends_with("-bin") {
-            headers.remove(&name);
-        }
-    }
-    let mut request = tonic::Request::new(message);
-    *request.metadata_mut() = MetadataMap::from_headers(headers);
-    request
-}
-
-/// The path of `rpc`, as tonic's client takes it.
-fn path_of(rpc: &Rpc) -> Result<PathAndQuery, Value> {
-    PathAndQuery::try_from(rpc.path.as_str())
-        .map_err(|e| error(-32603, format!("rpc path `{}`: {e}", rpc.path)))
-}
-
 /// A unary rpc's answer: its result as ProtoJSON, or the error object of its status.
-async fn unary<S, B>(
-    shared: &Shared<S>,
-    rpc: &Rpc,
-    request: tonic::Request<Bytes>,
-) -> Result<Value, Value>
-where
-    S: Service<http::Request<tonic::body::Body>, Response = http::Response<B>, Error = Infallible>
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send,
-    B: HttpBody<Data = Bytes> + Send + 'static,
-    B::Error: Into<StdError> + Send,
-{
-    let path = path_of(rpc)?;
-    let mut grpc = tonic::client::Grpc::new(shared.service.clone());
-    let answer = grpc.unary(request, path, RawCodec).await;
-    let reply = answer.map_err(|status| to_error(&status, shared.profile))?;
-    schema::to_json(&rpc.output, reply.get_ref())
+async fn unary(shared: &Shared, rpc: &Rpc, request: tonic::Request<Bytes>) -> Result<Value, Value> {
+    let reply = match rpc.grpc_path() {
+        Ok(path) => shared.service.unary(path, request).await,
+        Err(status) => Err(status),
+    };
+    let reply = reply.map_err(|status| to_error(&status, shared.profile))?;
+    to_json(&rpc.output, &reply)
         .map_err(|e| error(-32603, format!("the reply is not ProtoJSON: {e}")))
 }
 
 /// A server-streaming rpc's answer: an SSE stream with one JSON-RPC response per message,
 /// ended by the error response of a failing status; a call refused before its first message
 /// is answered with one JSON error response, as a unary call would be.
-async fn streaming<S, B>(
-    shared: &Shared<S>,
+async fn streaming(
+    shared: &Shared,
     rpc: &Rpc,
     id: Value,
     request: tonic::Request<Bytes>,
-) -> Response
-where
-    S: Service<http::Request<tonic::body::Body>, Response = http::Response<B>, Error = Infallible>
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send,
-    B: HttpBody<Data = Bytes> + Send + 'static,
-    B::Error: Into<StdError> + Send,
-{
-    let path = match path_of(rpc) {
-        Ok(path) => path,
-        Err(e) => return json_reply(&response(&id, Err(e))),
+) -> Response {
+    let updates = match rpc.grpc_path() {
+        Ok(path) => shared.service.server_streaming(path, request).await,
+        Err(status) => Err(status),
     };
-    let mut grpc = tonic::client::Grpc::new(shared.service.clone());
-    let updates = match grpc.server_streaming(request, path, RawCodec).await {
-        Ok(updates) => updates.into_inner(),
+    let updates = match updates {
+        Ok(updates) => updates,
         Err(status) => return json_reply(&response(&id, Err(to_error(&status, shared.profile)))),
     };
     let (output, profile) = (rpc.output.clone(), shared.profile);
@@ -313,7 +223,7 @@ where
         async move {
             let mut updates = state?;
             let (answer, more) = match updates.message().await {
-                Ok(Some(bytes)) => match schema::to_json(&output, &bytes) {
+                Ok(Some(bytes)) => match to_json(&output, &bytes) {
                     Ok(v) => (Ok(v), true),
                     Err(e) => (
                         Err(error(-32603, format!("the reply is not ProtoJSON: {e}"))),
@@ -373,29 +283,5 @@ mod tests {
             .ok()
             .unwrap();
         assert!(note.id.is_none());
-    }
-
-    #[test]
-    fn headers_about_the_http_exchange_are_not_metadata() {
-        let mut headers = HeaderMap::new();
-        for (k, v) in [
-            ("content-type", "application/json"),
-            ("demo-version", "1.0"),
-            ("grpc-timeout", "1S"),
-            ("x-bin", "AA=="),
-            ("authorization", "Bearer t"),
-        ] {
-            headers.insert(k, v.parse().unwrap());
-        }
-        let request = grpc_request(Bytes::new(), headers);
-        let mut kept: Vec<_> = request
-            .metadata()
-            .clone()
-            .into_headers()
-            .keys()
-            .map(|k| k.to_string())
-            .collect();
-        kept.sort();
-        assert_eq!(kept, ["authorization", "demo-version"]);
     }
 }

@@ -13,8 +13,15 @@ pub const KEEP_ALIVE: &[u8] = b": keepalive\n\n";
 /// never does, and the server re-serialises anything else before framing it. `id` must hold
 /// no newline either (the server's ids are digits and a slash).
 pub fn event(id: Option<&str>, json: &str) -> Bytes {
-    let mut out = Vec::with_capacity(json.len() + 40);
-    out.extend_from_slice(b"event: message\n");
+    named_event("message", id, json)
+}
+
+/// [`event`] of type `name` (a name without a newline, such as `error`).
+pub fn named_event(name: &str, id: Option<&str>, json: &str) -> Bytes {
+    let mut out = Vec::with_capacity(json.len() + name.len() + 40);
+    out.extend_from_slice(b"event: ");
+    out.extend_from_slice(name.as_bytes());
+    out.push(b'\n');
     if let Some(id) = id {
         out.extend_from_slice(b"id: ");
         out.extend_from_slice(id.as_bytes());

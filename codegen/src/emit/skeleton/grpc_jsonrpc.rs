@@ -20,12 +20,7 @@ pub fn emit(p: &Protocol, proto: &ProtoSpec, b: &Binding) -> Option<TokenStream>
         .services()
         .find(|s| proto.own.contains(s.parent_file().name()))?;
     let service_name = service.full_name().to_owned();
-    let mut set = proto.fds.clone();
-    // Comments and spans are no use to a transcoder, and are most of the set's size.
-    for f in &mut set.file {
-        f.source_code_info = None;
-    }
-    let descriptors = Literal::byte_string(&set.encode_to_vec());
+    let descriptors = descriptors_item(p, proto, "jsonrpc_http");
     let path = &b.path;
     let domain = &b.domain;
     let errors = b.errors.iter().map(|(r, c)| quote!((#r, #c)));
@@ -66,7 +61,14 @@ pub fn emit(p: &Protocol, proto: &ProtoSpec, b: &Binding) -> Option<TokenStream>
          `agentwire_transport::grpc_jsonrpc::{{routes, Client, VersionGate}}`.",
         p.module
     );
-    let routes = routes_fn(service.name(), &service_name, path, document.as_ref());
+    let mounts = crate::transport::mounts(p, Some(proto), "jsonrpc_http");
+    let routes = routes_fn(
+        service.name(),
+        &service_name,
+        path,
+        document.as_ref(),
+        &mounts,
+    );
     Some(quote! {
         #[doc = #doc]
         pub static JSONRPC_HTTP: agentwire_transport::grpc_jsonrpc::Profile =
@@ -79,11 +81,28 @@ pub fn emit(p: &Protocol, proto: &ProtoSpec, b: &Binding) -> Option<TokenStream>
                 version: #version,
                 discovery: #discovery,
             };
+        #descriptors
+        #routes
+    })
+}
+
+/// `DESCRIPTORS`, the spec's compiled `.proto` files, when `key` is the protocol's first
+/// carrier (every carrier of the service reads them; one emits them).
+pub fn descriptors_item(p: &Protocol, proto: &ProtoSpec, key: &str) -> TokenStream {
+    if !crate::transport::first_carrier(p, key) {
+        return TokenStream::new();
+    }
+    let mut set = proto.fds.clone();
+    // Comments and spans are no use to a transcoder, and are most of the set's size.
+    for f in &mut set.file {
+        f.source_code_info = None;
+    }
+    let descriptors = Literal::byte_string(&set.encode_to_vec());
+    quote! {
         /// The spec's compiled `.proto` files with their imports, an encoded
         /// `google.protobuf.FileDescriptorSet` without source info.
         pub const DESCRIPTORS: &[u8] = #descriptors;
-        #routes
-    })
+    }
 }
 
 /// A service name in snake case as tonic-build spells its modules: `_` before every upper
@@ -107,6 +126,7 @@ fn routes_fn(
     full: &str,
     path: &str,
     document: Option<&(String, String, TokenStream)>,
+    mounts: &[TokenStream],
 ) -> TokenStream {
     let snake = tonic_snake(name);
     let server_mod = format_ident!("{snake}_server");
@@ -124,11 +144,16 @@ fn routes_fn(
         Some((dpath, _, _)) => format!(" and `document` at `{dpath}`"),
         None => String::new(),
     };
+    let others = if mounts.is_empty() {
+        ""
+    } else {
+        ", the service's other HTTP bindings"
+    };
     let doc = format!(
-        " Serves `handler` on both bindings of `{full}` at once: gRPC, and JSON-RPC over \
-         HTTP at `{path}`{served}, every call through the version gate of `JSONRPC_HTTP`. \
-         Give the routes to `tonic::transport::Server::builder().accept_http1(true)\
-         .add_routes`."
+        " Serves `handler` on every binding of `{full}` at once: gRPC, JSON-RPC over \
+         HTTP at `{path}`{others}{served}, every call through the version gate of \
+         `JSONRPC_HTTP`. Give the routes to `tonic::transport::Server::builder()\
+         .accept_http1(true).add_routes`."
     );
     quote! {
         #[doc = #doc]
@@ -140,7 +165,13 @@ fn routes_fn(
                 agentwire_transport::grpc_jsonrpc::VersionGate::new(&JSONRPC_HTTP),
             );
             let document = #arg;
-            agentwire_transport::grpc_jsonrpc::routes(grpc, &JSONRPC_HTTP, document.as_deref())
+            let routes = agentwire_transport::grpc_jsonrpc::routes(
+                grpc.clone(),
+                &JSONRPC_HTTP,
+                document.as_deref(),
+            )?;
+            #(#mounts)*
+            Ok(routes)
         }
     }
 }

@@ -11,6 +11,8 @@ pub mod grpc;
 #[cfg(feature = "proto")]
 pub mod grpc_jsonrpc;
 #[cfg(feature = "proto")]
+pub mod grpc_rest;
+#[cfg(feature = "proto")]
 mod grpc_service;
 /// Without the `proto` feature no protobuf spec loads, so no gRPC service has a JSON-RPC
 /// binding to emit.
@@ -20,6 +22,18 @@ pub mod grpc_jsonrpc {
         _: &crate::ir::Protocol,
         proto: &crate::front::proto::ProtoSpec,
         _: &crate::transport::jsonrpc_http::Binding,
+    ) -> Option<proc_macro2::TokenStream> {
+        proto.unreachable()
+    }
+}
+/// Without the `proto` feature no protobuf spec loads, so no gRPC service has an HTTP+JSON
+/// binding to emit.
+#[cfg(not(feature = "proto"))]
+pub mod grpc_rest {
+    pub fn emit(
+        _: &crate::ir::Protocol,
+        proto: &crate::front::proto::ProtoSpec,
+        _: &crate::transport::http_json::Binding,
     ) -> Option<proc_macro2::TokenStream> {
         proto.unreachable()
     }

@@ -1,21 +1,24 @@
 //! A client of the echo agent on whichever binding the agent's card offers first among those
-//! it speaks (8.3.2): the generated gRPC client, or the JSON-RPC binding's client. Both
-//! answer with the same generated types; a refusal is an A2A error reason either way.
+//! it speaks (8.3.2): the generated gRPC client, the JSON-RPC binding's client, or the
+//! HTTP+JSON binding's. All answer with the same generated types; a refusal is an A2A error
+//! reason on each.
 
 use agentwire_protocols::a2a::{
     AgentCard, CancelTaskRequest, GetExtendedAgentCardRequest, ListTasksRequest, ListTasksResponse,
     SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
 };
-use agentwire_protocols::skeletons::a2a::JSONRPC_HTTP;
 use agentwire_protocols::skeletons::a2a::a2_a_service_client::A2AServiceClient;
+use agentwire_protocols::skeletons::a2a::{HTTP_JSON, JSONRPC_HTTP};
 use agentwire_transport::grpc_jsonrpc::{self, CallError, Updates};
+use agentwire_transport::grpc_rest;
+use agentwire_transport::reqwest::header::{HeaderName, HeaderValue};
 use agentwire_transport::tonic::transport::Channel;
 use agentwire_transport::tonic::{Status, Streaming};
 
-use super::{reason_of, status::DOMAIN, versioned};
+use super::{VERSION, VERSION_KEY, reason_of, status::DOMAIN, versioned};
 
 /// The bindings this client speaks, as an Agent Card names them (`protocolBinding`).
-pub const BINDINGS: &[&str] = &["JSONRPC", "GRPC"];
+pub const BINDINGS: &[&str] = &["JSONRPC", "GRPC", "HTTP+JSON"];
 
 /// A failed call: its A2A error reason when it has one, else what went wrong.
 #[derive(Debug)]
@@ -45,12 +48,14 @@ impl From<CallError> for Refused {
 pub enum A2aClient {
     Grpc(A2AServiceClient<Channel>),
     JsonRpc(grpc_jsonrpc::Client),
+    Rest(grpc_rest::Client),
 }
 
 /// A stream of updates on one binding.
 pub enum UpdateStream {
     Grpc(Streaming<StreamResponse>),
     JsonRpc(Updates<StreamResponse>),
+    Rest(grpc_rest::Updates<StreamResponse>),
 }
 
 impl UpdateStream {
@@ -59,6 +64,7 @@ impl UpdateStream {
         match self {
             UpdateStream::Grpc(s) => Ok(s.message().await?),
             UpdateStream::JsonRpc(s) => s.next().await.transpose().map_err(Refused::from),
+            UpdateStream::Rest(s) => s.next().await.transpose().map_err(Refused::from),
         }
     }
 }
@@ -82,6 +88,11 @@ impl A2aClient {
     pub async fn connect(binding: &str, url: &str) -> Result<Self, Box<dyn std::error::Error>> {
         Ok(match binding {
             "GRPC" => A2aClient::Grpc(A2AServiceClient::connect(url.to_owned()).await?),
+            // The version is a header on this binding (11.2).
+            "HTTP+JSON" => A2aClient::Rest(grpc_rest::Client::new(url, &HTTP_JSON)?.with_header(
+                HeaderName::from_static(VERSION_KEY),
+                Some(HeaderValue::from_static(VERSION)),
+            )),
             _ => A2aClient::JsonRpc(grpc_jsonrpc::Client::new(url, &JSONRPC_HTTP)?),
         })
     }
@@ -94,6 +105,7 @@ impl A2aClient {
                 .await?
                 .into_inner()),
             A2aClient::JsonRpc(c) => Ok(c.call("GetExtendedAgentCard", &request).await?),
+            A2aClient::Rest(c) => Ok(c.call("GetExtendedAgentCard", &request).await?),
         }
     }
 
@@ -104,6 +116,7 @@ impl A2aClient {
         match self {
             A2aClient::Grpc(c) => Ok(c.send_message(versioned(request)).await?.into_inner()),
             A2aClient::JsonRpc(c) => Ok(c.call("SendMessage", &request).await?),
+            A2aClient::Rest(c) => Ok(c.call("SendMessage", &request).await?),
         }
     }
 
@@ -115,6 +128,9 @@ impl A2aClient {
                     .into_inner(),
             )),
             A2aClient::JsonRpc(c) => Ok(UpdateStream::JsonRpc(
+                c.stream("SendStreamingMessage", &request).await?,
+            )),
+            A2aClient::Rest(c) => Ok(UpdateStream::Rest(
                 c.stream("SendStreamingMessage", &request).await?,
             )),
         }
@@ -132,6 +148,9 @@ impl A2aClient {
             A2aClient::JsonRpc(c) => Ok(UpdateStream::JsonRpc(
                 c.stream("SubscribeToTask", &request).await?,
             )),
+            A2aClient::Rest(c) => Ok(UpdateStream::Rest(
+                c.stream("SubscribeToTask", &request).await?,
+            )),
         }
     }
 
@@ -143,6 +162,7 @@ impl A2aClient {
         match self {
             A2aClient::Grpc(c) => Ok(c.cancel_task(versioned(request)).await?.into_inner()),
             A2aClient::JsonRpc(c) => Ok(c.call("CancelTask", &request).await?),
+            A2aClient::Rest(c) => Ok(c.call("CancelTask", &request).await?),
         }
     }
 
@@ -151,6 +171,7 @@ impl A2aClient {
         match self {
             A2aClient::Grpc(c) => Ok(c.list_tasks(versioned(request)).await?.into_inner()),
             A2aClient::JsonRpc(c) => Ok(c.call("ListTasks", &request).await?),
+            A2aClient::Rest(c) => Ok(c.call("ListTasks", &request).await?),
         }
     }
 }

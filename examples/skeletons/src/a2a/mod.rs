@@ -1,8 +1,9 @@
 //! What the A2A examples share: an echo agent serving every rpc of the generated gRPC
-//! skeleton (`a2a_service_server::A2AService`) from an in-memory task store, on the gRPC and
-//! JSON-RPC bindings at once (the skeleton's `a2_a_service_routes`, whose version gate
-//! holds both to the `A2A-Version` service parameter), with its Agent Card at the well-known
-//! path; the A2A errors as gRPC statuses, which the JSON-RPC binding maps to its codes.
+//! skeleton (`a2a_service_server::A2AService`) from an in-memory task store, on the gRPC,
+//! JSON-RPC and HTTP+JSON bindings at once (the skeleton's `a2_a_service_routes`, whose
+//! version gate holds all three to the `A2A-Version` service parameter), with its Agent Card
+//! at the well-known path; the A2A errors as gRPC statuses, which the JSON bindings map to
+//! their forms.
 //!
 //! The agent answers each message with a task whose artifact is the message's text. A text
 //! starting with `wait` leaves the task working until it is canceled, so that cancellation
@@ -51,8 +52,8 @@ pub struct EchoAgent {
 }
 
 impl EchoAgent {
-    /// An agent whose card names `url` as its JSON-RPC and gRPC interfaces (both served there
-    /// by [`EchoAgent::routes`]).
+    /// An agent whose card names `url` as its JSON-RPC, gRPC and HTTP+JSON interfaces (all
+    /// served there by [`EchoAgent::routes`]).
     pub fn new(url: &str) -> Self {
         EchoAgent {
             store: Arc::default(),
@@ -76,7 +77,7 @@ impl EchoAgent {
         A2AServiceServer::with_interceptor(self, VersionGate::new(&JSONRPC_HTTP))
     }
 
-    /// Both bindings and the card at its well-known path, for
+    /// Every binding and the card at its well-known path, for
     /// `Server::builder().accept_http1(true).add_routes`.
     pub fn routes(self) -> Result<Routes, ProfileError> {
         let card = self.card.clone();
@@ -147,8 +148,8 @@ impl EchoAgent {
     }
 }
 
-/// The agent's card: its JSON-RPC interface (preferred) and its gRPC interface at `url`
-/// (8.3.1), streaming, the extended card, one skill.
+/// The agent's card: its JSON-RPC interface (preferred), its gRPC and its HTTP+JSON
+/// interfaces at `url` (8.3.1), streaming, the extended card, one skill.
 pub fn agent_card(url: &str) -> AgentCard {
     let interface = |binding: &str, url: String| AgentInterface {
         url,
@@ -163,6 +164,7 @@ pub fn agent_card(url: &str) -> AgentCard {
         supported_interfaces: vec![
             interface("JSONRPC", format!("{base}{}", JSONRPC_HTTP.path)),
             interface("GRPC", base.to_owned()),
+            interface("HTTP+JSON", base.to_owned()),
         ],
         version: env!("CARGO_PKG_VERSION").to_owned(),
         // Configs are kept and served, but this agent delivers no webhook calls: it says so.

@@ -10,7 +10,7 @@ use prost_reflect::{
 };
 use serde_json::Value;
 
-use super::{Profile, ProfileError};
+use super::ProfileError;
 
 /// The service of a profile, with its descriptors.
 #[derive(Debug, Clone)]
@@ -19,7 +19,7 @@ pub struct Schema {
     pool: DescriptorPool,
 }
 
-/// One rpc as the JSON-RPC binding serves it.
+/// One rpc as a JSON binding serves it.
 #[derive(Debug, Clone)]
 pub struct Rpc {
     pub input: MessageDescriptor,
@@ -30,18 +30,19 @@ pub struct Rpc {
 }
 
 impl Schema {
-    /// The schema of `profile`'s service.
-    pub fn new(profile: &Profile) -> Result<Self, ProfileError> {
-        let pool = DescriptorPool::decode(profile.descriptors)
+    /// The schema of the service named `service` in the encoded `FileDescriptorSet`
+    /// `descriptors`.
+    pub fn new(service: &str, descriptors: &[u8]) -> Result<Self, ProfileError> {
+        let pool = DescriptorPool::decode(descriptors)
             .map_err(|e| ProfileError::Descriptors(e.to_string()))?;
         let service = pool
-            .get_service_by_name(profile.service)
-            .ok_or_else(|| ProfileError::NoService(profile.service.to_owned()))?;
+            .get_service_by_name(service)
+            .ok_or_else(|| ProfileError::NoService(service.to_owned()))?;
         Ok(Schema { service, pool })
     }
 
-    /// The rpc a method name names: the rpc of that name, unless it streams client messages
-    /// (JSON-RPC carries one request).
+    /// The rpc of that name, unless it streams client messages (a JSON binding carries one
+    /// request).
     pub fn rpc(&self, method: &str) -> Option<Rpc> {
         let m: MethodDescriptor = self.service.methods().find(|m| m.name() == method)?;
         if m.is_client_streaming() {

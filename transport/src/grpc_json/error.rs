@@ -15,4 +15,7 @@ pub enum ProfileError {
     /// The discovery document does not decode as its type.
     #[error("the discovery document is not a `{0}`: {1}")]
     Document(String, String),
+    /// An HTTP rule does not fit the service: an unknown rpc or field, a bad template.
+    #[error("HTTP rule of `{0}`: {1}")]
+    Rule(String, String),
 }

@@ -1,0 +1,181 @@
+//! The serving end: a dispatcher answering every request its rules match (the fallback of
+//! the other bindings' routes, since templates with verbs are not axum routes), each call
+//! made on the gRPC service in process.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderValue, Request, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::Value;
+use tonic::Status;
+use tonic::codegen::{Body as HttpBody, Service, StdError, http};
+use tonic::service::Routes as GrpcRoutes;
+
+use super::Profile;
+use super::rules::{Route, Routes};
+use super::status::error_body;
+use super::transcode::request_json;
+use crate::grpc_json::{
+    InProcess, ProfileError, Schema, from_json, grpc_request, read_body, to_json,
+};
+use crate::streamable_http::sse::{event, named_event};
+
+/// What each request of the dispatcher shares.
+struct Shared {
+    service: Arc<dyn InProcess>,
+    routes: Routes,
+    profile: &'static Profile,
+}
+
+/// The binding of `profile` calling `service` (the gRPC service, in process), as a router
+/// that answers every path: what no rule matches gets the binding's 404.
+pub fn router<S, B>(service: S, profile: &'static Profile) -> Result<Router, ProfileError>
+where
+    S: Service<http::Request<tonic::body::Body>, Response = http::Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send,
+    B: HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<StdError> + Send,
+{
+    let schema = Schema::new(profile.service, profile.descriptors)?;
+    let shared = Arc::new(Shared {
+        service: Arc::new(service),
+        routes: Routes::new(profile, &schema)?,
+        profile,
+    });
+    Ok(Router::new().fallback(dispatch).with_state(shared))
+}
+
+/// `routes` (the other bindings of the same service, on one port) with this binding
+/// answering every request they do not route.
+pub fn mount<S, B>(
+    routes: GrpcRoutes,
+    service: S,
+    profile: &'static Profile,
+) -> Result<GrpcRoutes, ProfileError>
+where
+    S: Service<http::Request<tonic::body::Body>, Response = http::Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send,
+    B: HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<StdError> + Send,
+{
+    let rest = router(service, profile)?;
+    Ok(GrpcRoutes::from(
+        routes.into_axum_router().fallback_service(rest),
+    ))
+}
+
+/// A JSON reply of the profile's media type.
+fn json_reply(profile: &Profile, status: StatusCode, body: &Value) -> Response {
+    let media = HeaderValue::from_str(profile.media_type)
+        .unwrap_or(HeaderValue::from_static("application/json"));
+    (status, [(CONTENT_TYPE, media)], body.to_string()).into_response()
+}
+
+fn refusal(profile: &Profile, status: &Status) -> Response {
+    let (http, body) = error_body(status);
+    json_reply(profile, http, &body)
+}
+
+/// Every request: the rule it matches, its request transcoded, the call made.
+async fn dispatch(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Response {
+    let profile = shared.profile;
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path();
+    let Some((route, bound)) = shared.routes.find(parts.method.as_str(), path) else {
+        let msg = format!("no rpc is served at {} {path}", parts.method);
+        return refusal(profile, &Status::not_found(msg));
+    };
+    let bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err((status, msg)) => return (status, msg).into_response(),
+    };
+    let input = request_json(route, bound, parts.uri.query(), &bytes)
+        .and_then(|json| from_json(&route.rpc.input, json));
+    let input = match input {
+        Ok(input) => input,
+        Err(e) => {
+            let msg = format!("invalid request: {e}");
+            return refusal(profile, &Status::invalid_argument(msg));
+        }
+    };
+    let request = grpc_request(input, parts.headers);
+    let path = match route.rpc.grpc_path() {
+        Ok(path) => path,
+        Err(status) => return refusal(profile, &status),
+    };
+    if route.rpc.server_streaming {
+        match shared.service.server_streaming(path, request).await {
+            Ok(updates) => stream(route, updates),
+            Err(status) => refusal(profile, &status),
+        }
+    } else {
+        match shared.service.unary(path, request).await {
+            Ok(reply) => match reply_json(route, &reply) {
+                Ok(json) => json_reply(profile, StatusCode::OK, &json),
+                Err(status) => refusal(profile, &status),
+            },
+            Err(status) => refusal(profile, &status),
+        }
+    }
+}
+
+/// A reply as ProtoJSON, or the rule's `response_body` field of it.
+fn reply_json(route: &Route, reply: &[u8]) -> Result<Value, Status> {
+    let json = to_json(&route.rpc.output, reply)
+        .map_err(|e| Status::internal(format!("the reply is not ProtoJSON: {e}")))?;
+    let field = route.rule.response_body;
+    if field.is_empty() {
+        return Ok(json);
+    }
+    let json_name = route
+        .rpc
+        .output
+        .get_field_by_name(field)
+        .map(|f| f.json_name().to_owned())
+        .unwrap_or_else(|| field.to_owned());
+    Ok(json.get(&json_name).cloned().unwrap_or(Value::Null))
+}
+
+/// A server-streaming rpc's answer: one SSE event per reply, ended by an `error` event
+/// carrying the error body of a failing status.
+fn stream(route: &Route, updates: tonic::Streaming<Bytes>) -> Response {
+    let route = route.clone();
+    let events = futures_util::stream::unfold(Some(updates), move |state| {
+        let route = route.clone();
+        async move {
+            let mut updates = state?;
+            let failed = match updates.message().await {
+                Ok(Some(bytes)) => match reply_json(&route, &bytes) {
+                    Ok(json) => {
+                        let e = event(None, &json.to_string());
+                        return Some((Ok::<_, Infallible>(e), Some(updates)));
+                    }
+                    Err(status) => status,
+                },
+                Ok(None) => return None,
+                Err(status) => status,
+            };
+            let body = error_body(&failed).1.to_string();
+            Some((Ok(named_event("error", None, &body)), None))
+        }
+    });
+    let mut reply = Response::new(Body::from_stream(events));
+    let headers = reply.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    reply
+}
