@@ -137,13 +137,21 @@ fn versioned_files(spec: &LoadedSpec) -> Result<Vec<OutputFile>, SpecErrors> {
     };
     for version in &spec.versions {
         files.extend(module_files(version, &shared)?);
+        // An unstable form shares nothing: it is built only behind its feature, and its
+        // types differ from the version's where the versions' are alike.
+        if let Some(unstable) = &version.unstable {
+            files.extend(module_files(unstable, &BTreeSet::new())?);
+        }
     }
     if let Some(newest) = versions.first()
         && !shared.is_empty()
     {
         files.push(shared_file(newest, &shared)?);
     }
-    let tokens = crate::emit::versions::emit_dispatch(p, &versions, !shared.is_empty());
+    let unstable: Vec<&Protocol> = (spec.versions.iter())
+        .filter_map(|v| v.unstable.as_ref().map(|u| &u.protocol))
+        .collect();
+    let tokens = crate::emit::versions::emit_dispatch(p, &versions, &unstable, !shared.is_empty());
     let mut file = crate::output::parse_tokens(&p.module, tokens).map_err(internal)?;
     let doc = [
         format!(" {}: {}", p.title, p.summary),
@@ -268,7 +276,12 @@ fn summary(spec: &LoadedSpec) -> String {
                 let name = v.protocol.version.as_ref().map_or("", |i| i.name.as_str());
                 let line = summary(v);
                 let rest = line.strip_prefix(&format!("{module}: ")).unwrap_or(&line);
-                format!("version {name}: {rest}")
+                let unstable = v.unstable.as_deref().map_or(String::new(), |u| {
+                    let u = summary(u);
+                    let u = u.strip_prefix(&format!("{module}: ")).unwrap_or(&u);
+                    format!(" (unstable form: {u})")
+                });
+                format!("version {name}: {rest}{unstable}")
             })
             .collect();
         return format!("{module}: {} versions; {}", each.len(), each.join("; "));

@@ -109,6 +109,7 @@ pub fn generate_crate(spec: &CrateSpec<'_>) -> Result<CrateOutput, Vec<(PathBuf,
                     title: g.spec.protocol.title.clone(),
                     skeleton: g.files.iter().any(|f| f.path == skeleton_path(&g.module)),
                     proto: g.spec.proto.is_some(),
+                    unstable: g.spec.versions.iter().any(|v| v.unstable.is_some()),
                     // pbjson-build names the well-known types' crate in what it writes.
                     well_known_types: g.files.iter().any(|f| match &f.contents {
                         Contents::Rust(file) => quote::ToTokens::to_token_stream(file)

@@ -7,6 +7,12 @@
 pub mod v2;
 /// Version `1`.
 pub mod v1;
+/// Version `2` with its unstable methods and types (feature `acp-unstable`): a complete module of its own, which the dispatch below does not use.
+#[cfg(feature = "acp-unstable")]
+pub mod v2_unstable;
+/// Version `1` with its unstable methods and types (feature `acp-unstable`): a complete module of its own, which the dispatch below does not use.
+#[cfg(feature = "acp-unstable")]
+pub mod v1_unstable;
 /// The types every version defines alike, written once and re-exported by each.
 mod shared;
 use agentwire_runtime::serde_json::Value;

@@ -6,6 +6,8 @@
 //! `skeletons` adds the client and server skeletons of the enabled protocols and
 //! their transport (axum, tokio-tungstenite, reqwest, tonic, SQLite); `all-protocols`
 //! is every protocol, `full` every protocol and the skeletons.
+//! `<module>-unstable` adds the unstable forms of a protocol's versions (neither
+//! `all-protocols` nor `full` turns it on).
 /// Agent2Agent (A2A)
 #[cfg(feature = "a2a")]
 #[rustfmt::skip]

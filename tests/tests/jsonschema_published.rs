@@ -19,14 +19,16 @@
 //! reference to another document, `format`, `pattern`, `additionalProperties: false`, which the
 //! generated reader tolerates and drops): those are counted and printed, any other fails.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agentwire_tests::instances::{self, Rng};
+use agentwire_tests::instances::Rng;
 use agentwire_tests::peers::{ensure_installed, target_dir};
 use agentwire_tests::published::{Module, build_crate};
-use serde_json::{Map, Value, json};
+use schema_oracle::{Case, Verdict, cases, compare};
+use serde_json::Value;
+
+mod schema_oracle;
 
 /// (module, file under `target/peers`, the name the file gets in its spec folder).
 fn corpus() -> Vec<(&'static str, PathBuf, &'static str)> {
@@ -66,10 +68,8 @@ fn corpus() -> Vec<(&'static str, PathBuf, &'static str)> {
             "schema.json",
         ),
         // The same package's v2 schema with ACP's unstable methods and fields (each SDK's
-        // opt-in; 148 of the stable schema's definitions differ in it). The v1 unstable
-        // schema is not here yet: 71 of its 2,057 instances are refused where the reference
-        // accepts them, each a definition that is also a tagged union's variant (`Terminal`,
-        // `PlanFile`, ...) decoded alone without its tag.
+        // opt-in; 148 of the stable schema's definitions differ in it). Both unstable schemas
+        // are compared with the built-in modules they generate in `acp_unstable.rs`.
         (
             "acp_v2_unstable",
             peers.join("node/node_modules/@agentclientprotocol/sdk/schema/v2/schema.unstable.json"),
@@ -124,190 +124,6 @@ fn generate(root: &Path, module: &str, file: &Path, name: &str) -> (Module, usiz
         },
         notes,
     )
-}
-
-/// The Rust type name a definition gets (the naming pass's first choice).
-fn rust_name(json_name: &str) -> String {
-    let plain = json_name.starts_with(|c: char| c.is_ascii_uppercase())
-        && json_name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if plain {
-        json_name.to_owned()
-    } else {
-        agentwire_codegen::naming::pascal_case(json_name)
-    }
-}
-
-/// Serves the upstream document to the reference validator under its own URI.
-struct Upstream(Value);
-
-impl jsonschema::Retrieve for Upstream {
-    fn retrieve(
-        &self,
-        _uri: &jsonschema::Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(self.0.clone())
-    }
-}
-
-/// The reference validator of the schema at `pointer` (`""` for the root) of `doc`.
-fn reference(doc: &Value, pointer: &str) -> Option<jsonschema::Validator> {
-    let id = doc
-        .get("$id")
-        .or_else(|| doc.get("id"))
-        .and_then(Value::as_str)
-        .map(|i| i.trim_end_matches('#').to_owned())
-        .unwrap_or_else(|| "urn:agentwire:upstream".to_owned());
-    // The wrapper speaks the document's draft (draft-04's `exclusiveMinimum: true` is the
-    // draft-04 keyword only under draft-04).
-    let mut wrapper = json!({"$ref": format!("{id}#{pointer}")});
-    if let Some(draft) = doc.get("$schema") {
-        wrapper["$schema"] = draft.clone();
-    }
-    // `format` asserted, as the generated validators assert the formats they know.
-    match jsonschema::options()
-        .with_retriever(Upstream(doc.clone()))
-        .should_validate_formats(true)
-        .build(&wrapper)
-    {
-        Ok(v) => Some(v),
-        Err(e) => {
-            println!("  no reference validator for {id}#{pointer}: {e}");
-            None
-        }
-    }
-}
-
-/// Keywords whose presence explains a disagreement (spec/README.md's lenient readings).
-const LENIENT: &[&str] = &[
-    "format",
-    "pattern",
-    "multipleOf",
-    "contains",
-    "prefixItems",
-    "additionalItems",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "$dynamicRef",
-    "$recursiveRef",
-];
-
-/// Keywords checked at run time where they stand on a struct's schema (spec/README.md,
-/// "Conditions checked at run time"), and read as absent anywhere else.
-const CONDITIONS: &[&str] = &[
-    "patternProperties",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "minProperties",
-    "maxProperties",
-];
-
-/// Whether the loader reads the object schema `obj` as a struct (so its conditions are
-/// checked): it declares properties and is no union.
-fn is_struct(obj: &Map<String, Value>) -> bool {
-    obj.contains_key("properties") && !obj.contains_key("oneOf") && !obj.contains_key("anyOf")
-}
-
-/// Whether `schema` (following local `$ref`s) reaches a construct read leniently.
-fn lenient(doc: &Value, schema: &Value, seen: &mut BTreeSet<String>) -> bool {
-    lenient_in(doc, schema, seen, false)
-}
-
-/// [`lenient`], `merged` when `schema` is merged into a struct (an `allOf` part of one, or
-/// what such a part's `$ref` reaches), whose conditions the struct's subschema carries.
-fn lenient_in(doc: &Value, schema: &Value, seen: &mut BTreeSet<String>, merged: bool) -> bool {
-    let lenient = |s: &Value, seen: &mut BTreeSet<String>| lenient_in(doc, s, seen, false);
-    match schema {
-        Value::Object(obj) => obj.iter().any(|(k, v)| {
-            let checked = merged || is_struct(obj);
-            // Member names are no keywords (a meta-schema declares a property `not`).
-            if let ("properties" | "$defs" | "definitions", Value::Object(members)) = (k.as_str(), v) {
-                return members.values().any(|m| lenient(m, seen));
-            }
-            if let ("allOf", Value::Array(parts)) = (k.as_str(), v) {
-                return parts.iter().any(|p| lenient_in(doc, p, seen, checked));
-            }
-            let conditions = CONDITIONS.contains(&k.as_str())
-                // Draft-04 to 07's `dependencies` with a schema (its lists are checked).
-                || (k == "dependencies" && v.as_object().is_some_and(|d| d.values().any(|x| !x.is_array())));
-            let here = LENIENT.contains(&k.as_str())
-                || (conditions && !checked)
-                || (k == "additionalProperties" && *v == json!(false))
-                || (k == "items" && v.is_array())
-                || ((k == "enum" || k == "const") && !only_strings(v))
-                || (k == "$ref" && v.as_str().is_some_and(|r| !r.starts_with('#')));
-            let inner = match (k.as_str(), v.as_str()) {
-                ("$ref", Some(r)) if seen.insert(format!("{r}{checked}")) => {
-                    instances::local(doc, r).is_some_and(|t| lenient_in(doc, t, seen, checked))
-                }
-                ("enum" | "const" | "default" | "examples", _) => false,
-                _ => lenient(v, seen),
-            };
-            here || inner
-        }),
-        Value::Array(items) => items.iter().any(|i| lenient(i, seen)),
-        _ => false,
-    }
-}
-
-fn only_strings(v: &Value) -> bool {
-    match v {
-        Value::Array(items) => items.iter().all(Value::is_string),
-        other => other.is_string(),
-    }
-}
-
-/// One comparison: module, Rust type, the upstream schema's pointer, the instance.
-struct Case {
-    module: String,
-    rust: String,
-    pointer: String,
-    lenient: bool,
-    value: Value,
-}
-
-/// Candidates and near misses for every definition (and the root) of `doc`.
-fn cases(module: &str, doc: &Value, root_rust: &str, rng: &mut Rng) -> Vec<Case> {
-    let mut targets = vec![(String::new(), root_rust.to_owned())];
-    for key in ["$defs", "definitions"] {
-        for name in doc
-            .get(key)
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| k)
-        {
-            let escaped = name.replace('~', "~0").replace('/', "~1");
-            targets.push((format!("/{key}/{escaped}"), rust_name(name)));
-        }
-    }
-    let mut out = Vec::new();
-    for (pointer, rust) in targets {
-        let schema = doc.pointer(&pointer).unwrap_or(doc);
-        let lenient = lenient(doc, schema, &mut BTreeSet::new());
-        for _ in 0..4 {
-            let valid = instances::draw(doc, schema, rng, 0);
-            let miss = instances::mutate(&valid, rng);
-            // A near miss aimed at a keyword the schema reaches (an exclusive bound, a
-            // repeated element...), so each checked keyword is tried where it applies.
-            let aimed = instances::keyword_miss(doc, schema, &valid, rng);
-            for value in [Some(valid), Some(miss), aimed].into_iter().flatten() {
-                out.push(Case {
-                    module: module.to_owned(),
-                    rust: rust.clone(),
-                    pointer: pointer.clone(),
-                    lenient,
-                    value,
-                });
-            }
-        }
-    }
-    out
 }
 
 /// Runs the generated crate's `oracle` example over `cases`: per case `None` (no such type),
@@ -389,63 +205,14 @@ fn published_json_schemas_load_compile_and_agree_with_a_reference_validator() {
     let mut unexplained = Vec::new();
     let mut lost = Vec::new();
     for (module, doc) in &docs {
-        let (mut compared, mut lenient, mut lossy, mut closed) = (0, 0, 0, 0);
-        let mut validators = std::collections::BTreeMap::new();
-        for (case, ours) in all
+        let (cases, ours): (Vec<&Case>, Vec<&Verdict>) = all
             .iter()
             .zip(&verdicts)
             .filter(|(c, _)| c.module == *module)
-        {
-            let reference = validators
-                .entry(case.pointer.clone())
-                .or_insert_with(|| reference(doc, &case.pointer));
-            let (Some(ours), Some(reference)) = (ours, reference) else {
-                continue;
-            };
-            compared += 1;
-            if ours.is_ok() != reference.is_valid(&case.value) {
-                if case.lenient {
-                    lenient += 1;
-                    println!(
-                        "  lenient: {module} {} ({}): {} -- agentwire {}",
-                        case.rust,
-                        case.pointer,
-                        case.value,
-                        if ours.is_ok() { "accepts" } else { "refuses" },
-                    );
-                } else {
-                    unexplained.push(format!(
-                        "{module} {} ({}): {} -- agentwire {}, reference {}",
-                        case.rust,
-                        case.pointer,
-                        case.value,
-                        if ours.is_ok() { "accepts" } else { "refuses" },
-                        if ours.is_ok() { "refuses" } else { "accepts" },
-                    ));
-                }
-            } else if let Ok(back) = ours
-                && *back != case.value
-            {
-                // A closed object skips a member it does not declare and does not write it
-                // back, a deliberate reading (spec/README.md, "Open and closed objects"); counted
-                // apart. The member may sit at any depth: a near miss's own, or one that a
-                // sibling member of a union declares (a tag picks the member; an untagged union
-                // already takes the member that keeps the most, so none declares it). Anything
-                // else (a value changed, a member added, `1` written as `1.0`) is lossy.
-                if only_members_dropped(back, &case.value) {
-                    closed += 1;
-                } else {
-                    lossy += 1;
-                    lost.push(format!(
-                        "{module} {} ({}): {} -- re-encoded as {back}",
-                        case.rust, case.pointer, case.value
-                    ));
-                }
-            }
-        }
-        println!(
-            "{module}: {compared} instances compared, {lenient} disagreements on lenient readings, {lossy} re-encoded differently, {closed} without the undeclared member a closed object skips"
-        );
+            .unzip();
+        let tally = compare(module, doc, &cases, &ours);
+        unexplained.extend(tally.unexplained);
+        lost.extend(tally.lost);
     }
     assert!(
         unexplained.is_empty(),
@@ -461,17 +228,4 @@ fn published_json_schemas_load_compile_and_agree_with_a_reference_validator() {
         lost.len(),
         lost.join("\n")
     );
-}
-
-/// `back` is `input` with object members left out, at any depth, and nothing else changed.
-fn only_members_dropped(back: &Value, input: &Value) -> bool {
-    match (back, input) {
-        (Value::Object(b), Value::Object(i)) => b
-            .iter()
-            .all(|(k, v)| i.get(k).is_some_and(|w| only_members_dropped(v, w))),
-        (Value::Array(b), Value::Array(i)) => {
-            b.len() == i.len() && b.iter().zip(i).all(|(v, w)| only_members_dropped(v, w))
-        }
-        (b, i) => b == i,
-    }
 }

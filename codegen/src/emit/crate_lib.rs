@@ -12,6 +12,8 @@ pub struct ModuleEntry {
     pub proto: bool,
     /// Whether its protobuf types use `google.protobuf.*` (pbjson-types is then a dependency).
     pub well_known_types: bool,
+    /// Whether a version of it has an unstable form (`<module>-unstable` then builds it).
+    pub unstable: bool,
     /// The spec folder's `talk.rs` (tests of the generated skeletons), as a path relative to
     /// `src/`; compiled into the crate's unit tests.
     pub talk: Option<String>,
@@ -67,6 +69,13 @@ fn features_doc(modules: &[ModuleEntry]) -> String {
         lines.push("//! is every protocol, `full` every protocol and the skeletons.".to_owned());
     } else {
         lines.push("//! `all-protocols` (or `full`) is every protocol.".to_owned());
+    }
+    if modules.iter().any(|m| m.unstable) {
+        lines.push(
+            "//! `<module>-unstable` adds the unstable forms of a protocol's versions (neither"
+                .to_owned(),
+        );
+        lines.push("//! `all-protocols` nor `full` turns it on).".to_owned());
     }
     lines.join("\n")
 }

@@ -259,6 +259,14 @@ fn features(defaults: Defaults, modules: &[ModuleEntry]) -> String {
         }
         out.push_str(&format!("# {}\n", e.title));
         out.push_str(&format!("{} = [{}]\n", e.module, needs.join(", ")));
+        if e.unstable {
+            out.push_str(&format!(
+                "# {}: the unstable forms of its versions, an opt-in (not in `full`).\n{} = [{}]\n",
+                e.title,
+                toml_str(&crate::naming::unstable_feature(&e.module)),
+                toml_str(&e.module)
+            ));
+        }
     }
     out
 }
@@ -310,6 +318,7 @@ mod tests {
             skeleton: true,
             proto,
             well_known_types: false,
+            unstable: false,
             talk: None,
         }
     }

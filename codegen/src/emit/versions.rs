@@ -10,9 +10,15 @@ use crate::ir::{Protocol, VersionInfo, VersionSource};
 use crate::naming::version_variant;
 
 /// `src/<module>.rs` of a versioned folder: `p` is the folder's IR, `versions` each version's
-/// (newest first); `shared`: the versions share types (`emit::shared`), so the module declares
-/// the module holding them.
-pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol], shared: bool) -> TokenStream {
+/// (newest first); `unstable`: the versions' unstable forms, each a module behind the
+/// protocol's unstable feature; `shared`: the versions share types (`emit::shared`), so the
+/// module declares the module holding them.
+pub fn emit_dispatch(
+    p: &Protocol,
+    versions: &[&Protocol],
+    unstable: &[&Protocol],
+    shared: bool,
+) -> TokenStream {
     let infos: Vec<&VersionInfo> = versions.iter().filter_map(|v| v.version.as_ref()).collect();
     let module = &p.module;
     let roles = &p.roles;
@@ -20,6 +26,15 @@ pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol], shared: bool) -> Toke
         let m = format_ident!("{}", v.module);
         let doc = format!(" Version `{}`.", v.name);
         quote!(#[doc = #doc] pub mod #m;)
+    });
+    let feature = crate::naming::unstable_feature(module);
+    let unstable = unstable.iter().filter_map(|u| u.version.as_ref()).map(|v| {
+        let m = format_ident!("{}", v.module);
+        let doc = format!(
+            " Version `{}` with its unstable methods and types (feature `{feature}`): a complete module of its own, which the dispatch below does not use.",
+            v.name
+        );
+        quote!(#[doc = #doc] #[cfg(feature = #feature)] pub mod #m;)
     });
     let shared = shared.then(|| {
         let m = format_ident!("{}", crate::emit::shared::MODULE);
@@ -40,6 +55,7 @@ pub fn emit_dispatch(p: &Protocol, versions: &[&Protocol], shared: bool) -> Toke
     let machine = emit_machine(&infos);
     quote! {
         #(#mods)*
+        #(#unstable)*
         #shared
 
         use agentwire_runtime::serde_json::Value;

@@ -35,7 +35,8 @@ pub fn fetch_all(spec_dirs: &[PathBuf]) -> Result<Vec<String>, String> {
     Ok(fetched)
 }
 
-/// The valid pins among the `types:` of `dir/protocol.yaml`'s `versions:` entries.
+/// The valid pins among the `types:` of `dir/protocol.yaml`'s `versions:` entries and of
+/// their unstable forms (`unstable.types`).
 pub fn version_pins_of(dir: &Path) -> Vec<Pin> {
     let Ok(text) = std::fs::read_to_string(dir.join("protocol.yaml")) else {
         return Vec::new();
@@ -46,7 +47,8 @@ pub fn version_pins_of(dir: &Path) -> Vec<Pin> {
     let entries = value["versions"].as_array().cloned().unwrap_or_default();
     entries
         .into_iter()
-        .filter_map(|e| serde_json::from_value::<RawPin>(e["types"].clone()).ok())
+        .flat_map(|e| [e["types"].clone(), e["unstable"]["types"].clone()])
+        .filter_map(|types| serde_json::from_value::<RawPin>(types).ok())
         .filter_map(|raw| Pin::from_raw(raw).ok())
         .collect()
 }

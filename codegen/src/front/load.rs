@@ -26,6 +26,9 @@ pub struct LoadedSpec {
     /// A folder with `versions:`: each version loaded on its own, newest first (the folder's
     /// `protocol` is then the newest one's, with `versioning` set). Empty otherwise.
     pub versions: Vec<LoadedSpec>,
+    /// One version of a folder whose `versions:` entry has `unstable:`: that form, loaded on
+    /// its own (its `protocol.version` names the unstable module). `None` otherwise.
+    pub unstable: Option<Box<LoadedSpec>>,
 }
 
 /// Loads `dir` (a `spec/<module>/` folder).
@@ -115,6 +118,7 @@ pub(crate) fn load_parsed(
         analysis,
         notes,
         versions: Vec::new(),
+        unstable: None,
     })
 }
 

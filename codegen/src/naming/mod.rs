@@ -23,7 +23,9 @@ pub use spec::{
     RoleSet, exchange, extra_ident, field, field_ident, role_set, rust_ty, type_ident, type_name,
 };
 
-pub use version::{FilePaths, module_path, version_module, version_variant};
+pub use version::{
+    FilePaths, module_path, unstable_feature, unstable_module, version_module, version_variant,
+};
 
 use crate::ir::Protocol;
 

@@ -1,6 +1,7 @@
 //! The names a declared protocol version gets: its Rust module (`v` and the version string
 //! with every other character than a letter or digit as `_`), its variant in the generated
-//! `Version` enum, and where its files go in the generated crate.
+//! `Version` enum, its unstable form's module and feature, and where its files go in the
+//! generated crate.
 
 use crate::ir::Protocol;
 
@@ -16,6 +17,17 @@ pub fn version_module(name: &str) -> String {
         });
     }
     out
+}
+
+/// The module of a version's unstable form (`versions[].unstable`): `v1` is `v1_unstable`.
+pub fn unstable_module(version_module: &str) -> String {
+    format!("{version_module}_unstable")
+}
+
+/// The cargo feature of the generated crate that builds a protocol's unstable modules:
+/// `<module>-unstable`, beside the protocol's own feature, which it turns on.
+pub fn unstable_feature(module: &str) -> String {
+    format!("{module}-unstable")
 }
 
 /// The `Version` enum's variant of a version module (`v2025_11_25` is `V2025_11_25`).

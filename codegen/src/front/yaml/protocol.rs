@@ -405,12 +405,17 @@ fn check_sections(
 
 /// Reads and checks `protocol.yaml` on its own (cross-checks against types come later).
 pub fn load(file: &SourceFile) -> Result<ProtocolFile, SpecErrors> {
-    load_as(file, None)
+    load_as(file, None, false)
 }
 
 /// Reads `protocol.yaml` as one of its declared `versions:` has it (the shared sections with
-/// that entry applied), or as the shared sections alone when `version` is `None`.
-pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile, SpecErrors> {
+/// that entry applied), or as the shared sections alone when `version` is `None`; `unstable`:
+/// with the entry's `unstable:` applied on top (its unstable form).
+pub fn load_as(
+    file: &SourceFile,
+    version: Option<&str>,
+    unstable: bool,
+) -> Result<ProtocolFile, SpecErrors> {
     let mut raw = parse(file)?;
     let mut cx = Checker {
         file,
@@ -430,7 +435,8 @@ pub fn load_as(file: &SourceFile, version: Option<&str>) -> Result<ProtocolFile,
         let source = raw.version.as_ref().map(|v| &v.value);
         crate::front::versions::lower(source, &raw.versions, &at, &mut report)
     };
-    let selected = version.and_then(|name| apply_version(&mut raw, name, &versions, &mut cx));
+    let selected =
+        version.and_then(|name| apply_version(&mut raw, name, &versions, unstable, &mut cx));
     let machine_file = selected.as_ref().map_or_else(
         || crate::front::versions::MACHINE_FILE.to_owned(),
         |d| d.machine.clone(),
@@ -612,12 +618,14 @@ fn grpc_layer(
 }
 
 /// Applies the `versions:` entry named `name` to the shared sections of `raw`: its types
-/// file, then its dropped, replaced and added methods. `None` (after an error) when the entry
-/// is not declared.
+/// file, then its dropped, replaced and added methods; with `unstable`, its `unstable:` form
+/// on top (types, machine file, methods). `None` (after an error) when the entry is not
+/// declared.
 fn apply_version(
     raw: &mut Raw,
     name: &str,
     decls: &[crate::front::versions::VersionDecl],
+    unstable: bool,
     cx: &mut Checker<'_>,
 ) -> Option<crate::front::versions::VersionDecl> {
     let index = raw.versions.iter().position(|v| v.version.value == name);
@@ -626,20 +634,57 @@ fn apply_version(
         cx.err(&raw.protocol.referenced, msg);
         return None;
     };
-    let entry = raw.versions.swap_remove(index);
+    let mut entry = raw.versions.swap_remove(index);
+    let mut decl = decl.clone();
+    let form = if unstable {
+        entry.unstable.take()
+    } else {
+        None
+    };
     if let Some(types) = entry.types {
         raw.types = types;
     }
-    if entry.methods.is_empty() && entry.drop_methods.is_empty() {
-        return Some(decl.clone());
+    change_methods(
+        raw,
+        name,
+        &entry.version,
+        entry.methods,
+        &entry.drop_methods,
+        cx,
+    );
+    if let Some(form) = form {
+        let form = form.value;
+        raw.types = form.types;
+        if let Some(machine) = form.machine {
+            decl.machine = machine.value;
+        }
+        change_methods(raw, name, &entry.version, form.methods, &[], cx);
+        decl.info.module = decl.unstable.clone().unwrap_or(decl.info.module);
+        decl.info.skeleton = false;
+    }
+    Some(decl)
+}
+
+/// Drops `drop` from `jsonrpc.methods` of `raw`, then puts each of `methods` in (replacing
+/// the method of its name, else added), for version `name` written at `at`.
+fn change_methods(
+    raw: &mut Raw,
+    name: &str,
+    at: &Spanned<String>,
+    methods: Vec<RawMethod>,
+    drop: &[Spanned<String>],
+    cx: &mut Checker<'_>,
+) {
+    if methods.is_empty() && drop.is_empty() {
+        return;
     }
     let Some(rpc) = raw.jsonrpc.as_mut() else {
         let msg =
             format!("version `{name}` changes methods, but the protocol has no `jsonrpc:` section");
-        cx.err(&entry.version.referenced, msg);
-        return Some(decl.clone());
+        cx.err(&at.referenced, msg);
+        return;
     };
-    for gone in &entry.drop_methods {
+    for gone in drop {
         let before = rpc.methods.len();
         rpc.methods.retain(|m| m.method.value != gone.value);
         if rpc.methods.len() == before {
@@ -650,17 +695,16 @@ fn apply_version(
             cx.err(&gone.referenced, msg);
         }
     }
-    for m in entry.methods {
+    for m in methods {
         match rpc
             .methods
             .iter_mut()
-            .find(|x| x.method.value == m.method.value)
+            .find(|x| x.method.value == m.method.value && x.call.value == m.call.value)
         {
             Some(shared) => *shared = m,
             None => rpc.methods.push(m),
         }
     }
-    Some(decl.clone())
 }
 
 /// Each carrier `transport` declares, read and checked by the plug-in registered for its key.

@@ -81,6 +81,27 @@ pub struct RawVersion<M, T> {
     /// This version's skeleton is the folder's (`skeletons::<module>`); at most one entry.
     #[serde(default)]
     pub skeleton: Option<Spanned<bool>>,
+    /// The version's unstable form: an opt-in module of its own (`<version>_unstable`), built
+    /// only with the generated crate's `<module>-unstable` feature.
+    #[serde(default)]
+    pub unstable: Option<Spanned<RawUnstable<M, T>>>,
+}
+
+/// `versions[].unstable`: what the version's unstable form changes on top of the version:
+/// its types (required: the schema with the unstable methods), its machine file, the methods
+/// it adds (or replaces: the same method and call).
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "M: Deserialize<'de>, T: Deserialize<'de>")
+)]
+pub struct RawUnstable<M, T> {
+    pub types: Spanned<T>,
+    /// The unstable form's machine file, instead of the version's.
+    #[serde(default)]
+    pub machine: Option<Spanned<String>>,
+    #[serde(default)]
+    pub methods: Vec<M>,
 }
 
 /// One declared version as the loader keeps it.
@@ -89,6 +110,8 @@ pub struct VersionDecl {
     pub info: VersionInfo,
     /// The machine file of the version, relative to the spec folder.
     pub machine: String,
+    /// The version has an unstable form (`unstable:`), whose module is this.
+    pub unstable: Option<String>,
 }
 
 /// The machine file of a protocol without versions, and of a version naming none.
@@ -173,7 +196,12 @@ fn lower_source<M, T>(
             );
             err(&v.version.referenced, msg);
         }
+        let unstable = v
+            .unstable
+            .as_ref()
+            .map(|_| crate::naming::unstable_module(&module));
         decls.push(VersionDecl {
+            unstable,
             info: VersionInfo {
                 name: name.clone(),
                 module,
@@ -184,6 +212,16 @@ fn lower_source<M, T>(
                 .as_ref()
                 .map_or(MACHINE_FILE.to_owned(), |m| m.value.clone()),
         });
+    }
+    for (d, v) in decls.iter().zip(versions) {
+        let clash = (d.unstable.as_ref()).filter(|u| decls.iter().any(|o| o.info.module == **u));
+        if let (Some(u), Some(at)) = (clash, &v.unstable) {
+            let msg = format!(
+                "the unstable form of version `{}` is module `{u}`, which a declared version already is",
+                d.info.name
+            );
+            err(&at.referenced, msg);
+        }
     }
     (source, decls)
 }
@@ -288,6 +326,30 @@ fn any_of(
     Some(VersionSource::Any(each))
 }
 
+/// `spec`, one version of the folder, with its unstable form loaded beside it when the
+/// version declares one: the folder read as the version has it with `unstable:` applied,
+/// checked in full on its own (its errors name it).
+fn with_unstable(
+    dir: &std::path::Path,
+    yaml: &crate::diag::SourceFile,
+    decl: &VersionDecl,
+    mut spec: crate::front::load::LoadedSpec,
+) -> Result<crate::front::load::LoadedSpec, crate::diag::SpecErrors> {
+    if decl.unstable.is_none() {
+        return Ok(spec);
+    }
+    let unstable = crate::front::protocol::load_as(yaml, Some(&decl.info.name), true)
+        .and_then(|upf| crate::front::load::load_parsed(dir, yaml, upf))
+        .map_err(|mut e| {
+            for err in &mut e.errors {
+                err.message = format!("unstable form: {}", err.message);
+            }
+            e
+        })?;
+    spec.unstable = Some(Box::new(unstable));
+    Ok(spec)
+}
+
 /// Loads every declared version of the folder whose shared `protocol.yaml` is `pf`: each one
 /// is the folder read as that version has it, checked in full on its own; an error shared by
 /// several versions is reported once. The folder's IR is the newest version's, with
@@ -301,8 +363,9 @@ pub fn load_versions(
     let mut errors = SpecErrors::default();
     let mut loaded = Vec::new();
     for decl in &pf.versions {
-        let one = crate::front::protocol::load_as(yaml, Some(&decl.info.name))
-            .and_then(|vpf| crate::front::load::load_parsed(dir, yaml, vpf));
+        let one = crate::front::protocol::load_as(yaml, Some(&decl.info.name), false)
+            .and_then(|vpf| crate::front::load::load_parsed(dir, yaml, vpf))
+            .and_then(|spec| with_unstable(dir, yaml, decl, spec));
         match one {
             Ok(spec) if spec.proto.is_some() => errors.push(SpecError::new(format!(
                 "{}: `versions:` are for JSON protocols; a protobuf spec keeps one version per folder",
@@ -356,7 +419,11 @@ pub fn load_versions(
         unsupported_code: pf.version_unsupported_code,
         versions: pf.versions.iter().map(|d| d.info.clone()).collect(),
     });
-    let mut files: Vec<std::path::PathBuf> = loaded.iter().flat_map(|l| l.files.clone()).collect();
+    // An unstable form's files (its schema, its machine) rebuild a deriving crate too.
+    let each = loaded
+        .iter()
+        .flat_map(|l| std::iter::once(l).chain(l.unstable.as_deref()));
+    let mut files: Vec<std::path::PathBuf> = each.flat_map(|l| l.files.clone()).collect();
     files.sort();
     files.dedup();
     let mut notes: Vec<String> = Vec::new();
@@ -372,5 +439,6 @@ pub fn load_versions(
         analysis: None,
         notes,
         versions: loaded,
+        unstable: None,
     })
 }
