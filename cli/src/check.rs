@@ -18,6 +18,7 @@ pub use lines::LineChecker;
 
 pub mod finding;
 mod lines;
+mod refused;
 mod repair;
 mod status;
 pub mod version;
@@ -101,6 +102,8 @@ struct Run<'p> {
     stats: Stats,
     /// JSON-RPC requests seen so far, so that a response's result is typed by its request.
     calls: Calls,
+    /// Requests refused before the sequence check saw them, whose answers it does not see.
+    refused: refused::Refused,
 }
 
 impl<'p> Run<'p> {
@@ -116,6 +119,7 @@ impl<'p> Run<'p> {
             present,
             calls: Calls::new(),
             stats: Stats::default(),
+            refused: refused::Refused::default(),
         }
     }
 
@@ -163,7 +167,8 @@ impl<'p> Run<'p> {
         result
     }
 
-    fn observe(&mut self, file: &str, at: At, msg: &Decoded, out: &mut Report<'_>) {
+    /// Shows `msg` to the checker; whether it broke a rule (reported to `out`).
+    fn observe(&mut self, file: &str, at: At, msg: &Decoded, out: &mut Report<'_>) -> bool {
         self.stats.messages += 1;
         let mut result = self.step(msg);
         if let Err(v) = &result
@@ -185,7 +190,9 @@ impl<'p> Run<'p> {
             && !self.excused(&v)
         {
             out.push(Finding::violation(file, at, &v));
+            return true;
         }
+        false
     }
 
     /// Ends the stream; `aborted` when a gRPC status other than OK ended it, so instances
@@ -400,6 +407,8 @@ fn check_line(
     }
     // The stream's version, for a protocol with versions.
     let p = run.protocol;
+    // The answer to a request refused below is the refusal's consequence, not a finding.
+    let answers_refused = run.refused.answers(from, &entry);
     match p.decode(from, &entry) {
         None => out.push(field_error(
             "/from",
@@ -410,15 +419,28 @@ fn check_line(
             if let Some(e) = wrong_side(p, from, &entry, &invalid) {
                 // Not a broken message but a misplaced one: say whose it is, and keep it away
                 // from the sequence check, where it could only cascade.
+                run.refused.note(from, &entry);
                 return out.push(Finding::field(file, at, &e));
             }
             out.extend(invalid_findings(file, at, &invalid, ""));
             // Reported once; the sequence goes on as if the message had arrived.
-            if let Some(msg) = repair::decode_repaired(&entry, &invalid, |e| p.decode(from, e)) {
-                run.observe(file, at, &msg, out);
+            match repair::decode_repaired(&entry, &invalid, |e| p.decode(from, e)) {
+                Some(msg) if !answers_refused => {
+                    if run.observe(file, at, &msg, out) {
+                        run.refused.note(from, &entry);
+                    }
+                }
+                Some(_) => {}
+                None => run.refused.note(from, &entry),
             }
         }
-        Some(Ok(msg)) => run.observe(file, at, &msg, out),
+        Some(Ok(_)) if answers_refused => {}
+        // A request the sequence check refused started nothing its answer could match.
+        Some(Ok(msg)) => {
+            if run.observe(file, at, &msg, out) {
+                run.refused.note(from, &entry);
+            }
+        }
     }
     if let Some(invalid) = type_response(p, &mut run.calls, from, entry.get("message")) {
         out.extend(invalid_findings(file, at, &invalid.under("/message"), ""));

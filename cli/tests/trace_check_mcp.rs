@@ -1,7 +1,9 @@
 //! `agentwire trace check --protocol mcp` on a recorded MCP session (the TypeScript SDK's
 //! client against the example server): it passes as recorded, and a response is typed by the
 //! request it answers, so a result that breaks that request's result type, or an answer under
-//! the string id `"2"` to the request with the number id `2`, is reported.
+//! the string id `"2"` to the request with the number id `2`, is reported. A request the check
+//! refuses is one finding: its answer is none; a version probe answered with an error before
+//! the handshake is none either; a log message needs the `logging` capability.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -110,12 +112,9 @@ fn a_tool_call_to_a_server_that_declared_no_tools_is_a_violation() {
         ),
         "{stdout}"
     );
-    // A refused request is not observed further, so its answer answers nothing known.
-    assert!(
-        stdout.contains("line 5: client_request 1 in state idle: got server.response"),
-        "{stdout}"
-    );
-    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    // The refused request started nothing; its answer (line 5) is the refusal's consequence,
+    // not a second finding.
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
 }
 
 #[test]
@@ -138,7 +137,8 @@ fn subscribing_needs_the_subscribe_capability() {
         ),
         "{stdout}"
     );
-    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    // Its answer is no second finding.
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
 }
 
 #[test]
@@ -174,4 +174,116 @@ fn the_capabilities_come_from_the_answer_to_initialize_only() {
         stdout.contains("got client.tools/list, but \"tools\" in server_caps does not hold"),
         "{stdout}"
     );
+}
+
+/// `lines` (one JSON value each) written to `dir` as `name`.
+fn written(dir: &Path, name: &str, lines: &[Value]) -> PathBuf {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn client(message: Value) -> Value {
+    serde_json::json!({"from": "client", "message": message})
+}
+
+fn server(message: Value) -> Value {
+    serde_json::json!({"from": "server", "message": message})
+}
+
+/// The 2025-11-25 handshake (ids `id` and on), the server declaring `caps`.
+fn handshake(id: i64, caps: Value) -> Vec<Value> {
+    use serde_json::json;
+    vec![
+        client(
+            json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "trace-client", "version": "1.0.0"}}}),
+        ),
+        server(
+            json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-11-25",
+            "capabilities": caps, "serverInfo": {"name": "trace-server", "version": "1.0.0"}}}),
+        ),
+        client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+    ]
+}
+
+#[test]
+fn a_version_probe_answered_with_an_error_then_the_handshake_is_no_violation() {
+    use serde_json::json;
+    // A client of both eras probes in the newest; a server of the older era refuses the
+    // method, and the client opens with the handshake on the same stream.
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = vec![
+        client(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}}),
+        ),
+        server(
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}),
+        ),
+    ];
+    lines.extend(handshake(2, json!({"tools": {}})));
+    lines.push(client(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+    ));
+    lines.push(server(
+        json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": []}}),
+    ));
+    let (code, stdout, stderr) = check(&written(dir.path(), "probe.jsonl", &lines));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("(version 2025-11-25: 1 stream(s))"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_refused_request_is_one_finding_and_its_answer_none() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = handshake(0, json!({"tools": {}}));
+    lines.extend([
+        // Not a method of the protocol: refused when read.
+        client(json!({"jsonrpc": "2.0", "id": 1, "method": "no/such/method", "params": {}})),
+        server(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}})),
+        // A method the server declared no capability for: refused by the sequence check.
+        client(json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"})),
+        server(json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}})),
+        // A later answer under a refused request's id is judged as any other: answered once.
+        server(json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
+    ]);
+    let (code, stdout, _) = check(&written(dir.path(), "refused.jsonl", &lines));
+    assert_eq!(code, 1, "{stdout}");
+    let findings: Vec<&str> = stdout.lines().filter(|l| l.contains(":line ")).collect();
+    assert_eq!(findings.len(), 3, "{stdout}");
+    assert!(
+        findings[0].contains("line 4: /message/method: unknown method `no/such/method`"),
+        "{stdout}"
+    );
+    assert!(
+        findings[1]
+            .contains("line 6: lifecycle connection in state running: got client.prompts/list"),
+        "{stdout}"
+    );
+    assert!(
+        findings[2].contains("line 8: client_request 1 in state idle: got server.response"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_log_message_needs_the_logging_capability() {
+    let (code, stdout, _) = check(&fixture("log_without_logging_capability.jsonl"));
+    assert_eq!(code, 1, "{stdout}");
+    // Before the initialize answer the server has declared nothing: its log is no finding.
+    assert!(
+        stdout.contains(
+            "log_without_logging_capability.jsonl:line 6: lifecycle connection in state running: got server.notifications/message, but \"logging\" in server_caps does not hold"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
 }

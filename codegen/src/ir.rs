@@ -570,9 +570,21 @@ pub struct TypeDef {
     /// value goes). `None`, a closed struct, skips unknown members on decode. Only
     /// `TypeKind::Struct` reads it.
     pub open: Option<Ty>,
-    /// Rules on the value as a whole (an object's `dependentRequired`), checked after its
-    /// fields' by a struct's validator. Only `TypeKind::Struct` reads it.
+    /// Rules on the value as a whole (an object's `dependentRequired`, a `subschema`),
+    /// checked after its fields' by a struct's validator, after its members' by a union's or
+    /// an enum's. An alias keeps its rules among its constraints.
     pub rules: Constraints,
+}
+
+impl TypeDef {
+    /// Whether a JSON struct keeps the members it does not declare for its rules on the
+    /// object as a whole (`agentwire_runtime::subschema::Undeclared`): a closed struct with a
+    /// `subschema` rule, whose conditions see the object as sent. Never written back.
+    pub fn keeps_undeclared(&self) -> bool {
+        matches!(self.kind, TypeKind::Struct(_))
+            && self.open.is_none()
+            && self.rules.has(&crate::rules::SUBSCHEMA)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -323,7 +323,8 @@ fn unknown_and_unchecked_keywords_are_notes_not_refusals() {
         fields(&types, "Pet"),
         [
             ("age".into(), Ty::Integer, true),
-            ("tags".into(), Ty::Array(Box::new(Ty::Any)), true),
+            // A tuple is a list of any JSON values with its positions checked at run time.
+            ("tags".into(), named("PetTags"), true),
         ]
     );
     assert_eq!(
@@ -331,7 +332,6 @@ fn unknown_and_unchecked_keywords_are_notes_not_refusals() {
         [
             "note: schema.json (line 2): `$$description` is no JSON Schema keyword and is ignored",
             "note: schema.json (2 places, the first at line 1): `frobnicate` is no JSON Schema keyword and is ignored",
-            "note: schema.json (line 5): a tuple `items` (one schema per position) is read as a list of any JSON values",
         ]
     );
 }
@@ -468,22 +468,14 @@ fn conditions_on_a_struct_are_one_document_with_the_definitions_their_refs_reach
                 "additionalProperties": false}}}"##,
     )
     .unwrap_or_else(|e| panic!("{e:#?}"));
-    // `Priced` and `Tree` are no structs' schemas: their conditions are noted there, and
-    // checked where a struct merges them.
-    let unchecked = |line: u32, k: &str| {
-        format!(
-            "note: schema.json (line {line}): `{k}` is not checked by the generated validators; they check the schema without this condition"
-        )
-    };
-    assert_eq!(
-        notes,
-        [
-            unchecked(10, "else"),
-            unchecked(7, "if"),
-            unchecked(4, "not"),
-            unchecked(8, "then")
-        ]
-    );
+    // `Priced` is no struct's schema and `Tree`'s `n` no struct: their conditions are their
+    // own types' rules, and checked again where a struct merges them.
+    assert!(notes.is_empty(), "{notes:#?}");
+    assert!(matches!(
+        &types["Priced"].kind,
+        agentwire_codegen::ir::TypeKind::Alias { constraints, .. }
+            if constraints.has(&agentwire_codegen::rules::SUBSCHEMA)
+    ));
     let schema = subschema(&types, "Item");
     // Its definitions travel with it, each `$ref` pointing into it.
     let doc = types["Item"]
@@ -578,8 +570,8 @@ fn a_choice_of_objects_merged_into_an_object_is_optional_fields_and_a_condition(
 
 #[test]
 fn a_closed_map_of_pattern_properties_checks_its_values() {
-    // `additionalProperties: false` with one schema for every pattern: a map of that schema.
-    // Any other `patternProperties` is read as absent; both are noted.
+    // `additionalProperties: false` with one schema for every pattern: a map of that schema
+    // (its member names noted as unchecked).
     let (types, notes) = load_noted(
         r#"{"$defs": {"A": {"type": "object", "properties": {
             "cmd": {"type": "object", "additionalProperties": false,
@@ -592,13 +584,19 @@ fn a_closed_map_of_pattern_properties_checks_its_values() {
         fields(&types, "A"),
         [
             ("cmd".into(), Ty::Map(Box::new(Ty::String)), true),
-            ("open".into(), Ty::Map(Box::new(Ty::Any)), true),
+            // Any other `patternProperties`: a map whose rule checks the patterns.
+            ("open".into(), named("AOpen"), true),
         ]
+    );
+    let open = value_subschema(&types, "AOpen");
+    assert!(broken(&open, serde_json::json!({"x-a": 1, "b": "c"})).is_empty());
+    assert_eq!(
+        broken(&open, serde_json::json!({"x-a": "1"})),
+        [("/x-a".to_owned(), "type".to_owned())]
     );
     assert_eq!(
         notes,
         [
-            "note: schema.json (line 5): `patternProperties` is not checked by the generated validators; they check the members through `properties`/`additionalProperties` only",
             "note: schema.json (line 3): member names are not checked against `patternProperties`; each value is read as its pattern's schema",
         ]
     );
@@ -872,5 +870,111 @@ fn a_cycle_of_types_held_by_value_is_cut_at_one_field() {
     assert!(
         notes[0].contains("by value in a cycle of types (no list or map between them); it is read as any JSON value"),
         "{notes:?}"
+    );
+}
+
+/// The `subschema` rule of the named type: a struct's, a union's or an enum's own, or a
+/// newtype's among its constraints.
+fn value_subschema(
+    types: &BTreeMap<String, TypeDef>,
+    name: &str,
+) -> agentwire_runtime::subschema::Schema {
+    let rule = &agentwire_codegen::rules::SUBSCHEMA;
+    let doc = match &types[name].kind {
+        TypeKind::Alias { constraints, .. } => constraints.get(rule),
+        _ => types[name].rules.get(rule),
+    };
+    let doc = doc
+        .unwrap_or_else(|| panic!("{name} has no subschema"))
+        .to_text();
+    agentwire_runtime::subschema::Schema::parse(&doc).unwrap()
+}
+
+#[test]
+fn conditions_on_lists_scalars_and_unions_are_their_types_rule() {
+    use serde_json::json;
+    let (types, notes) = load_noted(
+        r##"{"$defs": {
+  "Tags": {"type": "array", "items": {"type": "string"}, "contains": {"const": "main"}, "maxContains": 1},
+  "Pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false},
+  "Code": {"type": "string", "not": {"const": "reserved"}},
+  "Even": {"type": "integer", "if": {"minimum": 100}, "then": {"multipleOf": 2}},
+  "Shape": {"anyOf": [{"$ref": "#/$defs/Circle"}, {"$ref": "#/$defs/Square"}], "not": {"required": ["legacy"]}},
+  "Circle": {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]},
+  "Square": {"type": "object", "properties": {"side": {"type": "number"}}, "required": ["side"]},
+  "Doc": {"type": "object", "properties": {
+    "tags": {"type": "array", "items": {"type": "string"}, "contains": {"const": "x"}},
+    "code": {"$ref": "#/$defs/Code", "not": {"const": "zz"}}}},
+  "Strict": {"type": "array", "prefixItems": [{"type": "string"}], "unevaluatedItems": false},
+  "Tree": {"$dynamicAnchor": "node", "type": "object", "properties": {
+    "kids": {"type": "array", "items": {"$dynamicRef": "#node"}}}}
+}}"##,
+    )
+    .unwrap_or_else(|e| panic!("{e:#?}"));
+    // Nothing is read as absent any more: each condition is a rule.
+    assert!(notes.is_empty(), "{notes:#?}");
+    let alias = |name: &str| match &types[name].kind {
+        TypeKind::Alias { target, .. } => target.clone(),
+        other => panic!("{name} is {other:?}"),
+    };
+    assert_eq!(alias("Tags"), Ty::Array(Box::new(Ty::String)));
+    // A tuple: any values, each position checked by the rule.
+    assert_eq!(alias("Pair"), Ty::Array(Box::new(Ty::Any)));
+    assert_eq!(alias("Code"), Ty::String);
+    assert!(matches!(types["Shape"].kind, TypeKind::Untagged(_)));
+    // A property's inline list with a condition, and a `$ref` with one beside it, are types
+    // of their own; a `$dynamicRef` is the schema holding its anchor.
+    assert_eq!(
+        fields(&types, "Doc"),
+        [
+            ("tags".into(), named("DocTags"), true),
+            ("code".into(), named("DocCode"), true),
+        ]
+    );
+    assert_eq!(alias("DocCode"), named("Code"));
+    assert_eq!(
+        fields(&types, "Tree"),
+        [("kids".into(), Ty::Array(Box::new(named("Tree"))), true)]
+    );
+    let tags = value_subschema(&types, "Tags");
+    assert!(broken(&tags, json!(["main", "b"])).is_empty());
+    assert_eq!(
+        broken(&tags, json!(["a"])),
+        [("".into(), "contains".into())]
+    );
+    assert_eq!(
+        broken(&tags, json!(["main", "main"])),
+        [("".into(), "contains".into())]
+    );
+    let pair = value_subschema(&types, "Pair");
+    assert!(broken(&pair, json!(["a", 1])).is_empty());
+    assert_eq!(broken(&pair, json!([1, 1])), [("/0".into(), "type".into())]);
+    assert_eq!(
+        broken(&pair, json!(["a", 1, 2])),
+        [("/2".into(), "false".into())]
+    );
+    let code = value_subschema(&types, "Code");
+    assert_eq!(
+        broken(&code, json!("reserved")),
+        [("".into(), "not".into())]
+    );
+    let even = value_subschema(&types, "Even");
+    assert!(broken(&even, json!(7)).is_empty());
+    assert_eq!(
+        broken(&even, json!(101)),
+        [("".into(), "multiple_of".into())]
+    );
+    let shape = value_subschema(&types, "Shape");
+    assert_eq!(
+        broken(&shape, json!({"r": 1, "legacy": true})),
+        [("".into(), "not".into())]
+    );
+    let doc_code = value_subschema(&types, "DocCode");
+    assert_eq!(broken(&doc_code, json!("zz")), [("".into(), "not".into())]);
+    let strict = value_subschema(&types, "Strict");
+    assert!(broken(&strict, json!(["a"])).is_empty());
+    assert_eq!(
+        broken(&strict, json!(["a", "b"])),
+        [("/1".into(), "unevaluated_items".into())]
     );
 }

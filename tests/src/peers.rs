@@ -46,6 +46,15 @@ pub fn python(script: &str) -> Command {
     cmd
 }
 
+/// `python` of MCP's Python SDK 2.x environment (`target/peers/venv-mcp2`, apart from the 1.x
+/// of [`python`]), running `peers/python/<script>`.
+pub fn python_mcp2(script: &str) -> Command {
+    ensure_installed();
+    let mut cmd = Command::new(target_dir().join("peers/venv-mcp2/bin/python"));
+    cmd.arg(workspace_root().join("peers/python").join(script));
+    cmd
+}
+
 /// `node` running `peers/node/<script>`, resolving packages from the installed npm folder.
 pub fn node(script: &str) -> Command {
     ensure_installed();

@@ -30,6 +30,24 @@ impl Types {
         };
         match (&def.kind, node) {
             (TypeKind::Alias { target, .. }, _) => self.encoded(target, node),
+            // The variant's body as its struct writes it, the tag first.
+            (TypeKind::Union { tag, variants }, Node::Obj(members)) => {
+                let Ok(v) = self.union_variant(tag, variants, members, &Default::default()) else {
+                    return node.to_value();
+                };
+                let rest: Vec<(String, Node)> =
+                    members.iter().filter(|(k, _)| k != tag).cloned().collect();
+                let mut out = serde_json::Map::new();
+                out.insert(tag.clone(), Value::String(v.value.clone()));
+                if let Value::Object(body) = self.encoded_named(&v.type_name, &Node::Obj(rest)) {
+                    out.extend(body);
+                }
+                Value::Object(out)
+            }
+            (TypeKind::Untagged(members), _) => match self.untagged_member(members, node) {
+                Some(ty) => self.encoded(ty, node),
+                None => node.to_value(),
+            },
             (TypeKind::Struct(fields), Node::Obj(members)) => {
                 let tag = self.own_tag(name).map(|(t, _)| t.as_str());
                 let kept = members.iter().filter_map(|(k, v)| {

@@ -141,6 +141,18 @@ impl<'de> Visitor<'de> for MessageVisitor<'_> {
                 }
             }
         }
+        // A proto2 `required` field that is absent: pbjson's `missing_field`, the first in
+        // declaration order, as its generated reader checks them when it builds the message.
+        let missing = desc.fields().find(|f| {
+            f.cardinality() == prost_reflect::Cardinality::Required
+                && !set.iter().any(|s| s == f.name())
+        });
+        if let Some(f) = missing {
+            return Err(de::Error::custom(format_args!(
+                "missing field `{}`",
+                f.json_name()
+            )));
+        }
         Ok(Value::Object(out))
     }
 }
@@ -225,9 +237,11 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_> {
         if f.is_list() {
             return d.deserialize_seq(ListVisitor(&kind)).map(Some);
         }
-        // pbjson reads a message, a oneof case and a proto3 `optional` field through an
-        // `Option` (`null` leaves it unset); every other field through its bare type.
-        let optional = matches!(kind, Kind::Message(_)) || f.supports_presence();
+        // pbjson reads a message, a oneof case and a proto3 (or proto2) `optional` field
+        // through an `Option` (`null` leaves it unset); every other field, a proto2
+        // `required` scalar among them, through its bare type.
+        let required = f.cardinality() == prost_reflect::Cardinality::Required;
+        let optional = matches!(kind, Kind::Message(_)) || (f.supports_presence() && !required);
         let leaf = LeafSeed(&kind);
         if optional {
             d.deserialize_option(OptionVisitor(leaf))

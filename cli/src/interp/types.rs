@@ -34,7 +34,11 @@ impl Types {
         let mut patterns = BTreeMap::new();
         let mut schemas = BTreeMap::new();
         for (name, def) in &protocol.types {
-            if let Some(text) = def.rules.get(&SUBSCHEMA).map(|v| v.to_text()) {
+            // A struct's, union's or enum's own rule, or a newtype's among its constraints.
+            let documents = std::iter::once(&def.rules)
+                .chain(constraints_of(def))
+                .filter_map(|c| c.get(&SUBSCHEMA).map(|v| v.to_text()));
+            for text in documents {
                 let schema = Schema::parse(&text).map_err(|e| e.to_string())?;
                 schemas.insert(text, schema);
             }

@@ -104,8 +104,20 @@ impl Types {
                     self.validate_struct(fields, open, members, at, errors);
                     if !def.rules.is_empty() {
                         // The object as the generated code writes it back (its JSON form is
-                        // what the generated rule reads).
-                        let whole = self.encoded(&Ty::Named(name.to_owned()), node);
+                        // what the generated rule reads), with the members a closed struct
+                        // with conditions skipped put back as sent.
+                        let mut whole = self.encoded(&Ty::Named(name.to_owned()), node);
+                        if let (true, serde_json::Value::Object(o)) =
+                            (def.keeps_undeclared(), &mut whole)
+                        {
+                            let skip = self.own_tag(name).map(|(tag, _)| tag.as_str());
+                            for (k, v) in members {
+                                let declared = fields.iter().any(|f| f.name == *k);
+                                if !declared && skip != Some(k.as_str()) {
+                                    o.entry(k.clone()).or_insert_with(|| v.to_value());
+                                }
+                            }
+                        }
                         self.rules(
                             &def.rules,
                             Shape::Object,
@@ -123,18 +135,42 @@ impl Types {
                         members.iter().filter(|(k, _)| k != tag).cloned().collect();
                     self.validate_named(&v.type_name, &Node::Obj(rest), at, errors);
                 }
+                self.whole(name, &def.rules, node, at, errors);
             }
             TypeKind::Untagged(members) => {
                 if let Some(ty) = self.untagged_member(members, node) {
                     self.validate(ty, &Constraints::default(), node, at, errors);
                 }
+                self.whole(name, &def.rules, node, at, errors);
             }
             TypeKind::Alias {
                 target,
                 constraints,
-            } => self.validate(target, constraints, node, at, errors),
-            TypeKind::Enum(_) | TypeKind::Oneof { .. } => {}
+            } => {
+                let own = constraints.without(Shape::Object);
+                self.validate(target, &own, node, at, errors);
+                self.whole(name, constraints, node, at, errors);
+            }
+            TypeKind::Enum(_) => self.whole(name, &def.rules, node, at, errors),
+            TypeKind::Oneof { .. } => {}
         }
+    }
+
+    /// The rules in `c` on a value of the named type as a whole (`subschema`), on its JSON
+    /// form as the generated code writes it back.
+    fn whole(
+        &self,
+        name: &str,
+        c: &Constraints,
+        node: &Node,
+        at: &JsonPointer,
+        errors: &mut Errors,
+    ) {
+        if c.only(Shape::Object).is_empty() {
+            return;
+        }
+        let whole = self.encoded(&Ty::Named(name.to_owned()), node);
+        self.rules(c, Shape::Object, Subject::Object(&whole), at, errors);
     }
 
     fn validate_struct(

@@ -61,11 +61,12 @@ fn param(ty: &Ty, value: &Ident) -> (TokenStream, TokenStream) {
     }
 }
 
-/// `Default` (when not derived) or `new`, and the `with_*` setters of struct `name`.
+/// `Default` (when not derived) or `new`, and the `with_*` setters of struct `name`; `open`
+/// and `undeclared` say which members beyond the fields it holds (`TypeDef::keeps_undeclared`).
 pub fn emit_builders(
     name: &Ident,
     fields: &[Field],
-    open: bool,
+    (open, undeclared): (bool, bool),
     types: &BTreeMap<String, TypeDef>,
 ) -> TokenStream {
     let starts: Vec<Start> = fields.iter().map(|f| start(f, types)).collect();
@@ -73,6 +74,10 @@ pub fn emit_builders(
         let ident = extra_ident(fields);
         quote!(#ident: agentwire_runtime::Members::new(),)
     });
+    let extra = match undeclared {
+        true => quote!(#extra __undeclared: ::std::default::Default::default(),),
+        false => quote!(#extra),
+    };
     let mut params = Vec::new();
     let inits: Vec<TokenStream> = fields
         .iter()

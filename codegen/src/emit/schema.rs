@@ -65,6 +65,10 @@ pub fn emit_schema(p: &Protocol) -> String {
                 s
             }
         };
+        // A union's or an enum's rules on the value as a whole (a struct's are above).
+        if !matches!(def.kind, TypeKind::Struct(_)) {
+            put_constraints(&mut schema, &def.rules);
+        }
         if !def.doc.is_empty() {
             schema.insert("description".into(), def.doc.clone().into());
         }
@@ -315,6 +319,12 @@ fn scalar_schema(s: Scalar) -> Value {
 /// Adds `c` to the schema `s` of a value of type `ty`: on a list the item counts stay on the
 /// list and the other rules go to its items, on a map they go to its values.
 fn add_constraints(s: &mut Map<String, Value>, ty: &Ty, c: &Constraints) {
+    // A rule on the value as a whole (`subschema`) stays on it, never on its elements.
+    let whole = c.only(Shape::Object);
+    if !whole.is_empty() {
+        put_constraints(s, &whole);
+        return add_constraints(s, ty, &c.without(Shape::Object));
+    }
     let element = c.without(Shape::List);
     let inner = match ty {
         Ty::Array(inner) => Some(("items", inner)),

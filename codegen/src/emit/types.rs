@@ -108,13 +108,26 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
         TypeKind::Struct(fields) => {
             let tag = own_tag(types, &def.name);
             let tag_optional = crate::emit::defaults::is_default_member(types, &def.name);
+            let keeps = def.keeps_undeclared();
             let decode = emit_struct_deserialize(
                 &name,
                 fields,
-                def.open.as_ref(),
-                tag.as_ref(),
-                tag_optional,
+                Reads {
+                    open: def.open.as_ref(),
+                    tag: tag.as_ref(),
+                    tag_optional,
+                    undeclared: keeps,
+                },
             );
+            let undeclared = keeps.then(|| {
+                quote! {
+                    /// The members this closed struct does not declare, as sent: its
+                    /// conditions read them; they are never written.
+                    #[doc(hidden)]
+                    #[serde(skip)]
+                    pub __undeclared: agentwire_runtime::subschema::Undeclared,
+                }
+            });
             let extra = def.open.as_ref().map(|ty| {
                 let ident = extra_ident(fields);
                 let ty = rust_ty(ty);
@@ -134,7 +147,12 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
             });
             let default =
                 crate::emit::build::derives_default(fields, types).then(|| quote!(Default,));
-            let build = crate::emit::build::emit_builders(&name, fields, def.open.is_some(), types);
+            let build = crate::emit::build::emit_builders(
+                &name,
+                fields,
+                (def.open.is_some(), keeps),
+                types,
+            );
             let fields = fields.iter().map(|f| emit_field(f, types));
             quote! {
                 #doc
@@ -142,14 +160,16 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
                 #[serde(crate = "agentwire_runtime::serde")]
                 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
                 #tag_attr
-                pub struct #name { #(#fields)* #extra }
+                pub struct #name { #(#fields)* #extra #undeclared }
                 #decode
                 #build
             }
         }
-        TypeKind::Enum(values) => emit_enum(&name, &doc, values),
-        TypeKind::Untagged(members) => emit_untagged(&name, &doc, members),
-        TypeKind::Union { tag, variants } => emit_union(&name, &doc, tag, variants, types),
+        TypeKind::Enum(values) => emit_enum(&name, &doc, values, &whole_checks(def)),
+        TypeKind::Untagged(members) => emit_untagged(&name, &doc, members, &whole_checks(def)),
+        TypeKind::Union { tag, variants } => {
+            emit_union(&name, &doc, tag, variants, types, &whole_checks(def))
+        }
         // Only protobuf specs have oneofs, and prost writes their types.
         TypeKind::Oneof { .. } => TokenStream::new(),
         TypeKind::Alias {
@@ -190,16 +210,10 @@ pub fn emit_type(def: &TypeDef, types: &BTreeMap<String, TypeDef>) -> TokenStrea
 /// of a closed struct and keeps those of an open one, and keeps "absent" apart from `null` for
 /// optional fields. A union member also gets `__read`, which its unions call after they have
 /// read the discriminator; decoded alone (`standalone`), it requires its discriminator.
-fn emit_struct_deserialize(
-    name: &Ident,
-    fields: &[Field],
-    open: Option<&Ty>,
-    tag: Option<&(String, String)>,
-    tag_optional: bool,
-) -> TokenStream {
+fn emit_struct_deserialize(name: &Ident, fields: &[Field], reads: Reads<'_>) -> TokenStream {
     let expecting = format!("a `{name}` object");
-    let read = struct_read_body(name, fields, open, tag, tag_optional);
-    let (helper, visit, map) = if tag.is_some() {
+    let read = struct_read_body(name, fields, reads);
+    let (helper, visit, map) = if reads.tag.is_some() {
         let helper = quote! {
             impl #name {
                 /// Reads the members of an object; `standalone` when no union read the
@@ -273,14 +287,26 @@ fn tag_parts(
     }
 }
 
-/// The statements that read a struct from `map` (a `MapAccess`) and return it.
-fn struct_read_body(
-    name: &Ident,
-    fields: &[Field],
-    open: Option<&Ty>,
-    tag: Option<&(String, String)>,
+/// What a struct's reader does besides its fields.
+#[derive(Clone, Copy)]
+struct Reads<'a> {
+    /// An open struct's members' type.
+    open: Option<&'a Ty>,
+    /// Its own tag (`tag_parts`).
+    tag: Option<&'a (String, String)>,
     tag_optional: bool,
-) -> TokenStream {
+    /// A closed struct keeps what it does not declare (`TypeDef::keeps_undeclared`).
+    undeclared: bool,
+}
+
+/// The statements that read a struct from `map` (a `MapAccess`) and return it.
+fn struct_read_body(name: &Ident, fields: &[Field], reads: Reads<'_>) -> TokenStream {
+    let Reads {
+        open,
+        tag,
+        tag_optional,
+        undeclared,
+    } = reads;
     let slots: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("f{i}")).collect();
     let slot_decls = fields.iter().zip(&slots).map(|(f, slot)| {
         let ty = rust_ty(&f.ty);
@@ -327,6 +353,20 @@ fn struct_read_body(
                 quote!(#ident,),
             )
         }
+        None if undeclared => {
+            let read = quote! {
+                let value: agentwire_runtime::serde_json::Value = map.next_value()?;
+                __undeclared.push_read(key.as_str().to_owned(), value);
+            };
+            if fields.is_empty() && tag.is_none() {
+                extra_only = Some(read.clone());
+            }
+            (
+                quote!(let mut __undeclared = agentwire_runtime::subschema::Undeclared::default();),
+                quote!(_ => { #read }),
+                quote!(__undeclared,),
+            )
+        }
         None => (
             TokenStream::new(),
             quote! {
@@ -338,7 +378,7 @@ fn struct_read_body(
         ),
     };
     // An empty closed object type still reads (and ignores) every key, so arrays are refused.
-    let read_keys = if fields.is_empty() && open.is_none() && tag.is_none() {
+    let read_keys = if fields.is_empty() && open.is_none() && tag.is_none() && !undeclared {
         quote! {
             while map.next_key::<agentwire_runtime::serde::de::IgnoredAny>()?.is_some() {
                 map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
@@ -472,7 +512,21 @@ fn emit_field(f: &Field, types: &BTreeMap<String, TypeDef>) -> TokenStream {
 
 /// `string | number`: one variant per JSON type, tried in order; a whole `number` is
 /// written without `.0`.
-fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream {
+/// The checks of the rules on a value of `def` as a whole, on its JSON form (a union's or an
+/// enum's `subschema`), after its members' own.
+fn whole_checks(def: &TypeDef) -> TokenStream {
+    let rt = quote!(agentwire_runtime);
+    let checks =
+        crate::rules::emit::checks(&def.rules, crate::rules::Shape::Object, quote!(self), &rt);
+    quote!(#(#checks)*)
+}
+
+fn emit_untagged(
+    name: &Ident,
+    doc: &TokenStream,
+    members: &[Ty],
+    whole: &TokenStream,
+) -> TokenStream {
     // An open enum (`'a' | 'b' | string`): the known values, then any other string.
     let open_enum = matches!(members, [Ty::Named(_), Ty::String]);
     let mut taken: Vec<String> = Vec::new();
@@ -528,6 +582,7 @@ fn emit_untagged(name: &Ident, doc: &TokenStream, members: &[Ty]) -> TokenStream
             #[inline]
             fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
                 match self { #( Self::#idents(v) => agentwire_runtime::Validate::validate_at(v, at, errors), )* }
+                #whole
             }
         }
     }
@@ -548,7 +603,12 @@ fn untagged_variant(t: &Ty) -> String {
     }
 }
 
-fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream {
+fn emit_enum(
+    name: &Ident,
+    doc: &TokenStream,
+    values: &[String],
+    whole: &TokenStream,
+) -> TokenStream {
     let derives = derives(true);
     let variants: Vec<Ident> = variant_names(values.iter().map(String::as_str))
         .iter()
@@ -557,6 +617,11 @@ fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream 
     let lits = values.iter().map(|v| Literal::string(v));
     let lits2 = lits.clone();
     let all = &variants;
+    let (at, errors) = if whole.is_empty() {
+        (quote!(_), quote!(_))
+    } else {
+        (quote!(at), quote!(errors))
+    };
     quote! {
         #doc
         #derives
@@ -576,7 +641,9 @@ fn emit_enum(name: &Ident, doc: &TokenStream, values: &[String]) -> TokenStream 
 
         impl agentwire_runtime::Validate for #name {
             #[inline]
-            fn validate_at(&self, _: &mut agentwire_runtime::JsonPointer, _: &mut Vec<agentwire_runtime::FieldError>) {}
+            fn validate_at(&self, #at: &mut agentwire_runtime::JsonPointer, #errors: &mut Vec<agentwire_runtime::FieldError>) {
+                #whole
+            }
         }
     }
 }
@@ -587,6 +654,7 @@ fn emit_union(
     tag: &str,
     variants: &[Variant],
     types: &BTreeMap<String, TypeDef>,
+    whole: &TokenStream,
 ) -> TokenStream {
     let idents: Vec<Ident> = variant_names(variants.iter().map(|v| v.value.as_str()))
         .iter()
@@ -671,6 +739,7 @@ fn emit_union(
         impl agentwire_runtime::Validate for #name {
             fn validate_at(&self, at: &mut agentwire_runtime::JsonPointer, errors: &mut Vec<agentwire_runtime::FieldError>) {
                 match self { #( Self::#idents(v) => v.validate_at(at, errors), )* }
+                #whole
             }
         }
     }

@@ -71,6 +71,10 @@ impl<'a> Validators<'a> {
     }
 
     fn can_fail(&self, def: &TypeDef) -> bool {
+        // A rule on the value as a whole (a union's `subschema`).
+        if !def.rules.is_empty() {
+            return true;
+        }
         match &def.kind {
             TypeKind::Struct(fields) => {
                 fields.iter().any(|f| self.field_checks(f).is_some())
@@ -98,7 +102,10 @@ impl<'a> Validators<'a> {
             TypeKind::Alias {
                 target,
                 constraints,
-            } => self.value_checks(target, constraints, quote!(v)).is_some(),
+            } => {
+                !constraints.only(Shape::Object).is_empty()
+                    || self.value_checks(target, constraints, quote!(v)).is_some()
+            }
         }
     }
 
@@ -132,17 +139,31 @@ impl<'a> Validators<'a> {
                     Vec::new()
                 } else {
                     let rt = quote!(agentwire_runtime);
-                    rules::emit::checks(&def.rules, Shape::Object, quote!(self), &rt)
+                    // A closed struct's conditions see the members it skipped, as sent.
+                    let value = if def.keeps_undeclared() {
+                        quote!(&agentwire_runtime::subschema::AsSent(
+                            self,
+                            &self.__undeclared
+                        ))
+                    } else {
+                        quote!(self)
+                    };
+                    rules::emit::checks(&def.rules, Shape::Object, value, &rt)
                 };
                 quote!(#(#checks)* #extra #(#whole)*)
             }
             TypeKind::Alias {
                 target,
                 constraints,
-            } if !constraints.is_empty() => self
-                .value_checks(target, constraints, quote!(v))
-                .map(|c| quote! { let v = &self.0; #c })
-                .unwrap_or_default(),
+            } if !constraints.is_empty() => {
+                // The rules on the value as a whole (`subschema`) after the target's own.
+                let rt = quote!(agentwire_runtime);
+                let whole = rules::emit::checks(constraints, Shape::Object, quote!(self), &rt);
+                let own = self
+                    .value_checks(target, &constraints.without(Shape::Object), quote!(v))
+                    .map(|c| quote! { let v = &self.0; #c });
+                quote!(#own #(#whole)*)
+            }
             _ => return TokenStream::new(),
         };
         let (at, errors) = if body.is_empty() {

@@ -2,6 +2,10 @@
 //! a `$ref` and the walk that meets its target share one node, and a recursive `$ref` ends),
 //! each keyword into the check it makes. Draft-04 to 07 spellings (`dependencies`, a tuple
 //! `items` with `additionalItems`, a boolean `exclusiveMinimum`) are read as well as 2020-12's.
+//! A `$ref` may name an anchor (`$anchor`, `$dynamicAnchor`, draft-07's `$id: "#name"`);
+//! `$dynamicRef` and 2019-09's `$recursiveRef` resolve statically, to the outermost schema of
+//! the document that declares the dynamic anchor (the root for `$recursiveRef`): what they mean
+//! when no other document extends this one, as a meta-schema uses them.
 
 use std::collections::HashMap;
 
@@ -45,6 +49,10 @@ pub(super) enum Check {
         min: u64,
         max: Option<u64>,
     },
+    /// Members no adjacent keyword evaluated (`unevaluatedProperties`).
+    UnevaluatedProperties(usize),
+    /// Elements no adjacent keyword evaluated (`unevaluatedItems`).
+    UnevaluatedItems(usize),
     MinItems(u64),
     MaxItems(u64),
     UniqueItems,
@@ -76,6 +84,10 @@ pub(super) struct Compiler<'v> {
     nodes: Vec<Node>,
     by_pointer: HashMap<String, usize>,
     unread: Vec<String>,
+    /// Each anchor's pointer (`$anchor`, draft-07's `$id: "#name"`), the outermost first.
+    anchors: HashMap<String, String>,
+    /// Each `$dynamicAnchor`'s pointer, the outermost first.
+    dynamic: HashMap<String, String>,
 }
 
 impl<'v> Compiler<'v> {
@@ -85,7 +97,10 @@ impl<'v> Compiler<'v> {
             nodes: Vec::new(),
             by_pointer: HashMap::new(),
             unread: Vec::new(),
+            anchors: HashMap::new(),
+            dynamic: HashMap::new(),
         };
+        c.find_anchors(root, String::new(), 0);
         c.node(root, String::new());
         Schema {
             nodes: c.nodes,
@@ -149,6 +164,8 @@ impl<'v> Compiler<'v> {
         let number = || v.as_f64();
         Some(match key {
             "$ref" => Check::Ref(self.reference(v.as_str()?)?),
+            "$dynamicRef" => Check::Ref(self.dynamic_reference(v.as_str()?)?),
+            "$recursiveRef" if v.as_str() == Some("#") => Check::Ref(0),
             "type" => Check::Type(match v {
                 Value::String(t) => vec![t.clone()],
                 Value::Array(list) => list
@@ -212,6 +229,8 @@ impl<'v> Compiler<'v> {
                 min: o.get("minContains").and_then(Value::as_u64).unwrap_or(1),
                 max: o.get("maxContains").and_then(Value::as_u64),
             },
+            "unevaluatedProperties" => Check::UnevaluatedProperties(self.sub(v, at, key)),
+            "unevaluatedItems" => Check::UnevaluatedItems(self.sub(v, at, key)),
             "minItems" => Check::MinItems(count()?),
             "maxItems" => Check::MaxItems(count()?),
             "uniqueItems" if v.as_bool() == Some(true) => Check::UniqueItems,
@@ -287,13 +306,67 @@ impl<'v> Compiler<'v> {
         self.nodes.len() - 1
     }
 
-    /// The node a `$ref` names: a JSON pointer into this document (`#`, `#/$defs/X`). Any
-    /// other reference (another document, an anchor) is unknown here and checks nothing.
+    /// The node a `$ref` names: a JSON pointer into this document (`#`, `#/$defs/X`) or an
+    /// anchor of it (`#name`). Any other reference (another document) is unknown here and
+    /// checks nothing.
     fn reference(&mut self, text: &str) -> Option<usize> {
-        let pointer = text.strip_prefix('#')?;
-        let pointer = percent_decode(pointer);
+        let fragment = percent_decode(text.strip_prefix('#')?);
+        let pointer = match fragment.as_str() {
+            "" => String::new(),
+            p if p.starts_with('/') => fragment,
+            name => (self.anchors.get(name).or_else(|| self.dynamic.get(name)))?.clone(),
+        };
         let target = self.root.pointer(&pointer)?;
         Some(self.node(target, pointer))
+    }
+
+    /// The node a `$dynamicRef` names: the outermost schema declaring its dynamic anchor, else
+    /// what the same text names as a `$ref` (2020-12's rule for an anchor that is not dynamic).
+    fn dynamic_reference(&mut self, text: &str) -> Option<usize> {
+        let name = text.strip_prefix('#').map(percent_decode);
+        match name.and_then(|n| self.dynamic.get(&n).cloned()) {
+            Some(pointer) => {
+                let target = self.root.pointer(&pointer)?;
+                Some(self.node(target, pointer))
+            }
+            None => self.reference(text),
+        }
+    }
+
+    /// Records the anchors of the schema `v` at `pointer` and below, the outermost kept where
+    /// a name is declared twice.
+    fn find_anchors(&mut self, v: &Value, pointer: String, depth: usize) {
+        if depth > 128 {
+            return;
+        }
+        match v {
+            Value::Object(o) => {
+                let anchor = (o.get("$anchor").and_then(Value::as_str))
+                    .or_else(|| o.get("$id").and_then(Value::as_str)?.strip_prefix('#'))
+                    .or_else(|| o.get("id").and_then(Value::as_str)?.strip_prefix('#'));
+                if let Some(name) = anchor.filter(|n| !n.is_empty() && !n.starts_with('/')) {
+                    outermost(&mut self.anchors, name, &pointer);
+                }
+                if let Some(name) = o.get("$dynamicAnchor").and_then(Value::as_str) {
+                    outermost(&mut self.dynamic, name, &pointer);
+                }
+                let mut keys: Vec<&String> = o.keys().collect();
+                keys.sort();
+                for k in keys {
+                    // `enum`/`const`/`examples` hold values, not schemas.
+                    if matches!(k.as_str(), "enum" | "const" | "examples" | "default") {
+                        continue;
+                    }
+                    self.find_anchors(&o[k], format!("{pointer}/{}", escape(k)), depth + 1);
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    self.find_anchors(item, format!("{pointer}/{i}"), depth + 1);
+                }
+            }
+            _ => {}
+        }
     }
 
     fn regex(&mut self, source: &str) -> Option<Regex> {
@@ -305,6 +378,17 @@ impl<'v> Compiler<'v> {
                 }
                 None
             }
+        }
+    }
+}
+
+/// Keeps `pointer` for the anchor `name` unless a schema nearer the root declares it.
+fn outermost(anchors: &mut HashMap<String, String>, name: &str, pointer: &str) {
+    let depth = |p: &str| p.matches('/').count();
+    match anchors.get(name) {
+        Some(kept) if depth(kept) <= depth(pointer) => {}
+        _ => {
+            anchors.insert(name.to_owned(), pointer.to_owned());
         }
     }
 }

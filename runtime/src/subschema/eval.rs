@@ -2,6 +2,8 @@
 //! value it is about, through the rule functions of `crate::validate` where a rule has one,
 //! so a nested `minLength` reads as a field's does.
 
+use std::collections::BTreeSet;
+
 use serde_json::Value;
 
 use super::Schema;
@@ -41,9 +43,172 @@ impl<'s> Eval<'s> {
         }
         self.depth += 1;
         for check in &node.checks {
-            self.check(check, v, at, errors);
+            match check {
+                Check::UnevaluatedProperties(schema) => {
+                    self.unevaluated_members(id, *schema, v, at, errors);
+                }
+                Check::UnevaluatedItems(schema) => {
+                    self.unevaluated_items(id, *schema, v, at, errors);
+                }
+                _ => self.check(check, v, at, errors),
+            }
         }
         self.depth -= 1;
+    }
+
+    /// `unevaluatedProperties` of node `id`: the members no other keyword of the node (nor a
+    /// subschema of it that holds) evaluated, each against `schema`.
+    fn unevaluated_members(
+        &mut self,
+        id: usize,
+        schema: usize,
+        v: &Value,
+        at: &mut JsonPointer,
+        errors: &mut Errors,
+    ) {
+        let Value::Object(members) = v else { return };
+        let mut seen = BTreeSet::new();
+        self.evaluated_members(id, v, true, &mut seen);
+        let rest = sorted(members)
+            .into_iter()
+            .filter(|(k, _)| !seen.contains(*k));
+        for (name, m) in rest {
+            if self.is_false(schema) {
+                let message = format!("unknown member `{name}`; `unevaluatedProperties` is false");
+                at.with(name, |at| {
+                    fail(at, errors, "unevaluated_properties", message)
+                });
+            } else {
+                at.with(name, |at| self.node(schema, m, at, errors));
+            }
+        }
+    }
+
+    /// `unevaluatedItems` of node `id`, as [`Self::unevaluated_members`] for elements.
+    fn unevaluated_items(
+        &mut self,
+        id: usize,
+        schema: usize,
+        v: &Value,
+        at: &mut JsonPointer,
+        errors: &mut Errors,
+    ) {
+        let Value::Array(items) = v else { return };
+        let mut seen = vec![false; items.len()];
+        self.evaluated_items(id, v, true, &mut seen);
+        for (i, item) in items.iter().enumerate().filter(|(i, _)| !seen[*i]) {
+            if self.is_false(schema) {
+                let message = format!("item {i} is unevaluated; `unevaluatedItems` is false");
+                at.with_index(i, |at| fail(at, errors, "unevaluated_items", message));
+            } else {
+                at.with_index(i, |at| self.node(schema, item, at, errors));
+            }
+        }
+    }
+
+    /// Whether node `id` is the `false` schema.
+    fn is_false(&self, id: usize) -> bool {
+        matches!(
+            self.schema.nodes.get(id).map(|n| n.checks.as_slice()),
+            Some([Check::False])
+        )
+    }
+
+    /// The members of the object `v` that node `id` evaluates: those its `properties`,
+    /// `patternProperties`, `additionalProperties` apply to, and those of the subschemas it
+    /// applies that hold (`allOf`, the `anyOf`/`oneOf` members that fit, the `if` branch
+    /// taken, `$ref`...). `top` leaves out the node's own `unevaluatedProperties`.
+    fn evaluated_members(&mut self, id: usize, v: &Value, top: bool, out: &mut BTreeSet<String>) {
+        let (Value::Object(members), Some(node)) = (v, self.schema.nodes.get(id)) else {
+            return;
+        };
+        if self.depth >= MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        for check in &node.checks {
+            match check {
+                Check::Properties(props) => out.extend(
+                    (props.iter())
+                        .filter(|(n, _)| members.contains_key(n))
+                        .map(|(n, _)| n.clone()),
+                ),
+                Check::PatternProperties(patterns) => out.extend(
+                    (members.keys())
+                        .filter(|k| patterns.iter().any(|(re, _)| re.is_match(k)))
+                        .cloned(),
+                ),
+                Check::Additional { .. } => out.extend(members.keys().cloned()),
+                Check::UnevaluatedProperties(_) if !top => out.extend(members.keys().cloned()),
+                _ => {
+                    for sub in self.applied(check, v) {
+                        self.evaluated_members(sub, v, false, out);
+                    }
+                }
+            }
+        }
+        self.depth -= 1;
+    }
+
+    /// The elements of the array `v` that node `id` evaluates, marked in `out` (see
+    /// [`Self::evaluated_members`]): `prefixItems`, `items`, those `contains` matches.
+    fn evaluated_items(&mut self, id: usize, v: &Value, top: bool, out: &mut [bool]) {
+        let (Value::Array(items), Some(node)) = (v, self.schema.nodes.get(id)) else {
+            return;
+        };
+        if self.depth >= MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        for check in &node.checks {
+            match check {
+                Check::Prefix(ids) => out.iter_mut().take(ids.len()).for_each(|e| *e = true),
+                Check::Items { from, .. } => out.iter_mut().skip(*from).for_each(|e| *e = true),
+                Check::Contains { schema, .. } => {
+                    for (i, item) in items.iter().enumerate() {
+                        if self.valid(*schema, item) {
+                            out[i] = true;
+                        }
+                    }
+                }
+                Check::UnevaluatedItems(_) if !top => out.iter_mut().for_each(|e| *e = true),
+                _ => {
+                    for sub in self.applied(check, v) {
+                        self.evaluated_items(sub, v, false, out);
+                    }
+                }
+            }
+        }
+        self.depth -= 1;
+    }
+
+    /// The subschemas `check` applies to `v` itself whose annotations count: a `$ref`'s
+    /// target, every `allOf` part, the `anyOf`/`oneOf` members `v` fits, the condition and
+    /// branch of an `if`, the `dependentSchemas` of present members. `not` gives none.
+    fn applied(&mut self, check: &Check, v: &Value) -> Vec<usize> {
+        match check {
+            Check::Ref(id) => vec![*id],
+            Check::AllOf(ids) => ids.clone(),
+            Check::AnyOf(ids) | Check::OneOf(ids) => (ids.iter().copied())
+                .filter(|id| self.valid(*id, v))
+                .collect(),
+            Check::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                if self.valid(*cond, v) {
+                    std::iter::once(*cond).chain(*then).collect()
+                } else {
+                    otherwise.iter().copied().collect()
+                }
+            }
+            Check::DependentSchemas(deps) => (deps.iter())
+                .filter(|(k, _)| v.as_object().is_some_and(|o| o.contains_key(k)))
+                .map(|(_, id)| *id)
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     fn check(&mut self, check: &Check, v: &Value, at: &mut JsonPointer, errors: &mut Errors) {
@@ -175,10 +340,7 @@ impl<'s> Eval<'s> {
                 let extra = (sorted(members).into_iter()).filter(|(k, _)| {
                     !named.contains(k) && !patterns.iter().any(|re| re.is_match(k))
                 });
-                let closed = matches!(
-                    self.schema.nodes.get(*schema).map(|n| n.checks.as_slice()),
-                    Some([Check::False])
-                );
+                let closed = self.is_false(*schema);
                 for (name, m) in extra {
                     if closed {
                         let message =

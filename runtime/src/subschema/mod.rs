@@ -67,6 +67,49 @@ impl Schema {
     }
 }
 
+/// The members a closed struct does not declare, as they were sent: its decoder skips them
+/// (they are not written back), but keeps them here so the struct's conditions see the
+/// message as sent (a `not: {required: [legacy]}` about an undeclared `legacy`). Never
+/// written, and no part of the struct's equality: two values that write the same JSON are
+/// equal.
+#[derive(Debug, Clone, Default)]
+pub struct Undeclared(crate::Members<Value>);
+
+impl PartialEq for Undeclared {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Undeclared {
+    /// Keeps a member a generated decoder skipped.
+    #[doc(hidden)]
+    pub fn push_read(&mut self, key: String, value: Value) {
+        self.0.push_read(key, value);
+    }
+
+    /// The members, in arrival order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.0.iter()
+    }
+}
+
+/// A struct's JSON form with the members it did not declare put back, as sent: what its rules
+/// on the object as a whole read ([`check`], `validate::dependent_required`).
+pub struct AsSent<'a, T: ?Sized>(pub &'a T, pub &'a Undeclared);
+
+impl<T: serde::Serialize + ?Sized> serde::Serialize for AsSent<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut value = serde_json::to_value(self.0).map_err(serde::ser::Error::custom)?;
+        if let Value::Object(members) = &mut value {
+            for (k, v) in self.1.iter() {
+                members.entry(k.to_owned()).or_insert_with(|| v.clone());
+            }
+        }
+        value.serialize(s)
+    }
+}
+
 /// The check a generated validator runs: `v` in its JSON form against `schema`. A value that
 /// does not serialize to JSON has nothing to check here (its decoding already refused it).
 pub fn check<T: serde::Serialize + ?Sized>(

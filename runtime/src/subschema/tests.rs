@@ -188,3 +188,89 @@ fn check_reads_a_rust_value_in_its_json_form() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].pointer, "/params/b");
 }
+
+#[test]
+fn unevaluated_properties_sees_what_adjacent_and_applied_keywords_evaluated() {
+    let s = json!({
+        "properties": {"a": true},
+        "allOf": [{"properties": {"b": true}}],
+        "anyOf": [{"properties": {"c": {"type": "string"}}, "required": ["c"]}, true],
+        "if": {"properties": {"d": true}, "required": ["d"]},
+        "then": {"properties": {"e": true}},
+        "unevaluatedProperties": false
+    });
+    assert!(rules(s.clone(), json!({"a": 1, "b": 2})).is_empty());
+    // `c` counts only where the `anyOf` member that names it holds.
+    assert!(rules(s.clone(), json!({"c": "x"})).is_empty());
+    assert_eq!(
+        rules(s.clone(), json!({"c": 1})),
+        one("/c", "unevaluated_properties")
+    );
+    // `e` is evaluated only through the `then` taken.
+    assert!(rules(s.clone(), json!({"d": 1, "e": 1})).is_empty());
+    assert_eq!(
+        rules(s.clone(), json!({"e": 1})),
+        one("/e", "unevaluated_properties")
+    );
+    // A schema, not `false`: the unevaluated members are checked against it.
+    let s = json!({"properties": {"a": true}, "unevaluatedProperties": {"type": "integer"}});
+    assert_eq!(
+        rules(s.clone(), json!({"a": "x", "z": "y"})),
+        one("/z", "type")
+    );
+    // Through a `$ref`, and a nested `unevaluatedProperties` evaluates everything.
+    let s = json!({
+        "$ref": "#/$defs/base",
+        "unevaluatedProperties": false,
+        "$defs": {"base": {"properties": {"x": true}, "unevaluatedProperties": true}}
+    });
+    assert!(rules(s, json!({"x": 1, "y": 2})).is_empty());
+}
+
+#[test]
+fn unevaluated_items_follow_prefix_items_and_contains() {
+    let s = json!({
+        "prefixItems": [{"type": "string"}],
+        "contains": {"type": "integer"},
+        "unevaluatedItems": false
+    });
+    assert!(rules(s.clone(), json!(["a", 1, 2])).is_empty());
+    assert_eq!(
+        rules(s.clone(), json!(["a", 1, true])),
+        one("/2", "unevaluated_items")
+    );
+    let s = json!({"prefixItems": [true], "items": {"type": "integer"}, "unevaluatedItems": false});
+    assert_eq!(rules(s, json!(["a", "b"])), one("/1", "type"));
+}
+
+#[test]
+fn dynamic_refs_and_anchors_resolve_in_the_document() {
+    // A meta-schema's recursion: `$dynamicRef: "#meta"` is the root that declares the anchor.
+    let s = json!({
+        "$dynamicAnchor": "meta",
+        "type": ["object", "boolean"],
+        "properties": {"not": {"$dynamicRef": "#meta"}, "items": {"$ref": "#node"}},
+        "$defs": {"node": {"$anchor": "node", "type": "array", "items": {"$dynamicRef": "#meta"}}}
+    });
+    assert!(
+        rules(
+            s.clone(),
+            json!({"not": {"not": true}, "items": [{}, false]})
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        rules(s.clone(), json!({"not": {"not": 3}})),
+        one("/not/not", "type")
+    );
+    assert_eq!(
+        rules(s.clone(), json!({"items": [1]})),
+        one("/items/0", "type")
+    );
+    // 2019-09's `$recursiveRef: "#"` is the root.
+    let s = json!({"type": "object", "properties": {"child": {"$recursiveRef": "#"}}});
+    assert_eq!(
+        rules(s, json!({"child": {"child": 1}})),
+        one("/child/child", "type")
+    );
+}

@@ -282,7 +282,35 @@ impl agentwire_runtime::Validate for Noted {
         }
     }
 }
-pub type Paid = agentwire_runtime::serde_json::Value;
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
+)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(transparent)]
+pub struct Paid(pub agentwire_runtime::serde_json::Value);
+impl agentwire_runtime::Validate for Paid {
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        {
+            static SCHEMA: ::std::sync::LazyLock<agentwire_runtime::subschema::Schema> = ::std::sync::LazyLock::new(||
+            {
+                agentwire_runtime::subschema::Schema::parse(
+                        "{\"$defs\":{\"Note\":{\"maxLength\":80,\"minLength\":1,\"type\":\"string\"}},\"$id\":\"urn:agentwire:subschema:Paid\",\"else\":{\"not\":{\"required\":[\"card\"]}},\"if\":{\"properties\":{\"kind\":{\"const\":\"card\"}},\"required\":[\"kind\"]},\"then\":{\"properties\":{\"memo\":{\"$ref\":\"#/$defs/Note\"}},\"required\":[\"card\"]}}",
+                    )
+                    .expect("subschema checked when the spec was loaded")
+            });
+            agentwire_runtime::subschema::check(self, &SCHEMA, at, errors);
+        }
+    }
+}
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
@@ -549,11 +577,38 @@ impl agentwire_runtime::Validate for PlaceParamsKind {
         _: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
+/// Closed: its condition is about a member it does not declare.
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct PlaceResult {
     pub order: String,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "PlaceResultLines"))]
+    pub lines: Option<PlaceResultLines>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "PlaceResultSpan"))]
+    pub span: Option<PlaceResultSpan>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "agentwire_runtime::serde_helpers::present"
+    )]
+    #[cfg_attr(feature = "schemars", schemars(with = "Tender"))]
+    pub tender: Option<Tender>,
+    /// The members this closed struct does not declare, as sent: its
+    /// conditions read them; they are never written.
+    #[doc(hidden)]
+    #[serde(skip)]
+    pub __undeclared: agentwire_runtime::subschema::Undeclared,
 }
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlaceResult {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
@@ -573,6 +628,10 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlaceResult {
                 mut map: A,
             ) -> Result<PlaceResult, A::Error> {
                 let mut f0: Option<String> = None;
+                let mut f1: Option<PlaceResultLines> = None;
+                let mut f2: Option<PlaceResultSpan> = None;
+                let mut f3: Option<Tender> = None;
+                let mut __undeclared = agentwire_runtime::subschema::Undeclared::default();
                 while let Some(key) = map
                     .next_key::<agentwire_runtime::tagged::Text<'de>>()?
                 {
@@ -587,10 +646,38 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlaceResult {
                             }
                             f0 = Some(map.next_value()?);
                         }
+                        "lines" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "lines",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "span" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("span"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "tender" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "tender",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
                         _ => {
-                            map.next_value::<
-                                    agentwire_runtime::serde::de::IgnoredAny,
-                                >()?;
+                            let value: agentwire_runtime::serde_json::Value = map
+                                .next_value()?;
+                            __undeclared.push_read(key.as_str().to_owned(), value);
                         }
                     }
                 }
@@ -599,6 +686,10 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlaceResult {
                         .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
                             "order",
                         ))?,
+                    lines: f1,
+                    span: f2,
+                    tender: f3,
+                    __undeclared,
                 })
             }
         }
@@ -610,15 +701,176 @@ impl PlaceResult {
     ///
     /// The optional fields start absent; the `with_*` methods set them.
     pub fn new(order: impl Into<String>) -> Self {
-        Self { order: order.into() }
+        Self {
+            order: order.into(),
+            lines: None,
+            span: None,
+            tender: None,
+            __undeclared: ::std::default::Default::default(),
+        }
+    }
+    /// Sets `lines`.
+    pub fn with_lines(mut self, value: PlaceResultLines) -> Self {
+        self.lines = Some(value);
+        self
+    }
+    /// Sets `span`.
+    pub fn with_span(mut self, value: PlaceResultSpan) -> Self {
+        self.span = Some(value);
+        self
+    }
+    /// Sets `tender`.
+    pub fn with_tender(mut self, value: Tender) -> Self {
+        self.tender = Some(value);
+        self
     }
 }
 impl agentwire_runtime::Validate for PlaceResult {
     fn validate_at(
         &self,
-        _at: &mut agentwire_runtime::JsonPointer,
-        _errors: &mut Vec<agentwire_runtime::FieldError>,
-    ) {}
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        if let Some(v) = &self.lines {
+            at.with(
+                "lines",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+        if let Some(v) = &self.span {
+            at.with(
+                "span",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+        if let Some(v) = &self.tender {
+            at.with(
+                "tender",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+        {
+            static SCHEMA: ::std::sync::LazyLock<agentwire_runtime::subschema::Schema> = ::std::sync::LazyLock::new(||
+            {
+                agentwire_runtime::subschema::Schema::parse(
+                        "{\"not\":{\"required\":[\"legacy\"]}}",
+                    )
+                    .expect("subschema checked when the spec was loaded")
+            });
+            agentwire_runtime::subschema::check(
+                &agentwire_runtime::subschema::AsSent(self, &self.__undeclared),
+                &SCHEMA,
+                at,
+                errors,
+            );
+        }
+    }
+}
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
+)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(transparent)]
+pub struct PlaceResultLines(pub Vec<String>);
+impl agentwire_runtime::Validate for PlaceResultLines {
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        {
+            static SCHEMA: ::std::sync::LazyLock<agentwire_runtime::subschema::Schema> = ::std::sync::LazyLock::new(||
+            {
+                agentwire_runtime::subschema::Schema::parse(
+                        "{\"contains\":{\"const\":\"total\"},\"maxContains\":1}",
+                    )
+                    .expect("subschema checked when the spec was loaded")
+            });
+            agentwire_runtime::subschema::check(self, &SCHEMA, at, errors);
+        }
+    }
+}
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    agentwire_runtime::serde::Serialize,
+    agentwire_runtime::serde::Deserialize
+)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(transparent)]
+pub struct PlaceResultSpan(pub Vec<agentwire_runtime::serde_json::Value>);
+impl agentwire_runtime::Validate for PlaceResultSpan {
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        {
+            static SCHEMA: ::std::sync::LazyLock<agentwire_runtime::subschema::Schema> = ::std::sync::LazyLock::new(||
+            {
+                agentwire_runtime::subschema::Schema::parse(
+                        "{\"additionalItems\":false,\"items\":[{\"type\":\"integer\"},{\"type\":\"integer\"}]}",
+                    )
+                    .expect("subschema checked when the spec was loaded")
+            });
+            agentwire_runtime::subschema::check(self, &SCHEMA, at, errors);
+        }
+    }
+}
+#[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
+#[serde(crate = "agentwire_runtime::serde")]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum Tender {
+    Known(Card),
+    String(String),
+}
+impl<'de> agentwire_runtime::serde::Deserialize<'de> for Tender {
+    fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Self, D::Error> {
+        const MEMBERS: &[agentwire_runtime::untagged::Member<Tender>] = &[
+            |v| agentwire_runtime::untagged::member(v).map(Tender::Known),
+            |v| agentwire_runtime::untagged::member(v).map(Tender::String),
+        ];
+        agentwire_runtime::untagged::deserialize(d, "Tender", MEMBERS)
+    }
+}
+impl agentwire_runtime::Validate for Tender {
+    #[inline]
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        match self {
+            Self::Known(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+            Self::String(v) => agentwire_runtime::Validate::validate_at(v, at, errors),
+        }
+        {
+            static SCHEMA: ::std::sync::LazyLock<agentwire_runtime::subschema::Schema> = ::std::sync::LazyLock::new(||
+            {
+                agentwire_runtime::subschema::Schema::parse(
+                        "{\"not\":{\"const\":\"IOU\"}}",
+                    )
+                    .expect("subschema checked when the spec was loaded")
+            });
+            agentwire_runtime::subschema::check(self, &SCHEMA, at, errors);
+        }
+    }
 }
 /// The requests the `client` sends, one variant per method, holding its params.
 #[derive(Debug, Clone, PartialEq)]
@@ -802,6 +1054,13 @@ pub fn decode_type(
                 agentwire_runtime::dynamic::reencode::<PlaceParamsKind>(json)
             }
             "PlaceResult" => agentwire_runtime::dynamic::reencode::<PlaceResult>(json),
+            "PlaceResultLines" => {
+                agentwire_runtime::dynamic::reencode::<PlaceResultLines>(json)
+            }
+            "PlaceResultSpan" => {
+                agentwire_runtime::dynamic::reencode::<PlaceResultSpan>(json)
+            }
+            "Tender" => agentwire_runtime::dynamic::reencode::<Tender>(json),
             _ => return None,
         },
     )
@@ -836,6 +1095,9 @@ pub fn schemars_schema(type_name: &str) -> Option<::schemars::Schema> {
             "PlaceParams" => ::schemars::schema_for!(PlaceParams),
             "PlaceParamsKind" => ::schemars::schema_for!(PlaceParamsKind),
             "PlaceResult" => ::schemars::schema_for!(PlaceResult),
+            "PlaceResultLines" => ::schemars::schema_for!(PlaceResultLines),
+            "PlaceResultSpan" => ::schemars::schema_for!(PlaceResultSpan),
+            "Tender" => ::schemars::schema_for!(Tender),
             _ => return None,
         },
     )

@@ -6,6 +6,13 @@
 //! `$ref`s reach, each `$ref` rewritten to point there. The struct's rule `subschema` holds the
 //! document; generated validators and the interpreter check the object's JSON form against it
 //! with `agentwire_runtime::subschema`.
+//!
+//! A schema that is no struct's (a list, a string, a number, a union, a map) states its
+//! conditions the same way, with the keywords only a value of some type has besides
+//! (`contains`, a tuple's `prefixItems`, `unevaluatedItems`, ...): they are bundled alike
+//! into the type's `subschema` rule, checked on its JSON form. A schema with
+//! `unevaluatedProperties` or `unevaluatedItems` is bundled whole, as those keywords depend on
+//! what every other keyword beside them evaluated.
 
 use serde_json::{Map, Value, json};
 
@@ -24,6 +31,99 @@ const BUNDLED: &[&str] = &[
     "maxProperties",
 ];
 
+/// Keywords read into the bundle where they stand on a schema that is no struct's.
+const VALUE_BUNDLED: &[&str] = &[
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "contains",
+    "minContains",
+    "maxContains",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+];
+
+/// Whether the keyword `key` of a schema that is no struct's (`node`) is a condition its
+/// type's `subschema` rule carries.
+pub(super) fn is_value_condition(node: &Node, key: &str) -> bool {
+    match key {
+        "not" => !keywords::is_tag_exclusion(node.get("not").unwrap_or(node)),
+        // A map of the one pattern's schema is typed (`keywords::pattern_map`).
+        "patternProperties" => keywords::pattern_map(node).is_none(),
+        "dependencies" => (node.get(key).map(Node::members).unwrap_or_default())
+            .iter()
+            .any(|d| d.value.as_array().is_none()),
+        // A tuple (draft-04 to 2019-09), or the elements after `prefixItems`.
+        "items" => {
+            node.get(key).is_some_and(|i| i.as_array().is_some())
+                || node.get("prefixItems").is_some()
+        }
+        "unevaluatedProperties" => node.get(key).and_then(Node::as_bool) != Some(true),
+        // A choice that only constrains an object's members, on a map.
+        "oneOf" | "anyOf" => keywords::constraint_choice(node, false),
+        _ => VALUE_BUNDLED.contains(&key),
+    }
+}
+
+/// The conditions of a schema that is no struct's, `None` when it has none.
+fn value_conditions(node: &Node) -> Option<Map<String, Value>> {
+    if let Some(all) = whole(node) {
+        return Some(all);
+    }
+    let mut out = Map::new();
+    for m in node.members() {
+        if !is_value_condition(node, &m.key) {
+            continue;
+        }
+        match m.key.as_str() {
+            "dependencies" => {
+                let schemas: Map<String, Value> = (m.value.members().iter())
+                    .filter(|d| d.value.as_array().is_none())
+                    .map(|d| (d.key.clone(), d.value.to_value()))
+                    .collect();
+                out.insert("dependentSchemas".to_owned(), Value::Object(schemas));
+            }
+            "patternProperties" => {
+                out.insert(m.key.clone(), m.value.to_value());
+                for sibling in ["properties", "additionalProperties"] {
+                    if let Some(v) = node.get(sibling) {
+                        out.insert(sibling.to_owned(), v.to_value());
+                    }
+                }
+            }
+            _ => {
+                out.insert(m.key.clone(), m.value.to_value());
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The schema `node` whole (its definitions aside) where it has `unevaluatedProperties` (not
+/// `true`) or `unevaluatedItems`: those read what every keyword beside them evaluated.
+fn whole(node: &Node) -> Option<Map<String, Value>> {
+    let unevaluated = node.members().iter().any(|m| match m.key.as_str() {
+        "unevaluatedProperties" => m.value.as_bool() != Some(true),
+        "unevaluatedItems" => true,
+        _ => false,
+    });
+    if !unevaluated {
+        return None;
+    }
+    let Value::Object(mut all) = node.to_value() else {
+        return None;
+    };
+    for key in ["$defs", "definitions", "$id", "$schema"] {
+        all.remove(key);
+    }
+    Some(all)
+}
+
 /// Whether the object schema `node` says something the bundle carries (the keyword `key` of
 /// it, for `check_keywords`).
 pub(super) fn is_bundled(node: &Node, key: &str) -> bool {
@@ -34,6 +134,9 @@ pub(super) fn is_bundled(node: &Node, key: &str) -> bool {
         // object's own members (`keywords::constraint_choice`) or adds members of its own
         // (`Lowerer::collect_alternatives`, which makes them optional fields).
         "oneOf" | "anyOf" => true,
+        // With the whole schema (`whole`): the struct keeps its undeclared members for it.
+        "unevaluatedProperties" => node.get(key).and_then(Node::as_bool) != Some(true),
+        "unevaluatedItems" => true,
         "dependencies" => (node.get(key).map(Node::members).unwrap_or_default())
             .iter()
             .any(|d| d.value.as_array().is_none()),
@@ -43,6 +146,9 @@ pub(super) fn is_bundled(node: &Node, key: &str) -> bool {
 
 /// The bundled keywords of one schema object, `None` when it has none.
 fn own_conditions(node: &Node) -> Option<Map<String, Value>> {
+    if let Some(all) = whole(node) {
+        return Some(all);
+    }
     let mut out = Map::new();
     for m in node.members() {
         if !is_bundled(node, &m.key) {
@@ -90,6 +196,31 @@ impl Lowerer<'_> {
     pub(super) fn conditions(&mut self, name: &str, node: &Node) -> Option<String> {
         let mut parts = Vec::new();
         self.gather(node, &mut parts, 0);
+        self.bundle(name, node, parts)
+    }
+
+    /// The subschema document of the schema `node` named `name` that is no struct's: its own
+    /// conditions (see [`is_value_condition`]), `None` when it has none.
+    pub(super) fn value_conditions(&mut self, name: &str, node: &Node) -> Option<String> {
+        let own = value_conditions(node)?;
+        self.bundle(name, node, vec![own])
+    }
+
+    /// Whether the schema `node`, no struct's, has conditions for a `subschema` rule.
+    pub(super) fn has_value_conditions(node: &Node) -> bool {
+        node.members()
+            .iter()
+            .any(|m| is_value_condition(node, &m.key))
+    }
+
+    /// One document of the condition `parts` of `node` (named `name`), the definitions their
+    /// `$ref`s reach under its `$defs`.
+    fn bundle(
+        &mut self,
+        name: &str,
+        node: &Node,
+        mut parts: Vec<Map<String, Value>>,
+    ) -> Option<String> {
         let mut doc = match parts.len() {
             0 => return None,
             1 => parts.remove(0),
@@ -177,6 +308,20 @@ impl Lowerer<'_> {
                 {
                     *text = format!("#/$defs/{}", name.replace('~', "~0").replace('/', "~1"));
                     pending.push(name);
+                }
+                // A dynamic reference the document resolves (to the outermost schema with its
+                // anchor, `refs::locate`) is a plain one to that definition in the bundle.
+                for key in ["$dynamicRef", "$recursiveRef"] {
+                    if let Some(Value::String(text)) = o.get(key)
+                        && let Some(name) = self.ref_name(text)
+                        && !o.contains_key("$ref")
+                    {
+                        o.remove(key);
+                        let pointer =
+                            format!("#/$defs/{}", name.replace('~', "~0").replace('/', "~1"));
+                        o.insert("$ref".to_owned(), Value::String(pointer));
+                        pending.push(name);
+                    }
                 }
                 o.values_mut().for_each(|v| self.rewrite(v, pending));
             }

@@ -17,6 +17,9 @@ const READ: &[&str] = &[
     "description",
     "default",
     "discriminator",
+    // Resolved statically, to the outermost schema with the anchor (`refs::locate`).
+    "$dynamicRef",
+    "$recursiveRef",
 ];
 
 /// Annotations that change no value's validity (and vendor `x-` keys): passed over silently.
@@ -36,6 +39,8 @@ const ANNOTATIONS: &[&str] = &[
     "$vocabulary",
     // A name `$ref: "#name"` reaches (`refs::locate`).
     "$anchor",
+    "$dynamicAnchor",
+    "$recursiveAnchor",
     "contentEncoding",
     "contentMediaType",
     "contentSchema",
@@ -79,9 +84,6 @@ pub fn classify(keyword: &str) -> Keyword {
         "minProperties" | "maxProperties" => "each member, not how many there are",
         "not" | "if" | "then" | "else" | "dependentSchemas" | "dependencies" => {
             "the schema without this condition"
-        }
-        "$dynamicRef" | "$recursiveRef" | "$dynamicAnchor" | "$recursiveAnchor" => {
-            "the value as any JSON value"
         }
         _ => return Keyword::Unknown,
     })

@@ -81,7 +81,10 @@ impl<'f> Lowerer<'f> {
         let reaches_root = (texts.iter())
             .any(|r| refs::locate(root, id, r).is_some_and(|n| std::ptr::eq(n, root)));
         if refs::root_is_schema(root) || reaches_root {
-            let name = refs::root_name(self.rel, |n| self.defs.contains_key(n));
+            // A definition whose Rust name would be the root's (`schema` beside the root of
+            // `schema.json`) keeps it: the root is the one named after the file.
+            let taken = |n: &str| self.defs.keys().any(|d| d == n || pascal_case(d) == n);
+            let name = refs::root_name(self.rel, taken);
             self.defs.insert(name, root);
         }
         for text in texts {
@@ -173,17 +176,31 @@ impl<'f> Lowerer<'f> {
             TypeKind::Enum(Vec::new()),
             None,
         );
-        let (kind, open) = self.kind_of(name, node);
-        let rules = match kind {
+        let (mut kind, open) = self.kind_of(name, node);
+        let mut rules = Constraints::default();
+        match &mut kind {
             TypeKind::Struct(_) => {
-                let mut rules = self.object_rules(node);
+                rules = self.object_rules(node);
                 if let Some(doc) = self.conditions(name, node) {
                     rules.set(&rules::SUBSCHEMA, Value::Schema(doc));
                 }
-                rules
             }
-            _ => Constraints::default(),
-        };
+            // No struct: the conditions are the type's rule on its JSON form (a newtype's,
+            // or a union's as a whole).
+            kind => {
+                if let Some(doc) = self.value_conditions(name, node) {
+                    let doc = Value::Schema(doc);
+                    match kind {
+                        TypeKind::Alias { constraints, .. } => {
+                            constraints.set(&rules::SUBSCHEMA, doc);
+                        }
+                        _ => {
+                            rules.set(&rules::SUBSCHEMA, doc);
+                        }
+                    }
+                }
+            }
+        }
         self.put(name, node, inline, doc, kind, open);
         if let Some(def) = self.types.get_mut(name) {
             def.rules = rules;
@@ -249,7 +266,7 @@ impl<'f> Lowerer<'f> {
         if self.is_object_schema(node) {
             return self.object(name, node);
         }
-        let target = self.ty_of(node, name);
+        let target = self.ty_of_bare(node, name);
         let constraints = self.constraints(node, &target);
         (
             TypeKind::Alias {
@@ -260,8 +277,19 @@ impl<'f> Lowerer<'f> {
         )
     }
 
-    /// The type of the schema `node`; `context` names the inline types it needs.
+    /// The type of the schema `node`; `context` names the inline types it needs. A schema
+    /// with conditions that is no struct's (`{"type": "array", "contains": ...}`, `{"$ref":
+    /// ..., "not": ...}`) is a type of its own, named `context`, whose rule carries them.
     pub(super) fn ty_of(&mut self, node: &Node, context: &str) -> Ty {
+        if node.is_object() && !self.is_object_schema(node) && Self::has_value_conditions(node) {
+            self.define(context, node, true);
+            return Ty::Named(context.to_owned());
+        }
+        self.ty_of_bare(node, context)
+    }
+
+    /// [`Self::ty_of`] without the type of its own for conditions (which the caller gives).
+    fn ty_of_bare(&mut self, node: &Node, context: &str) -> Ty {
         match &node.value {
             Json::Bool(true) => return Ty::Any,
             Json::Bool(false) => {
@@ -275,7 +303,10 @@ impl<'f> Lowerer<'f> {
             }
         }
         self.check_keywords(node);
-        if let Some(target) = node.get("$ref") {
+        let reference = ["$ref", "$dynamicRef", "$recursiveRef"]
+            .iter()
+            .find_map(|k| node.get(k));
+        if let Some(target) = reference {
             return self.reference(target);
         }
         if let Some(inner) = self.nullable_inner(node) {
@@ -342,14 +373,11 @@ impl<'f> Lowerer<'f> {
             "null" => Ty::Nullable(Box::new(Ty::Any)),
             "array" => {
                 let items = match node.get("items") {
-                    // draft-04 to 2019-09's tuple form: one schema per position.
-                    Some(items) if items.as_array().is_some() => {
-                        self.note(
-                            items.span.0,
-                            "a tuple `items` (one schema per position) is read as a list of any JSON values".to_owned(),
-                        );
-                        Ty::Any
-                    }
+                    // A tuple, one schema per position (draft-04 to 2019-09's `items: [...]`,
+                    // 2020-12's `prefixItems`): a list of any JSON values, each position
+                    // checked by the type's `subschema` rule (`conditions`).
+                    _ if node.get("prefixItems").is_some() => Ty::Any,
+                    Some(items) if items.as_array().is_some() => Ty::Any,
                     Some(items) => self.ty_of(items, &format!("{context}Item")),
                     None => Ty::Any,
                 };
@@ -634,6 +662,12 @@ impl<'f> Lowerer<'f> {
                 // On a struct, the conditions JSON Schema states with subschemas are checked
                 // at run time (`conditions`).
                 key if self.is_object_schema(node) && super::conditions::is_bundled(node, key) => {
+                    true
+                }
+                // Elsewhere they are the type's rule `subschema` (`Lowerer::ty_of`, `define`).
+                key if !self.is_object_schema(node)
+                    && super::conditions::is_value_condition(node, key) =>
+                {
                     true
                 }
                 "not" => keywords::is_tag_exclusion(&m.value),

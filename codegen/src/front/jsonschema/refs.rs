@@ -70,13 +70,16 @@ pub(super) fn locate<'n>(root: &'n Node, id: Option<&str>, r: &str) -> Option<&'
     }
 }
 
-/// The schema holding `$anchor: name` (2019-09 on), or `$id`/`id` `#name` (draft-04 to 07).
+/// The schema holding `$anchor: name` (2019-09 on), or `$id`/`id` `#name` (draft-04 to 07),
+/// or `$dynamicAnchor: name` (2020-12, which is a plain anchor too): the outermost, as a
+/// `$dynamicRef` resolves where no other document extends this one.
 fn anchor<'n>(node: &'n Node, name: &str, depth: usize) -> Option<&'n Node> {
     if depth > 64 {
         return None;
     }
     let hash = format!("#{name}");
     let here = node.get("$anchor").and_then(Node::as_str) == Some(name)
+        || node.get("$dynamicAnchor").and_then(Node::as_str) == Some(name)
         || [node.get("$id"), node.get("id")]
             .into_iter()
             .flatten()
@@ -125,7 +128,8 @@ pub(super) fn pointer_name(r: &str, taken: impl Fn(&str) -> bool) -> String {
     name
 }
 
-/// Every `$ref` string in the document, once each, in file order.
+/// Every `$ref` string in the document (and every `$dynamicRef` and `$recursiveRef`, which
+/// resolve statically: `refs::locate`), once each, in file order.
 pub(super) fn all_refs(node: &Node, out: &mut Vec<String>, depth: usize) {
     if depth > 256 {
         return;
@@ -133,7 +137,7 @@ pub(super) fn all_refs(node: &Node, out: &mut Vec<String>, depth: usize) {
     match &node.value {
         Json::Object(members) => {
             for m in members {
-                if m.key == "$ref"
+                if is_reference(&m.key)
                     && let Some(r) = m.value.as_str()
                     && !out.iter().any(|o| o == r)
                 {
@@ -145,6 +149,11 @@ pub(super) fn all_refs(node: &Node, out: &mut Vec<String>, depth: usize) {
         Json::Array(items) => items.iter().for_each(|i| all_refs(i, out, depth + 1)),
         _ => {}
     }
+}
+
+/// A keyword whose value names a schema by URI.
+pub(super) fn is_reference(key: &str) -> bool {
+    matches!(key, "$ref" | "$dynamicRef" | "$recursiveRef")
 }
 
 /// `%25` and the like in a URI fragment, decoded (invalid escapes kept as written).

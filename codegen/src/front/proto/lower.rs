@@ -203,7 +203,8 @@ fn plain_field(spec: &ProtoSpec, package: &str, file: &str, field: &FieldDescrip
     Field {
         name: field.name().to_owned(),
         ty: field_ty_in(field, package),
-        optional: true,
+        // A proto2 `required` field must be in the message: pbjson refuses it absent.
+        optional: field.cardinality() != Cardinality::Required,
         doc,
         constraints: spec
             .constraints

@@ -1195,6 +1195,7 @@ impl LifecycleMachineState {
             }
             LifecycleMachineState::Running => {
                 &[
+                    "server.notifications/message",
                     "client.ping",
                     "client.resources/list",
                     "client.resources/templates/list",
@@ -1226,7 +1227,6 @@ impl LifecycleMachineState {
                     "server.tasks/cancel",
                     "server.notifications/cancelled",
                     "server.notifications/progress",
-                    "server.notifications/message",
                     "server.notifications/resources/list_changed",
                     "server.notifications/resources/updated",
                     "server.notifications/prompts/list_changed",
@@ -1315,11 +1315,25 @@ impl Checker {
             {
                 break 'pick Ok(state);
             }
+            if matches!(state, LifecycleMachineState::Initializing)
+                && kind == Kind::ServerNotificationsMessage
+            {
+                break 'pick Ok(state);
+            }
             if matches!(
-                state, LifecycleMachineState::Initializing |
-                LifecycleMachineState::InitializedPending
+                state, LifecycleMachineState::InitializedPending |
+                LifecycleMachineState::Running
             ) && kind == Kind::ServerNotificationsMessage
             {
+                if !agentwire_runtime::machine::Field::Str("logging")
+                    .as_str()
+                    .is_some_and(|s| inst.server_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"logging\" in server_caps",
+                        code: None,
+                    });
+                }
                 break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Initializing)
@@ -1643,11 +1657,6 @@ impl Checker {
             }
             if matches!(state, LifecycleMachineState::Running)
                 && kind == Kind::ServerNotificationsProgress
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Running)
-                && kind == Kind::ServerNotificationsMessage
             {
                 break 'pick Ok(state);
             }

@@ -364,3 +364,367 @@ impl<'de> serde::Deserialize<'de> for Changed {
         deserializer.deserialize_struct("tally.Changed", FIELDS, GeneratedVisitor)
     }
 }
+impl serde::Serialize for Limits {
+    #[allow(deprecated)]
+    fn serialize<S>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error>
+    where
+        S: serde::Serializer,
+    {
+        use serde::ser::SerializeStruct;
+        let mut len = 2;
+        if self.ceiling.is_some() {
+            len += 1;
+        }
+        if !self.labels.is_empty() {
+            len += 1;
+        }
+        let mut struct_ser = serializer.serialize_struct("tally.Limits", len)?;
+        struct_ser.serialize_field("owner", &self.owner)?;
+        if let Some(v) = self.ceiling.as_ref() {
+            #[allow(clippy::needless_borrow)]
+            #[allow(clippy::needless_borrows_for_generic_args)]
+            struct_ser.serialize_field("ceiling", ToString::to_string(&v).as_str())?;
+        }
+        if !self.labels.is_empty() {
+            struct_ser.serialize_field("labels", &self.labels)?;
+        }
+        struct_ser.serialize_field("window", &self.window)?;
+        struct_ser.end()
+    }
+}
+impl<'de> serde::Deserialize<'de> for Limits {
+    #[allow(deprecated)]
+    fn deserialize<D>(deserializer: D) -> std::result::Result<Self, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+    {
+        const FIELDS: &[&str] = &["owner", "ceiling", "labels", "window"];
+        #[allow(clippy::enum_variant_names)]
+        enum GeneratedField {
+            Owner,
+            Ceiling,
+            Labels,
+            Window,
+        }
+        impl<'de> serde::Deserialize<'de> for GeneratedField {
+            fn deserialize<D>(
+                deserializer: D,
+            ) -> std::result::Result<GeneratedField, D::Error>
+            where
+                D: serde::Deserializer<'de>,
+            {
+                struct GeneratedVisitor;
+                impl serde::de::Visitor<'_> for GeneratedVisitor {
+                    type Value = GeneratedField;
+                    fn expecting(
+                        &self,
+                        formatter: &mut std::fmt::Formatter<'_>,
+                    ) -> std::fmt::Result {
+                        write!(formatter, "expected one of: {:?}", & FIELDS)
+                    }
+                    #[allow(unused_variables)]
+                    fn visit_str<E>(
+                        self,
+                        value: &str,
+                    ) -> std::result::Result<GeneratedField, E>
+                    where
+                        E: serde::de::Error,
+                    {
+                        match value {
+                            "owner" => Ok(GeneratedField::Owner),
+                            "ceiling" => Ok(GeneratedField::Ceiling),
+                            "labels" => Ok(GeneratedField::Labels),
+                            "window" => Ok(GeneratedField::Window),
+                            _ => Err(serde::de::Error::unknown_field(value, FIELDS)),
+                        }
+                    }
+                }
+                deserializer.deserialize_identifier(GeneratedVisitor)
+            }
+        }
+        struct GeneratedVisitor;
+        impl<'de> serde::de::Visitor<'de> for GeneratedVisitor {
+            type Value = Limits;
+            fn expecting(
+                &self,
+                formatter: &mut std::fmt::Formatter<'_>,
+            ) -> std::fmt::Result {
+                formatter.write_str("struct tally.Limits")
+            }
+            fn visit_map<V>(self, mut map_: V) -> std::result::Result<Limits, V::Error>
+            where
+                V: serde::de::MapAccess<'de>,
+            {
+                let mut owner__ = None;
+                let mut ceiling__ = None;
+                let mut labels__ = None;
+                let mut window__ = None;
+                while let Some(k) = map_.next_key()? {
+                    match k {
+                        GeneratedField::Owner => {
+                            if owner__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("owner"));
+                            }
+                            owner__ = Some(map_.next_value()?);
+                        }
+                        GeneratedField::Ceiling => {
+                            if ceiling__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("ceiling"));
+                            }
+                            ceiling__ = map_
+                                .next_value::<
+                                    ::std::option::Option<
+                                        ::pbjson::private::NumberDeserialize<_>,
+                                    >,
+                                >()?
+                                .map(|x| x.0);
+                        }
+                        GeneratedField::Labels => {
+                            if labels__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("labels"));
+                            }
+                            labels__ = Some(
+                                map_
+                                    .next_value::<
+                                        std::collections::BTreeMap<
+                                            ::pbjson::private::NumberDeserialize<i32>,
+                                            _,
+                                        >,
+                                    >()?
+                                    .into_iter()
+                                    .map(|(k, v)| (k.0, v))
+                                    .collect(),
+                            );
+                        }
+                        GeneratedField::Window => {
+                            if window__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("window"));
+                            }
+                            window__ = map_.next_value()?;
+                        }
+                    }
+                }
+                Ok(Limits {
+                    owner: owner__
+                        .ok_or_else(|| serde::de::Error::missing_field("owner"))?,
+                    ceiling: ceiling__,
+                    labels: labels__.unwrap_or_default(),
+                    window: window__
+                        .ok_or_else(|| serde::de::Error::missing_field("window"))?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("tally.Limits", FIELDS, GeneratedVisitor)
+    }
+}
+impl serde::Serialize for LimitsChanged {
+    #[allow(deprecated)]
+    fn serialize<S>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error>
+    where
+        S: serde::Serializer,
+    {
+        use serde::ser::SerializeStruct;
+        let mut len = 0;
+        if !self.counter_name.is_empty() {
+            len += 1;
+        }
+        if self.limits.is_some() {
+            len += 1;
+        }
+        let mut struct_ser = serializer.serialize_struct("tally.LimitsChanged", len)?;
+        if !self.counter_name.is_empty() {
+            struct_ser.serialize_field("counter_name", &self.counter_name)?;
+        }
+        if let Some(v) = self.limits.as_ref() {
+            struct_ser.serialize_field("limits", v)?;
+        }
+        struct_ser.end()
+    }
+}
+impl<'de> serde::Deserialize<'de> for LimitsChanged {
+    #[allow(deprecated)]
+    fn deserialize<D>(deserializer: D) -> std::result::Result<Self, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+    {
+        const FIELDS: &[&str] = &["counter_name", "counterName", "limits"];
+        #[allow(clippy::enum_variant_names)]
+        enum GeneratedField {
+            CounterName,
+            Limits,
+        }
+        impl<'de> serde::Deserialize<'de> for GeneratedField {
+            fn deserialize<D>(
+                deserializer: D,
+            ) -> std::result::Result<GeneratedField, D::Error>
+            where
+                D: serde::Deserializer<'de>,
+            {
+                struct GeneratedVisitor;
+                impl serde::de::Visitor<'_> for GeneratedVisitor {
+                    type Value = GeneratedField;
+                    fn expecting(
+                        &self,
+                        formatter: &mut std::fmt::Formatter<'_>,
+                    ) -> std::fmt::Result {
+                        write!(formatter, "expected one of: {:?}", & FIELDS)
+                    }
+                    #[allow(unused_variables)]
+                    fn visit_str<E>(
+                        self,
+                        value: &str,
+                    ) -> std::result::Result<GeneratedField, E>
+                    where
+                        E: serde::de::Error,
+                    {
+                        match value {
+                            "counterName" | "counter_name" => {
+                                Ok(GeneratedField::CounterName)
+                            }
+                            "limits" => Ok(GeneratedField::Limits),
+                            _ => Err(serde::de::Error::unknown_field(value, FIELDS)),
+                        }
+                    }
+                }
+                deserializer.deserialize_identifier(GeneratedVisitor)
+            }
+        }
+        struct GeneratedVisitor;
+        impl<'de> serde::de::Visitor<'de> for GeneratedVisitor {
+            type Value = LimitsChanged;
+            fn expecting(
+                &self,
+                formatter: &mut std::fmt::Formatter<'_>,
+            ) -> std::fmt::Result {
+                formatter.write_str("struct tally.LimitsChanged")
+            }
+            fn visit_map<V>(
+                self,
+                mut map_: V,
+            ) -> std::result::Result<LimitsChanged, V::Error>
+            where
+                V: serde::de::MapAccess<'de>,
+            {
+                let mut counter_name__ = None;
+                let mut limits__ = None;
+                while let Some(k) = map_.next_key()? {
+                    match k {
+                        GeneratedField::CounterName => {
+                            if counter_name__.is_some() {
+                                return Err(
+                                    serde::de::Error::duplicate_field("counterName"),
+                                );
+                            }
+                            counter_name__ = Some(map_.next_value()?);
+                        }
+                        GeneratedField::Limits => {
+                            if limits__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("limits"));
+                            }
+                            limits__ = map_.next_value()?;
+                        }
+                    }
+                }
+                Ok(LimitsChanged {
+                    counter_name: counter_name__.unwrap_or_default(),
+                    limits: limits__,
+                })
+            }
+        }
+        deserializer.deserialize_struct("tally.LimitsChanged", FIELDS, GeneratedVisitor)
+    }
+}
+impl serde::Serialize for Window {
+    #[allow(deprecated)]
+    fn serialize<S>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error>
+    where
+        S: serde::Serializer,
+    {
+        use serde::ser::SerializeStruct;
+        let len = 1;
+        let mut struct_ser = serializer.serialize_struct("tally.Window", len)?;
+        struct_ser.serialize_field("seconds", &self.seconds)?;
+        struct_ser.end()
+    }
+}
+impl<'de> serde::Deserialize<'de> for Window {
+    #[allow(deprecated)]
+    fn deserialize<D>(deserializer: D) -> std::result::Result<Self, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+    {
+        const FIELDS: &[&str] = &["seconds"];
+        #[allow(clippy::enum_variant_names)]
+        enum GeneratedField {
+            Seconds,
+        }
+        impl<'de> serde::Deserialize<'de> for GeneratedField {
+            fn deserialize<D>(
+                deserializer: D,
+            ) -> std::result::Result<GeneratedField, D::Error>
+            where
+                D: serde::Deserializer<'de>,
+            {
+                struct GeneratedVisitor;
+                impl serde::de::Visitor<'_> for GeneratedVisitor {
+                    type Value = GeneratedField;
+                    fn expecting(
+                        &self,
+                        formatter: &mut std::fmt::Formatter<'_>,
+                    ) -> std::fmt::Result {
+                        write!(formatter, "expected one of: {:?}", & FIELDS)
+                    }
+                    #[allow(unused_variables)]
+                    fn visit_str<E>(
+                        self,
+                        value: &str,
+                    ) -> std::result::Result<GeneratedField, E>
+                    where
+                        E: serde::de::Error,
+                    {
+                        match value {
+                            "seconds" => Ok(GeneratedField::Seconds),
+                            _ => Err(serde::de::Error::unknown_field(value, FIELDS)),
+                        }
+                    }
+                }
+                deserializer.deserialize_identifier(GeneratedVisitor)
+            }
+        }
+        struct GeneratedVisitor;
+        impl<'de> serde::de::Visitor<'de> for GeneratedVisitor {
+            type Value = Window;
+            fn expecting(
+                &self,
+                formatter: &mut std::fmt::Formatter<'_>,
+            ) -> std::fmt::Result {
+                formatter.write_str("struct tally.Window")
+            }
+            fn visit_map<V>(self, mut map_: V) -> std::result::Result<Window, V::Error>
+            where
+                V: serde::de::MapAccess<'de>,
+            {
+                let mut seconds__ = None;
+                while let Some(k) = map_.next_key()? {
+                    match k {
+                        GeneratedField::Seconds => {
+                            if seconds__.is_some() {
+                                return Err(serde::de::Error::duplicate_field("seconds"));
+                            }
+                            seconds__ = Some(
+                                map_
+                                    .next_value::<::pbjson::private::NumberDeserialize<_>>()?
+                                    .0,
+                            );
+                        }
+                    }
+                }
+                Ok(Window {
+                    seconds: seconds__
+                        .ok_or_else(|| serde::de::Error::missing_field("seconds"))?,
+                })
+            }
+        }
+        deserializer.deserialize_struct("tally.Window", FIELDS, GeneratedVisitor)
+    }
+}

@@ -200,6 +200,11 @@ pub fn decode_type(
             "AddParams" => agentwire_runtime::dynamic::reencode::<AddParams>(json),
             "AddResult" => agentwire_runtime::dynamic::reencode::<AddResult>(json),
             "Changed" => agentwire_runtime::dynamic::reencode::<Changed>(json),
+            "Limits" => agentwire_runtime::dynamic::reencode::<Limits>(json),
+            "LimitsChanged" => {
+                agentwire_runtime::dynamic::reencode::<LimitsChanged>(json)
+            }
+            "Window" => agentwire_runtime::dynamic::reencode::<Window>(json),
             _ => return None,
         },
     )

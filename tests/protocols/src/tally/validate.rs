@@ -29,3 +29,48 @@ impl agentwire_runtime::Validate for Changed {
         _errors: &mut Vec<agentwire_runtime::FieldError>,
     ) {}
 }
+impl agentwire_runtime::Validate for Limits {
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        let v = &self.labels;
+        at.with(
+            "labels",
+            |at| {
+                for (k, v) in v {
+                    at.with(
+                        &::std::string::ToString::to_string(k),
+                        |at| {
+                            agentwire_runtime::validate::min_length(v, 2u64, at, errors);
+                        },
+                    );
+                }
+            },
+        );
+    }
+}
+impl agentwire_runtime::Validate for LimitsChanged {
+    fn validate_at(
+        &self,
+        at: &mut agentwire_runtime::JsonPointer,
+        errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {
+        if let Some(v) = &self.limits {
+            at.with(
+                "limits",
+                |at| {
+                    agentwire_runtime::Validate::validate_at(v, at, errors);
+                },
+            );
+        }
+    }
+}
+impl agentwire_runtime::Validate for Window {
+    fn validate_at(
+        &self,
+        _at: &mut agentwire_runtime::JsonPointer,
+        _errors: &mut Vec<agentwire_runtime::FieldError>,
+    ) {}
+}
