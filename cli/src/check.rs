@@ -195,6 +195,14 @@ impl<'p> Run<'p> {
         false
     }
 
+    /// Shows the checker the answer to a request the check refused: a request one machine
+    /// refused may still have started an instance of another (a per-request machine), which
+    /// this answer closes; what the answer breaks is the refusal's consequence, not reported.
+    fn observe_answer_to_refused(&mut self, msg: &Decoded) {
+        self.stats.messages += 1;
+        let _consequence = self.step(msg);
+    }
+
     /// Ends the stream; `aborted` when a gRPC status other than OK ended it, so instances
     /// left mid-flow are answered by that status.
     fn finish(mut self, stream: &str, out: &mut Report<'_>, aborted: bool) -> Stats {
@@ -407,7 +415,8 @@ fn check_line(
     }
     // The stream's version, for a protocol with versions.
     let p = run.protocol;
-    // The answer to a request refused below is the refusal's consequence, not a finding.
+    // The answer to a request refused below is the refusal's consequence, not a finding; it
+    // still closes what the request started.
     let answers_refused = run.refused.answers(from, &entry);
     match p.decode(from, &entry) {
         None => out.push(field_error(
@@ -430,11 +439,11 @@ fn check_line(
                         run.refused.note(from, &entry);
                     }
                 }
-                Some(_) => {}
+                Some(msg) => run.observe_answer_to_refused(&msg),
                 None => run.refused.note(from, &entry),
             }
         }
-        Some(Ok(_)) if answers_refused => {}
+        Some(Ok(msg)) if answers_refused => run.observe_answer_to_refused(&msg),
         // A request the sequence check refused started nothing its answer could match.
         Some(Ok(msg)) => {
             if run.observe(file, at, &msg, out) {

@@ -1,8 +1,9 @@
 //! Requests the check refused: one that could not be read as a request of the stream's
-//! protocol (the sequence check never saw it), or one the sequence check itself refused (a
-//! violation leaves every instance as it was, so the request started nothing). Their answers
-//! are not shown to the sequence check, which would otherwise report an answer to a request it
-//! does not know: one broken request is one finding, not two.
+//! protocol (the sequence check never saw it), or one the sequence check itself refused. What
+//! their answers break is not reported, since the sequence check would otherwise report an
+//! answer to a request it does not know: one broken request is one finding, not two. The
+//! answers are still shown to it, as a request one machine refused may have started an
+//! instance of another that the answer closes.
 
 use serde_json::Value;
 
