@@ -737,3 +737,54 @@ fn field_behavior_required_is_checked() {
         serde_json::json!(["buyer", "code"])
     );
 }
+
+/// The part of `google/api/http.proto` an HTTP rule needs, written for these tests: the
+/// rule message and the method option carrying it.
+const HTTP_RULE: &str = "syntax = \"proto3\";\npackage google.api;\nimport \"google/protobuf/descriptor.proto\";\nextend google.protobuf.MethodOptions {\n  HttpRule http = 72295728;\n}\nmessage HttpRule {\n  string selector = 1;\n  oneof pattern {\n    string get = 2;\n    string put = 3;\n    string post = 4;\n    string delete = 5;\n    string patch = 6;\n  }\n  string body = 7;\n  string response_body = 12;\n  repeated HttpRule additional_bindings = 11;\n}\n";
+
+/// A `google.api.http` rule the HTTP+JSON binding could not serve is a diagnostic at its
+/// annotation (file:line:col) when the spec loads, not an error when a server starts; so is
+/// an `also:` rule, at its line of `protocol.yaml`. A sound rule passes.
+#[test]
+fn a_bad_http_rule_is_reported_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("shelf");
+    std::fs::create_dir_all(folder.join("google/api")).unwrap();
+    std::fs::write(folder.join("google/api/http.proto"), HTTP_RULE).unwrap();
+    let proto = "syntax = \"proto3\";\npackage shelf.v1;\nimport \"google/api/http.proto\";\n\nservice Shelf {\n  rpc GetBook(GetBookRequest) returns (Book) {\n    option (google.api.http) = { get: \"/books/{nmae}\" };\n  }\n  rpc AddBook(Book) returns (Book) {\n    option (google.api.http) = { post: \"/books\" body: \"bok\" };\n  }\n  rpc Watch(GetBookRequest) returns (stream Event) {\n    option (google.api.http) = { get: \"/books/{name}:watch\" };\n  }\n}\n\nmessage GetBookRequest {\n  string name = 1;\n}\n\nmessage Book {\n  string name = 1;\n}\n\nmessage Event {\n  oneof payload {\n    Book book = 1;\n  }\n}\n";
+    std::fs::write(folder.join("shelf.proto"), proto).unwrap();
+    let yaml = "protocol: shelf\ntitle: Shelf\nsummary: A test.\ntransport:\n  kind: grpc\n  http_json:\n    also:\n      - rpc: Wtach\n        method: POST\n        path: \"/books/{name}:watch\"\n      - rpc: Watch\n        method: POST\n        path: \"/books/{title}:watch\"\nroles: [client, server]\ntypes: shelf.proto\nchannels:\n  - from: server\n    to: client\n    union: Event\nmessages:\n  - kind: book\n    from: server\n    type: Book\n    summary: A book.\n";
+    std::fs::write(folder.join("protocol.yaml"), yaml).unwrap();
+    let errors: Vec<String> = match agentwire_codegen::front::load::load_spec(&folder) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.errors.iter().map(|e| e.one_line()).collect(),
+    };
+    // Where each option statement starts, 1-based.
+    let at = |needle: &str| {
+        let (n, line) = (proto.lines().enumerate())
+            .find(|(_, l)| l.contains(needle))
+            .unwrap();
+        format!("shelf.proto:{}:{}", n + 1, line.find("option").unwrap() + 1)
+    };
+    let expected = [
+        format!(
+            "{}: HTTP rule of `GetBook`: path variable `nmae` of `/books/{{nmae}}` is not a field of `shelf.v1.GetBookRequest`",
+            at("{nmae}")
+        ),
+        format!(
+            "{}: HTTP rule of `AddBook`: body `bok` is not a field of `shelf.v1.Book`",
+            at("bok")
+        ),
+        "protocol.yaml:8:12: `Wtach` is no rpc of `shelf.v1.Shelf`; did you mean `Watch`?"
+            .to_owned(),
+        "protocol.yaml:13:15: HTTP rule of `Watch`: path variable `title` of `/books/{title}:watch` is not a field of `shelf.v1.GetBookRequest`"
+            .to_owned(),
+    ];
+    for e in &expected {
+        assert!(
+            errors.iter().any(|x| x.ends_with(e.as_str())),
+            "missing {e}\n{errors:#?}"
+        );
+    }
+    assert_eq!(errors.len(), expected.len(), "{errors:#?}");
+}

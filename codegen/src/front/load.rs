@@ -90,6 +90,7 @@ pub(crate) fn load_parsed(
     }
     if let Some(proto) = &proto_spec {
         crate::front::grpc::check_proto(yaml, &protocol, proto, &mut errors);
+        crate::transport::check_proto(yaml, &protocol, proto, &mut errors);
     } else if crate::transport::plugin(protocol.transport.kind).is_some_and(|k| k.protobuf()) {
         errors.push(SpecError::at(
             yaml,
