@@ -278,12 +278,14 @@ async fn refused_requests_name_their_fields_on_both_json_bindings() {
     let bad = json!({"message": {"messageId": "b-1", "role": 99, "parts": [{"text": "x"}]}});
     let rpc = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": bad});
     let answer = |r: agentwire_transport::reqwest::Response| async move {
-        r.json::<Value>().await.expect("a JSON error body")
+        let bytes = r.bytes().await.unwrap();
+        serde_json::from_slice::<Value>(&bytes).expect("a JSON error body")
     };
     let jsonrpc = answer(
         http.post(format!("http://{addr}/"))
             .header("A2A-Version", "1.0")
-            .json(&rpc)
+            .header("content-type", "application/json")
+            .body(rpc.to_string())
             .send()
             .await
             .unwrap(),
@@ -292,7 +294,8 @@ async fn refused_requests_name_their_fields_on_both_json_bindings() {
     let rest = answer(
         http.post(format!("http://{addr}/message:send"))
             .header("A2A-Version", "1.0")
-            .json(&bad)
+            .header("content-type", "application/json")
+            .body(bad.to_string())
             .send()
             .await
             .unwrap(),
@@ -327,7 +330,7 @@ async fn the_version_may_come_as_a_query_parameter() {
         async move {
             let response = request.send().await.unwrap();
             let status = response.status().as_u16();
-            let body: Value = response.json().await.unwrap();
+            let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
             let reasons: Vec<Value> = body["error"]["details"]
                 .as_array()
                 .into_iter()
