@@ -2,7 +2,7 @@
 //! transport (no axum, tonic, reqwest, SQLite or PostgreSQL client), and `--all-features`
 //! does. Read from `cargo tree` offline, so it needs only the lock file's crates.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -76,4 +76,102 @@ fn no_features_build_nothing_but_the_runtime() {
     let crates = tree(&["--no-default-features"]);
     assert!(!crates.contains("agentwire-transport"), "{crates:?}");
     assert!(!crates.contains("prost"), "{crates:?}");
+}
+
+/// Every package of a `cargo tree` with `args` over the dependency kinds `edges`, with the
+/// features it is built with there (a package built for the host and for the target counts
+/// once, with both sets merged, on both sides of a comparison).
+fn features_of(args: &[&str], edges: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args(["tree", "--offline", "-e", edges, "--prefix", "none"])
+        .args(["--format", "{p}|{f}"])
+        .args(args)
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "cargo tree {args:?} failed: {stderr}");
+    let mut packages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        // A package shown before is marked ` (*)` at the end of its line.
+        let line = line.strip_suffix(" (*)").unwrap_or(line);
+        let Some((package, features)) = line.split_once('|') else {
+            continue;
+        };
+        // `name vX.Y.Z (path)`, `(proc-macro)` or `(*)` after it: the name and version say
+        // which package it is.
+        let package: Vec<&str> = package.split_whitespace().take(2).collect();
+        let features = features
+            .split(',')
+            .filter(|f| !f.is_empty())
+            .map(str::to_owned);
+        packages
+            .entry(package.join(" "))
+            .or_default()
+            .extend(features);
+    }
+    packages
+}
+
+/// The README's commands that run after `cargo test --workspace` (`cargo xtask`, `cargo run -p
+/// agentwire-cli`, `cargo run --example NAME`), and CI's builds of the generator with one front
+/// end, reuse what the test build compiled: every package
+/// in their graphs is built with the features the workspace build gives it. A package with other
+/// features is compiled again, and so is everything above it; before the workspace-features
+/// crate, `serde` without `rc` alone made each of the three rebuild nearly its whole graph
+/// (minutes of `scripts/readme-commands` in CI). The fix for a failure here is running
+/// `scripts/workspace-features` (or, for the generated crate's features, a line in the
+/// command's `workspace-features` feature).
+#[test]
+fn the_readmes_commands_reuse_the_test_builds_dependencies() {
+    let workspace = features_of(&["--workspace"], "normal,build,dev");
+    let one_front = [
+        "-p",
+        "agentwire-codegen",
+        "--no-default-features",
+        "--features",
+    ];
+    let leaves: [(&str, Vec<&str>, &str); 5] = [
+        ("cargo xtask", vec!["-p", "xtask"], "normal,build"),
+        (
+            "cargo run -p agentwire-cli",
+            vec!["-p", "agentwire-cli"],
+            "normal,build",
+        ),
+        (
+            "cargo run --example",
+            vec!["-p", "agentwire-examples"],
+            "normal,build,dev",
+        ),
+        (
+            "CI's TypeScript-only generator",
+            [&one_front[..], &["typescript"]].concat(),
+            "normal,build,dev",
+        ),
+        (
+            "CI's protobuf-only generator",
+            [&one_front[..], &["proto"]].concat(),
+            "normal,build,dev",
+        ),
+    ];
+    let mut differ = Vec::new();
+    for (command, args, edges) in leaves {
+        for (package, features) in features_of(&args, edges) {
+            // The one-front-end runs build the generator with other features on purpose.
+            if package.starts_with("agentwire-codegen ") && command.starts_with("CI's") {
+                continue;
+            }
+            let wanted = workspace.get(&package).cloned().unwrap_or_default();
+            if features != wanted {
+                let missing: Vec<&String> = wanted.difference(&features).collect();
+                let extra: Vec<&String> = features.difference(&wanted).collect();
+                differ.push(format!(
+                    "{command}: {package} lacks {missing:?}, adds {extra:?}"
+                ));
+            }
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
