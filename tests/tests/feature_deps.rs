@@ -82,10 +82,18 @@ fn no_features_build_nothing_but_the_runtime() {
 /// features it is built with there (a package built for the host and for the target counts
 /// once, with both sets merged, on both sides of a comparison).
 fn features_of(args: &[&str], edges: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    features_in(
+        Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap(),
+        args,
+        edges,
+    )
+}
+
+/// [`features_of`] for the package or workspace at `dir`.
+fn features_in(dir: &Path, args: &[&str], edges: &str) -> BTreeMap<String, BTreeSet<String>> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let out = Command::new(cargo)
-        .current_dir(root)
+        .current_dir(dir)
         .args(["tree", "--offline", "-e", edges, "--prefix", "none"])
         .args(["--format", "{p}|{f}"])
         .args(args)
@@ -133,7 +141,17 @@ fn the_readmes_commands_reuse_the_test_builds_dependencies() {
         "--no-default-features",
         "--features",
     ];
-    let leaves: [(&str, Vec<&str>, &str); 5] = [
+    let leaves: [(&str, Vec<&str>, &str); 7] = [
+        (
+            "cargo test -p agentwire-tests",
+            vec!["-p", "agentwire-tests"],
+            "normal,build,dev",
+        ),
+        (
+            "cargo test -p agentwire-test-protocols",
+            vec!["-p", "agentwire-test-protocols"],
+            "normal,build,dev",
+        ),
         ("cargo xtask", vec!["-p", "xtask"], "normal,build"),
         (
             "cargo run -p agentwire-cli",
@@ -171,6 +189,33 @@ fn the_readmes_commands_reuse_the_test_builds_dependencies() {
                     "{command}: {package} lacks {missing:?}, adds {extra:?}"
                 ));
             }
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
+/// The crate the published-schema tests build (`agentwire_tests::published`, outside the
+/// workspace) reuses the test build's dependencies too, so each of those tests compiles only
+/// its generated modules.
+#[test]
+fn the_published_schema_crate_reuses_the_test_builds_dependencies() {
+    use agentwire_tests::published::{PROTO_DEPS, manifest};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let workspace = features_of(&["--workspace"], "normal,build,dev");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), manifest(PROTO_DEPS)).unwrap();
+    std::fs::copy(root.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+    let mut differ = Vec::new();
+    for (package, features) in features_in(dir.path(), &["--features", "schemars"], "normal,build")
+    {
+        let Some(wanted) = workspace.get(&package) else {
+            continue; // the crate itself
+        };
+        if &features != wanted {
+            let missing: Vec<&String> = wanted.difference(&features).collect();
+            differ.push(format!("{package} lacks {missing:?}"));
         }
     }
     assert!(differ.is_empty(), "{}", differ.join("\n"));
