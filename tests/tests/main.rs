@@ -41,6 +41,7 @@ mod interop_eca;
 mod interop_external_agents;
 mod interop_mcp;
 mod interop_mcp_auth;
+mod interop_mcp_v2;
 mod interop_ws;
 mod mcp_2026_types;
 mod mcp_auth_identity;

@@ -14,6 +14,7 @@ pub mod a2a;
 pub mod acp;
 pub mod mcp;
 pub mod mcp_auth;
+pub mod mcp_example;
 pub mod mcp_fixtures;
 
 use std::fmt;
