@@ -217,26 +217,26 @@ mod tests {
     fn the_version_parameter_becomes_its_header_unless_one_is_sent() {
         let mut headers = HeaderMap::new();
         let rest = header_params(
-            "A2A-Version",
-            Some("pageSize=2&a2a-version=1.0&x=y"),
+            "Api-Version",
+            Some("pageSize=2&api-version=1.0&x=y"),
             &mut headers,
         );
         assert_eq!(rest.as_deref(), Some("pageSize=2&x=y"));
         assert_eq!(
-            headers.get("a2a-version").and_then(|v| v.to_str().ok()),
+            headers.get("api-version").and_then(|v| v.to_str().ok()),
             Some("1.0")
         );
         // A header sent wins; the parameter is still not a field of the request.
-        let rest = header_params("A2A-Version", Some("A2A-Version=0.3"), &mut headers);
+        let rest = header_params("Api-Version", Some("Api-Version=0.3"), &mut headers);
         assert_eq!(rest, None);
         assert_eq!(
-            headers.get("a2a-version").and_then(|v| v.to_str().ok()),
+            headers.get("api-version").and_then(|v| v.to_str().ok()),
             Some("1.0")
         );
         // No parameter declared: the query is untouched.
         let mut none = HeaderMap::new();
-        let rest = header_params("", Some("A2A-Version=1.0"), &mut none);
-        assert_eq!(rest.as_deref(), Some("A2A-Version=1.0"));
+        let rest = header_params("", Some("Api-Version=1.0"), &mut none);
+        assert_eq!(rest.as_deref(), Some("Api-Version=1.0"));
         assert!(none.is_empty());
     }
 }
