@@ -1,17 +1,21 @@
 // An MCP client written on the official TypeScript SDK's 2.x line (@modelcontextprotocol/client
-// 2.4.0): starts the server given on the command line over stdio, negotiates as asked, and runs
-// the flows every MCP server here offers (tools, progress, resources, a resource template,
-// prompts, completion, bad input), plus the ones only `peer` servers (the SDK peers of
-// peers/node/mcp2_server.cjs and peers/python/mcp2_server.py) offer: a cancellation the server
-// sees, and an input-required round trip answered by this client's elicitation handler.
+// 2.4.0): starts the server given on the command line over stdio (or connects to an http://
+// URL over Streamable HTTP), negotiates as asked, and runs the flows every MCP server here
+// offers (tools, progress, resources, a resource template, prompts, completion, an elicitation
+// answered by this client's handler, a cancellation the server sees, bad input), plus the ones
+// only `ours` (examples/mcp_server --all-versions) offers: sampling and roots answered by this
+// client's handlers, and a resource subscription told of a change (resources/subscribe in the
+// legacy era, subscriptions/listen in the modern one). In the modern era the server asks for
+// input with input-required results, which the SDK answers through the same handlers.
 //
-//   node mcp2_client.cjs <auto|legacy|2026-07-28> <modern|legacy> <ours|peer> <command> [args...]
+//   node mcp2_client.cjs <auto|legacy|2026-07-28> <modern|legacy> <ours|peer> <command [args...] | URL>
 //
 // The first argument is the SDK's versionNegotiation mode (a version string pins it); the second
 // is the era the connection must land on. Prints one line per check; exits 0 only when all pass.
 'use strict';
 
 const { Client } = require('@modelcontextprotocol/client');
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/client');
 const { StdioClientTransport } = require('@modelcontextprotocol/client/stdio');
 const z = require('zod/v4');
 
@@ -63,7 +67,36 @@ async function flows(client) {
   check(done2.completion.values.includes('Ada'), `completion/complete (${done2.completion.values})`);
 }
 
-async function peerOnly(client) {
+const ROOT = 'file:///tmp/ts-sdk2-root';
+
+async function within(ms, ready) {
+  for (let waited = 0; waited < ms && !ready(); waited += 50) await new Promise((r) => setTimeout(r, 50));
+  return ready();
+}
+
+async function oursOnly(client) {
+  const sampled = first(await client.callTool({ name: 'sample', arguments: { prompt: 'Say hi' } }));
+  check(/hi from the TS SDK/.test(sampled), `sampling answered by this client's handler (${sampled})`);
+  const root = first(await client.callTool({ name: 'roots', arguments: {} }));
+  check(root === ROOT, `roots answered by this client's handler (${root})`);
+  const uri = 'greeting://Ada';
+  const updated = [];
+  client.setNotificationHandler('notifications/resources/updated', (n) => { updated.push(n.params.uri); });
+  let sub;
+  if (era === 'modern') {
+    sub = await client.listen({ resourceSubscriptions: [uri] });
+  } else {
+    await client.subscribeResource({ uri });
+  }
+  const told = first(await client.callTool({ name: 'touch', arguments: { uri } }));
+  const got = await within(10000, () => updated.includes(uri));
+  const honored = sub ? (sub.honoredFilter.resourceSubscriptions || []).join(',') : 'n/a';
+  check(got && told === '1 subscriber(s) told' && (!sub || honored === uri),
+    `a subscription is told of a change (${told}; honored ${honored}; updated ${updated})`);
+  if (sub) await sub.close();
+}
+
+async function both(client) {
   const confirmed = await client.callTool({ name: 'confirm', arguments: {} });
   check(first(confirmed) === 'hello Grace', `input-required round trip through the elicitation handler (${first(confirmed)})`);
   const cancel = new AbortController();
@@ -83,7 +116,11 @@ async function peerOnly(client) {
 
 async function badInput(client) {
   const unknown = await errorCode(client.request({ method: 'no/such/method', params: {} }, z.object({})));
-  check(unknown === -32601 || unknown === -32602, `an unknown method is refused (${unknown})`);
+  // Over Streamable HTTP 2026-07-28 answers an unknown method's -32601 with HTTP 404, which
+  // this SDK reports as its own transport error rather than the JSON-RPC code.
+  const overHttp = /^https?:[/][/]/.test(command) && era === 'modern';
+  check(unknown === -32601 || unknown === -32602 || (overHttp && unknown === 'CLIENT_HTTP_NOT_IMPLEMENTED'),
+    `an unknown method is refused (${unknown})`);
   const bad = await errorCode(client.request({ method: 'resources/read', params: {} }));
   check(typeof bad === 'number' && bad < 0, `resources/read without a uri is refused (${bad})`);
   check(first(await client.callTool({ name: 'echo', arguments: { text: 'still here' } })) === 'still here', 'the connection survives bad input');
@@ -92,14 +129,22 @@ async function badInput(client) {
 async function main() {
   const client = new Client(
     { name: 'ts-sdk2-client', version: '2.4.0' },
-    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } },
+    { capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} }, versionNegotiation: { mode } },
   );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
-  await client.connect(new StdioClientTransport({ command, args, env: process.env, stderr: 'inherit' }));
+  client.setRequestHandler('sampling/createMessage', async () => ({
+    role: 'assistant', content: { type: 'text', text: 'hi from the TS SDK' }, model: 'ts-sdk2-model',
+  }));
+  client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: ROOT, name: 'test root' }] }));
+  const transport = /^https?:[/][/]/.test(command)
+    ? new StreamableHTTPClientTransport(new URL(command))
+    : new StdioClientTransport({ command, args, env: process.env, stderr: 'inherit' });
+  await client.connect(transport);
   const landed = client.getProtocolEra();
   check(landed === era, `connected in the ${landed} era (${client.getServerVersion() && client.getServerVersion().name})`);
   await flows(client);
-  if (kind === 'peer') await peerOnly(client);
+  await both(client);
+  if (kind === 'ours') await oursOnly(client);
   await badInput(client);
   await client.close();
 }

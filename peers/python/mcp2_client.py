@@ -1,12 +1,15 @@
 """An MCP client written on the official Python SDK's 2.x line (`mcp` 2.3.0).
 
-Starts the server given on the command line over stdio, negotiates as asked and runs the flows
-every MCP server here offers (tools, progress, resources, a resource template, prompts,
-completion, bad input), plus, against `peer` servers (peers/node/mcp2_server.cjs,
-peers/python/mcp2_server.py), an input-required round trip answered by this client's
-elicitation callback and a cancellation the server sees.
+Starts the server given on the command line over stdio (or connects to an http:// URL over
+Streamable HTTP), negotiates as asked and runs the flows every MCP server here offers (tools,
+progress, resources, a resource template, prompts, completion, an elicitation answered by this
+client's callback, a cancellation the server sees, bad input), plus the ones only `ours`
+(examples/mcp_server --all-versions) offers: sampling and roots answered by this client's
+callbacks, and a resource subscription told of a change (resources/subscribe on 2025-11-25,
+subscriptions/listen on 2026-07-28). On 2026-07-28 the server asks for input with
+input-required results, which the SDK answers through the same callbacks.
 
-    python mcp2_client.py <auto|legacy|2026-07-28> <VERSION> <ours|peer> <command> [args...]
+    python mcp2_client.py <auto|legacy|2026-07-28> <VERSION> <ours|peer> <command [args...] | URL>
 
 The first argument is the SDK's connect mode; the second the protocol version the connection
 must land on. Prints one line per check; exits 0 only when all passed.
@@ -33,8 +36,55 @@ def first(result) -> str:
     return content[0].text if content else repr(result)
 
 
+ROOT = "file:///tmp/python-sdk2-root"
+URI = "greeting://Ada"
+updated: list[str] = []
+
+
 async def on_elicit(_context, _params):
     return types.ElicitResult(action="accept", content={"name": "Grace"})
+
+
+async def on_sample(_context, _params):
+    content = types.TextContent(type="text", text="hi from the Python SDK")
+    return types.CreateMessageResult(role="assistant", content=content, model="python-sdk2-model")
+
+
+async def on_roots(_context):
+    return types.ListRootsResult(roots=[types.Root(uri=ROOT, name="test root")])
+
+
+async def on_message(message) -> None:
+    if getattr(message, "method", None) == "notifications/resources/updated":
+        updated.append(str(message.params.uri))
+
+
+async def told_of_a_change(client: Client, version: str) -> None:
+    if version < "2026":
+        await client.subscribe_resource(URI)
+        told = first(await client.call_tool("touch", {"uri": URI}))
+        with anyio.move_on_after(10):
+            while URI not in updated:
+                await anyio.sleep(0.05)
+        check(told == "1 subscriber(s) told" and URI in updated, f"a subscription is told of a change ({told}; {updated})")
+        return
+    async with client.listen(resource_subscriptions=[URI]) as sub:
+        honored = list(sub.honored.resource_subscriptions or [])
+        told = first(await client.call_tool("touch", {"uri": URI}))
+        event = None
+        with anyio.move_on_after(10):
+            event = await sub.__anext__()
+    uri = getattr(event, "uri", None)
+    check(honored == [URI] and told == "1 subscriber(s) told" and uri == URI,
+          f"a subscription is told of a change (honored {honored}; {told}; {event})")
+
+
+async def ours_only(client: Client, version: str) -> None:
+    sampled = first(await client.call_tool("sample", {"prompt": "Say hi"}))
+    check("hi from the Python SDK" in sampled, f"sampling answered by this client's callback ({sampled})")
+    root = first(await client.call_tool("roots", {}))
+    check(root == ROOT, f"roots answered by this client's callback ({root})")
+    await told_of_a_change(client, version)
 
 
 async def flows(client: Client) -> None:
@@ -64,7 +114,7 @@ async def flows(client: Client) -> None:
     check("Ada" in done2.completion.values, f"completion/complete ({done2.completion.values})")
 
 
-async def peer_only(client: Client) -> None:
+async def both(client: Client) -> None:
     confirmed = await client.call_tool("confirm", {})
     check(first(confirmed) == "hello Grace", f"input-required round trip through the elicitation callback ({first(confirmed)})")
     started = anyio.Event()
@@ -111,13 +161,15 @@ async def bad_input(client: Client) -> None:
 
 async def main() -> None:
     mode, version, kind, command, *args = sys.argv[1:]
-    server = StdioServerParameters(command=command, args=args, env=dict(os.environ))
-    async with Client(server, mode=mode, elicitation_callback=on_elicit, read_timeout_seconds=60) as client:
+    server = command if command.startswith(("http://", "https://")) else StdioServerParameters(command=command, args=args, env=dict(os.environ))
+    callbacks = {"elicitation_callback": on_elicit, "sampling_callback": on_sample, "list_roots_callback": on_roots}
+    async with Client(server, mode=mode, message_handler=on_message, read_timeout_seconds=60, **callbacks) as client:
         name = client.server_info.name if client.server_info else None
         check(client.protocol_version == version, f"connected in {client.protocol_version} ({name})")
         await flows(client)
-        if kind == "peer":
-            await peer_only(client)
+        await both(client)
+        if kind == "ours":
+            await ours_only(client, version)
         await bad_input(client)
 
 

@@ -14,7 +14,7 @@ use agentwire_tests::examples::example_binary;
 use agentwire_tests::peers::{node, python};
 use tokio::time::timeout;
 
-const BOUND: Duration = Duration::from_secs(180);
+pub(crate) const BOUND: Duration = Duration::from_secs(180);
 
 /// Runs `peers/node/mcp_client.js` with `args`; asserts all `checks` of it ran and passed.
 async fn run_node_client(args: &[&str], checks: usize) {
@@ -29,7 +29,8 @@ async fn run_python_client(args: &[&str], checks: usize) {
     run_client(cmd, args, checks).await;
 }
 
-async fn run_client(cmd: std::process::Command, args: &[&str], checks: usize) {
+/// Runs the SDK client `cmd` with `args`; asserts it passed all `checks` and ran every one.
+pub(crate) async fn run_client(cmd: std::process::Command, args: &[&str], checks: usize) {
     let mut cmd = tokio::process::Command::from(cmd);
     cmd.args(args)
         .env("RUST_LOG", "error")
@@ -38,8 +39,8 @@ async fn run_client(cmd: std::process::Command, args: &[&str], checks: usize) {
         .kill_on_drop(true);
     let out = timeout(BOUND, cmd.output())
         .await
-        .expect("the node client finishes in time")
-        .expect("node runs");
+        .expect("the SDK client finishes in time")
+        .expect("the SDK client runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -59,14 +60,20 @@ async fn typescript_sdk_client_drives_our_server_over_stdio() {
 }
 
 /// The example server on Streamable HTTP at a free port; killed on drop.
-struct HttpServer {
+pub(crate) struct HttpServer {
     _child: std::process::Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 fn http_server() -> HttpServer {
+    http_server_with(&[])
+}
+
+/// [`http_server`] with more arguments (`--all-versions`).
+pub(crate) fn http_server_with(more: &[&str]) -> HttpServer {
     let mut child = std::process::Command::new(example_binary("mcp_server"))
         .args(["--http", "127.0.0.1:0"])
+        .args(more)
         .env("RUST_LOG", "error")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -123,7 +130,7 @@ async fn python_sdk_client_drives_our_server_over_streamable_http() {
 // input from our side (an unknown method, bad params, a frame that is not JSON) and a ping that
 // shows the session survived.
 
-mod our_client {
+pub(crate) mod our_client {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
@@ -154,6 +161,13 @@ mod our_client {
         sampling: AtomicUsize,
         elicitation: AtomicUsize,
         roots: AtomicUsize,
+    }
+
+    impl Asked {
+        /// How many elicitation requests the server sent.
+        pub fn elicited(&self) -> usize {
+            self.elicitation.load(Ordering::SeqCst)
+        }
     }
 
     /// Our client's answers to the server's requests.
@@ -210,7 +224,7 @@ mod our_client {
     }
 
     impl Checks {
-        fn check(&mut self, ok: bool, what: impl Into<String>) {
+        pub fn check(&mut self, ok: bool, what: impl Into<String>) {
             let what = what.into();
             if ok {
                 self.passed.push(what);
@@ -505,7 +519,7 @@ mod our_client {
 }
 
 /// Asserts every check of a run passed and that all `expected` ran.
-fn assert_checks(run: &our_client::Checks, expected: usize) {
+pub(crate) fn assert_checks(run: &our_client::Checks, expected: usize) {
     eprintln!(
         "{} of {} checks passed",
         run.passed.len(),

@@ -1,15 +1,27 @@
 //! An MCP server on the generated skeleton: tools (`echo`, `add`, `payload`, `progress`,
-//! `sample`, `fail`), one resource and one resource template, one prompt, logging, completion,
-//! progress notifications and sampling back to the client.
+//! `sample`, `confirm`, `roots`, `slow`, `was_cancelled`, `touch`, `fail`), one resource and
+//! one resource template with subscriptions, one prompt, logging, completion, progress
+//! notifications, and sampling, elicitation and roots asked of the client.
 //!
 //! `cargo run --example mcp_server` speaks newline-delimited JSON-RPC on stdin/stdout (point any
 //! MCP client at it); `-- --http 127.0.0.1:8765` serves Streamable HTTP at
 //! `http://127.0.0.1:8765/mcp` instead, printing `listening on <url>` as its first stdout line,
 //! until stdin ends or reads `quit`. Logs go to stderr.
+//!
+//! It speaks MCP 2025-11-25 (and 2025-06-18, 2025-03-26), sessions opened by `initialize`.
+//! With `--all-versions` it serves 2026-07-28 beside them on the same endpoint
+//! (`agentwire_examples::mcp_example::modern`): over stdio the first message chooses the era
+//! (`initialize` opens 2025-11-25, a request naming 2026-07-28 in `_meta` the new one); over
+//! HTTP each request or session is served in its own. Without the flag a request before
+//! `initialize` is refused as 2025-11-25 says, where a stream of both eras would read it as
+//! 2026-07-28's (which names its version on every request).
 
 use std::sync::Arc;
 
 use agentwire_examples::mcp::{invalid_params, typed};
+use agentwire_examples::mcp_example::modern::Modern;
+use agentwire_examples::mcp_example::{self as content, SERVER_NAME, Shared};
+use agentwire_examples::mcp_fixtures;
 use agentwire_protocols::mcp::v2025_11_25::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
     CreateMessageRequestParams, EmptyResult, GetPromptRequestParams, GetPromptResult,
@@ -18,9 +30,13 @@ use agentwire_protocols::mcp::v2025_11_25::{
     ReadResourceResult, SamplingMessageContent, SamplingMessageContentBlock, SetLevelRequestParams,
     SubscribeRequestParams, TextContent, UnsubscribeRequestParams,
 };
-use agentwire_protocols::skeletons::mcp::{STREAMABLE_HTTP, Server, ServerHandler, ServerSender};
+use agentwire_protocols::skeletons::mcp::{
+    STREAMABLE_HTTP, Server, ServerHandler, ServerHandlers, ServerSender,
+};
 use agentwire_runtime::jsonrpc::RpcError;
-use agentwire_transport::streamable_http::ServerConfig;
+use agentwire_transport::jsonrpc::serve_versions_http;
+use agentwire_transport::seal::Sealer;
+use agentwire_transport::streamable_http::{ServerConfig, SharedSealer};
 use serde_json::{Value, json};
 
 /// The protocol versions this server speaks, newest first; a client offering another one
@@ -45,8 +61,10 @@ fn tool_result(content: Vec<ContentBlock>, is_error: bool) -> CallToolResult {
     }
 }
 
-/// The example's behaviour; it keeps no state between calls.
-struct Example;
+/// The example's 2025-11-25 behaviour; `shared` is what the 2026-07-28 side sees too.
+struct Example {
+    shared: Arc<Shared>,
+}
 
 impl Example {
     /// `progress`: reports `steps` steps when the caller gave a progress token.
@@ -102,6 +120,58 @@ impl Example {
             )),
         }
     }
+    /// `confirm`: asks the user (through the client) for a name, then greets it.
+    async fn confirm(sender: &ServerSender) -> Result<CallToolResult, RpcError> {
+        let params =
+            typed(json!({"message": "Who is there?", "requestedSchema": content::name_form()}))?;
+        let said = match sender.elicitation_create(params).await {
+            Ok(answer) => {
+                let answer = serde_json::to_value(&answer).unwrap_or_default();
+                match answer["content"]["name"].as_str() {
+                    Some(name) if answer["action"] == "accept" => format!("hello {name}"),
+                    _ => format!("no name ({})", answer["action"]),
+                }
+            }
+            Err(e) => {
+                return Ok(tool_result(
+                    vec![text(format!("elicitation failed: {e}"))],
+                    true,
+                ));
+            }
+        };
+        Ok(tool_result(vec![text(said)], false))
+    }
+
+    /// `roots`: the client's first root.
+    async fn roots(sender: &ServerSender) -> Result<CallToolResult, RpcError> {
+        match sender.roots_list(None).await {
+            Ok(listed) => {
+                let first = listed
+                    .roots
+                    .first()
+                    .map(|r| r.uri.clone())
+                    .unwrap_or_default();
+                Ok(tool_result(vec![text(first)], false))
+            }
+            Err(e) => Ok(tool_result(
+                vec![text(format!("roots/list failed: {e}"))],
+                true,
+            )),
+        }
+    }
+
+    /// `slow`: one progress report, then waits until cancelled (the transport aborts this
+    /// future) or 30 s have passed.
+    async fn slow(&self, sender: &ServerSender) -> Result<CallToolResult, RpcError> {
+        let run = self.shared.slow_started();
+        if let Some(call) = sender.incoming() {
+            let started = json!({"progress": 0, "message": "started"});
+            call.progress(started).await.unwrap_or(false);
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+        run.finish();
+        Ok(tool_result(vec![text("slow finished")], false))
+    }
 }
 
 fn arg<'a>(p: &'a CallToolRequestParams, name: &str) -> Option<&'a Value> {
@@ -128,8 +198,9 @@ impl ServerHandler for Example {
                 "logging": {},
                 "completions": {}
             },
-            "serverInfo": {"name": "agentwire-mcp-example", "version": env!("CARGO_PKG_VERSION")},
-            "instructions": "Tools: echo, add, payload, progress, sample, fail."
+            "serverInfo": {"name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION")},
+            "instructions": "Tools: echo, add, payload, progress, sample, confirm, roots, slow, \
+                was_cancelled, touch, fail."
         }))
     }
 
@@ -138,9 +209,7 @@ impl ServerHandler for Example {
         _sender: ServerSender,
         _params: Option<PaginatedRequestParams>,
     ) -> Result<ListResourcesResult, RpcError> {
-        typed(json!({"resources": [{
-            "uri": "file:///greeting.txt", "name": "greeting", "mimeType": "text/plain"
-        }]}))
+        typed(json!({ "resources": content::resources() }))
     }
 
     async fn resources_templates_list(
@@ -148,9 +217,7 @@ impl ServerHandler for Example {
         _sender: ServerSender,
         _params: Option<PaginatedRequestParams>,
     ) -> Result<ListResourceTemplatesResult, RpcError> {
-        typed(json!({"resourceTemplates": [{
-            "uriTemplate": "greeting://{name}", "name": "greeting for a name", "mimeType": "text/plain"
-        }]}))
+        typed(json!({ "resourceTemplates": content::templates() }))
     }
 
     async fn resources_read(
@@ -158,11 +225,7 @@ impl ServerHandler for Example {
         _sender: ServerSender,
         params: ReadResourceRequestParams,
     ) -> Result<ReadResourceResult, RpcError> {
-        let body = if params.uri == "file:///greeting.txt" {
-            "Hello from agentwire.".to_owned()
-        } else if let Some(name) = params.uri.strip_prefix("greeting://") {
-            format!("Hello, {name}.")
-        } else {
+        let Some(body) = content::read(&params.uri) else {
             return Err(RpcError {
                 code: -32002,
                 message: format!("resource not found: {}", params.uri),
@@ -174,17 +237,21 @@ impl ServerHandler for Example {
 
     async fn resources_subscribe(
         &self,
-        _sender: ServerSender,
-        _params: SubscribeRequestParams,
+        sender: ServerSender,
+        params: SubscribeRequestParams,
     ) -> Result<EmptyResult, RpcError> {
+        // The session's handle, not this request's: updates come after the answer.
+        let session = ServerSender::new(sender.peer().clone());
+        self.shared.subscribe(params.uri, session);
         typed(json!({}))
     }
 
     async fn resources_unsubscribe(
         &self,
         _sender: ServerSender,
-        _params: UnsubscribeRequestParams,
+        params: UnsubscribeRequestParams,
     ) -> Result<EmptyResult, RpcError> {
+        self.shared.unsubscribe(&params.uri);
         typed(json!({}))
     }
 
@@ -193,10 +260,7 @@ impl ServerHandler for Example {
         _sender: ServerSender,
         _params: Option<PaginatedRequestParams>,
     ) -> Result<ListPromptsResult, RpcError> {
-        typed(json!({"prompts": [{
-            "name": "greet", "description": "Greets someone by name.",
-            "arguments": [{"name": "name", "required": true}]
-        }]}))
+        typed(json!({ "prompts": content::prompts() }))
     }
 
     async fn prompts_get(
@@ -212,9 +276,7 @@ impl ServerHandler for Example {
                 "prompt `greet` needs the argument `name`".into(),
             ));
         };
-        typed(json!({"messages": [{
-            "role": "user", "content": {"type": "text", "text": format!("Please greet {name}.")}
-        }]}))
+        typed(json!({ "messages": content::greeting_prompt(name) }))
     }
 
     async fn tools_list(
@@ -222,20 +284,7 @@ impl ServerHandler for Example {
         _sender: ServerSender,
         _params: Option<PaginatedRequestParams>,
     ) -> Result<ListToolsResult, RpcError> {
-        let text_arg = |name: &str| json!({"type": "object", "properties": {name: {"type": "string"}}, "required": [name]});
-        typed(json!({"tools": [
-            {"name": "echo", "description": "Returns its text.", "inputSchema": text_arg("text")},
-            {"name": "add", "description": "Adds two numbers.", "inputSchema": {
-                "type": "object",
-                "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-                "required": ["a", "b"]}},
-            {"name": "payload", "description": "Returns `size` bytes of text.", "inputSchema": {
-                "type": "object", "properties": {"size": {"type": "integer"}}, "required": ["size"]}},
-            {"name": "progress", "description": "Reports progress in `steps` steps.", "inputSchema": {
-                "type": "object", "properties": {"steps": {"type": "integer"}}}},
-            {"name": "sample", "description": "Asks the client's model.", "inputSchema": text_arg("prompt")},
-            {"name": "fail", "description": "Always fails (isError).", "inputSchema": {"type": "object"}}
-        ]}))
+        typed(json!({ "tools": content::tools() }))
     }
 
     async fn tools_call(
@@ -271,6 +320,17 @@ impl ServerHandler for Example {
                 Self::progress(&sender, steps.min(100)).await
             }
             "sample" => Self::sample(&sender, str_arg("prompt").unwrap_or("Say hello")).await,
+            "confirm" => Self::confirm(&sender).await,
+            "roots" => Self::roots(&sender).await,
+            "slow" => self.slow(&sender).await,
+            "was_cancelled" => Ok(tool_result(vec![text(self.shared.slow_seen())], false)),
+            "touch" => {
+                let told = self.shared.touch(str_arg("uri").unwrap_or_default()).await;
+                Ok(tool_result(
+                    vec![text(format!("{told} subscriber(s) told"))],
+                    false,
+                ))
+            }
             "fail" => Ok(tool_result(vec![text("this tool always fails")], true)),
             other => Err(invalid_params(format!("unknown tool `{other}`"))),
         }
@@ -290,7 +350,7 @@ impl ServerHandler for Example {
         _sender: ServerSender,
         _params: CompleteRequestParams,
     ) -> Result<CompleteResult, RpcError> {
-        typed(json!({"completion": {"values": ["Ada", "Alan"], "total": 2, "hasMore": false}}))
+        typed(json!({ "completion": content::completion() }))
     }
 
     // This server runs no request as a task (it does not declare `tasks`).
@@ -300,26 +360,41 @@ impl ServerHandler for Example {
 async fn main() -> std::io::Result<()> {
     agentwire_examples::init_logging();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().position(|a| a == "--http") {
-        None => {
-            agentwire_protocols::skeletons::mcp::Server::serve_stdio(
-                Example,
-                agentwire_transport::jsonrpc::Config::default(),
-            )
-            .await
-        }
-        Some(i) => {
-            let addr = args.get(i + 1).map_or("127.0.0.1:8765", String::as_str);
-            let listener = tokio::net::TcpListener::bind(addr).await?;
-            let handler = Arc::new(Example);
-            let http = ServerConfig::new(STREAMABLE_HTTP);
-            let config = agentwire_transport::jsonrpc::Config::default();
-            let handle = Server::serve_http(listener, handler, http, config)?;
-            let url = format!("http://{}{}", handle.local_addr(), STREAMABLE_HTTP.path);
-            println!("listening on {url}");
-            tracing::info!(%url, "mcp server listening; {}", agentwire_examples::STOP_HINT);
-            agentwire_examples::wait_for_stop().await;
-            handle.shutdown().await
-        }
-    }
+    let all_versions = args.iter().any(|a| a == "--all-versions");
+    let shared = Shared::new();
+    let legacy = || Example {
+        shared: Arc::clone(&shared),
+    };
+    let handlers = ServerHandlers {
+        v2026_07_28: Arc::new(Modern {
+            shared: Arc::clone(&shared),
+        }),
+        v2025_11_25: Arc::new(legacy()),
+    };
+    let config = agentwire_transport::jsonrpc::Config::default();
+    let Some(i) = args.iter().position(|a| a == "--http") else {
+        return if all_versions {
+            handlers.serve_stdio(config).await
+        } else {
+            Server::serve_stdio(legacy(), config).await
+        };
+    };
+    let addr = args.get(i + 1).map_or("127.0.0.1:8765", String::as_str);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let mut http = ServerConfig::new(STREAMABLE_HTTP);
+    let handle = if all_versions {
+        // Input-required state travels sealed; this process alone opens what it sealed.
+        let key = mcp_fixtures::seal_key()?;
+        let sealer = Sealer::new(&key, mcp_fixtures::STATE_TTL)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+        http.sealer = Some(SharedSealer(Arc::new(sealer)));
+        serve_versions_http(Arc::new(handlers), listener, http, config)?
+    } else {
+        Server::serve_http(listener, Arc::new(legacy()), http, config)?
+    };
+    let url = format!("http://{}{}", handle.local_addr(), STREAMABLE_HTTP.path);
+    println!("listening on {url}");
+    tracing::info!(%url, "mcp server listening; {}", agentwire_examples::STOP_HINT);
+    agentwire_examples::wait_for_stop().await;
+    handle.shutdown().await
 }

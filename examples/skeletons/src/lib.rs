@@ -14,6 +14,7 @@ pub mod a2a;
 pub mod acp;
 pub mod mcp;
 pub mod mcp_auth;
+pub mod mcp_example;
 pub mod mcp_fixtures;
 pub mod mcp_modern;
 pub mod mcp_param_headers;

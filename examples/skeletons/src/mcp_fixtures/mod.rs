@@ -11,7 +11,7 @@ mod content;
 mod flows;
 pub mod legacy;
 pub mod modern;
-mod rounds;
+pub mod rounds;
 
 use std::io::Read as _;
 use std::sync::Arc;
