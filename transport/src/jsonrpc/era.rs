@@ -94,9 +94,13 @@ pub(crate) fn judge(
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    // The newest version both list, even the one just refused (a server behind a balancer
+    // may refuse from an instance that is not yet upgraded): each is tried at most twice, so
+    // a peer that refuses what it lists ends the probe.
+    let times = |v: &&str| tried.iter().filter(|t| *t == v).count();
     ours.iter()
         .copied()
-        .find(|v| theirs.contains(v) && !tried.contains(v))
+        .find(|v| theirs.contains(v) && times(v) < 2)
         .map_or(Step::NoneShared, Step::Again)
 }
 
@@ -338,6 +342,13 @@ mod tests {
         let foreign = json!({"id": 0, "error": {"code": -32031, "message": "no",
             "data": {"supported": ["9"]}}});
         assert_eq!(judged(foreign), Step::NoneShared);
+        // The version refused, listed as supported: asked again once, then no more.
+        let same = json!({"id": 0, "error": {"code": -32031, "message": "no",
+            "data": {"supported": ["3"]}}});
+        assert_eq!(judged(same.clone()), Step::Again("3"));
+        let accepts = |r: &Value| r.get("total").is_some();
+        let twice = judge(&same, "3", (OURS, &["3", "3"]), CODES, &accepts);
+        assert_eq!(twice, Step::NoneShared);
         let refused = json!({"id": 0, "error": {"code": -32030, "message": "headers"}});
         assert!(matches!(judged(refused), Step::Refused(why) if why.contains("-32030")));
         let unknown = json!({"id": 0, "error": {"code": -32601, "message": "unknown"}});
