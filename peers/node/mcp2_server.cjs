@@ -86,7 +86,9 @@ function build({ era } = {}) {
 }
 
 // node:http in front of the handler's web-standard fetch: the request's body in, the
-// response's status, headers and (streamed, for SSE) body out.
+// response's status, headers and (streamed, for SSE) body out. A client that closes the
+// connection before the answer ends aborts the request's signal, which the handler takes
+// for a cancellation (2026-07-28 over HTTP cancels by closing the answer's stream).
 function serveHttp() {
   const handler = createMcpHandler(build);
   const server = http.createServer(async (req, res) => {
@@ -95,7 +97,9 @@ function serveHttp() {
     const body = chunks.length ? Buffer.concat(chunks) : undefined;
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body });
+    const gone = new AbortController();
+    res.on('close', () => { if (!res.writableFinished) gone.abort(); });
+    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body, signal: gone.signal });
     try {
       const response = await handler.fetch(request);
       res.writeHead(response.status, Object.fromEntries(response.headers.entries()));

@@ -577,7 +577,7 @@ async fn our_client_drives_the_python_sdk_server_over_stdio() {
 }
 
 /// A peer server process, killed on drop.
-struct PeerServer(std::process::Child);
+pub(crate) struct PeerServer(pub(crate) std::process::Child);
 
 impl Drop for PeerServer {
     fn drop(&mut self) {
@@ -586,10 +586,10 @@ impl Drop for PeerServer {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn our_client_drives_the_typescript_sdk_server_over_streamable_http() {
-    let mut child = node("mcp_server.cjs")
-        .arg("http")
+/// Starts the Node.js peer server `cmd`, which listens on a free port of its own and prints
+/// `LISTENING <port>` first: the process and its endpoint's URL.
+pub(crate) fn node_http_server(mut cmd: std::process::Command) -> (PeerServer, String) {
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -598,13 +598,20 @@ async fn our_client_drives_the_typescript_sdk_server_over_streamable_http() {
     std::io::BufReader::new(child.stdout.take().expect("piped stdout"))
         .read_line(&mut first)
         .expect("the server prints its port");
-    let _server = PeerServer(child);
+    let server = PeerServer(child);
     let port = first
         .trim()
         .strip_prefix("LISTENING ")
         .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
         .to_owned();
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_drives_the_typescript_sdk_server_over_streamable_http() {
+    let mut cmd = node("mcp_server.cjs");
+    cmd.arg("http");
+    let (_server, url) = node_http_server(cmd);
     let run = timeout(BOUND, our_client::over_http(&url, ts_expect()))
         .await
         .expect("in time");

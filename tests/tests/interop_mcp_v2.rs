@@ -22,10 +22,12 @@
 use std::process::Command;
 
 use agentwire_tests::examples::example_binary;
-use agentwire_tests::peers::{node, python_mcp2};
+use agentwire_tests::peers::{node, on_a_free_port, python_mcp2};
 use tokio::time::timeout;
 
-use crate::interop_mcp::{BOUND, assert_checks, http_server_with, run_client};
+use crate::interop_mcp::{
+    BOUND, PeerServer, assert_checks, http_server_with, node_http_server, run_client,
+};
 
 fn ts2_client() -> Command {
     node("mcp2_client.cjs")
@@ -107,6 +109,7 @@ mod drive {
     use agentwire_protocols::skeletons::mcp::{v2025_11_25 as s25, v2026_07_28 as s26};
     use agentwire_runtime::jsonrpc::Outcome;
     use agentwire_transport::jsonrpc::Config;
+    use agentwire_transport::streamable_http::{ClientConfig, Era};
     use serde_json::{Value, json};
 
     use crate::interop_mcp::our_client::{Answers, Asked, Checks};
@@ -175,13 +178,53 @@ mod drive {
 
     /// Our 2025-11-25 client against `cmd`: the handshake, then every flow.
     pub async fn legacy(cmd: std::process::Command, server_name: &str) -> Checks {
-        let mut checks = Checks::default();
         let asked = Arc::new(Asked::default());
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
         let answers = Arc::new(Answers(Arc::clone(&asked)));
         let (client, _notes, _connection, mut child) =
             s25::Client::spawn_with(answers, cmd, Config::default()).expect("the server starts");
+        let checks = legacy_flows(&client, &asked, server_name, true).await;
+        client.close();
+        let _ = child.kill().await;
+        checks
+    }
+
+    /// Our 2025-11-25 client against the Streamable HTTP endpoint `url`: the same, the
+    /// session ended at the end. `sessions` says whether the server keeps sessions (checked):
+    /// one that serves each request on its own has no way to ask the client anything or to
+    /// hear a cancellation, so those two flows are left out against it.
+    pub async fn legacy_http(url: &str, server_name: &str, sessions: bool) -> Checks {
+        let asked = Arc::new(Asked::default());
+        let answers = Arc::new(Answers(Arc::clone(&asked)));
+        let connected = s25::Client::connect_http(
+            url,
+            s25::STREAMABLE_HTTP,
+            answers,
+            ClientConfig::default(),
+            Config::default(),
+        );
+        let (client, _notes, session, _connection) = connected.expect("a valid endpoint");
+        let mut checks = legacy_flows(&client, &asked, server_name, sessions).await;
+        let id = session.http.session_id();
+        checks.check(
+            id.is_some() == sessions,
+            format!("the server keeps sessions: {sessions} (session id {id:?})"),
+        );
+        let ended = session.close(&client).await;
+        checks.check(ended.is_ok(), format!("the session ends ({ended:?})"));
+        checks
+    }
+
+    /// Every flow of 2025-11-25, from the handshake on; the elicitation and the cancellation
+    /// only when the server can `push` (it keeps sessions).
+    async fn legacy_flows(
+        client: &s25::Client,
+        asked: &Asked,
+        server_name: &str,
+        pushes: bool,
+    ) -> Checks {
+        let mut checks = Checks::default();
         let init = client
             .initialize(typed(json!({
                 "protocolVersion": "2025-11-25",
@@ -267,31 +310,37 @@ mod drive {
             values == json!(["Ada", "Alan"]),
             format!("completion/complete ({values})"),
         );
-        // The server asks us for the form: pushed as elicitation/create, answered by our
-        // handler with the form's default name.
-        let confirmed = call("confirm", json!({})).await;
-        checks.check(
-            confirmed == "hello Ada" && asked.elicited() == 1,
-            format!("elicitation/create answered by our handler ({confirmed})"),
-        );
-        let params =
-            typed(json!({"name": "slow", "arguments": {}, "_meta": {"progressToken": "p-slow"}}));
-        let mut pending = client
-            .peer()
-            .start(v25::ClientRequest::ToolsCall(params))
-            .await
-            .expect("sent");
-        let mut running = pending.take_progress().expect("a progress token was sent");
-        let started = tokio::time::timeout(Duration::from_secs(60), running.recv()).await;
-        pending
-            .cancel()
-            .await
-            .expect("notifications/cancelled sent");
-        let seen = seen_cancelled(|| call("was_cancelled", json!({}))).await;
-        checks.check(
-            matches!(started, Ok(Some(_))) && seen == "yes",
-            format!("the server saw the call cancelled ({seen})"),
-        );
+        // Both need a session: the client's answer to the server's request, and its
+        // cancellation, each come in a POST of their own, which only a session id routes to
+        // the call waiting for them.
+        if pushes {
+            // The server asks us for the form: pushed as elicitation/create, answered by our
+            // handler with the form's default name.
+            let confirmed = call("confirm", json!({})).await;
+            checks.check(
+                confirmed == "hello Ada" && asked.elicited() == 1,
+                format!("elicitation/create answered by our handler ({confirmed})"),
+            );
+            let params = typed(
+                json!({"name": "slow", "arguments": {}, "_meta": {"progressToken": "p-slow"}}),
+            );
+            let mut pending = client
+                .peer()
+                .start(v25::ClientRequest::ToolsCall(params))
+                .await
+                .expect("sent");
+            let mut running = pending.take_progress().expect("a progress token was sent");
+            let started = tokio::time::timeout(Duration::from_secs(60), running.recv()).await;
+            pending
+                .cancel()
+                .await
+                .expect("notifications/cancelled sent");
+            let seen = seen_cancelled(|| call("was_cancelled", json!({}))).await;
+            checks.check(
+                matches!(started, Ok(Some(_))) && seen == "yes",
+                format!("the server saw the call cancelled ({seen})"),
+            );
+        }
         let unknown = outcome(
             client
                 .peer()
@@ -306,18 +355,55 @@ mod drive {
             call("echo", json!({"text": "still"})).await == "still",
             "the session survives bad input",
         );
-        client.close();
-        let _ = child.kill().await;
         checks
     }
 
     /// Our 2026-07-28 client against `cmd`: no handshake, every request naming its version.
     pub async fn modern(cmd: std::process::Command, server_name: &str) -> Checks {
-        let mut checks = Checks::default();
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
         let (client, _notes, _connection, mut child) =
             s26::Client::spawn(cmd, Config::default()).expect("the server starts");
+        let checks = modern_flows(&client, server_name).await;
+        client.close();
+        let _ = child.kill().await;
+        checks
+    }
+
+    /// Our negotiating client against the Streamable HTTP endpoint `url`: the
+    /// `server/discover` probe finds 2026-07-28, then every request goes on its own, a
+    /// cancellation closing the answer's stream.
+    pub async fn modern_http(url: &str, server_name: &str) -> Checks {
+        let probe = v26::ClientRequest::ServerDiscover(typed(with_meta(json!({}), None)));
+        let wait = Duration::from_secs(60);
+        let era = s26::Client::negotiate_http(
+            url,
+            s26::STREAMABLE_HTTP,
+            &probe,
+            ClientConfig::default(),
+            wait,
+        )
+        .await;
+        let connected = s26::Client::connect_http(
+            url,
+            s26::STREAMABLE_HTTP,
+            Arc::new(s26::NoRequests),
+            ClientConfig::default(),
+            Config::default(),
+        );
+        let (client, _notes, session, _connection) = connected.expect("a valid endpoint");
+        let mut checks = modern_flows(&client, server_name).await;
+        checks.check(
+            matches!(&era, Ok(Era::Named(v)) if v == "2026-07-28"),
+            format!("the version probe lands on 2026-07-28 ({era:?})"),
+        );
+        let _ = session.close(&client).await;
+        checks
+    }
+
+    /// Every flow of 2026-07-28, from `server/discover` on.
+    async fn modern_flows(client: &s26::Client, server_name: &str) -> Checks {
+        let mut checks = Checks::default();
         let discover = client
             .server_discover(typed(with_meta(json!({}), None)))
             .await
@@ -461,8 +547,6 @@ mod drive {
         );
         let still = call(json!({"name": "echo", "arguments": {"text": "still"}})).await;
         checks.check(text(&still) == "still", "the connection survives bad input");
-        client.close();
-        let _ = child.kill().await;
         checks
     }
 }
@@ -513,4 +597,62 @@ async fn our_2026_07_28_client_drives_the_python_sdk2_server_over_stdio() {
         .await
         .expect("in time");
     assert_checks(&run, MODERN);
+}
+
+/// The TypeScript SDK's 2.x server on Streamable HTTP (both eras on one endpoint).
+fn ts2_http_server() -> (PeerServer, String) {
+    let mut cmd = node("mcp2_server.cjs");
+    cmd.arg("http");
+    node_http_server(cmd)
+}
+
+/// The Python SDK's 2.x server on Streamable HTTP (both eras on one endpoint), on a free port.
+fn python2_http_server() -> (PeerServer, String) {
+    let (child, port) = on_a_free_port(|port| {
+        let mut cmd = python_mcp2("mcp2_server.py");
+        cmd.args(["http", &port.to_string()])
+            .env("PYTHONWARNINGS", "ignore")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::inherit());
+        cmd
+    });
+    (PeerServer(child), format!("http://127.0.0.1:{port}/mcp"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_2025_11_25_client_drives_the_typescript_sdk2_server_over_streamable_http() {
+    let (_server, url) = ts2_http_server();
+    // Its handler serves 2025-11-25 without sessions (each request on its own).
+    let run = timeout(BOUND, drive::legacy_http(&url, "ts-sdk2-peer", false))
+        .await
+        .expect("in time");
+    // Two flows left out; the session checks added.
+    assert_checks(&run, LEGACY - 2 + 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_2026_07_28_client_drives_the_typescript_sdk2_server_over_streamable_http() {
+    let (_server, url) = ts2_http_server();
+    let run = timeout(BOUND, drive::modern_http(&url, "ts-sdk2-peer"))
+        .await
+        .expect("in time");
+    assert_checks(&run, MODERN + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_2025_11_25_client_drives_the_python_sdk2_server_over_streamable_http() {
+    let (_server, url) = python2_http_server();
+    let run = timeout(BOUND, drive::legacy_http(&url, "python-sdk2-peer", true))
+        .await
+        .expect("in time");
+    assert_checks(&run, LEGACY + 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_2026_07_28_client_drives_the_python_sdk2_server_over_streamable_http() {
+    let (_server, url) = python2_http_server();
+    let run = timeout(BOUND, drive::modern_http(&url, "python-sdk2-peer"))
+        .await
+        .expect("in time");
+    assert_checks(&run, MODERN + 1);
 }

@@ -168,6 +168,12 @@ impl<S: Bound> Handle<S> {
         S: Answers<H>,
         H: Send + Sync + 'static,
     {
+        // Requests sent each on its own are cancelled by closing their answers' connections,
+        // which needs the spec's cancel notification to be told apart.
+        let http = ClientConfig {
+            cancel: http.cancel.or(<S as super::Side>::CONVENTIONS.cancel),
+            ..http
+        };
         let (client, received) = streamable_http::Client::new(url, profile, http)?;
         let cancel = CancellationToken::new();
         let (handle, notes, link, connection) = Self::connect_messages(handler, cancel, config);

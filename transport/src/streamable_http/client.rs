@@ -6,12 +6,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agentwire_runtime::jsonrpc::RequestId;
+use agentwire_runtime::jsonrpc::{CancelRule, RequestId};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::auth::{self, SharedAuthorizer};
 use super::error::ClientError;
+use super::inflight::{InFlight, cancelled_id};
 use super::message::{Kind, classify};
 use super::profile::Profile;
 use super::sse;
@@ -38,6 +40,11 @@ pub struct ClientConfig {
     /// profile mirrors (values the spec cannot name ahead of time, such as headers a
     /// server's own declarations ask for).
     pub derived: Option<DeriveHeaders>,
+    /// The protocol's cancel notification. A request sent on its own (outside any session,
+    /// naming its own version) is cancelled by closing the connection of its answer, and the
+    /// notification is not sent: no session could carry it to the request. The generated
+    /// clients' `connect_http` fills it from the spec.
+    pub cancel: Option<CancelRule>,
 }
 
 /// Names the headers (and their values: a string, an integer or a boolean, encoded as the
@@ -74,6 +81,7 @@ impl Default for ClientConfig {
             headers: HeaderMap::new(),
             authorizer: None,
             derived: None,
+            cancel: None,
         }
     }
 }
@@ -97,6 +105,8 @@ struct Inner {
     config: ClientConfig,
     state: Mutex<State>,
     tx: mpsc::Sender<Received>,
+    /// The requests whose answers are awaited, each with what drops its connection.
+    inflight: InFlight,
 }
 
 #[derive(Debug, Default)]
@@ -145,6 +155,7 @@ impl Client {
             config,
             state: Mutex::new(State::default()),
             tx,
+            inflight: InFlight::default(),
         });
         Ok((Self { inner }, rx))
     }
@@ -226,6 +237,54 @@ impl Client {
     /// request (and anything streamed before it) arrives on the receiver.
     pub async fn send(&self, json: &str) -> Result<(), ClientError> {
         let kind = classify(json).map_err(|e| ClientError::Invalid { rule: e.rule })?;
+        if let Some(id) = self.closes_to_cancel(&kind, json) {
+            self.inner.inflight.abandon(&id);
+            return Ok(());
+        }
+        let Kind::Request { id, .. } = &kind else {
+            return self.post(json, kind, None).await.map(|_| ());
+        };
+        let id = id.clone();
+        let token = self.inner.inflight.start(&id);
+        let posted = tokio::select! {
+            biased;
+            // Abandoned: dropping the POST closes its connection.
+            () = token.cancelled() => return Ok(()),
+            posted = self.post(json, kind, Some(token.clone())) => posted,
+        };
+        // An answer streamed on SSE is forgotten when its stream ends.
+        if !matches!(posted, Ok(Posted::Streaming)) {
+            self.inner.inflight.finish(&id);
+        }
+        posted.map(|_| ())
+    }
+
+    /// The request `json` cancels, when it is the cancel notification and requests go each
+    /// on their own (no session, no version learnt from a handshake, a profile whose
+    /// messages name their version): its answer's connection is closed instead.
+    fn closes_to_cancel(&self, kind: &Kind, json: &str) -> Option<RequestId> {
+        let rule = self.inner.config.cancel.as_ref()?;
+        if !matches!(kind, Kind::Notification { .. }) {
+            return None;
+        }
+        let per_message = self.inner.profile.version_source;
+        let alone = {
+            let st = self.state();
+            st.session.is_none() && st.version.is_none()
+        };
+        (alone && per_message.is_some_and(|s| s.per_message()))
+            .then(|| cancelled_id(rule, json))
+            .flatten()
+    }
+
+    /// POSTs `json` (of `kind`) and delivers what answers it; `token` ends the stream of a
+    /// request's answer when the request is abandoned.
+    async fn post(
+        &self,
+        json: &str,
+        kind: Kind,
+        token: Option<CancellationToken>,
+    ) -> Result<Posted, ClientError> {
         if let Kind::Request { id, method } = &kind
             && method == self.inner.profile.opens_with
         {
@@ -250,20 +309,20 @@ impl Client {
             self.state().session = Some(id.to_owned());
         }
         if response.status() == reqwest::StatusCode::ACCEPTED {
-            return Ok(());
+            return Ok(Posted::Done);
         }
         let content_type = content_type(response.headers());
         if content_type.eq_ignore_ascii_case("application/json") {
             let text = read_json(&self.inner.config, response).await?;
             self.deliver(Ok(text)).await;
-            Ok(())
+            Ok(Posted::Done)
         } else if content_type.eq_ignore_ascii_case("text/event-stream") {
             let expect = match kind {
                 Kind::Request { id, .. } => Some(id),
                 _ => None,
             };
-            tokio::spawn(self.clone().read_stream(response, expect));
-            Ok(())
+            tokio::spawn(self.clone().stream_until(response, expect, token));
+            Ok(Posted::Streaming)
         } else {
             Err(ClientError::ContentType(content_type))
         }
@@ -415,6 +474,24 @@ impl Client {
         }
     }
 
+    /// [`Self::read_stream`] until it ends or `token` abandons it; then the request it
+    /// answers is no longer in flight.
+    async fn stream_until(
+        self,
+        response: reqwest::Response,
+        expect: Option<RequestId>,
+        token: Option<CancellationToken>,
+    ) {
+        let token = token.unwrap_or_default();
+        tokio::select! {
+            () = token.cancelled() => {}
+            () = self.clone().read_stream(response, expect.clone()) => {}
+        }
+        if let Some(id) = &expect {
+            self.inner.inflight.finish(id);
+        }
+    }
+
     /// Reads an SSE answer to its end, delivering each event's message. A POST's stream that
     /// breaks or ends before the response, after an event with an id, is resumed by a GET with
     /// `Last-Event-ID` (after the server's `retry` delay), a few times at most.
@@ -507,6 +584,15 @@ impl Client {
         }
         Ok(())
     }
+}
+
+/// What a POST left running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Posted {
+    /// Nothing: the answer (if any) was delivered.
+    Done,
+    /// A task reading the answer's SSE stream.
+    Streaming,
 }
 
 /// Reconnections of one POST stream at most.

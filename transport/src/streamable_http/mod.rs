@@ -82,6 +82,8 @@ mod config;
 #[cfg(feature = "streamable-http")]
 mod error;
 #[cfg(feature = "streamable-http")]
+mod inflight;
+#[cfg(feature = "streamable-http")]
 mod message;
 #[cfg(feature = "streamable-http")]
 mod mirror;
