@@ -3,8 +3,9 @@
 //! `x-mcp-header: Name`, and a client over HTTP then sends that parameter's value in the
 //! header `Mcp-Param-Name` of every `tools/call` of the tool. A tool whose marks break the
 //! page's constraints is one the client "MUST exclude" from its tool list. The transport
-//! encodes the values (`ClientConfig::derived`); this module reads the marks and says which
-//! headers a call carries.
+//! encodes the values (`ClientConfig::derived`) and, on a server, holds each call to them
+//! (`ServerConfig::expected`: 400 and -32020 for one missing or saying another value); this
+//! module reads the marks and says which headers a call carries.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

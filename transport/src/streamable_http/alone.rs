@@ -135,8 +135,9 @@ pub(super) async fn on_post(
         let data = json!({"supported": profile.versions, "requested": version});
         return bad_request(id.as_ref(), profile.unsupported_code, &why, Some(data));
     }
+    let expected = shared.config.expected.as_ref();
     if profile.mirrors(Some(&version))
-        && let Err(why) = mirror::check(profile, headers, &message)
+        && let Err(why) = mirror::check_with(profile, expected, headers, &message)
     {
         return bad_request(id.as_ref(), profile.mismatch_code, &why, None);
     }

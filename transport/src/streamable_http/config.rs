@@ -100,6 +100,12 @@ pub struct ServerConfig {
     /// key continues the others' flows. `None` (the default): state goes as the handler
     /// wrote it, so a handler that trusts it must protect it itself.
     pub sealer: Option<super::SharedSealer>,
+    /// Headers the application expects on each message beyond those the profile mirrors:
+    /// values its own declarations tie to members of the message (a parameter it declared
+    /// mirrored into a header, say). Where the profile mirrors headers, a request lacking
+    /// one, or whose header says another value once decoded, is refused with 400 and the
+    /// profile's mismatch code before any handler sees it.
+    pub expected: Option<super::DeriveHeaders>,
 }
 
 impl ServerConfig {
@@ -116,6 +122,7 @@ impl ServerConfig {
             json_wait: Duration::from_secs(5),
             token: None,
             sealer: None,
+            expected: None,
         }
     }
 }

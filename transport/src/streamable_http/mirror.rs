@@ -8,6 +8,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
+use super::client::DeriveHeaders;
 use super::profile::{Mirror, Profile};
 
 /// The member of `message` at `path`, if it has one (a `null` counts as none).
@@ -142,23 +143,47 @@ pub(crate) fn check(profile: &Profile, headers: &HeaderMap, message: &Value) -> 
             (Some(_), None) => {
                 return Err(format!("{} header is required for this message", m.header));
             }
-            (Some(value), Some(given)) => {
-                let given = decode(given, profile.mirror_base64)
-                    .map_err(|why| format!("{} header {why}", m.header))?;
-                let Some(text) = text_of(value) else {
-                    return Err(format!(
-                        "{} mirrors a member that is not a string, an integer or a boolean",
-                        m.header
-                    ));
-                };
-                if !agrees(&given, value, &text) {
-                    return Err(format!(
-                        "{} header value {given:?} does not match the message's {text:?}",
-                        m.header
-                    ));
-                }
-            }
+            (Some(value), Some(given)) => says(profile, m.header, given, value)?,
         }
+    }
+    Ok(())
+}
+
+/// Whether the header `name`'s value `given` says `value` once decoded; `Err` says why not.
+fn says(profile: &Profile, name: &str, given: &HeaderValue, value: &Value) -> Result<(), String> {
+    let given =
+        decode(given, profile.mirror_base64).map_err(|why| format!("{name} header {why}"))?;
+    let Some(text) = text_of(value) else {
+        return Err(format!(
+            "{name} mirrors a member that is not a string, an integer or a boolean"
+        ));
+    };
+    if !agrees(&given, value, &text) {
+        return Err(format!(
+            "{name} header value {given:?} does not match the message's {text:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// [`check`], then the headers the application expects on `message`
+/// (`ServerConfig::expected`, from what it declared itself): each must be there and say its
+/// value, decoded as a mirrored header is.
+pub(crate) fn check_with(
+    profile: &Profile,
+    expected: Option<&DeriveHeaders>,
+    headers: &HeaderMap,
+    message: &Value,
+) -> Result<(), String> {
+    check(profile, headers, message)?;
+    let Some(DeriveHeaders(expected)) = expected else {
+        return Ok(());
+    };
+    for (name, value) in expected(message) {
+        let Some(given) = headers.get(name.as_str()) else {
+            return Err(format!("{name} header is required for this message"));
+        };
+        says(profile, &name, given, &value)?;
     }
     Ok(())
 }
@@ -243,6 +268,44 @@ mod tests {
         let mut h = map(headers_for(&p, &n));
         h.insert("x-name", HeaderValue::from_static("42.0"));
         assert_eq!(check(&p, &h, &n), Ok(()));
+    }
+
+    #[test]
+    fn expected_headers_must_be_there_and_agree_once_decoded() {
+        let p = profile();
+        let expect = DeriveHeaders(std::sync::Arc::new(|m: &Value| {
+            m.pointer("/params/args/region")
+                .map(|v| vec![("X-Param-Region".to_owned(), v.clone())])
+                .unwrap_or_default()
+        }));
+        let m = json!({"method": "call", "params": {"name": "t", "args": {"region": "Hello"}}});
+        let with = |value: &'static str| {
+            let mut h = map(headers_for(&p, &m));
+            h.insert("x-param-region", HeaderValue::from_static(value));
+            check_with(&p, Some(&expect), &h, &m)
+        };
+        assert_eq!(with("Hello"), Ok(()));
+        assert_eq!(with("=?b64?SGVsbG8=?="), Ok(()));
+        // Not wrapped in both markers: taken as it is, so it says something else.
+        assert!(
+            with("=?b64?SGVsbG8=")
+                .unwrap_err()
+                .contains("does not match")
+        );
+        // Padding left out, or a character outside the alphabet: refused.
+        assert!(with("=?b64?SGVsbG8?=").unwrap_err().contains("base64"));
+        assert!(with("=?b64?SGVs!!!bG8=?=").unwrap_err().contains("base64"));
+        assert!(with("Bye").unwrap_err().contains("does not match"));
+        let bare = map(headers_for(&p, &m));
+        let missing = check_with(&p, Some(&expect), &bare, &m).unwrap_err();
+        assert!(
+            missing.contains("X-Param-Region header is required"),
+            "{missing}"
+        );
+        // Nothing expected of a message without the member.
+        let other = json!({"method": "call", "params": {"name": "t", "args": {}}});
+        let h = map(headers_for(&p, &other));
+        assert_eq!(check_with(&p, Some(&expect), &h, &other), Ok(()));
     }
 
     #[test]

@@ -406,7 +406,8 @@ fn names_itself(profile: &Profile, headers: &HeaderMap, text: &str) -> bool {
 /// with its body.
 fn mirrored(shared: &Shared, headers: &HeaderMap, kind: &Kind, text: &str) -> Result<(), Response> {
     let message = serde_json::from_str::<serde_json::Value>(text).unwrap_or_default();
-    super::mirror::check(shared.profile(), headers, &message).map_err(|why| {
+    let expected = shared.config.expected.as_ref();
+    super::mirror::check_with(shared.profile(), expected, headers, &message).map_err(|why| {
         (
             StatusCode::BAD_REQUEST,
             [(header::CONTENT_TYPE, "application/json")],

@@ -25,6 +25,8 @@ use agentwire_transport::streamable_http::{ServerConfig, SharedSealer};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
+use crate::mcp_param_headers::{ToolHeaders, marks};
+
 /// The name both eras' fixtures give as theirs.
 pub const SERVER_NAME: &str = "agentwire-mcp-conformance-fixtures";
 /// A 1x1 PNG, made for this example.
@@ -87,6 +89,12 @@ pub fn serve(listener: TcpListener, key: &[u8]) -> std::io::Result<ServerHandle>
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
     let mut http = ServerConfig::new(STREAMABLE_HTTP);
     http.sealer = Some(SharedSealer(Arc::new(sealer)));
+    // The headers its tools declare: the transport refuses a call that does not carry them.
+    let declared = ToolHeaders::default();
+    let marked = marks(&modern::header_tool_schema())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    declared.learn(modern::HEADER_TOOL, marked);
+    http.expected = Some(declared.deriver());
     let handlers = ServerHandlers {
         v2026_07_28: Arc::new(modern::Fixtures),
         v2025_11_25: Arc::new(legacy::Fixtures),

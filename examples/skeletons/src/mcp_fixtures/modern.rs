@@ -100,6 +100,18 @@ const TOOLS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The tool whose `region` a client over HTTP mirrors into the header `Mcp-Param-Region`
+/// (basic/transports/streamable-http.mdx, "Custom Headers from Tool Parameters"); [`super::serve`]
+/// has the transport refuse a call whose header is missing or says another region.
+pub const HEADER_TOOL: &str = "test_param_header";
+
+/// [`HEADER_TOOL`]'s input schema, with its `x-mcp-header` mark.
+pub fn header_tool_schema() -> Value {
+    json!({"type": "object", "required": ["region"], "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region",
+            "description": "Where to run; mirrored into Mcp-Param-Region."}}})
+}
+
 /// A request's params as JSON (what the flows read: answers, state, `_meta`).
 fn as_json<T: agentwire_runtime::serde::Serialize>(params: &T) -> Value {
     serde_json::to_value(params).unwrap_or(Value::Null)
@@ -174,12 +186,16 @@ impl ServerHandler for Fixtures {
         _sender: ServerSender,
         _params: PaginatedRequestParams,
     ) -> Result<ListToolsResult, RpcError> {
-        let tools: Vec<Value> = TOOLS
+        let mut tools: Vec<Value> = TOOLS
             .iter()
             .map(|(name, description)| {
                 json!({"name": name, "description": description, "inputSchema": {"type": "object"}})
             })
             .collect();
+        tools.push(
+            json!({"name": HEADER_TOOL, "inputSchema": header_tool_schema(),
+            "description": "Names the region its header and arguments agree on."}),
+        );
         typed(cacheable(json!({ "tools": tools })))
     }
 
@@ -198,6 +214,10 @@ impl ServerHandler for Fixtures {
             "test_tool_with_logging" | "test_logging_tool" => {
                 Fixtures::log_three(&sender, &json).await?
             }
+            HEADER_TOOL => match json["arguments"]["region"].as_str() {
+                Some(region) => said(&format!("region {region}")),
+                None => return Err(invalid_params("`region` must be a string".into())),
+            },
             other => match flows::tool(other, &Round::of(&json)) {
                 Some(answer) => answer?,
                 None => return Err(invalid_params(format!("unknown tool `{other}`"))),
