@@ -30,6 +30,8 @@ struct RawMachine {
     #[serde(default, rename = "final")]
     finals: Vec<Spanned<String>>,
     #[serde(default)]
+    retain: Option<Spanned<usize>>,
+    #[serde(default)]
     memory: std::collections::BTreeMap<String, Spanned<String>>,
     transitions: Vec<RawTransition>,
 }
@@ -75,6 +77,10 @@ struct RawKeyRule {
     field: Spanned<RawPaths>,
     #[serde(default, rename = "if")]
     guard: Vec<Spanned<RawCondition>>,
+    #[serde(default)]
+    link: Option<String>,
+    #[serde(default)]
+    linked: bool,
 }
 
 /// A key rule's `field:`, one path or a list of them (a key of several fields).
@@ -425,8 +431,20 @@ impl Ctx<'_> {
                     ),
                 );
             }
+            if r.value.link.is_some() && r.value.linked {
+                self.err(
+                    at,
+                    "a key rule either records a link (`link:`) or follows one (`linked: true`), \
+                     not both",
+                );
+            }
+            if (r.value.link.is_some() || r.value.linked) && fields.len() != 1 {
+                self.err(at, "a machine with links is keyed by one field");
+            }
             out.push(KeyRule {
                 on: self.kind_ref(&r.value.on),
+                link: r.value.link.clone(),
+                linked: r.value.linked,
                 fields,
                 guard: r
                     .value
@@ -436,6 +454,14 @@ impl Ctx<'_> {
                     .collect(),
                 origin: self.origin(&r.referenced),
             });
+        }
+        let records = out.iter().any(|r| r.link.is_some());
+        if let Some(r) = rules.iter().find(|r| r.value.linked && !records) {
+            self.err(
+                &r.referenced,
+                "`linked: true` follows links, but no key rule of this machine records one \
+                 (`link: <path>`)",
+            );
         }
         out
     }
@@ -540,6 +566,19 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
     cx.errors.finish(machines)
 }
 
+/// `retain: N`, which keeps finished instances: it needs final states to keep, and a count.
+fn retain(cx: &mut Ctx<'_>, m: &RawMachine) -> Option<usize> {
+    let r = m.retain.as_ref()?;
+    if m.finals.is_empty() || r.value == 0 {
+        cx.err(
+            &r.referenced,
+            "`retain: N` keeps the last N instances that reached a `final` state: the machine \
+             needs final states and N of at least 1",
+        );
+    }
+    Some(r.value)
+}
+
 /// One machine, checked (`before`: the machines read so far, for a name given twice).
 fn machine(cx: &mut Ctx<'_>, m: &RawMachine, before: &[Machine]) -> Machine {
     cx.rust_word(&m.name.referenced, "machine name", &m.name.value);
@@ -629,6 +668,7 @@ fn machine(cx: &mut Ctx<'_>, m: &RawMachine, before: &[Machine]) -> Machine {
         initial: m.initial.value.clone(),
         accepting: m.accepting.iter().map(|s| s.value.clone()).collect(),
         finals: m.finals.iter().map(|s| s.value.clone()).collect(),
+        retain: retain(cx, m),
         states,
         memory,
         transitions,
