@@ -15,6 +15,7 @@ mod jsonrpc_spec;
 mod jsonschema_front;
 mod machine_answers;
 mod machine_codes;
+mod machine_extends;
 mod machine_lint;
 mod mutated_specs;
 mod optional_machine;

@@ -3,8 +3,10 @@
 // asked for), for the interop tests of the generated A2A bindings
 // (tests/tests/interop_a2a_js.rs).
 //
-//   node a2a_client.cjs BASE_URL BINDING   drives the agent at BASE_URL on BINDING (JSONRPC or
-//                                          HTTP+JSON) and prints one JSON object of what it saw
+//   node a2a_client.cjs BASE_URL BINDING [WEBHOOK]
+//       drives the agent at BASE_URL on BINDING (JSONRPC or HTTP+JSON) and prints one JSON
+//       object of what it saw; with WEBHOOK, it registers that URL for push notifications
+//       about the waiting task (token `js-token`, `Bearer js-secret`) before canceling it
 const { ClientFactory, ClientFactoryOptions } = require("@a2a-js/sdk/client");
 
 const STATES = ["UNSPECIFIED", "SUBMITTED", "WORKING", "COMPLETED", "FAILED", "CANCELED",
@@ -44,7 +46,19 @@ async function errorOf(call) {
   return "no error";
 }
 
-async function main(base, binding) {
+// Registers `url` for push notifications about `taskId`; the config as the agent kept it.
+async function registerWebhook(client, taskId, url) {
+  const created = await client.createTaskPushNotificationConfig({
+    tenant: "", id: "", taskId, url, token: "js-token",
+    authentication: { scheme: "Bearer", credentials: "js-secret" },
+  });
+  const listed = await client.listTaskPushNotificationConfig({
+    tenant: "", taskId, pageSize: 0, pageToken: "",
+  });
+  return [created.url, created.id !== "", listed.configs.length];
+}
+
+async function main(base, binding, webhook) {
   const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
     preferredTransports: [binding],
   });
@@ -73,6 +87,7 @@ async function main(base, binding) {
     }
   })();
   await new Promise((r) => setTimeout(r, 300));
+  if (webhook) out.push = await registerWebhook(client, taskId, webhook);
   const canceled = await client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
   out.cancel = state(canceled.status.state);
   await follow;
@@ -87,7 +102,7 @@ async function main(base, binding) {
   console.log(JSON.stringify(out));
 }
 
-main(process.argv[2], process.argv[3]).catch((e) => {
+main(process.argv[2], process.argv[3], process.argv[4]).catch((e) => {
   console.error(e);
   process.exit(1);
 });

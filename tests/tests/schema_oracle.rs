@@ -63,32 +63,9 @@ pub fn reference(doc: &Value, pointer: &str) -> Option<jsonschema::Validator> {
 }
 
 /// Keywords whose presence explains a disagreement (spec/README.md's lenient readings).
-const LENIENT: &[&str] = &[
-    "format",
-    "pattern",
-    "multipleOf",
-    "contains",
-    "prefixItems",
-    "additionalItems",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "$dynamicRef",
-    "$recursiveRef",
-];
-
-/// Keywords checked at run time where they stand on a struct's schema (spec/README.md,
-/// "Conditions checked at run time"), and read as absent anywhere else.
-const CONDITIONS: &[&str] = &[
-    "patternProperties",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "minProperties",
-    "maxProperties",
-];
+/// The conditions (`if`, `not`, `contains`, a tuple, `unevaluatedProperties`, `$dynamicRef`,
+/// ...) are no longer among them: they are checked wherever they stand.
+const LENIENT: &[&str] = &["format", "pattern", "multipleOf"];
 
 /// Whether the loader reads the object schema `obj` as a struct (so its conditions are
 /// checked): it declares properties and is no union.
@@ -109,19 +86,28 @@ fn lenient_in(doc: &Value, schema: &Value, seen: &mut BTreeSet<String>, merged: 
         Value::Object(obj) => obj.iter().any(|(k, v)| {
             let checked = merged || is_struct(obj);
             // Member names are no keywords (a meta-schema declares a property `not`).
-            if let ("properties" | "$defs" | "definitions", Value::Object(members)) = (k.as_str(), v) {
+            if let ("properties" | "$defs" | "definitions", Value::Object(members)) =
+                (k.as_str(), v)
+            {
                 return members.values().any(|m| lenient(m, seen));
             }
             if let ("allOf", Value::Array(parts)) = (k.as_str(), v) {
                 return parts.iter().any(|p| lenient_in(doc, p, seen, checked));
             }
-            let conditions = CONDITIONS.contains(&k.as_str())
-                // Draft-04 to 07's `dependencies` with a schema (its lists are checked).
-                || (k == "dependencies" && v.as_object().is_some_and(|d| d.values().any(|x| !x.is_array())));
+            // A closed map of `patternProperties` does not check its member names; the lists
+            // of `dependentRequired` (and draft-04 to 07's `dependencies`) are a struct's rule.
+            let pattern_map = k == "patternProperties"
+                && !is_struct(obj)
+                && obj.get("additionalProperties") == Some(&json!(false));
+            let lists = (k == "dependentRequired"
+                || (k == "dependencies"
+                    && v.as_object()
+                        .is_some_and(|d| d.values().any(Value::is_array))))
+                && !checked;
             let here = LENIENT.contains(&k.as_str())
-                || (conditions && !checked)
+                || pattern_map
+                || lists
                 || (k == "additionalProperties" && *v == json!(false))
-                || (k == "items" && v.is_array())
                 || ((k == "enum" || k == "const") && !only_strings(v))
                 || (k == "$ref" && v.as_str().is_some_and(|r| !r.starts_with('#')));
             let inner = match (k.as_str(), v.as_str()) {

@@ -119,6 +119,10 @@ pub fn targets(root: &Path) -> Vec<Target> {
 
 /// The test protocols crate's dev-dependencies (its integration tests'), kept in its manifest.
 const TEST_PROTOCOLS_DEV_DEPS: &str = "[dev-dependencies]
+# The test build's features for every third-party package, so `cargo test -p
+# agentwire-test-protocols` after `cargo test --workspace` (or the other way round) compiles
+# this crate's tests alone (scripts/workspace-features).
+agentwire-workspace-features.workspace = true
 agentwire-cli.workspace = true
 agentwire-protocols = { workspace = true, features = [\"all-protocols\"] }
 tokio.workspace = true

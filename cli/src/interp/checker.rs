@@ -380,7 +380,9 @@ fn step(
             match &mut kept.retained {
                 Some(retained) => {
                     inst.state = next;
-                    if let Some(old) = retained.keep(&key) {
+                    if !machine.finals[state]
+                        && let Some(old) = retained.keep(&key)
+                    {
                         live.remove_if(&old, |i| machine.finals[i.state]);
                     }
                 }

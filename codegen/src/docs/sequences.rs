@@ -230,7 +230,8 @@ fn advance(
         findings.push(Finding {
             line,
             message: format!(
-                "sequence step differs: doc says `{from}.{kind}`, spec (machine.yaml:{}, machine `{}` in state {}) allows {}",
+                "sequence step differs: doc says `{from}.{kind}`, spec ({}:{}, machine `{}` in state {}) allows {}",
+                m.origin.file,
                 m.origin.line,
                 m.name,
                 r.states.iter().cloned().collect::<Vec<_>>().join(" or "),

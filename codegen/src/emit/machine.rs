@@ -946,9 +946,13 @@ fn emit_step(
     });
     let retained = format_ident!("{}_retained", m.name);
     let on_final = if m.retain.is_some() {
+        // Kept once, when it first finishes: a retained instance a later message leaves in
+        // its final state is not queued again.
         quote! {
             inst.state = next;
-            if let Some(old) = self.#retained.keep(key.as_ref()) {
+            if !state.is_final()
+                && let Some(old) = self.#retained.keep(key.as_ref())
+            {
                 self.#field.remove_if(&old, |i| i.state.is_final());
             }
         }

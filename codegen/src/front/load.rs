@@ -90,6 +90,7 @@ pub(crate) fn load_parsed(
     }
     if let Some(proto) = &proto_spec {
         crate::front::grpc::check_proto(yaml, &protocol, proto, &mut errors);
+        crate::transport::check_proto(yaml, &protocol, proto, &mut errors);
     } else if crate::transport::plugin(protocol.transport.kind).is_some_and(|k| k.protobuf()) {
         errors.push(SpecError::at(
             yaml,
@@ -416,16 +417,21 @@ fn load_machines(
     }
     files.push(machine_path.clone());
     let machine_file = SourceFile::read(&machine_path)?;
-    match crate::front::machine::load(&machine_file) {
-        Ok(machines) => protocol.machines = machines,
+    let sources = match crate::front::machine::load(&machine_file) {
+        Ok(loaded) => {
+            protocol.machines = loaded.machines;
+            // The files it extends are inputs too.
+            files.extend(loaded.files.iter().skip(1).map(|f| f.path.clone()));
+            loaded.files
+        }
         Err(e) => {
             errors.errors.extend(e.errors);
             return Ok(None);
         }
-    }
+    };
     match crate::machine::model::Model::new(protocol) {
         Ok(model) => {
-            let lint = crate::machine::lint::lint(&protocol.machines, &model, &machine_file);
+            let lint = crate::machine::lint::lint(&protocol.machines, &model, &sources);
             errors.errors.extend(lint.errors);
             Ok(Some(model))
         }

@@ -6,6 +6,8 @@
 //! them all (the shared tag pipeline, pinned sources, renaming, the joining `load`).
 
 pub mod defaults;
+#[path = "yaml/extends.rs"]
+mod extends;
 pub mod features;
 pub mod fetch;
 #[path = "yaml/grpc.rs"]

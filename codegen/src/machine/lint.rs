@@ -8,7 +8,12 @@ use crate::diag::{SourceFile, SpecError, SpecErrors};
 use crate::ir::{Action, Condition, Machine, MemoryKind, Operator, Origin, Subject};
 use crate::machine::model::Model;
 
-fn at(file: &SourceFile, origin: &Origin, message: String) -> SpecError {
+fn at(files: &[SourceFile], origin: &Origin, message: String) -> SpecError {
+    // The file the rule was written in: a machine file and the files it extends.
+    let named = |f: &&SourceFile| f.path.file_name().is_some_and(|n| *n == *origin.file);
+    let Some(file) = files.iter().find(named).or(files.first()) else {
+        return SpecError::new(message);
+    };
     let start: usize = file
         .text
         .split_inclusive('\n')
@@ -40,19 +45,19 @@ fn kind_hint(model: &Model, on: &str) -> String {
 }
 
 /// Lints every machine of a protocol against its message model.
-pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecErrors {
+pub fn lint(machines: &[Machine], model: &Model, files: &[SourceFile]) -> SpecErrors {
     let mut errors = SpecErrors::default();
     let mut used_kinds: BTreeSet<String> = BTreeSet::new();
-    answer_refs(machines, model, file, &mut errors);
+    answer_refs(machines, model, files, &mut errors);
     for m in machines {
         let one = One {
             m,
             model,
-            file,
+            files,
             errors: &mut errors,
         };
         one.lint(&mut used_kinds);
-        reachability(m, file, &mut errors);
+        reachability(m, files, &mut errors);
     }
     // `machines: []` declares that the protocol has no ordering rules: no kind is missing.
     for k in model.kinds.iter().filter(|_| !machines.is_empty()) {
@@ -62,7 +67,7 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
                 .map(|m| m.origin.clone())
                 .unwrap_or_default();
             errors.push(at(
-                file,
+                files,
                 &origin,
                 format!("message kind `{}` is used by no machine", k.label()),
             ));
@@ -75,7 +80,7 @@ pub fn lint(machines: &[Machine], model: &Model, file: &SourceFile) -> SpecError
 struct One<'a> {
     m: &'a Machine,
     model: &'a Model,
-    file: &'a SourceFile,
+    files: &'a [SourceFile],
     errors: &'a mut SpecErrors,
 }
 
@@ -119,7 +124,7 @@ impl One<'_> {
     }
 
     fn err(&mut self, origin: &Origin, msg: String) {
-        self.errors.push(at(self.file, origin, msg));
+        self.errors.push(at(self.files, origin, msg));
     }
 
     fn memory_kind(&self, name: &str) -> Option<MemoryKind> {
@@ -209,7 +214,7 @@ impl One<'_> {
 
 /// States the initial state cannot reach, and states from which no accepting or final state
 /// can be reached.
-fn reachability(m: &Machine, file: &SourceFile, errors: &mut SpecErrors) {
+fn reachability(m: &Machine, files: &[SourceFile], errors: &mut SpecErrors) {
     // Reachability, forwards from the initial state and backwards from the ends.
     let edges: Vec<(String, String)> = m
         .transitions
@@ -246,13 +251,13 @@ fn reachability(m: &Machine, file: &SourceFile, errors: &mut SpecErrors) {
     for s in &m.states {
         if !reachable.contains(s) {
             errors.push(at(
-                file,
+                files,
                 &m.origin,
                 format!("machine `{}`: state `{s}` is unreachable", m.name),
             ));
         } else if !can_end.contains(s) {
             errors.push(at(
-                file,
+                files,
                 &m.origin,
                 format!(
                     "machine `{}`: no accepting or final state can be reached from `{s}`",
@@ -274,11 +279,11 @@ fn unknown_kind_hint(model: &Model, r: &crate::ir::KindRef) -> String {
 
 /// `role.response to role.request`: only in transitions, a response kind narrowed to a
 /// request kind another role sends.
-fn answer_refs(machines: &[Machine], model: &Model, file: &SourceFile, errors: &mut SpecErrors) {
+fn answer_refs(machines: &[Machine], model: &Model, files: &[SourceFile], errors: &mut SpecErrors) {
     for m in machines {
         for r in m.key.iter().flatten().filter(|r| r.on.answers.is_some()) {
             errors.push(at(
-                file,
+                files,
                 &r.origin,
                 format!(
                     "key rule on `{}`: a key rule names a plain kind; narrow the response in the transitions instead",
@@ -322,7 +327,7 @@ fn answer_refs(machines: &[Machine], model: &Model, file: &SourceFile, errors: &
                 None
             };
             if let Some(p) = problem {
-                errors.push(at(file, &t.origin, p));
+                errors.push(at(files, &t.origin, p));
             }
         }
     }

@@ -25,6 +25,7 @@ mod websocket;
 use proc_macro2::TokenStream;
 use serde_saphyr::{Location, Spanned};
 
+use crate::diag::{SourceFile, SpecErrors};
 use crate::front::proto::ProtoSpec;
 use crate::yaml_node::{Node, Parse};
 pub use agentwire_runtime::registry::TransportKind as RegistryKind;
@@ -127,6 +128,29 @@ pub trait Carrier: Sync {
     ) -> Option<TokenStream> {
         let _ = (p, proto, carried);
         None
+    }
+    /// Checks `carried` against the compiled `.proto` of a protobuf spec whose
+    /// `protocol.yaml` is `yaml` (what the declaration alone cannot tell, such as the
+    /// annotations of the rpcs it serves): every finding goes to `errors`, at the line it is
+    /// about, so that a spec the transport could not serve fails at generation.
+    fn check_proto(
+        &self,
+        yaml: &SourceFile,
+        p: &Protocol,
+        proto: &ProtoSpec,
+        carried: &Carried,
+        errors: &mut SpecErrors,
+    ) {
+        let _ = (yaml, p, proto, carried, errors);
+    }
+}
+
+/// Every carrier of `p` checked against its compiled `.proto` (see [`Carrier::check_proto`]).
+pub fn check_proto(yaml: &SourceFile, p: &Protocol, proto: &ProtoSpec, errors: &mut SpecErrors) {
+    for c in &p.transport.carriers {
+        if let Some(k) = carrier(c.key) {
+            k.check_proto(yaml, p, proto, c, errors);
+        }
     }
 }
 

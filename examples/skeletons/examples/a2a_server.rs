@@ -3,7 +3,8 @@
 //! `/.well-known/agent-card.json`: it answers every message with a task whose artifact echoes
 //! the text, streams the task's updates, keeps a task starting with `wait` working until it
 //! is canceled, and serves tasks, lists, push configs and its extended card
-//! (`agentwire_examples::a2a::EchoAgent`).
+//! (`agentwire_examples::a2a::EchoAgent`); every update of a task is POSTed to the webhooks
+//! registered for it, public `https` ones only (the SSRF guard's default).
 //!
 //! `cargo run --example a2a_server [ADDR]` (or `$AGENTWIRE_ADDR`, default
 //! `127.0.0.1:50052`); `quit`, end of input or Ctrl-C stop it.

@@ -282,7 +282,7 @@ fn mcp_client_runs_the_mcp_server_beside_it() {
     let text = stdout(&out);
     for line in [
         "initialized: agentwire-mcp-example",
-        "tools: echo, add, payload, progress, sample, fail",
+        "tools: echo, add, payload, progress, sample, confirm, roots, slow, was_cancelled, touch, fail",
         "  progress 3/3 step 3",
         "  result: done in 3 steps",
         "server asked for sampling (1 message(s))",

@@ -1390,4 +1390,5 @@ pub static HTTP_JSON: agentwire_transport::grpc_rest::Profile = agentwire_transp
             response_body: "",
         },
     ],
+    version_param: "A2A-Version",
 };

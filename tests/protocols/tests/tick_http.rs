@@ -5,6 +5,8 @@
 //! disagreeing mirrored header are refused with the spec's codes before any handler runs;
 //! and state a handler answers with is sealed, so that a retry reaching another instance
 //! holding the key continues the flow while a changed, foreign or expired one is refused.
+//! The negotiating client (`streamable_http::negotiate`) probes such an endpoint, and scripted
+//! ones, and settles on a version or falls back to the handshake as the answers say.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
@@ -16,7 +18,9 @@ use agentwire_test_protocols::skeletons::tick::{ServerHandlers, v1, v2};
 use agentwire_test_protocols::tick::{v1 as t1, v2 as t2};
 use agentwire_transport::jsonrpc::{Config, serve_versions_http};
 use agentwire_transport::seal::Sealer;
-use agentwire_transport::streamable_http::{ServerConfig, SharedSealer};
+use agentwire_transport::streamable_http::{
+    ClientConfig, ClientError, Era, ServerConfig, SharedSealer, negotiate,
+};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -417,4 +421,148 @@ async fn sealed_state_continues_on_another_instance_and_is_refused_when_changed_
         other["error"]["message"], "the state is for another step",
         "{other}"
     );
+}
+
+// ---- The negotiating client (`streamable_http::negotiate`) ---------------------------------
+
+/// A scripted endpoint: answers each POST with what `answer` makes of the version its body
+/// names (`status`, `body`); one connection per request. Returns its URL.
+async fn scripted(answer: fn(&str) -> (u16, String)) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut raw = Vec::new();
+                let mut buf = [0u8; 4096];
+                // The head, then as many body bytes as it announces.
+                let body = loop {
+                    let Ok(n) = stream.read(&mut buf).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    raw.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&raw).into_owned();
+                    let Some((head, body)) = text.split_once("\r\n\r\n") else {
+                        continue;
+                    };
+                    let length = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().to_owned())
+                        })
+                        .and_then(|v| v.parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if body.len() >= length {
+                        break body.to_owned();
+                    }
+                };
+                let message: Value = serde_json::from_str(&body).unwrap_or_default();
+                let version = message["params"]["_meta"]["tick.example/version"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                let (status, body) = answer(&version);
+                let reply = format!(
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n\
+                     Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{addr}/tick")
+}
+
+async fn negotiated(url: &str) -> Result<Era, ClientError> {
+    negotiate(
+        url,
+        STREAMABLE_HTTP,
+        ClientConfig::default(),
+        ("tick/count", json!({"step": 0})),
+        |result| result.get("total").is_some(),
+        Duration::from_secs(60),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn the_negotiating_client_retries_in_a_version_the_server_lists_and_falls_back_to_the_handshake()
+ {
+    // Version 2 refused with the unsupported code listing 1; the probe in 1 is answered.
+    let url = scripted(|version| match version {
+        "1" => (
+            200,
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"total": 0}}).to_string(),
+        ),
+        v => (
+            400,
+            json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32031, "message": "unsupported",
+                "data": {"supported": ["1"], "requested": v}}})
+            .to_string(),
+        ),
+    })
+    .await;
+    assert_eq!(negotiated(&url).await, Ok(Era::Named("1".into())));
+    // A 400 whose body names no error this protocol knows: a server of the handshake era.
+    let url = scripted(|_| (400, "Bad Request: no session".to_owned())).await;
+    assert_eq!(negotiated(&url).await, Ok(Era::Handshake(None)));
+    // A server answering every method with an empty result (no `total`): not of the era that
+    // names its version per message, whatever it says.
+    let url = scripted(|_| {
+        let answer = json!({"jsonrpc": "2.0", "id": 0, "result": {}});
+        (200, answer.to_string())
+    })
+    .await;
+    assert_eq!(negotiated(&url).await, Ok(Era::Handshake(None)));
+    // A server that lists only versions this client does not speak.
+    let url = scripted(|v| {
+        let error = json!({"code": -32031, "message": "unsupported", "data": {"supported": ["9"], "requested": v}});
+        (400, json!({"jsonrpc": "2.0", "id": 0, "error": error}).to_string())
+    })
+    .await;
+    let none = negotiated(&url).await.unwrap_err().to_string();
+    assert!(
+        none.contains("none of this client's versions (2, 1)"),
+        "{none}"
+    );
+    // A modern refusal of the probe's headers is reported, not taken for an older server.
+    let url = scripted(|_| {
+        let error = json!({"code": -32030, "message": "header mismatch"});
+        (
+            400,
+            json!({"jsonrpc": "2.0", "id": 0, "error": error}).to_string(),
+        )
+    })
+    .await;
+    let mismatch = negotiated(&url).await.unwrap_err().to_string();
+    assert!(mismatch.contains("error -32030"), "{mismatch}");
+}
+
+#[tokio::test]
+async fn against_both_versions_the_probe_finds_the_newest_spoken_after_the_handshake() {
+    // tick 2 counts only on an opened stream: its probe is refused by version 2's own machine
+    // (not for its version), so version 2 is spoken, after the handshake.
+    let counter = Arc::new(Counter::default());
+    let addr = start(Arc::clone(&counter), KEY, Duration::from_secs(60)).await;
+    let url = format!("http://{addr}/tick");
+    assert_eq!(negotiated(&url).await, Ok(Era::Handshake(Some("2".into()))));
+    // The same through the generated client, with a typed probe of the newest version.
+    let probe = t2::ClientRequest::TickCount(t2::CountParams::new(1));
+    let era = v2::Client::negotiate_http(
+        &url,
+        STREAMABLE_HTTP,
+        &probe,
+        ClientConfig::default(),
+        Duration::from_secs(60),
+    )
+    .await;
+    assert_eq!(era, Ok(Era::Handshake(Some("2".into()))));
+    // Refused before any handler ran: the probe counted nothing.
+    assert_eq!(counter.calls.load(Ordering::SeqCst), 0);
 }

@@ -8,9 +8,10 @@ use tonic::Status;
 use crate::check::Gate;
 
 /// The protocol's status for an invalid message (`INVALID_ARGUMENT` unless its spec says
-/// otherwise), naming each failing field by JSON pointer and rule.
+/// otherwise), naming each failing field by JSON pointer and rule, in its message and in a
+/// `google.rpc.BadRequest` detail.
 pub fn invalid_status(code: tonic::Code, e: &Invalid) -> Status {
-    Status::new(code, format!("invalid message: {e}"))
+    super::details::invalid_with_violations(code, format!("invalid message: {e}"), e)
 }
 
 /// `FAILED_PRECONDITION`: the message is well formed but not allowed at this point.

@@ -79,7 +79,7 @@ impl Side for ServerSide {
         Status::internal(format!("invalid reply, not sent: {e}"))
     }
     fn inbound(e: &Invalid) -> Status {
-        Status::invalid_argument(format!("invalid message: {e}"))
+        super::invalid_status(tonic::Code::InvalidArgument, e)
     }
 }
 

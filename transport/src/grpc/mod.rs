@@ -11,6 +11,7 @@ mod admit;
 mod agent;
 mod binding;
 pub mod codec;
+pub mod details;
 mod error;
 mod gateway;
 mod inbound;

@@ -16,6 +16,7 @@ pub(crate) use call::{grpc_request, read_body};
 pub use error::ProfileError;
 pub use fetch::CallError;
 pub(crate) use fetch::{Events, REPLY_LIMIT, http_client, read_all, typed};
+pub use schema::ProtoJson;
 pub(crate) use schema::{Rpc, Schema, from_json, to_json};
 pub(crate) use status::details_json;
 #[cfg(test)]

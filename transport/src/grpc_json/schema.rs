@@ -1,6 +1,7 @@
 //! ProtoJSON both ways, from the profile's descriptors: a JSON value read as a message type
 //! into protobuf bytes (either member spelling, unknown members refused), and protobuf bytes
-//! written as ProtoJSON (lowerCamelCase members, enums by name, defaults left out).
+//! written as ProtoJSON (lowerCamelCase members, enums by name, defaults left out); and
+//! [`ProtoJson`], the writing half for messages sent outside an rpc (a webhook's body).
 
 use bytes::Bytes;
 use prost::Message;
@@ -79,4 +80,29 @@ pub fn to_json(ty: &MessageDescriptor, bytes: &[u8]) -> Result<Value, String> {
     message
         .serialize_with_options(serde_json::value::Serializer, &options)
         .map_err(|e| e.to_string())
+}
+
+/// Writes typed messages of a descriptor set as ProtoJSON, for bodies a binding sends
+/// outside an rpc (a notification to a webhook) in the form its rpcs use.
+#[derive(Debug, Clone)]
+pub struct ProtoJson {
+    pool: DescriptorPool,
+}
+
+impl ProtoJson {
+    /// The writer of the messages in the encoded `FileDescriptorSet` `descriptors`.
+    pub fn new(descriptors: &[u8]) -> Result<Self, ProfileError> {
+        let pool = DescriptorPool::decode(descriptors)
+            .map_err(|e| ProfileError::Descriptors(e.to_string()))?;
+        Ok(ProtoJson { pool })
+    }
+
+    /// `message`, of the type named `type_name` (`package.Message`), as ProtoJSON.
+    pub fn write(&self, type_name: &str, message: &impl Message) -> Result<Value, String> {
+        let ty = self
+            .pool
+            .get_message_by_name(type_name)
+            .ok_or_else(|| format!("no message type `{type_name}` in the descriptors"))?;
+        to_json(&ty, &message.encode_to_vec())
+    }
 }

@@ -1,77 +1,34 @@
 //! A failed call's error, between the bindings: a gRPC status whose details
 //! (`google.rpc.Status` in `grpc-status-details-bin`) carry a `google.rpc.ErrorInfo` naming
-//! the error's reason and domain, built, read back, and written as the ProtoJSON `Any`
-//! objects the JSON bindings put in their error bodies.
+//! the error's reason and domain, or a validator's `google.rpc.BadRequest`, built, read
+//! back, and written as the ProtoJSON `Any` objects the JSON bindings put in their error
+//! bodies.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use tonic::{Code, Status};
 
-/// The type URL of `google.rpc.ErrorInfo`.
-pub const ERROR_INFO: &str = "type.googleapis.com/google.rpc.ErrorInfo";
-
-/// `google.rpc.Status`, as `google/rpc/status.proto` declares it.
-#[derive(Clone, PartialEq, prost::Message)]
-struct RpcStatus {
-    #[prost(int32, tag = "1")]
-    code: i32,
-    #[prost(string, tag = "2")]
-    message: String,
-    #[prost(message, repeated, tag = "3")]
-    details: Vec<Any>,
-}
-
-/// `google.protobuf.Any`.
-#[derive(Clone, PartialEq, prost::Message)]
-struct Any {
-    #[prost(string, tag = "1")]
-    type_url: String,
-    #[prost(bytes = "vec", tag = "2")]
-    value: Vec<u8>,
-}
-
-/// `google.rpc.ErrorInfo`, as `google/rpc/error_details.proto` declares it.
-#[derive(Clone, PartialEq, prost::Message)]
-struct ErrorInfo {
-    #[prost(string, tag = "1")]
-    reason: String,
-    #[prost(string, tag = "2")]
-    domain: String,
-    #[prost(btree_map = "string, string", tag = "3")]
-    metadata: BTreeMap<String, String>,
-}
+pub use crate::grpc::details::ERROR_INFO;
+use crate::grpc::details::{Any, BAD_REQUEST, BadRequest, ErrorInfo, details_of, with_details};
 
 /// A status of `code` whose details name `reason` in `domain`.
 pub fn error_status(code: Code, reason: &str, domain: &str, message: impl Into<String>) -> Status {
-    let message = message.into();
     let info = ErrorInfo {
         reason: reason.to_owned(),
         domain: domain.to_owned(),
         metadata: BTreeMap::new(),
     };
-    let details = RpcStatus {
-        code: code as i32,
-        message: message.clone(),
-        details: vec![Any {
-            type_url: ERROR_INFO.to_owned(),
-            value: prost::Message::encode_to_vec(&info),
-        }],
+    let any = Any {
+        type_url: ERROR_INFO.to_owned(),
+        value: prost::Message::encode_to_vec(&info),
     };
-    Status::with_details(
-        code,
-        message,
-        prost::Message::encode_to_vec(&details).into(),
-    )
+    with_details(code, message.into(), vec![any])
 }
 
 /// The `ErrorInfo`s of a status's details.
 fn infos(status: &Status) -> Vec<ErrorInfo> {
-    let Ok(details) = <RpcStatus as prost::Message>::decode(status.details()) else {
-        return Vec::new();
-    };
-    details
-        .details
+    details_of(status)
         .iter()
         .filter(|a| a.type_url.ends_with("/google.rpc.ErrorInfo"))
         .filter_map(|a| <ErrorInfo as prost::Message>::decode(a.value.as_slice()).ok())
@@ -86,14 +43,32 @@ pub fn reason_of(status: &Status, domain: &str) -> Option<String> {
         .map(|i| i.reason)
 }
 
-/// The `ErrorInfo`s of a status's details as ProtoJSON `Any` objects.
+/// The `ErrorInfo`s and `BadRequest`s of a status's details as ProtoJSON `Any` objects, in
+/// their order (other detail types are left out: their schema is not known here).
 pub fn details_json(status: &Status) -> Vec<Value> {
-    infos(status)
+    details_of(status)
         .iter()
-        .map(|i| {
-            json!({"@type": ERROR_INFO, "reason": i.reason, "domain": i.domain,
-                   "metadata": i.metadata})
-        })
+        .filter_map(
+            |a| match a.type_url.rsplit('/').next().unwrap_or_default() {
+                "google.rpc.ErrorInfo" => {
+                    let i: ErrorInfo = prost::Message::decode(a.value.as_slice()).ok()?;
+                    Some(
+                        json!({"@type": ERROR_INFO, "reason": i.reason, "domain": i.domain,
+                            "metadata": i.metadata}),
+                    )
+                }
+                "google.rpc.BadRequest" => {
+                    let b: BadRequest = prost::Message::decode(a.value.as_slice()).ok()?;
+                    let violations: Vec<Value> = b
+                        .field_violations
+                        .iter()
+                        .map(|v| json!({"field": v.field, "description": v.description}))
+                        .collect();
+                    Some(json!({"@type": BAD_REQUEST, "fieldViolations": violations}))
+                }
+                _ => None,
+            },
+        )
         .collect()
 }
 

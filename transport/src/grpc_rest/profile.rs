@@ -13,6 +13,10 @@ pub struct Profile {
     pub media_type: &'static str,
     /// The HTTP rules, each rpc's primary rule before its additional bindings.
     pub rules: &'static [Rule],
+    /// A query parameter that stands for the request header of the same name when the
+    /// request lacks that header (a version the spec lets clients send either way); it is
+    /// taken out of the query before the rest binds request fields. Empty for none.
+    pub version_param: &'static str,
 }
 
 /// One `google.api.http` rule (or additional binding) of an rpc.

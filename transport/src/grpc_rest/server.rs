@@ -9,7 +9,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::http::{HeaderValue, Request, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::Value;
@@ -25,6 +25,7 @@ use crate::grpc_json::{
     InProcess, ProfileError, Schema, from_json, grpc_request, read_body, to_json,
 };
 use crate::streamable_http::sse::{event, named_event};
+use agentwire_runtime::path_template::percent_decode;
 
 /// What each request of the dispatcher shares.
 struct Shared {
@@ -103,7 +104,9 @@ async fn dispatch(State(shared): State<Arc<Shared>>, request: Request<Body>) -> 
         Ok(bytes) => bytes,
         Err((status, msg)) => return (status, msg).into_response(),
     };
-    let input = request_json(route, bound, parts.uri.query(), &bytes)
+    let mut headers = parts.headers;
+    let query = header_params(profile.version_param, parts.uri.query(), &mut headers);
+    let input = request_json(route, bound, query.as_deref(), &bytes)
         .and_then(|json| from_json(&route.rpc.input, json));
     let input = match input {
         Ok(input) => input,
@@ -112,7 +115,7 @@ async fn dispatch(State(shared): State<Arc<Shared>>, request: Request<Body>) -> 
             return refusal(profile, &Status::invalid_argument(msg));
         }
     };
-    let request = grpc_request(input, parts.headers);
+    let request = grpc_request(input, headers);
     let path = match route.rpc.grpc_path() {
         Ok(path) => path,
         Err(status) => return refusal(profile, &status),
@@ -131,6 +134,32 @@ async fn dispatch(State(shared): State<Arc<Shared>>, request: Request<Body>) -> 
             Err(status) => refusal(profile, &status),
         }
     }
+}
+
+/// `query` without the parameter `name` (matched without regard to case, as header names
+/// are), whose value becomes the header `name` when `headers` lack it; the query as it was
+/// when `name` is empty or absent from it.
+fn header_params(name: &str, query: Option<&str>, headers: &mut HeaderMap) -> Option<String> {
+    let query = query?;
+    if name.is_empty() {
+        return Some(query.to_owned());
+    }
+    let mut kept = Vec::new();
+    for pair in query.split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if !percent_decode(key).is_some_and(|k| k.eq_ignore_ascii_case(name)) {
+            kept.push(pair);
+            continue;
+        }
+        let header = HeaderName::from_bytes(name.as_bytes()).ok();
+        let value = percent_decode(value).and_then(|v| HeaderValue::from_str(&v).ok());
+        if let (Some(header), Some(value)) = (header, value)
+            && !headers.contains_key(&header)
+        {
+            headers.insert(header, value);
+        }
+    }
+    (!kept.is_empty()).then(|| kept.join("&"))
 }
 
 /// A reply as ProtoJSON, or the rule's `response_body` field of it.
@@ -178,4 +207,36 @@ fn stream(route: &Route, updates: tonic::Streaming<Bytes>) -> Response {
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_parameter_becomes_its_header_unless_one_is_sent() {
+        let mut headers = HeaderMap::new();
+        let rest = header_params(
+            "Api-Version",
+            Some("pageSize=2&api-version=1.0&x=y"),
+            &mut headers,
+        );
+        assert_eq!(rest.as_deref(), Some("pageSize=2&x=y"));
+        assert_eq!(
+            headers.get("api-version").and_then(|v| v.to_str().ok()),
+            Some("1.0")
+        );
+        // A header sent wins; the parameter is still not a field of the request.
+        let rest = header_params("Api-Version", Some("Api-Version=0.3"), &mut headers);
+        assert_eq!(rest, None);
+        assert_eq!(
+            headers.get("api-version").and_then(|v| v.to_str().ok()),
+            Some("1.0")
+        );
+        // No parameter declared: the query is untouched.
+        let mut none = HeaderMap::new();
+        let rest = header_params("", Some("Api-Version=1.0"), &mut none);
+        assert_eq!(rest.as_deref(), Some("Api-Version=1.0"));
+        assert!(none.is_empty());
+    }
 }

@@ -4,6 +4,9 @@
 //! left to write. One engine per HTTP session on the server; one engine per client.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use agentwire_runtime::jsonrpc::{MethodSet, RequestSet};
 
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -15,7 +18,9 @@ use super::link::Outgoing as EngineOutgoing;
 use super::versions::{Pick, ServeVersions, pick};
 use super::{Config, Connection};
 use crate::http_ws::ServerHandle;
-use crate::streamable_http::{self, ClientConfig, ClientError, Outgoing, Profile, SessionPipe};
+use crate::streamable_http::{
+    self, ClientConfig, ClientError, Era, Outgoing, Profile, SessionPipe,
+};
 
 impl<S: Bound> Server<S> {
     /// Serves `handler` over Streamable HTTP on `listener` (bind it to loopback unless it
@@ -174,5 +179,30 @@ impl<S: Bound> Handle<S> {
             bridge,
         };
         Ok((handle, notes, session, connection))
+    }
+}
+
+impl<S: Bound> Handle<S> {
+    /// Learns which version to speak with the Streamable HTTP endpoint `url` before
+    /// connecting, as a client of several eras does ([`streamable_http::negotiate`]): `probe`,
+    /// a request of this side's version that the server answers outside any session without
+    /// side effects it minds, is sent naming each version of `profile` in turn where
+    /// messages name their own (newest first, then the newest the server lists as
+    /// supported); each probe waits `wait` for its answer. [`Era::Named`]: send every
+    /// request naming that version, outside any session; [`Era::Handshake`]: open a session
+    /// with the profile's opening request, as [`Self::connect_http`] does.
+    pub async fn negotiate_http(
+        url: &str,
+        profile: Profile,
+        probe: &S::OutRequest,
+        http: ClientConfig,
+        wait: Duration,
+    ) -> Result<Era, ClientError>
+    where
+        S::OutRequest: RequestSet,
+    {
+        let (params, accepts) = super::era::typed_probe(probe);
+        let method = probe.method();
+        streamable_http::negotiate(url, profile, http, (method, params), accepts, wait).await
     }
 }

@@ -12,6 +12,7 @@ mod call;
 mod codec;
 mod deadline;
 mod ends;
+pub(crate) mod era;
 mod error;
 mod handle;
 #[cfg(feature = "streamable-http")]
@@ -39,6 +40,7 @@ pub use call::Pending;
 pub use codec::{ContentLengthCodec, FrameCodec, Framing};
 pub use deadline::DEFAULT_FRAME_TIMEOUT;
 pub use ends::{Answers, Connected, Hears, NoRequests, Server, Spawned};
+pub use era::{Era, STREAM_PROBE_ID, StreamProbe, probe_stream};
 pub use error::{CallError, SendError};
 pub use handle::{Bound, Handle, Notifications};
 #[cfg(feature = "streamable-http")]

@@ -7,6 +7,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::client::{Client, Received};
+use super::error::ClientError;
 use super::message::{Kind, classify};
 use crate::jsonrpc::Delivered;
 
@@ -49,6 +50,13 @@ impl Client {
                     let Err(e) = client.send(&json).await else {
                         return;
                     };
+                    // A server that answers a request with an error status may still carry
+                    // the JSON-RPC answer in the body (a request served alone: 404 for an
+                    // unknown method, 400 for invalid params): that answer is the caller's.
+                    if let Some(answer) = answer_in(&e, &json) {
+                        let _ = incoming.send(Delivered::from(answer)).await;
+                        return;
+                    }
                     crate::warn_throttled!(error = %e, "Streamable HTTP send failed");
                     if let Ok(Kind::Request { id, .. }) = classify(&json) {
                         let answer = serde_json::json!({
@@ -71,5 +79,41 @@ impl Client {
             }
             reader.abort();
         })
+    }
+}
+
+/// The JSON-RPC answer to the request `sent` that an error status carried in its body, if
+/// the body is one: a response with the request's id.
+fn answer_in(error: &ClientError, sent: &str) -> Option<String> {
+    let ClientError::Status { body, .. } = error else {
+        return None;
+    };
+    let Ok(Kind::Request { id: asked, .. }) = classify(sent) else {
+        return None;
+    };
+    match classify(body) {
+        Ok(Kind::Response { id }) if id == asked => Some(body.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_status_carrying_the_requests_answer_is_that_answer() {
+        let sent = r#"{"jsonrpc":"2.0","id":7,"method":"x/y","params":{}}"#;
+        let answer = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}"#;
+        let status = |body: &str| ClientError::Status {
+            status: 404,
+            body: body.to_owned(),
+        };
+        assert_eq!(answer_in(&status(answer), sent).as_deref(), Some(answer));
+        // Another request's answer, a body that is no message, another failure: none.
+        let other = r#"{"jsonrpc":"2.0","id":"7","error":{"code":-32601,"message":"no"}}"#;
+        assert_eq!(answer_in(&status(other), sent), None);
+        assert_eq!(answer_in(&status("Not Found"), sent), None);
+        assert_eq!(answer_in(&ClientError::SessionExpired, sent), None);
     }
 }

@@ -34,7 +34,34 @@ pub struct ClientConfig {
     pub headers: HeaderMap,
     /// Supplies `Authorization` and answers 401/403 challenges (e.g. the OAuth client).
     pub authorizer: Option<SharedAuthorizer>,
+    /// Headers the application derives from each message it sends, beyond those the
+    /// profile mirrors (values the spec cannot name ahead of time, such as headers a
+    /// server's own declarations ask for).
+    pub derived: Option<DeriveHeaders>,
 }
+
+/// Names the headers (and their values: a string, an integer or a boolean, encoded as the
+/// profile encodes mirrored members) one outgoing message carries; see
+/// [`ClientConfig::derived`].
+#[derive(Clone)]
+pub struct DeriveHeaders(pub Arc<HeadersOf>);
+
+/// What [`DeriveHeaders`] holds: from one outgoing message, each header's name and value.
+pub type HeadersOf = dyn Fn(&serde_json::Value) -> Vec<(String, serde_json::Value)> + Send + Sync;
+
+impl std::fmt::Debug for DeriveHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DeriveHeaders(..)")
+    }
+}
+
+impl PartialEq for DeriveHeaders {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for DeriveHeaders {}
 
 impl Default for ClientConfig {
     fn default() -> Self {
@@ -46,6 +73,7 @@ impl Default for ClientConfig {
             queue: 256,
             headers: HeaderMap::new(),
             authorizer: None,
+            derived: None,
         }
     }
 }
@@ -161,7 +189,8 @@ impl Client {
         let mut h = self.headers();
         let profile = &self.inner.profile;
         let per_message = profile.version_source.filter(|s| s.per_message());
-        if per_message.is_none() && profile.mirror.is_empty() {
+        let derive = self.inner.config.derived.as_ref();
+        if per_message.is_none() && profile.mirror.is_empty() && derive.is_none() {
             return h;
         }
         let Ok(message) = serde_json::from_str::<serde_json::Value>(json) else {
@@ -182,6 +211,11 @@ impl Client {
         let version = named.or_else(|| self.state().version.clone());
         if profile.mirrors(version.as_deref()) {
             for (name, value) in super::mirror::headers_for(profile, &message) {
+                h.insert(name, value);
+            }
+        }
+        if let Some(DeriveHeaders(derive)) = derive {
+            for (name, value) in super::mirror::derived(profile, derive(&message)) {
                 h.insert(name, value);
             }
         }

@@ -35,13 +35,12 @@ fn text_of(value: &Value) -> Option<String> {
     }
 }
 
-/// Whether `text` can travel in a header as it is: visible ASCII, spaces and tabs inside,
-/// none at either end, and not itself looking like an encoded value.
+/// Whether `text` can travel in a header as it is: visible ASCII and spaces inside, none at
+/// either end, and not itself looking like an encoded value. A tab, though HTTP allows it
+/// inside a value, is a control character, which goes encoded.
 fn plain(text: &str, base64: Option<(&str, &str)>) -> bool {
-    let visible = text
-        .bytes()
-        .all(|b| b.is_ascii_graphic() || b == b' ' || b == b'\t');
-    let trimmed = text.trim_matches([' ', '\t']) == text;
+    let visible = text.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
+    let trimmed = text.trim_matches(' ') == text;
     let looks_encoded =
         base64.is_some_and(|(open, close)| text.starts_with(open) && text.ends_with(close));
     !text.is_empty() && visible && trimmed && !looks_encoded
@@ -104,6 +103,25 @@ pub(crate) fn headers_for(profile: &Profile, message: &Value) -> Vec<(HeaderName
         }
     }
     out
+}
+
+/// The headers an application derived for one message (`ClientConfig::derived`), each value
+/// written as a mirrored member's is (base64 between the profile's markers when it is not
+/// plain); a name HTTP does not allow, or a value that is no string, integer or boolean, is
+/// left out.
+pub(crate) fn derived(
+    profile: &Profile,
+    pairs: Vec<(String, Value)>,
+) -> Vec<(HeaderName, HeaderValue)> {
+    pairs
+        .into_iter()
+        .filter_map(|(name, value)| {
+            let name = HeaderName::from_bytes(name.as_bytes()).ok()?;
+            let text = text_of(&value)?;
+            let value = encode(&text, profile.mirror_base64)?.parse().ok()?;
+            Some((name, value))
+        })
+        .collect()
 }
 
 /// Whether `headers` agree with `message` on every mirrored member: a member the message
@@ -225,5 +243,35 @@ mod tests {
         let mut h = map(headers_for(&p, &n));
         h.insert("x-name", HeaderValue::from_static("42.0"));
         assert_eq!(check(&p, &h, &n), Ok(()));
+    }
+
+    #[test]
+    fn derived_headers_are_encoded_as_mirrored_ones_and_bad_ones_left_out() {
+        let p = profile();
+        let pairs = vec![
+            ("X-Plain".to_owned(), json!("us west 1")),
+            ("X-Tab".to_owned(), json!("\tindented")),
+            ("X-Inner-Tab".to_owned(), json!("a\tb")),
+            ("X-Int".to_owned(), json!(42)),
+            ("X-Flag".to_owned(), json!(false)),
+            ("X-Float".to_owned(), json!(3.5)),
+            ("bad name".to_owned(), json!("x")),
+        ];
+        let set: Vec<(String, String)> = derived(&p, pairs)
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_str().unwrap().to_owned()))
+            .collect();
+        let expected = [
+            ("x-plain", "us west 1"),
+            ("x-tab", "=?b64?CWluZGVudGVk?="),
+            ("x-inner-tab", "=?b64?YQli?="),
+            ("x-int", "42"),
+            ("x-flag", "false"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        assert_eq!(set, expected);
     }
 }

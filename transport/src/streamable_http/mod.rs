@@ -86,6 +86,8 @@ mod message;
 #[cfg(feature = "streamable-http")]
 mod mirror;
 #[cfg(feature = "streamable-http")]
+mod negotiate;
+#[cfg(feature = "streamable-http")]
 mod sealing;
 #[cfg(feature = "streamable-http")]
 mod server;
@@ -101,13 +103,15 @@ mod stream;
 #[cfg(feature = "streamable-http")]
 pub use auth::{Authorizer, BoxFuture, SharedAuthorizer};
 #[cfg(feature = "streamable-http")]
-pub use client::{Client, ClientConfig, Received};
+pub use client::{Client, ClientConfig, DeriveHeaders, Received};
 #[cfg(feature = "streamable-http")]
 pub use config::{Hosts, Limits, Origins, ServerConfig};
 #[cfg(feature = "streamable-http")]
 pub use error::ClientError;
 #[cfg(feature = "streamable-http")]
 pub use message::{Kind, NotAMessage, check_members, classify, error_answer, error_body};
+#[cfg(feature = "streamable-http")]
+pub use negotiate::{Era, negotiate};
 #[cfg(feature = "streamable-http")]
 pub use server::{router, serve, serve_wrapped};
 #[cfg(feature = "streamable-http")]

@@ -13,10 +13,10 @@ use crate::ir::Protocol;
 use crate::transport::http_json::{Binding, METHODS};
 
 /// The option holding an rpc's HTTP rule.
-const HTTP_OPTION: &str = "google.api.http";
+pub(crate) const HTTP_OPTION: &str = "google.api.http";
 
 /// One rule as the profile holds it: rpc, method, path, body, response body.
-type Rule = (String, String, String, String, String);
+pub(crate) type Rule = (String, String, String, String, String);
 
 /// The items, or `None` when the spec's own files declare no service.
 pub fn emit(p: &Protocol, proto: &ProtoSpec, b: &Binding) -> Option<TokenStream> {
@@ -55,6 +55,7 @@ pub fn emit(p: &Protocol, proto: &ProtoSpec, b: &Binding) -> Option<TokenStream>
         })
     });
     let media = &b.media_type;
+    let version_param = &b.version_param;
     let descriptors = descriptors_item(p, proto, "http_json");
     let doc = format!(
         " The HTTP+JSON binding of `{service_name}` that `spec/{}/protocol.yaml` declares \
@@ -70,6 +71,7 @@ pub fn emit(p: &Protocol, proto: &ProtoSpec, b: &Binding) -> Option<TokenStream>
                 descriptors: DESCRIPTORS,
                 media_type: #media,
                 rules: &[#(#rules),*],
+                version_param: #version_param,
             };
         #descriptors
     })
@@ -78,7 +80,7 @@ pub fn emit(p: &Protocol, proto: &ProtoSpec, b: &Binding) -> Option<TokenStream>
 /// The rule of `rpc` written as `google.api.HttpRule` (proto field names), then its
 /// additional bindings; a rule with no pattern adds nothing (the transport serves what
 /// is annotated).
-fn read_rule(rpc: &str, rule: &Value, out: &mut Vec<Rule>) {
+pub(crate) fn read_rule(rpc: &str, rule: &Value, out: &mut Vec<Rule>) {
     let text = |key: &str| rule.get(key).and_then(Value::as_str).unwrap_or_default();
     let pattern = METHODS
         .iter()

@@ -428,7 +428,7 @@ fn line_starts(text: &str) -> Vec<usize> {
 }
 
 /// Byte offset and length of a source-info span (0-based line and column).
-fn span_of(source: &SourceFile, span: &[i32]) -> (usize, usize) {
+pub(crate) fn span_of(source: &SourceFile, span: &[i32]) -> (usize, usize) {
     let starts = line_starts(&source.text);
     let at = |line: i32, col: i32| {
         let line_start = starts

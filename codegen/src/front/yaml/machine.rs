@@ -14,29 +14,38 @@ use crate::ir::{
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawFile {
-    machines: Vec<RawMachine>,
+pub(super) struct RawFile {
+    /// Another machine file of the folder whose machines this one adds to (`extends.rs`).
+    #[serde(default)]
+    pub(super) extends: Option<Spanned<String>>,
+    pub(super) machines: Vec<RawMachine>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawMachine {
-    name: Spanned<String>,
+pub(super) struct RawMachine {
+    pub(super) name: Spanned<String>,
     #[serde(default)]
-    summary: String,
-    key: RawKey,
-    initial: Spanned<String>,
-    accepting: Vec<Spanned<String>>,
+    pub(super) summary: String,
+    /// `key`, `initial`, `accepting` and `transitions` are required of a new machine; a
+    /// machine of the file this one extends may leave them out.
+    #[serde(default)]
+    pub(super) key: Option<RawKey>,
+    #[serde(default)]
+    pub(super) initial: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) accepting: Option<Vec<Spanned<String>>>,
     #[serde(default, rename = "final")]
-    finals: Vec<Spanned<String>>,
+    pub(super) finals: Vec<Spanned<String>>,
     #[serde(default)]
-    retain: Option<Spanned<usize>>,
+    pub(super) retain: Option<Spanned<usize>>,
     #[serde(default)]
-    memory: std::collections::BTreeMap<String, Spanned<String>>,
-    transitions: Vec<RawTransition>,
+    pub(super) memory: std::collections::BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    pub(super) transitions: Option<Vec<RawTransition>>,
 }
 
-enum RawKey {
+pub(super) enum RawKey {
     Connection(String),
     Rules(Vec<Spanned<RawKeyRule>>),
 }
@@ -72,7 +81,7 @@ impl<'de> Deserialize<'de> for RawKey {
 /// One key rule; read by the real YAML reader (see `RawKey`), so its parts keep their lines.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawKeyRule {
+pub(super) struct RawKeyRule {
     on: Spanned<String>,
     field: Spanned<RawPaths>,
     #[serde(default, rename = "if")]
@@ -148,9 +157,9 @@ impl<'de> Deserialize<'de> for RawFrom {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawTransition {
+pub(super) struct RawTransition {
     from: Spanned<RawFrom>,
-    on: Spanned<String>,
+    pub(super) on: Spanned<String>,
     #[serde(default, rename = "if")]
     guard: Vec<Spanned<RawCondition>>,
     #[serde(default)]
@@ -227,13 +236,13 @@ pub fn parse_kind_ref(s: &str) -> Option<KindRef> {
     })
 }
 
-struct Ctx<'f> {
-    file: &'f SourceFile,
-    errors: SpecErrors,
+pub(super) struct Ctx<'f> {
+    pub(super) file: &'f SourceFile,
+    pub(super) errors: SpecErrors,
 }
 
 impl Ctx<'_> {
-    fn err(&mut self, loc: &Location, message: impl Into<String>) {
+    pub(super) fn err(&mut self, loc: &Location, message: impl Into<String>) {
         self.errors
             .push(SpecError::at(self.file, span_of(self.file, loc), message));
     }
@@ -254,15 +263,20 @@ impl Ctx<'_> {
     }
 
     /// A state becomes an enum variant, its words in PascalCase: it needs a letter or digit.
-    fn state_word(&mut self, loc: &Location, state: &str) {
+    pub(super) fn state_word(&mut self, loc: &Location, state: &str) {
         if state != "*" && crate::naming::pascal_case(state).is_empty() {
             self.err(loc, format!("state `{state}` needs a letter or digit"));
         }
     }
 
-    fn origin(&self, loc: &Location) -> Origin {
+    /// Where a rule was written: the file's name in the spec folder (an extended file's rules
+    /// keep their own file) and the line.
+    pub(super) fn origin(&self, loc: &Location) -> Origin {
         Origin {
-            file: "machine.yaml".to_owned(),
+            file: self.file.path.file_name().map_or_else(
+                || "machine.yaml".to_owned(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
             line: loc.line() as usize,
         }
     }
@@ -398,7 +412,7 @@ impl Ctx<'_> {
 
     /// A machine's key rules. Every rule names the same number of fields: a message keyed by
     /// a chat alone could never meet one keyed by chat and tool call.
-    fn key_rules(&mut self, rules: &[Spanned<RawKeyRule>]) -> Vec<KeyRule> {
+    pub(super) fn key_rules(&mut self, rules: &[Spanned<RawKeyRule>]) -> Vec<KeyRule> {
         let mut out: Vec<KeyRule> = Vec::new();
         for r in rules {
             let fields = match &r.value.field.value {
@@ -455,15 +469,20 @@ impl Ctx<'_> {
                 origin: self.origin(&r.referenced),
             });
         }
-        let records = out.iter().any(|r| r.link.is_some());
-        if let Some(r) = rules.iter().find(|r| r.value.linked && !records) {
+        out
+    }
+
+    /// A `linked: true` rule among `raw` needs a rule of the machine (`all`, inherited ones
+    /// included) that records links.
+    pub(super) fn links_recorded(&mut self, all: &[KeyRule], raw: &[Spanned<RawKeyRule>]) {
+        let records = all.iter().any(|r| r.link.is_some());
+        if let Some(r) = raw.iter().find(|r| r.value.linked && !records) {
             self.err(
                 &r.referenced,
                 "`linked: true` follows links, but no key rule of this machine records one \
                  (`link: <path>`)",
             );
         }
-        out
     }
 
     fn action(&mut self, a: &Spanned<RawAction>) -> Option<Action> {
@@ -544,9 +563,26 @@ fn describe(subject: &Subject, op: &Operator) -> String {
     format!("{left} {right}")
 }
 
+/// A machine file read with every file it extends.
+pub struct Loaded {
+    pub machines: Vec<Machine>,
+    /// The file itself first, then the files it extends, nearest first: every rule's
+    /// `Origin::file` names one of them.
+    pub files: Vec<SourceFile>,
+}
+
 /// Loads `machine.yaml`. Each machine's state list is the initial state first, then every
-/// other state in order of first mention.
-pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
+/// other state in order of first mention. A file with `extends:` adds to the machines of the
+/// file it names (`extends.rs`).
+pub fn load(file: &SourceFile) -> Result<Loaded, SpecErrors> {
+    load_chain(file, &mut Vec::new())
+}
+
+/// `load`, with the files whose `extends:` led here (`chain`, for a cycle).
+pub(super) fn load_chain(
+    file: &SourceFile,
+    chain: &mut Vec<std::path::PathBuf>,
+) -> Result<Loaded, SpecErrors> {
     let raw: RawFile = serde_saphyr::from_str(&file.text).map_err(|e| {
         let span = e.location().map_or((0, 0), |l| span_of(file, &l));
         let what = crate::suggest::yaml_message(&e);
@@ -558,43 +594,62 @@ pub fn load(file: &SourceFile) -> Result<Vec<Machine>, SpecErrors> {
         file,
         errors: SpecErrors::default(),
     };
-    let mut machines: Vec<Machine> = Vec::new();
+    let mut loaded = Loaded {
+        machines: Vec::new(),
+        files: vec![file.clone()],
+    };
+    if let Some(name) = &raw.extends {
+        chain.push(file.path.clone());
+        if let Some(base) = super::extends::base(&mut cx, name, chain) {
+            loaded.machines = base.machines;
+            loaded.files.extend(base.files);
+        }
+        chain.pop();
+    }
+    let inherited = loaded.machines.len();
+    let mut names: Vec<&str> = Vec::new();
     for m in &raw.machines {
-        let machine = machine(&mut cx, m, &machines);
-        machines.push(machine);
+        if names.contains(&m.name.value.as_str()) {
+            cx.err(
+                &m.name.referenced,
+                format!("machine `{}` is defined twice", m.name.value),
+            );
+            continue;
+        }
+        names.push(&m.name.value);
+        let extended = loaded.machines[..inherited]
+            .iter()
+            .position(|b| b.name == m.name.value);
+        match extended {
+            Some(i) => super::extends::merge(&mut cx, &mut loaded.machines[i], m),
+            None => {
+                let machine = machine(&mut cx, m);
+                loaded.machines.push(machine);
+            }
+        }
     }
-    cx.errors.finish(machines)
+    cx.errors.finish(loaded)
 }
 
-/// `retain: N`, which keeps finished instances: it needs final states to keep, and a count.
-fn retain(cx: &mut Ctx<'_>, m: &RawMachine) -> Option<usize> {
-    let r = m.retain.as_ref()?;
-    if m.finals.is_empty() || r.value == 0 {
-        cx.err(
-            &r.referenced,
-            "`retain: N` keeps the last N instances that reached a `final` state: the machine \
-             needs final states and N of at least 1",
-        );
+/// A memory declaration's kind (`value` or `set`), its name checked.
+pub(super) fn memory_kind(cx: &mut Ctx<'_>, name: &str, kind: &Spanned<String>) -> MemoryKind {
+    cx.rust_word(&kind.referenced, "memory name", name);
+    match kind.value.as_str() {
+        "value" => MemoryKind::Value,
+        "set" => MemoryKind::Set,
+        other => {
+            cx.err(
+                &kind.referenced,
+                format!("memory kind `{other}` must be `value` or `set`"),
+            );
+            MemoryKind::Value
+        }
     }
-    Some(r.value)
 }
 
-/// One machine, checked (`before`: the machines read so far, for a name given twice).
-fn machine(cx: &mut Ctx<'_>, m: &RawMachine, before: &[Machine]) -> Machine {
-    cx.rust_word(&m.name.referenced, "machine name", &m.name.value);
-    for s in std::iter::once(&m.initial)
-        .chain(&m.accepting)
-        .chain(&m.finals)
-    {
-        cx.state_word(&s.referenced, &s.value);
-    }
-    if before.iter().any(|x| x.name == m.name.value) {
-        cx.err(
-            &m.name.referenced,
-            format!("machine `{}` is defined twice", m.name.value),
-        );
-    }
-    let key = match &m.key {
+/// A machine's `key:`: `None` for `connection`.
+pub(super) fn key(cx: &mut Ctx<'_>, m: &RawMachine, key: &RawKey) -> Option<Vec<KeyRule>> {
+    match key {
         RawKey::Connection(s) if s == "connection" => None,
         RawKey::Connection(s) => {
             let hint = crate::suggest::did_you_mean(s, ["connection"]);
@@ -605,55 +660,47 @@ fn machine(cx: &mut Ctx<'_>, m: &RawMachine, before: &[Machine]) -> Machine {
             None
         }
         RawKey::Rules(rules) => Some(cx.key_rules(rules)),
-    };
-    let mut memory = Vec::new();
-    for (name, kind) in &m.memory {
-        let k = match kind.value.as_str() {
-            "value" => MemoryKind::Value,
-            "set" => MemoryKind::Set,
-            other => {
-                cx.err(
-                    &kind.referenced,
-                    format!("memory kind `{other}` must be `value` or `set`"),
-                );
-                MemoryKind::Value
-            }
-        };
-        cx.rust_word(&kind.referenced, "memory name", name);
-        memory.push((name.clone(), k));
     }
-    let mut states = vec![m.initial.value.clone()];
-    let mention = |s: &str, states: &mut Vec<String>| {
+}
+
+/// One transition; the states it names are added to `states` in order of first mention.
+pub(super) fn transition(
+    cx: &mut Ctx<'_>,
+    t: &RawTransition,
+    states: &mut Vec<String>,
+) -> Transition {
+    let mut mention = |s: &str| {
         if !states.iter().any(|x| x == s) {
             states.push(s.to_owned());
         }
     };
-    let mut transitions = Vec::new();
-    for t in &m.transitions {
-        let from = match &t.from.value {
-            RawFrom::One(s) if s == "*" => None,
-            RawFrom::One(s) => Some(vec![s.clone()]),
-            RawFrom::Many(v) => Some(v.clone()),
-        };
-        for s in from.iter().flatten() {
-            cx.state_word(&t.from.referenced, s);
-            mention(s, &mut states);
-        }
-        if let Some(to) = &t.to {
-            cx.state_word(&to.referenced, &to.value);
-            mention(&to.value, &mut states);
-        }
-        transitions.push(Transition {
-            from,
-            on: cx.kind_ref(&t.on),
-            guard: t.guard.iter().filter_map(|c| cx.condition(c)).collect(),
-            check: t.check.iter().filter_map(|c| cx.check(c)).collect(),
-            actions: t.actions.iter().filter_map(|a| cx.action(a)).collect(),
-            to: t.to.as_ref().map(|s| s.value.clone()),
-            origin: cx.origin(&t.on.referenced),
-        });
+    let from = match &t.from.value {
+        RawFrom::One(s) if s == "*" => None,
+        RawFrom::One(s) => Some(vec![s.clone()]),
+        RawFrom::Many(v) => Some(v.clone()),
+    };
+    for s in from.iter().flatten() {
+        cx.state_word(&t.from.referenced, s);
+        mention(s);
     }
-    for s in m.accepting.iter().chain(&m.finals) {
+    if let Some(to) = &t.to {
+        cx.state_word(&to.referenced, &to.value);
+        mention(&to.value);
+    }
+    Transition {
+        from,
+        on: cx.kind_ref(&t.on),
+        guard: t.guard.iter().filter_map(|c| cx.condition(c)).collect(),
+        check: t.check.iter().filter_map(|c| cx.check(c)).collect(),
+        actions: t.actions.iter().filter_map(|a| cx.action(a)).collect(),
+        to: t.to.as_ref().map(|s| s.value.clone()),
+        origin: cx.origin(&t.on.referenced),
+    }
+}
+
+/// Every `accepting` and `final` state must be one a transition names.
+pub(super) fn named_states(cx: &mut Ctx<'_>, m: &RawMachine, states: &[String]) {
+    for s in m.accepting.iter().flatten().chain(&m.finals) {
         if !states.contains(&s.value) {
             cx.err(
                 &s.referenced,
@@ -661,12 +708,85 @@ fn machine(cx: &mut Ctx<'_>, m: &RawMachine, before: &[Machine]) -> Machine {
             );
         }
     }
+}
+
+/// `retain: N`, which keeps finished instances: it needs final states to keep, and a count.
+fn retain(cx: &mut Ctx<'_>, m: &RawMachine) -> Option<usize> {
+    let r = m.retain.as_ref()?;
+    if m.finals.is_empty() || r.value == 0 {
+        cx.err(&r.referenced, RETAIN_NEEDS);
+    }
+    Some(r.value)
+}
+
+/// Why a `retain:` cannot be.
+pub(super) const RETAIN_NEEDS: &str = "`retain: N` keeps the last N instances that reached a \
+     `final` state: the machine needs final states and N of at least 1";
+
+/// One new machine, checked.
+fn machine(cx: &mut Ctx<'_>, m: &RawMachine) -> Machine {
+    cx.rust_word(&m.name.referenced, "machine name", &m.name.value);
+    let missing: Vec<&str> = [
+        ("key", m.key.is_none()),
+        ("initial", m.initial.is_none()),
+        ("accepting", m.accepting.is_none()),
+        ("transitions", m.transitions.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(name, absent)| absent.then_some(name))
+    .collect();
+    if !missing.is_empty() {
+        cx.err(
+            &m.name.referenced,
+            format!(
+                "machine `{}` needs `{}`: only a machine of the file named by `extends:` may \
+                 leave out `key`, `initial`, `accepting` and `transitions`",
+                m.name.value,
+                missing.join("`, `")
+            ),
+        );
+    }
+    let initial = m
+        .initial
+        .as_ref()
+        .map(|s| s.value.clone())
+        .unwrap_or_default();
+    for s in m
+        .initial
+        .iter()
+        .chain(m.accepting.iter().flatten())
+        .chain(&m.finals)
+    {
+        cx.state_word(&s.referenced, &s.value);
+    }
+    let key = m.key.as_ref().and_then(|k| key(cx, m, k));
+    if let (Some(all), Some(RawKey::Rules(raw))) = (&key, &m.key) {
+        cx.links_recorded(all, raw);
+    }
+    let memory = m
+        .memory
+        .iter()
+        .map(|(name, kind)| (name.clone(), memory_kind(cx, name, kind)))
+        .collect();
+    let mut states = vec![initial.clone()];
+    let transitions = m
+        .transitions
+        .iter()
+        .flatten()
+        .map(|t| transition(cx, t, &mut states))
+        .collect();
+    named_states(cx, m, &states);
     Machine {
         name: m.name.value.clone(),
         summary: m.summary.clone(),
         key,
-        initial: m.initial.value.clone(),
-        accepting: m.accepting.iter().map(|s| s.value.clone()).collect(),
+        initial,
+        accepting: m
+            .accepting
+            .iter()
+            .flatten()
+            .map(|s| s.value.clone())
+            .collect(),
         finals: m.finals.iter().map(|s| s.value.clone()).collect(),
         retain: retain(cx, m),
         states,

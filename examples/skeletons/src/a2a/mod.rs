@@ -7,9 +7,11 @@
 //!
 //! The agent answers each message with a task whose artifact is the message's text. A text
 //! starting with `wait` leaves the task working until it is canceled, so that cancellation
-//! and resubscription can be shown; `reject` rejects the task.
+//! and resubscription can be shown; `reject` rejects the task. Every update of a task also
+//! goes to the webhooks registered for it (push notifications, `push`).
 
 mod client;
+mod push;
 mod service;
 mod status;
 mod store;
@@ -31,7 +33,9 @@ use agentwire_transport::tonic::service::interceptor::InterceptedService;
 use agentwire_transport::tonic::{self, Request, Status};
 use futures_util::Stream;
 
+pub use agentwire_transport::webhook::{Policy as WebhookPolicy, Stats as PushStats};
 pub use client::{A2aClient, BINDINGS, Refused, UpdateStream, fetch_card, pick};
+pub use push::{Pusher, TOKEN_HEADER};
 pub use status::{A2aError, reason_of};
 pub use store::{Store, is_terminal, state_of};
 
@@ -53,12 +57,25 @@ pub struct EchoAgent {
 
 impl EchoAgent {
     /// An agent whose card names `url` as its JSON-RPC, gRPC and HTTP+JSON interfaces (all
-    /// served there by [`EchoAgent::routes`]).
+    /// served there by [`EchoAgent::routes`]), delivering push notifications only to public
+    /// `https` webhooks. Call it on a tokio runtime: the deliveries run there.
     pub fn new(url: &str) -> Self {
+        EchoAgent::with_webhook_policy(url, WebhookPolicy::default())
+    }
+
+    /// The same agent delivering push notifications under `policy`: pass
+    /// [`WebhookPolicy::local`] to reach a receiver on this machine (a test, a local relay),
+    /// an opt-in the guard never makes by itself.
+    pub fn with_webhook_policy(url: &str, policy: WebhookPolicy) -> Self {
         EchoAgent {
-            store: Arc::default(),
+            store: Arc::new(Store::with_pusher(Pusher::start(policy))),
             card: agent_card(url),
         }
+    }
+
+    /// What its push notifications came to so far.
+    pub fn push_stats(&self) -> PushStats {
+        self.store.pusher().map(Pusher::stats).unwrap_or_default()
     }
 
     /// Its tasks.
@@ -122,8 +139,12 @@ impl EchoAgent {
         store.publish(status(TaskState::Completed));
     }
 
-    /// The task a message opens or continues, with the message's text.
+    /// The task a message opens or continues, with the message's text; a push config that
+    /// came with it is registered for the task before any work starts.
     fn accept(&self, request: SendMessageRequest) -> Result<(Task, String), Status> {
+        let push = request
+            .configuration
+            .and_then(|c| c.task_push_notification_config);
         let message = request
             .message
             .ok_or_else(|| A2aError::InvalidParams.status("`message` is required"))?;
@@ -144,6 +165,15 @@ impl EchoAgent {
                 .append_message(&id, message)
                 .map_err(|e| e.status(format!("task `{id}` takes no more messages")))?
         };
+        if let Some(mut config) = push {
+            if config.url.is_empty() {
+                return Err(A2aError::InvalidParams.status("the push config's `url` is required"));
+            }
+            config.task_id = task.id.clone();
+            self.store
+                .put_config_with_task(config)
+                .map_err(|e| e.status(format!("task `{}`", task.id)))?;
+        }
         Ok((task, text))
     }
 }
@@ -167,10 +197,10 @@ pub fn agent_card(url: &str) -> AgentCard {
             interface("HTTP+JSON", base.to_owned()),
         ],
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        // Configs are kept and served, but this agent delivers no webhook calls: it says so.
+        // Every update of a task goes to its webhooks (3.1.7, 4.3.3).
         capabilities: Some(AgentCapabilities {
             streaming: Some(true),
-            push_notifications: Some(false),
+            push_notifications: Some(true),
             extended_agent_card: Some(true),
             ..AgentCapabilities::default()
         }),

@@ -208,8 +208,10 @@ impl A2AService for EchoAgent {
             .into_iter()
             .find(|c| c.id == r.id)
             .map(Response::new)
+            // 3.1.8: a config that does not exist is a TaskNotFoundError.
             .ok_or_else(|| {
-                Status::not_found(format!("no config `{}` on task `{}`", r.id, r.task_id))
+                A2aError::TaskNotFound
+                    .status(format!("no config `{}` on task `{}`", r.id, r.task_id))
             })
     }
 
@@ -245,10 +247,8 @@ impl A2AService for EchoAgent {
         let r = request.into_inner();
         match self.store.delete_config(&r.task_id, &r.id) {
             Ok(true) => Ok(Response::new(Default::default())),
-            Ok(false) => Err(Status::not_found(format!(
-                "no config `{}` on task `{}`",
-                r.id, r.task_id
-            ))),
+            Ok(false) => Err(A2aError::TaskNotFound
+                .status(format!("no config `{}` on task `{}`", r.id, r.task_id))),
             Err(e) => Err(e.status(format!("task `{}` not found", r.task_id))),
         }
     }

@@ -1,6 +1,7 @@
 //! The agent's tasks in memory: each task's latest state, the push-notification configs
 //! registered for it, and a broadcast of its updates to every stream open on it
-//! (specification 3.5.2: every stream of a task gets the same events in the same order).
+//! (specification 3.5.2: every stream of a task gets the same events in the same order)
+//! and, through the [`Pusher`], to every webhook registered for it, in the same order.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -11,6 +12,7 @@ use agentwire_protocols::a2a::{
 };
 use agentwire_transport::tokio::sync::broadcast;
 
+use super::push::Pusher;
 use super::status::A2aError;
 
 /// How many updates a slow stream may fall behind before it is ended.
@@ -53,9 +55,24 @@ struct Inner {
 #[derive(Default)]
 pub struct Store {
     inner: Mutex<Inner>,
+    /// Where updates go besides the open streams; none, no webhook is called.
+    pusher: Option<Pusher>,
 }
 
 impl Store {
+    /// A store whose tasks' updates also go to their webhooks through `pusher`.
+    pub fn with_pusher(pusher: Pusher) -> Self {
+        Store {
+            inner: Mutex::default(),
+            pusher: Some(pusher),
+        }
+    }
+
+    /// Its sender of push notifications, if it has one.
+    pub fn pusher(&self) -> Option<&Pusher> {
+        self.pusher.as_ref()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // A panic elsewhere cannot leave a half-written task: every change is one assignment.
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
@@ -165,11 +182,20 @@ impl Store {
             Payload::Message(m) => entry.task.history.push(m.clone()),
             Payload::Task(t) => entry.task = t.clone(),
         }
-        // No receiver is no error: nobody streams this task right now.
-        let _ = entry.events.send(StreamResponse {
+        let task = entry.task.clone();
+        let response = StreamResponse {
             payload: Some(update),
-        });
-        Some(entry.task.clone())
+        };
+        // Queued under the lock, so webhooks get a task's updates in the order streams do.
+        if let (Some(pusher), Some(configs)) = (&self.pusher, inner.configs.get(&id)) {
+            let configs: Vec<_> = configs.values().cloned().collect();
+            pusher.notify(&configs, &response);
+        }
+        // No receiver is no error: nobody streams this task right now.
+        if let Some(entry) = inner.tasks.get(&id) {
+            let _ = entry.events.send(response);
+        }
+        Some(task)
     }
 
     /// Stores a push-notification config of an existing task, giving it an id if it has none.
@@ -189,6 +215,24 @@ impl Store {
             .entry(config.task_id.clone())
             .or_default()
             .insert(config.id.clone(), config.clone());
+        Ok(config)
+    }
+
+    /// Stores a config that came with a message (3.2.2's `task_push_notification_config`)
+    /// and sends its webhook the task as it stands, as a stream about the task opens with
+    /// it (3.1.6), before any later update.
+    pub fn put_config_with_task(
+        &self,
+        config: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2aError> {
+        let config = self.put_config(config)?;
+        let inner = self.lock();
+        if let (Some(pusher), Some(entry)) = (&self.pusher, inner.tasks.get(&config.task_id)) {
+            let first = StreamResponse {
+                payload: Some(Payload::Task(entry.task.clone())),
+            };
+            pusher.notify(std::slice::from_ref(&config), &first);
+        }
         Ok(config)
     }
 

@@ -463,7 +463,7 @@ impl Recorded {
 }
 /// `params.requestId` of `agent.$/cancel_request`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_97<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_93<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -515,7 +515,7 @@ fn read_84<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `agent.fs/read_text_file`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_44<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_47<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -541,7 +541,7 @@ fn read_85<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `agent.fs/write_text_file`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_45<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_48<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -554,7 +554,7 @@ fn read_45<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.mcp/message`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_92<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_94<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -567,7 +567,7 @@ fn read_92<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.mcp/message`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_93<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_95<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -579,7 +579,7 @@ fn read_93<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.proxy/successor`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_94<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_96<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -592,7 +592,7 @@ fn read_94<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.proxy/successor`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_95<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_97<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -604,7 +604,7 @@ fn read_95<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.response`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_81<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_67<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(agentwire_runtime::jsonrpc::Message::Response(m)) => {
             match &m.id {
@@ -617,7 +617,7 @@ fn read_81<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `result.agentCapabilities.auth.logout` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_14(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_30(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -645,7 +645,7 @@ fn read_14(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.auth.status` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_19(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_35(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -673,7 +673,7 @@ fn read_19(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.loadSession` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_25(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -691,7 +691,7 @@ fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.providers` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_20(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_36(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -714,7 +714,7 @@ fn read_20(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.archive` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_16(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_32(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -742,7 +742,7 @@ fn read_16(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.close` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_12(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_28(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -770,7 +770,7 @@ fn read_12(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.delete` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_13(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_29(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -798,7 +798,7 @@ fn read_13(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.fork` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_15(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_31(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -826,7 +826,7 @@ fn read_15(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.list` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_10(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_26(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -854,7 +854,7 @@ fn read_10(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.resume` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_11(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_27(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -882,7 +882,7 @@ fn read_11(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.status` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_17(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_33(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -910,7 +910,7 @@ fn read_17(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.title` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_18(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_34(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -938,7 +938,7 @@ fn read_18(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.protocolVersion` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_24(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             agentwire_runtime::machine::Field::Int(m.protocol_version.0)
@@ -948,7 +948,7 @@ fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.auth.logout` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_27(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_10(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -976,7 +976,7 @@ fn read_27(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.auth.status` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_32(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_15(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1004,7 +1004,7 @@ fn read_32(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.loadSession` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_22(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1022,7 +1022,7 @@ fn read_22(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.providers` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_33(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_16(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1045,7 +1045,7 @@ fn read_33(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.archive` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_29(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_12(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1073,7 +1073,7 @@ fn read_29(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.close` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_25(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1101,7 +1101,7 @@ fn read_25(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.delete` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_26(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1129,7 +1129,7 @@ fn read_26(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.fork` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_28(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_11(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1157,7 +1157,7 @@ fn read_28(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.list` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_23(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1185,7 +1185,7 @@ fn read_23(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.resume` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_24(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1213,7 +1213,7 @@ fn read_24(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.status` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_30(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_13(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1241,7 +1241,7 @@ fn read_30(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.agentCapabilities.sessionCapabilities.title` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_31(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_14(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.agent_capabilities {
@@ -1269,7 +1269,7 @@ fn read_31(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.protocolVersion` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_21(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             agentwire_runtime::machine::Field::Int(m.protocol_version.0)
@@ -1279,7 +1279,7 @@ fn read_21(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.sessionId` of `agent.response to client.session/fork`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_53(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_18(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientSessionFork(Some(m)) => {
             agentwire_runtime::machine::Field::Str(m.session_id.as_str())
@@ -1289,7 +1289,7 @@ fn read_53(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.sessionId` of `agent.response to client.session/new`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_34(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_37(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientSessionNew(Some(m)) => {
             agentwire_runtime::machine::Field::Str(m.session_id.as_str())
@@ -1312,7 +1312,7 @@ fn read_83<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `agent.session/request_permission`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_46<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1325,7 +1325,7 @@ fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `agent.session/update`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_45<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1350,7 +1350,7 @@ fn read_86<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `agent.terminal/create`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_46<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_49<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1376,7 +1376,7 @@ fn read_89<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.terminalId` of `agent.terminal/kill`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_50<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_53<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1402,7 +1402,7 @@ fn read_87<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.terminalId` of `agent.terminal/output`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_48<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_51<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1428,7 +1428,7 @@ fn read_90<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.terminalId` of `agent.terminal/release`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_51<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_54<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1454,7 +1454,7 @@ fn read_88<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.terminalId` of `agent.terminal/wait_for_exit`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_49<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_52<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1467,7 +1467,7 @@ fn read_49<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.requestId` of `client.$/cancel_request`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_82<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_68<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1493,7 +1493,7 @@ fn read_82<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.auth/status`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_72<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_74<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1532,7 +1532,7 @@ fn read_55<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.clientCapabilities.elicitation` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1560,7 +1560,7 @@ fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.clientCapabilities.fs.readTextFile` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1588,7 +1588,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.clientCapabilities.fs.writeTextFile` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1616,7 +1616,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.clientCapabilities.terminal` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1652,7 +1652,7 @@ fn read_57<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.mcp/message`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_77<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_79<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1665,7 +1665,7 @@ fn read_77<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.mcp/message`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_78<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_80<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1677,7 +1677,7 @@ fn read_78<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.providers/disable`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_75<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_77<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1690,7 +1690,7 @@ fn read_75<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.providers/list`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_73<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_75<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1703,7 +1703,7 @@ fn read_73<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.providers/set`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_74<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_76<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1716,7 +1716,7 @@ fn read_74<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_76<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_78<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1729,7 +1729,7 @@ fn read_76<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.clientCapabilities.elicitation` of `client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_3<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1757,7 +1757,7 @@ fn read_7<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.clientCapabilities.fs.readTextFile` of `client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1785,7 +1785,7 @@ fn read_4<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.clientCapabilities.fs.writeTextFile` of `client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1813,7 +1813,7 @@ fn read_5<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.clientCapabilities.terminal` of `client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_2<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1836,7 +1836,7 @@ fn read_6<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.proxy/successor`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_79<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_81<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1849,7 +1849,7 @@ fn read_79<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.proxy/successor`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_80<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_82<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1861,7 +1861,7 @@ fn read_80<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.response`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_96<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_92<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(agentwire_runtime::jsonrpc::Message::Response(m)) => {
             match &m.id {
@@ -1874,7 +1874,7 @@ fn read_96<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `result.terminalId` of `client.response to agent.terminal/create`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_47(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_50(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::AgentTerminalCreate(Some(m)) => {
             agentwire_runtime::machine::Field::Str(m.terminal_id.as_str())
@@ -1884,7 +1884,7 @@ fn read_47(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `id` of `client.session/archive`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_68<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_70<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1897,7 +1897,7 @@ fn read_68<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/archive`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_54<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1910,7 +1910,7 @@ fn read_54<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/cancel`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1935,7 +1935,7 @@ fn read_63<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/close`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_37<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1961,7 +1961,7 @@ fn read_62<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/delete`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1974,7 +1974,7 @@ fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.session/fork`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_67<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_69<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1987,7 +1987,7 @@ fn read_67<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/fork`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_52<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_17<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -2026,7 +2026,7 @@ fn read_59<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/load`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -2065,7 +2065,7 @@ fn read_66<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/prompt`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -2091,7 +2091,7 @@ fn read_60<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/resume`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_36<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -2130,7 +2130,7 @@ fn read_64<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/set_mode`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_44<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -2143,7 +2143,7 @@ fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.session/set_title`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_70<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_72<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -2156,7 +2156,7 @@ fn read_70<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.session/status`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_71<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_73<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -2169,7 +2169,7 @@ fn read_71<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.session/unarchive`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_69<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_71<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -2186,11 +2186,11 @@ fn read_69<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 #[allow(dead_code)]
 enum Answer {
     None,
-    ClientInitialize(Option<Box<InitializeResponse>>),
     ClientProxyInitialize(Option<Box<InitializeProxyResponse>>),
+    ClientSessionFork(Option<Box<ForkSessionResponse>>),
+    ClientInitialize(Option<Box<InitializeResponse>>),
     ClientSessionNew(Option<Box<NewSessionResponse>>),
     AgentTerminalCreate(Option<Box<CreateTerminalResponse>>),
-    ClientSessionFork(Option<Box<ForkSessionResponse>>),
 }
 impl Checker {
     /// Remembers a request some machine narrows responses to, and types a response
@@ -2200,8 +2200,8 @@ impl Checker {
         match *msg {
             Message::Client(agentwire_runtime::jsonrpc::Message::Request { id, .. }) => {
                 if matches!(
-                    kind, Kind::ClientInitialize | Kind::ClientProxyInitialize |
-                    Kind::ClientSessionNew | Kind::ClientSessionFork
+                    kind, Kind::ClientProxyInitialize | Kind::ClientSessionFork |
+                    Kind::ClientInitialize | Kind::ClientSessionNew
                 ) {
                     self.answers
                         .ask("client", agentwire_runtime::machine::rpc_id(id), kind);
@@ -2244,20 +2244,6 @@ impl Checker {
                     .answers
                     .take(&["client"], agentwire_runtime::machine::rpc_id(id))
                 {
-                    Some(Kind::ClientInitialize) => {
-                        Answer::ClientInitialize(
-                            match &r.outcome {
-                                agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
-                                    agentwire_runtime::decode_json::<
-                                        InitializeResponse,
-                                    >(raw.get())
-                                        .ok()
-                                        .map(Box::new)
-                                }
-                                agentwire_runtime::jsonrpc::Outcome::Error(_) => None,
-                            },
-                        )
-                    }
                     Some(Kind::ClientProxyInitialize) => {
                         Answer::ClientProxyInitialize(
                             match &r.outcome {
@@ -2272,12 +2258,12 @@ impl Checker {
                             },
                         )
                     }
-                    Some(Kind::ClientSessionNew) => {
-                        Answer::ClientSessionNew(
+                    Some(Kind::ClientSessionFork) => {
+                        Answer::ClientSessionFork(
                             match &r.outcome {
                                 agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
                                     agentwire_runtime::decode_json::<
-                                        NewSessionResponse,
+                                        ForkSessionResponse,
                                     >(raw.get())
                                         .ok()
                                         .map(Box::new)
@@ -2286,12 +2272,26 @@ impl Checker {
                             },
                         )
                     }
-                    Some(Kind::ClientSessionFork) => {
-                        Answer::ClientSessionFork(
+                    Some(Kind::ClientInitialize) => {
+                        Answer::ClientInitialize(
                             match &r.outcome {
                                 agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
                                     agentwire_runtime::decode_json::<
-                                        ForkSessionResponse,
+                                        InitializeResponse,
+                                    >(raw.get())
+                                        .ok()
+                                        .map(Box::new)
+                                }
+                                agentwire_runtime::jsonrpc::Outcome::Error(_) => None,
+                            },
+                        )
+                    }
+                    Some(Kind::ClientSessionNew) => {
+                        Answer::ClientSessionNew(
+                            match &r.outcome {
+                                agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
+                                    agentwire_runtime::decode_json::<
+                                        NewSessionResponse,
                                     >(raw.get())
                                         .ok()
                                         .map(Box::new)
@@ -2339,21 +2339,36 @@ impl LifecycleMachineState {
     pub fn expected(self) -> &'static [&'static str] {
         match self {
             LifecycleMachineState::Start => {
-                &["client.initialize", "client.proxy/initialize"]
+                &["client.proxy/initialize", "client.initialize"]
             }
             LifecycleMachineState::Closed => {
-                &["client.initialize", "client.proxy/initialize"]
+                &["client.proxy/initialize", "client.initialize"]
             }
             LifecycleMachineState::Initializing => {
                 &[
-                    "agent.response to client.initialize",
                     "agent.response to client.proxy/initialize",
+                    "agent.response to client.initialize",
                     "client.$/cancel_request",
                     "agent.$/cancel_request",
                 ]
             }
             LifecycleMachineState::Ready => {
                 &[
+                    "client.session/fork",
+                    "agent.response to client.session/fork",
+                    "client.session/archive",
+                    "client.session/unarchive",
+                    "client.session/set_title",
+                    "client.session/status",
+                    "client.auth/status",
+                    "agent.auth/status_update",
+                    "client.providers/list",
+                    "client.providers/set",
+                    "client.providers/disable",
+                    "client.mcp/message",
+                    "agent.mcp/message",
+                    "client.proxy/successor",
+                    "agent.proxy/successor",
                     "client.$/cancel_request",
                     "agent.$/cancel_request",
                     "client.authenticate",
@@ -2381,21 +2396,6 @@ impl LifecycleMachineState {
                     "agent.terminal/release",
                     "agent.elicitation/create",
                     "agent.elicitation/complete",
-                    "client.session/fork",
-                    "agent.response to client.session/fork",
-                    "client.session/archive",
-                    "client.session/unarchive",
-                    "client.session/set_title",
-                    "client.session/status",
-                    "client.auth/status",
-                    "agent.auth/status_update",
-                    "client.providers/list",
-                    "client.providers/set",
-                    "client.providers/disable",
-                    "client.mcp/message",
-                    "agent.mcp/message",
-                    "client.proxy/successor",
-                    "agent.proxy/successor",
                     "agent.response",
                     "client.response",
                 ]
@@ -2454,7 +2454,7 @@ impl Checker {
         let next: Result<LifecycleMachineState, agentwire_runtime::machine::Problem> = 'pick: {
             if matches!(
                 state, LifecycleMachineState::Start | LifecycleMachineState::Closed
-            ) && kind == Kind::ClientInitialize
+            ) && kind == Kind::ClientProxyInitialize
             {
                 if read_0(msg).is_bool(true) {
                     inst.client_caps.insert("fs.readTextFile".to_owned());
@@ -2470,63 +2470,45 @@ impl Checker {
                 }
                 break 'pick Ok(LifecycleMachineState::Initializing);
             }
-            if matches!(
-                state, LifecycleMachineState::Start | LifecycleMachineState::Closed
-            ) && kind == Kind::ClientProxyInitialize
-            {
-                if read_4(msg).is_bool(true) {
-                    inst.client_caps.insert("fs.readTextFile".to_owned());
-                }
-                if read_5(msg).is_bool(true) {
-                    inst.client_caps.insert("fs.writeTextFile".to_owned());
-                }
-                if read_6(msg).is_bool(true) {
-                    inst.client_caps.insert("terminal".to_owned());
-                }
-                if (read_7(msg).is_present()) && (!read_7(msg).is_null()) {
-                    inst.client_caps.insert("elicitation".to_owned());
-                }
-                break 'pick Ok(LifecycleMachineState::Initializing);
-            }
             if matches!(state, LifecycleMachineState::Initializing)
                 && kind == Kind::AgentResponse
-                && matches!(answer, Answer::ClientInitialize { .. })
-                && (read_8(answer).is_num(1.0))
+                && matches!(answer, Answer::ClientProxyInitialize { .. })
+                && (read_4(answer).is_num(1.0))
             {
-                if read_9(answer).is_bool(true) {
+                if read_5(answer).is_bool(true) {
                     inst.agent_caps.insert("loadSession".to_owned());
+                }
+                if (read_6(answer).is_present()) && (!read_6(answer).is_null()) {
+                    inst.agent_caps.insert("session.list".to_owned());
+                }
+                if (read_7(answer).is_present()) && (!read_7(answer).is_null()) {
+                    inst.agent_caps.insert("session.resume".to_owned());
+                }
+                if (read_8(answer).is_present()) && (!read_8(answer).is_null()) {
+                    inst.agent_caps.insert("session.close".to_owned());
+                }
+                if (read_9(answer).is_present()) && (!read_9(answer).is_null()) {
+                    inst.agent_caps.insert("session.delete".to_owned());
                 }
                 if (read_10(answer).is_present()) && (!read_10(answer).is_null()) {
-                    inst.agent_caps.insert("session.list".to_owned());
+                    inst.agent_caps.insert("logout".to_owned());
                 }
                 if (read_11(answer).is_present()) && (!read_11(answer).is_null()) {
-                    inst.agent_caps.insert("session.resume".to_owned());
+                    inst.agent_caps.insert("session.fork".to_owned());
                 }
                 if (read_12(answer).is_present()) && (!read_12(answer).is_null()) {
-                    inst.agent_caps.insert("session.close".to_owned());
+                    inst.agent_caps.insert("session.archive".to_owned());
                 }
                 if (read_13(answer).is_present()) && (!read_13(answer).is_null()) {
-                    inst.agent_caps.insert("session.delete".to_owned());
+                    inst.agent_caps.insert("session.status".to_owned());
                 }
                 if (read_14(answer).is_present()) && (!read_14(answer).is_null()) {
-                    inst.agent_caps.insert("logout".to_owned());
+                    inst.agent_caps.insert("session.title".to_owned());
                 }
                 if (read_15(answer).is_present()) && (!read_15(answer).is_null()) {
-                    inst.agent_caps.insert("session.fork".to_owned());
+                    inst.agent_caps.insert("auth.status".to_owned());
                 }
                 if (read_16(answer).is_present()) && (!read_16(answer).is_null()) {
-                    inst.agent_caps.insert("session.archive".to_owned());
-                }
-                if (read_17(answer).is_present()) && (!read_17(answer).is_null()) {
-                    inst.agent_caps.insert("session.status".to_owned());
-                }
-                if (read_18(answer).is_present()) && (!read_18(answer).is_null()) {
-                    inst.agent_caps.insert("session.title".to_owned());
-                }
-                if (read_19(answer).is_present()) && (!read_19(answer).is_null()) {
-                    inst.agent_caps.insert("auth.status".to_owned());
-                }
-                if (read_20(answer).is_present()) && (!read_20(answer).is_null()) {
                     inst.agent_caps.insert("providers".to_owned());
                 }
                 break 'pick Ok(LifecycleMachineState::Ready);
@@ -2534,392 +2516,8 @@ impl Checker {
             if matches!(state, LifecycleMachineState::Initializing)
                 && kind == Kind::AgentResponse
                 && matches!(answer, Answer::ClientProxyInitialize { .. })
-                && (read_21(answer).is_num(1.0))
-            {
-                if read_22(answer).is_bool(true) {
-                    inst.agent_caps.insert("loadSession".to_owned());
-                }
-                if (read_23(answer).is_present()) && (!read_23(answer).is_null()) {
-                    inst.agent_caps.insert("session.list".to_owned());
-                }
-                if (read_24(answer).is_present()) && (!read_24(answer).is_null()) {
-                    inst.agent_caps.insert("session.resume".to_owned());
-                }
-                if (read_25(answer).is_present()) && (!read_25(answer).is_null()) {
-                    inst.agent_caps.insert("session.close".to_owned());
-                }
-                if (read_26(answer).is_present()) && (!read_26(answer).is_null()) {
-                    inst.agent_caps.insert("session.delete".to_owned());
-                }
-                if (read_27(answer).is_present()) && (!read_27(answer).is_null()) {
-                    inst.agent_caps.insert("logout".to_owned());
-                }
-                if (read_28(answer).is_present()) && (!read_28(answer).is_null()) {
-                    inst.agent_caps.insert("session.fork".to_owned());
-                }
-                if (read_29(answer).is_present()) && (!read_29(answer).is_null()) {
-                    inst.agent_caps.insert("session.archive".to_owned());
-                }
-                if (read_30(answer).is_present()) && (!read_30(answer).is_null()) {
-                    inst.agent_caps.insert("session.status".to_owned());
-                }
-                if (read_31(answer).is_present()) && (!read_31(answer).is_null()) {
-                    inst.agent_caps.insert("session.title".to_owned());
-                }
-                if (read_32(answer).is_present()) && (!read_32(answer).is_null()) {
-                    inst.agent_caps.insert("auth.status".to_owned());
-                }
-                if (read_33(answer).is_present()) && (!read_33(answer).is_null()) {
-                    inst.agent_caps.insert("providers".to_owned());
-                }
-                break 'pick Ok(LifecycleMachineState::Ready);
-            }
-            if matches!(state, LifecycleMachineState::Initializing)
-                && kind == Kind::AgentResponse
-                && matches!(answer, Answer::ClientInitialize { .. })
             {
                 break 'pick Ok(LifecycleMachineState::Closed);
-            }
-            if matches!(state, LifecycleMachineState::Initializing)
-                && kind == Kind::AgentResponse
-                && matches!(answer, Answer::ClientProxyInitialize { .. })
-            {
-                break 'pick Ok(LifecycleMachineState::Closed);
-            }
-            if matches!(
-                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
-            ) && kind == Kind::ClientCancelRequest
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(
-                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
-            ) && kind == Kind::AgentCancelRequest
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientAuthenticate
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientLogout
-            {
-                if !agentwire_runtime::machine::Field::Str("logout")
-                    .as_str()
-                    .is_some_and(|s| inst.agent_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"logout\" in agent_caps",
-                        code: None,
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionNew
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentResponse
-                && matches!(answer, Answer::ClientSessionNew { .. })
-            {
-                read_34(answer)
-                    .for_each_str(|s| {
-                        inst.sessions.insert(s.to_owned());
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionLoad
-            {
-                if !agentwire_runtime::machine::Field::Str("loadSession")
-                    .as_str()
-                    .is_some_and(|s| inst.agent_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"loadSession\" in agent_caps",
-                        code: None,
-                    });
-                }
-                read_35(msg)
-                    .for_each_str(|s| {
-                        inst.sessions.insert(s.to_owned());
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionResume
-            {
-                if !agentwire_runtime::machine::Field::Str("session.resume")
-                    .as_str()
-                    .is_some_and(|s| inst.agent_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"session.resume\" in agent_caps",
-                        code: None,
-                    });
-                }
-                read_36(msg)
-                    .for_each_str(|s| {
-                        inst.sessions.insert(s.to_owned());
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionList
-            {
-                if !agentwire_runtime::machine::Field::Str("session.list")
-                    .as_str()
-                    .is_some_and(|s| inst.agent_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"session.list\" in agent_caps",
-                        code: None,
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionClose
-            {
-                if !agentwire_runtime::machine::Field::Str("session.close")
-                    .as_str()
-                    .is_some_and(|s| inst.agent_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"session.close\" in agent_caps",
-                        code: None,
-                    });
-                }
-                if !read_37(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                read_37(msg)
-                    .for_each_str(|s| {
-                        inst.sessions.remove(s);
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionDelete
-            {
-                if !agentwire_runtime::machine::Field::Str("session.delete")
-                    .as_str()
-                    .is_some_and(|s| inst.agent_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"session.delete\" in agent_caps",
-                        code: None,
-                    });
-                }
-                read_38(msg)
-                    .for_each_str(|s| {
-                        inst.sessions.remove(s);
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionPrompt
-            {
-                if !read_39(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionCancel
-            {
-                if !read_40(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: None,
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionSetMode
-            {
-                if !read_41(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionSetConfigOption
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentSessionUpdate
-            {
-                if !read_42(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: None,
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentSessionRequestPermission
-            {
-                if !read_43(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentFsReadTextFile
-            {
-                if !agentwire_runtime::machine::Field::Str("fs.readTextFile")
-                    .as_str()
-                    .is_some_and(|s| inst.client_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"fs.readTextFile\" in client_caps",
-                        code: None,
-                    });
-                }
-                if !read_44(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentFsWriteTextFile
-            {
-                if !agentwire_runtime::machine::Field::Str("fs.writeTextFile")
-                    .as_str()
-                    .is_some_and(|s| inst.client_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"fs.writeTextFile\" in client_caps",
-                        code: None,
-                    });
-                }
-                if !read_45(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentTerminalCreate
-            {
-                if !agentwire_runtime::machine::Field::Str("terminal")
-                    .as_str()
-                    .is_some_and(|s| inst.client_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"terminal\" in client_caps",
-                        code: None,
-                    });
-                }
-                if !read_46(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientResponse
-                && matches!(answer, Answer::AgentTerminalCreate { .. })
-            {
-                read_47(answer)
-                    .for_each_str(|s| {
-                        inst.terminals.insert(s.to_owned());
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentTerminalOutput
-            {
-                if !read_48(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.terminalId in terminals",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentTerminalWaitForExit
-            {
-                if !read_49(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.terminalId in terminals",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentTerminalKill
-            {
-                if !read_50(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.terminalId in terminals",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentTerminalRelease
-            {
-                if !read_51(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.terminalId in terminals",
-                        code: Some(-32002i64),
-                    });
-                }
-                read_51(msg)
-                    .for_each_str(|s| {
-                        inst.terminals.remove(s);
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentElicitationCreate
-            {
-                if !agentwire_runtime::machine::Field::Str("elicitation")
-                    .as_str()
-                    .is_some_and(|s| inst.client_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"elicitation\" in client_caps",
-                        code: None,
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentElicitationComplete
-            {
-                break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Ready)
                 && kind == Kind::ClientSessionFork
@@ -2933,7 +2531,7 @@ impl Checker {
                         code: None,
                     });
                 }
-                if !read_52(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                if !read_17(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
                     break 'pick Err(agentwire_runtime::machine::Problem::Check {
                         check: "params.sessionId in sessions",
                         code: Some(-32002i64),
@@ -2945,7 +2543,7 @@ impl Checker {
                 && kind == Kind::AgentResponse
                 && matches!(answer, Answer::ClientSessionFork { .. })
             {
-                read_53(answer)
+                read_18(answer)
                     .for_each_str(|s| {
                         inst.sessions.insert(s.to_owned());
                     });
@@ -2963,7 +2561,7 @@ impl Checker {
                         code: None,
                     });
                 }
-                read_54(msg)
+                read_19(msg)
                     .for_each_str(|s| {
                         inst.sessions.remove(s);
                     });
@@ -3121,6 +2719,408 @@ impl Checker {
             {
                 break 'pick Ok(state);
             }
+            if matches!(
+                state, LifecycleMachineState::Start | LifecycleMachineState::Closed
+            ) && kind == Kind::ClientInitialize
+            {
+                if read_20(msg).is_bool(true) {
+                    inst.client_caps.insert("fs.readTextFile".to_owned());
+                }
+                if read_21(msg).is_bool(true) {
+                    inst.client_caps.insert("fs.writeTextFile".to_owned());
+                }
+                if read_22(msg).is_bool(true) {
+                    inst.client_caps.insert("terminal".to_owned());
+                }
+                if (read_23(msg).is_present()) && (!read_23(msg).is_null()) {
+                    inst.client_caps.insert("elicitation".to_owned());
+                }
+                break 'pick Ok(LifecycleMachineState::Initializing);
+            }
+            if matches!(state, LifecycleMachineState::Initializing)
+                && kind == Kind::AgentResponse
+                && matches!(answer, Answer::ClientInitialize { .. })
+                && (read_24(answer).is_num(1.0))
+            {
+                if read_25(answer).is_bool(true) {
+                    inst.agent_caps.insert("loadSession".to_owned());
+                }
+                if (read_26(answer).is_present()) && (!read_26(answer).is_null()) {
+                    inst.agent_caps.insert("session.list".to_owned());
+                }
+                if (read_27(answer).is_present()) && (!read_27(answer).is_null()) {
+                    inst.agent_caps.insert("session.resume".to_owned());
+                }
+                if (read_28(answer).is_present()) && (!read_28(answer).is_null()) {
+                    inst.agent_caps.insert("session.close".to_owned());
+                }
+                if (read_29(answer).is_present()) && (!read_29(answer).is_null()) {
+                    inst.agent_caps.insert("session.delete".to_owned());
+                }
+                if (read_30(answer).is_present()) && (!read_30(answer).is_null()) {
+                    inst.agent_caps.insert("logout".to_owned());
+                }
+                if (read_31(answer).is_present()) && (!read_31(answer).is_null()) {
+                    inst.agent_caps.insert("session.fork".to_owned());
+                }
+                if (read_32(answer).is_present()) && (!read_32(answer).is_null()) {
+                    inst.agent_caps.insert("session.archive".to_owned());
+                }
+                if (read_33(answer).is_present()) && (!read_33(answer).is_null()) {
+                    inst.agent_caps.insert("session.status".to_owned());
+                }
+                if (read_34(answer).is_present()) && (!read_34(answer).is_null()) {
+                    inst.agent_caps.insert("session.title".to_owned());
+                }
+                if (read_35(answer).is_present()) && (!read_35(answer).is_null()) {
+                    inst.agent_caps.insert("auth.status".to_owned());
+                }
+                if (read_36(answer).is_present()) && (!read_36(answer).is_null()) {
+                    inst.agent_caps.insert("providers".to_owned());
+                }
+                break 'pick Ok(LifecycleMachineState::Ready);
+            }
+            if matches!(state, LifecycleMachineState::Initializing)
+                && kind == Kind::AgentResponse
+                && matches!(answer, Answer::ClientInitialize { .. })
+            {
+                break 'pick Ok(LifecycleMachineState::Closed);
+            }
+            if matches!(
+                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
+            ) && kind == Kind::ClientCancelRequest
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(
+                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
+            ) && kind == Kind::AgentCancelRequest
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientAuthenticate
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientLogout
+            {
+                if !agentwire_runtime::machine::Field::Str("logout")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"logout\" in agent_caps",
+                        code: None,
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionNew
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentResponse
+                && matches!(answer, Answer::ClientSessionNew { .. })
+            {
+                read_37(answer)
+                    .for_each_str(|s| {
+                        inst.sessions.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionLoad
+            {
+                if !agentwire_runtime::machine::Field::Str("loadSession")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"loadSession\" in agent_caps",
+                        code: None,
+                    });
+                }
+                read_38(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionResume
+            {
+                if !agentwire_runtime::machine::Field::Str("session.resume")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.resume\" in agent_caps",
+                        code: None,
+                    });
+                }
+                read_39(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionList
+            {
+                if !agentwire_runtime::machine::Field::Str("session.list")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.list\" in agent_caps",
+                        code: None,
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionClose
+            {
+                if !agentwire_runtime::machine::Field::Str("session.close")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.close\" in agent_caps",
+                        code: None,
+                    });
+                }
+                if !read_40(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                read_40(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.remove(s);
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionDelete
+            {
+                if !agentwire_runtime::machine::Field::Str("session.delete")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.delete\" in agent_caps",
+                        code: None,
+                    });
+                }
+                read_41(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.remove(s);
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionPrompt
+            {
+                if !read_42(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionCancel
+            {
+                if !read_43(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: None,
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionSetMode
+            {
+                if !read_44(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionSetConfigOption
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentSessionUpdate
+            {
+                if !read_45(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: None,
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentSessionRequestPermission
+            {
+                if !read_46(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentFsReadTextFile
+            {
+                if !agentwire_runtime::machine::Field::Str("fs.readTextFile")
+                    .as_str()
+                    .is_some_and(|s| inst.client_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"fs.readTextFile\" in client_caps",
+                        code: None,
+                    });
+                }
+                if !read_47(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentFsWriteTextFile
+            {
+                if !agentwire_runtime::machine::Field::Str("fs.writeTextFile")
+                    .as_str()
+                    .is_some_and(|s| inst.client_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"fs.writeTextFile\" in client_caps",
+                        code: None,
+                    });
+                }
+                if !read_48(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalCreate
+            {
+                if !agentwire_runtime::machine::Field::Str("terminal")
+                    .as_str()
+                    .is_some_and(|s| inst.client_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"terminal\" in client_caps",
+                        code: None,
+                    });
+                }
+                if !read_49(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientResponse
+                && matches!(answer, Answer::AgentTerminalCreate { .. })
+            {
+                read_50(answer)
+                    .for_each_str(|s| {
+                        inst.terminals.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalOutput
+            {
+                if !read_51(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.terminalId in terminals",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalWaitForExit
+            {
+                if !read_52(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.terminalId in terminals",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalKill
+            {
+                if !read_53(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.terminalId in terminals",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentTerminalRelease
+            {
+                if !read_54(msg).as_str().is_some_and(|s| inst.terminals.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.terminalId in terminals",
+                        code: Some(-32002i64),
+                    });
+                }
+                read_54(msg)
+                    .for_each_str(|s| {
+                        inst.terminals.remove(s);
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentElicitationCreate
+            {
+                if !agentwire_runtime::machine::Field::Str("elicitation")
+                    .as_str()
+                    .is_some_and(|s| inst.client_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"elicitation\" in client_caps",
+                        code: None,
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentElicitationComplete
+            {
+                break 'pick Ok(state);
+            }
             if matches!(state, LifecycleMachineState::Ready)
                 && kind == Kind::AgentResponse
             {
@@ -3191,18 +3191,6 @@ impl ClientRequestMachineState {
         match self {
             ClientRequestMachineState::Idle => {
                 &[
-                    "client.initialize",
-                    "client.authenticate",
-                    "client.logout",
-                    "client.session/new",
-                    "client.session/load",
-                    "client.session/resume",
-                    "client.session/list",
-                    "client.session/delete",
-                    "client.session/close",
-                    "client.session/set_mode",
-                    "client.session/set_config_option",
-                    "client.session/prompt",
                     "client.session/fork",
                     "client.session/archive",
                     "client.session/unarchive",
@@ -3215,6 +3203,18 @@ impl ClientRequestMachineState {
                     "client.proxy/initialize",
                     "client.mcp/message",
                     "client.proxy/successor",
+                    "client.initialize",
+                    "client.authenticate",
+                    "client.logout",
+                    "client.session/new",
+                    "client.session/load",
+                    "client.session/resume",
+                    "client.session/list",
+                    "client.session/delete",
+                    "client.session/close",
+                    "client.session/set_mode",
+                    "client.session/set_config_option",
+                    "client.session/prompt",
                     "client.$/cancel_request",
                 ]
             }
@@ -3255,22 +3255,22 @@ impl Checker {
             Kind::ClientSessionSetMode => read_64(msg).key(),
             Kind::ClientSessionSetConfigOption => read_65(msg).key(),
             Kind::ClientSessionPrompt => read_66(msg).key(),
-            Kind::ClientSessionFork => read_67(msg).key(),
-            Kind::ClientSessionArchive => read_68(msg).key(),
-            Kind::ClientSessionUnarchive => read_69(msg).key(),
-            Kind::ClientSessionSetTitle => read_70(msg).key(),
-            Kind::ClientSessionStatus => read_71(msg).key(),
-            Kind::ClientAuthStatus => read_72(msg).key(),
-            Kind::ClientProvidersList => read_73(msg).key(),
-            Kind::ClientProvidersSet => read_74(msg).key(),
-            Kind::ClientProvidersDisable => read_75(msg).key(),
-            Kind::ClientProxyInitialize => read_76(msg).key(),
-            Kind::ClientMcpMessage => read_77(msg).key(),
-            Kind::ClientMcpMessageNotification => read_78(msg).key(),
-            Kind::ClientProxySuccessor => read_79(msg).key(),
-            Kind::ClientProxySuccessorNotification => read_80(msg).key(),
-            Kind::AgentResponse => read_81(msg).key(),
-            Kind::ClientCancelRequest => read_82(msg).key(),
+            Kind::AgentResponse => read_67(msg).key(),
+            Kind::ClientCancelRequest => read_68(msg).key(),
+            Kind::ClientSessionFork => read_69(msg).key(),
+            Kind::ClientSessionArchive => read_70(msg).key(),
+            Kind::ClientSessionUnarchive => read_71(msg).key(),
+            Kind::ClientSessionSetTitle => read_72(msg).key(),
+            Kind::ClientSessionStatus => read_73(msg).key(),
+            Kind::ClientAuthStatus => read_74(msg).key(),
+            Kind::ClientProvidersList => read_75(msg).key(),
+            Kind::ClientProvidersSet => read_76(msg).key(),
+            Kind::ClientProvidersDisable => read_77(msg).key(),
+            Kind::ClientProxyInitialize => read_78(msg).key(),
+            Kind::ClientMcpMessage => read_79(msg).key(),
+            Kind::ClientMcpMessageNotification => read_80(msg).key(),
+            Kind::ClientProxySuccessor => read_81(msg).key(),
+            Kind::ClientProxySuccessorNotification => read_82(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.client_request.contains(key.as_ref());
@@ -3302,66 +3302,6 @@ impl Checker {
             ClientRequestMachineState,
             agentwire_runtime::machine::Problem,
         > = 'pick: {
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientInitialize
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientAuthenticate
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientLogout
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionNew
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionLoad
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionResume
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionList
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionDelete
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionClose
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionSetMode
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionSetConfigOption
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionPrompt
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
             if matches!(state, ClientRequestMachineState::Idle)
                 && kind == Kind::ClientSessionFork
             {
@@ -3429,6 +3369,66 @@ impl Checker {
             }
             if matches!(state, ClientRequestMachineState::Idle)
                 && kind == Kind::ClientProxySuccessorNotification
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientInitialize
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientAuthenticate
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientLogout
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionNew
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionLoad
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionResume
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionList
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionDelete
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionClose
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionSetMode
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionSetConfigOption
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionPrompt
             {
                 break 'pick Ok(ClientRequestMachineState::Pending);
             }
@@ -3511,6 +3511,8 @@ impl AgentRequestMachineState {
         match self {
             AgentRequestMachineState::Idle => {
                 &[
+                    "agent.mcp/message",
+                    "agent.proxy/successor",
                     "agent.session/request_permission",
                     "agent.fs/read_text_file",
                     "agent.fs/write_text_file",
@@ -3520,8 +3522,6 @@ impl AgentRequestMachineState {
                     "agent.terminal/kill",
                     "agent.terminal/release",
                     "agent.elicitation/create",
-                    "agent.mcp/message",
-                    "agent.proxy/successor",
                     "agent.$/cancel_request",
                 ]
             }
@@ -3559,12 +3559,12 @@ impl Checker {
             Kind::AgentTerminalKill => read_89(msg).key(),
             Kind::AgentTerminalRelease => read_90(msg).key(),
             Kind::AgentElicitationCreate => read_91(msg).key(),
-            Kind::AgentMcpMessage => read_92(msg).key(),
-            Kind::AgentMcpMessageNotification => read_93(msg).key(),
-            Kind::AgentProxySuccessor => read_94(msg).key(),
-            Kind::AgentProxySuccessorNotification => read_95(msg).key(),
-            Kind::ClientResponse => read_96(msg).key(),
-            Kind::AgentCancelRequest => read_97(msg).key(),
+            Kind::ClientResponse => read_92(msg).key(),
+            Kind::AgentCancelRequest => read_93(msg).key(),
+            Kind::AgentMcpMessage => read_94(msg).key(),
+            Kind::AgentMcpMessageNotification => read_95(msg).key(),
+            Kind::AgentProxySuccessor => read_96(msg).key(),
+            Kind::AgentProxySuccessorNotification => read_97(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.agent_request.contains(key.as_ref());
@@ -3596,6 +3596,26 @@ impl Checker {
             AgentRequestMachineState,
             agentwire_runtime::machine::Problem,
         > = 'pick: {
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentMcpMessage
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentMcpMessageNotification
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentProxySuccessor
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentProxySuccessorNotification
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
             if matches!(state, AgentRequestMachineState::Idle)
                 && kind == Kind::AgentSessionRequestPermission
             {
@@ -3638,26 +3658,6 @@ impl Checker {
             }
             if matches!(state, AgentRequestMachineState::Idle)
                 && kind == Kind::AgentElicitationCreate
-            {
-                break 'pick Ok(AgentRequestMachineState::Pending);
-            }
-            if matches!(state, AgentRequestMachineState::Idle)
-                && kind == Kind::AgentMcpMessage
-            {
-                break 'pick Ok(AgentRequestMachineState::Pending);
-            }
-            if matches!(state, AgentRequestMachineState::Idle)
-                && kind == Kind::AgentMcpMessageNotification
-            {
-                break 'pick Ok(AgentRequestMachineState::Pending);
-            }
-            if matches!(state, AgentRequestMachineState::Idle)
-                && kind == Kind::AgentProxySuccessor
-            {
-                break 'pick Ok(AgentRequestMachineState::Pending);
-            }
-            if matches!(state, AgentRequestMachineState::Idle)
-                && kind == Kind::AgentProxySuccessorNotification
             {
                 break 'pick Ok(AgentRequestMachineState::Pending);
             }

@@ -407,7 +407,7 @@ impl Recorded {
 }
 /// `params.requestId` of `agent.$/cancel_request`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_66<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_62<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -439,7 +439,7 @@ fn read_60<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.mcp/message`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_61<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_63<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -452,7 +452,7 @@ fn read_61<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.mcp/message`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_62<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_64<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -464,7 +464,7 @@ fn read_62<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.proxy/successor`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_63<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_65<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -477,7 +477,7 @@ fn read_63<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.proxy/successor`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_64<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_66<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -489,7 +489,7 @@ fn read_64<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `agent.response`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_57<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(agentwire_runtime::jsonrpc::Message::Response(m)) => {
             match &m.id {
@@ -502,7 +502,7 @@ fn read_57<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `result.capabilities.auth.status` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_19(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.capabilities {
@@ -535,7 +535,7 @@ fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.providers` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_20(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.capabilities {
@@ -558,7 +558,7 @@ fn read_9(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.archive` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_16(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.capabilities {
@@ -591,7 +591,7 @@ fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.delete` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_3(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_14(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.capabilities {
@@ -624,7 +624,7 @@ fn read_3(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.fork` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_15(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.capabilities {
@@ -657,7 +657,7 @@ fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.status` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_17(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.capabilities {
@@ -690,7 +690,7 @@ fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.title` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_18(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             match &m.capabilities {
@@ -723,7 +723,7 @@ fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.protocolVersion` of `agent.response to client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_2(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_13(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientInitialize(Some(m)) => {
             agentwire_runtime::machine::Field::Int(m.protocol_version.0)
@@ -733,7 +733,7 @@ fn read_2(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.auth.status` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_16(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_7(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.capabilities {
@@ -766,7 +766,7 @@ fn read_16(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.providers` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_17(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_8(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.capabilities {
@@ -789,7 +789,7 @@ fn read_17(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.archive` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_13(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_4(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.capabilities {
@@ -822,7 +822,7 @@ fn read_13(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.delete` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_11(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_2(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.capabilities {
@@ -855,7 +855,7 @@ fn read_11(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.fork` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_12(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_3(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.capabilities {
@@ -888,7 +888,7 @@ fn read_12(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.status` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_14(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_5(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.capabilities {
@@ -921,7 +921,7 @@ fn read_14(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.capabilities.session.title` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_15(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_6(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             match &m.capabilities {
@@ -954,7 +954,7 @@ fn read_15(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.protocolVersion` of `agent.response to client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_10(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_1(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientProxyInitialize(Some(m)) => {
             agentwire_runtime::machine::Field::Int(m.protocol_version.0)
@@ -964,7 +964,7 @@ fn read_10(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.sessionId` of `agent.response to client.session/fork`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_29(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_10(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientSessionFork(Some(m)) => {
             agentwire_runtime::machine::Field::Str(m.session_id.as_str())
@@ -974,7 +974,7 @@ fn read_29(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
 }
 /// `result.sessionId` of `agent.response to client.session/new`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_18(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
+fn read_21(answer: &Answer) -> agentwire_runtime::machine::Field<'_> {
     match answer {
         Answer::ClientSessionNew(Some(m)) => {
             agentwire_runtime::machine::Field::Str(m.session_id.as_str())
@@ -997,7 +997,7 @@ fn read_59<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `agent.session/request_permission`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1010,7 +1010,7 @@ fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `agent.session/update`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_29<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Agent(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1022,7 +1022,7 @@ fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.requestId` of `client.$/cancel_request`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_58<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_44<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1067,7 +1067,7 @@ fn read_33<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.auth/status`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_48<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_50<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1093,7 +1093,7 @@ fn read_31<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.capabilities.elicitation` of `client.initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_12<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1121,7 +1121,7 @@ fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.mcp/message`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_53<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_55<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1134,7 +1134,7 @@ fn read_53<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.mcp/message`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_54<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_56<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1146,7 +1146,7 @@ fn read_54<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.providers/disable`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_51<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_53<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1159,7 +1159,7 @@ fn read_51<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.providers/list`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_49<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_51<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1172,7 +1172,7 @@ fn read_49<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.providers/set`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_50<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_52<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1185,7 +1185,7 @@ fn read_50<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_52<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_54<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1198,7 +1198,7 @@ fn read_52<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.capabilities.elicitation` of `client.proxy/initialize`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_0<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1226,7 +1226,7 @@ fn read_1<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.proxy/successor`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_55<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_57<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1239,7 +1239,7 @@ fn read_55<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.proxy/successor`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_56<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_58<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1251,7 +1251,7 @@ fn read_56<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.response`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_65<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_61<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(agentwire_runtime::jsonrpc::Message::Response(m)) => {
             match &m.id {
@@ -1264,7 +1264,7 @@ fn read_65<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.session/archive`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_44<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_46<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1277,7 +1277,7 @@ fn read_44<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/archive`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_11<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1290,7 +1290,7 @@ fn read_30<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/cancel`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_26<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1315,7 +1315,7 @@ fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/close`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_20<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_23<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1341,7 +1341,7 @@ fn read_37<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/delete`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_24<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1354,7 +1354,7 @@ fn read_21<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.session/fork`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_45<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1367,7 +1367,7 @@ fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/fork`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_9<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1419,7 +1419,7 @@ fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/prompt`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1445,7 +1445,7 @@ fn read_35<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.session/resume`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_22<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1471,7 +1471,7 @@ fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.session/set_title`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_46<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_48<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1484,7 +1484,7 @@ fn read_46<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.session/status`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_47<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_49<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1497,7 +1497,7 @@ fn read_47<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `id` of `client.session/unarchive`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_45<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_47<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1523,7 +1523,7 @@ fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.terminal/cancel`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_25<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_28<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1549,7 +1549,7 @@ fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.sessionId` of `client.tool_call/cancel`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_24<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_27<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -1566,10 +1566,10 @@ fn read_24<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 #[allow(dead_code)]
 enum Answer {
     None,
-    ClientInitialize(Option<Box<InitializeResponse>>),
     ClientProxyInitialize(Option<Box<InitializeProxyResponse>>),
-    ClientSessionNew(Option<Box<NewSessionResponse>>),
     ClientSessionFork(Option<Box<ForkSessionResponse>>),
+    ClientInitialize(Option<Box<InitializeResponse>>),
+    ClientSessionNew(Option<Box<NewSessionResponse>>),
 }
 impl Checker {
     /// Remembers a request some machine narrows responses to, and types a response
@@ -1579,8 +1579,8 @@ impl Checker {
         match *msg {
             Message::Client(agentwire_runtime::jsonrpc::Message::Request { id, .. }) => {
                 if matches!(
-                    kind, Kind::ClientInitialize | Kind::ClientProxyInitialize |
-                    Kind::ClientSessionNew | Kind::ClientSessionFork
+                    kind, Kind::ClientProxyInitialize | Kind::ClientSessionFork |
+                    Kind::ClientInitialize | Kind::ClientSessionNew
                 ) {
                     self.answers
                         .ask("client", agentwire_runtime::machine::rpc_id(id), kind);
@@ -1593,20 +1593,6 @@ impl Checker {
                     .answers
                     .take(&["client"], agentwire_runtime::machine::rpc_id(id))
                 {
-                    Some(Kind::ClientInitialize) => {
-                        Answer::ClientInitialize(
-                            match &r.outcome {
-                                agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
-                                    agentwire_runtime::decode_json::<
-                                        InitializeResponse,
-                                    >(raw.get())
-                                        .ok()
-                                        .map(Box::new)
-                                }
-                                agentwire_runtime::jsonrpc::Outcome::Error(_) => None,
-                            },
-                        )
-                    }
                     Some(Kind::ClientProxyInitialize) => {
                         Answer::ClientProxyInitialize(
                             match &r.outcome {
@@ -1621,12 +1607,12 @@ impl Checker {
                             },
                         )
                     }
-                    Some(Kind::ClientSessionNew) => {
-                        Answer::ClientSessionNew(
+                    Some(Kind::ClientSessionFork) => {
+                        Answer::ClientSessionFork(
                             match &r.outcome {
                                 agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
                                     agentwire_runtime::decode_json::<
-                                        NewSessionResponse,
+                                        ForkSessionResponse,
                                     >(raw.get())
                                         .ok()
                                         .map(Box::new)
@@ -1635,12 +1621,26 @@ impl Checker {
                             },
                         )
                     }
-                    Some(Kind::ClientSessionFork) => {
-                        Answer::ClientSessionFork(
+                    Some(Kind::ClientInitialize) => {
+                        Answer::ClientInitialize(
                             match &r.outcome {
                                 agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
                                     agentwire_runtime::decode_json::<
-                                        ForkSessionResponse,
+                                        InitializeResponse,
+                                    >(raw.get())
+                                        .ok()
+                                        .map(Box::new)
+                                }
+                                agentwire_runtime::jsonrpc::Outcome::Error(_) => None,
+                            },
+                        )
+                    }
+                    Some(Kind::ClientSessionNew) => {
+                        Answer::ClientSessionNew(
+                            match &r.outcome {
+                                agentwire_runtime::jsonrpc::Outcome::Result(raw) => {
+                                    agentwire_runtime::decode_json::<
+                                        NewSessionResponse,
                                     >(raw.get())
                                         .ok()
                                         .map(Box::new)
@@ -1688,21 +1688,36 @@ impl LifecycleMachineState {
     pub fn expected(self) -> &'static [&'static str] {
         match self {
             LifecycleMachineState::Start => {
-                &["client.initialize", "client.proxy/initialize"]
+                &["client.proxy/initialize", "client.initialize"]
             }
             LifecycleMachineState::Closed => {
-                &["client.initialize", "client.proxy/initialize"]
+                &["client.proxy/initialize", "client.initialize"]
             }
             LifecycleMachineState::Initializing => {
                 &[
-                    "agent.response to client.initialize",
                     "agent.response to client.proxy/initialize",
+                    "agent.response to client.initialize",
                     "client.$/cancel_request",
                     "agent.$/cancel_request",
                 ]
             }
             LifecycleMachineState::Ready => {
                 &[
+                    "client.session/fork",
+                    "agent.response to client.session/fork",
+                    "client.session/archive",
+                    "client.session/unarchive",
+                    "client.session/set_title",
+                    "client.session/status",
+                    "client.auth/status",
+                    "agent.auth/status_update",
+                    "client.providers/list",
+                    "client.providers/set",
+                    "client.providers/disable",
+                    "client.mcp/message",
+                    "agent.mcp/message",
+                    "client.proxy/successor",
+                    "agent.proxy/successor",
                     "client.$/cancel_request",
                     "agent.$/cancel_request",
                     "client.auth/login",
@@ -1722,21 +1737,6 @@ impl LifecycleMachineState {
                     "agent.session/request_permission",
                     "agent.elicitation/create",
                     "agent.elicitation/complete",
-                    "client.session/fork",
-                    "agent.response to client.session/fork",
-                    "client.session/archive",
-                    "client.session/unarchive",
-                    "client.session/set_title",
-                    "client.session/status",
-                    "client.auth/status",
-                    "agent.auth/status_update",
-                    "client.providers/list",
-                    "client.providers/set",
-                    "client.providers/disable",
-                    "client.mcp/message",
-                    "agent.mcp/message",
-                    "client.proxy/successor",
-                    "agent.proxy/successor",
                     "agent.response",
                     "client.response",
                 ]
@@ -1793,46 +1793,37 @@ impl Checker {
         let next: Result<LifecycleMachineState, agentwire_runtime::machine::Problem> = 'pick: {
             if matches!(
                 state, LifecycleMachineState::Start | LifecycleMachineState::Closed
-            ) && kind == Kind::ClientInitialize
+            ) && kind == Kind::ClientProxyInitialize
             {
                 if (read_0(msg).is_present()) && (!read_0(msg).is_null()) {
                     inst.client_caps.insert("elicitation".to_owned());
                 }
                 break 'pick Ok(LifecycleMachineState::Initializing);
             }
-            if matches!(
-                state, LifecycleMachineState::Start | LifecycleMachineState::Closed
-            ) && kind == Kind::ClientProxyInitialize
-            {
-                if (read_1(msg).is_present()) && (!read_1(msg).is_null()) {
-                    inst.client_caps.insert("elicitation".to_owned());
-                }
-                break 'pick Ok(LifecycleMachineState::Initializing);
-            }
             if matches!(state, LifecycleMachineState::Initializing)
                 && kind == Kind::AgentResponse
-                && matches!(answer, Answer::ClientInitialize { .. })
-                && (read_2(answer).is_num(2.0))
+                && matches!(answer, Answer::ClientProxyInitialize { .. })
+                && (read_1(answer).is_num(2.0))
             {
-                if (read_3(answer).is_present()) && (!read_3(answer).is_null()) {
+                if (read_2(answer).is_present()) && (!read_2(answer).is_null()) {
                     inst.agent_caps.insert("session.delete".to_owned());
+                }
+                if (read_3(answer).is_present()) && (!read_3(answer).is_null()) {
+                    inst.agent_caps.insert("session.fork".to_owned());
                 }
                 if (read_4(answer).is_present()) && (!read_4(answer).is_null()) {
-                    inst.agent_caps.insert("session.fork".to_owned());
+                    inst.agent_caps.insert("session.archive".to_owned());
                 }
                 if (read_5(answer).is_present()) && (!read_5(answer).is_null()) {
-                    inst.agent_caps.insert("session.archive".to_owned());
+                    inst.agent_caps.insert("session.status".to_owned());
                 }
                 if (read_6(answer).is_present()) && (!read_6(answer).is_null()) {
-                    inst.agent_caps.insert("session.status".to_owned());
+                    inst.agent_caps.insert("session.title".to_owned());
                 }
                 if (read_7(answer).is_present()) && (!read_7(answer).is_null()) {
-                    inst.agent_caps.insert("session.title".to_owned());
+                    inst.agent_caps.insert("auth.status".to_owned());
                 }
                 if (read_8(answer).is_present()) && (!read_8(answer).is_null()) {
-                    inst.agent_caps.insert("auth.status".to_owned());
-                }
-                if (read_9(answer).is_present()) && (!read_9(answer).is_null()) {
                     inst.agent_caps.insert("providers".to_owned());
                 }
                 break 'pick Ok(LifecycleMachineState::Ready);
@@ -1840,210 +1831,8 @@ impl Checker {
             if matches!(state, LifecycleMachineState::Initializing)
                 && kind == Kind::AgentResponse
                 && matches!(answer, Answer::ClientProxyInitialize { .. })
-                && (read_10(answer).is_num(2.0))
-            {
-                if (read_11(answer).is_present()) && (!read_11(answer).is_null()) {
-                    inst.agent_caps.insert("session.delete".to_owned());
-                }
-                if (read_12(answer).is_present()) && (!read_12(answer).is_null()) {
-                    inst.agent_caps.insert("session.fork".to_owned());
-                }
-                if (read_13(answer).is_present()) && (!read_13(answer).is_null()) {
-                    inst.agent_caps.insert("session.archive".to_owned());
-                }
-                if (read_14(answer).is_present()) && (!read_14(answer).is_null()) {
-                    inst.agent_caps.insert("session.status".to_owned());
-                }
-                if (read_15(answer).is_present()) && (!read_15(answer).is_null()) {
-                    inst.agent_caps.insert("session.title".to_owned());
-                }
-                if (read_16(answer).is_present()) && (!read_16(answer).is_null()) {
-                    inst.agent_caps.insert("auth.status".to_owned());
-                }
-                if (read_17(answer).is_present()) && (!read_17(answer).is_null()) {
-                    inst.agent_caps.insert("providers".to_owned());
-                }
-                break 'pick Ok(LifecycleMachineState::Ready);
-            }
-            if matches!(state, LifecycleMachineState::Initializing)
-                && kind == Kind::AgentResponse
-                && matches!(answer, Answer::ClientInitialize { .. })
             {
                 break 'pick Ok(LifecycleMachineState::Closed);
-            }
-            if matches!(state, LifecycleMachineState::Initializing)
-                && kind == Kind::AgentResponse
-                && matches!(answer, Answer::ClientProxyInitialize { .. })
-            {
-                break 'pick Ok(LifecycleMachineState::Closed);
-            }
-            if matches!(
-                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
-            ) && kind == Kind::ClientCancelRequest
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(
-                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
-            ) && kind == Kind::AgentCancelRequest
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientAuthLogin
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientAuthLogout
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionNew
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentResponse
-                && matches!(answer, Answer::ClientSessionNew { .. })
-            {
-                read_18(answer)
-                    .for_each_str(|s| {
-                        inst.sessions.insert(s.to_owned());
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionResume
-            {
-                read_19(msg)
-                    .for_each_str(|s| {
-                        inst.sessions.insert(s.to_owned());
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionList
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionClose
-            {
-                read_20(msg)
-                    .for_each_str(|s| {
-                        inst.sessions.remove(s);
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionDelete
-            {
-                if !agentwire_runtime::machine::Field::Str("session.delete")
-                    .as_str()
-                    .is_some_and(|s| inst.agent_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"session.delete\" in agent_caps",
-                        code: None,
-                    });
-                }
-                read_21(msg)
-                    .for_each_str(|s| {
-                        inst.sessions.remove(s);
-                    });
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionPrompt
-            {
-                if !read_22(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionCancel
-            {
-                if !read_23(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: None,
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientSessionSetConfigOption
-            {
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientToolCallCancel
-            {
-                if !read_24(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::ClientTerminalCancel
-            {
-                if !read_25(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentSessionUpdate
-            {
-                if !read_26(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: None,
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentSessionRequestPermission
-            {
-                if !read_27(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "params.sessionId in sessions",
-                        code: Some(-32002i64),
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentElicitationCreate
-            {
-                if !agentwire_runtime::machine::Field::Str("elicitation")
-                    .as_str()
-                    .is_some_and(|s| inst.client_caps.contains(s))
-                {
-                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
-                        check: "\"elicitation\" in client_caps",
-                        code: None,
-                    });
-                }
-                break 'pick Ok(state);
-            }
-            if matches!(state, LifecycleMachineState::Ready)
-                && kind == Kind::AgentElicitationComplete
-            {
-                break 'pick Ok(state);
             }
             if matches!(state, LifecycleMachineState::Ready)
                 && kind == Kind::ClientSessionFork
@@ -2057,7 +1846,7 @@ impl Checker {
                         code: None,
                     });
                 }
-                if !read_28(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                if !read_9(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
                     break 'pick Err(agentwire_runtime::machine::Problem::Check {
                         check: "params.sessionId in sessions",
                         code: Some(-32002i64),
@@ -2069,7 +1858,7 @@ impl Checker {
                 && kind == Kind::AgentResponse
                 && matches!(answer, Answer::ClientSessionFork { .. })
             {
-                read_29(answer)
+                read_10(answer)
                     .for_each_str(|s| {
                         inst.sessions.insert(s.to_owned());
                     });
@@ -2087,7 +1876,7 @@ impl Checker {
                         code: None,
                     });
                 }
-                read_30(msg)
+                read_11(msg)
                     .for_each_str(|s| {
                         inst.sessions.remove(s);
                     });
@@ -2245,6 +2034,217 @@ impl Checker {
             {
                 break 'pick Ok(state);
             }
+            if matches!(
+                state, LifecycleMachineState::Start | LifecycleMachineState::Closed
+            ) && kind == Kind::ClientInitialize
+            {
+                if (read_12(msg).is_present()) && (!read_12(msg).is_null()) {
+                    inst.client_caps.insert("elicitation".to_owned());
+                }
+                break 'pick Ok(LifecycleMachineState::Initializing);
+            }
+            if matches!(state, LifecycleMachineState::Initializing)
+                && kind == Kind::AgentResponse
+                && matches!(answer, Answer::ClientInitialize { .. })
+                && (read_13(answer).is_num(2.0))
+            {
+                if (read_14(answer).is_present()) && (!read_14(answer).is_null()) {
+                    inst.agent_caps.insert("session.delete".to_owned());
+                }
+                if (read_15(answer).is_present()) && (!read_15(answer).is_null()) {
+                    inst.agent_caps.insert("session.fork".to_owned());
+                }
+                if (read_16(answer).is_present()) && (!read_16(answer).is_null()) {
+                    inst.agent_caps.insert("session.archive".to_owned());
+                }
+                if (read_17(answer).is_present()) && (!read_17(answer).is_null()) {
+                    inst.agent_caps.insert("session.status".to_owned());
+                }
+                if (read_18(answer).is_present()) && (!read_18(answer).is_null()) {
+                    inst.agent_caps.insert("session.title".to_owned());
+                }
+                if (read_19(answer).is_present()) && (!read_19(answer).is_null()) {
+                    inst.agent_caps.insert("auth.status".to_owned());
+                }
+                if (read_20(answer).is_present()) && (!read_20(answer).is_null()) {
+                    inst.agent_caps.insert("providers".to_owned());
+                }
+                break 'pick Ok(LifecycleMachineState::Ready);
+            }
+            if matches!(state, LifecycleMachineState::Initializing)
+                && kind == Kind::AgentResponse
+                && matches!(answer, Answer::ClientInitialize { .. })
+            {
+                break 'pick Ok(LifecycleMachineState::Closed);
+            }
+            if matches!(
+                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
+            ) && kind == Kind::ClientCancelRequest
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(
+                state, LifecycleMachineState::Initializing | LifecycleMachineState::Ready
+            ) && kind == Kind::AgentCancelRequest
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientAuthLogin
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientAuthLogout
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionNew
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentResponse
+                && matches!(answer, Answer::ClientSessionNew { .. })
+            {
+                read_21(answer)
+                    .for_each_str(|s| {
+                        inst.sessions.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionResume
+            {
+                read_22(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.insert(s.to_owned());
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionList
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionClose
+            {
+                read_23(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.remove(s);
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionDelete
+            {
+                if !agentwire_runtime::machine::Field::Str("session.delete")
+                    .as_str()
+                    .is_some_and(|s| inst.agent_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"session.delete\" in agent_caps",
+                        code: None,
+                    });
+                }
+                read_24(msg)
+                    .for_each_str(|s| {
+                        inst.sessions.remove(s);
+                    });
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionPrompt
+            {
+                if !read_25(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionCancel
+            {
+                if !read_26(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: None,
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientSessionSetConfigOption
+            {
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientToolCallCancel
+            {
+                if !read_27(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::ClientTerminalCancel
+            {
+                if !read_28(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentSessionUpdate
+            {
+                if !read_29(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: None,
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentSessionRequestPermission
+            {
+                if !read_30(msg).as_str().is_some_and(|s| inst.sessions.contains(s)) {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "params.sessionId in sessions",
+                        code: Some(-32002i64),
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentElicitationCreate
+            {
+                if !agentwire_runtime::machine::Field::Str("elicitation")
+                    .as_str()
+                    .is_some_and(|s| inst.client_caps.contains(s))
+                {
+                    break 'pick Err(agentwire_runtime::machine::Problem::Check {
+                        check: "\"elicitation\" in client_caps",
+                        code: None,
+                    });
+                }
+                break 'pick Ok(state);
+            }
+            if matches!(state, LifecycleMachineState::Ready)
+                && kind == Kind::AgentElicitationComplete
+            {
+                break 'pick Ok(state);
+            }
             if matches!(state, LifecycleMachineState::Ready)
                 && kind == Kind::AgentResponse
             {
@@ -2315,18 +2315,6 @@ impl ClientRequestMachineState {
         match self {
             ClientRequestMachineState::Idle => {
                 &[
-                    "client.initialize",
-                    "client.auth/login",
-                    "client.auth/logout",
-                    "client.session/new",
-                    "client.session/resume",
-                    "client.session/list",
-                    "client.session/delete",
-                    "client.session/close",
-                    "client.session/set_config_option",
-                    "client.session/prompt",
-                    "client.tool_call/cancel",
-                    "client.terminal/cancel",
                     "client.session/fork",
                     "client.session/archive",
                     "client.session/unarchive",
@@ -2339,6 +2327,18 @@ impl ClientRequestMachineState {
                     "client.proxy/initialize",
                     "client.mcp/message",
                     "client.proxy/successor",
+                    "client.initialize",
+                    "client.auth/login",
+                    "client.auth/logout",
+                    "client.session/new",
+                    "client.session/resume",
+                    "client.session/list",
+                    "client.session/delete",
+                    "client.session/close",
+                    "client.session/set_config_option",
+                    "client.session/prompt",
+                    "client.tool_call/cancel",
+                    "client.terminal/cancel",
                     "client.$/cancel_request",
                 ]
             }
@@ -2379,22 +2379,22 @@ impl Checker {
             Kind::ClientSessionPrompt => read_40(msg).key(),
             Kind::ClientToolCallCancel => read_41(msg).key(),
             Kind::ClientTerminalCancel => read_42(msg).key(),
-            Kind::ClientSessionFork => read_43(msg).key(),
-            Kind::ClientSessionArchive => read_44(msg).key(),
-            Kind::ClientSessionUnarchive => read_45(msg).key(),
-            Kind::ClientSessionSetTitle => read_46(msg).key(),
-            Kind::ClientSessionStatus => read_47(msg).key(),
-            Kind::ClientAuthStatus => read_48(msg).key(),
-            Kind::ClientProvidersList => read_49(msg).key(),
-            Kind::ClientProvidersSet => read_50(msg).key(),
-            Kind::ClientProvidersDisable => read_51(msg).key(),
-            Kind::ClientProxyInitialize => read_52(msg).key(),
-            Kind::ClientMcpMessage => read_53(msg).key(),
-            Kind::ClientMcpMessageNotification => read_54(msg).key(),
-            Kind::ClientProxySuccessor => read_55(msg).key(),
-            Kind::ClientProxySuccessorNotification => read_56(msg).key(),
-            Kind::AgentResponse => read_57(msg).key(),
-            Kind::ClientCancelRequest => read_58(msg).key(),
+            Kind::AgentResponse => read_43(msg).key(),
+            Kind::ClientCancelRequest => read_44(msg).key(),
+            Kind::ClientSessionFork => read_45(msg).key(),
+            Kind::ClientSessionArchive => read_46(msg).key(),
+            Kind::ClientSessionUnarchive => read_47(msg).key(),
+            Kind::ClientSessionSetTitle => read_48(msg).key(),
+            Kind::ClientSessionStatus => read_49(msg).key(),
+            Kind::ClientAuthStatus => read_50(msg).key(),
+            Kind::ClientProvidersList => read_51(msg).key(),
+            Kind::ClientProvidersSet => read_52(msg).key(),
+            Kind::ClientProvidersDisable => read_53(msg).key(),
+            Kind::ClientProxyInitialize => read_54(msg).key(),
+            Kind::ClientMcpMessage => read_55(msg).key(),
+            Kind::ClientMcpMessageNotification => read_56(msg).key(),
+            Kind::ClientProxySuccessor => read_57(msg).key(),
+            Kind::ClientProxySuccessorNotification => read_58(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.client_request.contains(key.as_ref());
@@ -2426,66 +2426,6 @@ impl Checker {
             ClientRequestMachineState,
             agentwire_runtime::machine::Problem,
         > = 'pick: {
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientInitialize
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientAuthLogin
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientAuthLogout
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionNew
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionResume
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionList
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionDelete
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionClose
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionSetConfigOption
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientSessionPrompt
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientToolCallCancel
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
-            if matches!(state, ClientRequestMachineState::Idle)
-                && kind == Kind::ClientTerminalCancel
-            {
-                break 'pick Ok(ClientRequestMachineState::Pending);
-            }
             if matches!(state, ClientRequestMachineState::Idle)
                 && kind == Kind::ClientSessionFork
             {
@@ -2553,6 +2493,66 @@ impl Checker {
             }
             if matches!(state, ClientRequestMachineState::Idle)
                 && kind == Kind::ClientProxySuccessorNotification
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientInitialize
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientAuthLogin
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientAuthLogout
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionNew
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionResume
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionList
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionDelete
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionClose
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionSetConfigOption
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientSessionPrompt
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientToolCallCancel
+            {
+                break 'pick Ok(ClientRequestMachineState::Pending);
+            }
+            if matches!(state, ClientRequestMachineState::Idle)
+                && kind == Kind::ClientTerminalCancel
             {
                 break 'pick Ok(ClientRequestMachineState::Pending);
             }
@@ -2635,10 +2635,10 @@ impl AgentRequestMachineState {
         match self {
             AgentRequestMachineState::Idle => {
                 &[
-                    "agent.session/request_permission",
-                    "agent.elicitation/create",
                     "agent.mcp/message",
                     "agent.proxy/successor",
+                    "agent.session/request_permission",
+                    "agent.elicitation/create",
                     "agent.$/cancel_request",
                 ]
             }
@@ -2669,12 +2669,12 @@ impl Checker {
         let Some(key) = (match kind {
             Kind::AgentSessionRequestPermission => read_59(msg).key(),
             Kind::AgentElicitationCreate => read_60(msg).key(),
-            Kind::AgentMcpMessage => read_61(msg).key(),
-            Kind::AgentMcpMessageNotification => read_62(msg).key(),
-            Kind::AgentProxySuccessor => read_63(msg).key(),
-            Kind::AgentProxySuccessorNotification => read_64(msg).key(),
-            Kind::ClientResponse => read_65(msg).key(),
-            Kind::AgentCancelRequest => read_66(msg).key(),
+            Kind::ClientResponse => read_61(msg).key(),
+            Kind::AgentCancelRequest => read_62(msg).key(),
+            Kind::AgentMcpMessage => read_63(msg).key(),
+            Kind::AgentMcpMessageNotification => read_64(msg).key(),
+            Kind::AgentProxySuccessor => read_65(msg).key(),
+            Kind::AgentProxySuccessorNotification => read_66(msg).key(),
             _ => None,
         }) else { return Ok(()) };
         let existed = self.agent_request.contains(key.as_ref());
@@ -2707,16 +2707,6 @@ impl Checker {
             agentwire_runtime::machine::Problem,
         > = 'pick: {
             if matches!(state, AgentRequestMachineState::Idle)
-                && kind == Kind::AgentSessionRequestPermission
-            {
-                break 'pick Ok(AgentRequestMachineState::Pending);
-            }
-            if matches!(state, AgentRequestMachineState::Idle)
-                && kind == Kind::AgentElicitationCreate
-            {
-                break 'pick Ok(AgentRequestMachineState::Pending);
-            }
-            if matches!(state, AgentRequestMachineState::Idle)
                 && kind == Kind::AgentMcpMessage
             {
                 break 'pick Ok(AgentRequestMachineState::Pending);
@@ -2733,6 +2723,16 @@ impl Checker {
             }
             if matches!(state, AgentRequestMachineState::Idle)
                 && kind == Kind::AgentProxySuccessorNotification
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentSessionRequestPermission
+            {
+                break 'pick Ok(AgentRequestMachineState::Pending);
+            }
+            if matches!(state, AgentRequestMachineState::Idle)
+                && kind == Kind::AgentElicitationCreate
             {
                 break 'pick Ok(AgentRequestMachineState::Pending);
             }

@@ -4,11 +4,20 @@
 //! link-local, unique-local, shared, documentation or unspecified ranges, nor IPv4 mapped
 //! into IPv6), the connection pinned to the checked address (so a second resolution cannot
 //! swap it), redirects refused rather than followed, and a deadline on the whole exchange.
+//! [`Outbox`] queues notifications and delivers them in order, retrying transient failures.
+//!
+//! The guard is on by default: [`Policy::default`] reaches only public `https` hosts. A
+//! deployment that must reach a local receiver (a test, a relay on the same machine) opts in
+//! with [`Policy::local`], by name, never by accident.
+
+mod outbox;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, HeaderMap};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+
+pub use outbox::{Notification, Outbox, Stats};
 
 /// What a delivery may reach.
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +36,18 @@ impl Default for Policy {
             allow_http: false,
             allow_loopback: false,
             timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Policy {
+    /// The explicit opt-in for receivers on this machine: plain `http` and loopback
+    /// addresses allowed, every other private range still refused.
+    pub fn local() -> Self {
+        Policy {
+            allow_http: true,
+            allow_loopback: true,
+            ..Policy::default()
         }
     }
 }
@@ -89,7 +110,21 @@ fn is_public_v6(a: Ipv6Addr) -> bool {
         || documentation)
 }
 
-/// Sends `body` as JSON with `headers` to `url` under `policy`.
+impl DeliveryError {
+    /// Whether trying again later may succeed: a failed connection or resolution, or the
+    /// receiver's 408, 429 or 5xx. A refused URL or address, a redirect and any other
+    /// answer are final.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            DeliveryError::Resolve(..) | DeliveryError::Http(_) => true,
+            DeliveryError::Status(code) => *code == 408 || *code == 429 || *code >= 500,
+            _ => false,
+        }
+    }
+}
+
+/// Sends `body` as JSON with `headers` to `url` under `policy` (`Content-Type:
+/// application/json` unless `headers` name another JSON media type).
 pub async fn deliver(
     url: &str,
     headers: HeaderMap,
@@ -134,10 +169,13 @@ pub async fn deliver(
         .timeout(policy.timeout)
         .build()
         .map_err(|e| DeliveryError::Http(e.to_string()))?;
+    let mut headers = headers;
+    if !headers.contains_key(CONTENT_TYPE) {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    }
     let response = client
         .post(parsed)
         .headers(headers)
-        .header(CONTENT_TYPE, "application/json")
         .body(body.to_string())
         .send()
         .await
@@ -216,11 +254,9 @@ mod tests {
         assert!(matches!(e, Err(DeliveryError::Private { .. })), "{e:?}");
         let e = deliver("file:///etc/passwd", HeaderMap::new(), &body, strict).await;
         assert!(matches!(e, Err(DeliveryError::Url(..))), "{e:?}");
-        let local = Policy {
-            allow_http: true,
-            allow_loopback: true,
-            ..Policy::default()
-        };
+        let local = Policy::local();
+        let e = deliver("http://10.0.0.1/hook", HeaderMap::new(), &body, local).await;
+        assert!(matches!(e, Err(DeliveryError::Private { .. })), "{e:?}");
         let moved = "HTTP/1.1 302 Found\r\nLocation: http://10.0.0.1/\r\nContent-Length: 0\r\n\r\n";
         let addr = answering(moved).await;
         let e = deliver(

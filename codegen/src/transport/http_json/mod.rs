@@ -2,16 +2,22 @@
 //! method and path template its proto's `google.api.http` annotation gives (additional
 //! bindings included), in ProtoJSON. The annotations reach the IR as plain data
 //! (`Protocol::options`); the spec declares the bodies' media type and any rule the proto
-//! lacks (`also:`). This carrier checks what is written here, and the skeleton gains the
-//! profile `agentwire_transport::grpc_rest` takes, its binding mounted beside the others
+//! lacks (`also:`). This carrier checks what is written here, then every rule against the
+//! compiled service (`check`: a rule the transport could not serve is a diagnostic at its
+//! line, not an error when the server starts), and the skeleton gains the profile
+//! `agentwire_transport::grpc_rest` takes, its binding mounted beside the others
 //! (`emit/skeleton/grpc_rest.rs`).
+
+#[cfg(feature = "proto")]
+mod check;
 
 use agentwire_runtime::path_template::PathTemplate;
 use proc_macro2::TokenStream;
 use serde::Deserialize;
-use serde_saphyr::Spanned;
+use serde_saphyr::{Location, Spanned};
 
 use super::{Carrier, Declaring, Report};
+use crate::diag::{SourceFile, SpecErrors};
 use crate::front::proto::ProtoSpec;
 use crate::ir::{Carried, Protocol};
 use crate::yaml_node::Node;
@@ -46,6 +52,25 @@ impl Carrier for HttpJson {
             let routes = agentwire_transport::grpc_rest::mount(routes, grpc.clone(), &HTTP_JSON)?;
         })
     }
+
+    fn check_proto(
+        &self,
+        yaml: &SourceFile,
+        p: &Protocol,
+        proto: &ProtoSpec,
+        carried: &Carried,
+        errors: &mut SpecErrors,
+    ) {
+        #[cfg(feature = "proto")]
+        if let Some(b) = carried.get::<Binding>() {
+            check::check(yaml, p, proto, b, errors);
+        }
+        #[cfg(not(feature = "proto"))]
+        {
+            let _ = (yaml, p, carried, errors);
+            proto.unreachable()
+        }
+    }
 }
 
 /// The binding as checked.
@@ -55,6 +80,9 @@ pub struct Binding {
     pub media_type: String,
     /// Rules beside the proto's: rpc, method, path template, body mapping.
     pub also: Vec<ExtraRule>,
+    /// A query parameter standing for the request header of that name (a version the
+    /// spec lets clients send either way); empty for none.
+    pub version_param: String,
 }
 
 /// A rule `also:` declares.
@@ -64,6 +92,9 @@ pub struct ExtraRule {
     pub method: String,
     pub path: String,
     pub body: String,
+    /// Where its `rpc:` and `path:` are written, for what the compiled service finds.
+    pub rpc_at: Location,
+    pub path_at: Location,
 }
 
 #[derive(Debug, Deserialize)]
@@ -73,6 +104,8 @@ struct Written {
     media_type: Option<Spanned<String>>,
     #[serde(default)]
     also: Vec<WrittenRule>,
+    #[serde(default)]
+    version_param: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -123,9 +156,24 @@ fn lower(w: Written, report: &mut Report<'_>) -> Option<Binding> {
             method: r.method.value.clone(),
             path: r.path.value.clone(),
             body: r.body.as_ref().map(|b| b.value.clone()).unwrap_or_default(),
+            rpc_at: r.rpc.referenced,
+            path_at: r.path.referenced,
         });
     }
-    ok.then_some(Binding { media_type, also })
+    let version_param = match &w.version_param {
+        Some(v) if v.value.is_empty() || !v.value.bytes().all(super::streamable_http::is_tchar) => {
+            ok = false;
+            report(&v.referenced, format!("`{}` is not a header name", v.value));
+            String::new()
+        }
+        Some(v) => v.value.clone(),
+        None => String::new(),
+    };
+    ok.then_some(Binding {
+        media_type,
+        also,
+        version_param,
+    })
 }
 
 #[cfg(test)]
@@ -149,7 +197,7 @@ mod tests {
         }
     }
 
-    const GOOD: &str = "media_type: application/demo+json\nalso:\n  - rpc: Watch\n    method: POST\n    path: \"/things/{id=*}:watch\"";
+    const GOOD: &str = "media_type: application/demo+json\nversion_param: Demo-Version\nalso:\n  - rpc: Watch\n    method: POST\n    path: \"/things/{id=*}:watch\"";
 
     #[test]
     fn a_declared_binding_is_lowered_into_the_ir() {
@@ -163,6 +211,7 @@ mod tests {
             ("application/demo+json", "json", "is not a media type"),
             ("POST", "FETCH", "is not an HTTP rule's method"),
             ("{id=*}:watch", "{id=*:watch", "is not closed"),
+            ("Demo-Version", "Demo Version", "is not a header name"),
         ];
         for (from, to, want) in cases {
             let errs = errors(&GOOD.replacen(from, to, 1));
