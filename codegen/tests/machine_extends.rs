@@ -24,7 +24,7 @@ interface ReadResult { text: string; }
 ";
 
 /// The base: what a stable version says (it does not know `fork`, which its extension adds).
-const BASE: &str = "machines:
+pub(crate) const BASE: &str = "machines:
   - name: files
     key: connection
     initial: start
@@ -141,7 +141,7 @@ const MERGED: &str = "machines:
 
 /// The generated checker of the demo protocol whose `machine.yaml` is `machine`, with the
 /// other machine files `others` beside it, or its diagnostics (one line each).
-fn generate_with(machine: &str, others: &[(&str, &str)]) -> Result<String, Vec<String>> {
+pub(crate) fn generate_with(machine: &str, others: &[(&str, &str)]) -> Result<String, Vec<String>> {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("demo");
     std::fs::create_dir_all(&dir).unwrap();
@@ -167,7 +167,7 @@ fn findings(machine: &str, base: &str) -> Vec<String> {
     generate_with(machine, &[("machine.base.yaml", base)]).expect_err("diagnostics")
 }
 
-fn has(findings: &[String], at: &str, text: &str) -> bool {
+pub(crate) fn has(findings: &[String], at: &str, text: &str) -> bool {
     findings.iter().any(|f| f.contains(at) && f.contains(text))
 }
 

@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use serde_saphyr::Spanned;
 
 use super::machine::{
-    Ctx, Loaded, RETAIN_NEEDS, RawKey, RawMachine, key, load_chain, memory_kind, named_states, transition,
+    Ctx, Loaded, RETAIN_NEEDS, RawKey, RawMachine, key, load_chain, memory_kind, named_states,
+    transition,
 };
 use crate::diag::SourceFile;
 use crate::ir::{KindRef, Machine, MemoryKind, Origin, Transition};
