@@ -59,7 +59,7 @@ pub(crate) const BASE: &str = "machines:
 
 /// What the unstable form adds: memory, an action on the base's answer to `open`, the `fork`
 /// rules (its narrowed response before the base's plain one), a key rule and a new machine.
-const EXTENSION: &str = "extends: machine.base.yaml
+pub(crate) const EXTENSION: &str = "extends: machine.base.yaml
 machines:
   - name: files
     memory: {forkable: set}
@@ -90,7 +90,7 @@ machines:
 
 /// The same machines written in full: the added transitions first, the added actions after
 /// the base's, the added key rule last, the new machine after the base's.
-const MERGED: &str = "machines:
+pub(crate) const MERGED: &str = "machines:
   - name: files
     key: connection
     initial: start

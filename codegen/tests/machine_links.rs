@@ -4,7 +4,7 @@
 //! misuse is a diagnostic at its `file:line:col`. Their behaviour on messages is held by the
 //! MCP traces (`tests/fixtures/mcp/traces/`) through the generated checker and the interpreter.
 
-use crate::machine_extends::{BASE, generate_with, has};
+use crate::machine_extends::{BASE, EXTENSION, MERGED, generate_with, has};
 
 /// A machine keyed by the name an `open` carries, reached again by the request's id, so the
 /// answer to that `open` ends it; finished instances of `requests` are retained.
@@ -26,6 +26,8 @@ const LINKED: &str = "machines:
   - name: requests
     key:
       - {on: client.open, field: id}
+      - {on: client.read, field: id}
+      - {on: client.fork, field: id}
       - {on: server.response, field: id}
     initial: idle
     accepting: [idle, answered]
@@ -33,6 +35,8 @@ const LINKED: &str = "machines:
     retain: 3
     transitions:
       - {from: idle, on: client.open, to: pending}
+      - {from: idle, on: client.read, to: pending}
+      - {from: idle, on: client.fork, to: pending}
       - {from: pending, on: server.response, to: answered}
 ";
 
@@ -68,17 +72,17 @@ fn links_and_retained_instances_compile_into_the_checker() {
 #[test]
 fn each_misuse_is_refused_at_its_line() {
     let cases = [
-        // `retain` on a machine with no final state (line 22 once `final` is gone).
+        // `retain` on a machine with no final state (line 24 once `final` is gone).
         (
             "    final: [answered]\n    retain: 3\n",
             "    retain: 3\n",
-            "machine.yaml:22:",
+            "machine.yaml:24:",
             "needs final states and N of at least 1",
         ),
         (
             "retain: 3",
             "retain: 0",
-            "machine.yaml:23:",
+            "machine.yaml:25:",
             "needs final states and N of at least 1",
         ),
         // A rule following links no rule records.
@@ -119,42 +123,45 @@ fn each_misuse_is_refused_at_its_line() {
 
 #[test]
 fn an_extension_may_add_retain_and_may_not_change_it() {
-    let extension = "extends: machine.base.yaml
-machines:
-  - name: requests
-    retain: 5
-";
-    let extended = generate_with(extension, &[("machine.base.yaml", BASE)])
+    let with = |text: &str, after: &str| {
+        assert!(text.contains(after), "{after}");
+        text.replacen(after, &format!("{after}    retain: 5\n"), 1)
+    };
+    // The line `retain: 5` is on, for the diagnostics.
+    let line = |text: &str| {
+        let n = text
+            .lines()
+            .position(|l| l.contains("retain: 5"))
+            .expect("retain")
+            + 1;
+        format!("machine.yaml:{n}:")
+    };
+    let extension = with(EXTENSION, "  - name: requests\n");
+    let extended = generate_with(&extension, &[("machine.base.yaml", BASE)])
         .unwrap_or_else(|e| panic!("{e:#?}"));
-    let full = BASE.replace(
-        "    final: [answered]\n",
-        "    final: [answered]\n    retain: 5\n",
-    );
-    assert!(full != BASE);
-    let full = generate_with(&full, &[]).unwrap_or_else(|e| panic!("{e:#?}"));
+    let full = generate_with(&with(MERGED, "    final: [answered]\n"), &[])
+        .unwrap_or_else(|e| panic!("{e:#?}"));
     assert_eq!(extended, full);
+    assert!(extended.contains("Retained::new(5usize)"));
 
     let base = BASE.replace(
         "    final: [answered]\n",
         "    final: [answered]\n    retain: 2\n",
     );
-    let found = generate_with(extension, &[("machine.base.yaml", &base)]).expect_err("a conflict");
+    let found = generate_with(&extension, &[("machine.base.yaml", &base)]).expect_err("a conflict");
     assert!(
         has(
             &found,
-            "machine.yaml:4:",
+            &line(&extension),
             "it retains the last 2 finished instances, not 5"
         ),
         "{found:#?}"
     );
     // A machine with no final state cannot gain `retain` by extension either.
-    let found = generate_with(
-        &extension.replace("requests", "files"),
-        &[("machine.base.yaml", BASE)],
-    )
-    .expect_err("no final state");
+    let files = with(EXTENSION, "  - name: files\n");
+    let found = generate_with(&files, &[("machine.base.yaml", BASE)]).expect_err("no final");
     assert!(
-        has(&found, "machine.yaml:4:", "needs final states"),
+        has(&found, &line(&files), "needs final states"),
         "{found:#?}"
     );
 }
