@@ -1,36 +1,27 @@
 //! The generated MCP server against one written with `rmcp` (the official Rust MCP SDK), in
 //! one process, driven by the same client code so that only the servers differ.
 //!
-//! Each sample is one session of 1,000 sequential `tools/call` of one tool whose result is 1 KB
-//! of text, each answer checked (id, and the text byte for byte), in each of MCP's two eras:
-//! 2025-11-25 opens with `initialize` and `notifications/initialized` (over HTTP a session,
-//! ended with DELETE); 2026-07-28 has no handshake, every call naming its version, client and
-//! capabilities in `_meta` (over HTTP each call a POST of its own, with the `MCP-Protocol-Version`,
-//! `Mcp-Method` and `Mcp-Name` headers), served by the generated server of both eras
-//! (`ServerHandlers`) and by rmcp's, which also serves both. Two transports:
+//! Each sample is one session: `initialize`, `notifications/initialized`, then 1,000
+//! sequential `tools/call` of one tool whose result is 1 KB of text, each answer checked
+//! (id, and the text byte for byte). Two transports:
 //!
 //! - `mcp_rmcp/stdio/<server>`: newline-delimited JSON-RPC over an in-process
 //!   `tokio::io::duplex` pair, the way a stdio server is spoken to, without the process;
-//! - `mcp_rmcp/http/<server>`: Streamable HTTP on loopback, one reqwest POST per message
-//!   (2025-11-25 with `Mcp-Session-Id` and `MCP-Protocol-Version`). A request's
+//! - `mcp_rmcp/http/<server>`: Streamable HTTP on loopback, one reqwest POST per message with
+//!   `Mcp-Session-Id` and `MCP-Protocol-Version`, the session ended with DELETE. A request's
 //!   answer is read as `application/json` or as a `text/event-stream`, whichever the server
 //!   chose (the generated server answers with JSON, rmcp with an SSE stream).
 //!
 //! Both servers run with their defaults (the generated one validates every message and
-//! enforces MCP's sequence rules on both directions). The 2026-07-28 variants are named
-//! `stdio-2026-07-28/<server>` and `http-2026-07-28/<server>`. After the runs, stderr gets each
-//! variant's median session and the ratio agentwire ÷ rmcp per era and transport (below 1:
-//! agentwire is faster).
+//! enforces MCP's sequence rules on both directions). After the runs, stderr gets each
+//! variant's median session and the ratio agentwire ÷ rmcp per transport (below 1: agentwire
+//! is faster).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agentwire_protocols::mcp::v2025_11_25 as aw;
-use agentwire_protocols::mcp::v2026_07_28 as aw26;
-use agentwire_protocols::skeletons::mcp::v2026_07_28 as s26;
-use agentwire_protocols::skeletons::mcp::{
-    STREAMABLE_HTTP, Server, ServerHandler, ServerHandlers, ServerSender,
-};
+use agentwire_protocols::skeletons::mcp::{STREAMABLE_HTTP, Server, ServerHandler, ServerSender};
 use agentwire_runtime::jsonrpc::{RpcError, codes};
 use agentwire_transport::jsonrpc::{CancellationToken, Config};
 use agentwire_transport::streamable_http::{self, Outgoing, ServerConfig, SessionPipe};
@@ -50,7 +41,6 @@ const CALLS: usize = 1_000;
 const RESULT_BYTES: usize = 1024;
 const TOOL: &str = "payload";
 const VERSION: &str = "2025-11-25";
-const MODERN: &str = "2026-07-28";
 
 /// The tool's result text, the same 1 KB from both servers.
 fn payload() -> String {
@@ -241,126 +231,6 @@ impl ServerHandler for Agentwire {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The agentwire server's 2026-07-28 side: the same one tool, its result built once.
-
-struct Agentwire26 {
-    result: aw26::CallToolResultResponseResult,
-}
-
-impl Agentwire26 {
-    fn new() -> Self {
-        let result =
-            json!({"resultType": "complete", "content": [{"type": "text", "text": payload()}]});
-        Agentwire26 {
-            result: serde_json::from_value(result).expect("a tool result"),
-        }
-    }
-}
-
-impl s26::ServerHandler for Agentwire26 {
-    async fn server_discover(
-        &self,
-        _: s26::ServerSender,
-        _: aw26::RequestParams,
-    ) -> Result<aw26::DiscoverResult, RpcError> {
-        serde_json::from_value(json!({"resultType": "complete",
-            "supportedVersions": [MODERN, VERSION], "capabilities": {"tools": {}}}))
-        .map_err(|e| RpcError {
-            code: codes::INTERNAL_ERROR,
-            message: e.to_string(),
-            data: None,
-        })
-    }
-
-    async fn resources_list(
-        &self,
-        _: s26::ServerSender,
-        _: aw26::PaginatedRequestParams,
-    ) -> Result<aw26::ListResourcesResult, RpcError> {
-        Err(not_offered())
-    }
-
-    async fn resources_templates_list(
-        &self,
-        _: s26::ServerSender,
-        _: aw26::PaginatedRequestParams,
-    ) -> Result<aw26::ListResourceTemplatesResult, RpcError> {
-        Err(not_offered())
-    }
-
-    async fn resources_read(
-        &self,
-        _: s26::ServerSender,
-        _: aw26::ReadResourceRequestParams,
-    ) -> Result<aw26::ReadResourceResultResponseResult, RpcError> {
-        Err(not_offered())
-    }
-
-    async fn prompts_list(
-        &self,
-        _: s26::ServerSender,
-        _: aw26::PaginatedRequestParams,
-    ) -> Result<aw26::ListPromptsResult, RpcError> {
-        Err(not_offered())
-    }
-
-    async fn prompts_get(
-        &self,
-        _: s26::ServerSender,
-        _: aw26::GetPromptRequestParams,
-    ) -> Result<aw26::GetPromptResultResponseResult, RpcError> {
-        Err(not_offered())
-    }
-
-    async fn tools_list(
-        &self,
-        _: s26::ServerSender,
-        _: aw26::PaginatedRequestParams,
-    ) -> Result<aw26::ListToolsResult, RpcError> {
-        Err(not_offered())
-    }
-
-    async fn tools_call(
-        &self,
-        _: s26::ServerSender,
-        params: aw26::CallToolRequestParams,
-    ) -> Result<aw26::CallToolResultResponseResult, RpcError> {
-        if params.name != TOOL {
-            return Err(RpcError {
-                code: codes::INVALID_PARAMS,
-                message: format!("unknown tool `{}`", params.name),
-                data: None,
-            });
-        }
-        Ok(self.result.clone())
-    }
-
-    async fn completion_complete(
-        &self,
-        _: s26::ServerSender,
-        _: aw26::CompleteRequestParams,
-    ) -> Result<aw26::CompleteResult, RpcError> {
-        Err(not_offered())
-    }
-
-    async fn subscriptions_listen(
-        &self,
-        _: s26::ServerSender,
-        _: aw26::SubscriptionsListenRequestParams,
-    ) -> Result<aw26::SubscriptionsListenResult, RpcError> {
-        Err(not_offered())
-    }
-}
-
-/// The generated server of both eras: 2026-07-28's side and 2025-11-25's.
-fn both_eras() -> Arc<ServerHandlers<Agentwire26, Agentwire>> {
-    Arc::new(ServerHandlers {
-        v2026_07_28: Arc::new(Agentwire26::new()),
-        v2025_11_25: Arc::new(Agentwire { payload: payload() }),
-    })
-}
-
-// ---------------------------------------------------------------------------------------------
 // The rmcp server: `ServerHandler` with `call_tool` written out (no tool router), the
 // leanest server rmcp offers.
 
@@ -409,13 +279,6 @@ fn call_request(id: usize) -> String {
     )
 }
 
-/// A 2026-07-28 call: its version, who calls and what it can do in `_meta`.
-fn modern_call(id: usize) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{TOOL}","arguments":{{}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{MODERN}","io.modelcontextprotocol/clientInfo":{{"name":"mcp-rmcp-bench","version":"1"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
-    )
-}
-
 /// Checks one response: it answers `id`, and (for a call) carries exactly the payload.
 fn check(answer: &Value, id: usize, expected: Option<&str>) {
     assert_eq!(
@@ -452,45 +315,6 @@ async fn stdio_session(stream: tokio::io::DuplexStream, expected: &str) {
             id,
             Some(expected),
         );
-    }
-}
-
-/// One 2026-07-28 stdio connection on `stream`: the calls alone.
-async fn stdio_modern_session(stream: tokio::io::DuplexStream, expected: &str) {
-    let (reader, mut writer) = tokio::io::split(stream);
-    let mut lines = BufReader::new(reader).lines();
-    for id in 1..=CALLS {
-        writer
-            .write_all(modern_call(id).as_bytes())
-            .await
-            .expect("write");
-        writer.write_all(b"\n").await.expect("write");
-        writer.flush().await.expect("flush");
-        let answer = lines.next_line().await.expect("read").expect("answered");
-        check(
-            &serde_json::from_str(&answer).expect("JSON"),
-            id,
-            Some(expected),
-        );
-    }
-}
-
-/// 2026-07-28's calls against `url`: each a POST of its own, naming its version, method and
-/// tool in the headers as the body does.
-async fn http_modern_session(http: &reqwest::Client, url: &str, expected: &str) {
-    for id in 1..=CALLS {
-        let resp = http
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header(STREAMABLE_HTTP.version_header, MODERN)
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", TOOL)
-            .body(modern_call(id))
-            .send()
-            .await
-            .expect("call");
-        check(&read_answer(resp).await, id, Some(expected));
     }
 }
 
@@ -574,41 +398,6 @@ async fn stdio_agentwire(expected: &str) {
     connection.join().await.expect("server stopped cleanly");
 }
 
-/// A 2026-07-28 stdio connection with a fresh generated server of both eras, which takes the
-/// era from the first message.
-async fn stdio_agentwire_modern(expected: &str) {
-    let (client, server) = tokio::io::duplex(64 * 1024);
-    let serving = tokio::spawn(async move {
-        let (sr, sw) = tokio::io::split(server);
-        let (_served, connection) = both_eras()
-            .serve(sr, sw, Config::default())
-            .await
-            .expect("the first message chooses 2026-07-28");
-        connection.join().await.expect("server stopped cleanly");
-    });
-    stdio_modern_session(client, expected).await;
-    serving.await.expect("agentwire server task");
-}
-
-/// A 2026-07-28 stdio connection with a fresh rmcp server (no handshake: its first valid
-/// request with complete metadata chooses the era).
-async fn stdio_rmcp_modern(expected: &str) {
-    let (client, server) = tokio::io::duplex(64 * 1024);
-    let handler = Rmcp {
-        payload: payload().into(),
-    };
-    let running = tokio::spawn(async move {
-        let (sr, sw) = tokio::io::split(server);
-        let service = handler
-            .serve((sr, sw))
-            .await
-            .expect("rmcp opens 2026-07-28");
-        let _ = service.waiting().await;
-    });
-    stdio_modern_session(client, expected).await;
-    running.await.expect("rmcp server task");
-}
-
 /// The same with a fresh rmcp server.
 async fn stdio_rmcp(expected: &str) {
     let (client, server) = tokio::io::duplex(64 * 1024);
@@ -648,22 +437,6 @@ async fn http_agentwire() -> (String, agentwire_transport::http_ws::ServerHandle
     (format!("http://{}{path}", server.local_addr()), server)
 }
 
-/// The generated server of both eras over Streamable HTTP (`serve_versions_http`); returns
-/// its URL.
-async fn http_agentwire_both() -> (String, agentwire_transport::http_ws::ServerHandle) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let http = ServerConfig::new(STREAMABLE_HTTP);
-    let server = agentwire_transport::jsonrpc::serve_versions_http(
-        both_eras(),
-        listener,
-        http,
-        Config::default(),
-    )
-    .expect("serve");
-    let path = STREAMABLE_HTTP.path;
-    (format!("http://{}{path}", server.local_addr()), server)
-}
-
 /// rmcp's Streamable HTTP service on axum; returns its URL and what stops it.
 async fn http_rmcp() -> (String, CancellationToken) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -697,8 +470,8 @@ async fn http_rmcp() -> (String, CancellationToken) {
 // Measuring.
 
 /// Every session's wall time per variant (stdio agentwire, stdio rmcp, http agentwire, http
-/// rmcp; then the same four in 2026-07-28), for the closing summary.
-static TIMES: Mutex<[Vec<Duration>; 8]> = Mutex::new([const { Vec::new() }; 8]);
+/// rmcp), for the closing summary.
+static TIMES: Mutex<[Vec<Duration>; 4]> = Mutex::new([const { Vec::new() }; 4]);
 
 fn record(slot: usize, took: Duration) {
     TIMES.lock().expect("times")[slot].push(took);
@@ -739,7 +512,6 @@ fn mcp_rmcp(c: &mut Criterion) {
     let expected = payload();
     let expected = expected.as_str();
     let (aw_url, aw_server) = rt.block_on(http_agentwire());
-    let (aw_both_url, aw_both) = rt.block_on(http_agentwire_both());
     let (rm_url, rm_stop) = rt.block_on(http_rmcp());
     let http = reqwest::Client::new();
 
@@ -760,40 +532,12 @@ fn mcp_rmcp(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("http", "rmcp"), |b| {
         b.iter_custom(|iters| timed(&rt, 3, iters, || http_session(&http, &rm_url, expected)))
     });
-    group.bench_function(BenchmarkId::new("stdio-2026-07-28", "agentwire"), |b| {
-        b.iter_custom(|iters| timed(&rt, 4, iters, || stdio_agentwire_modern(expected)))
-    });
-    group.bench_function(BenchmarkId::new("stdio-2026-07-28", "rmcp"), |b| {
-        b.iter_custom(|iters| timed(&rt, 5, iters, || stdio_rmcp_modern(expected)))
-    });
-    group.bench_function(BenchmarkId::new("http-2026-07-28", "agentwire"), |b| {
-        b.iter_custom(|iters| {
-            timed(&rt, 6, iters, || {
-                http_modern_session(&http, &aw_both_url, expected)
-            })
-        })
-    });
-    group.bench_function(BenchmarkId::new("http-2026-07-28", "rmcp"), |b| {
-        b.iter_custom(|iters| {
-            timed(&rt, 7, iters, || {
-                http_modern_session(&http, &rm_url, expected)
-            })
-        })
-    });
     group.finish();
 
     rt.block_on(aw_server.shutdown())
         .expect("agentwire server shut down");
-    rt.block_on(aw_both.shutdown())
-        .expect("agentwire server of both eras shut down");
     rm_stop.cancel();
-    let variants = [
-        ("2025-11-25 stdio", (0, 1)),
-        ("2025-11-25 http", (2, 3)),
-        ("2026-07-28 stdio", (4, 5)),
-        ("2026-07-28 http", (6, 7)),
-    ];
-    for (name, slots) in variants {
+    for (name, slots) in [("stdio", (0, 1)), ("http", (2, 3))] {
         if let (Some(ours), Some(theirs)) = (median(slots.0), median(slots.1)) {
             let rate = |d: Duration| CALLS as f64 / d.as_secs_f64();
             eprintln!(
