@@ -11,7 +11,7 @@ mod uses;
 pub use carried::{Carried, CarriedValue};
 pub use skeleton::*;
 pub use untagged::order_untagged_members;
-pub use uses::{tag_pairs, used_outside_tagged_unions};
+pub use uses::{tag_pairs, tagged_beside, used_outside_tagged_unions};
 
 /// Where something was declared, for diagnostics and for the drift check's `file:line`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -638,6 +638,11 @@ pub struct Variant {
     /// The member an object without the discriminator is read as: its tag field is optional
     /// and declares its own value as `@default` (`/** @default chat */ type?: 'chat'`).
     pub default: bool,
+    /// The union fixes the discriminator beside a reference to the member (JSON Schema's
+    /// `allOf: [{$ref}]` with the tag's `const`, TypeScript's `Name & { tag: 'x' }`) and the
+    /// member's own schema has no such field: decoded alone, the member has no tag to require
+    /// (`own_tag`), as its schema says; the union writes and reads it.
+    pub beside: bool,
 }
 
 /// Variants are equal when they dispatch the same value to the same type, wherever written.
