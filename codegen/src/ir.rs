@@ -240,6 +240,12 @@ pub struct KeyRule {
     /// `field: [a, b]` (one instance per combination of values).
     pub fields: Vec<String>,
     pub guard: Vec<Condition>,
+    /// `link: <path>`: the instance this rule keys can also be reached, once, through the
+    /// value of this path (the id of the request that started it).
+    pub link: Option<String>,
+    /// `linked: true`: the rule's field holds a value a `link:` rule recorded, and the
+    /// message belongs to the instance it was recorded for (the link is used up).
+    pub linked: bool,
     pub origin: Origin,
 }
 
@@ -266,6 +272,9 @@ pub struct Machine {
     pub initial: String,
     pub accepting: Vec<String>,
     pub finals: Vec<String>,
+    /// `retain: N`: the last N instances that reached a final state are kept in it instead
+    /// of dropped, so a message naming their key again is judged by that state.
+    pub retain: Option<usize>,
     /// Every state, initial first, then in order of first mention.
     pub states: Vec<String>,
     pub memory: Vec<(String, MemoryKind)>,
