@@ -1,10 +1,12 @@
 //! Real ACP traffic through `agentwire proxy`, recorded and checked: the official Python SDK's
 //! own example client (`examples/client.py` of `agent-client-protocol` 0.12.1's source
 //! distribution, unpacked by `scripts/install-peers`) talking to the SDK's own example agent
-//! (`examples/agent.py`), and the `acp_client` example talking to the `acp_agent` example (a
-//! turn with permission, a file read, a terminal and a cancel). `trace check --protocol acp`
-//! finds nothing in either recording, and the proxy closes the agent's input when the
-//! client's ends, so each agent exits by itself.
+//! (`examples/agent.py`), and the `acp_client` example talking to the `acp_agent` example in
+//! each version (v1: a turn with permission, a file read, a terminal and a cancel; v2, which
+//! both examples agree on when both offer it: a turn reported through `state_update`, with
+//! permission, and a cancel). `trace check --protocol acp` finds nothing in any recording (it
+//! reads each in the version its `initialize` agreed on), and the proxy closes the agent's
+//! input when the client's ends, so each agent exits by itself.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -112,14 +114,17 @@ fn the_python_sdk_example_pair_recorded_through_the_proxy_has_no_finding() {
     );
 }
 
-#[test]
-fn the_acp_examples_recorded_through_the_proxy_have_no_finding() {
+/// Runs the `acp_client` example (with `args` before the agent's command) against the
+/// `acp_agent` example through `agentwire proxy --record`: the client's output and the
+/// recording's methods, once trace check found nothing in it.
+fn record_the_examples(args: &[&str]) -> (String, Vec<String>) {
     let client = example_binary("acp_client");
     let agent = example_binary("acp_agent");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("README.md"), "# recorded\n").unwrap();
     let record = dir.path().join("ours.jsonl");
     let out = Command::new(client)
+        .args(args)
         .arg(agentwire())
         .args(["proxy", "--protocol", "acp", "--record"])
         .arg(&record)
@@ -130,11 +135,24 @@ fn the_acp_examples_recorded_through_the_proxy_have_no_finding() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{stdout}");
     // The agent saw the end of its input through the proxy and exited by itself.
     assert!(stdout.contains("agent exited: exit status: 0"), "{stdout}");
     let seen = methods(&record);
+    let (code, report) = trace_check(&record);
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.starts_with(&format!("ok: {} message(s)", seen.len())),
+        "{report}"
+    );
+    (stdout, seen)
+}
+
+#[test]
+fn the_acp_examples_recorded_through_the_proxy_have_no_finding_in_v1() {
+    let (stdout, seen) = record_the_examples(&["--v1"]);
+    assert!(stdout.contains("speaking ACP version 1"), "{stdout}");
     for expected in [
         "agent session/request_permission",
         "agent fs/read_text_file",
@@ -144,6 +162,27 @@ fn the_acp_examples_recorded_through_the_proxy_have_no_finding() {
     ] {
         assert!(seen.iter().any(|m| m == expected), "{expected}: {seen:?}");
     }
-    let (code, report) = trace_check(&record);
-    assert_eq!(code, Some(0), "{report}");
+}
+
+#[test]
+fn the_acp_examples_recorded_through_the_proxy_have_no_finding_in_v2() {
+    let (stdout, seen) = record_the_examples(&[]);
+    assert!(stdout.contains("speaking ACP version 2"), "{stdout}");
+    for expected in [
+        "client initialize",
+        "client session/new",
+        "client session/prompt",
+        "agent session/update",
+        "agent session/request_permission",
+        "client session/cancel",
+    ] {
+        assert!(seen.iter().any(|m| m == expected), "{expected}: {seen:?}");
+    }
+    // Version 2 lends the agent no files and no terminals.
+    assert!(
+        !seen
+            .iter()
+            .any(|m| m.contains("fs/") || m.contains("terminal/")),
+        "{seen:?}"
+    );
 }

@@ -83,11 +83,15 @@ fn every_other_readme_line_is_one_the_script_runs_and_names_real_files() {
         {
             assert!(root().join(word).exists(), "{line}: {word} does not exist");
         }
-        // Examples it runs exist.
+        // Examples it runs exist, as one file or as a folder with its `main.rs` (cargo's two
+        // layouts).
         if let Some(i) = words.iter().position(|w| *w == "--example") {
             let name = words[i + 1];
-            let file = root().join(format!("examples/skeletons/examples/{name}.rs"));
-            assert!(file.exists(), "{line}: no example {name}");
+            let dir = root().join("examples/skeletons/examples");
+            let found = [format!("{name}.rs"), format!("{name}/main.rs")]
+                .iter()
+                .any(|f| dir.join(f).exists());
+            assert!(found, "{line}: no example {name}");
         }
         // Packages it names are workspace members.
         if let Some(i) = words.iter().position(|w| *w == "-p") {

@@ -11,7 +11,7 @@ mod uses;
 pub use carried::{Carried, CarriedValue};
 pub use skeleton::*;
 pub use untagged::order_untagged_members;
-pub use uses::{tag_pairs, used_outside_tagged_unions};
+pub use uses::{tag_pairs, tagged_beside, used_outside_tagged_unions};
 
 /// Where something was declared, for diagnostics and for the drift check's `file:line`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -240,6 +240,12 @@ pub struct KeyRule {
     /// `field: [a, b]` (one instance per combination of values).
     pub fields: Vec<String>,
     pub guard: Vec<Condition>,
+    /// `link: <path>`: the instance this rule keys can also be reached, once, through the
+    /// value of this path (the id of the request that started it).
+    pub link: Option<String>,
+    /// `linked: true`: the rule's field holds a value a `link:` rule recorded, and the
+    /// message belongs to the instance it was recorded for (the link is used up).
+    pub linked: bool,
     pub origin: Origin,
 }
 
@@ -266,6 +272,9 @@ pub struct Machine {
     pub initial: String,
     pub accepting: Vec<String>,
     pub finals: Vec<String>,
+    /// `retain: N`: the last N instances that reached a final state are kept in it instead
+    /// of dropped, so a message naming their key again is judged by that state.
+    pub retain: Option<usize>,
     /// Every state, initial first, then in order of first mention.
     pub states: Vec<String>,
     pub memory: Vec<(String, MemoryKind)>,
@@ -629,6 +638,11 @@ pub struct Variant {
     /// The member an object without the discriminator is read as: its tag field is optional
     /// and declares its own value as `@default` (`/** @default chat */ type?: 'chat'`).
     pub default: bool,
+    /// The union fixes the discriminator beside a reference to the member (JSON Schema's
+    /// `allOf: [{$ref}]` with the tag's `const`, TypeScript's `Name & { tag: 'x' }`) and the
+    /// member's own schema has no such field: decoded alone, the member has no tag to require
+    /// (`own_tag`), as its schema says; the union writes and reads it.
+    pub beside: bool,
 }
 
 /// Variants are equal when they dispatch the same value to the same type, wherever written.

@@ -118,8 +118,8 @@ fn a_misspelt_key_in_machine_yaml_gets_the_closest_key() {
         errors(WS, Some(&machine)),
         [
             "demo/machine.yaml:5:5: malformed machine.yaml: unknown field `acepting`, expected \
-          one of name, summary, key, initial, accepting, final, memory, transitions; did you mean \
-          `accepting`? (hint: see the machine.yaml format in agentwire's docs, \
+          one of name, summary, key, initial, accepting, final, retain, memory, transitions; did you \
+          mean `accepting`? (hint: see the machine.yaml format in agentwire's docs, \
           https://docs.rs/agentwire/latest/agentwire/spec/index.html#machineyaml)"
         ]
     );

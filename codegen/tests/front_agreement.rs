@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agentwire_codegen::diag::SourceFile;
+use agentwire_codegen::emit::types::own_tag;
 use agentwire_codegen::front::{jsonschema, ts};
 use agentwire_codegen::ir::{Ty, TypeDef, TypeKind};
 
@@ -154,7 +155,25 @@ fn a_tag_beside_a_named_type_moves_to_the_union_in_both() {
             .map(|v| (v.value.as_str(), v.type_name.as_str()))
             .collect();
         assert_eq!(members, [("text", "Text"), ("image", "Image")]);
+        // Neither definition declares `type`: decoded alone, each has no tag to require, as a
+        // validator of the definition alone accepts it without one.
+        assert!(variants.iter().all(|v| v.beside), "{variants:?}");
+        for name in ["Text", "Image"] {
+            assert_eq!(own_tag(&types, name), None, "{name}");
+        }
     }
+    // A definition that declares the tag itself keeps it when decoded alone.
+    let types = from_json(
+        r##"{"$defs": {
+            "Text": {"type": "object", "properties": {"type": {"const": "text"}, "text": {"type": "string"}}, "required": ["type", "text"]},
+            "Image": {"type": "object", "properties": {"type": {"const": "image"}, "data": {"type": "string"}}, "required": ["type", "data"]},
+            "Block": {"oneOf": [{"$ref": "#/$defs/Text"}, {"$ref": "#/$defs/Image"}]}
+        }}"##,
+    );
+    assert_eq!(
+        own_tag(&types, "Text"),
+        Some(("type".to_owned(), "text".to_owned()))
+    );
 }
 
 #[test]

@@ -24,7 +24,7 @@ interface ReadResult { text: string; }
 ";
 
 /// The base: what a stable version says (it does not know `fork`, which its extension adds).
-const BASE: &str = "machines:
+pub(crate) const BASE: &str = "machines:
   - name: files
     key: connection
     initial: start
@@ -59,7 +59,7 @@ const BASE: &str = "machines:
 
 /// What the unstable form adds: memory, an action on the base's answer to `open`, the `fork`
 /// rules (its narrowed response before the base's plain one), a key rule and a new machine.
-const EXTENSION: &str = "extends: machine.base.yaml
+pub(crate) const EXTENSION: &str = "extends: machine.base.yaml
 machines:
   - name: files
     memory: {forkable: set}
@@ -90,7 +90,7 @@ machines:
 
 /// The same machines written in full: the added transitions first, the added actions after
 /// the base's, the added key rule last, the new machine after the base's.
-const MERGED: &str = "machines:
+pub(crate) const MERGED: &str = "machines:
   - name: files
     key: connection
     initial: start
@@ -141,7 +141,7 @@ const MERGED: &str = "machines:
 
 /// The generated checker of the demo protocol whose `machine.yaml` is `machine`, with the
 /// other machine files `others` beside it, or its diagnostics (one line each).
-fn generate_with(machine: &str, others: &[(&str, &str)]) -> Result<String, Vec<String>> {
+pub(crate) fn generate_with(machine: &str, others: &[(&str, &str)]) -> Result<String, Vec<String>> {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("demo");
     std::fs::create_dir_all(&dir).unwrap();
@@ -167,7 +167,7 @@ fn findings(machine: &str, base: &str) -> Vec<String> {
     generate_with(machine, &[("machine.base.yaml", base)]).expect_err("diagnostics")
 }
 
-fn has(findings: &[String], at: &str, text: &str) -> bool {
+pub(crate) fn has(findings: &[String], at: &str, text: &str) -> bool {
     findings.iter().any(|f| f.contains(at) && f.contains(text))
 }
 

@@ -16,6 +16,7 @@ mod jsonschema_front;
 mod machine_answers;
 mod machine_codes;
 mod machine_extends;
+mod machine_links;
 mod machine_lint;
 mod mutated_specs;
 mod optional_machine;

@@ -14,6 +14,7 @@ pub mod instances;
 pub mod json;
 pub mod json_eq;
 pub mod jsonrpc;
+pub mod kept;
 pub mod literal;
 pub mod machine;
 pub mod members;

@@ -333,6 +333,14 @@ impl<I> Instances<I> {
         }
     }
 
+    /// Removes the instance at `key` when `finished` says it may go (a retained instance that
+    /// a later message moved on is not dropped with it).
+    pub fn remove_if(&mut self, key: &str, finished: impl Fn(&I) -> bool) {
+        if self.get_mut(key).is_some_and(|i| finished(i)) {
+            self.remove(key);
+        }
+    }
+
     pub fn remove(&mut self, key: &str) {
         match self {
             Instances::Stream(slot) => *slot = None,

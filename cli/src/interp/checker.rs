@@ -11,6 +11,7 @@ use agentwire_runtime::registry::{self, Decoded};
 use serde_json::Value;
 
 use agentwire_runtime::answers::Answers;
+use agentwire_runtime::kept::{Links, Retained};
 
 use super::field::Read;
 use super::machine::{Compiled, Instance, KindRef, fused};
@@ -22,8 +23,16 @@ pub struct Checker {
     index: usize,
     limits: Limits,
     live: Vec<Instances<Instance>>,
+    /// Each machine's links and finished instances kept (`link:`, `retain:`).
+    kept: Vec<Kept>,
     /// Outstanding requests of the kinds some machine narrows responses to.
     answers: Answers<usize>,
+}
+
+/// What one machine keeps beside its live instances.
+struct Kept {
+    links: Links,
+    retained: Option<Retained>,
 }
 
 /// A message with a kind, as the machines step on it: for a response to a request some
@@ -45,11 +54,20 @@ impl Checker {
             })
             .collect();
         let limits = Limits::default();
+        let kept = spec
+            .machines
+            .iter()
+            .map(|m| Kept {
+                links: Links::new(limits.max_instances),
+                retained: m.retain.map(Retained::new),
+            })
+            .collect();
         Checker {
             spec,
             index: 0,
             limits,
             live,
+            kept,
             answers: Answers::new(limits.max_instances),
         }
     }
@@ -120,7 +138,8 @@ impl registry::Checker for Checker {
         };
         let spec = Arc::clone(&self.spec);
         for (i, machine) in spec.machines.iter().enumerate() {
-            step(&spec, machine, &mut self.live[i], self.limits, index, &m)?;
+            let live = (&mut self.live[i], &mut self.kept[i]);
+            step(&spec, machine, live, self.limits, index, &m)?;
         }
         Ok(())
     }
@@ -247,7 +266,12 @@ impl Spec {
 }
 
 /// The instance key of `m` for `machine`, or `None` when no key rule takes the message.
-fn key_of(spec: &Spec, machine: &Compiled, m: &Seen<'_>) -> Option<Cow<'static, str>> {
+fn key_of(
+    spec: &Spec,
+    machine: &Compiled,
+    m: &Seen<'_>,
+    links: &mut Links,
+) -> Option<Cow<'static, str>> {
     let Some(arms) = &machine.keys else {
         return Some(Cow::Borrowed("connection"));
     };
@@ -276,6 +300,7 @@ fn key_of(spec: &Spec, machine: &Compiled, m: &Seen<'_>) -> Option<Cow<'static, 
         }
         let reads: Vec<Read<'_>> = arm.rule.fields.iter().map(|f| spec.read(m, k, f)).collect();
         return match reads.as_slice() {
+            [one] if arm.rule.linked => links.follow(one.field()),
             [one] => one.field().key().map(|k| Cow::Owned(k.into_owned())),
             several => {
                 let fields: Vec<Field<'_>> = several.iter().map(Read::field).collect();
@@ -286,18 +311,47 @@ fn key_of(spec: &Spec, machine: &Compiled, m: &Seen<'_>) -> Option<Cow<'static, 
     None
 }
 
+/// What the first `link:` rule taking `m` reads from it, as the generated `link` binding.
+fn link_of<'a>(spec: &Spec, machine: &Compiled, m: &'a Seen<'_>) -> Option<Read<'a>> {
+    let arms = machine.keys.as_ref()?;
+    let no_inst = Instance {
+        state: 0,
+        values: Vec::new(),
+        sets: Vec::new(),
+    };
+    let arms = arms
+        .iter()
+        .flat_map(|a| a.kinds.iter().map(move |k| (a, *k)))
+        .filter(|(a, k)| k.0 == m.kind && a.rule.link.is_some());
+    for (arm, k) in arms {
+        let ctx = Ctx {
+            spec,
+            machine,
+            m,
+            k,
+            inst: &no_inst,
+            key: "",
+        };
+        if arm.rule.guard.iter().all(|c| ctx.holds(c)) {
+            return arm.rule.link.as_deref().map(|l| spec.read(m, k, l));
+        }
+    }
+    None
+}
+
 /// One machine's step for message `m`, as the generated `step_<machine>`.
 fn step(
     spec: &Spec,
     machine: &Compiled,
-    live: &mut Instances<Instance>,
+    (live, kept): (&mut Instances<Instance>, &mut Kept),
     limits: Limits,
     index: usize,
     m: &Seen<'_>,
 ) -> Result<(), Violation> {
-    let Some(key) = key_of(spec, machine, m) else {
+    let Some(key) = key_of(spec, machine, m, &mut kept.links) else {
         return Ok(());
     };
+    let link = link_of(spec, machine, m);
     let violation = |state: usize, problem: Problem| Violation {
         index: Some(index),
         machine: machine.name,
@@ -323,11 +377,24 @@ fn step(
     let state = inst.state;
     match pick(spec, machine, m, inst, &key) {
         Ok(next) if machine.finals[next] => {
-            live.remove(&key);
+            match &mut kept.retained {
+                Some(retained) => {
+                    inst.state = next;
+                    if !machine.finals[state]
+                        && let Some(old) = retained.keep(&key)
+                    {
+                        live.remove_if(&old, |i| machine.finals[i.state]);
+                    }
+                }
+                None => live.remove(&key),
+            }
             Ok(())
         }
         Ok(next) => {
             inst.state = next;
+            if let Some(by) = &link {
+                kept.links.link(by.field(), &key);
+            }
             Ok(())
         }
         Err(problem) => {

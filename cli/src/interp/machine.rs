@@ -23,6 +23,8 @@ pub struct Compiled {
     pub expected: Vec<&'static [&'static str]>,
     pub memory: Vec<(String, MemoryKind)>,
     pub transitions: Vec<Step>,
+    /// `retain: N`: how many finished instances are kept in their final state.
+    pub retain: Option<usize>,
 }
 
 /// A kind a rule or transition names: the kind's index, and for a response narrowed to a
@@ -143,6 +145,7 @@ impl Compiled {
             expected,
             memory: m.memory.clone(),
             transitions,
+            retain: m.retain,
         }
     }
 

@@ -35,7 +35,8 @@ pub fn is_listing(text: &str) -> bool {
 }
 
 /// Whether `m` sees messages of `role.kind`: `Some(true)` always, `Some(false)` only when the
-/// message carries the machine's key (a listing cannot tell), `None` never.
+/// message carries the machine's key or a link to an instance (a listing cannot tell), `None`
+/// never.
 fn tracks(p: &Protocol, m: &Machine, role: &str, kind: &str) -> Option<bool> {
     let matches =
         |r: &crate::ir::KindRef| r.role == role && r.kind.as_deref().is_none_or(|k| k == kind);
@@ -46,8 +47,12 @@ fn tracks(p: &Protocol, m: &Machine, role: &str, kind: &str) -> Option<bool> {
             if rules.is_empty() {
                 None
             } else {
+                // A `linked: true` rule reaches an instance only through a link a listing
+                // cannot show.
                 Some(rules.iter().any(|r| {
-                    r.guard.is_empty() && r.fields.iter().all(|f| always_present(p, role, kind, f))
+                    r.guard.is_empty()
+                        && !r.linked
+                        && r.fields.iter().all(|f| always_present(p, role, kind, f))
                 }))
             }
         }

@@ -38,14 +38,28 @@ pub fn diagrams_md(p: &Protocol) -> String {
     for m in &p.machines {
         let key = match &m.key {
             None => "the connection".to_owned(),
-            Some(rules) => rules
-                .iter()
-                .map(|r| {
+            Some(rules) => {
+                // Two rules for one kind that differ only in their guards read alike: once.
+                let mut parts: Vec<String> = Vec::new();
+                for r in rules {
                     let fields: Vec<String> = r.fields.iter().map(|f| format!("`{f}`")).collect();
-                    format!("{} of {}", fields.join(" and "), r.on)
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
+                    let part = match (&r.link, r.linked) {
+                        (_, true) => format!(
+                            "the instance {} of {} was linked to",
+                            fields.join(" and "),
+                            r.on
+                        ),
+                        (Some(l), false) => {
+                            format!("{} of {} (linked by `{l}`)", fields.join(" and "), r.on)
+                        }
+                        (None, false) => format!("{} of {}", fields.join(" and "), r.on),
+                    };
+                    if !parts.contains(&part) {
+                        parts.push(part);
+                    }
+                }
+                parts.join(", ")
+            }
         };
         let _ = writeln!(
             out,

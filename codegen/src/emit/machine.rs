@@ -477,6 +477,20 @@ impl CheckerParts {
             None => quote!(#field: agentwire_runtime::machine::Instances::per_stream(),),
             Some(_) => quote!(#field: agentwire_runtime::machine::Instances::keyed(),),
         });
+        if has_links(m) {
+            let links = format_ident!("{}_links", m.name);
+            self.fields
+                .push(quote!(#links: agentwire_runtime::kept::Links,));
+            self.inits
+                .push(quote!(#links: agentwire_runtime::kept::Links::new(limits.max_instances),));
+        }
+        if let Some(n) = m.retain {
+            let retained = format_ident!("{}_retained", m.name);
+            self.fields
+                .push(quote!(#retained: agentwire_runtime::kept::Retained,));
+            self.inits
+                .push(quote!(#retained: agentwire_runtime::kept::Retained::new(#n),));
+        }
         self.steps.push(if self.answers {
             quote!(self.#step(index, kind, msg, answer)?;)
         } else {
@@ -707,10 +721,15 @@ fn key_binding(m: &Machine, model: &Model, reads: &mut Reads<'_>) -> Result<Toke
     let Some(rules) = &m.key else {
         return Ok(quote!(let key = ::std::borrow::Cow::Borrowed("connection");));
     };
+    let links = format_ident!("{}_links", m.name);
     let mut arms = Vec::new();
     for r in rules {
         for k in model.kinds_of(&r.on) {
             let read = match r.fields.as_slice() {
+                [one] if r.linked => {
+                    let read = reads.call(k, one)?;
+                    quote!(self.#links.follow(#read))
+                }
                 [one] => {
                     let read = reads.call(k, one)?;
                     quote!(#read.key())
@@ -746,6 +765,38 @@ fn key_binding(m: &Machine, model: &Model, reads: &mut Reads<'_>) -> Result<Toke
     Ok(quote! {
         let Some(key) = (match kind { #(#arms)* #fallback }) else { return Ok(()) };
     })
+}
+
+/// The statement binding `link`, the value a `link:` rule records for the message's instance
+/// (`None` for messages of other rules); nothing when the machine records no links.
+fn link_binding(m: &Machine, model: &Model, reads: &mut Reads<'_>) -> Result<TokenStream, String> {
+    let rules = m.key.iter().flatten().filter(|r| r.link.is_some());
+    let mut arms = Vec::new();
+    for r in rules {
+        let Some(path) = &r.link else { continue };
+        for k in model.kinds_of(&r.on) {
+            let read = reads.call(k, path)?;
+            let v = k.variant.ident();
+            let guard = if r.guard.is_empty() {
+                TokenStream::new()
+            } else {
+                let g = conditions(&r.guard, k, reads, m)?;
+                quote!(if #g)
+            };
+            arms.push(quote!(Kind::#v #guard => Some(#read),));
+        }
+    }
+    if arms.is_empty() {
+        return Ok(TokenStream::new());
+    }
+    Ok(quote! {
+        let link: Option<agentwire_runtime::machine::Field<'_>> = match kind { #(#arms)* _ => None };
+    })
+}
+
+/// Whether a machine records or follows links (and so has a `<name>_links` table).
+fn has_links(m: &Machine) -> bool {
+    m.key.iter().flatten().any(|r| r.link.is_some() || r.linked)
 }
 
 /// One `if` per (transition, kind), in order: the first that matches picks the next state.
@@ -883,7 +934,31 @@ fn emit_step(
     let name = &m.name;
     let initial = state_ident(&m.initial);
     let key_expr = key_binding(m, model, reads)?;
+    let link_expr = link_binding(m, model, reads)?;
     let branches = emit_branches(m, model, reads, names)?;
+    let links = format_ident!("{}_links", m.name);
+    let record_link = (!link_expr.is_empty()).then(|| {
+        quote! {
+            if let Some(by) = link {
+                self.#links.link(by, key.as_ref());
+            }
+        }
+    });
+    let retained = format_ident!("{}_retained", m.name);
+    let on_final = if m.retain.is_some() {
+        // Kept once, when it first finishes: a retained instance a later message leaves in
+        // its final state is not queued again.
+        quote! {
+            inst.state = next;
+            if !state.is_final()
+                && let Some(old) = self.#retained.keep(key.as_ref())
+            {
+                self.#field.remove_if(&old, |i| i.state.is_final());
+            }
+        }
+    } else {
+        quote!(self.#field.remove(key.as_ref());)
+    };
     let answer_param = answers.then(|| quote!(answer: &Answer));
     let memory_inits = m.memory.iter().map(|(n, k)| {
         let ident = format_ident!("{n}");
@@ -924,6 +999,7 @@ fn emit_step(
             #[allow(unused_variables, unused_mut, clippy::needless_late_init)]
             fn #step(&mut self, index: usize, kind: Kind, msg: &Message<'_>, #answer_param) -> Result<(), agentwire_runtime::machine::Violation> {
                 #key_expr
+                #link_expr
                 let existed = self.#field.contains(key.as_ref());
                 if !existed {
                     if self.#field.len() >= self.limits.max_instances {
@@ -939,11 +1015,12 @@ fn emit_step(
                 };
                 match next {
                     Ok(next) if next.is_final() => {
-                        self.#field.remove(key.as_ref());
+                        #on_final
                         Ok(())
                     }
                     Ok(next) => {
                         inst.state = next;
+                        #record_link
                         Ok(())
                     }
                     Err(problem) => {

@@ -83,7 +83,8 @@ fn derives(copy: bool) -> TokenStream {
 /// The discriminator a union member writes itself and, decoded alone, requires: `(tag,
 /// value)` when every tagged union holding `name` dispatches it on the same pair and nothing
 /// else uses it. A member held under different tags or values (`ContentChunk` as three kinds
-/// of one update), or also used without a tag (a field of type `ContentChunk`), has none: its
+/// of one update), also used without a tag (a field of type `ContentChunk`), or whose tag a
+/// union fixes beside it (`Variant::beside`: its own schema has no tag field) has none: its
 /// unions write the tag for it, and alone it is read without one, as the schema says.
 pub fn own_tag(types: &BTreeMap<String, TypeDef>, name: &str) -> Option<(String, String)> {
     let pairs = crate::ir::tag_pairs(types, name);
@@ -95,7 +96,8 @@ pub fn own_tag(types: &BTreeMap<String, TypeDef>, name: &str) -> Option<(String,
     };
     (!declared
         && pairs.iter().all(|p| *p == first)
-        && !crate::ir::used_outside_tagged_unions(types, name))
+        && !crate::ir::used_outside_tagged_unions(types, name)
+        && !crate::ir::tagged_beside(types, name))
     .then_some(first)
 }
 

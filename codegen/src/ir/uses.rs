@@ -46,3 +46,14 @@ pub fn tag_pairs(types: &BTreeMap<String, TypeDef>, name: &str) -> Vec<(String, 
         })
         .collect()
 }
+
+/// Whether some tagged union of `types` holds `name` with its tag fixed beside it rather than
+/// declared by it (`Variant::beside`): alone, `name` then has no tag of its own.
+pub fn tagged_beside(types: &BTreeMap<String, TypeDef>, name: &str) -> bool {
+    types.values().any(|d| match &d.kind {
+        TypeKind::Union { variants, .. } => {
+            variants.iter().any(|v| v.beside && v.type_name == name)
+        }
+        _ => false,
+    })
+}

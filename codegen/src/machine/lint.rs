@@ -102,6 +102,9 @@ impl One<'_> {
                         self.err(&r.origin, format!("key of `{}`: {e}", k.label()));
                     }
                 }
+                if let Some(Err(e)) = r.link.as_ref().map(|l| self.model.field(k, l)) {
+                    self.err(&r.origin, format!("link of `{}`: {e}", k.label()));
+                }
             }
             self.conditions(&r.guard, &kinds);
         }

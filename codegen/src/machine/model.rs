@@ -527,7 +527,7 @@ fn machine_paths(machines: &[Machine], model: &Model) -> Vec<(KindInfo, String)>
     };
     for m in machines {
         for r in m.key.iter().flatten() {
-            for f in &r.fields {
+            for f in r.fields.iter().chain(&r.link) {
                 add(&r.on, f);
             }
             for c in &r.guard {

@@ -358,10 +358,11 @@ fn mcp_client_says_what_is_wrong() {
 }
 
 #[test]
-fn acp_client_runs_a_turn_and_cancels_one_with_the_acp_agent() {
+fn acp_client_runs_a_turn_and_cancels_one_with_the_acp_agent_in_v1() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("README.md"), "# a workspace\nsecond line\n").unwrap();
     let out = Command::new(example("acp_client"))
+        .arg("--v1")
         .current_dir(dir.path())
         .env("RUST_LOG", "off")
         .stdin(Stdio::null())
@@ -391,6 +392,46 @@ fn acp_client_runs_a_turn_and_cancels_one_with_the_acp_agent() {
     }
     // The agent numbers each turn's tool calls apart (ids are unique within a session).
     assert!(text.contains("tool_call read-2 "), "{text}");
+}
+
+/// Both examples speak version 1 and the version 2 draft: offered version 2, the agent agrees,
+/// and the turn runs as version 2 has it (acknowledged, then reported through `state_update`).
+#[test]
+fn acp_client_and_agent_negotiate_v2_when_both_offer_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(example("acp_client"))
+        .current_dir(dir.path())
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "initialized: agentwire-acp-example speaking ACP version 2",
+        "prompt inserted as user-1",
+        "  user_message: What should we do?",
+        "  state_update running",
+        "  agent_thought_chunk: The user asked \"What should we do?\"",
+        "  tool_call_update plan-1 pending",
+        "permission for Plan the answer: allow",
+        "  tool_call_update plan-1 completed",
+        "  agent_message_chunk:  Done: planned.",
+        "  state_update idle (end_turn)",
+        "turn ended: end_turn",
+        "permission for Plan the answer: the user cancelled the turn",
+        "  state_update idle (cancelled)",
+        "turn ended: cancelled",
+        "agent exited: exit status: 0",
+    ] {
+        assert!(text.contains(line), "no {line:?} in\n{text}");
+    }
+    // Nothing of version 1's turn: no files, no terminals.
+    assert!(!text.contains("tool_call read-"), "{text}");
 }
 
 #[test]

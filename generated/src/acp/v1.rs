@@ -1347,8 +1347,6 @@ impl agentwire_runtime::Validate for Annotations {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "audio")]
-#[cfg_attr(feature = "schemars", schemars(rename = "AudioContent"))]
 pub struct AudioContent {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -1386,105 +1384,6 @@ pub struct AudioContent {
         >,
     >,
 }
-impl AudioContent {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<String> = None;
-        let mut f3: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "data" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "mimeType" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "mimeType",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "audio" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `audio`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(AudioContent {
-            annotations: f0,
-            data: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "data",
-                ))?,
-            mime_type: f2
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "mimeType",
-                ))?,
-            meta: f3,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for AudioContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -1500,9 +1399,80 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AudioContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<AudioContent, A::Error> {
-                AudioContent::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "data" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "mimeType" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "mimeType",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(AudioContent {
+                    annotations: f0,
+                    data: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "mimeType",
+                        ))?,
+                    meta: f3,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -2795,8 +2765,6 @@ pub type AvailableCommandInput = UnstructuredCommandInput;
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "available_commands_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "AvailableCommandsUpdate"))]
 pub struct AvailableCommandsUpdate {
     /// Commands the agent can execute
     #[serde(rename = "availableCommands")]
@@ -2824,84 +2792,6 @@ pub struct AvailableCommandsUpdate {
         >,
     >,
 }
-impl AvailableCommandsUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Vec<AvailableCommand>> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "availableCommands" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "availableCommands",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "available_commands_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `available_commands_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(AvailableCommandsUpdate {
-            available_commands: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "availableCommands",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for AvailableCommandsUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -2917,9 +2807,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AvailableCommandsUpdate
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<AvailableCommandsUpdate, A::Error> {
-                AvailableCommandsUpdate::__read(map, true)
+                let mut f0: Option<Vec<AvailableCommand>> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "availableCommands" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "availableCommands",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(AvailableCommandsUpdate {
+                    available_commands: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "availableCommands",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -5132,8 +5068,6 @@ impl agentwire_runtime::Validate for CompactionStatus {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "compaction_summary_chunk")]
-#[cfg_attr(feature = "schemars", schemars(rename = "CompactionSummaryChunk"))]
 pub struct CompactionSummaryChunk {
     /// ID of the compaction whose summary receives this content.
     #[serde(rename = "compactionId")]
@@ -5159,99 +5093,6 @@ pub struct CompactionSummaryChunk {
         >,
     >,
 }
-impl CompactionSummaryChunk {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<CompactionId> = None;
-        let mut f1: Option<ContentBlock> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "compactionId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "compactionId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "content" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "content",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "compaction_summary_chunk" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `compaction_summary_chunk`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(CompactionSummaryChunk {
-            compaction_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "compactionId",
-                ))?,
-            content: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "content",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionSummaryChunk {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -5267,9 +5108,70 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionSummaryChunk 
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<CompactionSummaryChunk, A::Error> {
-                CompactionSummaryChunk::__read(map, true)
+                let mut f0: Option<CompactionId> = None;
+                let mut f1: Option<ContentBlock> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "compactionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "compactionId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(CompactionSummaryChunk {
+                    compaction_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "compactionId",
+                        ))?,
+                    content: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -5315,8 +5217,6 @@ impl agentwire_runtime::Validate for CompactionSummaryChunk {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "compaction_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "CompactionUpdate"))]
 pub struct CompactionUpdate {
     /// The Agent-owned ID of this compaction, unique within the session.
     #[serde(rename = "compactionId")]
@@ -5358,121 +5258,6 @@ pub struct CompactionUpdate {
         >,
     >,
 }
-impl CompactionUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<CompactionId> = None;
-        let mut f1: Option<CompactionStatus> = None;
-        let mut f2: Option<Option<Vec<ContentBlock>>> = None;
-        let mut f3: Option<Option<String>> = None;
-        let mut f4: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "compactionId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "compactionId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "status" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "status",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "summary" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "summary",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "error" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("error"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "compaction_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `compaction_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(CompactionUpdate {
-            compaction_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "compactionId",
-                ))?,
-            status: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "status",
-                ))?,
-            summary: f2,
-            error: f3,
-            meta: f4,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -5488,9 +5273,94 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<CompactionUpdate, A::Error> {
-                CompactionUpdate::__read(map, true)
+                let mut f0: Option<CompactionId> = None;
+                let mut f1: Option<CompactionStatus> = None;
+                let mut f2: Option<Option<Vec<ContentBlock>>> = None;
+                let mut f3: Option<Option<String>> = None;
+                let mut f4: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "compactionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "compactionId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "status" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "status",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "summary" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "summary",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "error" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "error",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(CompactionUpdate {
+                    compaction_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "compactionId",
+                        ))?,
+                    status: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "status",
+                        ))?,
+                    summary: f2,
+                    error: f3,
+                    meta: f4,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -5669,8 +5539,6 @@ impl agentwire_runtime::Validate for CompleteElicitationNotification {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "config_option_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "ConfigOptionUpdate"))]
 pub struct ConfigOptionUpdate {
     /// The full set of configuration options and their current values.
     #[serde(rename = "configOptions")]
@@ -5698,84 +5566,6 @@ pub struct ConfigOptionUpdate {
         >,
     >,
 }
-impl ConfigOptionUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Vec<SessionConfigOption>> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "configOptions" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "configOptions",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "config_option_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `config_option_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(ConfigOptionUpdate {
-            config_options: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "configOptions",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ConfigOptionUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -5791,9 +5581,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ConfigOptionUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<ConfigOptionUpdate, A::Error> {
-                ConfigOptionUpdate::__read(map, true)
+                let mut f0: Option<Vec<SessionConfigOption>> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "configOptions" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "configOptions",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(ConfigOptionUpdate {
+                    config_options: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "configOptions",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -5828,8 +5664,6 @@ impl agentwire_runtime::Validate for ConfigOptionUpdate {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "content")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Content"))]
 pub struct Content {
     /// The actual content block.
     pub content: ContentBlock,
@@ -5856,80 +5690,6 @@ pub struct Content {
         >,
     >,
 }
-impl Content {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<ContentBlock> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "content" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "content",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "content" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `content`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(Content {
-            content: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "content",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Content {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -5945,9 +5705,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Content {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Content, A::Error> {
-                Content::__read(map, true)
+                let mut f0: Option<ContentBlock> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "content" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Content {
+                    content: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -6024,11 +5830,26 @@ impl agentwire_runtime::serde::Serialize for ContentBlock {
         s: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Text(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Image(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Audio(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::ResourceLink(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Resource(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Text(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "text", v, s)
+            }
+            Self::Image(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "image", v, s)
+            }
+            Self::Audio(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "audio", v, s)
+            }
+            Self::ResourceLink(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "type",
+                    "resource_link",
+                    v,
+                    s,
+                )
+            }
+            Self::Resource(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "resource", v, s)
+            }
         }
     }
 }
@@ -6053,11 +5874,13 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ContentBlock {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "text" => TextContent::__read(rest, false).map(Self::Text),
-            "image" => ImageContent::__read(rest, false).map(Self::Image),
-            "audio" => AudioContent::__read(rest, false).map(Self::Audio),
-            "resource_link" => ResourceLink::__read(rest, false).map(Self::ResourceLink),
-            "resource" => EmbeddedResource::__read(rest, false).map(Self::Resource),
+            "text" => agentwire_runtime::tagged::variant(rest).map(Self::Text),
+            "image" => agentwire_runtime::tagged::variant(rest).map(Self::Image),
+            "audio" => agentwire_runtime::tagged::variant(rest).map(Self::Audio),
+            "resource_link" => {
+                agentwire_runtime::tagged::variant(rest).map(Self::ResourceLink)
+            }
+            "resource" => agentwire_runtime::tagged::variant(rest).map(Self::Resource),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -8894,8 +8717,6 @@ impl agentwire_runtime::Validate for CreateTerminalResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "current_mode_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "CurrentModeUpdate"))]
 pub struct CurrentModeUpdate {
     /// The ID of the current mode
     #[serde(rename = "currentModeId")]
@@ -8923,84 +8744,6 @@ pub struct CurrentModeUpdate {
         >,
     >,
 }
-impl CurrentModeUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<SessionModeId> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "currentModeId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "currentModeId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "current_mode_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `current_mode_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(CurrentModeUpdate {
-            current_mode_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "currentModeId",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CurrentModeUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -9016,9 +8759,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CurrentModeUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<CurrentModeUpdate, A::Error> {
-                CurrentModeUpdate::__read(map, true)
+                let mut f0: Option<SessionModeId> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "currentModeId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "currentModeId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(CurrentModeUpdate {
+                    current_mode_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "currentModeId",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -9286,8 +9075,6 @@ impl agentwire_runtime::Validate for DeleteSessionResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "diff")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Diff"))]
 pub struct Diff {
     /// The absolute file path being modified.
     pub path: String,
@@ -9326,105 +9113,6 @@ pub struct Diff {
         >,
     >,
 }
-impl Diff {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<String> = None;
-        let mut f1: Option<Option<String>> = None;
-        let mut f2: Option<String> = None;
-        let mut f3: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "path" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("path"),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "oldText" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "oldText",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "newText" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "newText",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "diff" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `diff`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(Diff {
-            path: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "path",
-                ))?,
-            old_text: f1,
-            new_text: f2
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "newText",
-                ))?,
-            meta: f3,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Diff {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -9440,9 +9128,80 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Diff {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Diff, A::Error> {
-                Diff::__read(map, true)
+                let mut f0: Option<String> = None;
+                let mut f1: Option<Option<String>> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "path" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("path"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "oldText" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "oldText",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "newText" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "newText",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Diff {
+                    path: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "path",
+                        ))?,
+                    old_text: f1,
+                    new_text: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "newText",
+                        ))?,
+                    meta: f3,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -12745,8 +12504,6 @@ impl agentwire_runtime::Validate for ElicitationUrlModeSession {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "resource")]
-#[cfg_attr(feature = "schemars", schemars(rename = "EmbeddedResource"))]
 pub struct EmbeddedResource {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -12781,92 +12538,6 @@ pub struct EmbeddedResource {
         >,
     >,
 }
-impl EmbeddedResource {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<EmbeddedResourceResource> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "resource" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "resource",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "resource" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `resource`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(EmbeddedResource {
-            annotations: f0,
-            resource: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "resource",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResource {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -12882,9 +12553,67 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResource {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<EmbeddedResource, A::Error> {
-                EmbeddedResource::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<EmbeddedResourceResource> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "resource" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "resource",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(EmbeddedResource {
+                    annotations: f0,
+                    resource: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "resource",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -13737,8 +13466,6 @@ impl agentwire_runtime::Validate for HttpHeader {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "image")]
-#[cfg_attr(feature = "schemars", schemars(rename = "ImageContent"))]
 pub struct ImageContent {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -13784,115 +13511,6 @@ pub struct ImageContent {
         >,
     >,
 }
-impl ImageContent {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<String> = None;
-        let mut f3: Option<Option<String>> = None;
-        let mut f4: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "data" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "mimeType" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "mimeType",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "uri" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("uri"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "image" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `image`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(ImageContent {
-            annotations: f0,
-            data: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "data",
-                ))?,
-            mime_type: f2
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "mimeType",
-                ))?,
-            uri: f3,
-            meta: f4,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ImageContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -13908,9 +13526,90 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ImageContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<ImageContent, A::Error> {
-                ImageContent::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<Option<String>> = None;
+                let mut f4: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "data" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "mimeType" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "mimeType",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "uri" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(ImageContent {
+                    annotations: f0,
+                    data: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "mimeType",
+                        ))?,
+                    uri: f3,
+                    meta: f4,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -18109,8 +17808,6 @@ impl agentwire_runtime::Validate for NewSessionResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "notice")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Notice"))]
 pub struct Notice {
     /// Presentation severity hint.
     pub severity: NoticeSeverity,
@@ -18148,109 +17845,6 @@ pub struct Notice {
         >,
     >,
 }
-impl Notice {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<NoticeSeverity> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<Option<String>> = None;
-        let mut f3: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "severity" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "severity",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "title" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "description" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "description",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "notice" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `notice`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(Notice {
-            severity: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "severity",
-                ))?,
-            title: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "title",
-                ))?,
-            description: f2,
-            meta: f3,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Notice {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -18266,9 +17860,82 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Notice {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Notice, A::Error> {
-                Notice::__read(map, true)
+                let mut f0: Option<NoticeSeverity> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<Option<String>> = None;
+                let mut f3: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "severity" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "severity",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "title" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Notice {
+                    severity: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "severity",
+                        ))?,
+                    title: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "title",
+                        ))?,
+                    description: f2,
+                    meta: f3,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -18874,8 +18541,6 @@ impl agentwire_runtime::Validate for PermissionOptionKind {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "plan")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Plan"))]
 pub struct Plan {
     /// The list of tasks to be accomplished.
     ///
@@ -18905,84 +18570,6 @@ pub struct Plan {
         >,
     >,
 }
-impl Plan {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Vec<PlanEntry>> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "entries" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "entries",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "plan" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `plan`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(Plan {
-            entries: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "entries",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Plan {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -18998,9 +18585,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Plan {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Plan, A::Error> {
-                Plan::__read(map, true)
+                let mut f0: Option<Vec<PlanEntry>> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "entries" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "entries",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Plan {
+                    entries: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "entries",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -20460,7 +20093,14 @@ impl agentwire_runtime::serde::Serialize for RequestPermissionOutcome {
     ) -> Result<S::Ok, S::Error> {
         match self {
             Self::Cancelled(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Selected(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Selected(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "outcome",
+                    "selected",
+                    v,
+                    s,
+                )
+            }
         }
     }
 }
@@ -20483,9 +20123,7 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for RequestPermissionOutco
                 RequestPermissionOutcomeCancelled::__read(rest, false)
                     .map(Self::Cancelled)
             }
-            "selected" => {
-                SelectedPermissionOutcome::__read(rest, false).map(Self::Selected)
-            }
+            "selected" => agentwire_runtime::tagged::variant(rest).map(Self::Selected),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -20899,8 +20537,6 @@ impl agentwire_runtime::Validate for RequestPermissionResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "resource_link")]
-#[cfg_attr(feature = "schemars", schemars(rename = "ResourceLink"))]
 pub struct ResourceLink {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -20973,147 +20609,6 @@ pub struct ResourceLink {
         >,
     >,
 }
-impl ResourceLink {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<Option<String>> = None;
-        let mut f2: Option<Option<String>> = None;
-        let mut f3: Option<String> = None;
-        let mut f4: Option<Option<i64>> = None;
-        let mut f5: Option<Option<String>> = None;
-        let mut f6: Option<String> = None;
-        let mut f7: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "description" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "description",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "mimeType" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "mimeType",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "name" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "size" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("size"),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "title" => {
-                    if f5.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
-                        );
-                    }
-                    f5 = Some(map.next_value()?);
-                }
-                "uri" => {
-                    if f6.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("uri"),
-                        );
-                    }
-                    f6 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f7.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f7 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "resource_link" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `resource_link`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(ResourceLink {
-            annotations: f0,
-            description: f1,
-            mime_type: f2,
-            name: f3
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "name",
-                ))?,
-            size: f4,
-            title: f5,
-            uri: f6
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "uri",
-                ))?,
-            meta: f7,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceLink {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -21129,9 +20624,124 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceLink {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<ResourceLink, A::Error> {
-                ResourceLink::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<Option<String>> = None;
+                let mut f2: Option<Option<String>> = None;
+                let mut f3: Option<String> = None;
+                let mut f4: Option<Option<i64>> = None;
+                let mut f5: Option<Option<String>> = None;
+                let mut f6: Option<String> = None;
+                let mut f7: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "mimeType" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "mimeType",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "size" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("size"),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "title" => {
+                            if f5.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "uri" => {
+                            if f6.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                                );
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f7.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f7 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(ResourceLink {
+                    annotations: f0,
+                    description: f1,
+                    mime_type: f2,
+                    name: f3
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
+                    size: f4,
+                    title: f5,
+                    uri: f6
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "uri",
+                        ))?,
+                    meta: f7,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -22921,8 +22531,6 @@ pub type SchemaProtocolLevelParams = CancelRequestNotification;
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "outcome", rename = "selected")]
-#[cfg_attr(feature = "schemars", schemars(rename = "SelectedPermissionOutcome"))]
 pub struct SelectedPermissionOutcome {
     /// The ID of the option the user selected.
     #[serde(rename = "optionId")]
@@ -22950,82 +22558,6 @@ pub struct SelectedPermissionOutcome {
         >,
     >,
 }
-impl SelectedPermissionOutcome {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<PermissionOptionId> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "optionId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "optionId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "outcome" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "outcome",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "selected" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `outcome` value `{}`, expected one of `selected`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("outcome"));
-        }
-        Ok(SelectedPermissionOutcome {
-            option_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "optionId",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SelectedPermissionOutcome {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -23041,9 +22573,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SelectedPermissionOutco
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<SelectedPermissionOutcome, A::Error> {
-                SelectedPermissionOutcome::__read(map, true)
+                let mut f0: Option<PermissionOptionId> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "optionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "optionId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(SelectedPermissionOutcome {
+                    option_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "optionId",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -25223,8 +24801,6 @@ impl agentwire_runtime::Validate for SessionInfo {
 #[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "session_info_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "SessionInfoUpdate"))]
 pub struct SessionInfoUpdate {
     /// Human-readable title for the session. Set to null to clear.
     #[serde(
@@ -25266,91 +24842,6 @@ pub struct SessionInfoUpdate {
         >,
     >,
 }
-impl SessionInfoUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<String>> = None;
-        let mut f1: Option<Option<String>> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "title" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "updatedAt" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "updatedAt",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "session_info_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `session_info_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(SessionInfoUpdate {
-            title: f0,
-            updated_at: f1,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionInfoUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -25366,9 +24857,64 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionInfoUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<SessionInfoUpdate, A::Error> {
-                SessionInfoUpdate::__read(map, true)
+                let mut f0: Option<Option<String>> = None;
+                let mut f1: Option<Option<String>> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "title" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "updatedAt" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "updatedAt",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(SessionInfoUpdate {
+                    title: f0,
+                    updated_at: f1,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -26179,7 +25725,14 @@ impl agentwire_runtime::serde::Serialize for SessionUpdate {
                     s,
                 )
             }
-            Self::ToolCall(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ToolCall(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "tool_call",
+                    v,
+                    s,
+                )
+            }
             Self::ToolCallUpdate(v) => {
                 agentwire_runtime::tagged::serialize_with_tag(
                     "sessionUpdate",
@@ -26188,26 +25741,77 @@ impl agentwire_runtime::serde::Serialize for SessionUpdate {
                     s,
                 )
             }
-            Self::Plan(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Plan(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "plan",
+                    v,
+                    s,
+                )
+            }
             Self::AvailableCommandsUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "available_commands_update",
+                    v,
+                    s,
+                )
             }
             Self::CurrentModeUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "current_mode_update",
+                    v,
+                    s,
+                )
             }
             Self::ConfigOptionUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "config_option_update",
+                    v,
+                    s,
+                )
             }
             Self::SessionInfoUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "session_info_update",
+                    v,
+                    s,
+                )
             }
-            Self::UsageUpdate(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Notice(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::UsageUpdate(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "usage_update",
+                    v,
+                    s,
+                )
+            }
+            Self::Notice(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "notice",
+                    v,
+                    s,
+                )
+            }
             Self::CompactionUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "compaction_update",
+                    v,
+                    s,
+                )
             }
             Self::CompactionSummaryChunk(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "compaction_summary_chunk",
+                    v,
+                    s,
+                )
             }
         }
     }
@@ -26251,31 +25855,33 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for SessionUpdate {
             "agent_thought_chunk" => {
                 agentwire_runtime::tagged::variant(rest).map(Self::AgentThoughtChunk)
             }
-            "tool_call" => ToolCall::__read(rest, false).map(Self::ToolCall),
+            "tool_call" => agentwire_runtime::tagged::variant(rest).map(Self::ToolCall),
             "tool_call_update" => {
                 agentwire_runtime::tagged::variant(rest).map(Self::ToolCallUpdate)
             }
-            "plan" => Plan::__read(rest, false).map(Self::Plan),
+            "plan" => agentwire_runtime::tagged::variant(rest).map(Self::Plan),
             "available_commands_update" => {
-                AvailableCommandsUpdate::__read(rest, false)
+                agentwire_runtime::tagged::variant(rest)
                     .map(Self::AvailableCommandsUpdate)
             }
             "current_mode_update" => {
-                CurrentModeUpdate::__read(rest, false).map(Self::CurrentModeUpdate)
+                agentwire_runtime::tagged::variant(rest).map(Self::CurrentModeUpdate)
             }
             "config_option_update" => {
-                ConfigOptionUpdate::__read(rest, false).map(Self::ConfigOptionUpdate)
+                agentwire_runtime::tagged::variant(rest).map(Self::ConfigOptionUpdate)
             }
             "session_info_update" => {
-                SessionInfoUpdate::__read(rest, false).map(Self::SessionInfoUpdate)
+                agentwire_runtime::tagged::variant(rest).map(Self::SessionInfoUpdate)
             }
-            "usage_update" => UsageUpdate::__read(rest, false).map(Self::UsageUpdate),
-            "notice" => Notice::__read(rest, false).map(Self::Notice),
+            "usage_update" => {
+                agentwire_runtime::tagged::variant(rest).map(Self::UsageUpdate)
+            }
+            "notice" => agentwire_runtime::tagged::variant(rest).map(Self::Notice),
             "compaction_update" => {
-                CompactionUpdate::__read(rest, false).map(Self::CompactionUpdate)
+                agentwire_runtime::tagged::variant(rest).map(Self::CompactionUpdate)
             }
             "compaction_summary_chunk" => {
-                CompactionSummaryChunk::__read(rest, false)
+                agentwire_runtime::tagged::variant(rest)
                     .map(Self::CompactionSummaryChunk)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
@@ -27712,8 +27318,6 @@ impl agentwire_runtime::Validate for StringPropertySchema {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "terminal")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Terminal"))]
 pub struct Terminal {
     /// Identifier of the terminal instance to embed in the content stream.
     #[serde(rename = "terminalId")]
@@ -27741,80 +27345,6 @@ pub struct Terminal {
         >,
     >,
 }
-impl Terminal {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<TerminalId> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "terminalId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "terminalId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "terminal" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `terminal`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(Terminal {
-            terminal_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "terminalId",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Terminal {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -27830,9 +27360,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Terminal {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Terminal, A::Error> {
-                Terminal::__read(map, true)
+                let mut f0: Option<TerminalId> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "terminalId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "terminalId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Terminal {
+                    terminal_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "terminalId",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -28370,8 +27946,6 @@ impl agentwire_runtime::Validate for TerminalOutputResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "text")]
-#[cfg_attr(feature = "schemars", schemars(rename = "TextContent"))]
 pub struct TextContent {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -28406,90 +27980,6 @@ pub struct TextContent {
         >,
     >,
 }
-impl TextContent {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "text" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "text" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `text`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(TextContent {
-            annotations: f0,
-            text: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "text",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -28505,9 +27995,65 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<TextContent, A::Error> {
-                TextContent::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "text" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(TextContent {
+                    annotations: f0,
+                    text: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "text",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -28851,8 +28397,6 @@ impl agentwire_runtime::Validate for TitledMultiSelectItems {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "tool_call")]
-#[cfg_attr(feature = "schemars", schemars(rename = "ToolCall"))]
 pub struct ToolCall {
     /// Unique identifier for this tool call within the session.
     #[serde(rename = "toolCallId")]
@@ -28951,177 +28495,6 @@ pub struct ToolCall {
         >,
     >,
 }
-impl ToolCall {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<ToolCallId> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<Option<String>> = None;
-        let mut f3: Option<ToolKind> = None;
-        let mut f4: Option<ToolCallStatus> = None;
-        let mut f5: Option<Vec<ToolCallContent>> = None;
-        let mut f6: Option<Vec<ToolCallLocation>> = None;
-        let mut f7: Option<agentwire_runtime::serde_json::Value> = None;
-        let mut f8: Option<agentwire_runtime::serde_json::Value> = None;
-        let mut f9: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "toolCallId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "toolCallId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "title" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "name" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "kind" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("kind"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "status" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "status",
-                            ),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "content" => {
-                    if f5.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "content",
-                            ),
-                        );
-                    }
-                    f5 = Some(map.next_value()?);
-                }
-                "locations" => {
-                    if f6.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "locations",
-                            ),
-                        );
-                    }
-                    f6 = Some(map.next_value()?);
-                }
-                "rawInput" => {
-                    if f7.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "rawInput",
-                            ),
-                        );
-                    }
-                    f7 = Some(map.next_value()?);
-                }
-                "rawOutput" => {
-                    if f8.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "rawOutput",
-                            ),
-                        );
-                    }
-                    f8 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f9.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f9 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "tool_call" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `tool_call`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(ToolCall {
-            tool_call_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "toolCallId",
-                ))?,
-            title: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "title",
-                ))?,
-            name: f2,
-            kind: f3,
-            status: f4,
-            content: f5,
-            locations: f6,
-            raw_input: f7,
-            raw_output: f8,
-            meta: f9,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCall {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -29137,9 +28510,150 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCall {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<ToolCall, A::Error> {
-                ToolCall::__read(map, true)
+                let mut f0: Option<ToolCallId> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<Option<String>> = None;
+                let mut f3: Option<ToolKind> = None;
+                let mut f4: Option<ToolCallStatus> = None;
+                let mut f5: Option<Vec<ToolCallContent>> = None;
+                let mut f6: Option<Vec<ToolCallLocation>> = None;
+                let mut f7: Option<agentwire_runtime::serde_json::Value> = None;
+                let mut f8: Option<agentwire_runtime::serde_json::Value> = None;
+                let mut f9: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "toolCallId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "toolCallId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "title" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "kind" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("kind"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "status" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "status",
+                                    ),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f5.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "locations" => {
+                            if f6.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "locations",
+                                    ),
+                                );
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        "rawInput" => {
+                            if f7.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "rawInput",
+                                    ),
+                                );
+                            }
+                            f7 = Some(map.next_value()?);
+                        }
+                        "rawOutput" => {
+                            if f8.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "rawOutput",
+                                    ),
+                                );
+                            }
+                            f8 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f9.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f9 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(ToolCall {
+                    tool_call_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "toolCallId",
+                        ))?,
+                    title: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "title",
+                        ))?,
+                    name: f2,
+                    kind: f3,
+                    status: f4,
+                    content: f5,
+                    locations: f6,
+                    raw_input: f7,
+                    raw_output: f8,
+                    meta: f9,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -29266,9 +28780,15 @@ impl agentwire_runtime::serde::Serialize for ToolCallContent {
         s: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Content(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Diff(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Terminal(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Content(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "content", v, s)
+            }
+            Self::Diff(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "diff", v, s)
+            }
+            Self::Terminal(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "terminal", v, s)
+            }
         }
     }
 }
@@ -29287,9 +28807,9 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ToolCallContent {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "content" => Content::__read(rest, false).map(Self::Content),
-            "diff" => Diff::__read(rest, false).map(Self::Diff),
-            "terminal" => Terminal::__read(rest, false).map(Self::Terminal),
+            "content" => agentwire_runtime::tagged::variant(rest).map(Self::Content),
+            "diff" => agentwire_runtime::tagged::variant(rest).map(Self::Diff),
+            "terminal" => agentwire_runtime::tagged::variant(rest).map(Self::Terminal),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -30109,8 +29629,6 @@ impl agentwire_runtime::Validate for UnstructuredCommandInput {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "usage_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "UsageUpdate"))]
 pub struct UsageUpdate {
     /// Tokens currently in context.
     #[cfg_attr(
@@ -30155,105 +29673,6 @@ pub struct UsageUpdate {
         >,
     >,
 }
-impl UsageUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<i64> = None;
-        let mut f1: Option<i64> = None;
-        let mut f2: Option<Option<Cost>> = None;
-        let mut f3: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "used" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("used"),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "size" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("size"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "cost" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("cost"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "usage_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `usage_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(UsageUpdate {
-            used: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "used",
-                ))?,
-            size: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "size",
-                ))?,
-            cost: f2,
-            meta: f3,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -30269,9 +29688,76 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<UsageUpdate, A::Error> {
-                UsageUpdate::__read(map, true)
+                let mut f0: Option<i64> = None;
+                let mut f1: Option<i64> = None;
+                let mut f2: Option<Option<Cost>> = None;
+                let mut f3: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "used" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("used"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "size" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("size"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "cost" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("cost"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(UsageUpdate {
+                    used: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "used",
+                        ))?,
+                    size: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "size",
+                        ))?,
+                    cost: f2,
+                    meta: f3,
+                })
             }
         }
         d.deserialize_map(Visitor)

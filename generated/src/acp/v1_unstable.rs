@@ -1725,8 +1725,6 @@ impl agentwire_runtime::Validate for ArchiveSessionResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "audio")]
-#[cfg_attr(feature = "schemars", schemars(rename = "AudioContent"))]
 pub struct AudioContent {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -1764,105 +1762,6 @@ pub struct AudioContent {
         >,
     >,
 }
-impl AudioContent {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<String> = None;
-        let mut f3: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "data" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "mimeType" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "mimeType",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "audio" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `audio`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(AudioContent {
-            annotations: f0,
-            data: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "data",
-                ))?,
-            mime_type: f2
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "mimeType",
-                ))?,
-            meta: f3,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for AudioContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -1878,9 +1777,80 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AudioContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<AudioContent, A::Error> {
-                AudioContent::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "data" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "mimeType" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "mimeType",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(AudioContent {
+                    annotations: f0,
+                    data: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "mimeType",
+                        ))?,
+                    meta: f3,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -4056,8 +4026,6 @@ pub type AvailableCommandInput = UnstructuredCommandInput;
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "available_commands_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "AvailableCommandsUpdate"))]
 pub struct AvailableCommandsUpdate {
     /// Commands the agent can execute
     #[serde(rename = "availableCommands")]
@@ -4085,84 +4053,6 @@ pub struct AvailableCommandsUpdate {
         >,
     >,
 }
-impl AvailableCommandsUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Vec<AvailableCommand>> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "availableCommands" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "availableCommands",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "available_commands_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `available_commands_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(AvailableCommandsUpdate {
-            available_commands: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "availableCommands",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for AvailableCommandsUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -4178,9 +4068,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for AvailableCommandsUpdate
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<AvailableCommandsUpdate, A::Error> {
-                AvailableCommandsUpdate::__read(map, true)
+                let mut f0: Option<Vec<AvailableCommand>> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "availableCommands" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "availableCommands",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(AvailableCommandsUpdate {
+                    available_commands: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "availableCommands",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -6597,8 +6533,6 @@ impl agentwire_runtime::Validate for CompactionStatusKnown {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "compaction_summary_chunk")]
-#[cfg_attr(feature = "schemars", schemars(rename = "CompactionSummaryChunk"))]
 pub struct CompactionSummaryChunk {
     /// ID of the compaction whose summary receives this content.
     #[serde(rename = "compactionId")]
@@ -6624,99 +6558,6 @@ pub struct CompactionSummaryChunk {
         >,
     >,
 }
-impl CompactionSummaryChunk {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<CompactionId> = None;
-        let mut f1: Option<ContentBlock> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "compactionId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "compactionId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "content" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "content",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "compaction_summary_chunk" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `compaction_summary_chunk`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(CompactionSummaryChunk {
-            compaction_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "compactionId",
-                ))?,
-            content: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "content",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionSummaryChunk {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -6732,9 +6573,70 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionSummaryChunk 
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<CompactionSummaryChunk, A::Error> {
-                CompactionSummaryChunk::__read(map, true)
+                let mut f0: Option<CompactionId> = None;
+                let mut f1: Option<ContentBlock> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "compactionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "compactionId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(CompactionSummaryChunk {
+                    compaction_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "compactionId",
+                        ))?,
+                    content: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -6780,8 +6682,6 @@ impl agentwire_runtime::Validate for CompactionSummaryChunk {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "compaction_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "CompactionUpdate"))]
 pub struct CompactionUpdate {
     /// The Agent-owned ID of this compaction, unique within the session.
     #[serde(rename = "compactionId")]
@@ -6823,121 +6723,6 @@ pub struct CompactionUpdate {
         >,
     >,
 }
-impl CompactionUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<CompactionId> = None;
-        let mut f1: Option<CompactionStatus> = None;
-        let mut f2: Option<Option<Vec<ContentBlock>>> = None;
-        let mut f3: Option<Option<String>> = None;
-        let mut f4: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "compactionId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "compactionId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "status" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "status",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "summary" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "summary",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "error" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("error"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "compaction_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `compaction_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(CompactionUpdate {
-            compaction_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "compactionId",
-                ))?,
-            status: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "status",
-                ))?,
-            summary: f2,
-            error: f3,
-            meta: f4,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -6953,9 +6738,94 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CompactionUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<CompactionUpdate, A::Error> {
-                CompactionUpdate::__read(map, true)
+                let mut f0: Option<CompactionId> = None;
+                let mut f1: Option<CompactionStatus> = None;
+                let mut f2: Option<Option<Vec<ContentBlock>>> = None;
+                let mut f3: Option<Option<String>> = None;
+                let mut f4: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "compactionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "compactionId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "status" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "status",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "summary" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "summary",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "error" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "error",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(CompactionUpdate {
+                    compaction_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "compactionId",
+                        ))?,
+                    status: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "status",
+                        ))?,
+                    summary: f2,
+                    error: f3,
+                    meta: f4,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -7134,8 +7004,6 @@ impl agentwire_runtime::Validate for CompleteElicitationNotification {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "config_option_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "ConfigOptionUpdate"))]
 pub struct ConfigOptionUpdate {
     /// The full set of configuration options and their current values.
     #[serde(rename = "configOptions")]
@@ -7163,84 +7031,6 @@ pub struct ConfigOptionUpdate {
         >,
     >,
 }
-impl ConfigOptionUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Vec<SessionConfigOption>> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "configOptions" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "configOptions",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "config_option_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `config_option_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(ConfigOptionUpdate {
-            config_options: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "configOptions",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ConfigOptionUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -7256,9 +7046,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ConfigOptionUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<ConfigOptionUpdate, A::Error> {
-                ConfigOptionUpdate::__read(map, true)
+                let mut f0: Option<Vec<SessionConfigOption>> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "configOptions" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "configOptions",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(ConfigOptionUpdate {
+                    config_options: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "configOptions",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -7293,8 +7129,6 @@ impl agentwire_runtime::Validate for ConfigOptionUpdate {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "content")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Content"))]
 pub struct Content {
     /// The actual content block.
     pub content: ContentBlock,
@@ -7321,80 +7155,6 @@ pub struct Content {
         >,
     >,
 }
-impl Content {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<ContentBlock> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "content" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "content",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "content" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `content`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(Content {
-            content: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "content",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Content {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -7410,9 +7170,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Content {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Content, A::Error> {
-                Content::__read(map, true)
+                let mut f0: Option<ContentBlock> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "content" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Content {
+                    content: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -7489,11 +7295,26 @@ impl agentwire_runtime::serde::Serialize for ContentBlock {
         s: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Text(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Image(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Audio(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::ResourceLink(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Resource(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Text(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "text", v, s)
+            }
+            Self::Image(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "image", v, s)
+            }
+            Self::Audio(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "audio", v, s)
+            }
+            Self::ResourceLink(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "type",
+                    "resource_link",
+                    v,
+                    s,
+                )
+            }
+            Self::Resource(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "resource", v, s)
+            }
         }
     }
 }
@@ -7518,11 +7339,13 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ContentBlock {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "text" => TextContent::__read(rest, false).map(Self::Text),
-            "image" => ImageContent::__read(rest, false).map(Self::Image),
-            "audio" => AudioContent::__read(rest, false).map(Self::Audio),
-            "resource_link" => ResourceLink::__read(rest, false).map(Self::ResourceLink),
-            "resource" => EmbeddedResource::__read(rest, false).map(Self::Resource),
+            "text" => agentwire_runtime::tagged::variant(rest).map(Self::Text),
+            "image" => agentwire_runtime::tagged::variant(rest).map(Self::Image),
+            "audio" => agentwire_runtime::tagged::variant(rest).map(Self::Audio),
+            "resource_link" => {
+                agentwire_runtime::tagged::variant(rest).map(Self::ResourceLink)
+            }
+            "resource" => agentwire_runtime::tagged::variant(rest).map(Self::Resource),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -10539,8 +10362,6 @@ impl agentwire_runtime::Validate for CreateTerminalResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "current_mode_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "CurrentModeUpdate"))]
 pub struct CurrentModeUpdate {
     /// The ID of the current mode
     #[serde(rename = "currentModeId")]
@@ -10568,84 +10389,6 @@ pub struct CurrentModeUpdate {
         >,
     >,
 }
-impl CurrentModeUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<SessionModeId> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "currentModeId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "currentModeId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "current_mode_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `current_mode_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(CurrentModeUpdate {
-            current_mode_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "currentModeId",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for CurrentModeUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -10661,9 +10404,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for CurrentModeUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<CurrentModeUpdate, A::Error> {
-                CurrentModeUpdate::__read(map, true)
+                let mut f0: Option<SessionModeId> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "currentModeId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "currentModeId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(CurrentModeUpdate {
+                    current_mode_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "currentModeId",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -10931,8 +10720,6 @@ impl agentwire_runtime::Validate for DeleteSessionResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "diff")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Diff"))]
 pub struct Diff {
     /// The absolute file path being modified.
     pub path: String,
@@ -10971,105 +10758,6 @@ pub struct Diff {
         >,
     >,
 }
-impl Diff {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<String> = None;
-        let mut f1: Option<Option<String>> = None;
-        let mut f2: Option<String> = None;
-        let mut f3: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "path" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("path"),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "oldText" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "oldText",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "newText" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "newText",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "diff" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `diff`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(Diff {
-            path: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "path",
-                ))?,
-            old_text: f1,
-            new_text: f2
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "newText",
-                ))?,
-            meta: f3,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Diff {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -11085,9 +10773,80 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Diff {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Diff, A::Error> {
-                Diff::__read(map, true)
+                let mut f0: Option<String> = None;
+                let mut f1: Option<Option<String>> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "path" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("path"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "oldText" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "oldText",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "newText" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "newText",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Diff {
+                    path: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "path",
+                        ))?,
+                    old_text: f1,
+                    new_text: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "newText",
+                        ))?,
+                    meta: f3,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -14843,8 +14602,6 @@ impl agentwire_runtime::Validate for ElicitationUrlModeSession {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "resource")]
-#[cfg_attr(feature = "schemars", schemars(rename = "EmbeddedResource"))]
 pub struct EmbeddedResource {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -14879,92 +14636,6 @@ pub struct EmbeddedResource {
         >,
     >,
 }
-impl EmbeddedResource {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<EmbeddedResourceResource> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "resource" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "resource",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "resource" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `resource`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(EmbeddedResource {
-            annotations: f0,
-            resource: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "resource",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResource {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -14980,9 +14651,67 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for EmbeddedResource {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<EmbeddedResource, A::Error> {
-                EmbeddedResource::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<EmbeddedResourceResource> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "resource" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "resource",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(EmbeddedResource {
+                    annotations: f0,
+                    resource: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "resource",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -18042,8 +17771,6 @@ impl agentwire_runtime::Validate for IdleStateUpdateRefusalStopReason {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "image")]
-#[cfg_attr(feature = "schemars", schemars(rename = "ImageContent"))]
 pub struct ImageContent {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -18089,115 +17816,6 @@ pub struct ImageContent {
         >,
     >,
 }
-impl ImageContent {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<String> = None;
-        let mut f3: Option<Option<String>> = None;
-        let mut f4: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "data" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("data"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "mimeType" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "mimeType",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "uri" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("uri"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "image" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `image`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(ImageContent {
-            annotations: f0,
-            data: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "data",
-                ))?,
-            mime_type: f2
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "mimeType",
-                ))?,
-            uri: f3,
-            meta: f4,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ImageContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -18213,9 +17831,90 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ImageContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<ImageContent, A::Error> {
-                ImageContent::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<String> = None;
+                let mut f3: Option<Option<String>> = None;
+                let mut f4: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "data" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("data"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "mimeType" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "mimeType",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "uri" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(ImageContent {
+                    annotations: f0,
+                    data: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: f2
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "mimeType",
+                        ))?,
+                    uri: f3,
+                    meta: f4,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -24226,8 +23925,6 @@ impl agentwire_runtime::Validate for NewSessionResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "notice")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Notice"))]
 pub struct Notice {
     /// Presentation severity hint.
     pub severity: NoticeSeverity,
@@ -24265,109 +23962,6 @@ pub struct Notice {
         >,
     >,
 }
-impl Notice {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<NoticeSeverity> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<Option<String>> = None;
-        let mut f3: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "severity" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "severity",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "title" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "description" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "description",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "notice" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `notice`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(Notice {
-            severity: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "severity",
-                ))?,
-            title: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "title",
-                ))?,
-            description: f2,
-            meta: f3,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Notice {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -24383,9 +23977,82 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Notice {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Notice, A::Error> {
-                Notice::__read(map, true)
+                let mut f0: Option<NoticeSeverity> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<Option<String>> = None;
+                let mut f3: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "severity" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "severity",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "title" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Notice {
+                    severity: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "severity",
+                        ))?,
+                    title: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "title",
+                        ))?,
+                    description: f2,
+                    meta: f3,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -24993,8 +24660,6 @@ impl agentwire_runtime::Validate for PermissionOptionKind {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "plan")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Plan"))]
 pub struct Plan {
     /// The list of tasks to be accomplished.
     ///
@@ -25024,84 +24689,6 @@ pub struct Plan {
         >,
     >,
 }
-impl Plan {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Vec<PlanEntry>> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "entries" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "entries",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "plan" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `plan`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(Plan {
-            entries: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "entries",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Plan {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -25117,9 +24704,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Plan {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Plan, A::Error> {
-                Plan::__read(map, true)
+                let mut f0: Option<Vec<PlanEntry>> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "entries" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "entries",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Plan {
+                    entries: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "entries",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -25526,8 +25159,6 @@ impl agentwire_runtime::Validate for PlanEntryStatus {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "file")]
-#[cfg_attr(feature = "schemars", schemars(rename = "PlanFile"))]
 pub struct PlanFile {
     /// The plan ID to update.
     #[serde(rename = "planId")]
@@ -25557,93 +25188,6 @@ pub struct PlanFile {
         >,
     >,
 }
-impl PlanFile {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<PlanId> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "planId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "planId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "uri" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("uri"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "file" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `file`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(PlanFile {
-            plan_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "planId",
-                ))?,
-            uri: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "uri",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanFile {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -25659,9 +25203,68 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanFile {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<PlanFile, A::Error> {
-                PlanFile::__read(map, true)
+                let mut f0: Option<PlanId> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "planId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "planId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "uri" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(PlanFile {
+                    plan_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "planId",
+                        ))?,
+                    uri: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "uri",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -25710,8 +25313,6 @@ pub type PlanId = String;
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "items")]
-#[cfg_attr(feature = "schemars", schemars(rename = "PlanItems"))]
 pub struct PlanItems {
     /// The plan ID to update.
     #[serde(rename = "planId")]
@@ -25744,95 +25345,6 @@ pub struct PlanItems {
         >,
     >,
 }
-impl PlanItems {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<PlanId> = None;
-        let mut f1: Option<Vec<PlanEntry>> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "planId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "planId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "entries" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "entries",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "items" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `items`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(PlanItems {
-            plan_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "planId",
-                ))?,
-            entries: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "entries",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanItems {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -25848,9 +25360,70 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanItems {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<PlanItems, A::Error> {
-                PlanItems::__read(map, true)
+                let mut f0: Option<PlanId> = None;
+                let mut f1: Option<Vec<PlanEntry>> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "planId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "planId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "entries" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "entries",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(PlanItems {
+                    plan_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "planId",
+                        ))?,
+                    entries: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "entries",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -25893,8 +25466,6 @@ impl agentwire_runtime::Validate for PlanItems {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "markdown")]
-#[cfg_attr(feature = "schemars", schemars(rename = "PlanMarkdown"))]
 pub struct PlanMarkdown {
     /// The plan ID to update.
     #[serde(rename = "planId")]
@@ -25924,95 +25495,6 @@ pub struct PlanMarkdown {
         >,
     >,
 }
-impl PlanMarkdown {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<PlanId> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "planId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "planId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "content" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "content",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "markdown" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `markdown`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(PlanMarkdown {
-            plan_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "planId",
-                ))?,
-            content: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "content",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanMarkdown {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -26028,9 +25510,70 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanMarkdown {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<PlanMarkdown, A::Error> {
-                PlanMarkdown::__read(map, true)
+                let mut f0: Option<PlanId> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "planId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "planId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(PlanMarkdown {
+                    plan_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "planId",
+                        ))?,
+                    content: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -26073,8 +25616,6 @@ impl agentwire_runtime::Validate for PlanMarkdown {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "plan_removed")]
-#[cfg_attr(feature = "schemars", schemars(rename = "PlanRemoved"))]
 pub struct PlanRemoved {
     /// The plan ID to remove.
     #[serde(rename = "planId")]
@@ -26102,84 +25643,6 @@ pub struct PlanRemoved {
         >,
     >,
 }
-impl PlanRemoved {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<PlanId> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "planId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "planId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "plan_removed" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `plan_removed`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(PlanRemoved {
-            plan_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "planId",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanRemoved {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -26195,9 +25658,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanRemoved {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<PlanRemoved, A::Error> {
-                PlanRemoved::__read(map, true)
+                let mut f0: Option<PlanId> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "planId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "planId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(PlanRemoved {
+                    plan_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "planId",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -26236,8 +25745,6 @@ impl agentwire_runtime::Validate for PlanRemoved {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "plan_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "PlanUpdate"))]
 pub struct PlanUpdate {
     /// The updated plan content.
     pub plan: PlanUpdateContent,
@@ -26264,82 +25771,6 @@ pub struct PlanUpdate {
         >,
     >,
 }
-impl PlanUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<PlanUpdateContent> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "plan" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("plan"),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "plan_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `plan_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(PlanUpdate {
-            plan: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "plan",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -26355,9 +25786,53 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for PlanUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<PlanUpdate, A::Error> {
-                PlanUpdate::__read(map, true)
+                let mut f0: Option<PlanUpdateContent> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "plan" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("plan"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(PlanUpdate {
+                    plan: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "plan",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -26422,9 +25897,15 @@ impl agentwire_runtime::serde::Serialize for PlanUpdateContent {
         s: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Items(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::File(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Markdown(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Items(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "items", v, s)
+            }
+            Self::File(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "file", v, s)
+            }
+            Self::Markdown(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "markdown", v, s)
+            }
         }
     }
 }
@@ -26443,9 +25924,9 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for PlanUpdateContent {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "items" => PlanItems::__read(rest, false).map(Self::Items),
-            "file" => PlanFile::__read(rest, false).map(Self::File),
-            "markdown" => PlanMarkdown::__read(rest, false).map(Self::Markdown),
+            "items" => agentwire_runtime::tagged::variant(rest).map(Self::Items),
+            "file" => agentwire_runtime::tagged::variant(rest).map(Self::File),
+            "markdown" => agentwire_runtime::tagged::variant(rest).map(Self::Markdown),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -29083,7 +28564,14 @@ impl agentwire_runtime::serde::Serialize for RequestPermissionOutcome {
     ) -> Result<S::Ok, S::Error> {
         match self {
             Self::Cancelled(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Selected(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Selected(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "outcome",
+                    "selected",
+                    v,
+                    s,
+                )
+            }
         }
     }
 }
@@ -29106,9 +28594,7 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for RequestPermissionOutco
                 RequestPermissionOutcomeCancelled::__read(rest, false)
                     .map(Self::Cancelled)
             }
-            "selected" => {
-                SelectedPermissionOutcome::__read(rest, false).map(Self::Selected)
-            }
+            "selected" => agentwire_runtime::tagged::variant(rest).map(Self::Selected),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -29621,8 +29107,6 @@ impl agentwire_runtime::Validate for RequiresActionStateUpdate {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "resource_link")]
-#[cfg_attr(feature = "schemars", schemars(rename = "ResourceLink"))]
 pub struct ResourceLink {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -29695,147 +29179,6 @@ pub struct ResourceLink {
         >,
     >,
 }
-impl ResourceLink {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<Option<String>> = None;
-        let mut f2: Option<Option<String>> = None;
-        let mut f3: Option<String> = None;
-        let mut f4: Option<Option<i64>> = None;
-        let mut f5: Option<Option<String>> = None;
-        let mut f6: Option<String> = None;
-        let mut f7: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "description" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "description",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "mimeType" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "mimeType",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "name" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "size" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("size"),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "title" => {
-                    if f5.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
-                        );
-                    }
-                    f5 = Some(map.next_value()?);
-                }
-                "uri" => {
-                    if f6.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("uri"),
-                        );
-                    }
-                    f6 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f7.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f7 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "resource_link" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `resource_link`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(ResourceLink {
-            annotations: f0,
-            description: f1,
-            mime_type: f2,
-            name: f3
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "name",
-                ))?,
-            size: f4,
-            title: f5,
-            uri: f6
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "uri",
-                ))?,
-            meta: f7,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceLink {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -29851,9 +29194,124 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ResourceLink {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<ResourceLink, A::Error> {
-                ResourceLink::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<Option<String>> = None;
+                let mut f2: Option<Option<String>> = None;
+                let mut f3: Option<String> = None;
+                let mut f4: Option<Option<i64>> = None;
+                let mut f5: Option<Option<String>> = None;
+                let mut f6: Option<String> = None;
+                let mut f7: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "mimeType" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "mimeType",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "size" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("size"),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "title" => {
+                            if f5.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "uri" => {
+                            if f6.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("uri"),
+                                );
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f7.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f7 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(ResourceLink {
+                    annotations: f0,
+                    description: f1,
+                    mime_type: f2,
+                    name: f3
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "name",
+                        ))?,
+                    size: f4,
+                    title: f5,
+                    uri: f6
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "uri",
+                        ))?,
+                    meta: f7,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -32544,8 +32002,6 @@ impl agentwire_runtime::Validate for SchemaUnstableProxyJsonrpc {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "outcome", rename = "selected")]
-#[cfg_attr(feature = "schemars", schemars(rename = "SelectedPermissionOutcome"))]
 pub struct SelectedPermissionOutcome {
     /// The ID of the option the user selected.
     #[serde(rename = "optionId")]
@@ -32573,82 +32029,6 @@ pub struct SelectedPermissionOutcome {
         >,
     >,
 }
-impl SelectedPermissionOutcome {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<PermissionOptionId> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "optionId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "optionId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "outcome" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "outcome",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "selected" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `outcome` value `{}`, expected one of `selected`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("outcome"));
-        }
-        Ok(SelectedPermissionOutcome {
-            option_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "optionId",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SelectedPermissionOutcome {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -32664,9 +32044,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SelectedPermissionOutco
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<SelectedPermissionOutcome, A::Error> {
-                SelectedPermissionOutcome::__read(map, true)
+                let mut f0: Option<PermissionOptionId> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "optionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "optionId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(SelectedPermissionOutcome {
+                    option_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "optionId",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -35517,8 +34943,6 @@ impl agentwire_runtime::Validate for SessionInfo {
 #[derive(Debug, Clone, PartialEq, Default, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "session_info_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "SessionInfoUpdate"))]
 pub struct SessionInfoUpdate {
     /// Human-readable title for the session. Set to null to clear.
     #[serde(
@@ -35560,91 +34984,6 @@ pub struct SessionInfoUpdate {
         >,
     >,
 }
-impl SessionInfoUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<String>> = None;
-        let mut f1: Option<Option<String>> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "title" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "updatedAt" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "updatedAt",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "session_info_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `session_info_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(SessionInfoUpdate {
-            title: f0,
-            updated_at: f1,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionInfoUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -35660,9 +34999,64 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionInfoUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<SessionInfoUpdate, A::Error> {
-                SessionInfoUpdate::__read(map, true)
+                let mut f0: Option<Option<String>> = None;
+                let mut f1: Option<Option<String>> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "title" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "updatedAt" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "updatedAt",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(SessionInfoUpdate {
+                    title: f0,
+                    updated_at: f1,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -35808,8 +35202,6 @@ impl agentwire_runtime::Validate for SessionListCapabilities {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "session_message")]
-#[cfg_attr(feature = "schemars", schemars(rename = "SessionMessage"))]
 pub struct SessionMessage {
     /// Identifier of this message within the enclosing session's transcript.
     #[serde(rename = "messageId")]
@@ -35892,144 +35284,6 @@ pub struct SessionMessage {
         >,
     >,
 }
-impl SessionMessage {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<MessageId> = None;
-        let mut f1: Option<Option<SessionId>> = None;
-        let mut f2: Option<Option<SessionId>> = None;
-        let mut f3: Option<Option<MessageId>> = None;
-        let mut f4: Option<Option<MessageId>> = None;
-        let mut f5: Option<Option<Vec<ContentBlock>>> = None;
-        let mut f6: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "messageId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "messageId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "senderSessionId" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "senderSessionId",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "recipientSessionId" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "recipientSessionId",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "senderMessageId" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "senderMessageId",
-                            ),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "recipientMessageId" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "recipientMessageId",
-                            ),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "content" => {
-                    if f5.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "content",
-                            ),
-                        );
-                    }
-                    f5 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f6.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f6 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "session_message" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `session_message`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(SessionMessage {
-            message_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "messageId",
-                ))?,
-            sender_session_id: f1,
-            recipient_session_id: f2,
-            sender_message_id: f3,
-            recipient_message_id: f4,
-            content: f5,
-            meta: f6,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionMessage {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -36045,9 +35299,115 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionMessage {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<SessionMessage, A::Error> {
-                SessionMessage::__read(map, true)
+                let mut f0: Option<MessageId> = None;
+                let mut f1: Option<Option<SessionId>> = None;
+                let mut f2: Option<Option<SessionId>> = None;
+                let mut f3: Option<Option<MessageId>> = None;
+                let mut f4: Option<Option<MessageId>> = None;
+                let mut f5: Option<Option<Vec<ContentBlock>>> = None;
+                let mut f6: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "messageId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "messageId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "senderSessionId" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "senderSessionId",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "recipientSessionId" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "recipientSessionId",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "senderMessageId" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "senderMessageId",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "recipientMessageId" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "recipientMessageId",
+                                    ),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f5.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f6.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(SessionMessage {
+                    message_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "messageId",
+                        ))?,
+                    sender_session_id: f1,
+                    recipient_session_id: f2,
+                    sender_message_id: f3,
+                    recipient_message_id: f4,
+                    content: f5,
+                    meta: f6,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -36122,8 +35482,6 @@ impl agentwire_runtime::Validate for SessionMessage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "session_message_chunk")]
-#[cfg_attr(feature = "schemars", schemars(rename = "SessionMessageChunk"))]
 pub struct SessionMessageChunk {
     /// Identifier of this message within the enclosing session's transcript.
     #[serde(rename = "messageId")]
@@ -36151,99 +35509,6 @@ pub struct SessionMessageChunk {
         >,
     >,
 }
-impl SessionMessageChunk {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<MessageId> = None;
-        let mut f1: Option<ContentBlock> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "messageId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "messageId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "content" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "content",
-                            ),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "session_message_chunk" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `session_message_chunk`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(SessionMessageChunk {
-            message_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "messageId",
-                ))?,
-            content: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "content",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionMessageChunk {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -36259,9 +35524,70 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SessionMessageChunk {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<SessionMessageChunk, A::Error> {
-                SessionMessageChunk::__read(map, true)
+                let mut f0: Option<MessageId> = None;
+                let mut f1: Option<ContentBlock> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "messageId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "messageId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(SessionMessageChunk {
+                    message_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "messageId",
+                        ))?,
+                    content: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "content",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -37936,7 +37262,14 @@ impl agentwire_runtime::serde::Serialize for SessionUpdate {
                     s,
                 )
             }
-            Self::ToolCall(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::ToolCall(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "tool_call",
+                    v,
+                    s,
+                )
+            }
             Self::ToolCallUpdate(v) => {
                 agentwire_runtime::tagged::serialize_with_tag(
                     "sessionUpdate",
@@ -37945,37 +37278,117 @@ impl agentwire_runtime::serde::Serialize for SessionUpdate {
                     s,
                 )
             }
-            Self::Plan(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::PlanUpdate(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::PlanRemoved(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Plan(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "plan",
+                    v,
+                    s,
+                )
+            }
+            Self::PlanUpdate(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "plan_update",
+                    v,
+                    s,
+                )
+            }
+            Self::PlanRemoved(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "plan_removed",
+                    v,
+                    s,
+                )
+            }
             Self::AvailableCommandsUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "available_commands_update",
+                    v,
+                    s,
+                )
             }
             Self::CurrentModeUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "current_mode_update",
+                    v,
+                    s,
+                )
             }
             Self::ConfigOptionUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "config_option_update",
+                    v,
+                    s,
+                )
             }
             Self::SessionInfoUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "session_info_update",
+                    v,
+                    s,
+                )
             }
-            Self::UsageUpdate(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Notice(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::UsageUpdate(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "usage_update",
+                    v,
+                    s,
+                )
+            }
+            Self::Notice(v) => {
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "notice",
+                    v,
+                    s,
+                )
+            }
             Self::CompactionUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "compaction_update",
+                    v,
+                    s,
+                )
             }
             Self::CompactionSummaryChunk(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "compaction_summary_chunk",
+                    v,
+                    s,
+                )
             }
             Self::SubagentUpdate(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "subagent_update",
+                    v,
+                    s,
+                )
             }
             Self::SessionMessage(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "session_message",
+                    v,
+                    s,
+                )
             }
             Self::SessionMessageChunk(v) => {
-                agentwire_runtime::serde::Serialize::serialize(v, s)
+                agentwire_runtime::tagged::serialize_with_tag(
+                    "sessionUpdate",
+                    "session_message_chunk",
+                    v,
+                    s,
+                )
             }
         }
     }
@@ -38024,43 +37437,49 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for SessionUpdate {
             "agent_thought_chunk" => {
                 agentwire_runtime::tagged::variant(rest).map(Self::AgentThoughtChunk)
             }
-            "tool_call" => ToolCall::__read(rest, false).map(Self::ToolCall),
+            "tool_call" => agentwire_runtime::tagged::variant(rest).map(Self::ToolCall),
             "tool_call_update" => {
                 agentwire_runtime::tagged::variant(rest).map(Self::ToolCallUpdate)
             }
-            "plan" => Plan::__read(rest, false).map(Self::Plan),
-            "plan_update" => PlanUpdate::__read(rest, false).map(Self::PlanUpdate),
-            "plan_removed" => PlanRemoved::__read(rest, false).map(Self::PlanRemoved),
+            "plan" => agentwire_runtime::tagged::variant(rest).map(Self::Plan),
+            "plan_update" => {
+                agentwire_runtime::tagged::variant(rest).map(Self::PlanUpdate)
+            }
+            "plan_removed" => {
+                agentwire_runtime::tagged::variant(rest).map(Self::PlanRemoved)
+            }
             "available_commands_update" => {
-                AvailableCommandsUpdate::__read(rest, false)
+                agentwire_runtime::tagged::variant(rest)
                     .map(Self::AvailableCommandsUpdate)
             }
             "current_mode_update" => {
-                CurrentModeUpdate::__read(rest, false).map(Self::CurrentModeUpdate)
+                agentwire_runtime::tagged::variant(rest).map(Self::CurrentModeUpdate)
             }
             "config_option_update" => {
-                ConfigOptionUpdate::__read(rest, false).map(Self::ConfigOptionUpdate)
+                agentwire_runtime::tagged::variant(rest).map(Self::ConfigOptionUpdate)
             }
             "session_info_update" => {
-                SessionInfoUpdate::__read(rest, false).map(Self::SessionInfoUpdate)
+                agentwire_runtime::tagged::variant(rest).map(Self::SessionInfoUpdate)
             }
-            "usage_update" => UsageUpdate::__read(rest, false).map(Self::UsageUpdate),
-            "notice" => Notice::__read(rest, false).map(Self::Notice),
+            "usage_update" => {
+                agentwire_runtime::tagged::variant(rest).map(Self::UsageUpdate)
+            }
+            "notice" => agentwire_runtime::tagged::variant(rest).map(Self::Notice),
             "compaction_update" => {
-                CompactionUpdate::__read(rest, false).map(Self::CompactionUpdate)
+                agentwire_runtime::tagged::variant(rest).map(Self::CompactionUpdate)
             }
             "compaction_summary_chunk" => {
-                CompactionSummaryChunk::__read(rest, false)
+                agentwire_runtime::tagged::variant(rest)
                     .map(Self::CompactionSummaryChunk)
             }
             "subagent_update" => {
-                SubagentUpdate::__read(rest, false).map(Self::SubagentUpdate)
+                agentwire_runtime::tagged::variant(rest).map(Self::SubagentUpdate)
             }
             "session_message" => {
-                SessionMessage::__read(rest, false).map(Self::SessionMessage)
+                agentwire_runtime::tagged::variant(rest).map(Self::SessionMessage)
             }
             "session_message_chunk" => {
-                SessionMessageChunk::__read(rest, false).map(Self::SessionMessageChunk)
+                agentwire_runtime::tagged::variant(rest).map(Self::SessionMessageChunk)
             }
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
@@ -42661,8 +42080,6 @@ impl agentwire_runtime::Validate for SubagentSessionCapabilities {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "subagent_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "SubagentUpdate"))]
 pub struct SubagentUpdate {
     /// The opaque session ID identifying the child in all ACP messages.
     #[serde(rename = "sessionId")]
@@ -42771,150 +42188,6 @@ pub struct SubagentUpdate {
         >,
     >,
 }
-impl SubagentUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<SessionId> = None;
-        let mut f1: Option<Option<String>> = None;
-        let mut f2: Option<Option<String>> = None;
-        let mut f3: Option<Option<SubagentSessionCapabilities>> = None;
-        let mut f4: Option<Option<StateUpdate>> = None;
-        let mut f5: Option<Option<String>> = None;
-        let mut f6: Option<Option<Vec<String>>> = None;
-        let mut f7: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "sessionId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "title" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "description" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "description",
-                            ),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "capabilities" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "capabilities",
-                            ),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "state" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("state"),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "cwd" => {
-                    if f5.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("cwd"),
-                        );
-                    }
-                    f5 = Some(map.next_value()?);
-                }
-                "additionalDirectories" => {
-                    if f6.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "additionalDirectories",
-                            ),
-                        );
-                    }
-                    f6 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f7.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f7 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "subagent_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `subagent_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(SubagentUpdate {
-            session_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "sessionId",
-                ))?,
-            title: f1,
-            description: f2,
-            capabilities: f3,
-            state: f4,
-            cwd: f5,
-            additional_directories: f6,
-            meta: f7,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for SubagentUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -42930,9 +42203,125 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for SubagentUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<SubagentUpdate, A::Error> {
-                SubagentUpdate::__read(map, true)
+                let mut f0: Option<SessionId> = None;
+                let mut f1: Option<Option<String>> = None;
+                let mut f2: Option<Option<String>> = None;
+                let mut f3: Option<Option<SubagentSessionCapabilities>> = None;
+                let mut f4: Option<Option<StateUpdate>> = None;
+                let mut f5: Option<Option<String>> = None;
+                let mut f6: Option<Option<Vec<String>>> = None;
+                let mut f7: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "sessionId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "sessionId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "title" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "description" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "description",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "capabilities" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "capabilities",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "state" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "state",
+                                    ),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "cwd" => {
+                            if f5.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("cwd"),
+                                );
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "additionalDirectories" => {
+                            if f6.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "additionalDirectories",
+                                    ),
+                                );
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f7.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f7 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(SubagentUpdate {
+                    session_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "sessionId",
+                        ))?,
+                    title: f1,
+                    description: f2,
+                    capabilities: f3,
+                    state: f4,
+                    cwd: f5,
+                    additional_directories: f6,
+                    meta: f7,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -43264,8 +42653,6 @@ impl agentwire_runtime::Validate for SystemPromptModeKnown {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "terminal")]
-#[cfg_attr(feature = "schemars", schemars(rename = "Terminal"))]
 pub struct Terminal {
     /// Identifier of the terminal instance to embed in the content stream.
     #[serde(rename = "terminalId")]
@@ -43293,80 +42680,6 @@ pub struct Terminal {
         >,
     >,
 }
-impl Terminal {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<TerminalId> = None;
-        let mut f1: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "terminalId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "terminalId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "terminal" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `terminal`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(Terminal {
-            terminal_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "terminalId",
-                ))?,
-            meta: f1,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for Terminal {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -43382,9 +42695,55 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for Terminal {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<Terminal, A::Error> {
-                Terminal::__read(map, true)
+                let mut f0: Option<TerminalId> = None;
+                let mut f1: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "terminalId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "terminalId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(Terminal {
+                    terminal_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "terminalId",
+                        ))?,
+                    meta: f1,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -43922,8 +43281,6 @@ impl agentwire_runtime::Validate for TerminalOutputResponse {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "type", rename = "text")]
-#[cfg_attr(feature = "schemars", schemars(rename = "TextContent"))]
 pub struct TextContent {
     /// Optional annotations that help clients decide how to display or route this content.
     #[serde(
@@ -43958,90 +43315,6 @@ pub struct TextContent {
         >,
     >,
 }
-impl TextContent {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<Option<Annotations>> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "annotations" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "annotations",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "text" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("text"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "type" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("type"),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "text" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `type` value `{}`, expected one of `text`", kind
-                                    .as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(agentwire_runtime::serde::de::Error::missing_field("type"));
-        }
-        Ok(TextContent {
-            annotations: f0,
-            text: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "text",
-                ))?,
-            meta: f2,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -44057,9 +43330,65 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for TextContent {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<TextContent, A::Error> {
-                TextContent::__read(map, true)
+                let mut f0: Option<Option<Annotations>> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "annotations",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "text" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("text"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(TextContent {
+                    annotations: f0,
+                    text: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "text",
+                        ))?,
+                    meta: f2,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -44403,8 +43732,6 @@ impl agentwire_runtime::Validate for TitledMultiSelectItems {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "tool_call")]
-#[cfg_attr(feature = "schemars", schemars(rename = "ToolCall"))]
 pub struct ToolCall {
     /// Unique identifier for this tool call within the session.
     #[serde(rename = "toolCallId")]
@@ -44503,177 +43830,6 @@ pub struct ToolCall {
         >,
     >,
 }
-impl ToolCall {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<ToolCallId> = None;
-        let mut f1: Option<String> = None;
-        let mut f2: Option<Option<String>> = None;
-        let mut f3: Option<ToolKind> = None;
-        let mut f4: Option<ToolCallStatus> = None;
-        let mut f5: Option<Vec<ToolCallContent>> = None;
-        let mut f6: Option<Vec<ToolCallLocation>> = None;
-        let mut f7: Option<agentwire_runtime::serde_json::Value> = None;
-        let mut f8: Option<agentwire_runtime::serde_json::Value> = None;
-        let mut f9: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "toolCallId" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "toolCallId",
-                            ),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "title" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("title"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "name" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("name"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "kind" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("kind"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "status" => {
-                    if f4.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "status",
-                            ),
-                        );
-                    }
-                    f4 = Some(map.next_value()?);
-                }
-                "content" => {
-                    if f5.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "content",
-                            ),
-                        );
-                    }
-                    f5 = Some(map.next_value()?);
-                }
-                "locations" => {
-                    if f6.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "locations",
-                            ),
-                        );
-                    }
-                    f6 = Some(map.next_value()?);
-                }
-                "rawInput" => {
-                    if f7.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "rawInput",
-                            ),
-                        );
-                    }
-                    f7 = Some(map.next_value()?);
-                }
-                "rawOutput" => {
-                    if f8.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "rawOutput",
-                            ),
-                        );
-                    }
-                    f8 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f9.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f9 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "tool_call" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `tool_call`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(ToolCall {
-            tool_call_id: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "toolCallId",
-                ))?,
-            title: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "title",
-                ))?,
-            name: f2,
-            kind: f3,
-            status: f4,
-            content: f5,
-            locations: f6,
-            raw_input: f7,
-            raw_output: f8,
-            meta: f9,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCall {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -44689,9 +43845,150 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for ToolCall {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<ToolCall, A::Error> {
-                ToolCall::__read(map, true)
+                let mut f0: Option<ToolCallId> = None;
+                let mut f1: Option<String> = None;
+                let mut f2: Option<Option<String>> = None;
+                let mut f3: Option<ToolKind> = None;
+                let mut f4: Option<ToolCallStatus> = None;
+                let mut f5: Option<Vec<ToolCallContent>> = None;
+                let mut f6: Option<Vec<ToolCallLocation>> = None;
+                let mut f7: Option<agentwire_runtime::serde_json::Value> = None;
+                let mut f8: Option<agentwire_runtime::serde_json::Value> = None;
+                let mut f9: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "toolCallId" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "toolCallId",
+                                    ),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "title" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "title",
+                                    ),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "name" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("name"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "kind" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("kind"),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        "status" => {
+                            if f4.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "status",
+                                    ),
+                                );
+                            }
+                            f4 = Some(map.next_value()?);
+                        }
+                        "content" => {
+                            if f5.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "content",
+                                    ),
+                                );
+                            }
+                            f5 = Some(map.next_value()?);
+                        }
+                        "locations" => {
+                            if f6.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "locations",
+                                    ),
+                                );
+                            }
+                            f6 = Some(map.next_value()?);
+                        }
+                        "rawInput" => {
+                            if f7.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "rawInput",
+                                    ),
+                                );
+                            }
+                            f7 = Some(map.next_value()?);
+                        }
+                        "rawOutput" => {
+                            if f8.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "rawOutput",
+                                    ),
+                                );
+                            }
+                            f8 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f9.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f9 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(ToolCall {
+                    tool_call_id: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "toolCallId",
+                        ))?,
+                    title: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "title",
+                        ))?,
+                    name: f2,
+                    kind: f3,
+                    status: f4,
+                    content: f5,
+                    locations: f6,
+                    raw_input: f7,
+                    raw_output: f8,
+                    meta: f9,
+                })
             }
         }
         d.deserialize_map(Visitor)
@@ -44818,9 +44115,15 @@ impl agentwire_runtime::serde::Serialize for ToolCallContent {
         s: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Content(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Diff(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
-            Self::Terminal(v) => agentwire_runtime::serde::Serialize::serialize(v, s),
+            Self::Content(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "content", v, s)
+            }
+            Self::Diff(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "diff", v, s)
+            }
+            Self::Terminal(v) => {
+                agentwire_runtime::tagged::serialize_with_tag("type", "terminal", v, s)
+            }
         }
     }
 }
@@ -44839,9 +44142,9 @@ impl<'de> agentwire_runtime::tagged::TaggedUnion<'de> for ToolCallContent {
         rest: M,
     ) -> Result<Self, M::Error> {
         match kind {
-            "content" => Content::__read(rest, false).map(Self::Content),
-            "diff" => Diff::__read(rest, false).map(Self::Diff),
-            "terminal" => Terminal::__read(rest, false).map(Self::Terminal),
+            "content" => agentwire_runtime::tagged::variant(rest).map(Self::Content),
+            "diff" => agentwire_runtime::tagged::variant(rest).map(Self::Diff),
+            "terminal" => agentwire_runtime::tagged::variant(rest).map(Self::Terminal),
             _ => Err(agentwire_runtime::tagged::unknown_kind::<Self, M::Error>(kind)),
         }
     }
@@ -46353,8 +45656,6 @@ impl agentwire_runtime::Validate for Usage {
 #[derive(Debug, Clone, PartialEq, agentwire_runtime::serde::Serialize)]
 #[serde(crate = "agentwire_runtime::serde")]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-#[serde(tag = "sessionUpdate", rename = "usage_update")]
-#[cfg_attr(feature = "schemars", schemars(rename = "UsageUpdate"))]
 pub struct UsageUpdate {
     /// Tokens currently in context.
     #[cfg_attr(
@@ -46399,105 +45700,6 @@ pub struct UsageUpdate {
         >,
     >,
 }
-impl UsageUpdate {
-    /// Reads the members of an object; `standalone` when no union read the
-    /// discriminator first.
-    #[doc(hidden)]
-    pub fn __read<'de, A: agentwire_runtime::serde::de::MapAccess<'de>>(
-        mut map: A,
-        standalone: bool,
-    ) -> Result<Self, A::Error> {
-        let mut f0: Option<i64> = None;
-        let mut f1: Option<i64> = None;
-        let mut f2: Option<Option<Cost>> = None;
-        let mut f3: Option<
-            Option<
-                ::std::collections::BTreeMap<
-                    String,
-                    agentwire_runtime::serde_json::Value,
-                >,
-            >,
-        > = None;
-        let mut tag_seen = false;
-        while let Some(key) = map.next_key::<agentwire_runtime::tagged::Text<'de>>()? {
-            match key.as_str() {
-                "used" => {
-                    if f0.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("used"),
-                        );
-                    }
-                    f0 = Some(map.next_value()?);
-                }
-                "size" => {
-                    if f1.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("size"),
-                        );
-                    }
-                    f1 = Some(map.next_value()?);
-                }
-                "cost" => {
-                    if f2.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("cost"),
-                        );
-                    }
-                    f2 = Some(map.next_value()?);
-                }
-                "_meta" => {
-                    if f3.is_some() {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field("_meta"),
-                        );
-                    }
-                    f3 = Some(map.next_value()?);
-                }
-                "sessionUpdate" if standalone => {
-                    if tag_seen {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::duplicate_field(
-                                "sessionUpdate",
-                            ),
-                        );
-                    }
-                    let kind: agentwire_runtime::tagged::Text<'de> = map.next_value()?;
-                    if kind.as_str() != "usage_update" {
-                        return Err(
-                            agentwire_runtime::serde::de::Error::custom(
-                                format_args!(
-                                    "unknown `sessionUpdate` value `{}`, expected one of `usage_update`",
-                                    kind.as_str()
-                                ),
-                            ),
-                        );
-                    }
-                    tag_seen = true;
-                }
-                _ => {
-                    map.next_value::<agentwire_runtime::serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        if standalone && !tag_seen {
-            return Err(
-                agentwire_runtime::serde::de::Error::missing_field("sessionUpdate"),
-            );
-        }
-        Ok(UsageUpdate {
-            used: f0
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "used",
-                ))?,
-            size: f1
-                .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
-                    "size",
-                ))?,
-            cost: f2,
-            meta: f3,
-        })
-    }
-}
 impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageUpdate {
     fn deserialize<D: agentwire_runtime::serde::Deserializer<'de>>(
         d: D,
@@ -46513,9 +45715,76 @@ impl<'de> agentwire_runtime::serde::Deserialize<'de> for UsageUpdate {
             }
             fn visit_map<A: agentwire_runtime::serde::de::MapAccess<'de>>(
                 self,
-                map: A,
+                mut map: A,
             ) -> Result<UsageUpdate, A::Error> {
-                UsageUpdate::__read(map, true)
+                let mut f0: Option<i64> = None;
+                let mut f1: Option<i64> = None;
+                let mut f2: Option<Option<Cost>> = None;
+                let mut f3: Option<
+                    Option<
+                        ::std::collections::BTreeMap<
+                            String,
+                            agentwire_runtime::serde_json::Value,
+                        >,
+                    >,
+                > = None;
+                while let Some(key) = map
+                    .next_key::<agentwire_runtime::tagged::Text<'de>>()?
+                {
+                    match key.as_str() {
+                        "used" => {
+                            if f0.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("used"),
+                                );
+                            }
+                            f0 = Some(map.next_value()?);
+                        }
+                        "size" => {
+                            if f1.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("size"),
+                                );
+                            }
+                            f1 = Some(map.next_value()?);
+                        }
+                        "cost" => {
+                            if f2.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field("cost"),
+                                );
+                            }
+                            f2 = Some(map.next_value()?);
+                        }
+                        "_meta" => {
+                            if f3.is_some() {
+                                return Err(
+                                    agentwire_runtime::serde::de::Error::duplicate_field(
+                                        "_meta",
+                                    ),
+                                );
+                            }
+                            f3 = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<
+                                    agentwire_runtime::serde::de::IgnoredAny,
+                                >()?;
+                        }
+                    }
+                }
+                Ok(UsageUpdate {
+                    used: f0
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "used",
+                        ))?,
+                    size: f1
+                        .ok_or_else(|| agentwire_runtime::serde::de::Error::missing_field(
+                            "size",
+                        ))?,
+                    cost: f2,
+                    meta: f3,
+                })
             }
         }
         d.deserialize_map(Visitor)

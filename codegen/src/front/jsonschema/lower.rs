@@ -111,13 +111,27 @@ impl<'f> Lowerer<'f> {
         for (name, node) in defs {
             self.define(&name, node, false);
         }
+        let mut beside = Vec::new();
         for (ty, tag) in std::mem::take(&mut self.strip) {
             if let Some(TypeDef {
                 kind: TypeKind::Struct(fields),
                 ..
             }) = self.types.get_mut(&ty)
             {
+                let before = fields.len();
                 fields.retain(|f| f.name != tag);
+                if fields.len() == before {
+                    beside.push((ty, tag));
+                }
+            }
+        }
+        // A referenced definition that declares no tag field has its tag fixed beside it by
+        // the union alone: decoded on its own, it has none (`Variant::beside`).
+        for def in self.types.values_mut() {
+            if let TypeKind::Union { tag, variants } = &mut def.kind {
+                for v in variants.iter_mut() {
+                    v.beside |= beside.iter().any(|(t, g)| *t == v.type_name && g == tag);
+                }
             }
         }
         // With the tags moved, untagged members are ordered as the TypeScript loader orders them.

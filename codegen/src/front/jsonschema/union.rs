@@ -271,6 +271,9 @@ impl<'f> Lowerer<'f> {
                 type_name,
                 origin: self.origin(m.node),
                 default: false,
+                // Set by `lower_all` once the definitions are lowered: whether the referenced
+                // one declares the tag.
+                beside: false,
             });
         }
         TypeKind::Union {

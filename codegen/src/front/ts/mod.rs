@@ -1044,6 +1044,7 @@ impl<'f> Loader<'f> {
                     type_name: member.clone(),
                     origin,
                     default,
+                    beside: tagged_beside,
                 });
             }
             if let Some(def) = self.types.get_mut(&u.name) {

@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use serde_saphyr::Spanned;
 
 use super::machine::{
-    Ctx, Loaded, RawKey, RawMachine, key, load_chain, memory_kind, named_states, transition,
+    Ctx, Loaded, RETAIN_NEEDS, RawKey, RawMachine, key, load_chain, memory_kind, named_states,
+    transition,
 };
 use crate::diag::SourceFile;
 use crate::ir::{KindRef, Machine, MemoryKind, Origin, Transition};
@@ -151,6 +152,19 @@ pub(super) fn merge(cx: &mut Ctx<'_>, base: &mut Machine, m: &RawMachine) {
         m.accepting.as_deref().unwrap_or_default(),
     );
     add(&mut base.finals, &m.finals);
+    if let Some(r) = &m.retain {
+        match base.retain {
+            Some(had) if had != r.value => {
+                let msg = conflict(format!(
+                    "it retains the last {had} finished instances, not {}",
+                    r.value
+                ));
+                cx.err(&r.referenced, msg);
+            }
+            _ if base.finals.is_empty() || r.value == 0 => cx.err(&r.referenced, RETAIN_NEEDS),
+            _ => base.retain = Some(r.value),
+        }
+    }
 }
 
 /// Adds the transitions of `m` to `base`: one repeating a base transition's `from`, `on` and
@@ -269,6 +283,7 @@ fn merge_key(cx: &mut Ctx<'_>, base: &mut Machine, m: &RawMachine, k: &RawKey) {
             None => rules.push(rule),
         }
     }
+    cx.links_recorded(rules, raw);
 }
 
 fn kind_word(k: MemoryKind) -> &'static str {

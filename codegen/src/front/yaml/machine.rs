@@ -38,6 +38,8 @@ pub(super) struct RawMachine {
     #[serde(default, rename = "final")]
     pub(super) finals: Vec<Spanned<String>>,
     #[serde(default)]
+    pub(super) retain: Option<Spanned<usize>>,
+    #[serde(default)]
     pub(super) memory: std::collections::BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     pub(super) transitions: Option<Vec<RawTransition>>,
@@ -84,6 +86,10 @@ pub(super) struct RawKeyRule {
     field: Spanned<RawPaths>,
     #[serde(default, rename = "if")]
     guard: Vec<Spanned<RawCondition>>,
+    #[serde(default)]
+    link: Option<String>,
+    #[serde(default)]
+    linked: bool,
 }
 
 /// A key rule's `field:`, one path or a list of them (a key of several fields).
@@ -439,8 +445,20 @@ impl Ctx<'_> {
                     ),
                 );
             }
+            if r.value.link.is_some() && r.value.linked {
+                self.err(
+                    at,
+                    "a key rule either records a link (`link:`) or follows one (`linked: true`), \
+                     not both",
+                );
+            }
+            if (r.value.link.is_some() || r.value.linked) && fields.len() != 1 {
+                self.err(at, "a machine with links is keyed by one field");
+            }
             out.push(KeyRule {
                 on: self.kind_ref(&r.value.on),
+                link: r.value.link.clone(),
+                linked: r.value.linked,
                 fields,
                 guard: r
                     .value
@@ -452,6 +470,19 @@ impl Ctx<'_> {
             });
         }
         out
+    }
+
+    /// A `linked: true` rule among `raw` needs a rule of the machine (`all`, inherited ones
+    /// included) that records links.
+    pub(super) fn links_recorded(&mut self, all: &[KeyRule], raw: &[Spanned<RawKeyRule>]) {
+        let records = all.iter().any(|r| r.link.is_some());
+        if let Some(r) = raw.iter().find(|r| r.value.linked && !records) {
+            self.err(
+                &r.referenced,
+                "`linked: true` follows links, but no key rule of this machine records one \
+                 (`link: <path>`)",
+            );
+        }
     }
 
     fn action(&mut self, a: &Spanned<RawAction>) -> Option<Action> {
@@ -679,6 +710,19 @@ pub(super) fn named_states(cx: &mut Ctx<'_>, m: &RawMachine, states: &[String]) 
     }
 }
 
+/// `retain: N`, which keeps finished instances: it needs final states to keep, and a count.
+fn retain(cx: &mut Ctx<'_>, m: &RawMachine) -> Option<usize> {
+    let r = m.retain.as_ref()?;
+    if m.finals.is_empty() || r.value == 0 {
+        cx.err(&r.referenced, RETAIN_NEEDS);
+    }
+    Some(r.value)
+}
+
+/// Why a `retain:` cannot be.
+pub(super) const RETAIN_NEEDS: &str = "`retain: N` keeps the last N instances that reached a \
+     `final` state: the machine needs final states and N of at least 1";
+
 /// One new machine, checked.
 fn machine(cx: &mut Ctx<'_>, m: &RawMachine) -> Machine {
     cx.rust_word(&m.name.referenced, "machine name", &m.name.value);
@@ -716,6 +760,9 @@ fn machine(cx: &mut Ctx<'_>, m: &RawMachine) -> Machine {
         cx.state_word(&s.referenced, &s.value);
     }
     let key = m.key.as_ref().and_then(|k| key(cx, m, k));
+    if let (Some(all), Some(RawKey::Rules(raw))) = (&key, &m.key) {
+        cx.links_recorded(all, raw);
+    }
     let memory = m
         .memory
         .iter()
@@ -741,6 +788,7 @@ fn machine(cx: &mut Ctx<'_>, m: &RawMachine) -> Machine {
             .map(|s| s.value.clone())
             .collect(),
         finals: m.finals.iter().map(|s| s.value.clone()).collect(),
+        retain: retain(cx, m),
         states,
         memory,
         transitions,

@@ -12,7 +12,7 @@ use agentwire_protocols::acp::v1::{
     TerminalOutputResponse, WaitForTerminalExitRequest, WaitForTerminalExitResponse,
     WriteTextFileRequest, WriteTextFileResponse,
 };
-use agentwire_protocols::skeletons::acp::{Client, ClientHandler};
+use agentwire_protocols::skeletons::acp::{Client, ClientHandler, v2};
 use agentwire_runtime::jsonrpc::RpcError;
 use serde_json::{Value, json};
 
@@ -97,26 +97,25 @@ fn value_of<T: agentwire_runtime::serde::Serialize>(params: &T) -> Value {
     serde_json::to_value(params).unwrap_or_default()
 }
 
-impl ClientHandler for ClientAnswers {
-    async fn session_request_permission(
-        &self,
-        handle: Client,
-        params: RequestPermissionRequest,
-    ) -> Result<RequestPermissionResponse, RpcError> {
-        let p = value_of(&params);
-        let title = p["toolCall"]["title"].as_str().unwrap_or("a tool call");
-        let policy = *self.permission.lock().unwrap_or_else(|e| e.into_inner());
-        let chosen = match policy {
-            Permission::Allow => option_of(&p, "allow"),
-            Permission::Reject => option_of(&p, "reject"),
+impl ClientAnswers {
+    /// The option this client's policy chooses among `params.options` (`None`: the user
+    /// cancels the turn, which the caller sends before answering `cancelled`).
+    fn choose(&self, params: &Value) -> Option<String> {
+        match *self.permission.lock().unwrap_or_else(|e| e.into_inner()) {
+            Permission::Allow => option_of(params, "allow"),
+            Permission::Reject => option_of(params, "reject"),
             Permission::CancelTurn => None,
-        };
+        }
+    }
+
+    /// The answer to a permission request for `title`, once a turn cancelled by the user
+    /// (`chosen` is `None`) was cancelled.
+    fn permission_answer<T: agentwire_runtime::serde::de::DeserializeOwned>(
+        &self,
+        title: &str,
+        chosen: Option<String>,
+    ) -> Result<T, RpcError> {
         let Some(option) = chosen else {
-            let cancel = json!({"sessionId": p["sessionId"]});
-            handle
-                .session_cancel(typed(cancel)?)
-                .await
-                .map_err(|e| internal(format!("cannot cancel the turn: {e}")))?;
             self.cancelled.store(true, Ordering::SeqCst);
             self.say(format!(
                 "permission for {title}: the user cancelled the turn"
@@ -125,6 +124,26 @@ impl ClientHandler for ClientAnswers {
         };
         self.say(format!("permission for {title}: {option}"));
         typed(json!({"outcome": {"outcome": "selected", "optionId": option}}))
+    }
+}
+
+impl ClientHandler for ClientAnswers {
+    async fn session_request_permission(
+        &self,
+        handle: Client,
+        params: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, RpcError> {
+        let p = value_of(&params);
+        let title = p["toolCall"]["title"].as_str().unwrap_or("a tool call");
+        let chosen = self.choose(&p);
+        if chosen.is_none() {
+            let cancel = json!({"sessionId": p["sessionId"]});
+            handle
+                .session_cancel(typed(cancel)?)
+                .await
+                .map_err(|e| internal(format!("cannot cancel the turn: {e}")))?;
+        }
+        self.permission_answer(title, chosen)
     }
 
     async fn fs_read_text_file(
@@ -216,5 +235,26 @@ impl ClientHandler for ClientAnswers {
         self.terminals.release(&params.terminal_id)?;
         self.say(format!("terminal {} released", params.terminal_id));
         typed(json!({}))
+    }
+}
+
+/// Version 2 (ACP's draft) asks only for permission: its permission request carries its own
+/// `title`, and `session/cancel` is its cancellation.
+impl v2::ClientHandler for ClientAnswers {
+    async fn session_request_permission(
+        &self,
+        handle: v2::Client,
+        params: agentwire_protocols::acp::v2::RequestPermissionRequest,
+    ) -> Result<agentwire_protocols::acp::v2::RequestPermissionResponse, RpcError> {
+        let p = value_of(&params);
+        let chosen = self.choose(&p);
+        if chosen.is_none() {
+            let cancel = json!({"sessionId": p["sessionId"]});
+            handle
+                .session_cancel(typed(cancel)?)
+                .await
+                .map_err(|e| internal(format!("cannot cancel the turn: {e}")))?;
+        }
+        self.permission_answer(&params.title, chosen)
     }
 }

@@ -586,7 +586,7 @@ fn read_18<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params._meta.progressToken` of `client.prompts/get`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -657,7 +657,7 @@ fn read_14<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params._meta.progressToken` of `client.resources/read`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_41<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Client(
             agentwire_runtime::jsonrpc::Message::Request {
@@ -836,6 +836,24 @@ fn read_39<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
         _ => agentwire_runtime::machine::Field::Absent,
     }
 }
+/// `params.task` of `client.tools/call`.
+#[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
+fn read_40<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+    match *msg {
+        Message::Client(
+            agentwire_runtime::jsonrpc::Message::Request {
+                id: m_id,
+                request: ClientRequest::ToolsCall(m),
+            },
+        ) => {
+            match &m.task {
+                Some(v0) => agentwire_runtime::machine::Field::Present,
+                None => agentwire_runtime::machine::Field::Absent,
+            }
+        }
+        _ => agentwire_runtime::machine::Field::Absent,
+    }
+}
 /// `id` of `client.tools/list`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
 fn read_19<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
@@ -890,7 +908,7 @@ fn read_38<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
 }
 /// `params.progressToken` of `server.notifications/progress`.
 #[allow(unused_variables, clippy::match_single_binding, clippy::collapsible_match)]
-fn read_42<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
+fn read_43<'a>(msg: &Message<'a>) -> agentwire_runtime::machine::Field<'a> {
     match *msg {
         Message::Server(
             agentwire_runtime::jsonrpc::Message::Notification(
@@ -1779,7 +1797,7 @@ impl ClientRequestMachineState {
             ClientRequestMachineState::Pending => {
                 &["server.response", "client.notifications/cancelled"]
             }
-            ClientRequestMachineState::Answered => &[],
+            ClientRequestMachineState::Answered => &["client.notifications/cancelled"],
             ClientRequestMachineState::Cancelled => {
                 &["server.response", "client.notifications/cancelled"]
             }
@@ -1953,7 +1971,8 @@ impl Checker {
             }
             if matches!(
                 state, ClientRequestMachineState::Idle |
-                ClientRequestMachineState::Cancelled
+                ClientRequestMachineState::Cancelled |
+                ClientRequestMachineState::Answered
             ) && kind == Kind::ClientNotificationsCancelled
             {
                 break 'pick Ok(state);
@@ -1962,7 +1981,12 @@ impl Checker {
         };
         match next {
             Ok(next) if next.is_final() => {
-                self.client_request.remove(key.as_ref());
+                inst.state = next;
+                if !state.is_final()
+                    && let Some(old) = self.client_request_retained.keep(key.as_ref())
+                {
+                    self.client_request.remove_if(&old, |i| i.state.is_final());
+                }
                 Ok(())
             }
             Ok(next) => {
@@ -2033,7 +2057,7 @@ impl ServerRequestMachineState {
             ServerRequestMachineState::Pending => {
                 &["client.response", "server.notifications/cancelled"]
             }
-            ServerRequestMachineState::Answered => &[],
+            ServerRequestMachineState::Answered => &["server.notifications/cancelled"],
             ServerRequestMachineState::Cancelled => {
                 &["client.response", "server.notifications/cancelled"]
             }
@@ -2153,7 +2177,8 @@ impl Checker {
             }
             if matches!(
                 state, ServerRequestMachineState::Idle |
-                ServerRequestMachineState::Cancelled
+                ServerRequestMachineState::Cancelled |
+                ServerRequestMachineState::Answered
             ) && kind == Kind::ServerNotificationsCancelled
             {
                 break 'pick Ok(state);
@@ -2162,7 +2187,12 @@ impl Checker {
         };
         match next {
             Ok(next) if next.is_final() => {
-                self.server_request.remove(key.as_ref());
+                inst.state = next;
+                if !state.is_final()
+                    && let Some(old) = self.server_request_retained.keep(key.as_ref())
+                {
+                    self.server_request.remove_if(&old, |i| i.state.is_final());
+                }
                 Ok(())
             }
             Ok(next) => {
@@ -2191,12 +2221,14 @@ impl Checker {
 pub enum ProgressMachineState {
     Idle,
     Reporting,
+    Done,
 }
 impl ProgressMachineState {
     pub fn name(self) -> &'static str {
         match self {
             Self::Idle => "idle",
             Self::Reporting => "reporting",
+            Self::Done => "done",
         }
     }
     /// The stream may end with an instance in this state.
@@ -2205,7 +2237,7 @@ impl ProgressMachineState {
     }
     /// Reaching this state ends (and drops) the instance.
     pub fn is_final(self) -> bool {
-        false
+        matches!(self, ProgressMachineState::Done)
     }
     /// The kinds this state allows.
     pub fn expected(self) -> &'static [&'static str] {
@@ -2213,7 +2245,10 @@ impl ProgressMachineState {
             ProgressMachineState::Idle => {
                 &["client.tools/call", "client.resources/read", "client.prompts/get"]
             }
-            ProgressMachineState::Reporting => &["server.notifications/progress"],
+            ProgressMachineState::Reporting => {
+                &["server.notifications/progress", "server.response"]
+            }
+            ProgressMachineState::Done => &[],
         }
     }
 }
@@ -2232,14 +2267,26 @@ impl Checker {
         answer: &Answer,
     ) -> Result<(), agentwire_runtime::machine::Violation> {
         let Some(key) = (match kind {
+            Kind::ClientToolsCall if (read_39(msg).is_present())
+                && (!read_40(msg).is_present()) => read_39(msg).key(),
             Kind::ClientToolsCall if (read_39(msg).is_present()) => read_39(msg).key(),
-            Kind::ClientResourcesRead if (read_40(msg).is_present()) => {
-                read_40(msg).key()
+            Kind::ClientResourcesRead if (read_41(msg).is_present()) => {
+                read_41(msg).key()
             }
-            Kind::ClientPromptsGet if (read_41(msg).is_present()) => read_41(msg).key(),
-            Kind::ServerNotificationsProgress => read_42(msg).key(),
+            Kind::ClientPromptsGet if (read_42(msg).is_present()) => read_42(msg).key(),
+            Kind::ServerResponse => self.progress_links.follow(read_27(msg)),
+            Kind::ServerNotificationsProgress => read_43(msg).key(),
             _ => None,
         }) else { return Ok(()) };
+        let link: Option<agentwire_runtime::machine::Field<'_>> = match kind {
+            Kind::ClientToolsCall if (read_39(msg).is_present())
+                && (!read_40(msg).is_present()) => Some(read_20(msg)),
+            Kind::ClientResourcesRead if (read_41(msg).is_present()) => {
+                Some(read_14(msg))
+            }
+            Kind::ClientPromptsGet if (read_42(msg).is_present()) => Some(read_18(msg)),
+            _ => None,
+        };
         let existed = self.progress.contains(key.as_ref());
         if !existed {
             if self.progress.len() >= self.limits.max_instances {
@@ -2286,6 +2333,11 @@ impl Checker {
             {
                 break 'pick Ok(state);
             }
+            if matches!(state, ProgressMachineState::Reporting)
+                && kind == Kind::ServerResponse
+            {
+                break 'pick Ok(ProgressMachineState::Done);
+            }
             Err(agentwire_runtime::machine::Problem::Unexpected)
         };
         match next {
@@ -2295,6 +2347,9 @@ impl Checker {
             }
             Ok(next) => {
                 inst.state = next;
+                if let Some(by) = link {
+                    self.progress_links.link(by, key.as_ref());
+                }
                 Ok(())
             }
             Err(problem) => {
@@ -2323,8 +2378,11 @@ pub struct Checker {
     answers: agentwire_runtime::answers::Answers<Kind>,
     lifecycle: agentwire_runtime::machine::Instances<LifecycleMachineInstance>,
     client_request: agentwire_runtime::machine::Instances<ClientRequestMachineInstance>,
+    client_request_retained: agentwire_runtime::kept::Retained,
     server_request: agentwire_runtime::machine::Instances<ServerRequestMachineInstance>,
+    server_request_retained: agentwire_runtime::kept::Retained,
     progress: agentwire_runtime::machine::Instances<ProgressMachineInstance>,
+    progress_links: agentwire_runtime::kept::Links,
 }
 impl Default for Checker {
     fn default() -> Self {
@@ -2342,8 +2400,11 @@ impl Checker {
             answers: agentwire_runtime::answers::Answers::new(limits.max_instances),
             lifecycle: agentwire_runtime::machine::Instances::per_stream(),
             client_request: agentwire_runtime::machine::Instances::keyed(),
+            client_request_retained: agentwire_runtime::kept::Retained::new(1000usize),
             server_request: agentwire_runtime::machine::Instances::keyed(),
+            server_request_retained: agentwire_runtime::kept::Retained::new(1000usize),
             progress: agentwire_runtime::machine::Instances::keyed(),
+            progress_links: agentwire_runtime::kept::Links::new(limits.max_instances),
         }
     }
     /// Feeds the next message of the stream; a violation leaves the state unchanged.

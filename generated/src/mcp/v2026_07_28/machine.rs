@@ -1345,12 +1345,14 @@ impl Checker {
 pub enum ProgressMachineState {
     Idle,
     Reporting,
+    Done,
 }
 impl ProgressMachineState {
     pub fn name(self) -> &'static str {
         match self {
             Self::Idle => "idle",
             Self::Reporting => "reporting",
+            Self::Done => "done",
         }
     }
     /// The stream may end with an instance in this state.
@@ -1359,7 +1361,7 @@ impl ProgressMachineState {
     }
     /// Reaching this state ends (and drops) the instance.
     pub fn is_final(self) -> bool {
-        false
+        matches!(self, ProgressMachineState::Done)
     }
     /// The kinds this state allows.
     pub fn expected(self) -> &'static [&'static str] {
@@ -1367,7 +1369,10 @@ impl ProgressMachineState {
             ProgressMachineState::Idle => {
                 &["client.tools/call", "client.resources/read", "client.prompts/get"]
             }
-            ProgressMachineState::Reporting => &["server.notifications/progress"],
+            ProgressMachineState::Reporting => {
+                &["server.notifications/progress", "server.response"]
+            }
+            ProgressMachineState::Done => &[],
         }
     }
 }
@@ -1391,9 +1396,16 @@ impl Checker {
                 read_20(msg).key()
             }
             Kind::ClientPromptsGet if (read_21(msg).is_present()) => read_21(msg).key(),
+            Kind::ServerResponse => self.progress_links.follow(read_16(msg)),
             Kind::ServerNotificationsProgress => read_22(msg).key(),
             _ => None,
         }) else { return Ok(()) };
+        let link: Option<agentwire_runtime::machine::Field<'_>> = match kind {
+            Kind::ClientToolsCall if (read_19(msg).is_present()) => Some(read_13(msg)),
+            Kind::ClientResourcesRead if (read_20(msg).is_present()) => Some(read_9(msg)),
+            Kind::ClientPromptsGet if (read_21(msg).is_present()) => Some(read_11(msg)),
+            _ => None,
+        };
         let existed = self.progress.contains(key.as_ref());
         if !existed {
             if self.progress.len() >= self.limits.max_instances {
@@ -1440,6 +1452,11 @@ impl Checker {
             {
                 break 'pick Ok(state);
             }
+            if matches!(state, ProgressMachineState::Reporting)
+                && kind == Kind::ServerResponse
+            {
+                break 'pick Ok(ProgressMachineState::Done);
+            }
             Err(agentwire_runtime::machine::Problem::Unexpected)
         };
         match next {
@@ -1449,6 +1466,9 @@ impl Checker {
             }
             Ok(next) => {
                 inst.state = next;
+                if let Some(by) = link {
+                    self.progress_links.link(by, key.as_ref());
+                }
                 Ok(())
             }
             Err(problem) => {
@@ -1479,6 +1499,7 @@ pub struct Checker {
     client_request: agentwire_runtime::machine::Instances<ClientRequestMachineInstance>,
     server_cancel: agentwire_runtime::machine::Instances<ServerCancelMachineInstance>,
     progress: agentwire_runtime::machine::Instances<ProgressMachineInstance>,
+    progress_links: agentwire_runtime::kept::Links,
 }
 impl Default for Checker {
     fn default() -> Self {
@@ -1498,6 +1519,7 @@ impl Checker {
             client_request: agentwire_runtime::machine::Instances::keyed(),
             server_cancel: agentwire_runtime::machine::Instances::keyed(),
             progress: agentwire_runtime::machine::Instances::keyed(),
+            progress_links: agentwire_runtime::kept::Links::new(limits.max_instances),
         }
     }
     /// Feeds the next message of the stream; a violation leaves the state unchanged.

@@ -5,9 +5,17 @@
 //! what the agent asks, then a second turn that it cancels while the agent waits for
 //! permission, and checks that turn ends with `cancelled` and every terminal was released.
 //!
+//! It offers version 2 (ACP's draft) and speaks the version the agent's answer agrees on. In
+//! version 2 the prompt's answer only acknowledges it and the turn's end comes as a
+//! `state_update` update, so each turn runs until that update; version 2 has no files or
+//! terminals for the agent. `--v1` offers version 1 alone, declaring files and terminals (an
+//! agent answering a version 2 offer with version 1 reads it without them).
+//!
 //! `cargo run --example acp_client` starts the `acp_agent` example found next to its own
-//! executable (building it first if it is not there); `-- COMMAND [ARGS...]` starts any ACP
-//! agent instead.
+//! executable (building it first if it is not there); `-- [--v1] COMMAND [ARGS...]` starts
+//! any ACP agent instead.
+
+mod v2;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,8 +25,10 @@ use agentwire_examples::acp::{
     ClientAnswers, PROTOCOL_VERSION, Permission, blocks_text, client_capabilities,
 };
 use agentwire_protocols::acp::v1::AgentNotification;
-use agentwire_protocols::skeletons::acp::{AgentNotifications, Client};
-use agentwire_transport::jsonrpc::Config;
+use agentwire_protocols::skeletons::acp::{
+    AgentNotifications, Client, ClientHandlers, NegotiatedClient,
+};
+use agentwire_transport::jsonrpc::{Config, VersionError};
 use serde_json::{Value, json};
 
 type Boxed = Box<dyn std::error::Error + Send + Sync>;
@@ -47,6 +57,17 @@ fn update_line(update: &Value) -> String {
                 "tool_call_update {} {status}",
                 update["toolCallId"].as_str().unwrap_or("?")
             )
+        }
+        "state_update" => match update["stopReason"].as_str() {
+            Some(stop) => format!(
+                "state_update {} ({stop})",
+                update["state"].as_str().unwrap_or("?")
+            ),
+            None => format!("state_update {}", update["state"].as_str().unwrap_or("?")),
+        },
+        "user_message" => {
+            let content = &update["content"];
+            format!("user_message: {}", blocks_text(content))
         }
         other => other.to_owned(),
     }
@@ -87,11 +108,13 @@ async fn turn(
     Ok(stop.as_str().unwrap_or("?").to_owned())
 }
 
-async fn demo(program: &str, args: &[String]) -> Result<(), Boxed> {
+/// Starts the agent offering version 1 alone, declaring files and terminals, and runs the
+/// version 1 demo.
+async fn demo_v1(program: &str, args: &[String]) -> Result<(), Boxed> {
     let answers = Arc::new(ClientAnswers::new(true));
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args);
-    let (client, mut notes, _connection, mut child) =
+    let (client, notes, _connection, child) =
         Client::spawn_with(Arc::clone(&answers), cmd, Config::default())
             .map_err(|e| Failure(format!("cannot start `{program}`: {e}")))?;
     let init = client
@@ -102,12 +125,56 @@ async fn demo(program: &str, args: &[String]) -> Result<(), Boxed> {
         }))?)
         .await
         .map_err(|e| Failure(format!("`{program}` did not initialize: {e}")))?;
-    let init = serde_json::to_value(&init)?;
+    print_initialized(&serde_json::to_value(&init)?, "agentInfo");
+    turns_v1(client, notes, child, &answers).await
+}
+
+/// Starts the agent offering version 2 and runs the demo of the version it agrees on.
+async fn demo(program: &str, args: &[String]) -> Result<(), Boxed> {
+    let answers = Arc::new(ClientAnswers::new(true));
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args);
+    let handlers = ClientHandlers {
+        v2: Arc::clone(&answers),
+        v1: Arc::clone(&answers),
+    };
+    let (negotiated, _connection, child) = handlers
+        .spawn(cmd, v2::offer()?, Config::default())
+        .await
+        .map_err(|e| match e {
+            VersionError::Io(e) => Failure(format!("cannot start `{program}`: {e}")),
+            e => Failure(format!("`{program}` did not initialize: {e}")),
+        })?;
+    match negotiated {
+        NegotiatedClient::V2(opened) => {
+            print_initialized(&serde_json::to_value(&opened.result)?, "info");
+            v2::turns(opened.handle, opened.notifications, child, &answers).await
+        }
+        NegotiatedClient::V1(opened) => {
+            print_initialized(&serde_json::to_value(&opened.result)?, "agentInfo");
+            turns_v1(opened.handle, opened.notifications, child, &answers).await
+        }
+    }
+}
+
+/// "initialized: NAME speaking ACP version N", from an initialize result whose
+/// implementation is under `info`.
+fn print_initialized(init: &Value, info: &str) {
     println!(
         "initialized: {} speaking ACP version {}",
-        init["agentInfo"]["name"].as_str().unwrap_or("an agent"),
+        init[info]["name"].as_str().unwrap_or("an agent"),
         init["protocolVersion"]
     );
+}
+
+/// The version 1 demo once initialized: a session, a turn allowing everything, a turn the
+/// user cancels while asked for permission, every terminal released, then the agent's exit.
+async fn turns_v1(
+    client: Client,
+    mut notes: AgentNotifications,
+    child: tokio::process::Child,
+    answers: &ClientAnswers,
+) -> Result<(), Boxed> {
     let cwd = std::env::current_dir()?.to_string_lossy().into_owned();
     let session = client
         .session_new(typed(json!({"cwd": cwd, "mcpServers": []}))?)
@@ -129,6 +196,11 @@ async fn demo(program: &str, args: &[String]) -> Result<(), Boxed> {
         return Err(Failure(format!("the agent left {live} terminal(s) unreleased")).into());
     }
     client.close();
+    wait_exit(child).await
+}
+
+/// Waits for the agent to exit at the end of its input (killing it after 5 s).
+async fn wait_exit(mut child: tokio::process::Child) -> Result<(), Boxed> {
     match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
         Ok(status) => println!("agent exited: {}", status?),
         Err(_) => {
@@ -164,13 +236,25 @@ fn sibling_agent() -> Result<String, Boxed> {
 }
 
 async fn run(args: Vec<String>) -> Result<(), Boxed> {
-    match args.as_slice() {
-        [flag, ..] if flag.starts_with("--") => Err(Failure(
-            "usage: acp_client [COMMAND [ARGS...]] (no argument: the acp_agent example)".into(),
-        )
-        .into()),
-        [] => demo(&sibling_agent()?, &[]).await,
-        [program, rest @ ..] => demo(program, rest).await,
+    let (v1, args) = match args.split_first() {
+        Some((flag, rest)) if flag == "--v1" => (true, rest),
+        _ => (false, args.as_slice()),
+    };
+    let (program, rest) = match args {
+        [flag, ..] if flag.starts_with("--") => {
+            return Err(Failure(
+                "usage: acp_client [--v1] [COMMAND [ARGS...]] (no command: the acp_agent example)"
+                    .into(),
+            )
+            .into());
+        }
+        [] => (sibling_agent()?, &[][..]),
+        [program, rest @ ..] => (program.clone(), rest),
+    };
+    if v1 {
+        demo_v1(&program, rest).await
+    } else {
+        demo(&program, rest).await
     }
 }
 

@@ -5,13 +5,19 @@
 //! terminal when the client declared `terminal`, and ends with `end_turn`; a `session/cancel`
 //! ends the turn with `cancelled` (prompt-turn, "Cancellation").
 //!
+//! It speaks version 1 and the version 2 draft on one endpoint, as the client's `initialize`
+//! offers: version 2's turn (`v2.rs`) is answered at once and reported through
+//! `state_update`, since version 2 has no agent-side files or terminals.
+//!
 //! `cargo run --example acp_agent` waits for a client on stdin (try `--example acp_client`,
 //! which starts this agent itself). The file read is the first `resource_link` of the prompt,
 //! else `README.md` in the session's working directory. Logs go to stderr.
 
+mod v2;
+
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentwire_examples::acp::{PROTOCOL_VERSION, blocks_text, internal, not_found, typed};
@@ -19,7 +25,7 @@ use agentwire_protocols::acp::v1::{
     CancelNotification, InitializeRequest, InitializeResponse, NewSessionRequest,
     NewSessionResponse, PromptRequest, PromptResponse,
 };
-use agentwire_protocols::skeletons::acp::{AgentHandler, AgentSender};
+use agentwire_protocols::skeletons::acp::{AgentHandler, AgentHandlers, AgentSender};
 use agentwire_runtime::jsonrpc::RpcError;
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -384,10 +390,12 @@ impl AgentHandler for ExampleAgent {
 #[tokio::main]
 async fn main() {
     agentwire_examples::init_logging();
-    let served = agentwire_protocols::skeletons::acp::Agent::serve_stdio(
-        ExampleAgent::default(),
-        agentwire_transport::jsonrpc::Config::default(),
-    )
-    .await;
+    let agent = AgentHandlers {
+        v2: Arc::new(v2::ExampleAgentV2::default()),
+        v1: Arc::new(ExampleAgent::default()),
+    };
+    let served = agent
+        .serve_stdio(agentwire_transport::jsonrpc::Config::default())
+        .await;
     agentwire_examples::exit_on_error("acp_agent", served);
 }
