@@ -137,7 +137,9 @@ fn units_in(dir: &Path, command: &[&str]) -> BTreeSet<Unit> {
         .map(|(host, i)| {
             let unit = &units[i];
             let mut profile = unit["profile"].clone();
-            profile.as_object_mut().map(|p| p.remove("name"));
+            if let Some(settings) = profile.as_object_mut() {
+                settings.remove("name");
+            }
             Unit {
                 package: package_of(unit["pkg_id"].as_str().unwrap_or_default()),
                 host,
