@@ -87,11 +87,42 @@ pub fn build_crate_with(dir: &Path, modules: &[Module], extra: &str) {
     );
 }
 
-/// The `[profile.*]` tables of the workspace's `Cargo.toml`, verbatim. A crate of its own
-/// builds with its own profiles: without these, every dependency would be compiled again (with
-/// full debug info) beside the workspace's copy, where with them cargo reuses each one the
-/// workspace built with the same features.
+/// The workspace's members the crate [`manifest`] writes links (the generator for the host,
+/// through the workspace-features crate's build dependencies).
+const MEMBERS: [&str; 4] = [
+    "agentwire-runtime",
+    "agentwire-transport",
+    "agentwire-workspace-features",
+    "agentwire-codegen",
+];
+
+/// The `[profile.*]` tables of the workspace's `Cargo.toml`, verbatim, and for each of
+/// [`MEMBERS`] a table with `[profile.dev]`'s debug setting. A crate of its own builds with its
+/// own profiles: without these, every dependency would be compiled again (with full debug info)
+/// beside the workspace's copy, where with them cargo reuses each one the workspace built with
+/// the same features. Outside their workspace the members are ordinary dependencies, which
+/// `[profile.dev.package."*"]` would build without line tables, so again.
 pub fn workspace_profiles() -> String {
+    let tables = profile_tables();
+    let debug = tables
+        .split("[profile.dev]\n")
+        .nth(1)
+        .and_then(|t| {
+            t.lines()
+                .take_while(|l| !l.starts_with('['))
+                .find(|l| l.starts_with("debug"))
+        })
+        .unwrap_or("debug = true")
+        .to_owned();
+    let members: String = MEMBERS
+        .iter()
+        .map(|m| format!("\n[profile.dev.package.{m}]\n{debug}\n"))
+        .collect();
+    tables + &members
+}
+
+/// The `[profile.*]` tables of the workspace's `Cargo.toml`, verbatim.
+fn profile_tables() -> String {
     let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml"))
         .expect("read the workspace's Cargo.toml");
     let mut out = String::new();
