@@ -469,11 +469,16 @@ async fn run(args: Vec<String>) -> Result<(), Boxed> {
     let answers = ClientAnswers { report: true };
     let session = match args.as_slice() {
         [flag, url] if flag == "--conformance" => return conformance(url).await,
-        [flag, url] if flag == "--http" => match Modern::negotiate(url, answers).await? {
-            Some(modern) => return modern_demo(modern).await,
-            None => {
+        [flag, url] if flag == "--http" => match Modern::negotiate(url, answers).await {
+            Ok(Some(modern)) => return modern_demo(modern).await,
+            Ok(None) => {
                 println!("the server opens with initialize: speaking {VERSION}");
                 Session::http(url, answers)?
+            }
+            // The version probe is the first request: say so when nothing listens there.
+            Err(e) => {
+                let server = "mcp_server -- --http ADDR";
+                return Err(agentwire_examples::connect_error(url, server, &*e).into());
             }
         },
         [flag, ..] if flag.starts_with("--") => return Err(Failure(USAGE.to_owned()).into()),
